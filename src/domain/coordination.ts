@@ -1,0 +1,71 @@
+/**
+ * Coordination ports: what the core needs from a shared coordinator (Redis across instances,
+ * or an in-process implementation for the single-instance embedded default).
+ *
+ * Correctness of money never rests on these: PostgreSQL enforces it. These ports make the
+ * common case fast and fair (rate limits, "one payout at a time" fail-fast, retries on time).
+ */
+
+export interface RateLimitDecision {
+  allowed: boolean;
+  /** The configured maximum for the window. */
+  limit: number;
+  /** Requests still allowed in the current window (0 when refused). */
+  remaining: number;
+  /** Milliseconds until a refused caller may try again (0 when allowed). */
+  retryAfterMs: number;
+  /** Milliseconds until the window has fully slid past the oldest counted request. */
+  resetMs: number;
+}
+
+export interface RateLimiter {
+  /** Counts one hit for `key` in a sliding window and says whether it is allowed. */
+  hit(key: string): Promise<RateLimitDecision>;
+}
+
+export interface LockHandle {
+  /** Releases the lock if this handle still owns it; a no-op after expiry or takeover. */
+  release(): Promise<void>;
+}
+
+export interface Lock {
+  /**
+   * Tries once to take `key` for at most `ttlMs` (a crash cannot hold it forever).
+   * Returns null at once when another holder has it: callers fail fast, they do not wait.
+   */
+  tryAcquire(key: string, ttlMs: number): Promise<LockHandle | null>;
+}
+
+export interface ScheduledJob {
+  /** Stable id; scheduling the same id again replaces its due time (no duplicates). */
+  id: string;
+  /** Epoch milliseconds at which the job becomes due. */
+  dueAt: number;
+}
+
+export interface Scheduler {
+  /** Schedules (or reschedules) a job by id. */
+  schedule(job: ScheduledJob): Promise<void>;
+  /** Cancels a job; a no-op when absent. */
+  cancel(id: string): Promise<void>;
+  /**
+   * Atomically claims up to `max` jobs whose dueAt <= now: a claimed job is removed so that
+   * two instances never both claim it. Ordered by due time.
+   */
+  claimDue(now: number, max: number): Promise<string[]>;
+}
+
+/** Readiness probe for a coordinator (Redis reachable, or always true in-process). */
+export interface CoordinatorHealth {
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export interface Coordination {
+  rateLimiter: RateLimiter;
+  lock: Lock;
+  scheduler: Scheduler;
+  health: CoordinatorHealth;
+  /** 'redis' or 'local': logged at start so operators know if it is multi-instance safe. */
+  kind: 'redis' | 'local';
+}

@@ -1,0 +1,98 @@
+/**
+ * Migrations without Prisma's native schema engine (it cannot be downloaded here): the same
+ * engine compiled to WASM (@prisma/schema-engine-wasm, pinned to the Prisma version's engine
+ * hash) drives our own driver adapter. Migrations are the SQL files in prisma/migrations and
+ * are recorded in `_prisma_migrations` exactly as `prisma migrate deploy` would.
+ */
+import { readFile, readdir } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { bindMigrationAwareSqlAdapterFactory, type SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import * as engineBindings from '@prisma/schema-engine-wasm/schema_engine_bg';
+import type { MigrationList, SchemaEngine } from '@prisma/schema-engine-wasm';
+
+const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+export const MIGRATIONS_DIR = path.join(projectRoot, 'prisma/migrations');
+export const SCHEMA_PATH = path.join(projectRoot, 'prisma/schema.prisma');
+
+let wasmReady: Promise<void> | undefined;
+
+/** Instantiates the engine's WASM once per process, wiring its JS glue as the import module. */
+function loadEngineWasm(): Promise<void> {
+  wasmReady ??= (async () => {
+    const require = createRequire(import.meta.url);
+    const wasmPath = path.join(path.dirname(require.resolve('@prisma/schema-engine-wasm/schema_engine_bg')), 'schema_engine_bg.wasm');
+    const { instance } = await WebAssembly.instantiate(await readFile(wasmPath), {
+      './schema_engine_bg.js': engineBindings as unknown as WebAssembly.ModuleImports,
+    });
+    engineBindings.__wbg_set_wasm(instance.exports);
+    (instance.exports.__wbindgen_start as () => void)();
+  })();
+  return wasmReady;
+}
+
+async function openEngine(adapterFactory: SqlMigrationAwareDriverAdapterFactory): Promise<SchemaEngine> {
+  await loadEngineWasm();
+  const datamodel = await readFile(SCHEMA_PATH, 'utf8');
+  const { SchemaEngine } = engineBindings as unknown as { SchemaEngine: typeof import('@prisma/schema-engine-wasm').SchemaEngine };
+  return SchemaEngine.new({ datamodels: [[SCHEMA_PATH, datamodel]] }, () => undefined, bindMigrationAwareSqlAdapterFactory(adapterFactory));
+}
+
+export async function readMigrationList(dir = MIGRATIONS_DIR): Promise<MigrationList> {
+  const names = (await readdir(dir, { withFileTypes: true }).catch(() => []))
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort();
+  const migrationDirectories = await Promise.all(
+    names.map(async (name) => ({
+      path: name,
+      migrationFile: {
+        path: 'migration.sql',
+        content: { tag: 'ok' as const, value: await readFile(path.join(dir, name, 'migration.sql'), 'utf8') },
+      },
+    })),
+  );
+  const lockfileContent = await readFile(path.join(dir, 'migration_lock.toml'), 'utf8').catch(() => null);
+  return {
+    baseDir: dir,
+    lockfile: { path: 'migration_lock.toml', content: lockfileContent },
+    shadowDbInitScript: '',
+    migrationDirectories,
+  };
+}
+
+/** Applies pending migrations; idempotent. Returns the names it applied. */
+export async function applyMigrations(adapterFactory: SqlMigrationAwareDriverAdapterFactory): Promise<string[]> {
+  const engine = await openEngine(adapterFactory);
+  try {
+    const result = await engine.applyMigrations({
+      migrationsList: await readMigrationList(),
+      filters: { externalTables: [], externalEnums: [] },
+    });
+    return result.appliedMigrationNames;
+  } finally {
+    engine.free();
+  }
+}
+
+/**
+ * SQL that would bring a database built by the migrations up to schema.prisma: empty when they
+ * agree. Uses a shadow database (created and dropped by the adapter factory).
+ */
+export async function diffMigrationsToSchema(adapterFactory: SqlMigrationAwareDriverAdapterFactory): Promise<string> {
+  const engine = await openEngine(adapterFactory);
+  try {
+    const datamodel = await readFile(SCHEMA_PATH, 'utf8');
+    const result = await engine.diff({
+      from: { tag: 'migrations', ...(await readMigrationList()) },
+      to: { tag: 'schemaDatamodel', files: [{ path: SCHEMA_PATH, content: datamodel }] },
+      script: true,
+      exitCode: null,
+      filters: { externalTables: [], externalEnums: [] },
+    });
+    return (result.stdout ?? '').trim();
+  } finally {
+    engine.free();
+  }
+}

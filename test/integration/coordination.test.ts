@@ -1,0 +1,243 @@
+/**
+ * One contract for both coordination implementations: the Redis one (real Redis at REDIS_URL) and
+ * the in-process one must behave the same, so the embedded default is a faithful stand-in.
+ */
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { Redis } from 'ioredis';
+import type { Coordination } from '../../src/domain/coordination.js';
+import { createRedisCoordination } from '../../src/infra/redis/coordination.js';
+import { createLocalCoordination } from '../../src/infra/local/coordination.js';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const PREFIX = `test:${process.pid}:${Date.now()}:`;
+const MAX = 3;
+const WINDOW_MS = 400;
+const rateLimit = { max: MAX, windowMs: WINDOW_MS };
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+let unique = 0;
+const key = (name: string) => `${name}:${++unique}`;
+
+interface Subject {
+  name: 'redis' | 'local';
+  create(): Coordination;
+  /** A second instance sharing the state (for local: the same instance; it is single-instance only). */
+  peer(c: Coordination): Coordination;
+}
+
+const subjects: Subject[] = [
+  {
+    name: 'redis',
+    create: () => createRedisCoordination({ url: REDIS_URL, keyPrefix: PREFIX, rateLimit }),
+    peer: () => createRedisCoordination({ url: REDIS_URL, keyPrefix: PREFIX, rateLimit }),
+  },
+  { name: 'local', create: () => createLocalCoordination({ rateLimit }), peer: (c) => c },
+];
+
+afterAll(async () => {
+  // Remove every key this run created (rate-limit sets, locks, schedule).
+  const redis = new Redis(REDIS_URL);
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${PREFIX}*`, 'COUNT', 1000);
+      if (keys.length > 0) await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  } finally {
+    await redis.quit();
+  }
+});
+
+describe.each(subjects)('$name coordination', (subject) => {
+  let c: Coordination;
+  beforeAll(() => {
+    c = subject.create();
+  });
+  afterAll(async () => {
+    await c.health.close();
+  });
+
+  /** Empties the schedule so each scheduler test sees only its own jobs. */
+  const drain = () => c.scheduler.claimDue(Number.MAX_SAFE_INTEGER, 100_000);
+
+  it('reports its kind', () => {
+    expect(c.kind).toBe(subject.name);
+  });
+
+  describe('rate limiter', () => {
+    it('allows max hits then refuses with a retry-after', async () => {
+      const k = key('max');
+      const decisions = [];
+      for (let i = 0; i <= MAX; i++) decisions.push(await c.rateLimiter.hit(k));
+      expect(decisions.map((d) => [d.allowed, d.remaining, d.retryAfterMs])).toEqual([
+        [true, 2, 0],
+        [true, 1, 0],
+        [true, 0, 0],
+        [false, 0, decisions[3]!.retryAfterMs],
+      ]);
+      const refused = decisions[3]!;
+      expect(refused.limit).toBe(MAX);
+      expect(refused.retryAfterMs).toBeGreaterThan(0);
+      expect(refused.retryAfterMs).toBeLessThanOrEqual(WINDOW_MS);
+      expect(refused.resetMs).toBeGreaterThan(0);
+      expect(refused.resetMs).toBeLessThanOrEqual(WINDOW_MS);
+    });
+
+    it('a refused hit is not counted', async () => {
+      const k = key('refused');
+      for (let i = 0; i < MAX; i++) expect((await c.rateLimiter.hit(k)).allowed).toBe(true);
+      await sleep(WINDOW_MS / 2);
+      // Hammer while limited: if these counted they would keep the client out for another window.
+      for (let i = 0; i < 5; i++) expect((await c.rateLimiter.hit(k)).allowed).toBe(false);
+      await sleep(WINDOW_MS / 2 + 50); // the allowed hits have slid out; the refused ones never got in
+      const after = await c.rateLimiter.hit(k);
+      expect(after.allowed).toBe(true);
+      expect(after.remaining).toBe(MAX - 1);
+    });
+
+    it('the window slides: hits expire one by one, not all at once', async () => {
+      const k = key('slide');
+      await c.rateLimiter.hit(k); // t0
+      await sleep(WINDOW_MS / 2);
+      await c.rateLimiter.hit(k); // t0 + window/2
+      await c.rateLimiter.hit(k);
+      const refused = await c.rateLimiter.hit(k);
+      expect(refused.allowed).toBe(false);
+      // Only the first hit must slide out, so the wait is about half a window, not a whole one.
+      expect(refused.retryAfterMs).toBeLessThanOrEqual(WINDOW_MS / 2 + 20);
+      await sleep(refused.retryAfterMs + 30);
+      const one = await c.rateLimiter.hit(k);
+      expect(one).toMatchObject({ allowed: true, remaining: 0 }); // exactly one slot came free
+      expect((await c.rateLimiter.hit(k)).allowed).toBe(false); // the later two still count
+    });
+
+    it('separate keys have separate budgets', async () => {
+      const a = key('a');
+      const b = key('b');
+      for (let i = 0; i < MAX; i++) await c.rateLimiter.hit(a);
+      expect((await c.rateLimiter.hit(a)).allowed).toBe(false);
+      expect(await c.rateLimiter.hit(b)).toMatchObject({ allowed: true, remaining: MAX - 1 });
+    });
+  });
+
+  describe('lock', () => {
+    it('a held lock refuses a second acquirer at once', async () => {
+      const k = key('lock');
+      const held = await c.lock.tryAcquire(k, 5_000);
+      expect(held).not.toBeNull();
+      const started = Date.now();
+      expect(await c.lock.tryAcquire(k, 5_000)).toBeNull();
+      expect(Date.now() - started).toBeLessThan(200); // fails fast, does not wait
+      await held!.release();
+    });
+
+    it('release lets the next acquirer in', async () => {
+      const k = key('lock');
+      const first = await c.lock.tryAcquire(k, 5_000);
+      await first!.release();
+      const second = await c.lock.tryAcquire(k, 5_000);
+      expect(second).not.toBeNull();
+      await second!.release();
+    });
+
+    it('a lock expires after its ttl', async () => {
+      const k = key('lock');
+      expect(await c.lock.tryAcquire(k, 100)).not.toBeNull();
+      await sleep(150);
+      const next = await c.lock.tryAcquire(k, 5_000);
+      expect(next).not.toBeNull();
+      await next!.release();
+    });
+
+    it('a stale handle cannot release a lock someone else now holds', async () => {
+      const k = key('lock');
+      const stale = await c.lock.tryAcquire(k, 100);
+      await sleep(150);
+      const current = await c.lock.tryAcquire(k, 5_000);
+      expect(current).not.toBeNull();
+      await stale!.release(); // must be a no-op
+      expect(await c.lock.tryAcquire(k, 5_000)).toBeNull();
+      await current!.release();
+    });
+  });
+
+  describe('scheduler', () => {
+    it('scheduled jobs are claimed only when due, in due order', async () => {
+      await drain();
+      const t = Date.now();
+      await c.scheduler.schedule({ id: 'late', dueAt: t + 3_000 });
+      await c.scheduler.schedule({ id: 'second', dueAt: t + 2_000 });
+      await c.scheduler.schedule({ id: 'first', dueAt: t + 1_000 });
+      expect(await c.scheduler.claimDue(t, 10)).toEqual([]);
+      expect(await c.scheduler.claimDue(t + 2_000, 10)).toEqual(['first', 'second']);
+      expect(await c.scheduler.claimDue(t + 2_000, 10)).toEqual([]); // claimed means gone
+      expect(await c.scheduler.claimDue(t + 5_000, 10)).toEqual(['late']);
+    });
+
+    it('claims at most max jobs per call', async () => {
+      await drain();
+      const t = Date.now();
+      for (let i = 0; i < 5; i++) await c.scheduler.schedule({ id: `j${i}`, dueAt: t + i });
+      expect(await c.scheduler.claimDue(t + 10, 2)).toEqual(['j0', 'j1']);
+      expect(await c.scheduler.claimDue(t + 10, 0)).toEqual([]);
+      expect(await c.scheduler.claimDue(t + 10, 10)).toEqual(['j2', 'j3', 'j4']);
+    });
+
+    it('rescheduling an id replaces it', async () => {
+      await drain();
+      const t = Date.now();
+      await c.scheduler.schedule({ id: 'job', dueAt: t });
+      await c.scheduler.schedule({ id: 'job', dueAt: t + 1_000 });
+      expect(await c.scheduler.claimDue(t + 500, 10)).toEqual([]);
+      expect(await c.scheduler.claimDue(t + 1_000, 10)).toEqual(['job']); // once: no duplicate
+    });
+
+    it('cancel removes a job', async () => {
+      await drain();
+      const t = Date.now();
+      await c.scheduler.schedule({ id: 'keep', dueAt: t });
+      await c.scheduler.schedule({ id: 'drop', dueAt: t });
+      await c.scheduler.cancel('drop');
+      await c.scheduler.cancel('never-scheduled'); // a no-op
+      expect(await c.scheduler.claimDue(t, 10)).toEqual(['keep']);
+    });
+
+    it('a job is claimed by only one of two concurrent claimers', async () => {
+      await drain();
+      const other = subject.peer(c);
+      try {
+        const t = Date.now();
+        const ids = Array.from({ length: 50 }, (_, i) => `job-${String(i).padStart(2, '0')}`);
+        for (const id of ids) await c.scheduler.schedule({ id, dueAt: t });
+        const claims = await Promise.all(
+          Array.from({ length: 10 }, (_, i) => (i % 2 ? other : c).scheduler.claimDue(t, 7)),
+        );
+        const all = claims.flat();
+        expect(all).toHaveLength(ids.length); // 10 x 7 >= 50, so everything is claimed, each once
+        expect([...all].sort()).toEqual(ids);
+      } finally {
+        if (other !== c) await other.health.close();
+      }
+    });
+  });
+
+  describe('health', () => {
+    it('ping answers true when up', async () => {
+      expect(await c.health.ping()).toBe(true);
+    });
+  });
+});
+
+describe('redis coordination only', () => {
+  it('ping answers false quickly when Redis is unreachable', async () => {
+    const down = createRedisCoordination({ url: 'redis://127.0.0.1:1', keyPrefix: PREFIX, rateLimit });
+    try {
+      const started = Date.now();
+      expect(await down.health.ping()).toBe(false);
+      expect(Date.now() - started).toBeLessThan(2_000);
+    } finally {
+      await down.health.close();
+    }
+  });
+});
