@@ -1,0 +1,62 @@
+/** Runtime configuration from the environment (DESIGN.md's table), validated once at start. */
+
+export interface Config {
+  host: string;
+  port: number;
+  checkoutPort: number;
+  publicUrl: string;
+  checkoutPublicUrl: string;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  redisUrl: string | undefined;
+  adminToken: string | undefined;
+  rateLimit: { max: number; windowMs: number };
+  webhook: { timeoutMs: number; retryDelayMs: number; maxRetries: number };
+  sandboxLatencyMs: number;
+  webhookAllowPrivateUrls: boolean;
+  logLevel: string;
+}
+
+type Env = Record<string, string | undefined>;
+
+function integer(env: Env, name: string, fallback: number, min = 0): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < min) throw new Error(`${name} must be an integer >= ${min} (got "${raw}")`);
+  return value;
+}
+
+function flag(env: Env, name: string): boolean {
+  return ['1', 'true', 'yes', 'on'].includes((env[name] ?? '').toLowerCase());
+}
+
+const withoutTrailingSlash = (url: string): string => url.replace(/\/+$/, '');
+
+export function loadConfig(env: Env = process.env): Config {
+  const host = env.HOST || '127.0.0.1';
+  const port = integer(env, 'PORT', 3000);
+  const checkoutPort = integer(env, 'CHECKOUT_PORT', 3001);
+  // 0.0.0.0 is where we listen, not an address a browser can be sent to.
+  const publicHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  return {
+    host,
+    port,
+    checkoutPort,
+    publicUrl: withoutTrailingSlash(env.PUBLIC_URL || `http://${publicHost}:${port}`),
+    checkoutPublicUrl: withoutTrailingSlash(env.CHECKOUT_PUBLIC_URL || `http://${publicHost}:${checkoutPort}`),
+    databaseUrl: env.DATABASE_URL || undefined,
+    dataDir: env.GATEWAY_DATA_DIR || './.gateway-data',
+    redisUrl: env.REDIS_URL || undefined,
+    adminToken: env.GATEWAY_ADMIN_TOKEN || undefined,
+    rateLimit: { max: integer(env, 'RATE_LIMIT_MAX', 100, 1), windowMs: integer(env, 'RATE_LIMIT_WINDOW_MS', 60_000, 1) },
+    webhook: {
+      timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 5_000, 1),
+      retryDelayMs: integer(env, 'WEBHOOK_RETRY_DELAY_MS', 300_000),
+      maxRetries: integer(env, 'WEBHOOK_MAX_RETRIES', 3),
+    },
+    sandboxLatencyMs: integer(env, 'SANDBOX_LATENCY_MS', 0),
+    webhookAllowPrivateUrls: flag(env, 'WEBHOOK_ALLOW_PRIVATE_URLS'),
+    logLevel: env.LOG_LEVEL || 'info',
+  };
+}

@@ -1,0 +1,128 @@
+/**
+ * The one catalogue of errors. Operations throw `DomainError(code)`; the REST v2, REST v1 and
+ * GraphQL renderers read status, public wording and GraphQL code from here and nowhere else.
+ * Wordings are the spec's (clients key on status codes; the text may change).
+ */
+
+interface ErrorSpec {
+  status: number;
+  /** Public message; some take a detail (e.g. the method name or which field is invalid). */
+  message: string | ((detail: string) => string);
+  /** GraphQL `extensions.code`. */
+  graphqlCode: string;
+}
+
+const defineCatalogue = <T extends Record<string, ErrorSpec>>(catalogue: T) => catalogue;
+
+export const ERROR_CATALOGUE = defineCatalogue({
+  // Any endpoint
+  invalid_api_key: { status: 401, message: 'Invalid API key', graphqlCode: 'UNAUTHENTICATED' },
+  organization_inactive: { status: 401, message: 'Organization is not active', graphqlCode: 'ORGANIZATION_INACTIVE' },
+  permission_denied: { status: 403, message: "You don't have permission to perform this action", graphqlCode: 'FORBIDDEN' },
+  organization_blocked: {
+    status: 403,
+    message: 'Organization is blocked. Please contact the operator to restore access.',
+    graphqlCode: 'ORGANIZATION_BLOCKED',
+  },
+  rate_limited: { status: 429, message: 'Rate limit exceeded. Try again later.', graphqlCode: 'RATE_LIMITED' },
+  internal: { status: 500, message: 'Internal server error', graphqlCode: 'INTERNAL_SERVER_ERROR' },
+  route_not_found: { status: 404, message: 'Not found', graphqlCode: 'NOT_FOUND' },
+  body_too_large: { status: 413, message: 'Request body too large', graphqlCode: 'BAD_USER_INPUT' },
+  unsupported_media_type: {
+    status: 415,
+    message: 'Content-Type must be application/json',
+    graphqlCode: 'BAD_USER_INPUT',
+  },
+
+  // Request shape
+  invalid_request_body: {
+    status: 400,
+    message: (detail) => (detail ? `Invalid request body: ${detail}` : 'Invalid request body'),
+    graphqlCode: 'BAD_USER_INPUT',
+  },
+  invalid_query: {
+    status: 400,
+    message: (detail) => `Invalid query parameter: ${detail}`,
+    graphqlCode: 'BAD_USER_INPUT',
+  },
+  invalid_phone: { status: 400, message: 'Invalid phone number format', graphqlCode: 'BAD_USER_INPUT' },
+  unsupported_payment_method: { status: 400, message: 'Unsupported payment method', graphqlCode: 'UNSUPPORTED_PAYMENT_METHOD' },
+
+  // POST /transactions
+  no_payment_method: { status: 400, message: 'Add minimum one payment method', graphqlCode: 'NO_PAYMENT_METHOD' },
+  no_product: { status: 400, message: 'Add minimum one product', graphqlCode: 'NO_PRODUCT' },
+  invalid_total: {
+    status: 400,
+    message: 'Total price must be greater than 10 and the quantity must be non-zero',
+    graphqlCode: 'INVALID_TOTAL',
+  },
+  amount_out_of_limits: {
+    status: 400,
+    message: (detail) => `Amount is outside the allowed transaction limits: ${detail}`,
+    graphqlCode: 'AMOUNT_OUT_OF_LIMITS',
+  },
+  invalid_url: { status: 400, message: 'Invalid url', graphqlCode: 'INVALID_URL' },
+  encoded_url: {
+    status: 400,
+    message: 'URLs cannot contain encoded special characters. Send the URL without percent-encoding.',
+    graphqlCode: 'ENCODED_URL',
+  },
+  escrow_not_enabled: {
+    status: 403,
+    message: 'Escrow is not enabled for this organization. Contact the operator to enable it.',
+    graphqlCode: 'ESCROW_NOT_ENABLED',
+  },
+  method_not_allowed: {
+    status: 403,
+    message: (method) => `${method} payment is not allowed for this organization. Contact the operator to enable it.`,
+    graphqlCode: 'PAYMENT_METHOD_NOT_ALLOWED',
+  },
+  monthly_limit_reached: {
+    status: 403,
+    message:
+      'Monthly transaction limit of 200000 XOF reached for unverified organizations. Verify your organization to lift the limit.',
+    graphqlCode: 'MONTHLY_LIMIT_REACHED',
+  },
+  business_profile_incomplete: {
+    status: 403,
+    message:
+      'Complete your business profile (business sector) before making new requests. Set it in the dashboard or ask the operator.',
+    graphqlCode: 'BUSINESS_PROFILE_INCOMPLETE',
+  },
+  transactions_disabled: { status: 503, message: 'Transaction creation is temporarily disabled', graphqlCode: 'TRANSACTIONS_DISABLED' },
+  merchant_account_unavailable: {
+    status: 503,
+    message: 'Unable to prepare merchant account, please try again shortly',
+    graphqlCode: 'MERCHANT_ACCOUNT_UNAVAILABLE',
+  },
+
+  // GET / DELETE transactions
+  transaction_not_found: { status: 404, message: 'Transaction not found', graphqlCode: 'TRANSACTION_NOT_FOUND' },
+  cannot_delete_paid: { status: 400, message: 'Cannot delete a paid transaction', graphqlCode: 'CANNOT_DELETE_PAID' },
+  already_deleted: { status: 400, message: 'Transaction is already deleted', graphqlCode: 'ALREADY_DELETED' },
+
+  // Operator (admin) API
+  operator_forbidden: { status: 403, message: 'This operator role cannot perform this action', graphqlCode: 'FORBIDDEN' },
+  organization_not_found: { status: 404, message: 'Organization not found', graphqlCode: 'ORGANIZATION_NOT_FOUND' },
+  api_key_not_found: { status: 404, message: 'API key not found', graphqlCode: 'API_KEY_NOT_FOUND' },
+  invalid_input: { status: 400, message: (detail) => `Invalid input: ${detail}`, graphqlCode: 'BAD_USER_INPUT' },
+});
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+export class DomainError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly graphqlCode: string;
+
+  constructor(code: ErrorCode, detail = '') {
+    const spec: ErrorSpec = ERROR_CATALOGUE[code];
+    super(typeof spec.message === 'function' ? spec.message(detail) : spec.message);
+    this.name = 'DomainError';
+    this.code = code;
+    this.status = spec.status;
+    this.graphqlCode = spec.graphqlCode;
+  }
+}
+
+export const isDomainError = (error: unknown): error is DomainError => error instanceof DomainError;

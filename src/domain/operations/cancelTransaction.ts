@@ -1,0 +1,31 @@
+/** DELETE /transactions/{order_id}: cancels (soft-deletes) a transaction nobody has paid. */
+import { authorizeMerchant, type Caller } from '../auth.js';
+import type { GatewayContext } from '../context.js';
+import { DomainError } from '../errors.js';
+import { withOrderedProducts, type TransactionRecord } from '../transactions.js';
+import { findOwnTransaction } from './getTransaction.js';
+
+export async function cancelTransaction(ctx: GatewayContext, caller: Caller, orderId: string): Promise<TransactionRecord> {
+  const organization = authorizeMerchant(caller, 'cancelTransaction');
+  const transaction = await findOwnTransaction(ctx.db, organization.id, orderId);
+  refuseUnlessPending(transaction.status);
+
+  // Conditional on `pending`: a payment landing between the read and this write wins, and the
+  // cancel is refused instead of hiding a paid transaction.
+  const now = ctx.clock.now();
+  const { count } = await ctx.db.transaction.updateMany({
+    where: { id: transaction.id, status: 'pending' },
+    data: { status: 'cancelled', isDeleted: true, cancelledAt: now },
+  });
+  if (count === 0) {
+    const current = await findOwnTransaction(ctx.db, organization.id, orderId);
+    refuseUnlessPending(current.status);
+  }
+  return ctx.db.transaction.findUniqueOrThrow({ where: { id: transaction.id }, include: withOrderedProducts });
+}
+
+function refuseUnlessPending(status: TransactionRecord['status']): void {
+  if (status === 'cancelled') throw new DomainError('already_deleted');
+  // Paid, held in escrow or already refunded: money moved, so this is a refund's business.
+  if (status !== 'pending') throw new DomainError('cannot_delete_paid');
+}

@@ -1,0 +1,40 @@
+/** Operator: registers a merchant organisation with its `main` and `escrow` accounts. */
+import { authorizeOperator, type Caller } from '../auth.js';
+import type { GatewayContext } from '../context.js';
+import { DomainError } from '../errors.js';
+import { DEFAULT_BUSINESS_SECTOR, ORGANIZATION_ACCOUNTS, withAccounts, type OrganizationRecord } from '../organizations.js';
+import { MAX_NAME_LENGTH, PAYMENT_METHODS, parsePaymentMethod } from '../rules.js';
+
+export interface CreateOrganizationInput {
+  name: string;
+  verified?: boolean | null;
+  escrowEnabled?: boolean | null;
+  payoutEnabled?: boolean | null;
+  /** Default: both methods. */
+  allowedMethods?: string[] | null;
+  /** Omitted: `general`, so a new organisation can transact; '' or null: left unset. */
+  businessSector?: string | null;
+}
+
+export async function createOrganization(ctx: GatewayContext, caller: Caller, input: CreateOrganizationInput): Promise<OrganizationRecord> {
+  authorizeOperator(caller, 'mutate');
+  const name = input.name.trim();
+  if (!name || name.length > MAX_NAME_LENGTH) throw new DomainError('invalid_input', `name must be 1 to ${MAX_NAME_LENGTH} characters`);
+  return ctx.db.organization.create({
+    data: {
+      name,
+      verified: input.verified ?? false,
+      escrowEnabled: input.escrowEnabled ?? false,
+      payoutEnabled: input.payoutEnabled ?? false,
+      allowedMethods: parseMethodList(input.allowedMethods) ?? [...PAYMENT_METHODS],
+      businessSector: input.businessSector === undefined ? DEFAULT_BUSINESS_SECTOR : input.businessSector?.trim() || null,
+      accounts: { create: ORGANIZATION_ACCOUNTS.map((account) => ({ ...account })) },
+    },
+    include: withAccounts,
+  });
+}
+
+export function parseMethodList(methods: string[] | null | undefined) {
+  if (methods === undefined || methods === null) return undefined;
+  return [...new Set(methods.map((method) => method.trim()).filter(Boolean).map(parsePaymentMethod))];
+}

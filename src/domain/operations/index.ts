@@ -1,0 +1,12 @@
+/** Every operation of the gateway: the only entry points adapters call. */
+export { createTransaction } from './createTransaction.js';
+export { getTransaction } from './getTransaction.js';
+export { listTransactions } from './listTransactions.js';
+export { cancelTransaction } from './cancelTransaction.js';
+export { createOrganization } from './createOrganization.js';
+export { updateOrganization } from './updateOrganization.js';
+export { createApiKey } from './createApiKey.js';
+export { revokeApiKey } from './revokeApiKey.js';
+export { setSwitch, listSwitches } from './setSwitch.js';
+export { getOrganization } from './getOrganization.js';
+export { getCheckout } from './getCheckout.js';

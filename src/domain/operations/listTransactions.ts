@@ -1,0 +1,75 @@
+/** GET /transactions: the caller's transactions, newest first, filtered and paginated. */
+import type { Prisma } from '../../generated/prisma/client.js';
+import type { PaymentMethod, TransactionStatus } from '../../generated/prisma/enums.js';
+import { authorizeMerchant, type Caller } from '../auth.js';
+import type { GatewayContext } from '../context.js';
+import { DomainError } from '../errors.js';
+import { resolvePage, toPage, type Page, type PageRequest } from '../pagination.js';
+import { MAX_SEARCH_LENGTH } from '../rules.js';
+import { isUuid, withOrderedProducts, type TransactionRecord } from '../transactions.js';
+
+export interface ListTransactionsInput extends PageRequest {
+  status?: TransactionStatus;
+  /** The method the customer paid with. */
+  paymentMethod?: PaymentMethod;
+  customerPhone?: string;
+  minAmount?: number;
+  maxAmount?: number;
+  startDate?: Date;
+  endDate?: Date;
+  isEscrow?: boolean;
+  isMerchant?: boolean;
+  includeDeleted?: boolean;
+  search?: string;
+}
+
+export async function listTransactions(ctx: GatewayContext, caller: Caller, input: ListTransactionsInput): Promise<Page<TransactionRecord>> {
+  const organization = authorizeMerchant(caller, 'listTransactions');
+  const { page, limit, skip } = resolvePage(input);
+  const where = transactionFilter(organization.id, input);
+  const [items, totalCount] = await Promise.all([
+    ctx.db.transaction.findMany({ where, include: withOrderedProducts, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip, take: limit }),
+    ctx.db.transaction.count({ where }),
+  ]);
+  return toPage(items, totalCount, page, limit);
+}
+
+function transactionFilter(organizationId: string, input: ListTransactionsInput): Prisma.TransactionWhereInput {
+  const search = input.search?.trim();
+  if (search && search.length > MAX_SEARCH_LENGTH) throw new DomainError('invalid_query', `search is longer than ${MAX_SEARCH_LENGTH} characters`);
+  if (input.minAmount !== undefined && input.maxAmount !== undefined && input.minAmount > input.maxAmount) {
+    throw new DomainError('invalid_query', 'min_amount is greater than max_amount');
+  }
+  return {
+    organizationId,
+    // Cancelled transactions are soft-deleted: hidden unless asked for, either with
+    // include_deleted=true or by filtering on status=cancelled explicitly.
+    ...(input.includeDeleted || input.status === 'cancelled' ? {} : { isDeleted: false }),
+    ...(input.status && { status: input.status }),
+    ...(input.paymentMethod && { selectedPaymentMethod: input.paymentMethod }),
+    ...(input.customerPhone && { customerPhone: input.customerPhone.replace(/[\s-]/g, '') }),
+    ...(input.isEscrow !== undefined && { isEscrow: input.isEscrow }),
+    ...(input.isMerchant !== undefined && { isMerchant: input.isMerchant }),
+    amount: {
+      ...(input.minAmount !== undefined && { gte: BigInt(input.minAmount) }),
+      ...(input.maxAmount !== undefined && { lte: BigInt(input.maxAmount) }),
+    },
+    createdAt: {
+      ...(input.startDate && { gte: input.startDate }),
+      ...(input.endDate && { lte: input.endDate }),
+    },
+    ...(search && { OR: searchConditions(search) }),
+  };
+}
+
+/** Free text: order id, customer name or phone, product names. */
+function searchConditions(search: string): Prisma.TransactionWhereInput[] {
+  const contains = { contains: search, mode: 'insensitive' as const };
+  return [
+    ...(isUuid(search) ? [{ id: search }] : []),
+    { customerFirstName: contains },
+    { customerLastName: contains },
+    { customerPhone: { contains: search } },
+    { products: { some: { name: contains } } },
+  ];
+}

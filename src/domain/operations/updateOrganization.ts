@@ -1,0 +1,68 @@
+/** Operator: changes an organisation's status, flags, methods, profile and limits. */
+import type { OrganizationStatus } from '../../generated/prisma/enums.js';
+import { authorizeOperator, type Caller } from '../auth.js';
+import type { GatewayContext } from '../context.js';
+import { DomainError } from '../errors.js';
+import { withAccounts, type OrganizationRecord } from '../organizations.js';
+import { MAXIMUM_AMOUNT, MAX_NAME_LENGTH } from '../rules.js';
+import { isUuid } from '../transactions.js';
+import { parseMethodList } from './createOrganization.js';
+
+const STATUSES: readonly OrganizationStatus[] = ['active', 'inactive', 'blocked'];
+
+export interface UpdateOrganizationInput {
+  status?: string | null;
+  verified?: boolean | null;
+  escrowEnabled?: boolean | null;
+  payoutEnabled?: boolean | null;
+  allowedMethods?: string[] | null;
+  /** '' clears the sector (the organisation must then complete its profile). */
+  businessSector?: string | null;
+  /** null clears a limit; undefined leaves it as it is. */
+  minTransactionAmount?: number | null;
+  maxTransactionAmount?: number | null;
+  maxPayoutAmount?: number | null;
+}
+
+export async function updateOrganization(ctx: GatewayContext, caller: Caller, id: string, input: UpdateOrganizationInput): Promise<OrganizationRecord> {
+  authorizeOperator(caller, 'mutate');
+  const current = isUuid(id) ? await ctx.db.organization.findUnique({ where: { id } }) : null;
+  if (!current) throw new DomainError('organization_not_found');
+
+  if (input.status !== undefined && input.status !== null && !(STATUSES as readonly string[]).includes(input.status)) {
+    throw new DomainError('invalid_input', `status must be one of ${STATUSES.join(', ')}`);
+  }
+  const min = limitOf('min amount', input.minTransactionAmount);
+  const max = limitOf('max amount', input.maxTransactionAmount);
+  const effectiveMin = min === undefined ? current.minTransactionAmount : min;
+  const effectiveMax = max === undefined ? current.maxTransactionAmount : max;
+  if (effectiveMin !== null && effectiveMax !== null && effectiveMin > effectiveMax) {
+    throw new DomainError('invalid_input', 'min amount is greater than max amount');
+  }
+  const sector = input.businessSector?.trim();
+  if (sector && sector.length > MAX_NAME_LENGTH) throw new DomainError('invalid_input', 'business sector is too long');
+
+  return ctx.db.organization.update({
+    where: { id },
+    data: {
+      ...(input.status && { status: input.status as OrganizationStatus }),
+      ...(typeof input.verified === 'boolean' && { verified: input.verified }),
+      ...(typeof input.escrowEnabled === 'boolean' && { escrowEnabled: input.escrowEnabled }),
+      ...(typeof input.payoutEnabled === 'boolean' && { payoutEnabled: input.payoutEnabled }),
+      ...(input.allowedMethods && { allowedMethods: parseMethodList(input.allowedMethods) }),
+      ...(input.businessSector !== undefined && { businessSector: sector || null }),
+      ...(min !== undefined && { minTransactionAmount: min }),
+      ...(max !== undefined && { maxTransactionAmount: max }),
+      ...(input.maxPayoutAmount !== undefined && { maxPayoutAmount: limitOf('max payout', input.maxPayoutAmount) ?? null }),
+    },
+    include: withAccounts,
+  });
+}
+
+function limitOf(label: string, value: number | null | undefined): bigint | null | undefined {
+  if (value === undefined || value === null) return value;
+  if (!Number.isSafeInteger(value) || value < 1 || value > MAXIMUM_AMOUNT) {
+    throw new DomainError('invalid_input', `${label} must be an integer from 1 to ${MAXIMUM_AMOUNT}`);
+  }
+  return BigInt(value);
+}

@@ -1,0 +1,43 @@
+/**
+ * The Pothos schema builder, and nothing else: each GraphQL type lives in its own file under
+ * schema/ (the Pothos docs' app layout). Rules are the domain's; resolvers only call operations.
+ */
+import SchemaBuilder from '@pothos/core';
+import ComplexityPlugin from '@pothos/plugin-complexity';
+import PrismaPlugin from '@pothos/plugin-prisma';
+import type PrismaTypes from '../generated/pothos-types.js';
+import { getDatamodel } from '../generated/pothos-types.js';
+import type { Caller } from '../domain/auth.js';
+import type { GatewayContext } from '../domain/context.js';
+
+export interface GraphQLContext {
+  gateway: GatewayContext;
+  caller: Caller;
+}
+
+export const builder = new SchemaBuilder<{
+  PrismaTypes: PrismaTypes;
+  Context: GraphQLContext;
+  DefaultFieldNullability: false;
+  Scalars: {
+    DateTime: { Input: Date; Output: Date };
+    /** Integers up to 2^53: money in XOF. */
+    SafeInt: { Input: number; Output: number };
+  };
+}>({
+  defaultFieldNullability: false,
+  plugins: [ComplexityPlugin, PrismaPlugin],
+  // Bounds on what one query may ask for, so an analyst's query cannot take the database down:
+  // 10 levels covers every real shape of this schema; cost counts 1 per field, lists x their size.
+  complexity: { limit: { depth: 10, breadth: 100, complexity: 2_000 } },
+  prisma: {
+    client: (ctx) => ctx.gateway.db,
+    dmmf: getDatamodel(),
+    // Relations a resolver did not preload are fetched in batches (no N+1).
+    filterConnectionTotalCount: true,
+    onUnusedQuery: null,
+  },
+});
+
+builder.queryType({});
+builder.mutationType({});

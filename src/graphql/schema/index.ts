@@ -1,0 +1,11 @@
+/** Assembles the schema: importing a type's file registers it on the builder. */
+import './scalars.js';
+import './enums.js';
+import './pagination.js';
+import './transaction.js';
+import './organization.js';
+import './apiKey.js';
+import './switch.js';
+import { builder } from '../builder.js';
+
+export const schema = builder.toSchema({ sortSchema: true });

@@ -1,0 +1,178 @@
+/** Transactions for merchants (API keys): the same four operations as REST v2. */
+import { toWireAmount } from '../../domain/money.js';
+import { cancelTransaction, createTransaction, getTransaction, listTransactions } from '../../domain/operations/index.js';
+import { builder } from '../builder.js';
+import { PaymentMethodEnum, TransactionStatusEnum } from './enums.js';
+import { PageInfoRef } from './pagination.js';
+
+export const ProductRef = builder.prismaObject('TransactionProduct', {
+  name: 'Product',
+  fields: (t) => ({
+    name: t.exposeString('name'),
+    price: t.field({ type: 'SafeInt', resolve: (product) => toWireAmount(product.price) }),
+    quantity: t.exposeInt('quantity'),
+    description: t.exposeString('description', { nullable: true }),
+  }),
+});
+
+const PersonRef = builder.objectRef<{ firstName: string | null; lastName: string | null; phone: string | null; createdAt: Date }>('Person').implement({
+  fields: (t) => ({
+    firstName: t.exposeString('firstName', { nullable: true }),
+    lastName: t.exposeString('lastName', { nullable: true }),
+    phone: t.exposeString('phone', { nullable: true }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+  }),
+});
+
+export const TransactionRef = builder.prismaObject('Transaction', {
+  fields: (t) => ({
+    orderId: t.exposeID('id'),
+    amount: t.field({ type: 'SafeInt', resolve: (transaction) => toWireAmount(transaction.amount) }),
+    fees: t.field({ type: 'SafeInt', resolve: (transaction) => toWireAmount(transaction.fees) }),
+    methodOfPayment: t.field({ type: [PaymentMethodEnum], resolve: (transaction) => transaction.methodOfPayment }),
+    selectedPaymentMethod: t.field({ type: PaymentMethodEnum, nullable: true, resolve: (transaction) => transaction.selectedPaymentMethod }),
+    currency: t.exposeString('currency'),
+    status: t.field({ type: TransactionStatusEnum, resolve: (transaction) => transaction.status }),
+    customer: t.field({
+      type: PersonRef,
+      resolve: (transaction) => ({
+        firstName: transaction.customerFirstName,
+        lastName: transaction.customerLastName,
+        phone: transaction.customerPhone,
+        createdAt: transaction.createdAt,
+      }),
+    }),
+    products: t.relation('products', { query: { orderBy: { position: 'asc' } } }),
+    isEscrow: t.exposeBoolean('isEscrow'),
+    isMerchant: t.exposeBoolean('isMerchant'),
+    feesCustomerSide: t.exposeBoolean('feesCustomerSide'),
+    successUrl: t.exposeString('successUrl', { nullable: true }),
+    errorUrl: t.exposeString('errorUrl', { nullable: true }),
+    isDeleted: t.exposeBoolean('isDeleted'),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    paidAt: t.expose('paidAt', { type: 'DateTime', nullable: true }),
+  }),
+});
+
+const CreatedTransactionRef = builder
+  .objectRef<Awaited<ReturnType<typeof createTransaction>>>('CreatedTransaction')
+  .implement({
+    fields: (t) => ({
+      transaction: t.field({ type: TransactionRef, resolve: (created) => created.transaction }),
+      checkoutUrl: t.exposeString('checkoutUrl'),
+    }),
+  });
+
+const TransactionPageRef = builder.objectRef<Awaited<ReturnType<typeof listTransactions>>>('TransactionPage').implement({
+  fields: (t) => ({
+    transactions: t.field({ type: [TransactionRef], resolve: (page) => page.items }),
+    pagination: t.field({ type: PageInfoRef, resolve: (page) => page }),
+  }),
+});
+
+const ProductInput = builder.inputType('ProductInput', {
+  fields: (t) => ({
+    name: t.string({ required: true }),
+    price: t.field({ type: 'SafeInt', required: true, description: 'Unit price, XOF' }),
+    quantity: t.int({ required: true }),
+    description: t.string(),
+  }),
+});
+
+export const PersonInput = builder.inputType('PersonInput', {
+  fields: (t) => ({ firstName: t.string(), lastName: t.string(), phone: t.string() }),
+});
+
+const CreateTransactionInput = builder.inputType('CreateTransactionInput', {
+  fields: (t) => ({
+    methodOfPayment: t.field({ type: [PaymentMethodEnum], required: true }),
+    products: t.field({ type: [ProductInput], required: true }),
+    customer: t.field({ type: PersonInput }),
+    successUrl: t.string(),
+    errorUrl: t.string(),
+    feesCustomerSide: t.boolean(),
+    isEscrow: t.boolean(),
+    isMerchant: t.boolean(),
+  }),
+});
+
+const TransactionFilter = builder.inputType('TransactionFilter', {
+  fields: (t) => ({
+    status: t.field({ type: TransactionStatusEnum }),
+    paymentMethod: t.field({ type: PaymentMethodEnum }),
+    customerPhone: t.string(),
+    minAmount: t.field({ type: 'SafeInt' }),
+    maxAmount: t.field({ type: 'SafeInt' }),
+    startDate: t.field({ type: 'DateTime' }),
+    endDate: t.field({ type: 'DateTime' }),
+    isEscrow: t.boolean(),
+    isMerchant: t.boolean(),
+    includeDeleted: t.boolean(),
+    search: t.string(),
+  }),
+});
+
+/** GraphQL's "absent" is null; the domain's is undefined. */
+const orUndefined = <T>(value: T | null | undefined): T | undefined => value ?? undefined;
+
+builder.queryField('transaction', (t) =>
+  t.field({
+    type: TransactionRef,
+    description: 'One transaction of the caller’s organisation (scopes: checkout, read, readAndWrite).',
+    args: { orderId: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) => getTransaction(ctx.gateway, ctx.caller, String(args.orderId)),
+  }),
+);
+
+builder.queryField('transactions', (t) =>
+  t.field({
+    type: TransactionPageRef,
+    description: 'Transactions, newest first (scopes: checkout, read, readAndWrite).',
+    args: { filter: t.arg({ type: TransactionFilter }), page: t.arg.int(), limit: t.arg.int() },
+    resolve: (_root, { filter, page, limit }, ctx) =>
+      listTransactions(ctx.gateway, ctx.caller, {
+        page: orUndefined(page),
+        limit: orUndefined(limit),
+        status: orUndefined(filter?.status),
+        paymentMethod: orUndefined(filter?.paymentMethod),
+        customerPhone: orUndefined(filter?.customerPhone),
+        minAmount: orUndefined(filter?.minAmount),
+        maxAmount: orUndefined(filter?.maxAmount),
+        startDate: orUndefined(filter?.startDate),
+        endDate: orUndefined(filter?.endDate),
+        isEscrow: orUndefined(filter?.isEscrow),
+        isMerchant: orUndefined(filter?.isMerchant),
+        includeDeleted: orUndefined(filter?.includeDeleted),
+        search: orUndefined(filter?.search),
+      }),
+  }),
+);
+
+builder.mutationField('createTransaction', (t) =>
+  t.field({
+    type: CreatedTransactionRef,
+    description: 'Creates a pending transaction (scopes: checkout, write, readAndWrite).',
+    args: { input: t.arg({ type: CreateTransactionInput, required: true }) },
+    resolve: (_root, { input }, ctx) =>
+      createTransaction(ctx.gateway, ctx.caller, {
+        methodOfPayment: input.methodOfPayment,
+        products: input.products,
+        customer: input.customer,
+        successUrl: input.successUrl,
+        errorUrl: input.errorUrl,
+        feesCustomerSide: input.feesCustomerSide,
+        isEscrow: input.isEscrow,
+        isMerchant: input.isMerchant,
+      }),
+  }),
+);
+
+builder.mutationField('cancelTransaction', (t) =>
+  t.field({
+    type: TransactionRef,
+    description: 'Cancels an unpaid transaction (scopes: checkout, write, readAndWrite).',
+    args: { orderId: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) => cancelTransaction(ctx.gateway, ctx.caller, String(args.orderId)),
+  }),
+);

@@ -1,0 +1,61 @@
+/**
+ * GraphQL at /graphql (Yoga). Every request is authenticated (API key or operator token), even
+ * `{ __typename }`; only the GraphiQL page itself is served without a token. Domain errors keep
+ * their public message and carry the catalogue's code in `extensions.code`; anything else is
+ * logged and masked as `Internal server error`.
+ */
+import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
+import { GraphQLError } from 'graphql';
+import { createYoga as createYogaServer } from 'graphql-yoga';
+import { authenticate } from '../domain/auth.js';
+import type { GatewayContext } from '../domain/context.js';
+import { DomainError } from '../domain/errors.js';
+import type { GraphQLContext } from './builder.js';
+import { schema } from './schema/index.js';
+
+export interface YogaOptions {
+  ctx: GatewayContext;
+  adminToken: string | null;
+}
+
+export function toGraphQLError(error: DomainError, source?: GraphQLError): GraphQLError {
+  const unauthenticated = error.code === 'invalid_api_key';
+  return new GraphQLError(error.message, {
+    nodes: source?.nodes,
+    path: source?.path,
+    // Only authentication changes the HTTP status (a client must see 401 at once); other
+    // errors are per field, as GraphQL intends, with the REST status alongside for parity.
+    extensions: { code: error.graphqlCode, status: error.status, ...(unauthenticated && { http: { status: 401 } }) },
+  });
+}
+
+export function createYoga({ ctx, adminToken }: YogaOptions) {
+  return createYogaServer<{ request: unknown; reply: unknown }, GraphQLContext>({
+    schema,
+    graphqlEndpoint: '/graphql',
+    renderGraphiQL,
+    graphiql: { title: 'XOF Gateway GraphQL', defaultQuery: '{ transactions { pagination { totalCount } } }' },
+    // Logging goes through the gateway's pino logger, not Yoga's console one.
+    logging: false,
+    landingPage: false,
+    context: async ({ request }) => {
+      try {
+        const caller = await authenticate(ctx, request.headers.get('authorization') ?? undefined, { adminToken, allowOperators: true });
+        return { gateway: ctx, caller };
+      } catch (error) {
+        if (error instanceof DomainError) throw toGraphQLError(error);
+        throw error;
+      }
+    },
+    maskedErrors: {
+      maskError: (error, message) => {
+        const original = error instanceof GraphQLError ? error.originalError : error;
+        if (original instanceof DomainError) return toGraphQLError(original, error as GraphQLError);
+        if (original instanceof GraphQLError) return original;
+        if (error instanceof GraphQLError && !error.originalError) return error;
+        ctx.log.error({ err: original }, 'unexpected GraphQL error');
+        return new GraphQLError('Internal server error', { extensions: { code: 'INTERNAL_SERVER_ERROR', status: 500 } });
+      },
+    },
+  });
+}

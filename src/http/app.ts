@@ -1,0 +1,114 @@
+/**
+ * The API origin: one fastify server hosting REST v2 (and later v1), GraphQL, health and docs.
+ * Cross-cutting HTTP concerns live here: request ids, body limits, JSON errors, logging.
+ */
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { GatewayContext } from '../domain/context.js';
+import { toPublicError } from '../rest/errors.js';
+import { createV2Router, V2_ROOT } from '../rest/v2/router.js';
+import { createYoga } from '../graphql/yoga.js';
+import type { Query } from '../rest/query.js';
+
+export interface AppOptions {
+  ctx: GatewayContext;
+  adminToken: string | null;
+  /** Readiness of the database and the coordinator. */
+  ready: () => Promise<{ database: boolean; coordinator: boolean }>;
+  /** The gateway's pino logger, or false to log nothing (tests). */
+  logger: FastifyBaseLogger | false;
+}
+
+/** Largest request body accepted: a transaction of 100 products is a few kB; refuse before parsing. */
+export const BODY_LIMIT_BYTES = 100 * 1024;
+/** An incoming X-Request-Id is kept if it looks like an id (so it can be logged safely). */
+const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,64}$/;
+/** Bounds on slow clients: a request must arrive within this, and idle sockets are reaped. */
+const REQUEST_TIMEOUT_MS = 30_000;
+
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
+    bodyLimit: BODY_LIMIT_BYTES,
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    genReqId: (req) => {
+      const incoming = req.headers['x-request-id'];
+      return typeof incoming === 'string' && REQUEST_ID_PATTERN.test(incoming) ? incoming : randomUUID();
+    },
+    // Routing is the adapters' (openapi-backend, Yoga); fastify should not rewrite paths.
+    routerOptions: { ignoreTrailingSlash: false },
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  app.setErrorHandler((error, request, reply) => sendError(request, reply, error));
+  app.setNotFoundHandler((request, reply) => sendError(request, reply, { statusCode: 404, code: 'ROUTE_NOT_FOUND' }));
+
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/readyz', async (_request, reply) => {
+    const checks = await options.ready();
+    const ready = checks.database && checks.coordinator;
+    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready', checks });
+  });
+
+  await app.register(async (rest) => {
+    // REST bodies stay raw text until the caller is authenticated and authorised; the handlers
+    // parse them (so a bad key gets 401 before a bad body gets 400). Any content type is read as
+    // JSON: clients that forget the header still get a precise answer.
+    rest.removeAllContentTypeParsers();
+    rest.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+    const v2 = await createV2Router(options.ctx, { adminToken: options.adminToken });
+    rest.route({
+      method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+      url: `${V2_ROOT}/*`,
+      handler: async (request, reply) => {
+        const response = await v2({
+          method: request.method,
+          path: request.url.split('?')[0] ?? '',
+          query: request.query as Query,
+          headers: request.headers,
+          body: request.body,
+        });
+        return reply.code(response.status).send(response.body);
+      },
+    });
+    rest.get(`${V2_ROOT}/openapi.json`, async () => v2OpenApiDocument());
+  });
+
+  const yoga = createYoga({ ctx: options.ctx, adminToken: options.adminToken });
+  app.route({
+    url: yoga.graphqlEndpoint,
+    method: ['GET', 'POST', 'OPTIONS'],
+    handler: async (request, reply) => {
+      const response = await yoga.handleNodeRequestAndResponse(request, reply, { request, reply });
+      response.headers.forEach((value: string, key: string) => {
+        reply.header(key, value);
+      });
+      reply.status(response.status);
+      reply.send(response.body);
+      return reply;
+    },
+  });
+
+  return app;
+}
+
+let cachedDocument: unknown;
+async function v2OpenApiDocument(): Promise<unknown> {
+  if (!cachedDocument) {
+    const { readFile } = await import('node:fs/promises');
+    const { parse } = await import('yaml');
+    const { V2_DEFINITION } = await import('../rest/v2/router.js');
+    cachedDocument = parse(await readFile(V2_DEFINITION, 'utf8'));
+  }
+  return cachedDocument;
+}
+
+/** Every error leaves as the spec's JSON shape; unexpected ones are logged, never detailed. */
+function sendError(request: FastifyRequest, reply: FastifyReply, error: unknown) {
+  const publicError = toPublicError(error);
+  if (publicError.unexpected) request.log.error({ err: error, requestId: request.id }, 'unexpected error');
+  return reply.code(publicError.status).send({ error: publicError.message });
+}

@@ -1,0 +1,26 @@
+/**
+ * Turns any thrown value into (status, public message). Domain errors carry their own; anything
+ * else is a bug: logged with the request id, answered 500 `Internal server error`, never a stack.
+ */
+import { DomainError, ERROR_CATALOGUE, type ErrorCode } from '../domain/errors.js';
+
+export interface PublicError {
+  status: number;
+  message: string;
+  code: ErrorCode;
+}
+
+/** Fastify's own errors (body too large, bad content) mapped to the catalogue. */
+function fromFrameworkError(error: { statusCode?: number; code?: string }): DomainError | null {
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || error.statusCode === 413) return new DomainError('body_too_large');
+  if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || error.statusCode === 415) return new DomainError('unsupported_media_type');
+  if (typeof error.code === 'string' && error.code.startsWith('FST_ERR_CTP_')) return new DomainError('invalid_request_body');
+  return null;
+}
+
+export function toPublicError(error: unknown): PublicError & { unexpected: boolean } {
+  const domainError = error instanceof DomainError ? error : fromFrameworkError((error ?? {}) as { statusCode?: number; code?: string });
+  if (domainError) return { status: domainError.status, message: domainError.message, code: domainError.code, unexpected: false };
+  const internal = ERROR_CATALOGUE.internal;
+  return { status: internal.status, message: internal.message, code: 'internal', unexpected: true };
+}

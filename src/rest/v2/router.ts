@@ -1,0 +1,66 @@
+/**
+ * REST v2: openapi/v2.yaml routes each request to its operationId; a handler per operation
+ * parses the v2 shape, calls the domain and renders the v2 shape. Request validation is the
+ * domain's (so GraphQL and v1 get the same rules and wordings), not the YAML's.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { OpenAPIBackend, type Context } from 'openapi-backend';
+import { authenticate, authorizeMerchant } from '../../domain/auth.js';
+import type { GatewayContext } from '../../domain/context.js';
+import { DomainError } from '../../domain/errors.js';
+import { MERCHANT_OPERATIONS, type MerchantOperation } from '../../domain/scopes.js';
+import type { Query } from '../query.js';
+import { transactionHandlers, type RestRequest } from './transactions.js';
+
+export const V2_ROOT = '/api/v2';
+export const V2_DEFINITION = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../openapi/v2.yaml');
+
+export interface RestResponse {
+  status: number;
+  body: unknown;
+}
+
+export interface IncomingRestRequest {
+  method: string;
+  path: string;
+  query: Query;
+  headers: Record<string, string | string[] | undefined>;
+  body: unknown;
+}
+
+type Handler = (request: RestRequest) => Promise<unknown>;
+
+export async function createV2Router(ctx: GatewayContext, options: { adminToken: string | null }) {
+  const handlers: Partial<Record<MerchantOperation, Handler>> = { ...transactionHandlers(ctx) };
+  const api = new OpenAPIBackend({ definition: V2_DEFINITION, apiRoot: V2_ROOT, validate: false });
+
+  for (const operationId of Object.keys(MERCHANT_OPERATIONS) as MerchantOperation[]) {
+    api.register(operationId, async (c: Context, incoming: IncomingRestRequest): Promise<RestResponse> => {
+      const authorization = incoming.headers.authorization;
+      const caller = await authenticate(ctx, Array.isArray(authorization) ? undefined : authorization, {
+        adminToken: options.adminToken,
+        allowOperators: false,
+      });
+      // Authorise before reading the body: a key without the scope learns nothing about its input.
+      authorizeMerchant(caller, operationId);
+      const handler = handlers[operationId];
+      if (!handler) throw new DomainError('route_not_found');
+      const body = await handler({ caller, params: c.request.params as Record<string, string>, query: incoming.query, body: incoming.body });
+      return { status: 200, body };
+    });
+  }
+  api.register('notFound', async () => {
+    throw new DomainError('route_not_found');
+  });
+  api.register('methodNotAllowed', async () => {
+    throw new DomainError('route_not_found');
+  });
+  await api.init();
+
+  return (incoming: IncomingRestRequest): Promise<RestResponse> =>
+    api.handleRequest(
+      { method: incoming.method, path: incoming.path, query: {}, headers: incoming.headers as Record<string, string>, body: undefined },
+      incoming,
+    );
+}

@@ -1,0 +1,67 @@
+/**
+ * The v2 wire shapes: exactly the fields the spec lists for each, snake_case, integer amounts,
+ * RFC 3339 UTC timestamps. Anything else belongs in GraphQL or headers.
+ */
+import type { CreatedTransaction } from '../../domain/operations/createTransaction.js';
+import type { Page } from '../../domain/pagination.js';
+import { toWireAmount } from '../../domain/money.js';
+import type { TransactionRecord } from '../../domain/transactions.js';
+
+const timestamp = (date: Date): string => date.toISOString();
+
+function customerOf(transaction: TransactionRecord) {
+  return {
+    first_name: transaction.customerFirstName ?? '',
+    last_name: transaction.customerLastName ?? '',
+    phone: transaction.customerPhone ?? '',
+    created_at: timestamp(transaction.createdAt),
+  };
+}
+
+/** The create response: no fees, products or URLs; with checkout_url. */
+export function transactionCreated({ transaction, checkoutUrl }: CreatedTransaction) {
+  return {
+    order_id: transaction.id,
+    amount: toWireAmount(transaction.amount),
+    method_of_payment: transaction.methodOfPayment,
+    currency: transaction.currency,
+    created_at: timestamp(transaction.createdAt),
+    transaction_status: transaction.status,
+    customer: customerOf(transaction),
+    is_escrow: transaction.isEscrow,
+    is_merchant: transaction.isMerchant,
+    checkout_url: checkoutUrl,
+  };
+}
+
+/** The get / list / webhook shape: everything but checkout_url. */
+export function transactionFull(transaction: TransactionRecord) {
+  return {
+    order_id: transaction.id,
+    amount: toWireAmount(transaction.amount),
+    fees: toWireAmount(transaction.fees),
+    method_of_payment: transaction.methodOfPayment,
+    selected_payment_method: transaction.selectedPaymentMethod ?? '',
+    currency: transaction.currency,
+    transaction_status: transaction.status,
+    customer: customerOf(transaction),
+    products: transaction.products.map((product) => ({
+      name: product.name,
+      price: toWireAmount(product.price),
+      quantity: product.quantity,
+      description: product.description ?? '',
+    })),
+    is_escrow: transaction.isEscrow,
+    is_merchant: transaction.isMerchant,
+    fees_customer_side: transaction.feesCustomerSide,
+    success_url: transaction.successUrl ?? '',
+    error_url: transaction.errorUrl ?? '',
+    created_at: timestamp(transaction.createdAt),
+    updated_at: timestamp(transaction.updatedAt),
+    paid_at: transaction.paidAt ? timestamp(transaction.paidAt) : null,
+  };
+}
+
+export function pagination(page: Page<unknown>) {
+  return { page: page.page, limit: page.limit, total_count: page.totalCount, total_pages: page.totalPages };
+}

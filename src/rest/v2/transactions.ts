@@ -1,0 +1,98 @@
+/** REST v2 transaction handlers: parse the v2 shape, call the operation, render the v2 shape. */
+import type { Caller } from '../../domain/auth.js';
+import type { GatewayContext } from '../../domain/context.js';
+import {
+  cancelTransaction,
+  createTransaction,
+  getTransaction,
+  listTransactions,
+} from '../../domain/operations/index.js';
+import type { CreateTransactionInput, PersonInput } from '../../domain/operations/createTransaction.js';
+import type { ListTransactionsInput } from '../../domain/operations/listTransactions.js';
+import { parsePaymentMethod } from '../../domain/rules.js';
+import { parseTransactionStatus } from '../../domain/transactions.js';
+import {
+  objectItems,
+  optionalArray,
+  optionalBoolean,
+  optionalObject,
+  optionalString,
+  parseJsonObject,
+  requiredInteger,
+  requiredString,
+  stringItems,
+  type JsonObject,
+} from '../body.js';
+import { queryBoolean, queryDate, queryEnum, queryInteger, queryString, type Query } from '../query.js';
+import { pagination, transactionCreated, transactionFull } from './shapes.js';
+
+export function parseCreateTransactionBody(raw: unknown): CreateTransactionInput {
+  const body = parseJsonObject(raw);
+  const products = objectItems(optionalArray(body, 'products') ?? [], 'products');
+  return {
+    methodOfPayment: stringItems(optionalArray(body, 'method_of_payment') ?? [], 'method_of_payment'),
+    products: products.map((product, index) => ({
+      name: requiredString(product, 'name', `products[${index}].name`),
+      price: requiredInteger(product, 'price', `products[${index}].price`),
+      quantity: requiredInteger(product, 'quantity', `products[${index}].quantity`),
+      description: optionalString(product, 'description', `products[${index}].description`),
+    })),
+    customer: parsePerson(optionalObject(body, 'customer'), 'customer'),
+    successUrl: optionalString(body, 'success_url'),
+    errorUrl: optionalString(body, 'error_url'),
+    feesCustomerSide: optionalBoolean(body, 'fees_customer_side'),
+    isEscrow: optionalBoolean(body, 'is_escrow'),
+    isMerchant: optionalBoolean(body, 'is_merchant'),
+  };
+}
+
+export function parsePerson(person: JsonObject | undefined, path: string): PersonInput | undefined {
+  if (!person) return undefined;
+  return {
+    firstName: optionalString(person, 'first_name', `${path}.first_name`),
+    lastName: optionalString(person, 'last_name', `${path}.last_name`),
+    phone: optionalString(person, 'phone', `${path}.phone`),
+  };
+}
+
+export function parseListTransactionsQuery(query: Query): ListTransactionsInput {
+  return {
+    page: queryInteger(query, 'page'),
+    limit: queryInteger(query, 'limit'),
+    status: queryEnum(query, 'status', parseTransactionStatus),
+    paymentMethod: queryEnum(query, 'payment_method', parsePaymentMethod),
+    customerPhone: queryString(query, 'customer_phone'),
+    minAmount: queryInteger(query, 'min_amount'),
+    maxAmount: queryInteger(query, 'max_amount'),
+    startDate: queryDate(query, 'start_date'),
+    endDate: queryDate(query, 'end_date'),
+    isEscrow: queryBoolean(query, 'is_escrow'),
+    isMerchant: queryBoolean(query, 'is_merchant'),
+    includeDeleted: queryBoolean(query, 'include_deleted'),
+    search: queryString(query, 'search'),
+  };
+}
+
+export interface RestRequest {
+  caller: Caller;
+  params: Record<string, string>;
+  query: Query;
+  body: unknown;
+}
+
+export const transactionHandlers = (ctx: GatewayContext) => ({
+  createTransaction: async ({ caller, body }: RestRequest) =>
+    transactionCreated(await createTransaction(ctx, caller, parseCreateTransactionBody(body))),
+
+  getTransaction: async ({ caller, params }: RestRequest) => transactionFull(await getTransaction(ctx, caller, params.order_id ?? '')),
+
+  listTransactions: async ({ caller, query }: RestRequest) => {
+    const page = await listTransactions(ctx, caller, parseListTransactionsQuery(query));
+    return { transactions: page.items.map(transactionFull), pagination: pagination(page) };
+  },
+
+  cancelTransaction: async ({ caller, params }: RestRequest) => {
+    await cancelTransaction(ctx, caller, params.order_id ?? '');
+    return { message: 'Transaction cancelled successfully' };
+  },
+});
