@@ -2,8 +2,10 @@
  * Opens the gateway's database: PostgreSQL when a URL is given, else embedded PGlite in a data
  * folder (so a newcomer needs nothing but Node). Both are reached through Prisma driver adapters.
  */
+import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import pg from 'pg';
+import { parse as parseConnectionString } from 'pg-connection-string';
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
@@ -48,13 +50,15 @@ async function openPostgres(url: string, poolMax: number): Promise<Database> {
   // An idle client that errors (server restart) must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  const migrations = migrationAdapterFactory(url);
   return {
     prisma,
-    adapterFactory: migrationAdapterFactory(url),
+    adapterFactory: migrations.factory,
     kind: 'postgres',
     ping: () => withTimeout(pool.query('SELECT 1').then(() => true), PING_TIMEOUT_MS),
     close: async () => {
       await prisma.$disconnect();
+      await migrations.close();
       await pool.end();
     },
   };
@@ -88,8 +92,48 @@ class CatalogueFriendlyClient extends pg.Client {
   }
 }
 
-function migrationAdapterFactory(url: string): SqlMigrationAwareDriverAdapterFactory {
-  return new PrismaPg({ connectionString: url, max: 2, Client: CatalogueFriendlyClient, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+/** The schema engine's factory, and a way to close what it opened (it does not on its own). */
+function migrationAdapterFactory(url: string): { factory: SqlMigrationAwareDriverAdapterFactory; close: () => Promise<void> } {
+  // Discrete fields, not connectionString: the adapter makes its shadow database's pool from this
+  // config plus `database`, and pg lets a connectionString override `database`, which would point
+  // the "shadow" at the real database.
+  const { database, host, port, user, password, ssl } = parseConnectionString(url);
+  const config: pg.PoolConfig = {
+    database: database ?? undefined,
+    host: host ?? undefined,
+    port: port ? Number(port) : undefined,
+    user,
+    password,
+    ssl: ssl as pg.PoolConfig['ssl'],
+    max: 2,
+    Client: CatalogueFriendlyClient,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+  };
+  const factory = new PrismaPg(config);
+  // The adapter drops its shadow database before closing the pool that uses it, which
+  // PostgreSQL refuses; this one closes the pool first, then drops.
+  factory.connectToShadowDb = async () => {
+    const name = `prisma_migrate_shadow_db_${randomUUID()}`;
+    const admin = new pg.Client({ ...config, Client: undefined } as pg.ClientConfig);
+    await admin.connect();
+    await admin.query(`CREATE DATABASE "${name}"`);
+    const adapter = await new PrismaPg({ ...config, database: name }).connect();
+    const dispose = adapter.dispose.bind(adapter);
+    adapter.dispose = async () => {
+      await dispose();
+      await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await admin.end();
+    };
+    return adapter;
+  };
+  const opened: { dispose(): Promise<void> }[] = [];
+  const connect = factory.connect.bind(factory);
+  factory.connect = async () => {
+    const adapter = await connect();
+    opened.push(adapter);
+    return adapter;
+  };
+  return { factory, close: async () => void (await Promise.allSettled(opened.splice(0).map((adapter) => adapter.dispose()))) };
 }
 
 async function openPGlite(dataDir: string): Promise<Database> {

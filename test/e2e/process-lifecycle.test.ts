@@ -1,0 +1,110 @@
+/**
+ * The gateway as an operator runs it: `node --import tsx src/main.ts` (what `npm start` runs),
+ * on embedded PGlite in a temporary folder. Proves start-up, health, JSON logs with request
+ * ids and no secrets, and graceful shutdown that lets an in-flight request finish.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const ADMIN_TOKEN = `gw_op_lifecycle_${Math.random().toString(36).slice(2)}`;
+let child: ChildProcess;
+let output = '';
+let dataDir: string;
+let base: string;
+let exitCode: Promise<number | null>;
+
+async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitFor(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check().catch(() => false)) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`timed out; output so far:\n${output}`);
+}
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(path.join(tmpdir(), 'gateway-lifecycle-'));
+  const [port, checkoutPort] = [await freePort(), await freePort()];
+  base = `http://127.0.0.1:${port}`;
+  const env = { ...process.env, PORT: String(port), CHECKOUT_PORT: String(checkoutPort), GATEWAY_DATA_DIR: dataDir, GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN };
+  delete env.DATABASE_URL;
+  delete env.REDIS_URL;
+  child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: process.cwd(), env, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout?.on('data', (chunk) => (output += chunk));
+  child.stderr?.on('data', (chunk) => (output += chunk));
+  exitCode = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
+  await waitFor(async () => (await fetch(`${base}/healthz`)).ok, 60_000);
+}, 90_000);
+
+afterAll(async () => {
+  if (child.exitCode === null) child.kill('SIGKILL');
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+describe('the gateway process', () => {
+  it('prints its addresses and answers health and readiness', async () => {
+    expect(output).toContain(`Gateway API      ${base}`);
+    expect(output).toContain('embedded PGlite');
+    expect(await (await fetch(`${base}/healthz`)).json()).toEqual({ status: 'ok' });
+    const ready = await fetch(`${base}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ status: 'ready', checks: { database: true, coordinator: true } });
+  });
+
+  it('returns a request id, keeps a well-formed incoming one, and logs it as JSON', async () => {
+    const generated = await fetch(`${base}/api/v2/transactions`);
+    expect(generated.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    const kept = await fetch(`${base}/api/v2/transactions`, { headers: { 'x-request-id': 'trace-abc.123' } });
+    expect(kept.headers.get('x-request-id')).toBe('trace-abc.123');
+    const replaced = await fetch(`${base}/api/v2/transactions`, { headers: { 'x-request-id': 'bad id <script>' } });
+    expect(replaced.headers.get('x-request-id')).not.toContain('<script>');
+    await waitFor(async () => output.includes('"reqId":"trace-abc.123"'), 5_000);
+    const logLine = output.split('\n').find((line) => line.includes('"reqId":"trace-abc.123"'));
+    expect(() => JSON.parse(logLine ?? '')).not.toThrow();
+  });
+
+  it('never writes secrets (operator token, API keys) to its output', async () => {
+    const graphql = (query: string) =>
+      fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_TOKEN}` }, body: JSON.stringify({ query }) }).then((r) => r.json());
+    const org = await graphql('mutation { createOrganization(input: { name: "Logs" }) { id } }');
+    const issued = await graphql(`mutation { createApiKey(organizationId: "${org.data.createOrganization.id}", scope: checkout) { key } }`);
+    const key: string = issued.data.createApiKey.key;
+    await fetch(`${base}/api/v2/transactions`, { headers: { authorization: `Bearer ${key}` } });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(output).not.toContain(ADMIN_TOKEN);
+    expect(output).not.toContain(key);
+  });
+
+  it('on SIGTERM finishes the request in flight, then exits 0', async () => {
+    // Start a request whose body is still arriving when the signal comes.
+    const response = new Promise<number>((resolve, reject) => {
+      const req = httpRequest(`${base}/api/v2/transactions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer gw_sk_unknown' } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.write('{"method_of_payment": ["wave"],');
+      setTimeout(() => {
+        child.kill('SIGTERM');
+        setTimeout(() => req.end('"products": []}'), 300);
+      }, 200);
+    });
+    expect(await response).toBe(401);
+    expect(await exitCode).toBe(0);
+    expect(output).toContain('"msg":"stopped"');
+  });
+});

@@ -1,0 +1,58 @@
+/**
+ * What the server answers conforms to openapi/v2.yaml: each response body is validated against
+ * the YAML's schema for that operation and status (which forbids extra fields).
+ */
+import ajvFormats from 'ajv-formats';
+import { OpenAPIBackend } from 'openapi-backend';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { V2_DEFINITION } from '../../src/rest/v2/router.js';
+import { startGateway, transactionBody, type TestGateway } from '../support/gateway.js';
+
+let gateway: TestGateway;
+let contract: OpenAPIBackend;
+beforeAll(async () => {
+  gateway = await startGateway();
+  contract = new OpenAPIBackend({ definition: V2_DEFINITION, apiRoot: '/api/v2', customizeAjv: (ajv) => ajvFormats.default(ajv as never) as never });
+  await contract.init();
+});
+afterAll(() => gateway?.close());
+
+function expectConforms(operationId: string, status: number, body: unknown): void {
+  const result = contract.validateResponse(body, operationId, status);
+  expect(result.errors ?? [], `${operationId} ${status}: ${JSON.stringify(result.errors)}`).toEqual([]);
+}
+
+describe('responses conform to openapi/v2.yaml', () => {
+  it('for each transaction operation and its errors', async () => {
+    const { key } = await gateway.merchant();
+    const created = await gateway.rest('POST', '/api/v2/transactions', { key, body: transactionBody() });
+    expectConforms('createTransaction', 200, created.body);
+    const bare = await gateway.rest('POST', '/api/v2/transactions', { key, body: { method_of_payment: ['wave'], products: [{ name: 'x', price: 50, quantity: 1 }] } });
+    expectConforms('createTransaction', 200, bare.body);
+
+    const orderId = created.body.order_id;
+    expectConforms('getTransaction', 200, (await gateway.rest('GET', `/api/v2/transactions/${orderId}`, { key })).body);
+    expectConforms('listTransactions', 200, (await gateway.rest('GET', '/api/v2/transactions', { key })).body);
+    expectConforms('cancelTransaction', 200, (await gateway.rest('DELETE', `/api/v2/transactions/${orderId}`, { key })).body);
+
+    const refusals: [string, number, Promise<{ status: number; body: unknown }>][] = [
+      ['createTransaction', 400, gateway.rest('POST', '/api/v2/transactions', { key, rawBody: '{oops' })],
+      ['createTransaction', 401, gateway.rest('POST', '/api/v2/transactions', { body: transactionBody() })],
+      ['getTransaction', 404, gateway.rest('GET', `/api/v2/transactions/${crypto.randomUUID()}`, { key })],
+      ['cancelTransaction', 400, gateway.rest('DELETE', `/api/v2/transactions/${orderId}`, { key })],
+      ['listTransactions', 400, gateway.rest('GET', '/api/v2/transactions?page=0', { key })],
+    ];
+    for (const [operationId, status, pending] of refusals) {
+      const response = await pending;
+      expect(response.status, operationId).toBe(status);
+      expectConforms(operationId, status, response.body);
+    }
+  });
+
+  it('serves the contract itself at /api/v2/openapi.json', async () => {
+    const response = await gateway.rest('GET', '/api/v2/openapi.json');
+    expect(response.status).toBe(200);
+    expect(response.body.openapi).toMatch(/^3\./);
+    expect(Object.keys(response.body.paths)).toEqual(expect.arrayContaining(['/transactions', '/transactions/{order_id}', '/refund/{order_id}', '/payouts', '/accounts/stats']));
+  });
+});

@@ -1,0 +1,176 @@
+/**
+ * A real gateway for tests: its own PostgreSQL database (cloned from the migrated template) or
+ * an in-memory PGlite, real HTTP servers on free ports, and helpers to call them.
+ */
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import pg from 'pg';
+import type { FastifyInstance } from 'fastify';
+import { buildCheckoutApp } from '../../src/checkout/app.js';
+import type { OperatorCaller } from '../../src/domain/auth.js';
+import { systemClock, type GatewayContext } from '../../src/domain/context.js';
+import type { Coordination } from '../../src/domain/coordination.js';
+import { createApiKey, createOrganization, updateOrganization } from '../../src/domain/operations/index.js';
+import type { CreateOrganizationInput } from '../../src/domain/operations/createOrganization.js';
+import type { UpdateOrganizationInput } from '../../src/domain/operations/updateOrganization.js';
+import type { OrganizationRecord } from '../../src/domain/organizations.js';
+import { buildApp } from '../../src/http/app.js';
+import { createLocalCoordination } from '../../src/infra/local/coordination.js';
+import { openDatabase, type Database } from '../../src/infra/prisma/database.js';
+import { applyMigrations } from '../../src/infra/prisma/migrate.js';
+import { createRedisCoordination } from '../../src/infra/redis/coordination.js';
+import { TEMPLATE_DATABASE, TEST_POSTGRES_URL, TEST_REDIS_URL, databaseUrl } from './env.js';
+
+export interface HttpResult<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+export interface RestOptions {
+  key?: string;
+  /** Serialised as JSON. */
+  body?: unknown;
+  /** Sent exactly as given (malformed JSON, wrong content type...). */
+  rawBody?: string;
+  headers?: Record<string, string>;
+}
+
+export interface MerchantOptions extends Partial<CreateOrganizationInput> {
+  scope?: string;
+  /** Applied after creation: limits, status, sector ''. */
+  update?: UpdateOrganizationInput;
+}
+
+export interface TestGateway {
+  url: string;
+  checkoutUrl: string;
+  ctx: GatewayContext;
+  db: Database;
+  adminToken: string;
+  operator: OperatorCaller;
+  createOrganization(options?: MerchantOptions): Promise<OrganizationRecord>;
+  createKey(organizationId: string, scope: string): Promise<string>;
+  /** A new organisation and one key for it (scope `checkout` unless told). */
+  merchant(options?: MerchantOptions): Promise<{ organization: OrganizationRecord; key: string }>;
+  rest<T = any>(method: string, path: string, options?: RestOptions): Promise<HttpResult<T>>;
+  graphql<T = any>(query: string, variables?: Record<string, unknown>, token?: string): Promise<HttpResult<T>>;
+  close(): Promise<void>;
+}
+
+export interface GatewayOptions {
+  /** In-memory PGlite instead of PostgreSQL (the embedded default). */
+  embedded?: boolean;
+  /** Redis coordination instead of in-process. */
+  redis?: boolean;
+}
+
+async function cloneTemplateDatabase(): Promise<{ name: string; drop: () => Promise<void> }> {
+  const name = `gateway_test_f_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name} TEMPLATE ${TEMPLATE_DATABASE}`);
+  await admin.end();
+  return {
+    name,
+    drop: async () => {
+      const client = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await client.end();
+    },
+  };
+}
+
+const listen = async (app: FastifyInstance): Promise<string> => {
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  return `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+};
+
+export async function startGateway(options: GatewayOptions = {}): Promise<TestGateway> {
+  const clone = options.embedded ? null : await cloneTemplateDatabase();
+  const db = await openDatabase(clone ? { url: databaseUrl(clone.name), poolMax: 4 } : { dataDir: 'memory://' });
+  if (!clone) await applyMigrations(db.adapterFactory);
+
+  const rateLimit = { max: 100_000, windowMs: 60_000 };
+  const coordination: Coordination = options.redis
+    ? createRedisCoordination({ url: TEST_REDIS_URL, keyPrefix: `test:gw:${randomBytes(4).toString('hex')}:`, rateLimit })
+    : createLocalCoordination({ rateLimit });
+  const adminToken = `gw_op_test_${randomBytes(16).toString('hex')}`;
+  const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
+  // The checkout address must be known before the apps exist: reserve it with a placeholder and
+  // fill it in once the checkout server has its port.
+  const settings = { checkoutPublicUrl: '' };
+  const ctx: GatewayContext = { db: db.prisma, clock: systemClock, coordination, settings, log: silent };
+
+  const api = await buildApp({ ctx, adminToken, logger: false, ready: async () => ({ database: await db.ping(), coordinator: await coordination.health.ping() }) });
+  const checkout = await buildCheckoutApp({ ctx, logger: false });
+  const url = await listen(api);
+  const checkoutUrl = await listen(checkout);
+  settings.checkoutPublicUrl = checkoutUrl;
+  const operator: OperatorCaller = { kind: 'operator', role: 'admin', tokenId: null };
+
+  const createOrg = async ({ scope: _scope, update, ...input }: MerchantOptions = {}) => {
+    const organization = await createOrganization(ctx, operator, { name: `Org ${randomBytes(3).toString('hex')}`, ...input });
+    return update ? updateOrganization(ctx, operator, organization.id, update) : organization;
+  };
+  const createKey = async (organizationId: string, scope: string) => (await createApiKey(ctx, operator, organizationId, scope)).secret;
+
+  const request = async (method: string, path: string, init: { headers: Record<string, string>; body?: string }) => {
+    const response = await fetch(`${url}${path}`, { method, headers: init.headers, body: init.body });
+    const text = await response.text();
+    let body: unknown = text;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      // Not JSON: keep the text (a test will say so).
+    }
+    return { status: response.status, body: body as any, headers: response.headers };
+  };
+
+  return {
+    url,
+    checkoutUrl,
+    ctx,
+    db,
+    adminToken,
+    operator,
+    createOrganization: createOrg,
+    createKey,
+    merchant: async (merchantOptions = {}) => {
+      const organization = await createOrg(merchantOptions);
+      return { organization, key: await createKey(organization.id, merchantOptions.scope ?? 'checkout') };
+    },
+    rest: (method, path, restOptions = {}) => {
+      const headers: Record<string, string> = { ...restOptions.headers };
+      if (restOptions.key) headers.authorization = `Bearer ${restOptions.key}`;
+      let body = restOptions.rawBody;
+      if (restOptions.body !== undefined) body = JSON.stringify(restOptions.body);
+      if (body !== undefined && !Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+      return request(method, path, { headers, body });
+    },
+    graphql: (query, variables, token) =>
+      request('POST', '/graphql', {
+        headers: { 'content-type': 'application/json', ...(token && { authorization: `Bearer ${token}` }) },
+        body: JSON.stringify({ query, variables }),
+      }),
+    close: async () => {
+      await Promise.allSettled([api.close(), checkout.close()]);
+      await coordination.health.close();
+      await db.close();
+      await clone?.drop();
+    },
+  };
+}
+
+/** A valid v2 create-transaction body; override what a test is about. */
+export function transactionBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    method_of_payment: ['wave', 'orange_money'],
+    products: [{ name: 'Bissap juice', price: 1500, quantity: 2, description: '1 L bottle' }],
+    customer: { first_name: 'Awa', last_name: 'Diop', phone: '+221771234567' },
+    success_url: 'https://shop.example.sn/merci',
+    error_url: 'https://shop.example.sn/erreur',
+    ...overrides,
+  };
+}
