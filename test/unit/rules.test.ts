@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { parseBearer } from '../../src/domain/auth.js';
+import { DomainError } from '../../src/domain/errors.js';
+import { resolvePage, toPage } from '../../src/domain/pagination.js';
+import { normalizePhone, parsePaymentMethod, startOfUtcMonth, validateRedirectUrl } from '../../src/domain/rules.js';
+
+const codeOf = (action: () => unknown): string | undefined => {
+  try {
+    action();
+  } catch (error) {
+    return error instanceof DomainError ? error.code : 'not a domain error';
+  }
+  return undefined;
+};
+
+describe('parseBearer', () => {
+  it('reads the token of a Bearer header, whatever the case of the scheme', () => {
+    expect(parseBearer('Bearer gw_sk_abc')).toBe('gw_sk_abc');
+    expect(parseBearer('bearer gw_sk_abc')).toBe('gw_sk_abc');
+  });
+  it('refuses missing, other-scheme, empty, spaced and oversized tokens', () => {
+    for (const header of [undefined, '', 'Bearer', 'Bearer ', 'Basic abc', 'Bearer a b', `Bearer ${'x'.repeat(257)}`]) {
+      expect(parseBearer(header), String(header)).toBeNull();
+    }
+  });
+});
+
+describe('validateRedirectUrl', () => {
+  it('accepts absolute http and https addresses', () => {
+    expect(validateRedirectUrl('https://shop.sn/merci?order=1')).toBe('https://shop.sn/merci?order=1');
+    expect(validateRedirectUrl('http://localhost:8080/ok')).toBe('http://localhost:8080/ok');
+  });
+  it('refuses percent-encoded characters before anything else', () => {
+    expect(codeOf(() => validateRedirectUrl('https://shop.sn/a%20b'))).toBe('encoded_url');
+    expect(codeOf(() => validateRedirectUrl('not a url %2F'))).toBe('encoded_url');
+  });
+  it('refuses what is not an absolute http(s) address', () => {
+    for (const url of ['shop.sn/merci', 'ftp://shop.sn', 'javascript:alert(1)', '/relative', `https://x.sn/${'a'.repeat(2048)}`]) {
+      expect(codeOf(() => validateRedirectUrl(url)), url).toBe('invalid_url');
+    }
+  });
+});
+
+describe('normalizePhone', () => {
+  it('keeps international numbers, dropping spaces and dashes', () => {
+    expect(normalizePhone('+221 77 123-45-67')).toBe('+221771234567');
+  });
+  it('refuses numbers without the plus sign, too short or too long', () => {
+    for (const phone of ['221771234567', '+2217', '+2217712345678901', '+22177abc4567']) {
+      expect(codeOf(() => normalizePhone(phone)), phone).toBe('invalid_phone');
+    }
+  });
+});
+
+describe('parsePaymentMethod', () => {
+  it('knows exactly wave and orange_money', () => {
+    expect(parsePaymentMethod('wave')).toBe('wave');
+    expect(parsePaymentMethod('orange_money')).toBe('orange_money');
+    for (const method of ['WAVE', 'bank', 'free_money', '']) expect(codeOf(() => parsePaymentMethod(method))).toBe('unsupported_payment_method');
+  });
+});
+
+describe('pages', () => {
+  it('defaults to page 1 of 20 and caps the limit at 100', () => {
+    expect(resolvePage({})).toEqual({ page: 1, limit: 20, skip: 0 });
+    expect(resolvePage({ page: 3, limit: 500 })).toEqual({ page: 3, limit: 100, skip: 200 });
+  });
+  it('refuses pages and limits below 1 or not whole', () => {
+    for (const request of [{ page: 0 }, { limit: 0 }, { page: -1 }, { page: 1.5 }, { page: 100_001 }]) {
+      expect(codeOf(() => resolvePage(request)), JSON.stringify(request)).toBe('invalid_query');
+    }
+  });
+  it('counts whole pages, and none for an empty list', () => {
+    expect(toPage([], 0, 1, 20).totalPages).toBe(0);
+    expect(toPage([], 41, 1, 20).totalPages).toBe(3);
+  });
+});
+
+describe('startOfUtcMonth', () => {
+  it('is the first instant of the UTC month, whatever the local time zone', () => {
+    expect(startOfUtcMonth(new Date('2026-03-31T23:59:59.999Z')).toISOString()).toBe('2026-03-01T00:00:00.000Z');
+    expect(startOfUtcMonth(new Date('2026-04-01T00:00:00.000Z')).toISOString()).toBe('2026-04-01T00:00:00.000Z');
+  });
+});
