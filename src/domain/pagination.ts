@@ -23,7 +23,7 @@ export function resolvePage(request: PageRequest): { page: number; limit: number
   const page = request.page ?? 1;
   const requestedLimit = request.limit ?? DEFAULT_PAGE_SIZE;
   if (!Number.isSafeInteger(page) || page < 1 || page > MAX_PAGE) throw new DomainError('invalid_query', `page must be an integer from 1 to ${MAX_PAGE}`);
-  if (!Number.isSafeInteger(requestedLimit) || requestedLimit < 1) throw new DomainError('invalid_query', 'limit must be a positive integer');
+  if (!Number.isInteger(requestedLimit) || requestedLimit < 1) throw new DomainError('invalid_query', 'limit must be a positive integer');
   // Above the maximum the limit is capped, not refused (DESIGN: lists).
   const limit = Math.min(requestedLimit, MAX_PAGE_SIZE);
   return { page, limit, skip: (page - 1) * limit };

@@ -18,6 +18,8 @@ export const MINIMUM_AMOUNT_EXCLUSIVE = 10;
 export const MAXIMUM_AMOUNT = 1_000_000_000_000;
 /** Most products one transaction may list: a checkout page, not a warehouse manifest. */
 export const MAX_PRODUCTS = 100;
+/** Most units of one product: far above any real basket, far below the 32-bit column. */
+export const MAX_QUANTITY = 1_000_000;
 /** Bounds on free text so that one request cannot store megabytes. */
 export const MAX_NAME_LENGTH = 200;
 export const MAX_DESCRIPTION_LENGTH = 1000;
@@ -41,7 +43,8 @@ export function normalizePhone(value: string): string {
 /** A redirect URL: absolute http(s), no percent-encoded characters (the spec's rule). */
 export function validateRedirectUrl(value: string): string {
   if (/%[0-9a-f]{2}/i.test(value)) throw new DomainError('encoded_url');
-  if (value.length > MAX_URL_LENGTH) throw new DomainError('invalid_url');
+  // Control characters (NUL, newlines...) are never part of a redirect the customer should follow.
+  if (value.length > MAX_URL_LENGTH || /[\u0000-\u001f\u007f]/.test(value)) throw new DomainError('invalid_url');
   let url: URL;
   try {
     url = new URL(value);
@@ -52,11 +55,26 @@ export function validateRedirectUrl(value: string): string {
   return value;
 }
 
+/** PostgreSQL text cannot hold NUL, and no name or URL needs it. */
+const hasNul = (value: string): boolean => value.includes('\u0000');
+
 export function requireText(field: string, value: string | undefined | null, maxLength: number): string | null {
   if (value === undefined || value === null) return null;
   if (value.length > maxLength) throw new DomainError('invalid_request_body', `${field} is longer than ${maxLength} characters`);
+  if (hasNul(value)) throw new DomainError('invalid_request_body', `${field} contains a NUL character`);
   return value;
 }
+
+/** A filter value from a query: bounded, and never able to break the SQL it ends up in. */
+export function filterText(field: string, value: string | undefined, maxLength: number): string | undefined {
+  if (value === undefined) return undefined;
+  if (value.length > maxLength) throw new DomainError('invalid_query', `${field} is longer than ${maxLength} characters`);
+  if (hasNul(value)) throw new DomainError('invalid_query', `${field} contains a NUL character`);
+  return value;
+}
+
+/** Text matched with LIKE (Prisma's `contains`) is literal: % and _ are not wildcards. */
+export const escapeLike = (text: string): string => text.replace(/[\\%_]/g, (char) => `\\${char}`);
 
 export type SwitchName = 'transactions' | 'payouts' | PaymentMethod;
 export const SWITCH_NAMES: readonly SwitchName[] = ['transactions', 'payouts', 'wave', 'orange_money'];

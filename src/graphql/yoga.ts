@@ -29,6 +29,12 @@ export function toGraphQLError(error: DomainError, source?: GraphQLError): Graph
   });
 }
 
+/**
+ * Recognised by shape, not `instanceof`: a second copy of graphql (its ESM and CJS builds) must
+ * never turn a domain error into a 500.
+ */
+const isGraphQLError = (value: unknown): value is GraphQLError => value instanceof Error && value.name === 'GraphQLError';
+
 export function createYoga({ ctx, adminToken }: YogaOptions) {
   return createYogaServer<{ request: unknown; reply: unknown }, GraphQLContext>({
     schema,
@@ -48,11 +54,11 @@ export function createYoga({ ctx, adminToken }: YogaOptions) {
       }
     },
     maskedErrors: {
-      maskError: (error, message) => {
-        const original = error instanceof GraphQLError ? error.originalError : error;
+      maskError: (error) => {
+        // Yoga hands us a GraphQLError wrapping whatever the resolver threw.
+        const original = (error as { originalError?: unknown }).originalError ?? error;
         if (original instanceof DomainError) return toGraphQLError(original, error as GraphQLError);
-        if (original instanceof GraphQLError) return original;
-        if (error instanceof GraphQLError && !error.originalError) return error;
+        if (isGraphQLError(original)) return original;
         ctx.log.error({ err: original }, 'unexpected GraphQL error');
         return new GraphQLError('Internal server error', { extensions: { code: 'INTERNAL_SERVER_ERROR', status: 500 } });
       },

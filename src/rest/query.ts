@@ -19,7 +19,8 @@ export function queryString(query: Query, name: string): string | undefined {
 export function queryInteger(query: Query, name: string): number | undefined {
   const value = single(query, name);
   if (value === undefined) return undefined;
-  if (!/^-?\d{1,15}$/.test(value)) throw new DomainError('invalid_query', `${name} must be an integer`);
+  // Any whole number is read (the domain caps or refuses it); 30 digits bounds the parsing.
+  if (!/^-?\d{1,30}$/.test(value)) throw new DomainError('invalid_query', `${name} must be an integer`);
   return Number(value);
 }
 
@@ -30,15 +31,27 @@ export function queryBoolean(query: Query, name: string): boolean | undefined {
   return value === 'true';
 }
 
-const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i;
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(Z|[+-](\d{2}):(\d{2}))$/i;
+
+/** RFC 3339 with a real calendar date: Date would quietly turn February 30 into March 1. */
+function parseRfc3339(value: string): Date | null {
+  const match = RFC3339.exec(value);
+  if (!match) return null;
+  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  const [offsetHours, offsetMinutes] = [Number(match[9] ?? 0), Number(match[10] ?? 0)];
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth || hour > 23 || minute > 59 || second > 59 || offsetHours > 23 || offsetMinutes > 59) {
+    return null;
+  }
+  const date = new Date(value);
+  return Number.isNaN(date.getTime()) ? null : date;
+}
 
 export function queryDate(query: Query, name: string): Date | undefined {
   const value = single(query, name);
   if (value === undefined) return undefined;
-  const date = new Date(value);
-  if (!RFC3339.test(value) || Number.isNaN(date.getTime())) {
-    throw new DomainError('invalid_query', `${name} must be an RFC 3339 date-time (encode "+" as %2B, or use Z)`);
-  }
+  const date = parseRfc3339(value);
+  if (!date) throw new DomainError('invalid_query', `${name} must be an RFC 3339 date-time (encode "+" as %2B, or use Z)`);
   return date;
 }
 

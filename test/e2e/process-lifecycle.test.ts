@@ -40,7 +40,7 @@ beforeAll(async () => {
   dataDir = await mkdtemp(path.join(tmpdir(), 'gateway-lifecycle-'));
   const [port, checkoutPort] = [await freePort(), await freePort()];
   base = `http://127.0.0.1:${port}`;
-  const env = { ...process.env, PORT: String(port), CHECKOUT_PORT: String(checkoutPort), GATEWAY_DATA_DIR: dataDir, GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN };
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), CHECKOUT_PORT: String(checkoutPort), GATEWAY_DATA_DIR: dataDir, GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN };
   delete env.DATABASE_URL;
   delete env.REDIS_URL;
   child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: process.cwd(), env, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -1,11 +1,24 @@
 /** Where the test services are: the machine's PostgreSQL and Redis unless overridden. */
 export const TEST_POSTGRES_URL = process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-export const TEMPLATE_DATABASE = `gateway_test_template`;
+
+/**
+ * Test databases are named after the run's process id, so that two runs on one machine never
+ * drop each other's databases, and leftovers of killed runs can be recognised and dropped.
+ */
+export const TEST_DATABASE_PATTERN = /^gateway_test_(\d+)_/;
+export const templateDatabaseOf = (runPid: number): string => `gateway_test_${runPid}_template`;
+export const fileDatabaseOf = (runPid: number, suffix: string): string => `gateway_test_${runPid}_f_${suffix}`;
 
 /** The same server, another database. */
 export function databaseUrl(name: string): string {
   const url = new URL(TEST_POSTGRES_URL);
   url.pathname = `/${name}`;
   return url.toString();
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    testRunPid: number;
+  }
 }

@@ -19,7 +19,8 @@ import { createLocalCoordination } from '../../src/infra/local/coordination.js';
 import { openDatabase, type Database } from '../../src/infra/prisma/database.js';
 import { applyMigrations } from '../../src/infra/prisma/migrate.js';
 import { createRedisCoordination } from '../../src/infra/redis/coordination.js';
-import { TEMPLATE_DATABASE, TEST_POSTGRES_URL, TEST_REDIS_URL, databaseUrl } from './env.js';
+import { inject } from 'vitest';
+import { TEST_POSTGRES_URL, TEST_REDIS_URL, databaseUrl, fileDatabaseOf, templateDatabaseOf } from './env.js';
 
 export interface HttpResult<T = any> {
   status: number;
@@ -66,17 +67,18 @@ export interface GatewayOptions {
 }
 
 async function cloneTemplateDatabase(): Promise<{ name: string; drop: () => Promise<void> }> {
-  const name = `gateway_test_f_${randomBytes(6).toString('hex')}`;
+  const runPid = inject('testRunPid');
+  const name = fileDatabaseOf(runPid, randomBytes(6).toString('hex'));
   const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
   await admin.connect();
-  await admin.query(`CREATE DATABASE ${name} TEMPLATE ${TEMPLATE_DATABASE}`);
+  await admin.query(`CREATE DATABASE "${name}" TEMPLATE "${templateDatabaseOf(runPid)}"`);
   await admin.end();
   return {
     name,
     drop: async () => {
       const client = new pg.Client({ connectionString: TEST_POSTGRES_URL });
       await client.connect();
-      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
       await client.end();
     },
   };

@@ -3,26 +3,53 @@
  * then clones it (CREATE DATABASE ... TEMPLATE), which takes milliseconds instead of a migration.
  */
 import pg from 'pg';
+import type { TestProject } from 'vitest/node';
 import { openDatabase } from '../../src/infra/prisma/database.js';
 import { applyMigrations } from '../../src/infra/prisma/migrate.js';
-import { TEMPLATE_DATABASE, TEST_POSTGRES_URL, databaseUrl } from './env.js';
+import { TEST_DATABASE_PATTERN, TEST_POSTGRES_URL, databaseUrl, templateDatabaseOf } from './env.js';
 
-export async function setup(): Promise<void> {
+const isAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+async function withAdmin<T>(work: (admin: pg.Client) => Promise<T>): Promise<T> {
   const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
   await admin.connect();
   try {
-    await admin.query(`DROP DATABASE IF EXISTS ${TEMPLATE_DATABASE} WITH (FORCE)`);
-    await admin.query(`CREATE DATABASE ${TEMPLATE_DATABASE}`);
-    // Leftovers of runs that were killed before their teardown.
-    const stale = await admin.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE 'gateway_test_f_%' OR datname LIKE 'prisma_migrate_shadow_db_%'`);
-    for (const { datname } of stale.rows) await admin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
+    return await work(admin);
   } finally {
     await admin.end();
   }
-  const db = await openDatabase({ url: databaseUrl(TEMPLATE_DATABASE), poolMax: 2 });
+}
+
+/** Drops this run's databases, or (runPid undefined) those of runs that are no longer alive. */
+async function dropTestDatabases(admin: pg.Client, runPid?: number): Promise<void> {
+  const { rows } = await admin.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE 'gateway_test_%'`);
+  for (const { datname } of rows) {
+    const owner = Number(TEST_DATABASE_PATTERN.exec(datname)?.[1]);
+    const drop = runPid === undefined ? !owner || !isAlive(owner) : owner === runPid;
+    if (drop) await admin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
+  }
+}
+
+export async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const runPid = process.pid;
+  const template = templateDatabaseOf(runPid);
+  await withAdmin(async (admin) => {
+    await dropTestDatabases(admin);
+    await admin.query(`CREATE DATABASE "${template}"`);
+  });
+  const db = await openDatabase({ url: databaseUrl(template), poolMax: 2 });
   try {
     await applyMigrations(db.adapterFactory);
   } finally {
     await db.close();
   }
+  project.provide('testRunPid', runPid);
+  return () => withAdmin((admin) => dropTestDatabases(admin, runPid));
 }

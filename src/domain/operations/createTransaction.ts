@@ -13,6 +13,7 @@ import {
   MAX_DESCRIPTION_LENGTH,
   MAX_NAME_LENGTH,
   MAX_PRODUCTS,
+  MAX_QUANTITY,
   MINIMUM_AMOUNT_EXCLUSIVE,
   UNVERIFIED_MONTHLY_LIMIT,
   isSwitchOn,
@@ -22,6 +23,7 @@ import {
   startOfUtcMonth,
   validateRedirectUrl,
 } from '../rules.js';
+import { ensureAccounts } from '../organizations.js';
 import { checkoutUrlOf, defaultErrorUrlOf, defaultSuccessUrlOf, type TransactionRecord } from '../transactions.js';
 
 export interface ProductInput {
@@ -72,6 +74,10 @@ export async function createTransaction(ctx: GatewayContext, caller: Caller, inp
   if (input.isEscrow && !organization.escrowEnabled) throw new DomainError('escrow_not_enabled');
   checkOrganizationLimits(organization, amount);
 
+  await ensureAccounts(ctx.db, organization.id).catch((error: unknown) => {
+    ctx.log.error({ err: error, organizationId: organization.id }, 'could not prepare merchant accounts');
+    throw new DomainError('merchant_account_unavailable');
+  });
   const transaction = await ctx.db.$transaction(async (tx) => {
     if (!organization.verified) {
       // Serialise creations of this organisation so two concurrent requests cannot both fit
@@ -136,6 +142,7 @@ function validProducts(products: ProductInput[]): ProductInput[] {
       throw new DomainError('invalid_request_body', `products[${index}].price must be a non-negative integer`);
     }
     if (!Number.isSafeInteger(product.quantity)) throw new DomainError('invalid_request_body', `products[${index}].quantity must be an integer`);
+    if (product.quantity > MAX_QUANTITY) throw new DomainError('invalid_request_body', `products[${index}].quantity is more than ${MAX_QUANTITY}`);
     // A negative quantity is no more meaningful than zero on a bill.
     if (product.quantity <= 0) throw new DomainError('invalid_total');
   });

@@ -5,7 +5,7 @@ import { authorizeMerchant, type Caller } from '../auth.js';
 import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import { resolvePage, toPage, type Page, type PageRequest } from '../pagination.js';
-import { MAX_SEARCH_LENGTH } from '../rules.js';
+import { MAX_SEARCH_LENGTH, escapeLike, filterText } from '../rules.js';
 import { isUuid, withOrderedProducts, type TransactionRecord } from '../transactions.js';
 
 export interface ListTransactionsInput extends PageRequest {
@@ -35,8 +35,8 @@ export async function listTransactions(ctx: GatewayContext, caller: Caller, inpu
 }
 
 function transactionFilter(organizationId: string, input: ListTransactionsInput): Prisma.TransactionWhereInput {
-  const search = input.search?.trim();
-  if (search && search.length > MAX_SEARCH_LENGTH) throw new DomainError('invalid_query', `search is longer than ${MAX_SEARCH_LENGTH} characters`);
+  const search = filterText('search', input.search?.trim(), MAX_SEARCH_LENGTH);
+  const customerPhone = filterText('customer_phone', input.customerPhone?.replace(/[\s-]/g, ''), MAX_SEARCH_LENGTH);
   if (input.minAmount !== undefined && input.maxAmount !== undefined && input.minAmount > input.maxAmount) {
     throw new DomainError('invalid_query', 'min_amount is greater than max_amount');
   }
@@ -47,7 +47,7 @@ function transactionFilter(organizationId: string, input: ListTransactionsInput)
     ...(input.includeDeleted || input.status === 'cancelled' ? {} : { isDeleted: false }),
     ...(input.status && { status: input.status }),
     ...(input.paymentMethod && { selectedPaymentMethod: input.paymentMethod }),
-    ...(input.customerPhone && { customerPhone: input.customerPhone.replace(/[\s-]/g, '') }),
+    ...(customerPhone && { customerPhone }),
     ...(input.isEscrow !== undefined && { isEscrow: input.isEscrow }),
     ...(input.isMerchant !== undefined && { isMerchant: input.isMerchant }),
     amount: {
@@ -64,12 +64,12 @@ function transactionFilter(organizationId: string, input: ListTransactionsInput)
 
 /** Free text: order id, customer name or phone, product names. */
 function searchConditions(search: string): Prisma.TransactionWhereInput[] {
-  const contains = { contains: search, mode: 'insensitive' as const };
+  const contains = { contains: escapeLike(search), mode: 'insensitive' as const };
   return [
     ...(isUuid(search) ? [{ id: search }] : []),
     { customerFirstName: contains },
     { customerLastName: contains },
-    { customerPhone: { contains: search } },
+    { customerPhone: { contains: escapeLike(search) } },
     { products: { some: { name: contains } } },
   ];
 }

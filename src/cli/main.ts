@@ -1,0 +1,240 @@
+/**
+ * Operator CLI (`npx gateway <command>`): a thin client of the GraphQL admin API at GATEWAY_URL,
+ * acting with the token in GATEWAY_ADMIN_TOKEN. Every command prints ONE JSON object on stdout and
+ * exits 0; any failure prints {"error": "..."} on stdout and exits 1, so scripts can always parse
+ * the output and branch on the exit code.
+ */
+import { parseArgs } from 'node:util';
+import { ClientError, GraphQLClient } from 'graphql-request';
+import {
+  CreateApiKeyDocument,
+  CreateOrganizationDocument,
+  RevokeApiKeyDocument,
+  SetSwitchDocument,
+  UpdateOrganizationDocument,
+  type ApiScope,
+  type OrganizationStatus,
+  type PaymentMethod,
+  type SwitchName,
+  type UpdateOrganizationInput,
+} from './generated/graphql.js';
+
+const DEFAULT_URL = 'http://127.0.0.1:3000';
+/** A gateway that accepts the connection but never answers must not hang a script forever. */
+const TIMEOUT_MS = 30_000;
+
+type Env = Record<string, string | undefined>;
+/** Commands build their client only after their arguments are valid (bad flags beat a missing token). */
+type Connect = () => GraphQLClient;
+
+/** A mistake on the command line: reported with the command's usage. */
+class UsageError extends Error {}
+
+// Every value of a schema enum, for validating arguments before sending them. `Record<Enum, true>`
+// stops compiling when the schema (hence the generated types) adds or drops a value.
+const values = <T extends string>(record: Record<T, true>) => Object.keys(record) as T[];
+const SCOPES = values<ApiScope>({ checkout: true, management: true, payout: true, read: true, readAndWrite: true, write: true });
+const STATUSES = values<OrganizationStatus>({ active: true, inactive: true, blocked: true });
+const METHODS = values<PaymentMethod>({ wave: true, orange_money: true });
+const SWITCHES = values<SwitchName>({ transactions: true, payouts: true, wave: true, orange_money: true });
+
+const COMMANDS = {
+  'org create': {
+    usage: 'org create --name NAME [--verified] [--escrow] [--payouts] [--methods wave,orange_money] [--sector SECTOR]',
+    run: orgCreate,
+  },
+  'org update': {
+    usage:
+      'org update ID [--status active|inactive|blocked] [--verified true|false] [--escrow true|false] [--payouts true|false] ' +
+      '[--methods LIST] [--sector S] [--min-amount N|none] [--max-amount N|none] [--max-payout N|none]',
+    run: orgUpdate,
+  },
+  'key create': { usage: `key create --org ID --scope ${SCOPES.join('|')}`, run: keyCreate },
+  'key revoke': { usage: 'key revoke KEY_ID', run: keyRevoke },
+  'switch set': { usage: `switch set ${SWITCHES.join('|')} on|off`, run: switchSet },
+} satisfies Record<string, { usage: string; run: (argv: string[], connect: Connect) => Promise<object> }>;
+type CommandName = keyof typeof COMMANDS;
+
+// --- commands ---------------------------------------------------------------------------------
+
+async function orgCreate(argv: string[], connect: Connect) {
+  const { values: flags } = parseArgs({
+    args: argv,
+    options: {
+      name: { type: 'string' },
+      verified: { type: 'boolean' },
+      escrow: { type: 'boolean' },
+      payouts: { type: 'boolean' },
+      methods: { type: 'string' },
+      sector: { type: 'string' },
+    },
+  });
+  if (!flags.name) throw new UsageError('--name is required');
+  const { createOrganization } = await connect().request(CreateOrganizationDocument, {
+    input: {
+      name: flags.name,
+      verified: flags.verified,
+      escrowEnabled: flags.escrow,
+      payoutEnabled: flags.payouts,
+      allowedMethods: flags.methods === undefined ? undefined : methods(flags.methods),
+      // Left out, the server applies "general"; an empty string is sent as is and clears it.
+      businessSector: flags.sector,
+    },
+  });
+  return createOrganization;
+}
+
+async function orgUpdate(argv: string[], connect: Connect) {
+  const { values: flags, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      status: { type: 'string' },
+      verified: { type: 'string' },
+      escrow: { type: 'string' },
+      payouts: { type: 'string' },
+      methods: { type: 'string' },
+      sector: { type: 'string' },
+      'min-amount': { type: 'string' },
+      'max-amount': { type: 'string' },
+      'max-payout': { type: 'string' },
+    },
+  });
+  const [id] = expectPositionals(positionals, ['ID']);
+  // Only the flags given are sent: an omitted field leaves the organisation's value alone.
+  const input: UpdateOrganizationInput = {
+    status: flags.status === undefined ? undefined : oneOf('--status', flags.status, STATUSES),
+    verified: flags.verified === undefined ? undefined : boolean('--verified', flags.verified),
+    escrowEnabled: flags.escrow === undefined ? undefined : boolean('--escrow', flags.escrow),
+    payoutEnabled: flags.payouts === undefined ? undefined : boolean('--payouts', flags.payouts),
+    allowedMethods: flags.methods === undefined ? undefined : methods(flags.methods),
+    businessSector: flags.sector,
+    minTransactionAmount: flags['min-amount'] === undefined ? undefined : amount('--min-amount', flags['min-amount']),
+    maxTransactionAmount: flags['max-amount'] === undefined ? undefined : amount('--max-amount', flags['max-amount']),
+    maxPayoutAmount: flags['max-payout'] === undefined ? undefined : amount('--max-payout', flags['max-payout']),
+  };
+  if (Object.values(input).every((value) => value === undefined)) throw new UsageError('nothing to update: give at least one flag');
+  const { updateOrganization } = await connect().request(UpdateOrganizationDocument, { id, input });
+  return updateOrganization;
+}
+
+async function keyCreate(argv: string[], connect: Connect) {
+  const { values: flags } = parseArgs({ args: argv, options: { org: { type: 'string' }, scope: { type: 'string' } } });
+  if (!flags.org) throw new UsageError('--org is required');
+  if (flags.scope === undefined) throw new UsageError('--scope is required');
+  const scope = oneOf('--scope', flags.scope, SCOPES);
+  const { createApiKey } = await connect().request(CreateApiKeyDocument, { organizationId: flags.org, scope });
+  return { ...createApiKey.apiKey, key: createApiKey.key };
+}
+
+async function keyRevoke(argv: string[], connect: Connect) {
+  const [id] = expectPositionals(parseArgs({ args: argv, allowPositionals: true }).positionals, ['KEY_ID']);
+  const { revokeApiKey } = await connect().request(RevokeApiKeyDocument, { id });
+  return revokeApiKey;
+}
+
+async function switchSet(argv: string[], connect: Connect) {
+  const [name, state] = expectPositionals(parseArgs({ args: argv, allowPositionals: true }).positionals, ['SWITCH', 'on|off']);
+  const variables = { name: oneOf('switch', name, SWITCHES), on: oneOf('state', state, ['on', 'off'] as const) === 'on' };
+  const { setSwitch } = await connect().request(SetSwitchDocument, variables);
+  return { switch: setSwitch.name, on: setSwitch.on };
+}
+
+// --- argument values --------------------------------------------------------------------------
+
+/** Exactly one positional argument per name, typed as a tuple of that length. */
+function expectPositionals<const N extends readonly string[]>(positionals: string[], names: N): { [K in keyof N]: string } {
+  if (positionals.length < names.length) throw new UsageError(`missing ${names.slice(positionals.length).join(' ')}`);
+  if (positionals.length > names.length) throw new UsageError(`unexpected argument '${positionals[names.length]}'`);
+  return positionals as { [K in keyof N]: string };
+}
+
+function oneOf<T extends string>(what: string, value: string | undefined, allowed: readonly T[]): T {
+  if (!allowed.includes(value as T)) throw new UsageError(`${what} must be one of ${allowed.join(', ')} (got '${value}')`);
+  return value as T;
+}
+
+function boolean(flag: string, value: string): boolean {
+  return oneOf(flag, value, ['true', 'false'] as const) === 'true';
+}
+
+function methods(list: string): PaymentMethod[] {
+  return list.split(',').map((method) => oneOf('--methods', method.trim(), METHODS));
+}
+
+/** A whole number of XOF; `none` clears the limit (the API takes null for that). */
+function amount(flag: string, value: string): number | null {
+  if (value === 'none') return null;
+  const parsed = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(parsed)) throw new UsageError(`${flag} must be a whole number of XOF or none (got '${value}')`);
+  return parsed;
+}
+
+// --- gateway connection -----------------------------------------------------------------------
+
+function connector(env: Env): Connect {
+  const base = env.GATEWAY_URL || DEFAULT_URL;
+  return () => {
+    if (!URL.canParse(base)) throw new Error(`GATEWAY_URL is not a URL: '${base}'`);
+    const token = env.GATEWAY_ADMIN_TOKEN;
+    if (!token) throw new Error('GATEWAY_ADMIN_TOKEN is not set (an admin or operator token)');
+    return new GraphQLClient(`${base.replace(/\/+$/, '')}/graphql`, {
+      headers: { authorization: `Bearer ${token}` },
+      // Tell "no gateway there" apart from "the gateway said no": only fetch itself throws here.
+      fetch: async (input, init) => {
+        try {
+          return await fetch(input, { ...init, signal: AbortSignal.timeout(TIMEOUT_MS) });
+        } catch (error) {
+          const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
+          throw new Error(`cannot reach the gateway at ${base}: ${cause instanceof Error ? cause.message : String(cause)}`);
+        }
+      },
+    });
+  };
+}
+
+function errorMessage(error: unknown, command: CommandName | undefined): string {
+  if (error instanceof UsageError) return command ? `${error.message} (usage: gateway ${COMMANDS[command].usage})` : error.message;
+  // node:util parseArgs rejects unknown flags and missing values with ERR_PARSE_ARGS_* codes.
+  if (error instanceof TypeError && String((error as NodeJS.ErrnoException).code).startsWith('ERR_PARSE_ARGS')) {
+    // Their advice on dashes (`--flag=-x`, `-- "--x"`) fits no argument of ours: keep the first part.
+    return errorMessage(new UsageError(error.message.replace(/\s*To specify[\s\S]*$/, '').replace(/\s*\n\s*/g, ' ')), command);
+  }
+  if (error instanceof ClientError) {
+    return error.response.errors?.[0]?.message ?? `the gateway answered HTTP ${error.response.status} without a GraphQL result`;
+  }
+  return error instanceof Error ? error.message : String(error);
+}
+
+// --- entry point ------------------------------------------------------------------------------
+
+function help() {
+  return {
+    usage: Object.values(COMMANDS).map(({ usage }) => `gateway ${usage}`),
+    environment: {
+      GATEWAY_URL: `the gateway's API address (default ${DEFAULT_URL})`,
+      GATEWAY_ADMIN_TOKEN: 'the admin or operator token to act with',
+    },
+  };
+}
+
+/** Runs one command line; prints its single JSON object and returns the exit code. */
+export async function main(argv: string[], env: Env = process.env): Promise<number> {
+  const name = argv.slice(0, 2).join(' ');
+  const command = Object.hasOwn(COMMANDS, name) ? (name as CommandName) : undefined;
+  let output: object;
+  let code = 0;
+  try {
+    if (argv[0] === 'help' || argv.includes('--help') || argv.includes('-h')) output = help();
+    else if (!command) {
+      const known = Object.keys(COMMANDS).join(', ');
+      throw new UsageError(argv.length ? `unknown command '${name}'; commands: ${known}; see gateway help` : `no command given; commands: ${known}; see gateway help`);
+    } else output = await COMMANDS[command].run(argv.slice(2), connector(env));
+  } catch (error) {
+    output = { error: errorMessage(error, command) };
+    code = 1;
+  }
+  // Indented for a person at a terminal, one line for scripts and pipes.
+  process.stdout.write(`${JSON.stringify(output, null, process.stdout.isTTY ? 2 : undefined)}\n`);
+  return code;
+}

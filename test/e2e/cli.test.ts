@@ -1,0 +1,138 @@
+/**
+ * The operator CLI end to end: the real `bin/gateway.js` as a child process against a real
+ * gateway, checking its one JSON object on stdout and its exit code, then checking the effect on
+ * REST. Each spawn pays tsx's start-up (~0.5 s), so commands are batched where possible.
+ */
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGateway, transactionBody, type TestGateway } from '../support/gateway.js';
+
+const BIN = fileURLToPath(new URL('../../bin/gateway.js', import.meta.url));
+
+let gateway: TestGateway;
+
+beforeAll(async () => {
+  gateway = await startGateway();
+});
+
+afterAll(async () => {
+  await gateway?.close();
+});
+
+interface CliResult {
+  code: number;
+  json: any;
+}
+
+/** Runs `gateway ...args` with the test gateway's address and admin token unless `env` overrides them. */
+function cli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const childEnv = { ...process.env, GATEWAY_URL: gateway.url, GATEWAY_ADMIN_TOKEN: gateway.adminToken, ...env };
+    execFile(process.execPath, [BIN, ...args], { env: childEnv }, (error, stdout, stderr) => {
+      const code = error ? Number(error.code ?? 1) : 0;
+      // The contract: exactly one JSON value on stdout, whatever happened.
+      try {
+        resolve({ code, json: JSON.parse(stdout) });
+      } catch {
+        reject(new Error(`gateway ${args.join(' ')} exited ${code} without JSON on stdout:\n${stdout}\n${stderr}`));
+      }
+    });
+  });
+}
+
+describe('gateway CLI', () => {
+  it('org create: server defaults, flags, and an empty --sector', async () => {
+    const [plain, flagged, noSector] = await Promise.all([
+      cli(['org', 'create', '--name', 'Boutique Dakar']),
+      cli(['org', 'create', '--name', 'Keur Shop', '--verified', '--escrow', '--payouts', '--methods', 'wave', '--sector', 'retail']),
+      cli(['org', 'create', '--name', 'Sans secteur', '--sector', '']),
+    ]);
+
+    expect(plain.code).toBe(0);
+    expect(plain.json).toMatchObject({
+      name: 'Boutique Dakar',
+      status: 'active',
+      verified: false,
+      escrowEnabled: false,
+      payoutEnabled: false,
+      allowedMethods: expect.arrayContaining(['wave', 'orange_money']),
+      businessSector: 'general',
+    });
+    expect(plain.json.id).toEqual(expect.any(String));
+    expect(plain.json.accounts.map((account: { name: string }) => account.name).sort()).toEqual(['escrow', 'main']);
+    expect(plain.json.accounts[0].id).toEqual(expect.any(String));
+
+    expect(flagged.code).toBe(0);
+    expect(flagged.json).toMatchObject({ verified: true, escrowEnabled: true, payoutEnabled: true, allowedMethods: ['wave'], businessSector: 'retail' });
+
+    expect(noSector.code).toBe(0);
+    expect(noSector.json.businessSector).toBeNull();
+  });
+
+  it('org update: status, limits, verified false', async () => {
+    const organization = await gateway.createOrganization({ verified: true });
+    const result = await cli([
+      'org', 'update', organization.id,
+      '--status', 'blocked', '--verified', 'false', '--min-amount', '100', '--max-amount', '500000', '--max-payout', '200000',
+    ]);
+
+    expect(result.code).toBe(0);
+    expect(result.json).toMatchObject({
+      id: organization.id,
+      status: 'blocked',
+      verified: false,
+      minTransactionAmount: 100,
+      maxTransactionAmount: 500000,
+      maxPayoutAmount: 200000,
+    });
+  });
+
+  it('key create gives a working key; key revoke stops it at once', async () => {
+    const organization = await gateway.createOrganization();
+    const created = await cli(['key', 'create', '--org', organization.id, '--scope', 'checkout']);
+    expect(created.code).toBe(0);
+    expect(created.json).toMatchObject({ id: expect.any(String), key: expect.any(String), scope: 'checkout' });
+    const { key } = created.json;
+    expect((await gateway.rest('POST', '/api/v2/transactions', { key, body: transactionBody() })).status).toBe(200);
+
+    const revoked = await cli(['key', 'revoke', created.json.id]);
+    expect(revoked.code).toBe(0);
+    expect(revoked.json).toMatchObject({ id: created.json.id, revoked: true });
+    expect((await gateway.rest('POST', '/api/v2/transactions', { key, body: transactionBody() })).status).toBe(401);
+  });
+
+  it('switch set transactions off stops new transactions; on restores them', async () => {
+    const { key } = await gateway.merchant();
+    const off = await cli(['switch', 'set', 'transactions', 'off']);
+    expect(off).toEqual({ code: 0, json: { switch: 'transactions', on: false } });
+    try {
+      expect((await gateway.rest('POST', '/api/v2/transactions', { key, body: transactionBody() })).status).toBe(503);
+    } finally {
+      // Turned back on even when the check fails, so later tests see a working gateway.
+      const on = await cli(['switch', 'set', 'transactions', 'on']);
+      expect(on).toEqual({ code: 0, json: { switch: 'transactions', on: true } });
+    }
+    expect((await gateway.rest('POST', '/api/v2/transactions', { key, body: transactionBody() })).status).toBe(200);
+  });
+
+  it('failures print {"error"} and exit 1', async () => {
+    const [wrongToken, unknownCommand, badAmount, badSwitch, unreachable] = await Promise.all([
+      cli(['switch', 'set', 'wave', 'on'], { GATEWAY_ADMIN_TOKEN: 'gw_op_not_a_real_token' }),
+      cli(['org', 'delete', 'x']),
+      cli(['org', 'update', 'x', '--min-amount', 'abc']),
+      cli(['switch', 'set', 'x', 'maybe']),
+      cli(['switch', 'set', 'wave', 'on'], { GATEWAY_URL: 'http://127.0.0.1:1' }),
+    ]);
+
+    expect(wrongToken).toEqual({ code: 1, json: { error: 'Invalid API key' } });
+    expect(unknownCommand.code).toBe(1);
+    expect(unknownCommand.json.error).toMatch(/unknown command 'org delete'/);
+    expect(badAmount.code).toBe(1);
+    expect(badAmount.json.error).toMatch(/--min-amount must be a whole number/);
+    expect(badSwitch.code).toBe(1);
+    expect(badSwitch.json.error).toMatch(/switch must be one of transactions, payouts, wave, orange_money/);
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.json.error).toMatch(/^cannot reach the gateway at http:\/\/127\.0\.0\.1:1: /);
+  });
+});

@@ -1,0 +1,135 @@
+/**
+ * What GraphQL refuses and how: queries beyond the bounds set in src/graphql/builder.ts
+ * (depth 10, breadth 100, complexity 2000), malformed documents, and exceptions nobody expected
+ * (masked as `Internal server error`, never a stack or an internal message).
+ */
+import { getIntrospectionQuery } from 'graphql';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startGateway, transactionBody, type TestGateway } from '../../support/gateway.js';
+
+let gateway: TestGateway;
+let key: string;
+beforeAll(async () => {
+  gateway = await startGateway();
+  ({ key } = await gateway.merchant({ scope: 'readAndWrite' }));
+});
+afterAll(() => gateway?.close());
+
+/** `a { b { c { leaf } } }` from [a, b, c] and leaf. */
+const nest = (fields: string[], leaf: string): string => fields.reduceRight((inner, field) => `${field} { ${inner} }`, leaf);
+
+/** A GraphQL answer that is a refusal: errors, no data at all (not a partial answer). */
+function expectRefused(response: { status: number; body: any }) {
+  const shown = JSON.stringify(response.body).slice(0, 500);
+  expect(response.status, shown).toBeLessThan(500);
+  expect(response.body.errors?.length ?? 0, `expected a refusal, got: ${shown}`).toBeGreaterThan(0);
+  expect(response.body.data ?? null, shown).toBeNull();
+  return response.body.errors[0];
+}
+
+describe('query bounds', () => {
+  it('answers the deepest shape the schema has (4 levels)', async () => {
+    const response = await gateway.graphql(`{ transactions { transactions { customer { firstName } } } }`, {}, key);
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ data: { transactions: { transactions: [] } } });
+  });
+
+  it('refuses a query nested deeper than the depth limit (10), with an error and no data', async () => {
+    // No type of this schema refers back to itself (the deepest real shape is 4 levels), so only
+    // introspection nests past 10. `fields` appears twice only, so graphql-js' own
+    // MaxIntrospectionDepthRule (3) does not apply: this is the gateway's depth limit at work.
+    const deep = nest(['__type(name: "Query")', 'fields', 'type', 'ofType', 'fields', 'type', 'ofType', 'ofType', 'ofType', 'ofType'], 'name');
+    const query = `{ transactions { pagination { totalCount } } ${deep} }`; // 11 levels
+    const error = expectRefused(await gateway.graphql(query, {}, key));
+    expect(error.message).toMatch(/Query exceeds maximum depth/);
+  });
+
+  it('still answers the standard introspection query (GraphiQL and codegen depend on it)', async () => {
+    const response = await gateway.graphql(getIntrospectionQuery(), {}, key);
+    expect(response.status).toBe(200);
+    expect(response.body.errors).toBeUndefined();
+    expect(response.body.data.__schema.queryType.name).toBe('Query');
+  });
+
+  it('refuses a query wider than the breadth limit (100), with an error and no data', async () => {
+    const aliases = Array.from({ length: 101 }, (_, i) => `a${i}: __typename`).join(' ');
+    const error = expectRefused(await gateway.graphql(`{ transactions { pagination { totalCount } } ${aliases} }`, {}, key));
+    expect(error.message).toMatch(/Query exceeds maximum breadth/);
+    expect(error.extensions?.code).not.toBe('INTERNAL_SERVER_ERROR');
+  });
+
+  it('refuses a query costlier than the complexity limit (2000), with an error and no data', async () => {
+    // Each alias costs 1 + 1 + 10 x (4 fields + products: 1 + 10 x 4) = 452; five of them: 2260 > 2000.
+    const lists = Array.from({ length: 5 }, (_, i) => `l${i}: transactions(limit: 100) { transactions { orderId amount status currency products { name price quantity description } } }`).join(' ');
+    const error = expectRefused(await gateway.graphql(`{ ${lists} }`, {}, key));
+    expect(error.message).toMatch(/Query exceeds maximum complexity/);
+    expect(error.extensions?.code).not.toBe('INTERNAL_SERVER_ERROR');
+  });
+
+  it('a refused query has no effect (a mutation past the bounds creates nothing)', async () => {
+    const { organization, key: writer } = await gateway.merchant();
+    const aliases = Array.from({ length: 101 }, (_, i) => `a${i}: __typename`).join(' ');
+    const mutation = `mutation($input: CreateTransactionInput!) { createTransaction(input: $input) { checkoutUrl } ${aliases} }`;
+    const input = { methodOfPayment: ['wave'], products: [{ name: 'Mafé', price: 4000, quantity: 1 }] };
+    expectRefused(await gateway.graphql(mutation, { input }, writer));
+    expect(await gateway.ctx.db.transaction.count({ where: { organizationId: organization.id } })).toBe(0);
+  });
+});
+
+describe('malformed requests are client errors, not 500s', () => {
+  it('a syntax error gets a GraphQL syntax error', async () => {
+    const response = await gateway.graphql('{ transactions { pagination { ', {}, key);
+    expect(response.status, JSON.stringify(response.body)).toBeLessThan(500);
+    expect(response.body.data).toBeUndefined();
+    expect(response.body.errors).toHaveLength(1);
+    expect(response.body.errors[0].message).toMatch(/^Syntax Error: /);
+    expect(response.body.errors[0].extensions?.code).toBe('GRAPHQL_PARSE_FAILED');
+  });
+
+  it('an unknown field gets a validation error', async () => {
+    const response = await gateway.graphql('{ transactions { nope } }', {}, key);
+    expect(response.status).toBeLessThan(500);
+    expect(response.body.data).toBeUndefined();
+    expect(response.body.errors[0].message).toBe('Cannot query field "nope" on type "TransactionPage".');
+    expect(response.body.errors[0].extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');
+  });
+
+  it('a variable of the wrong type gets a client error', async () => {
+    const response = await gateway.graphql('query($page: Int) { transactions(page: $page) { pagination { page } } }', { page: 'two' }, key);
+    expect(response.status, JSON.stringify(response.body)).toBeLessThan(500);
+    expect(response.body.data ?? null).toBeNull();
+    expect(response.body.errors).toHaveLength(1);
+    expect(response.body.errors[0].message).toMatch(/cannot represent non-integer value: "two"/);
+    expect(response.body.errors[0].extensions?.code).not.toBe('INTERNAL_SERVER_ERROR');
+  });
+});
+
+describe('unexpected exceptions are masked', () => {
+  it('answers "Internal server error" (no internal detail), logs it, and REST says the same', async () => {
+    const { key: owner } = await gateway.merchant();
+    const created = await gateway.rest('POST', '/api/v2/transactions', { key: owner, body: transactionBody() });
+    expect(created.status).toBe(200);
+    const orderId: string = created.body.order_id;
+    // An amount no operation can write (beyond 2^53): rendering it throws a plain Error.
+    await gateway.ctx.db.transaction.update({ where: { id: orderId }, data: { amount: 2n ** 60n } });
+
+    const logged = vi.spyOn(gateway.ctx.log, 'error');
+    try {
+      const response = await gateway.graphql('query($id: ID!) { transaction(orderId: $id) { orderId amount } }', { id: orderId }, owner);
+      expect(response.status).toBe(200);
+      expect(response.body.data ?? null).toBeNull();
+      expect(response.body.errors).toHaveLength(1);
+      const [error] = response.body.errors;
+      expect(error.message).toBe('Internal server error');
+      expect(error.extensions).toEqual({ code: 'INTERNAL_SERVER_ERROR', status: 500 });
+      expect(JSON.stringify(response.body)).not.toMatch(/exact integer range|at .*\.ts|stack/i);
+      expect(logged).toHaveBeenCalled();
+
+      const rest = await gateway.rest('GET', `/api/v2/transactions/${orderId}`, { key: owner });
+      expect(rest.status).toBe(500);
+      expect(rest.body).toEqual({ error: 'Internal server error' });
+    } finally {
+      logged.mockRestore();
+    }
+  });
+});

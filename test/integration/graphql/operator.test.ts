@@ -1,0 +1,320 @@
+/**
+ * The operator side of GraphQL with the admin token: organisations, API keys and kill switches.
+ * Effects are checked where they matter: on REST v2, at once.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGateway, transactionBody, type TestGateway } from '../../support/gateway.js';
+
+let gateway: TestGateway;
+beforeAll(async () => {
+  gateway = await startGateway();
+});
+afterAll(() => gateway?.close());
+
+const ORGANIZATION = `
+  id name status verified escrowEnabled payoutEnabled allowedMethods businessSector
+  minTransactionAmount maxTransactionAmount maxPayoutAmount
+  accounts { id name type balance currency isActive }
+  createdAt updatedAt
+`;
+const CREATE_ORGANIZATION = `mutation($input: CreateOrganizationInput!) { createOrganization(input: $input) { ${ORGANIZATION} } }`;
+const UPDATE_ORGANIZATION = `mutation($id: ID!, $input: UpdateOrganizationInput!) { updateOrganization(id: $id, input: $input) { ${ORGANIZATION} } }`;
+const ORGANIZATION_QUERY = `query($id: ID!) { organization(id: $id) { ${ORGANIZATION} } }`;
+const CREATE_API_KEY = `mutation($organizationId: ID!, $scope: ApiScope!) {
+  createApiKey(organizationId: $organizationId, scope: $scope) { key apiKey { id organizationId scope prefix revoked revokedAt createdAt } }
+}`;
+const REVOKE_API_KEY = `mutation($id: ID!) { revokeApiKey(id: $id) { id organizationId scope prefix revoked revokedAt } }`;
+const SET_SWITCH = `mutation($name: SwitchName!, $on: Boolean!) { setSwitch(name: $name, on: $on) { name on } }`;
+const SWITCHES = `{ switches { name on } }`;
+
+/** Calls as the admin operator and expects data. */
+async function admin<T = any>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
+  const response = await gateway.graphql(query, variables, gateway.adminToken);
+  expect(response.body.errors, JSON.stringify(response.body)).toBeUndefined();
+  expect(response.status).toBe(200);
+  return response.body.data;
+}
+
+/** Calls (as the admin operator unless told) and expects exactly one error and no data. */
+async function refused(query: string, variables: Record<string, unknown> = {}, token = gateway.adminToken) {
+  const response = await gateway.graphql(query, variables, token);
+  expect(response.body.errors, JSON.stringify(response.body)).toHaveLength(1);
+  expect(response.body.data ?? null).toBeNull();
+  return { httpStatus: response.status, ...response.body.errors[0] };
+}
+
+const createOrganization = async (input: Record<string, unknown>) => (await admin(CREATE_ORGANIZATION, { input })).createOrganization;
+const readOrganization = async (id: string) => (await admin(ORGANIZATION_QUERY, { id })).organization;
+const createKey = async (organizationId: string, scope = 'checkout') => (await admin(CREATE_API_KEY, { organizationId, scope })).createApiKey;
+const restCreate = (key: string) => gateway.rest('POST', '/api/v2/transactions', { key, body: transactionBody() });
+
+describe('createOrganization', () => {
+  it('applies the defaults: active, both methods, sector "general", main and escrow accounts at 0', async () => {
+    const organization = await createOrganization({ name: '  Boutique Awa  ' });
+    expect(organization).toMatchObject({
+      name: 'Boutique Awa',
+      status: 'active',
+      verified: false,
+      escrowEnabled: false,
+      payoutEnabled: false,
+      allowedMethods: ['wave', 'orange_money'],
+      businessSector: 'general',
+      minTransactionAmount: null,
+      maxTransactionAmount: null,
+      maxPayoutAmount: null,
+    });
+    expect(organization.id).toMatch(/^[0-9a-f-]{36}$/);
+    const accounts = [...organization.accounts].sort((a: any, b: any) => a.name.localeCompare(b.name));
+    expect(accounts).toEqual([
+      { id: expect.any(String), name: 'escrow', type: 'escrow', balance: 0, currency: 'XOF', isActive: true },
+      { id: expect.any(String), name: 'main', type: 'operating', balance: 0, currency: 'XOF', isActive: true },
+    ]);
+    // And it is what is stored.
+    expect(await readOrganization(organization.id)).toEqual(organization);
+  });
+
+  it('takes explicit flags, methods and sector', async () => {
+    const organization = await createOrganization({
+      name: 'Transport Ndiaye',
+      verified: true,
+      escrowEnabled: true,
+      payoutEnabled: true,
+      allowedMethods: ['orange_money'],
+      businessSector: ' transport ',
+    });
+    expect(organization).toMatchObject({
+      verified: true,
+      escrowEnabled: true,
+      payoutEnabled: true,
+      allowedMethods: ['orange_money'],
+      businessSector: 'transport',
+    });
+  });
+
+  it('with businessSector "" leaves the sector unset, and the organisation cannot transact until it has one', async () => {
+    const organization = await createOrganization({ name: 'Sans secteur', businessSector: '' });
+    expect(organization.businessSector).toBeNull();
+    expect((await readOrganization(organization.id)).businessSector).toBeNull();
+
+    const { key } = await createKey(organization.id);
+    const refusal = await restCreate(key);
+    expect(refusal.status).toBe(403);
+    expect(refusal.body.error).toMatch(/^Complete your business profile/);
+
+    const updated = (await admin(UPDATE_ORGANIZATION, { id: organization.id, input: { businessSector: 'food' } })).updateOrganization;
+    expect(updated.businessSector).toBe('food');
+    expect((await restCreate(key)).status).toBe(200);
+  });
+
+  it('refuses a blank name with BAD_USER_INPUT and creates nothing', async () => {
+    const before = await gateway.ctx.db.organization.count();
+    const error = await refused(CREATE_ORGANIZATION, { input: { name: '   ' } });
+    expect(error.message).toBe('Invalid input: name must be 1 to 200 characters');
+    expect(error.extensions).toEqual({ code: 'BAD_USER_INPUT', status: 400 });
+    expect(await gateway.ctx.db.organization.count()).toBe(before);
+  });
+});
+
+describe('updateOrganization', () => {
+  it('changes status, verified, limits and sector; omitted fields stay; explicit null clears a limit', async () => {
+    const { id } = await createOrganization({ name: 'Limites' });
+    const update = (input: Record<string, unknown>) => admin(UPDATE_ORGANIZATION, { id, input }).then((data) => data.updateOrganization);
+
+    const set = await update({
+      status: 'inactive',
+      verified: true,
+      minTransactionAmount: 500,
+      maxTransactionAmount: 50_000,
+      maxPayoutAmount: 20_000,
+      businessSector: 'retail',
+    });
+    expect(set).toMatchObject({
+      status: 'inactive',
+      verified: true,
+      minTransactionAmount: 500,
+      maxTransactionAmount: 50_000,
+      maxPayoutAmount: 20_000,
+      businessSector: 'retail',
+    });
+    expect(await readOrganization(id)).toEqual(set);
+
+    // Omitted: unchanged.
+    const partial = await update({ verified: false });
+    expect(partial).toMatchObject({ status: 'inactive', verified: false, minTransactionAmount: 500, maxTransactionAmount: 50_000, maxPayoutAmount: 20_000, businessSector: 'retail' });
+
+    // Explicit null: cleared (only those).
+    const cleared = await update({ minTransactionAmount: null, maxTransactionAmount: null });
+    expect(cleared).toMatchObject({ minTransactionAmount: null, maxTransactionAmount: null, maxPayoutAmount: 20_000, status: 'inactive', businessSector: 'retail' });
+    const clearedPayout = await update({ maxPayoutAmount: null });
+    expect(clearedPayout).toMatchObject({ minTransactionAmount: null, maxTransactionAmount: null, maxPayoutAmount: null });
+
+    // Sector '' unsets it; status back to active.
+    const last = await update({ businessSector: '', status: 'active' });
+    expect(last).toMatchObject({ businessSector: null, status: 'active' });
+    expect(await readOrganization(id)).toEqual(last);
+  });
+
+  it('takes effect on REST at once (status, limits)', async () => {
+    const { id } = await createOrganization({ name: 'Effets' });
+    const { key } = await createKey(id);
+    const update = (input: Record<string, unknown>) => admin(UPDATE_ORGANIZATION, { id, input });
+    expect((await restCreate(key)).status).toBe(200);
+
+    await update({ status: 'blocked' });
+    expect(await restCreate(key)).toMatchObject({ status: 403, body: { error: 'Organization is blocked. Please contact the operator to restore access.' } });
+    await update({ status: 'inactive' });
+    expect(await restCreate(key)).toMatchObject({ status: 401, body: { error: 'Organization is not active' } });
+    await update({ status: 'active', minTransactionAmount: 5000 });
+    expect(await restCreate(key)).toMatchObject({ status: 400, body: { error: 'Amount is outside the allowed transaction limits: the minimum is 5000 XOF' } });
+    await update({ minTransactionAmount: null });
+    expect((await restCreate(key)).status).toBe(200);
+  });
+
+  it('of an unknown id answers ORGANIZATION_NOT_FOUND', async () => {
+    for (const id of [randomUUID(), 'not-a-uuid']) {
+      const error = await refused(UPDATE_ORGANIZATION, { id, input: { verified: true } });
+      expect(error.message).toBe('Organization not found');
+      expect(error.extensions).toEqual({ code: 'ORGANIZATION_NOT_FOUND', status: 404 });
+      expect(error.path).toEqual(['updateOrganization']);
+    }
+    const read = await refused(ORGANIZATION_QUERY, { id: randomUUID() });
+    expect(read.extensions.code).toBe('ORGANIZATION_NOT_FOUND');
+  });
+
+  it('refuses invalid input with BAD_USER_INPUT and changes nothing', async () => {
+    const { id } = await createOrganization({ name: 'Invalide' });
+    const before = (await admin(UPDATE_ORGANIZATION, { id, input: { maxTransactionAmount: 1000 } })).updateOrganization;
+
+    const cases: { input: Record<string, unknown>; message: string }[] = [
+      // Both given, min > max.
+      { input: { minTransactionAmount: 5000, maxTransactionAmount: 1000, verified: true }, message: 'Invalid input: min amount is greater than max amount' },
+      // Only min given, above the stored max.
+      { input: { minTransactionAmount: 2000, status: 'blocked' }, message: 'Invalid input: min amount is greater than max amount' },
+      { input: { minTransactionAmount: 0 }, message: 'Invalid input: min amount must be an integer from 1 to 1000000000000' },
+      { input: { maxPayoutAmount: -1, verified: true }, message: 'Invalid input: max payout must be an integer from 1 to 1000000000000' },
+      { input: { businessSector: 'x'.repeat(201), verified: true }, message: 'Invalid input: business sector is too long' },
+    ];
+    for (const { input, message } of cases) {
+      const error = await refused(UPDATE_ORGANIZATION, { id, input });
+      expect(error.message, JSON.stringify(input)).toBe(message);
+      expect(error.extensions, JSON.stringify(input)).toEqual({ code: 'BAD_USER_INPUT', status: 400 });
+      expect(await readOrganization(id), JSON.stringify(input)).toEqual(before);
+    }
+  });
+});
+
+describe('API keys', () => {
+  it('createApiKey returns a key that works on REST at once', async () => {
+    const { id } = await createOrganization({ name: 'Clés' });
+    const issued = await createKey(id, 'readAndWrite');
+    expect(issued.key).toMatch(/^gw_sk_[A-Za-z0-9_-]{43}$/);
+    expect(issued.apiKey).toMatchObject({ organizationId: id, scope: 'readAndWrite', revoked: false, revokedAt: null, prefix: issued.key.slice(0, 14) });
+
+    const created = await restCreate(issued.key);
+    expect(created.status).toBe(200);
+    const read = await gateway.rest('GET', `/api/v2/transactions/${created.body.order_id}`, { key: issued.key });
+    expect(read.status).toBe(200);
+  });
+
+  it('a key has only its scope', async () => {
+    const { id } = await createOrganization({ name: 'Lecture' });
+    const { key } = await createKey(id, 'read');
+    expect((await gateway.rest('GET', '/api/v2/transactions', { key })).status).toBe(200);
+    expect(await restCreate(key)).toMatchObject({ status: 403, body: { error: "You don't have permission to perform this action" } });
+  });
+
+  it('createApiKey for an unknown organisation answers ORGANIZATION_NOT_FOUND', async () => {
+    const error = await refused(CREATE_API_KEY, { organizationId: randomUUID(), scope: 'checkout' });
+    expect(error.extensions).toEqual({ code: 'ORGANIZATION_NOT_FOUND', status: 404 });
+  });
+
+  it('revokeApiKey makes the key 401 on REST (and GraphQL) at once; revoking again is harmless', async () => {
+    const { id } = await createOrganization({ name: 'Révocation' });
+    const issued = await createKey(id);
+    const other = await createKey(id);
+    expect((await restCreate(issued.key)).status).toBe(200);
+
+    const revoked = (await admin(REVOKE_API_KEY, { id: issued.apiKey.id })).revokeApiKey;
+    expect(revoked).toMatchObject({ id: issued.apiKey.id, revoked: true });
+    expect(revoked.revokedAt).toEqual(expect.any(String));
+
+    expect(await restCreate(issued.key)).toMatchObject({ status: 401, body: { error: 'Invalid API key' } });
+    expect(await gateway.rest('GET', '/api/v2/transactions', { key: issued.key })).toMatchObject({ status: 401, body: { error: 'Invalid API key' } });
+    const viaGraphql = await gateway.graphql('{ transactions { pagination { totalCount } } }', {}, issued.key);
+    expect(viaGraphql.status).toBe(401);
+    expect(viaGraphql.body.errors[0]).toMatchObject({ message: 'Invalid API key', extensions: { code: 'UNAUTHENTICATED', status: 401 } });
+
+    // Only that key.
+    expect((await restCreate(other.key)).status).toBe(200);
+
+    const again = (await admin(REVOKE_API_KEY, { id: issued.apiKey.id })).revokeApiKey;
+    expect(again).toEqual(revoked);
+  });
+
+  it('revokeApiKey of an unknown key answers API_KEY_NOT_FOUND', async () => {
+    const error = await refused(REVOKE_API_KEY, { id: randomUUID() });
+    expect(error.message).toBe('API key not found');
+    expect(error.extensions).toEqual({ code: 'API_KEY_NOT_FOUND', status: 404 });
+  });
+});
+
+describe('kill switches', () => {
+  it('setSwitch and switches round-trip, and the transactions switch stops REST creation', async () => {
+    const { id } = await createOrganization({ name: 'Interrupteurs' });
+    const { key } = await createKey(id);
+    try {
+      expect((await admin(SWITCHES)).switches).toEqual([
+        { name: 'transactions', on: true },
+        { name: 'payouts', on: true },
+        { name: 'wave', on: true },
+        { name: 'orange_money', on: true },
+      ]);
+
+      expect((await admin(SET_SWITCH, { name: 'wave', on: false })).setSwitch).toEqual({ name: 'wave', on: false });
+      expect((await admin(SET_SWITCH, { name: 'transactions', on: false })).setSwitch).toEqual({ name: 'transactions', on: false });
+      expect((await admin(SWITCHES)).switches).toEqual([
+        { name: 'transactions', on: false },
+        { name: 'payouts', on: true },
+        { name: 'wave', on: false },
+        { name: 'orange_money', on: true },
+      ]);
+      expect(await restCreate(key)).toMatchObject({ status: 503, body: { error: 'Transaction creation is temporarily disabled' } });
+
+      expect((await admin(SET_SWITCH, { name: 'transactions', on: true })).setSwitch).toEqual({ name: 'transactions', on: true });
+      expect((await restCreate(key)).status).toBe(200);
+    } finally {
+      await admin(SET_SWITCH, { name: 'transactions', on: true });
+      await admin(SET_SWITCH, { name: 'wave', on: true });
+    }
+    expect((await admin(SWITCHES)).switches.every((s: { on: boolean }) => s.on)).toBe(true);
+  });
+});
+
+describe('who may call the operator API', () => {
+  it('a merchant key gets FORBIDDEN and changes nothing', async () => {
+    const { organization, key } = await gateway.merchant({ scope: 'readAndWrite' });
+    const error = await refused(UPDATE_ORGANIZATION, { id: organization.id, input: { verified: true } }, key);
+    expect(error.message).toBe("You don't have permission to perform this action");
+    expect(error.extensions).toEqual({ code: 'FORBIDDEN', status: 403 });
+    expect((await readOrganization(organization.id)).verified).toBe(false);
+
+    const switchError = await refused(SET_SWITCH, { name: 'transactions', on: false }, key);
+    expect(switchError.extensions.code).toBe('FORBIDDEN');
+    expect((await admin(SWITCHES)).switches[0]).toEqual({ name: 'transactions', on: true });
+  });
+
+  it('the operator token cannot act as a merchant (FORBIDDEN on transactions)', async () => {
+    const error = await refused('{ transactions { pagination { totalCount } } }');
+    expect(error.extensions).toEqual({ code: 'FORBIDDEN', status: 403 });
+  });
+
+  it('no token, or a wrong one, is 401 UNAUTHENTICATED even for { __typename }', async () => {
+    for (const token of [undefined, 'gw_op_wrong']) {
+      const response = await gateway.graphql('{ __typename }', {}, token);
+      expect(response.status).toBe(401);
+      expect(response.body.data ?? null).toBeNull();
+      expect(response.body.errors[0]).toMatchObject({ message: 'Invalid API key', extensions: { code: 'UNAUTHENTICATED', status: 401 } });
+    }
+  });
+});
