@@ -40,7 +40,13 @@ export function createYoga({ ctx, adminToken }: YogaOptions) {
     schema,
     graphqlEndpoint: '/graphql',
     renderGraphiQL,
-    graphiql: { title: 'XOF Gateway GraphQL', defaultQuery: '{ transactions { pagination { totalCount } } }' },
+    graphiql: {
+      title: 'XOF Gateway GraphQL',
+      defaultQuery: '{ transactions { transactions { orderId amount status } pagination { totalCount } } }',
+      // Every request needs a token: open the headers editor with the one line to fill in.
+      headers: JSON.stringify({ Authorization: 'Bearer <your API key or operator token>' }, null, 2),
+      defaultEditorToolsVisibility: 'headers',
+    },
     // Logging goes through the gateway's pino logger, not Yoga's console one.
     logging: false,
     landingPage: false,
