@@ -27,6 +27,7 @@ export const ERROR_CATALOGUE = defineCatalogue({
   rate_limited: { status: 429, message: 'Rate limit exceeded. Try again later.', graphqlCode: 'RATE_LIMITED' },
   internal: { status: 500, message: 'Internal server error', graphqlCode: 'INTERNAL_SERVER_ERROR' },
   route_not_found: { status: 404, message: 'Not found', graphqlCode: 'NOT_FOUND' },
+  http_method_not_allowed: { status: 405, message: 'Method not allowed', graphqlCode: 'METHOD_NOT_ALLOWED' },
   body_too_large: { status: 413, message: 'Request body too large', graphqlCode: 'BAD_USER_INPUT' },
   unsupported_media_type: {
     status: 415,
@@ -35,6 +36,7 @@ export const ERROR_CATALOGUE = defineCatalogue({
   },
 
   // Request shape
+  invalid_request: { status: 400, message: 'Invalid request', graphqlCode: 'BAD_USER_INPUT' },
   invalid_request_body: {
     status: 400,
     message: (detail) => (detail ? `Invalid request body: ${detail}` : 'Invalid request body'),

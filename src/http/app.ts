@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { GatewayContext } from '../domain/context.js';
+import { DomainError } from '../domain/errors.js';
 import { toPublicError } from '../rest/errors.js';
 import { createV2Router, V2_ROOT } from '../rest/v2/router.js';
 import { createYoga } from '../graphql/yoga.js';
@@ -35,8 +36,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && REQUEST_ID_PATTERN.test(incoming) ? incoming : randomUUID();
     },
-    // Routing is the adapters' (openapi-backend, Yoga); fastify should not rewrite paths.
-    routerOptions: { ignoreTrailingSlash: false },
+    // Errors fastify raises before routing (a malformed percent-encoding in the path...) leave
+    // in the API's error shape too.
+    frameworkErrors: (error, request, reply) => sendError(request, reply, error),
   });
 
   app.addHook('onRequest', async (request, reply) => {
@@ -44,7 +46,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   app.setErrorHandler((error, request, reply) => sendError(request, reply, error));
-  app.setNotFoundHandler((request, reply) => sendError(request, reply, { statusCode: 404, code: 'ROUTE_NOT_FOUND' }));
+  app.setNotFoundHandler((request, reply) => sendError(request, reply, new DomainError('route_not_found')));
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {

@@ -15,6 +15,11 @@ function fromFrameworkError(error: { statusCode?: number; code?: string }): Doma
   if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || error.statusCode === 413) return new DomainError('body_too_large');
   if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || error.statusCode === 415) return new DomainError('unsupported_media_type');
   if (typeof error.code === 'string' && error.code.startsWith('FST_ERR_CTP_')) return new DomainError('invalid_request_body');
+  // Any other client error fastify raises itself (bad URL encoding, bad headers...) is the
+  // client's to fix, never a 500.
+  if (typeof error.code === 'string' && error.code.startsWith('FST_') && error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+    return new DomainError('invalid_request');
+  }
   return null;
 }
 

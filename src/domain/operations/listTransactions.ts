@@ -5,7 +5,7 @@ import { authorizeMerchant, type Caller } from '../auth.js';
 import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import { resolvePage, toPage, type Page, type PageRequest } from '../pagination.js';
-import { MAX_SEARCH_LENGTH, escapeLike, filterText } from '../rules.js';
+import { MAXIMUM_AMOUNT, MAX_SEARCH_LENGTH, escapeLike, filterText } from '../rules.js';
 import { isUuid, withOrderedProducts, type TransactionRecord } from '../transactions.js';
 
 export interface ListTransactionsInput extends PageRequest {
@@ -37,6 +37,11 @@ export async function listTransactions(ctx: GatewayContext, caller: Caller, inpu
 function transactionFilter(organizationId: string, input: ListTransactionsInput): Prisma.TransactionWhereInput {
   const search = filterText('search', input.search?.trim(), MAX_SEARCH_LENGTH);
   const customerPhone = filterText('customer_phone', input.customerPhone?.replace(/[\s-]/g, ''), MAX_SEARCH_LENGTH);
+  for (const [name, amount] of [['min_amount', input.minAmount], ['max_amount', input.maxAmount]] as const) {
+    if (amount !== undefined && (!Number.isSafeInteger(amount) || amount < 0 || amount > MAXIMUM_AMOUNT)) {
+      throw new DomainError('invalid_query', `${name} must be an integer from 0 to ${MAXIMUM_AMOUNT}`);
+    }
+  }
   if (input.minAmount !== undefined && input.maxAmount !== undefined && input.minAmount > input.maxAmount) {
     throw new DomainError('invalid_query', 'min_amount is greater than max_amount');
   }

@@ -56,7 +56,7 @@ export async function createV2Router(ctx: GatewayContext, options: { adminToken:
     throw new DomainError('route_not_found');
   });
   api.register('methodNotAllowed', async () => {
-    throw new DomainError('route_not_found');
+    throw new DomainError('http_method_not_allowed');
   });
   await api.init();
 
