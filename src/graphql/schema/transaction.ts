@@ -1,6 +1,7 @@
 /** Transactions for merchants (API keys): the same four operations as REST v2. */
 import { toWireAmount } from '../../domain/money.js';
 import { cancelTransaction, createTransaction, getTransaction, listTransactions } from '../../domain/operations/index.js';
+import type { TransactionRecord } from '../../domain/transactions.js';
 import { builder } from '../builder.js';
 import { PaymentMethodEnum, TransactionStatusEnum } from './enums.js';
 import { PageInfoRef } from './pagination.js';
@@ -42,7 +43,15 @@ export const TransactionRef = builder.prismaObject('Transaction', {
         createdAt: transaction.createdAt,
       }),
     }),
-    products: t.relation('products', { query: { orderBy: { position: 'asc' } } }),
+    // Operations return transactions with their products already loaded (TransactionRecord):
+    // read them from the parent rather than let the plugin fetch them a second time.
+    products: t.field({
+      type: [ProductRef],
+      resolve: (transaction, _args, ctx) =>
+        'products' in transaction
+          ? (transaction as TransactionRecord).products
+          : ctx.gateway.db.transactionProduct.findMany({ where: { transactionId: transaction.id }, orderBy: { position: 'asc' } }),
+    }),
     isEscrow: t.exposeBoolean('isEscrow'),
     isMerchant: t.exposeBoolean('isMerchant'),
     feesCustomerSide: t.exposeBoolean('feesCustomerSide'),

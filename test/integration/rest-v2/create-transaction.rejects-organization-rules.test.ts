@@ -216,3 +216,24 @@ describe('POST /api/v2/transactions and the operator kill switch', () => {
     }
   });
 });
+
+describe('when the merchant account cannot be prepared', () => {
+  it('answers 503 "Unable to prepare merchant account, please try again shortly" and writes nothing', async () => {
+    const { organization, key } = await gateway.merchant();
+    await gateway.ctx.db.account.deleteMany({ where: { organizationId: organization.id } });
+    // Make the database refuse new accounts for this organisation (this file's own database).
+    await gateway.ctx.db.$executeRawUnsafe(`
+      CREATE FUNCTION refuse_accounts() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN RAISE EXCEPTION 'accounts are read-only in this test'; END $$`);
+    await gateway.ctx.db.$executeRawUnsafe(`CREATE TRIGGER refuse_accounts BEFORE INSERT ON "Account" FOR EACH ROW EXECUTE FUNCTION refuse_accounts()`);
+    try {
+      const response = await gateway.rest('POST', '/api/v2/transactions', { key, body: transactionBody() });
+      expect(response.status).toBe(503);
+      expect(response.body).toEqual({ error: 'Unable to prepare merchant account, please try again shortly' });
+      expect(await gateway.ctx.db.transaction.count({ where: { organizationId: organization.id } })).toBe(0);
+    } finally {
+      await gateway.ctx.db.$executeRawUnsafe('DROP TRIGGER refuse_accounts ON "Account"');
+      await gateway.ctx.db.$executeRawUnsafe('DROP FUNCTION refuse_accounts()');
+    }
+  });
+});
