@@ -14,6 +14,8 @@ import type { GatewayContext } from '../domain/context.js';
 export interface GraphQLContext {
   gateway: GatewayContext;
   caller: Caller;
+  /** The HTTP request's id (X-Request-Id), for logs. */
+  requestId: string;
 }
 
 export const builder = new SchemaBuilder<{

@@ -6,7 +6,7 @@
  */
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { GraphQLError } from 'graphql';
-import { createYoga as createYogaServer } from 'graphql-yoga';
+import { createYoga as createYogaServer, useErrorHandler } from 'graphql-yoga';
 import { authenticate } from '../domain/auth.js';
 import type { GatewayContext } from '../domain/context.js';
 import { DomainError } from '../domain/errors.js';
@@ -35,8 +35,20 @@ export function toGraphQLError(error: DomainError, source?: GraphQLError): Graph
  */
 const isGraphQLError = (value: unknown): value is GraphQLError => value instanceof Error && value.name === 'GraphQLError';
 
+/** True for what the masking below would hide: neither a domain error nor a public GraphQL one. */
+function isUnexpected(error: unknown): boolean {
+  const original = (error as { originalError?: unknown }).originalError;
+  if (original instanceof DomainError) return false;
+  return !(isGraphQLError(error) && (original === undefined || isGraphQLError(original)));
+}
+
+/** What the HTTP host hands Yoga with each request: its id, for logs. */
+export interface YogaServerContext {
+  requestId: string;
+}
+
 export function createYoga({ ctx, adminToken }: YogaOptions) {
-  return createYogaServer<{ request: unknown; reply: unknown }, GraphQLContext>({
+  return createYogaServer<YogaServerContext, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
     renderGraphiQL,
@@ -50,24 +62,33 @@ export function createYoga({ ctx, adminToken }: YogaOptions) {
     // Logging goes through the gateway's pino logger, not Yoga's console one.
     logging: false,
     landingPage: false,
-    context: async ({ request }) => {
+    context: async ({ request, requestId }) => {
       try {
         const caller = await authenticate(ctx, request.headers.get('authorization') ?? undefined, { adminToken, allowOperators: true });
-        return { gateway: ctx, caller };
+        return { gateway: ctx, caller, requestId };
       } catch (error) {
         if (error instanceof DomainError) throw toGraphQLError(error);
         throw error;
       }
     },
+    // Unexpected errors are logged here, where the request id is known; the mask hides them.
+    plugins: [
+      useErrorHandler(({ errors, context, phase }) => {
+        // During execution Envelop hands over the execution arguments, whose contextValue is ours.
+        const graphqlContext = (phase === 'execution' ? context.contextValue : context) as Partial<GraphQLContext> | undefined;
+        for (const error of errors.filter(isUnexpected)) {
+          ctx.log.error({ err: (error as { originalError?: unknown }).originalError ?? error, requestId: graphqlContext?.requestId }, 'unexpected GraphQL error');
+        }
+      }),
+    ],
     maskedErrors: {
       maskError: (error) => {
         // Yoga hands us a GraphQLError wrapping whatever the resolver threw.
         const original = (error as { originalError?: unknown }).originalError;
         if (original instanceof DomainError) return toGraphQLError(original, error as GraphQLError);
         // Parse, validation and variable errors, and GraphQL errors thrown on purpose (complexity
-        // bounds): already public. Keep the outer error, whose message names the variable or field.
-        if (isGraphQLError(error) && (original === undefined || isGraphQLError(original))) return error;
-        ctx.log.error({ err: original ?? error }, 'unexpected GraphQL error');
+        // bounds) are already public. Keep the outer error, whose message names the variable or field.
+        if (!isUnexpected(error)) return error as GraphQLError;
         return new GraphQLError('Internal server error', { extensions: { code: 'INTERNAL_SERVER_ERROR', status: 500 } });
       },
     },

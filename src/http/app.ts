@@ -84,7 +84,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     url: yoga.graphqlEndpoint,
     method: ['GET', 'POST', 'OPTIONS'],
     handler: async (request, reply) => {
-      const response = await yoga.handleNodeRequestAndResponse(request, reply, { request, reply });
+      const response = await yoga.handleNodeRequestAndResponse(request, reply, { requestId: request.id });
       response.headers.forEach((value: string, key: string) => {
         reply.header(key, value);
       });

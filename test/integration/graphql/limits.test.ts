@@ -117,7 +117,7 @@ describe('unexpected exceptions are masked', () => {
       expect(error.message).toBe('Internal server error');
       expect(error.extensions).toEqual({ code: 'INTERNAL_SERVER_ERROR', status: 500 });
       expect(JSON.stringify(response.body)).not.toMatch(/exact integer range|at .*\.ts|stack/i);
-      expect(logged).toHaveBeenCalled();
+      expect(logged).toHaveBeenCalledWith(expect.objectContaining({ requestId: response.headers.get('x-request-id') }), 'unexpected GraphQL error');
 
       const rest = await gateway.rest('GET', `/api/v2/transactions/${orderId}`, { key: owner });
       expect(rest.status).toBe(500);
