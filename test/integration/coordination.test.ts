@@ -4,7 +4,7 @@
  */
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { Redis } from 'ioredis';
-import type { Coordination } from '../../src/domain/coordination.js';
+import type { Coordination } from '../../src/domain/ports.js';
 import { createRedisCoordination } from '../../src/infra/redis/coordination.js';
 import { createLocalCoordination } from '../../src/infra/local/coordination.js';
 

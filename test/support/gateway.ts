@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildCheckoutApp } from '../../src/checkout/app.js';
 import type { OperatorCaller } from '../../src/domain/auth.js';
 import { systemClock, type GatewayContext } from '../../src/domain/context.js';
-import type { Coordination } from '../../src/domain/coordination.js';
+import type { Coordination } from '../../src/domain/ports.js';
 import { createApiKey, createOrganization, updateOrganization } from '../../src/domain/operations/index.js';
 import type { CreateOrganizationInput } from '../../src/domain/operations/createOrganization.js';
 import type { UpdateOrganizationInput } from '../../src/domain/operations/updateOrganization.js';

@@ -4,7 +4,7 @@
  * each would have its own limits, locks and schedule, so use Redis there.
  */
 import { randomUUID } from 'node:crypto';
-import type { Coordination, LockHandle, RateLimitDecision } from '../../domain/coordination.js';
+import type { Coordination, LockHandle, RateLimitDecision } from '../../domain/ports.js';
 
 /**
  * Rate-limit keys are per client IP and endpoint, so their number is driven by clients, not by us:

@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import type { Coordination, LockHandle, RateLimitDecision } from '../../domain/coordination.js';
+import type { Coordination, LockHandle, RateLimitDecision } from '../../domain/ports.js';
 
 /** PING must answer within this or the coordinator is reported down (a probe must never hang). */
 const PING_TIMEOUT_MS = 1_000;

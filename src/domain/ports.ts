@@ -1,10 +1,27 @@
 /**
- * Coordination ports: what the core needs from a shared coordinator (Redis across instances,
- * or an in-process implementation for the single-instance embedded default).
+ * Ports: the interfaces the core needs from the outside world, implemented in src/infra.
  *
- * Correctness of money never rests on these: PostgreSQL enforces it. These ports make the
- * common case fast and fair (rate limits, "one payout at a time" fail-fast, retries on time).
+ * Storage is Prisma's typed client (`Db`): operations use it but never construct it, so the
+ * same operations run on PostgreSQL and on embedded PGlite through driver adapters.
+ *
+ * Coordination (rate limits, locks, scheduling) comes from Redis across instances, or from an
+ * in-process implementation for the single-instance embedded default. Correctness of money never
+ * rests on these: PostgreSQL enforces it. They make the common case fast and fair (rate limits,
+ * "one payout at a time" fail-fast, retries on time).
  */
+import type { PrismaClient } from '../generated/prisma/client.js';
+
+export type Db = PrismaClient;
+
+export interface Clock {
+  now(): Date;
+}
+
+export interface Logger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
 
 export interface RateLimitDecision {
   allowed: boolean;
