@@ -6,6 +6,8 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { GatewayContext } from '../domain/context.js';
 import { DomainError } from '../domain/errors.js';
+import type { RateLimitDecision } from '../domain/ports.js';
+import { enforceRateLimit, RateLimitedError } from '../domain/rateLimit.js';
 import { toPublicError } from '../rest/errors.js';
 import { createV2Router, V2_ROOT } from '../rest/v2/router.js';
 import { createYoga } from '../graphql/yoga.js';
@@ -66,9 +68,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
       url: `${V2_ROOT}/*`,
       handler: async (request, reply) => {
-        const response = await v2({
+        const path = request.url.split('?')[0] ?? '';
+        await limitRate(options.ctx, request, reply, v2.endpointOf(request.method, path));
+        const response = await v2.handle({
           method: request.method,
-          path: request.url.split('?')[0] ?? '',
+          path,
           query: request.query as Query,
           headers: request.headers,
           body: request.body,
@@ -84,6 +88,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     url: yoga.graphqlEndpoint,
     method: ['GET', 'POST', 'OPTIONS'],
     handler: async (request, reply) => {
+      await limitRate(options.ctx, request, reply, `${request.method} ${yoga.graphqlEndpoint}`);
       const response = await yoga.handleNodeRequestAndResponse(request, reply, { requestId: request.id });
       response.headers.forEach((value: string, key: string) => {
         reply.header(key, value);
@@ -106,6 +111,29 @@ async function v2OpenApiDocument(): Promise<unknown> {
     cachedDocument = parse(await readFile(V2_DEFINITION, 'utf8'));
   }
   return cachedDocument;
+}
+
+/**
+ * The spec's per-IP, per-endpoint limit, with the IETF RateLimit headers on every answer. The
+ * client IP is the socket's: behind a proxy, configure trust before relying on this.
+ */
+async function limitRate(ctx: GatewayContext, request: FastifyRequest, reply: FastifyReply, endpoint: string): Promise<void> {
+  try {
+    const decision = await enforceRateLimit(ctx, request.ip, endpoint);
+    if (decision) setRateLimitHeaders(reply, decision);
+  } catch (error) {
+    if (error instanceof RateLimitedError) {
+      setRateLimitHeaders(reply, error.decision);
+      reply.header('retry-after', Math.max(1, Math.ceil(error.decision.retryAfterMs / 1000)));
+    }
+    throw error;
+  }
+}
+
+function setRateLimitHeaders(reply: FastifyReply, decision: RateLimitDecision): void {
+  reply.header('ratelimit-limit', decision.limit);
+  reply.header('ratelimit-remaining', decision.remaining);
+  reply.header('ratelimit-reset', Math.ceil(decision.resetMs / 1000));
 }
 
 /** Every error leaves as the spec's JSON shape; unexpected ones are logged, never detailed. */

@@ -64,6 +64,12 @@ export interface GatewayOptions {
   embedded?: boolean;
   /** Redis coordination instead of in-process. */
   redis?: boolean;
+  /** Share Redis keys with another test gateway (two instances of one deployment). */
+  redisKeyPrefix?: string;
+  /** The rate limit; tests default to one no test reaches. */
+  rateLimit?: { max: number; windowMs: number };
+  /** Log sink (default: silent). */
+  log?: GatewayContext['log'];
 }
 
 async function cloneTemplateDatabase(): Promise<{ name: string; drop: () => Promise<void> }> {
@@ -94,16 +100,16 @@ export async function startGateway(options: GatewayOptions = {}): Promise<TestGa
   const db = await openDatabase(clone ? { url: databaseUrl(clone.name), poolMax: 4 } : { dataDir: 'memory://' });
   if (!clone) await applyMigrations(db.adapterFactory);
 
-  const rateLimit = { max: 100_000, windowMs: 60_000 };
+  const rateLimit = options.rateLimit ?? { max: 100_000, windowMs: 60_000 };
   const coordination: Coordination = options.redis
-    ? createRedisCoordination({ url: TEST_REDIS_URL, keyPrefix: `test:gw:${randomBytes(4).toString('hex')}:`, rateLimit })
+    ? createRedisCoordination({ url: TEST_REDIS_URL, keyPrefix: options.redisKeyPrefix ?? `test:gw:${randomBytes(4).toString('hex')}:`, rateLimit })
     : createLocalCoordination({ rateLimit });
   const adminToken = `gw_op_test_${randomBytes(16).toString('hex')}`;
   const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
   // The checkout address must be known before the apps exist: reserve it with a placeholder and
   // fill it in once the checkout server has its port.
   const settings = { checkoutPublicUrl: '' };
-  const ctx: GatewayContext = { db: db.prisma, clock: systemClock, coordination, settings, log: silent };
+  const ctx: GatewayContext = { db: db.prisma, clock: systemClock, coordination, settings, log: options.log ?? silent };
 
   const api = await buildApp({ ctx, adminToken, logger: false, ready: async () => ({ database: await db.ping(), coordinator: await coordination.health.ping() }) });
   const checkout = await buildCheckoutApp({ ctx, logger: false });

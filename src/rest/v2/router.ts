@@ -60,9 +60,16 @@ export async function createV2Router(ctx: GatewayContext, options: { adminToken:
   });
   await api.init();
 
-  return (incoming: IncomingRestRequest): Promise<RestResponse> =>
-    api.handleRequest(
-      { method: incoming.method, path: incoming.path, query: {}, headers: incoming.headers as Record<string, string>, body: undefined },
-      incoming,
-    );
+  return {
+    handle: (incoming: IncomingRestRequest): Promise<RestResponse> =>
+      api.handleRequest(
+        { method: incoming.method, path: incoming.path, query: {}, headers: incoming.headers as Record<string, string>, body: undefined },
+        incoming,
+      ),
+    /** The route template a request falls under ("GET /transactions/{order_id}"), for rate limits. */
+    endpointOf: (method: string, path: string): string => {
+      const operation = api.router.matchOperation({ method, path, headers: {} });
+      return operation ? `${operation.method.toUpperCase()} ${V2_ROOT}${operation.path}` : `${method} ${V2_ROOT}/(unknown)`;
+    },
+  };
 }
