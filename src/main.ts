@@ -5,6 +5,7 @@
 import pino from 'pino';
 import { loadConfig } from './config.js';
 import { systemClock, type GatewayContext } from './domain/context.js';
+import { purgeExpiredIdempotencyKeys } from './domain/idempotency.js';
 import { buildApp } from './http/app.js';
 import { buildCheckoutApp } from './checkout/app.js';
 import { loadOrCreateAdminToken } from './infra/adminToken.js';
@@ -15,6 +16,8 @@ import { createRedisCoordination } from './infra/redis/coordination.js';
 
 /** How long in-flight requests get to finish on shutdown before we exit anyway. */
 const SHUTDOWN_GRACE_MS = 10_000;
+/** Idempotency keys live 24 h; purging hourly keeps the table to about a day of keys. */
+const IDEMPOTENCY_PURGE_INTERVAL_MS = 60 * 60 * 1000;
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -43,6 +46,11 @@ async function main(): Promise<void> {
   const api = await buildApp({ ctx, adminToken, ready, logger: log });
   const checkout = await buildCheckoutApp({ ctx, logger: log });
 
+  const purge = setInterval(() => {
+    purgeExpiredIdempotencyKeys(ctx).catch((err: unknown) => log.warn({ err }, 'could not purge expired idempotency keys'));
+  }, IDEMPOTENCY_PURGE_INTERVAL_MS);
+  purge.unref();
+
   await api.listen({ host: config.host, port: config.port });
   await checkout.listen({ host: config.host, port: config.checkoutPort });
   process.stdout.write(
@@ -60,6 +68,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'shutting down: no new requests, finishing in-flight ones');
+    clearInterval(purge);
     const forceExit = setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS);
     forceExit.unref();
     await Promise.allSettled([api.close(), checkout.close()]);

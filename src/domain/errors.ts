@@ -103,6 +103,23 @@ export const ERROR_CATALOGUE = defineCatalogue({
   cannot_delete_paid: { status: 400, message: 'Cannot delete a paid transaction', graphqlCode: 'CANNOT_DELETE_PAID' },
   already_deleted: { status: 400, message: 'Transaction is already deleted', graphqlCode: 'ALREADY_DELETED' },
 
+  // Idempotency-Key (an extension of this gateway)
+  invalid_idempotency_key: {
+    status: 400,
+    message: 'Idempotency-Key must be 1 to 255 visible ASCII characters',
+    graphqlCode: 'BAD_USER_INPUT',
+  },
+  idempotency_key_in_use: {
+    status: 409,
+    message: 'A request with this Idempotency-Key is still being processed. Retry shortly.',
+    graphqlCode: 'IDEMPOTENCY_KEY_IN_USE',
+  },
+  idempotency_key_reused: {
+    status: 422,
+    message: 'This Idempotency-Key was already used with a different request',
+    graphqlCode: 'IDEMPOTENCY_KEY_REUSED',
+  },
+
   // Operator (admin) API
   operator_forbidden: { status: 403, message: 'This operator role cannot perform this action', graphqlCode: 'FORBIDDEN' },
   organization_not_found: { status: 404, message: 'Organization not found', graphqlCode: 'ORGANIZATION_NOT_FOUND' },

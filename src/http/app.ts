@@ -8,7 +8,7 @@ import type { GatewayContext } from '../domain/context.js';
 import { DomainError } from '../domain/errors.js';
 import type { RateLimitDecision } from '../domain/ports.js';
 import { enforceRateLimit, RateLimitedError } from '../domain/rateLimit.js';
-import { toPublicError } from '../rest/errors.js';
+import { toPublicError, v2ErrorBody } from '../rest/errors.js';
 import { createV2Router, V2_ROOT } from '../rest/v2/router.js';
 import { createYoga } from '../graphql/yoga.js';
 import type { Query } from '../rest/query.js';
@@ -77,7 +77,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
           headers: request.headers,
           body: request.body,
         });
-        return reply.code(response.status).send(response.body);
+        if (response.replayed) reply.header('idempotent-replayed', 'true');
+        return reply.code(response.status).type('application/json; charset=utf-8').send(response.json);
       },
     });
     rest.get(`${V2_ROOT}/openapi.json`, async () => v2OpenApiDocument());
@@ -140,5 +141,5 @@ function setRateLimitHeaders(reply: FastifyReply, decision: RateLimitDecision): 
 function sendError(request: FastifyRequest, reply: FastifyReply, error: unknown) {
   const publicError = toPublicError(error);
   if (publicError.unexpected) request.log.error({ err: error, requestId: request.id }, 'unexpected error');
-  return reply.code(publicError.status).send({ error: publicError.message });
+  return reply.code(publicError.status).send(v2ErrorBody(publicError.message));
 }

@@ -9,7 +9,9 @@ import { OpenAPIBackend, type Context } from 'openapi-backend';
 import { authenticate, authorizeMerchant } from '../../domain/auth.js';
 import type { GatewayContext } from '../../domain/context.js';
 import { DomainError } from '../../domain/errors.js';
-import { MERCHANT_OPERATIONS, type MerchantOperation } from '../../domain/scopes.js';
+import { canonicalJson, runIdempotently } from '../../domain/idempotency.js';
+import { MERCHANT_OPERATIONS, isIdempotent, type MerchantOperation } from '../../domain/scopes.js';
+import { v2ErrorBody } from '../errors.js';
 import type { Query } from '../query.js';
 import { transactionHandlers, type RestRequest } from './transactions.js';
 
@@ -18,7 +20,10 @@ export const V2_DEFINITION = path.resolve(path.dirname(fileURLToPath(import.meta
 
 export interface RestResponse {
   status: number;
-  body: unknown;
+  /** The JSON body, serialised (a replay sends the stored bytes as they were). */
+  json: string;
+  /** True when an Idempotency-Key replayed a stored answer. */
+  replayed: boolean;
 }
 
 export interface IncomingRestRequest {
@@ -30,6 +35,23 @@ export interface IncomingRestRequest {
 }
 
 type Handler = (request: RestRequest) => Promise<unknown>;
+
+function idempotencyKeyOf(headers: IncomingRestRequest['headers']): string | undefined {
+  const key = headers['idempotency-key'];
+  if (Array.isArray(key)) throw new DomainError('invalid_idempotency_key');
+  return key;
+}
+
+/** The request as the client meant it: same operation, path and body (key order aside). */
+function fingerprintOf(operationId: string, incoming: IncomingRestRequest): string {
+  let body = typeof incoming.body === 'string' ? incoming.body : '';
+  try {
+    body = canonicalJson(JSON.parse(body));
+  } catch {
+    // Not JSON: the raw text is the request (and will be refused the same way each time).
+  }
+  return `v2 ${operationId} ${incoming.path}\n${body}`;
+}
 
 export async function createV2Router(ctx: GatewayContext, options: { adminToken: string | null }) {
   const handlers: Partial<Record<MerchantOperation, Handler>> = { ...transactionHandlers(ctx) };
@@ -43,11 +65,23 @@ export async function createV2Router(ctx: GatewayContext, options: { adminToken:
         allowOperators: false,
       });
       // Authorise before reading the body: a key without the scope learns nothing about its input.
-      authorizeMerchant(caller, operationId);
+      const organization = authorizeMerchant(caller, operationId);
       const handler = handlers[operationId];
       if (!handler) throw new DomainError('route_not_found');
-      const body = await handler({ caller, params: c.request.params as Record<string, string>, query: incoming.query, body: incoming.body });
-      return { status: 200, body };
+      const request = { caller, params: c.request.params as Record<string, string>, query: incoming.query, body: incoming.body };
+      if (!isIdempotent(operationId)) return { status: 200, json: JSON.stringify(await handler(request)), replayed: false };
+
+      // Refusals (4xx) are answers too: rendered here so that a retry replays them.
+      const execute = async () => {
+        try {
+          return { status: 200, body: JSON.stringify(await handler(request)) };
+        } catch (error) {
+          if (error instanceof DomainError && error.status < 500) return { status: error.status, body: JSON.stringify(v2ErrorBody(error.message)) };
+          throw error;
+        }
+      };
+      const answer = await runIdempotently(ctx, { organizationId: organization.id, key: idempotencyKeyOf(incoming.headers), fingerprint: fingerprintOf(operationId, incoming) }, execute);
+      return { status: answer.status, json: answer.body, replayed: answer.replayed };
     });
   }
   // Authentication is the domain's (above), so the YAML's bearerAuth scheme only documents it.

@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setSwitch } from '../../../src/domain/operations/index.js';
+import { startGateway, transactionBody, type TestGateway } from '../../support/gateway.js';
+
+let gateway: TestGateway;
+beforeAll(async () => {
+  gateway = await startGateway();
+});
+afterAll(() => gateway?.close());
+
+const count = (organizationId: string) => gateway.ctx.db.transaction.count({ where: { organizationId } });
+
+describe('Idempotency-Key misuse', () => {
+  it('answers 422 to another request with a used key, and runs nothing', async () => {
+    const { organization, key } = await gateway.merchant();
+    const headers = { 'idempotency-key': 'k-422' };
+    await gateway.rest('POST', '/api/v2/transactions', { key, body: transactionBody(), headers });
+    const other = await gateway.rest('POST', '/api/v2/transactions', { key, body: transactionBody({ products: [{ name: 'Thiof', price: 9000, quantity: 1 }] }), headers });
+    expect(other.status).toBe(422);
+    expect(other.body).toEqual({ error: 'This Idempotency-Key was already used with a different request' });
+    expect(await count(organization.id)).toBe(1);
+  });
+
+  it('answers 409 while the first request with the key is still running', async () => {
+    const { organization, key } = await gateway.merchant();
+    const body = transactionBody();
+    // The first request holds its claim (as it would while a provider answers).
+    const { createHash } = await import('node:crypto');
+    const { canonicalJson } = await import('../../../src/domain/idempotency.js');
+    const fingerprint = `v2 createTransaction /api/v2/transactions\n${canonicalJson(body)}`;
+    await gateway.ctx.db.idempotencyKey.create({
+      data: { organizationId: organization.id, key: 'k-409', requestHash: createHash('sha256').update(fingerprint).digest('hex'), expiresAt: new Date(Date.now() + 60_000) },
+    });
+    const response = await gateway.rest('POST', '/api/v2/transactions', { key, body, headers: { 'idempotency-key': 'k-409' } });
+    expect(response.status).toBe(409);
+    expect(response.body).toEqual({ error: 'A request with this Idempotency-Key is still being processed. Retry shortly.' });
+    expect(await count(organization.id)).toBe(0);
+  });
+
+  it('lets exactly one of many concurrent requests with one key run', async () => {
+    const { organization, key } = await gateway.merchant();
+    const headers = { 'idempotency-key': 'k-race' };
+    const responses = await Promise.all(Array.from({ length: 8 }, () => gateway.rest('POST', '/api/v2/transactions', { key, body: transactionBody(), headers })));
+    const statuses = responses.map((response) => response.status);
+    expect(statuses.every((status) => status === 200 || status === 409), statuses.join()).toBe(true);
+    const orderIds = new Set(responses.filter((response) => response.status === 200).map((response) => response.body.order_id));
+    expect(orderIds.size).toBe(1);
+    expect(await count(organization.id)).toBe(1);
+  });
+
+  it('does not keep a transient failure (503): the same key works once the service is back', async () => {
+    const { organization, key } = await gateway.merchant();
+    const headers = { 'idempotency-key': 'k-503' };
+    await setSwitch(gateway.ctx, gateway.operator, 'transactions', false);
+    try {
+      expect((await gateway.rest('POST', '/api/v2/transactions', { key, body: transactionBody(), headers })).status).toBe(503);
+    } finally {
+      await setSwitch(gateway.ctx, gateway.operator, 'transactions', true);
+    }
+    const retried = await gateway.rest('POST', '/api/v2/transactions', { key, body: transactionBody(), headers });
+    expect(retried.status).toBe(200);
+    expect(retried.headers.get('idempotent-replayed')).toBeNull();
+    expect(await count(organization.id)).toBe(1);
+  });
+
+  it.each([
+    ['too long', 'k'.repeat(256)],
+    ['with a space', 'my key'],
+    ['with a non-ASCII character', 'clé'],
+  ])('refuses a key %s with 400 and runs nothing', async (_case, idempotencyKey) => {
+    const { organization, key } = await gateway.merchant();
+    const response = await gateway.rest('POST', '/api/v2/transactions', { key, body: transactionBody(), headers: { 'idempotency-key': idempotencyKey } });
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ error: 'Idempotency-Key must be 1 to 255 visible ASCII characters' });
+    expect(await count(organization.id)).toBe(0);
+  });
+});
