@@ -53,6 +53,15 @@ export function renderCheckout(view: CheckoutView): string {
 
 export async function buildCheckoutApp({ ctx, logger }: CheckoutOptions): Promise<FastifyInstance> {
   const app = Fastify({ ...(logger ? { loggerInstance: logger } : { logger: false }) });
+  app.addHook('onRequest', async (_request, reply) => {
+    // A payment page: no framing (clickjacking), no script or asset from elsewhere, no leaking
+    // of the order address to other sites, and no caching of a page whose state changes.
+    reply.header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self' https: http:; frame-ancestors 'none'; base-uri 'none'");
+    reply.header('x-frame-options', 'DENY');
+    reply.header('referrer-policy', 'no-referrer');
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('cache-control', 'no-store');
+  });
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get<{ Params: { orderId: string } }>('/checkout/:orderId', async (request, reply) => {
     try {

@@ -45,6 +45,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    // Answers carry payment data: never cached by a browser or proxy, never content-sniffed.
+    reply.header('cache-control', 'no-store');
+    reply.header('x-content-type-options', 'nosniff');
   });
 
   app.setErrorHandler((error, request, reply) => sendError(request, reply, error));

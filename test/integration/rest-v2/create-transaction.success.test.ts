@@ -28,6 +28,8 @@ describe('POST /api/v2/transactions succeeds', () => {
     expect(response.body.checkout_url).toBe(`${gateway.checkoutUrl}/checkout/${response.body.order_id}`);
     expect(response.body.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
     expect(response.headers.get('x-request-id')).toBeTruthy();
+    expect(response.headers.get('cache-control')).toBe('no-store');
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
   });
 
   it('ignores unknown fields', async () => {
