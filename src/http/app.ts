@@ -11,6 +11,7 @@ import { enforceRateLimit, RateLimitedError } from '../domain/rateLimit.js';
 import { toPublicError, v2ErrorBody } from '../rest/errors.js';
 import { createV2Router, V2_ROOT } from '../rest/v2/router.js';
 import { createYoga } from '../graphql/yoga.js';
+import { registerDocs } from './docs.js';
 import type { Query } from '../rest/query.js';
 
 export interface AppOptions {
@@ -54,6 +55,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.setNotFoundHandler((request, reply) => sendError(request, reply, new DomainError('route_not_found')));
 
   app.get('/healthz', async () => ({ status: 'ok' }));
+  registerDocs(app);
   app.get('/readyz', async (_request, reply) => {
     const checks = await options.ready();
     const ready = checks.database && checks.coordinator;
