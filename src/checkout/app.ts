@@ -62,6 +62,13 @@ export async function buildCheckoutApp({ ctx, logger }: CheckoutOptions): Promis
     reply.header('x-content-type-options', 'nosniff');
     reply.header('cache-control', 'no-store');
   });
+  // A customer never sees internals: a plain page, the details in the log with the request id.
+  app.setErrorHandler((error, request, reply) => {
+    ctx.log.error({ err: error, requestId: request.id }, 'checkout error');
+    return reply.code(500).type('text/html; charset=utf-8').send(page('Error', '<h1>Something went wrong.</h1><p>Please try again in a moment.</p>'));
+  });
+  app.setNotFoundHandler((_request, reply) => reply.code(404).type('text/html; charset=utf-8').send(page('Not found', '<h1>Page not found.</h1>')));
+
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get<{ Params: { orderId: string } }>('/checkout/:orderId', async (request, reply) => {
     try {

@@ -59,3 +59,24 @@ describe('the checkout page', () => {
     expect(response.headers.get('cache-control')).toBe('no-store');
   });
 });
+
+describe('the checkout origin when something breaks', () => {
+  it('shows a plain error page, never the internal message, and logs it', async () => {
+    const errors: unknown[] = [];
+    const broken = await startGateway({ log: { info: () => undefined, warn: () => undefined, error: (entry) => errors.push(entry) } });
+    try {
+      const { key } = await broken.merchant();
+      const created = await broken.rest('POST', '/api/v2/transactions', { key, body: transactionBody() });
+      await broken.db.close(); // the database goes away under the page
+      const response = await fetch(created.body.checkout_url);
+      expect(response.status).toBe(500);
+      const html = await response.text();
+      expect(html).toContain('Something went wrong.');
+      expect(html).not.toMatch(/prisma|pool|database|Error:/i);
+      expect(errors).toHaveLength(1);
+      expect((await fetch(`${broken.checkoutUrl}/nowhere`)).status).toBe(404);
+    } finally {
+      await broken.close().catch(() => undefined);
+    }
+  });
+});
