@@ -1,27 +1,14 @@
 /** GET /docs renders the REST v2 contract offline and can call the API ("Try it out"). */
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser } from '../support/browser.js';
-import { startGateway, type TestGateway } from '../support/gateway.js';
+import { describe, expect, it } from 'vitest';
+import { recordOutsideRequests, useGatewayWithBrowser } from '../support/browser.js';
 
-let gateway: TestGateway;
-let browser: Browser;
-beforeAll(async () => {
-  [gateway, browser] = await Promise.all([startGateway(), launchBrowser()]);
-});
-afterAll(async () => {
-  await browser?.close();
-  await gateway?.close();
-});
+const session = useGatewayWithBrowser();
 
 describe('API docs', () => {
   it('lists every v2 operation from openapi/v2.yaml, with nothing loaded from elsewhere', async () => {
-    const page = await browser.newPage();
-    const outside: string[] = [];
-    page.on('request', (request) => {
-      if (!request.url().startsWith(gateway.url) && !/^(data|blob):/.test(request.url())) outside.push(request.url());
-    });
-    await page.goto(`${gateway.url}/docs`);
+    const page = await session.browser.newPage();
+    const outside = recordOutsideRequests(page, session.gateway.url);
+    await page.goto(`${session.gateway.url}/docs`);
     await page.locator('.opblock').first().waitFor();
     const operations = (await page.locator('.opblock-summary-path').allInnerTexts()).map((text) => text.replace(/\u200b/g, '').trim());
     expect(operations).toEqual(

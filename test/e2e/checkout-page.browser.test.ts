@@ -1,26 +1,17 @@
 /** The page checkout_url sends a customer to, in a real browser. */
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { cancelTransaction } from '../../src/domain/operations/index.js';
-import { launchBrowser } from '../support/browser.js';
-import { startGateway, transactionBody, type TestGateway } from '../support/gateway.js';
+import { useGatewayWithBrowser } from '../support/browser.js';
+import { startGateway, transactionBody } from '../support/gateway.js';
 
-let gateway: TestGateway;
-let browser: Browser;
-beforeAll(async () => {
-  [gateway, browser] = await Promise.all([startGateway(), launchBrowser()]);
-});
-afterAll(async () => {
-  await browser?.close();
-  await gateway?.close();
-});
+const session = useGatewayWithBrowser();
 
 describe('the checkout page', () => {
   it('shows the merchant, each product and the total of a pending transaction', async () => {
-    const { key } = await gateway.merchant({ name: 'Boutique Dakar' });
+    const { key } = await session.gateway.merchant({ name: 'Boutique Dakar' });
     const body = transactionBody({ products: [{ name: 'Bissap <juice>', price: 1500, quantity: 2 }, { name: 'Thiakry', price: 1250, quantity: 1 }] });
-    const created = await gateway.rest('POST', '/api/v2/transactions', { key, body });
-    const page = await browser.newPage();
+    const created = await session.gateway.rest('POST', '/api/v2/transactions', { key, body });
+    const page = await session.browser.newPage();
     const response = await page.goto(created.body.checkout_url);
     expect(response?.status()).toBe(200);
     expect(await page.locator('h1').innerText()).toBe('Boutique Dakar');
@@ -31,27 +22,27 @@ describe('the checkout page', () => {
   });
 
   it('shows the state, not a form, of a cancelled transaction', async () => {
-    const { key, organization } = await gateway.merchant();
-    const created = await gateway.rest('POST', '/api/v2/transactions', { key, body: transactionBody() });
-    await cancelTransaction(gateway.ctx, { kind: 'merchant', apiKeyId: 'test', scope: 'checkout', organization }, created.body.order_id);
-    const page = await browser.newPage();
+    const { key, organization } = await session.gateway.merchant();
+    const created = await session.gateway.rest('POST', '/api/v2/transactions', { key, body: transactionBody() });
+    await cancelTransaction(session.gateway.ctx, { kind: 'merchant', apiKeyId: 'test', scope: 'checkout', organization }, created.body.order_id);
+    const page = await session.browser.newPage();
     await page.goto(created.body.checkout_url);
     expect(await page.locator('.status').innerText()).toBe('Cancelled');
     expect(await page.locator('input[name="phone"]').count()).toBe(0);
   });
 
   it('answers 404 with a readable page for an unknown or malformed link', async () => {
-    const page = await browser.newPage();
+    const page = await session.browser.newPage();
     for (const id of [crypto.randomUUID(), 'not-an-id']) {
-      const response = await page.goto(`${gateway.checkoutUrl}/checkout/${id}`);
+      const response = await page.goto(`${session.gateway.checkoutUrl}/checkout/${id}`);
       expect(response?.status()).toBe(404);
       expect(await page.locator('h1').innerText()).toBe('This payment link is not valid.');
     }
   });
 
   it('cannot be framed by another site and loads nothing from elsewhere', async () => {
-    const { key } = await gateway.merchant();
-    const created = await gateway.rest('POST', '/api/v2/transactions', { key, body: transactionBody() });
+    const { key } = await session.gateway.merchant();
+    const created = await session.gateway.rest('POST', '/api/v2/transactions', { key, body: transactionBody() });
     const response = await fetch(created.body.checkout_url);
     expect(response.headers.get('x-frame-options')).toBe('DENY');
     expect(response.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");

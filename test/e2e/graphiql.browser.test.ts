@@ -1,31 +1,18 @@
 /** The newcomer's GraphiQL: served without a token, fully offline, and usable with a key. */
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser } from '../support/browser.js';
-import { startGateway, transactionBody, type TestGateway } from '../support/gateway.js';
+import { describe, expect, it } from 'vitest';
+import { recordOutsideRequests, useGatewayWithBrowser } from '../support/browser.js';
+import { transactionBody } from '../support/gateway.js';
 
-let gateway: TestGateway;
-let browser: Browser;
-beforeAll(async () => {
-  [gateway, browser] = await Promise.all([startGateway(), launchBrowser()]);
-});
-afterAll(async () => {
-  await browser?.close();
-  await gateway?.close();
-});
+const session = useGatewayWithBrowser();
 
 describe('GraphiQL in a browser', () => {
   it('loads without a token or any outside asset, and runs a query with the key typed into Headers', async () => {
-    const { key } = await gateway.merchant();
-    const created = await gateway.rest('POST', '/api/v2/transactions', { key, body: transactionBody() });
+    const { key } = await session.gateway.merchant();
+    const created = await session.gateway.rest('POST', '/api/v2/transactions', { key, body: transactionBody() });
 
-    const page = await browser.newPage();
-    // Blob URLs are GraphiQL's own web workers; anything else must come from the gateway.
-    const outsideRequests: string[] = [];
-    page.on('request', (request) => {
-      if (!/^(data:|blob:)/.test(request.url()) && !request.url().startsWith(gateway.url)) outsideRequests.push(request.url());
-    });
-    await page.goto(`${gateway.url}/graphql`);
+    const page = await session.browser.newPage();
+    const outsideRequests = recordOutsideRequests(page, session.gateway.url);
+    await page.goto(`${session.gateway.url}/graphql`);
     await page.locator('.graphiql-execute-button').waitFor();
 
     // The headers editor opens with the Authorization line to fill in.
