@@ -124,13 +124,14 @@ async function keyCreate(argv: string[], connect: Connect) {
   if (flags.scope === undefined) throw new UsageError('--scope is required');
   const scope = oneOf('--scope', flags.scope, SCOPES);
   const { createApiKey } = await connect().request(CreateApiKeyDocument, { organizationId: flags.org, scope });
-  return { ...createApiKey.apiKey, key: createApiKey.key };
+  // Exactly the contract's fields (DESIGN: {"id", "key", "scope"}); the key is shown only here.
+  return { id: createApiKey.apiKey.id, key: createApiKey.key, scope: createApiKey.apiKey.scope };
 }
 
 async function keyRevoke(argv: string[], connect: Connect) {
   const [id] = expectPositionals(parseArgs({ args: argv, allowPositionals: true }).positionals, ['KEY_ID']);
   const { revokeApiKey } = await connect().request(RevokeApiKeyDocument, { id });
-  return revokeApiKey;
+  return { id: revokeApiKey.id, revoked: revokeApiKey.revoked };
 }
 
 async function switchSet(argv: string[], connect: Connect) {

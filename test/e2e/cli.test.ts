@@ -92,13 +92,13 @@ describe('gateway CLI', () => {
     const organization = await gateway.createOrganization();
     const created = await cli(['key', 'create', '--org', organization.id, '--scope', 'checkout']);
     expect(created.code).toBe(0);
-    expect(created.json).toMatchObject({ id: expect.any(String), key: expect.any(String), scope: 'checkout' });
+    expect(created.json).toEqual({ id: expect.any(String), key: expect.stringMatching(/^gw_sk_/), scope: 'checkout' });
     const { key } = created.json;
     expect((await gateway.rest('POST', '/api/v2/transactions', { key, body: transactionBody() })).status).toBe(200);
 
     const revoked = await cli(['key', 'revoke', created.json.id]);
     expect(revoked.code).toBe(0);
-    expect(revoked.json).toMatchObject({ id: created.json.id, revoked: true });
+    expect(revoked.json).toEqual({ id: created.json.id, revoked: true });
     expect((await gateway.rest('POST', '/api/v2/transactions', { key, body: transactionBody() })).status).toBe(401);
   });
 
