@@ -2,6 +2,8 @@
 import type { Account, Organization } from '../generated/prisma/client.js';
 import type { AccountName } from '../generated/prisma/enums.js';
 import type { Db } from './context.js';
+import { DomainError } from './errors.js';
+import { isUuid } from './transactions.js';
 
 export type OrganizationRecord = Organization & { accounts: Account[] };
 
@@ -24,4 +26,11 @@ export async function ensureAccounts(db: Pick<Db, 'account'>, organizationId: st
   const existing = await db.account.count({ where: { organizationId } });
   if (existing >= ORGANIZATION_ACCOUNTS.length) return;
   await db.account.createMany({ data: ORGANIZATION_ACCOUNTS.map((account) => ({ ...account, organizationId })), skipDuplicates: true });
+}
+
+/** An organisation by id; a malformed id is just one that does not exist (404, never a 500). */
+export async function findOrganization(db: Pick<Db, 'organization'>, id: string): Promise<OrganizationRecord> {
+  const organization = isUuid(id) ? await db.organization.findUnique({ where: { id }, include: withAccounts }) : null;
+  if (!organization) throw new DomainError('organization_not_found');
+  return organization;
 }

@@ -9,7 +9,9 @@ import { DomainError } from '../domain/errors.js';
 import type { RateLimitDecision } from '../domain/ports.js';
 import { enforceRateLimit, RateLimitedError } from '../domain/rateLimit.js';
 import { toPublicError, v2ErrorBody } from '../rest/errors.js';
-import { createV2Router, V2_ROOT } from '../rest/v2/router.js';
+import { readFile } from 'node:fs/promises';
+import { parse as parseYaml } from 'yaml';
+import { createV2Router, V2_DEFINITION, V2_ROOT } from '../rest/v2/router.js';
 import { createYoga } from '../graphql/yoga.js';
 import { registerDocs } from './docs.js';
 import type { Query } from '../rest/query.js';
@@ -108,14 +110,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   return app;
 }
 
-let cachedDocument: unknown;
-async function v2OpenApiDocument(): Promise<unknown> {
-  if (!cachedDocument) {
-    const { readFile } = await import('node:fs/promises');
-    const { parse } = await import('yaml');
-    const { V2_DEFINITION } = await import('../rest/v2/router.js');
-    cachedDocument = parse(await readFile(V2_DEFINITION, 'utf8'));
-  }
+/** The contract as JSON, parsed once on first request. */
+let cachedDocument: Promise<unknown> | undefined;
+function v2OpenApiDocument(): Promise<unknown> {
+  cachedDocument ??= readFile(V2_DEFINITION, 'utf8').then((text) => parseYaml(text));
   return cachedDocument;
 }
 

@@ -4,8 +4,8 @@ import type { ApiScope } from '../../generated/prisma/enums.js';
 import { API_KEY_PREFIX, authorizeOperator, generateSecret, type Caller } from '../auth.js';
 import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
+import { findOrganization } from '../organizations.js';
 import { API_SCOPES } from '../scopes.js';
-import { isUuid } from '../transactions.js';
 
 export interface IssuedApiKey {
   apiKey: ApiKey;
@@ -16,8 +16,7 @@ export interface IssuedApiKey {
 export async function createApiKey(ctx: GatewayContext, caller: Caller, organizationId: string, scope: string): Promise<IssuedApiKey> {
   authorizeOperator(caller, 'mutate');
   if (!(API_SCOPES as readonly string[]).includes(scope)) throw new DomainError('invalid_input', `scope must be one of ${API_SCOPES.join(', ')}`);
-  const organization = isUuid(organizationId) ? await ctx.db.organization.findUnique({ where: { id: organizationId } }) : null;
-  if (!organization) throw new DomainError('organization_not_found');
+  await findOrganization(ctx.db, organizationId);
   const { secret, digest, displayPrefix } = generateSecret(API_KEY_PREFIX);
   const apiKey = await ctx.db.apiKey.create({
     data: { organizationId, scope: scope as ApiScope, prefix: displayPrefix, keyDigest: digest },

@@ -5,7 +5,7 @@ import { authorizeMerchant, type Caller } from '../auth.js';
 import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import { resolvePage, toPage, type Page, type PageRequest } from '../pagination.js';
-import { MAXIMUM_AMOUNT, MAX_SEARCH_LENGTH, escapeLike, filterText } from '../rules.js';
+import { MAXIMUM_AMOUNT, MAX_SEARCH_LENGTH, compactPhone, escapeLike, filterText } from '../rules.js';
 import { isUuid, withOrderedProducts, type TransactionRecord } from '../transactions.js';
 
 export interface ListTransactionsInput extends PageRequest {
@@ -36,7 +36,7 @@ export async function listTransactions(ctx: GatewayContext, caller: Caller, inpu
 
 function transactionFilter(organizationId: string, input: ListTransactionsInput): Prisma.TransactionWhereInput {
   const search = filterText('search', input.search?.trim(), MAX_SEARCH_LENGTH);
-  const customerPhone = filterText('customer_phone', input.customerPhone?.replace(/[\s-]/g, ''), MAX_SEARCH_LENGTH);
+  const customerPhone = filterText('customer_phone', input.customerPhone === undefined ? undefined : compactPhone(input.customerPhone), MAX_SEARCH_LENGTH);
   for (const [name, amount] of [['min_amount', input.minAmount], ['max_amount', input.maxAmount]] as const) {
     if (amount !== undefined && (!Number.isSafeInteger(amount) || amount < 0 || amount > MAXIMUM_AMOUNT)) {
       throw new DomainError('invalid_query', `${name} must be an integer from 0 to ${MAXIMUM_AMOUNT}`);

@@ -3,9 +3,8 @@ import type { OrganizationStatus } from '../../generated/prisma/enums.js';
 import { authorizeOperator, type Caller } from '../auth.js';
 import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
-import { withAccounts, type OrganizationRecord } from '../organizations.js';
+import { findOrganization, withAccounts, type OrganizationRecord } from '../organizations.js';
 import { MAXIMUM_AMOUNT, MAX_NAME_LENGTH } from '../rules.js';
-import { isUuid } from '../transactions.js';
 import { parseMethodList } from './createOrganization.js';
 
 const STATUSES: readonly OrganizationStatus[] = ['active', 'inactive', 'blocked'];
@@ -26,8 +25,7 @@ export interface UpdateOrganizationInput {
 
 export async function updateOrganization(ctx: GatewayContext, caller: Caller, id: string, input: UpdateOrganizationInput): Promise<OrganizationRecord> {
   authorizeOperator(caller, 'mutate');
-  const current = isUuid(id) ? await ctx.db.organization.findUnique({ where: { id } }) : null;
-  if (!current) throw new DomainError('organization_not_found');
+  const current = await findOrganization(ctx.db, id);
 
   if (input.status !== undefined && input.status !== null && !(STATUSES as readonly string[]).includes(input.status)) {
     throw new DomainError('invalid_input', `status must be one of ${STATUSES.join(', ')}`);
