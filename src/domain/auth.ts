@@ -86,18 +86,55 @@ export async function authenticate(ctx: GatewayContext, authorization: string | 
 }
 
 /**
+ * What authorisation hands an operation: proof that `caller` may run `operation` for
+ * `organization`. Operations take this instead of a Caller, so each request is authorised exactly
+ * once (by its adapter, before the input is even parsed) and an operation cannot be called with
+ * access meant for another one: `MerchantAccess<'getTransaction'>` does not type-check as
+ * `MerchantAccess<'createTransaction'>`.
+ */
+export interface MerchantAccess<Op extends MerchantOperation = MerchantOperation> {
+  readonly operation: Op;
+  readonly caller: MerchantCaller;
+  readonly organization: Organization;
+  readonly organizationId: string;
+}
+
+/**
+ * Access for reading: one organisation's data, or every organisation's (`organizationId` null)
+ * for operators. A MerchantAccess is one.
+ */
+export interface ReadAccess<Op extends MerchantOperation = MerchantOperation> {
+  readonly operation: Op;
+  readonly organizationId: string | null;
+}
+
+/**
  * The spec's access rules for a merchant operation, in order: blocked organisations get 403 on
  * everything, inactive ones 401 on writes (reads still work), then the key's scope.
- * Returns the organisation the operation acts for.
  */
-export function authorizeMerchant(caller: Caller, operation: MerchantOperation): Organization {
+export function authorizeMerchant<Op extends MerchantOperation>(caller: Caller, operation: Op): MerchantAccess<Op> {
   if (caller.kind !== 'merchant') throw new DomainError('permission_denied');
   const { organization } = caller;
   const access = MERCHANT_OPERATIONS[operation];
   if (organization.status === 'blocked') throw new DomainError('organization_blocked');
   if (organization.status === 'inactive' && access.write) throw new DomainError('organization_inactive');
   if (!(access.scopes as readonly ApiScope[]).includes(caller.scope)) throw new DomainError('permission_denied');
-  return organization;
+  return { operation, caller, organization, organizationId: organization.id };
+}
+
+/**
+ * Reads of merchant data: a merchant reads its own organisation (by the rules above); every
+ * operator role reads any organisation, or all of them when `organizationId` is omitted.
+ * A merchant naming another organisation is refused.
+ */
+export function authorizeRead<Op extends MerchantOperation>(caller: Caller, operation: Op, organizationId?: string | null): ReadAccess<Op> {
+  if (caller.kind === 'operator') {
+    authorizeOperator(caller, 'read');
+    return { operation, organizationId: organizationId ?? null };
+  }
+  const access = authorizeMerchant(caller, operation);
+  if (organizationId && organizationId !== access.organizationId) throw new DomainError('permission_denied');
+  return access;
 }
 
 /** Operator actions: `admin` may change things; `analyst` and `support` only read. */

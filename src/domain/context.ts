@@ -4,7 +4,7 @@
  */
 import type { Clock, Coordination, Db, Logger } from './ports.js';
 
-export type { Clock, Db, Logger } from './ports.js';
+export type { Clock, Db, DbTransaction, Logger } from './ports.js';
 
 export const systemClock: Clock = { now: () => new Date() };
 

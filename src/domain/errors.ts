@@ -12,6 +12,8 @@ interface ErrorSpec {
   graphqlCode: string;
 }
 
+import { UNVERIFIED_MONTHLY_LIMIT } from './money.js';
+
 const defineCatalogue = <T extends Record<string, ErrorSpec>>(catalogue: T) => catalogue;
 
 export const ERROR_CATALOGUE = defineCatalogue({
@@ -81,8 +83,7 @@ export const ERROR_CATALOGUE = defineCatalogue({
   },
   monthly_limit_reached: {
     status: 403,
-    message:
-      'Monthly transaction limit of 200000 XOF reached for unverified organizations. Verify your organization to lift the limit.',
+    message: `Monthly transaction limit of ${UNVERIFIED_MONTHLY_LIMIT} XOF reached for unverified organizations. Verify your organization to lift the limit.`,
     graphqlCode: 'MONTHLY_LIMIT_REACHED',
   },
   business_profile_incomplete: {
@@ -133,15 +134,20 @@ export class DomainError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
   readonly graphqlCode: string;
+  /** True when an Idempotency-Key replayed this refusal instead of running the request again. */
+  readonly replayed: boolean;
 
-  constructor(code: ErrorCode, detail = '') {
+  constructor(code: ErrorCode, detail = '', options: { message?: string; replayed?: boolean } = {}) {
     const spec: ErrorSpec = ERROR_CATALOGUE[code];
-    super(typeof spec.message === 'function' ? spec.message(detail) : spec.message);
+    super(options.message ?? (typeof spec.message === 'function' ? spec.message(detail) : spec.message));
     this.name = 'DomainError';
     this.code = code;
     this.status = spec.status;
     this.graphqlCode = spec.graphqlCode;
+    this.replayed = options.replayed ?? false;
   }
 }
+
+export const isErrorCode = (value: string): value is ErrorCode => Object.hasOwn(ERROR_CATALOGUE, value);
 
 export const isDomainError = (error: unknown): error is DomainError => error instanceof DomainError;

@@ -1,94 +1,153 @@
 /**
- * Idempotency-Key: a retried request with the same key gets the first answer instead of being
- * executed again. Keys are scoped to the organisation and kept 24 hours. Same key + same request:
- * the stored status and body are replayed. Same key + another request: 422. Same key while the
- * first still runs: 409.
+ * Idempotency-Key: a retried request gets the first answer instead of being executed again.
+ * An operation opts in by running its effects through `runIdempotently`; every surface (REST v2,
+ * REST v1, GraphQL) then behaves the same, because the rule lives here and not in an adapter.
  *
- * The stored answer is opaque here (each surface renders its own shape); the rule about which
- * answers are kept is this module's: 2xx and 4xx are final, but 5xx, 409 and 429 are transient
- * and are not stored, so the client may retry them with the same key.
+ * - The key row is written in the SAME database transaction as the operation's effects, and
+ *   PostgreSQL's unique (organisation, key) decides which request owns it. A committed change
+ *   therefore always has its completed key and a rolled-back one has none: a crash between
+ *   commit and answer leaves nothing to "take over", and the retry replays the committed answer.
+ * - Same key + same request: the stored answer is replayed (`replayed: true`). Same key + another
+ *   request: 422. Same key while the first is still running: 409 at once (a transaction-scoped
+ *   advisory lock, held until the first commits or rolls back).
+ * - The fingerprint is the operation's name and its normalised input, not the surface: a v1, a v2
+ *   and a GraphQL call of one operation with one key are the same request.
+ * - Refusals are answers too: a 4xx the operation raises is stored (in its own statement, since
+ *   the operation's transaction rolled back) and replayed. 409, 429 and 5xx are transient and
+ *   not stored, so the client may retry them with the same key.
+ * - Keys are per organisation and live 24 hours (purged hourly by the process).
  */
 import { createHash } from 'node:crypto';
-import type { GatewayContext } from './context.js';
-import { DomainError } from './errors.js';
+import type { IdempotencyKey } from '../generated/prisma/client.js';
+import type { DbTransaction, GatewayContext } from './context.js';
+import { DomainError, isErrorCode } from './errors.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
-/**
- * A claim still `in_progress` after this long belongs to a process that died mid-request; it is
- * taken over. Far above any request's duration (provider calls time out long before).
- */
-export const ABANDONED_CLAIM_MS = 5 * 60 * 1000;
+/** Visible ASCII, 1 to 255 characters: room for a UUID or an order reference, bounded for the index. */
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
-export interface StoredAnswer {
-  status: number;
-  body: string;
-}
-
-export interface IdempotentRequest {
+export interface IdempotencyScope {
   organizationId: string;
-  /** The Idempotency-Key header, or undefined to run without idempotency. */
+  /** The client's Idempotency-Key, or undefined to run without idempotency. */
   key: string | undefined;
-  /** What the request is, in full: surface + operation + path + canonical body. */
-  fingerprint: string;
+  /** The operation's name: part of what makes two requests "the same". */
+  operation: string;
+  /** The operation's normalised input (absent and null fields are equivalent). */
+  input: unknown;
 }
 
-const isFinal = (status: number): boolean => status < 500 && status !== 409 && status !== 429;
+export interface IdempotentOutcome<T> {
+  value: T;
+  /** True when the value is the stored answer of an earlier request with the same key. */
+  replayed: boolean;
+}
 
-export async function runIdempotently(
-  ctx: GatewayContext,
-  request: IdempotentRequest,
-  execute: () => Promise<StoredAnswer>,
-): Promise<StoredAnswer & { replayed: boolean }> {
-  if (request.key === undefined) return { ...(await execute()), replayed: false };
-  if (!KEY_PATTERN.test(request.key)) throw new DomainError('invalid_idempotency_key');
+/** What the key row keeps: the operation's value, or the refusal it answered with. */
+type StoredAnswer = { value: unknown } | { error: { code: string; message: string } };
 
-  const id = { organizationId_key: { organizationId: request.organizationId, key: request.key } };
-  const requestHash = createHash('sha256').update(request.fingerprint).digest('hex');
-  const replay = await claimOrReplay(ctx, request.organizationId, request.key, requestHash);
-  if (replay) return { ...replay, replayed: true };
+/** A committed row found inside the transaction: leave it (rolling back) and replay the row. */
+class AlreadyAnswered extends Error {
+  constructor(readonly row: IdempotencyKey) {
+    super('idempotency key already answered');
+  }
+}
 
-  let answer: StoredAnswer;
+/**
+ * Runs `work` in one database transaction together with the key row (when a key is given), or
+ * replays the answer stored under that key.
+ */
+export async function runIdempotently<T>(ctx: GatewayContext, scope: IdempotencyScope, work: (tx: DbTransaction) => Promise<T>): Promise<IdempotentOutcome<T>> {
+  if (scope.key === undefined) return { value: await ctx.db.$transaction(work), replayed: false };
+  if (!KEY_PATTERN.test(scope.key)) throw new DomainError('invalid_idempotency_key');
+  const key = { organizationId: scope.organizationId, key: scope.key };
+  const requestHash = fingerprintOf(scope.operation, scope.input);
+
+  // The common retry: the first request committed long ago. One read, no transaction.
+  const stored = await findLiveKey(ctx, ctx.db, key);
+  if (stored) return replay<T>(stored, requestHash);
+
   try {
-    answer = await execute();
+    const value = await ctx.db.$transaction(async (tx) => {
+      await claim(ctx, tx, key);
+      const result = await work(tx);
+      await tx.idempotencyKey.create({ data: keyRow(ctx, key, requestHash, 200, { value: result }) });
+      return result;
+    });
+    return { value, replayed: false };
   } catch (error) {
-    await ctx.db.idempotencyKey.delete({ where: id }).catch(() => undefined);
+    if (error instanceof AlreadyAnswered) return replay<T>(error.row, requestHash);
+    if (isUniqueViolation(error)) {
+      // Another request with this key committed first: its answer is the answer.
+      const winner = await findLiveKey(ctx, ctx.db, key);
+      if (winner) return replay<T>(winner, requestHash);
+    }
+    if (error instanceof DomainError && isFinalRefusal(error)) await storeRefusal(ctx, key, requestHash, error);
     throw error;
   }
-  if (isFinal(answer.status)) {
-    await ctx.db.idempotencyKey.update({ where: id, data: { state: 'completed', responseStatus: answer.status, responseBody: answer.body } });
-  } else {
-    await ctx.db.idempotencyKey.delete({ where: id }).catch(() => undefined);
-  }
-  return { ...answer, replayed: false };
 }
 
-/** Claims the key for this request (returns null), or returns the stored answer to replay. */
-async function claimOrReplay(ctx: GatewayContext, organizationId: string, key: string, requestHash: string): Promise<StoredAnswer | null> {
+/**
+ * Inside the operation's transaction: refuses at once (409) while another request holds the key,
+ * and steps aside (AlreadyAnswered) if one committed since the read above.
+ */
+async function claim(ctx: GatewayContext, tx: DbTransaction, key: { organizationId: string; key: string }): Promise<void> {
+  // Released by PostgreSQL at commit or rollback, so a crash can never leave it held.
+  const [lock] = await tx.$queryRaw<{ locked: boolean }[]>`
+    SELECT pg_try_advisory_xact_lock(hashtextextended(${`${key.organizationId}:${key.key}`}, 0)) AS locked`;
+  if (!lock?.locked) throw new DomainError('idempotency_key_in_use');
+  const committed = await tx.idempotencyKey.findUnique({ where: { organizationId_key: key } });
+  if (!committed) return;
+  if (committed.expiresAt > ctx.clock.now()) throw new AlreadyAnswered(committed);
+  await tx.idempotencyKey.delete({ where: { organizationId_key: key } });
+}
+
+/** The stored answer, as the operation first gave it; another request under this key is a 422. */
+function replay<T>(row: IdempotencyKey, requestHash: string): IdempotentOutcome<T> {
+  if (row.requestHash !== requestHash) throw new DomainError('idempotency_key_reused');
+  // A key still `in_progress` belongs to an operation with an outside call under way (a payout
+  // sent, its answer not yet settled). It is never run again: the client waits and retries.
+  if (row.state !== 'completed' || row.responseBody === null) throw new DomainError('idempotency_key_in_use');
+  const answer = decode(row.responseBody) as StoredAnswer;
+  if ('error' in answer) {
+    const code = isErrorCode(answer.error.code) ? answer.error.code : 'internal';
+    throw new DomainError(code, '', { message: answer.error.message, replayed: true });
+  }
+  return { value: answer.value as T, replayed: true };
+}
+
+async function findLiveKey(ctx: GatewayContext, db: Pick<DbTransaction, 'idempotencyKey'>, key: { organizationId: string; key: string }) {
+  const row = await db.idempotencyKey.findUnique({ where: { organizationId_key: key } });
+  return row && row.expiresAt > ctx.clock.now() ? row : null;
+}
+
+/**
+ * A refusal has no effects to commit with, so its row is written on its own. If a concurrent
+ * request with the key committed first, its row stays (ON CONFLICT DO NOTHING semantics).
+ */
+async function storeRefusal(ctx: GatewayContext, key: { organizationId: string; key: string }, requestHash: string, error: DomainError): Promise<void> {
+  const row = keyRow(ctx, key, requestHash, error.status, { error: { code: error.code, message: error.message } });
+  await ctx.db.idempotencyKey.createMany({ data: [row], skipDuplicates: true }).catch((failure: unknown) => {
+    ctx.log.warn({ err: failure }, 'could not store an idempotent refusal; a retry will run the request again');
+  });
+}
+
+function keyRow(ctx: GatewayContext, key: { organizationId: string; key: string }, requestHash: string, status: number, answer: StoredAnswer) {
   const now = ctx.clock.now();
-  // Two attempts: the second after clearing an expired or abandoned claim.
-  for (let attempt = 0; attempt < 2; attempt++) {
-    // ON CONFLICT DO NOTHING: the unique (organisation, key) decides which request owns the key.
-    const claimed = await ctx.db.$executeRaw`
-      INSERT INTO "IdempotencyKey" ("organizationId", "key", "requestHash", "state", "createdAt", "expiresAt")
-      VALUES (${organizationId}::uuid, ${key}, ${requestHash}, 'in_progress', ${now}, ${new Date(now.getTime() + IDEMPOTENCY_TTL_MS)})
-      ON CONFLICT ("organizationId", "key") DO NOTHING`;
-    if (claimed === 1) return null;
-
-    const existing = await ctx.db.idempotencyKey.findUnique({ where: { organizationId_key: { organizationId, key } } });
-    if (!existing) continue; // released between our insert and this read: claim again
-    const expired = existing.expiresAt <= now;
-    const abandoned = existing.state === 'in_progress' && now.getTime() - existing.createdAt.getTime() > ABANDONED_CLAIM_MS;
-    if (expired || abandoned) {
-      await ctx.db.idempotencyKey.deleteMany({ where: { organizationId, key, createdAt: existing.createdAt } });
-      continue;
-    }
-    if (existing.requestHash !== requestHash) throw new DomainError('idempotency_key_reused');
-    if (existing.state === 'in_progress') throw new DomainError('idempotency_key_in_use');
-    return { status: existing.responseStatus ?? 200, body: existing.responseBody ?? '' };
-  }
-  throw new DomainError('idempotency_key_in_use');
+  return {
+    ...key,
+    requestHash,
+    state: 'completed' as const,
+    responseStatus: status,
+    responseBody: encode(answer),
+    createdAt: now,
+    expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
+  };
 }
+
+/** 4xx answers are final; 409 (in use) and 429 (rate limit) say "try again", so are not kept. */
+const isFinalRefusal = (error: DomainError): boolean => error.status >= 400 && error.status < 500 && error.status !== 409 && error.status !== 429;
+
+const isUniqueViolation = (error: unknown): boolean => (error as { code?: unknown } | null)?.code === 'P2002';
 
 /** Drops keys past their 24 hours; run periodically so the table stays bounded. */
 export async function purgeExpiredIdempotencyKeys(ctx: GatewayContext): Promise<number> {
@@ -96,14 +155,48 @@ export async function purgeExpiredIdempotencyKeys(ctx: GatewayContext): Promise<
   return count;
 }
 
-/** JSON with sorted keys, so the same request re-serialised by a client has the same fingerprint. */
+/** The request's identity: the operation and its input, whatever surface it came through. */
+export function fingerprintOf(operation: string, input: unknown): string {
+  return createHash('sha256').update(`${operation}\n${canonicalJson(input)}`).digest('hex');
+}
+
+/**
+ * JSON with sorted keys and without absent (undefined or null) fields, so the same request sent
+ * with its keys in another order, or by a surface that says null where another omits, matches.
+ */
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value instanceof Date) return JSON.stringify(value.toISOString());
+  if (typeof value === 'bigint') return value.toString();
   if (value && typeof value === 'object') {
     const entries = Object.keys(value as object)
+      .filter((name) => (value as Record<string, unknown>)[name] !== undefined && (value as Record<string, unknown>)[name] !== null)
       .sort()
       .map((name) => `${JSON.stringify(name)}:${canonicalJson((value as Record<string, unknown>)[name])}`);
     return `{${entries.join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
+}
+
+/**
+ * Stored answers are domain values (records with bigint amounts and dates), so that each surface
+ * renders a replay in its own shape. JSON tags the two types JSON lacks.
+ */
+function encode(answer: StoredAnswer): string {
+  return JSON.stringify(answer, function (this: Record<string, unknown>, name, value) {
+    const original = this[name];
+    if (typeof original === 'bigint') return { $bigint: original.toString() };
+    if (original instanceof Date) return { $date: original.toISOString() };
+    return value;
+  });
+}
+
+function decode(text: string): unknown {
+  return JSON.parse(text, (_name, value) => {
+    if (value && typeof value === 'object' && !Array.isArray(value)) {
+      if (typeof value.$bigint === 'string' && Object.keys(value).length === 1) return BigInt(value.$bigint);
+      if (typeof value.$date === 'string' && Object.keys(value).length === 1) return new Date(value.$date);
+    }
+    return value;
+  });
 }

@@ -9,9 +9,11 @@
  * rests on these: PostgreSQL enforces it. They make the common case fast and fair (rate limits,
  * "one payout at a time" fail-fast, retries on time).
  */
-import type { PrismaClient } from '../generated/prisma/client.js';
+import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
 
 export type Db = PrismaClient;
+/** The same client inside one database transaction (what `db.$transaction(work)` hands `work`). */
+export type DbTransaction = Prisma.TransactionClient;
 
 export interface Clock {
   now(): Date;

@@ -2,11 +2,16 @@
 import type { Transaction, TransactionProduct } from '../generated/prisma/client.js';
 import type { TransactionStatus } from '../generated/prisma/enums.js';
 import type { GatewaySettings } from './context.js';
+import { TRANSACTION_STATUSES, isOneOf } from './enums.js';
 import { DomainError } from './errors.js';
+import type { Db } from './ports.js';
 
 export type TransactionRecord = Transaction & { products: TransactionProduct[] };
 
-export const TRANSACTION_STATUSES: readonly TransactionStatus[] = ['pending', 'paid', 'paid_and_blocked', 'cancelled', 'refunded'];
+/** Most products one transaction may list: a checkout page, not a warehouse manifest. */
+export const MAX_PRODUCTS = 100;
+/** Most units of one product: far above any real basket, far below the 32-bit column. */
+export const MAX_QUANTITY = 1_000_000;
 
 /** Products in the order the merchant sent them. */
 export const withOrderedProducts = { products: { orderBy: { position: 'asc' as const } } };
@@ -26,6 +31,19 @@ const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{
 export const isUuid = (value: string): boolean => UUID_PATTERN.test(value);
 
 export function parseTransactionStatus(value: string): TransactionStatus {
-  if (!(TRANSACTION_STATUSES as readonly string[]).includes(value)) throw new DomainError('invalid_query', `status must be one of ${TRANSACTION_STATUSES.join(', ')}`);
-  return value as TransactionStatus;
+  if (!isOneOf(TRANSACTION_STATUSES, value)) throw new DomainError('invalid_query', `status must be one of ${TRANSACTION_STATUSES.join(', ')}`);
+  return value;
+}
+
+/**
+ * A transaction the caller may see: of `organizationId`, or of any organisation when it is null
+ * (operators). Another organisation's transaction answers exactly like a missing one: its
+ * existence is not revealed. A malformed id is just another id that does not exist.
+ */
+export async function findVisibleTransaction(db: Pick<Db, 'transaction'>, organizationId: string | null, orderId: string): Promise<TransactionRecord> {
+  const transaction = isUuid(orderId)
+    ? await db.transaction.findFirst({ where: { id: orderId, ...(organizationId !== null && { organizationId }) }, include: withOrderedProducts })
+    : null;
+  if (!transaction) throw new DomainError('transaction_not_found');
+  return transaction;
 }

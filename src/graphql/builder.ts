@@ -16,6 +16,10 @@ export interface GraphQLContext {
   caller: Caller;
   /** The HTTP request's id (X-Request-Id), for logs. */
   requestId: string;
+  /** The Idempotency-Key header, if sent (a mutation's `idempotencyKey` argument may give it instead). */
+  idempotencyKey: string | undefined;
+  /** Headers for the HTTP answer (Idempotent-Replayed), set by resolvers. */
+  responseHeaders: Map<string, string>;
 }
 
 export const builder = new SchemaBuilder<{
@@ -47,7 +51,6 @@ export const builder = new SchemaBuilder<{
   prisma: {
     client: (ctx) => ctx.gateway.db,
     dmmf: getDatamodel(),
-    // Relations a resolver did not preload are fetched in batches (no N+1).
     filterConnectionTotalCount: true,
     onUnusedQuery: null,
   },

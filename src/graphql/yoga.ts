@@ -42,9 +42,15 @@ function isUnexpected(error: unknown): boolean {
   return !(isGraphQLError(error) && (original === undefined || isGraphQLError(original)));
 }
 
-/** What the HTTP host hands Yoga with each request: its id, for logs. */
+/** A refusal outside execution (the rate limit), as a GraphQL response body. */
+export function graphqlErrorBody(error: DomainError): string {
+  return JSON.stringify({ errors: [{ message: error.message, extensions: { code: error.graphqlCode, status: error.status } }] });
+}
+
+/** What the HTTP host hands Yoga with each request: its id, for logs, and a sink for headers. */
 export interface YogaServerContext {
   requestId: string;
+  responseHeaders: Map<string, string>;
 }
 
 export function createYoga({ ctx, adminToken }: YogaOptions) {
@@ -62,10 +68,10 @@ export function createYoga({ ctx, adminToken }: YogaOptions) {
     // Logging goes through the gateway's pino logger, not Yoga's console one.
     logging: false,
     landingPage: false,
-    context: async ({ request, requestId }) => {
+    context: async ({ request, requestId, responseHeaders }) => {
       try {
         const caller = await authenticate(ctx, request.headers.get('authorization') ?? undefined, { adminToken, allowOperators: true });
-        return { gateway: ctx, caller, requestId };
+        return { gateway: ctx, caller, requestId, responseHeaders, idempotencyKey: request.headers.get('idempotency-key') ?? undefined };
       } catch (error) {
         if (error instanceof DomainError) throw toGraphQLError(error);
         throw error;

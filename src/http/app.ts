@@ -1,20 +1,20 @@
 /**
- * The API origin: one fastify server hosting REST v2 (and later v1), GraphQL, health and docs.
- * Cross-cutting HTTP concerns live here: request ids, body limits, JSON errors, logging.
+ * The API origin: one fastify server hosting the REST surfaces (v2, later v1), GraphQL, health
+ * and docs. Cross-cutting HTTP concerns live here: request ids, body limits, JSON errors, logging.
  */
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { GatewayContext } from '../domain/context.js';
 import { DomainError } from '../domain/errors.js';
-import type { RateLimitDecision } from '../domain/ports.js';
-import { enforceRateLimit, RateLimitedError } from '../domain/rateLimit.js';
-import { toPublicError, v2ErrorBody } from '../rest/errors.js';
+import { RateLimitedError } from '../domain/rateLimit.js';
+import { toPublicError } from '../rest/errors.js';
 import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
-import { createV2Router, V2_DEFINITION, V2_ROOT } from '../rest/v2/router.js';
-import { createYoga } from '../graphql/yoga.js';
+import { registerRestSurface } from '../rest/pipeline.js';
+import { V2_DEFINITION, V2_ROOT, v2Surface } from '../rest/v2/surface.js';
+import { createYoga, graphqlErrorBody } from '../graphql/yoga.js';
 import { registerDocs } from './docs.js';
-import type { Query } from '../rest/query.js';
+import { enforceRateLimitOn } from './rateLimit.js';
 
 export interface AppOptions {
   ctx: GatewayContext;
@@ -56,6 +56,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.setErrorHandler((error, request, reply) => sendError(request, reply, error));
   app.setNotFoundHandler((request, reply) => sendError(request, reply, new DomainError('route_not_found')));
 
+  app.get('/', async () => ({
+    message: 'XOF Gateway API. REST v2 is under /api/v2 (reference: /docs); GraphQL is at /graphql.',
+    rest_v2: V2_ROOT,
+    docs: '/docs',
+    graphql: '/graphql',
+    health: '/healthz',
+  }));
   app.get('/healthz', async () => ({ status: 'ok' }));
   registerDocs(app);
   app.get('/readyz', async (_request, reply) => {
@@ -64,43 +71,27 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready', checks });
   });
 
-  await app.register(async (rest) => {
-    // REST bodies stay raw text until the caller is authenticated and authorised; the handlers
-    // parse them (so a bad key gets 401 before a bad body gets 400). Any content type is read as
-    // JSON: clients that forget the header still get a precise answer.
-    rest.removeAllContentTypeParsers();
-    rest.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
-    const v2 = await createV2Router(options.ctx, { adminToken: options.adminToken });
-    rest.route({
-      method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
-      url: `${V2_ROOT}/*`,
-      handler: async (request, reply) => {
-        const path = request.url.split('?')[0] ?? '';
-        await limitRate(options.ctx, request, reply, v2.endpointOf(request.method, path));
-        const response = await v2.handle({
-          method: request.method,
-          path,
-          query: request.query as Query,
-          headers: request.headers,
-          body: request.body,
-        });
-        if (response.replayed) reply.header('idempotent-replayed', 'true');
-        return reply.code(response.status).type('application/json; charset=utf-8').send(response.json);
-      },
-    });
-    rest.get(`${V2_ROOT}/openapi.json`, async () => v2OpenApiDocument());
-  });
+  app.get(`${V2_ROOT}/openapi.json`, async () => v2OpenApiDocument());
+  await registerRestSurface(app, options.ctx, v2Surface, { adminToken: options.adminToken });
 
   const yoga = createYoga({ ctx: options.ctx, adminToken: options.adminToken });
   app.route({
     url: yoga.graphqlEndpoint,
     method: ['GET', 'POST', 'OPTIONS'],
     handler: async (request, reply) => {
-      await limitRate(options.ctx, request, reply, `${request.method} ${yoga.graphqlEndpoint}`);
-      const response = await yoga.handleNodeRequestAndResponse(request, reply, { requestId: request.id });
+      try {
+        await enforceRateLimitOn(options.ctx, request, reply, `${request.method} ${yoga.graphqlEndpoint}`);
+      } catch (error) {
+        // GraphQL renders its own refusals: a GraphQL error with extensions.code, status 429.
+        if (error instanceof RateLimitedError) return reply.code(error.status).type('application/json; charset=utf-8').send(graphqlErrorBody(error));
+        throw error;
+      }
+      const responseHeaders = new Map<string, string>();
+      const response = await yoga.handleNodeRequestAndResponse(request, reply, { requestId: request.id, responseHeaders });
       response.headers.forEach((value: string, key: string) => {
         reply.header(key, value);
       });
+      for (const [name, value] of responseHeaders) reply.header(name, value);
       reply.status(response.status);
       reply.send(response.body);
       return reply;
@@ -118,31 +109,11 @@ function v2OpenApiDocument(): Promise<unknown> {
 }
 
 /**
- * The spec's per-IP, per-endpoint limit, with the IETF RateLimit headers on every answer. The
- * client IP is the socket's: behind a proxy, configure trust before relying on this.
+ * Errors outside a REST surface (health, docs, unknown paths) leave as `{"error": "..."}`, the
+ * API's general shape; unexpected ones are logged, never detailed.
  */
-async function limitRate(ctx: GatewayContext, request: FastifyRequest, reply: FastifyReply, endpoint: string): Promise<void> {
-  try {
-    const decision = await enforceRateLimit(ctx, request.ip, endpoint);
-    if (decision) setRateLimitHeaders(reply, decision);
-  } catch (error) {
-    if (error instanceof RateLimitedError) {
-      setRateLimitHeaders(reply, error.decision);
-      reply.header('retry-after', Math.max(1, Math.ceil(error.decision.retryAfterMs / 1000)));
-    }
-    throw error;
-  }
-}
-
-function setRateLimitHeaders(reply: FastifyReply, decision: RateLimitDecision): void {
-  reply.header('ratelimit-limit', decision.limit);
-  reply.header('ratelimit-remaining', decision.remaining);
-  reply.header('ratelimit-reset', Math.ceil(decision.resetMs / 1000));
-}
-
-/** Every error leaves as the spec's JSON shape; unexpected ones are logged, never detailed. */
 function sendError(request: FastifyRequest, reply: FastifyReply, error: unknown) {
   const publicError = toPublicError(error);
   if (publicError.unexpected) request.log.error({ err: error, requestId: request.id }, 'unexpected error');
-  return reply.code(publicError.status).send(v2ErrorBody(publicError.message));
+  return reply.code(publicError.status).send({ error: publicError.message });
 }

@@ -23,9 +23,6 @@ function fromFrameworkError(error: { statusCode?: number; code?: string }): Doma
   return null;
 }
 
-/** The v2 error body: `{"error": "..."}` (v1 will have its own). */
-export const v2ErrorBody = (message: string) => ({ error: message });
-
 export function toPublicError(error: unknown): PublicError & { unexpected: boolean } {
   const domainError = error instanceof DomainError ? error : fromFrameworkError((error ?? {}) as { statusCode?: number; code?: string });
   if (domainError) return { status: domainError.status, message: domainError.message, code: domainError.code, unexpected: false };

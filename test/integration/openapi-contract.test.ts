@@ -5,7 +5,7 @@
 import ajvFormats from 'ajv-formats';
 import { OpenAPIBackend } from 'openapi-backend';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { V2_DEFINITION } from '../../src/rest/v2/router.js';
+import { V2_DEFINITION } from '../../src/rest/v2/surface.js';
 import { startGateway, transactionBody, type TestGateway } from '../support/gateway.js';
 
 let gateway: TestGateway;

@@ -69,8 +69,10 @@ describe('rate limit', () => {
     const { key } = await gateway.merchant();
     expect((await gateway.graphql('{ __typename }', {}, key)).status).toBe(200);
     const refused = await gateway.graphql('{ __typename }', {}, key);
+    // GraphQL renders its own refusals: a GraphQL error, not the REST body.
     expect(refused.status).toBe(429);
-    expect(refused.body).toEqual({ error: 'Rate limit exceeded. Try again later.' });
+    expect(refused.body).toEqual({ errors: [{ message: 'Rate limit exceeded. Try again later.', extensions: { code: 'RATE_LIMITED', status: 429 } }] });
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
   });
 
   it('lets requests through, and logs a warning, when the coordinator fails', async () => {

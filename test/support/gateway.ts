@@ -45,6 +45,8 @@ export interface MerchantOptions extends Partial<CreateOrganizationInput> {
 
 export interface TestGateway {
   url: string;
+  /** The PostgreSQL database behind it (empty for embedded PGlite). */
+  databaseUrl: string;
   checkoutUrl: string;
   ctx: GatewayContext;
   db: Database;
@@ -138,6 +140,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<TestGa
 
   return {
     url,
+    databaseUrl: clone ? databaseUrl(clone.name) : '',
     checkoutUrl,
     ctx,
     db,

@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { parseBearer } from '../../src/domain/auth.js';
 import { DomainError } from '../../src/domain/errors.js';
 import { resolvePage, toPage } from '../../src/domain/pagination.js';
-import { normalizePhone, parsePaymentMethod, startOfUtcMonth, validateRedirectUrl } from '../../src/domain/rules.js';
+import { startOfUtcMonth } from '../../src/domain/money.js';
+import { parsePaymentMethod } from '../../src/domain/paymentMethods.js';
+import { normalizePhone } from '../../src/domain/phones.js';
+import { validateRedirectUrl } from '../../src/domain/urls.js';
 
 const codeOf = (action: () => unknown): string | undefined => {
   try {

@@ -1,13 +1,11 @@
 /** DELETE /transactions/{order_id}: cancels (soft-deletes) a transaction nobody has paid. */
-import { authorizeMerchant, type Caller } from '../auth.js';
+import type { MerchantAccess } from '../auth.js';
 import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
-import { withOrderedProducts, type TransactionRecord } from '../transactions.js';
-import { findOwnTransaction } from './getTransaction.js';
+import { findVisibleTransaction, withOrderedProducts, type TransactionRecord } from '../transactions.js';
 
-export async function cancelTransaction(ctx: GatewayContext, caller: Caller, orderId: string): Promise<TransactionRecord> {
-  const organization = authorizeMerchant(caller, 'cancelTransaction');
-  const transaction = await findOwnTransaction(ctx.db, organization.id, orderId);
+export async function cancelTransaction(ctx: GatewayContext, access: MerchantAccess<'cancelTransaction'>, orderId: string): Promise<TransactionRecord> {
+  const transaction = await findVisibleTransaction(ctx.db, access.organizationId, orderId);
   refuseUnlessPending(transaction.status);
 
   // Conditional on `pending`: a payment landing between the read and this write wins, and the
@@ -18,7 +16,7 @@ export async function cancelTransaction(ctx: GatewayContext, caller: Caller, ord
     data: { status: 'cancelled', isDeleted: true, cancelledAt: now },
   });
   if (count === 0) {
-    const current = await findOwnTransaction(ctx.db, organization.id, orderId);
+    const current = await findVisibleTransaction(ctx.db, access.organizationId, orderId);
     refuseUnlessPending(current.status);
   }
   return ctx.db.transaction.findUniqueOrThrow({ where: { id: transaction.id }, include: withOrderedProducts });

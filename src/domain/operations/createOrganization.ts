@@ -3,7 +3,9 @@ import { authorizeOperator, type Caller } from '../auth.js';
 import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import { DEFAULT_BUSINESS_SECTOR, ORGANIZATION_ACCOUNTS, withAccounts, type OrganizationRecord } from '../organizations.js';
-import { MAX_NAME_LENGTH, PAYMENT_METHODS, parsePaymentMethod } from '../rules.js';
+import { PAYMENT_METHODS } from '../enums.js';
+import { parseMethodList } from '../paymentMethods.js';
+import { MAX_NAME_LENGTH } from '../text.js';
 
 export interface CreateOrganizationInput {
   name: string;
@@ -34,7 +36,3 @@ export async function createOrganization(ctx: GatewayContext, caller: Caller, in
   });
 }
 
-export function parseMethodList(methods: string[] | null | undefined) {
-  if (methods === undefined || methods === null) return undefined;
-  return [...new Set(methods.map((method) => method.trim()).filter(Boolean).map(parsePaymentMethod))];
-}

@@ -5,26 +5,18 @@
 import { randomUUID } from 'node:crypto';
 import type { Organization } from '../../generated/prisma/client.js';
 import type { PaymentMethod } from '../../generated/prisma/enums.js';
-import { authorizeMerchant, type Caller } from '../auth.js';
-import type { GatewayContext } from '../context.js';
+import type { MerchantAccess } from '../auth.js';
+import type { DbTransaction, GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
-import {
-  MAXIMUM_AMOUNT,
-  MAX_DESCRIPTION_LENGTH,
-  MAX_NAME_LENGTH,
-  MAX_PRODUCTS,
-  MAX_QUANTITY,
-  MINIMUM_AMOUNT_EXCLUSIVE,
-  UNVERIFIED_MONTHLY_LIMIT,
-  isSwitchOn,
-  normalizePhone,
-  parsePaymentMethod,
-  requireText,
-  startOfUtcMonth,
-  validateRedirectUrl,
-} from '../rules.js';
+import { runIdempotently, type IdempotentOutcome } from '../idempotency.js';
+import { MAXIMUM_AMOUNT, MINIMUM_AMOUNT_EXCLUSIVE, UNVERIFIED_MONTHLY_LIMIT, startOfUtcMonth } from '../money.js';
 import { ensureAccounts } from '../organizations.js';
-import { checkoutUrlOf, defaultErrorUrlOf, defaultSuccessUrlOf, type TransactionRecord } from '../transactions.js';
+import { parsePaymentMethod } from '../paymentMethods.js';
+import { normalizePhone } from '../phones.js';
+import { isSwitchOn } from '../switches.js';
+import { MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH, optionalBoundedText } from '../text.js';
+import { MAX_PRODUCTS, MAX_QUANTITY, checkoutUrlOf, defaultErrorUrlOf, defaultSuccessUrlOf, withOrderedProducts, type TransactionRecord } from '../transactions.js';
+import { validateRedirectUrl } from '../urls.js';
 
 export interface ProductInput {
   name: string;
@@ -58,11 +50,36 @@ export interface CreatedTransaction {
   checkoutUrl: string;
 }
 
-export async function createTransaction(ctx: GatewayContext, caller: Caller, input: CreateTransactionInput): Promise<CreatedTransaction> {
-  const organization = authorizeMerchant(caller, 'createTransaction');
-  if (!(await isSwitchOn(ctx.db, 'transactions'))) throw new DomainError('transactions_disabled');
-  if (!organization.businessSector) throw new DomainError('business_profile_incomplete');
+export interface OperationOptions {
+  /** The client's Idempotency-Key (header or argument), if any. */
+  idempotencyKey?: string;
+}
 
+/**
+ * Every check and the insert run inside one database transaction with the Idempotency-Key row,
+ * so a retry with the key replays this answer (a refusal included) instead of running again.
+ */
+export async function createTransaction(
+  ctx: GatewayContext,
+  access: MerchantAccess<'createTransaction'>,
+  input: CreateTransactionInput,
+  options: OperationOptions = {},
+): Promise<IdempotentOutcome<CreatedTransaction>> {
+  const { organization } = access;
+  const scope = { organizationId: organization.id, key: options.idempotencyKey, operation: 'createTransaction', input };
+  return runIdempotently(ctx, scope, async (tx) => {
+    if (!(await isSwitchOn(tx, 'transactions'))) throw new DomainError('transactions_disabled');
+    if (!organization.businessSector) throw new DomainError('business_profile_incomplete');
+    const data = validTransaction(ctx, organization, input);
+    await prepareAccounts(ctx, tx, organization.id);
+    if (!organization.verified) await checkMonthlyLimit(ctx, tx, organization.id, Number(data.amount));
+    const transaction = await tx.transaction.create({ data, include: withOrderedProducts });
+    return { transaction, checkoutUrl: checkoutUrlOf(ctx.settings, transaction.id) };
+  });
+}
+
+/** The row to insert, or the first rule the request breaks. */
+function validTransaction(ctx: GatewayContext, organization: Organization, input: CreateTransactionInput) {
   const methods = allowedMethods(organization, input.methodOfPayment);
   const products = validProducts(input.products);
   const amount = totalOf(products);
@@ -73,52 +90,50 @@ export async function createTransaction(ctx: GatewayContext, caller: Caller, inp
   const customer = validCustomer(input.customer);
   if (input.isEscrow && !organization.escrowEnabled) throw new DomainError('escrow_not_enabled');
   checkOrganizationLimits(organization, amount);
+  return {
+    id,
+    organizationId: organization.id,
+    amount: BigInt(amount),
+    methodOfPayment: methods,
+    customerFirstName: customer.firstName,
+    customerLastName: customer.lastName,
+    customerPhone: customer.phone,
+    successUrl,
+    errorUrl,
+    feesCustomerSide: input.feesCustomerSide ?? false,
+    isEscrow: input.isEscrow ?? false,
+    isMerchant: input.isMerchant ?? false,
+    products: {
+      create: products.map((product, position) => ({
+        position,
+        name: product.name,
+        price: BigInt(product.price),
+        quantity: product.quantity,
+        description: product.description ?? null,
+        category: product.category ?? null,
+      })),
+    },
+  };
+}
 
-  await ensureAccounts(ctx.db, organization.id).catch((error: unknown) => {
-    ctx.log.error({ err: error, organizationId: organization.id }, 'could not prepare merchant accounts');
+async function prepareAccounts(ctx: GatewayContext, tx: DbTransaction, organizationId: string): Promise<void> {
+  await ensureAccounts(tx, organizationId).catch((error: unknown) => {
+    ctx.log.error({ err: error, organizationId }, 'could not prepare merchant accounts');
     throw new DomainError('merchant_account_unavailable');
   });
-  const transaction = await ctx.db.$transaction(async (tx) => {
-    if (!organization.verified) {
-      // Serialise creations of this organisation so two concurrent requests cannot both fit
-      // under the monthly limit: the row lock is held until this database transaction ends.
-      await tx.$queryRaw`SELECT id FROM "Organization" WHERE id = ${organization.id}::uuid FOR UPDATE`;
-      const monthStart = startOfUtcMonth(ctx.clock.now());
-      const { _sum } = await tx.transaction.aggregate({
-        _sum: { amount: true },
-        where: { organizationId: organization.id, status: { not: 'cancelled' }, createdAt: { gte: monthStart } },
-      });
-      if (Number(_sum.amount ?? 0n) + amount > UNVERIFIED_MONTHLY_LIMIT) throw new DomainError('monthly_limit_reached');
-    }
-    return tx.transaction.create({
-      data: {
-        id,
-        organizationId: organization.id,
-        amount: BigInt(amount),
-        methodOfPayment: methods,
-        customerFirstName: customer.firstName,
-        customerLastName: customer.lastName,
-        customerPhone: customer.phone,
-        successUrl,
-        errorUrl,
-        feesCustomerSide: input.feesCustomerSide ?? false,
-        isEscrow: input.isEscrow ?? false,
-        isMerchant: input.isMerchant ?? false,
-        products: {
-          create: products.map((product, position) => ({
-            position,
-            name: product.name,
-            price: BigInt(product.price),
-            quantity: product.quantity,
-            description: product.description ?? null,
-            category: product.category ?? null,
-          })),
-        },
-      },
-      include: { products: { orderBy: { position: 'asc' } } },
-    });
+}
+
+/**
+ * Serialises creations of an unverified organisation so two concurrent requests cannot both fit
+ * under the monthly limit: the row lock is held until the database transaction ends.
+ */
+async function checkMonthlyLimit(ctx: GatewayContext, tx: DbTransaction, organizationId: string, amount: number): Promise<void> {
+  await tx.$queryRaw`SELECT id FROM "Organization" WHERE id = ${organizationId}::uuid FOR UPDATE`;
+  const { _sum } = await tx.transaction.aggregate({
+    _sum: { amount: true },
+    where: { organizationId, status: { not: 'cancelled' }, createdAt: { gte: startOfUtcMonth(ctx.clock.now()) } },
   });
-  return { transaction, checkoutUrl: checkoutUrlOf(ctx.settings, transaction.id) };
+  if (Number(_sum.amount ?? 0n) + amount > UNVERIFIED_MONTHLY_LIMIT) throw new DomainError('monthly_limit_reached');
 }
 
 function allowedMethods(organization: Organization, requested: string[]): PaymentMethod[] {
@@ -135,9 +150,9 @@ function validProducts(products: ProductInput[]): ProductInput[] {
   if (products.length > MAX_PRODUCTS) throw new DomainError('invalid_request_body', `at most ${MAX_PRODUCTS} products`);
   products.forEach((product, index) => {
     if (!product.name.trim()) throw new DomainError('invalid_request_body', `products[${index}].name is required`);
-    requireText(`products[${index}].name`, product.name, MAX_NAME_LENGTH);
-    requireText(`products[${index}].description`, product.description, MAX_DESCRIPTION_LENGTH);
-    requireText(`products[${index}].category`, product.category, MAX_NAME_LENGTH);
+    optionalBoundedText(`products[${index}].name`, product.name, MAX_NAME_LENGTH);
+    optionalBoundedText(`products[${index}].description`, product.description, MAX_DESCRIPTION_LENGTH);
+    optionalBoundedText(`products[${index}].category`, product.category, MAX_NAME_LENGTH);
     if (!Number.isSafeInteger(product.price) || product.price < 0 || product.price > MAXIMUM_AMOUNT) {
       throw new DomainError('invalid_request_body', `products[${index}].price must be a non-negative integer`);
     }
@@ -159,8 +174,8 @@ function totalOf(products: ProductInput[]): number {
 
 function validCustomer(customer: PersonInput | null | undefined) {
   return {
-    firstName: requireText('customer.first_name', customer?.firstName, MAX_NAME_LENGTH),
-    lastName: requireText('customer.last_name', customer?.lastName, MAX_NAME_LENGTH),
+    firstName: optionalBoundedText('customer.first_name', customer?.firstName, MAX_NAME_LENGTH),
+    lastName: optionalBoundedText('customer.last_name', customer?.lastName, MAX_NAME_LENGTH),
     phone: customer?.phone ? normalizePhone(customer.phone) : null,
   };
 }

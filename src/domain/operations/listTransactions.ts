@@ -1,11 +1,13 @@
 /** GET /transactions: the caller's transactions, newest first, filtered and paginated. */
 import type { Prisma } from '../../generated/prisma/client.js';
 import type { PaymentMethod, TransactionStatus } from '../../generated/prisma/enums.js';
-import { authorizeMerchant, type Caller } from '../auth.js';
+import type { ReadAccess } from '../auth.js';
 import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
+import { MAXIMUM_AMOUNT } from '../money.js';
 import { resolvePage, toPage, type Page, type PageRequest } from '../pagination.js';
-import { MAXIMUM_AMOUNT, MAX_SEARCH_LENGTH, compactPhone, escapeLike, filterText } from '../rules.js';
+import { compactPhone } from '../phones.js';
+import { MAX_SEARCH_LENGTH, escapeLike, filterText } from '../text.js';
 import { isUuid, withOrderedProducts, type TransactionRecord } from '../transactions.js';
 
 export interface ListTransactionsInput extends PageRequest {
@@ -23,10 +25,10 @@ export interface ListTransactionsInput extends PageRequest {
   search?: string;
 }
 
-export async function listTransactions(ctx: GatewayContext, caller: Caller, input: ListTransactionsInput): Promise<Page<TransactionRecord>> {
-  const organization = authorizeMerchant(caller, 'listTransactions');
+/** Newest first. Operators reading every organisation (organizationId null) see them all. */
+export async function listTransactions(ctx: GatewayContext, access: ReadAccess<'listTransactions'>, input: ListTransactionsInput): Promise<Page<TransactionRecord>> {
   const { page, limit, skip } = resolvePage(input);
-  const where = transactionFilter(organization.id, input);
+  const where = transactionFilter(access.organizationId, input);
   const [items, totalCount] = await Promise.all([
     ctx.db.transaction.findMany({ where, include: withOrderedProducts, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip, take: limit }),
     ctx.db.transaction.count({ where }),
@@ -34,7 +36,7 @@ export async function listTransactions(ctx: GatewayContext, caller: Caller, inpu
   return toPage(items, totalCount, page, limit);
 }
 
-function transactionFilter(organizationId: string, input: ListTransactionsInput): Prisma.TransactionWhereInput {
+function transactionFilter(organizationId: string | null, input: ListTransactionsInput): Prisma.TransactionWhereInput {
   const search = filterText('search', input.search?.trim(), MAX_SEARCH_LENGTH);
   const customerPhone = filterText('customer_phone', input.customerPhone === undefined ? undefined : compactPhone(input.customerPhone), MAX_SEARCH_LENGTH);
   for (const [name, amount] of [['min_amount', input.minAmount], ['max_amount', input.maxAmount]] as const) {
@@ -46,7 +48,7 @@ function transactionFilter(organizationId: string, input: ListTransactionsInput)
     throw new DomainError('invalid_query', 'min_amount is greater than max_amount');
   }
   return {
-    organizationId,
+    ...(organizationId !== null && { organizationId }),
     // Cancelled transactions are soft-deleted: hidden unless asked for, either with
     // include_deleted=true or by filtering on status=cancelled explicitly.
     ...(input.includeDeleted || input.status === 'cancelled' ? {} : { isDeleted: false }),

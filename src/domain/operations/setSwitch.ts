@@ -2,7 +2,8 @@
 import { authorizeOperator, type Caller } from '../auth.js';
 import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
-import { SWITCH_NAMES, type SwitchName } from '../rules.js';
+import { isOneOf } from '../enums.js';
+import { SWITCH_NAMES, type SwitchName } from '../switches.js';
 
 export interface SwitchState {
   name: SwitchName;
@@ -11,9 +12,9 @@ export interface SwitchState {
 
 export async function setSwitch(ctx: GatewayContext, caller: Caller, name: string, on: boolean): Promise<SwitchState> {
   authorizeOperator(caller, 'mutate');
-  if (!(SWITCH_NAMES as readonly string[]).includes(name)) throw new DomainError('invalid_input', `switch must be one of ${SWITCH_NAMES.join(', ')}`);
+  if (!isOneOf(SWITCH_NAMES, name)) throw new DomainError('invalid_input', `switch must be one of ${SWITCH_NAMES.join(', ')}`);
   const row = await ctx.db.switch.upsert({ where: { name }, create: { name, on }, update: { on } });
-  return { name: row.name as SwitchName, on: row.on };
+  return { name, on: row.on };
 }
 
 export async function listSwitches(ctx: GatewayContext, caller: Caller): Promise<SwitchState[]> {

@@ -1,13 +1,12 @@
 /** Operator: changes an organisation's status, flags, methods, profile and limits. */
-import type { OrganizationStatus } from '../../generated/prisma/enums.js';
 import { authorizeOperator, type Caller } from '../auth.js';
 import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import { findOrganization, withAccounts, type OrganizationRecord } from '../organizations.js';
-import { MAXIMUM_AMOUNT, MAX_NAME_LENGTH } from '../rules.js';
-import { parseMethodList } from './createOrganization.js';
-
-const STATUSES: readonly OrganizationStatus[] = ['active', 'inactive', 'blocked'];
+import { ORGANIZATION_STATUSES, isOneOf } from '../enums.js';
+import { MAXIMUM_AMOUNT } from '../money.js';
+import { parseMethodList } from '../paymentMethods.js';
+import { MAX_NAME_LENGTH } from '../text.js';
 
 export interface UpdateOrganizationInput {
   status?: string | null;
@@ -27,8 +26,9 @@ export async function updateOrganization(ctx: GatewayContext, caller: Caller, id
   authorizeOperator(caller, 'mutate');
   const current = await findOrganization(ctx.db, id);
 
-  if (input.status !== undefined && input.status !== null && !(STATUSES as readonly string[]).includes(input.status)) {
-    throw new DomainError('invalid_input', `status must be one of ${STATUSES.join(', ')}`);
+  const status = input.status ?? undefined;
+  if (status !== undefined && !isOneOf(ORGANIZATION_STATUSES, status)) {
+    throw new DomainError('invalid_input', `status must be one of ${ORGANIZATION_STATUSES.join(', ')}`);
   }
   const min = limitOf('min amount', input.minTransactionAmount);
   const max = limitOf('max amount', input.maxTransactionAmount);
@@ -43,7 +43,7 @@ export async function updateOrganization(ctx: GatewayContext, caller: Caller, id
   return ctx.db.organization.update({
     where: { id },
     data: {
-      ...(input.status && { status: input.status as OrganizationStatus }),
+      ...(status && { status }),
       ...(typeof input.verified === 'boolean' && { verified: input.verified }),
       ...(typeof input.escrowEnabled === 'boolean' && { escrowEnabled: input.escrowEnabled }),
       ...(typeof input.payoutEnabled === 'boolean' && { payoutEnabled: input.payoutEnabled }),

@@ -1,8 +1,14 @@
-/** Transactions for merchants (API keys): the same four operations as REST v2. */
+/**
+ * Transactions: the same four operations as REST v2 for merchants (API keys); operators read
+ * every organisation's.
+ */
+import { authorizeMerchant, authorizeRead } from '../../domain/auth.js';
+import { DomainError } from '../../domain/errors.js';
 import { toWireAmount } from '../../domain/money.js';
 import { cancelTransaction, createTransaction, getTransaction, listTransactions } from '../../domain/operations/index.js';
+import type { CreatedTransaction } from '../../domain/operations/createTransaction.js';
 import type { TransactionRecord } from '../../domain/transactions.js';
-import { builder } from '../builder.js';
+import { builder, type GraphQLContext } from '../builder.js';
 import { PaymentMethodEnum, TransactionStatusEnum } from './enums.js';
 import { PageInfoRef } from './pagination.js';
 
@@ -28,6 +34,7 @@ const PersonRef = builder.objectRef<{ firstName: string | null; lastName: string
 export const TransactionRef = builder.prismaObject('Transaction', {
   fields: (t) => ({
     orderId: t.exposeID('id'),
+    organizationId: t.exposeID('organizationId', { description: 'The merchant organisation (useful to operators reading every organisation).' }),
     amount: t.field({ type: 'SafeInt', resolve: (transaction) => toWireAmount(transaction.amount) }),
     fees: t.field({ type: 'SafeInt', resolve: (transaction) => toWireAmount(transaction.fees) }),
     methodOfPayment: t.field({ type: [PaymentMethodEnum], resolve: (transaction) => transaction.methodOfPayment }),
@@ -65,7 +72,7 @@ export const TransactionRef = builder.prismaObject('Transaction', {
 });
 
 const CreatedTransactionRef = builder
-  .objectRef<Awaited<ReturnType<typeof createTransaction>>>('CreatedTransaction')
+  .objectRef<CreatedTransaction>('CreatedTransaction')
   .implement({
     fields: (t) => ({
       transaction: t.field({ type: TransactionRef, resolve: (created) => created.transaction }),
@@ -125,22 +132,38 @@ const TransactionFilter = builder.inputType('TransactionFilter', {
 /** GraphQL's "absent" is null; the domain's is undefined. */
 const orUndefined = <T>(value: T | null | undefined): T | undefined => value ?? undefined;
 
+/**
+ * The Idempotency-Key of a mutation: its argument or the HTTP header (the same key if both).
+ * Replays are announced like REST's, with the Idempotent-Replayed header.
+ */
+function idempotencyKeyOf(ctx: GraphQLContext, argument: string | null | undefined): string | undefined {
+  if (argument != null && ctx.idempotencyKey !== undefined && argument !== ctx.idempotencyKey) {
+    throw new DomainError('invalid_input', 'idempotencyKey differs from the Idempotency-Key header');
+  }
+  return argument ?? ctx.idempotencyKey;
+}
+
+function announceReplay(ctx: GraphQLContext, replayed: boolean): void {
+  if (replayed) ctx.responseHeaders.set('idempotent-replayed', 'true');
+}
+
 builder.queryField('transaction', (t) =>
   t.field({
     type: TransactionRef,
-    description: 'One transaction of the caller’s organisation (scopes: checkout, read, readAndWrite).',
+    description: 'One transaction: of the caller’s organisation (scopes: checkout, read, readAndWrite), or of any for operators.',
     args: { orderId: t.arg.id({ required: true }) },
-    resolve: (_root, args, ctx) => getTransaction(ctx.gateway, ctx.caller, String(args.orderId)),
+    resolve: (_root, args, ctx) => getTransaction(ctx.gateway, authorizeRead(ctx.caller, 'getTransaction'), String(args.orderId)),
   }),
 );
 
 builder.queryField('transactions', (t) =>
   t.field({
     type: TransactionPageRef,
-    description: 'Transactions, newest first (scopes: checkout, read, readAndWrite).',
-    args: { filter: t.arg({ type: TransactionFilter }), page: t.arg.int(), limit: t.arg.int() },
-    resolve: (_root, { filter, page, limit }, ctx) =>
-      listTransactions(ctx.gateway, ctx.caller, {
+    description:
+      'Transactions, newest first: the caller’s organisation’s (scopes: checkout, read, readAndWrite); operators read every organisation’s, or one with organizationId.',
+    args: { filter: t.arg({ type: TransactionFilter }), page: t.arg.int(), limit: t.arg.int(), organizationId: t.arg.id() },
+    resolve: (_root, { filter, page, limit, organizationId }, ctx) =>
+      listTransactions(ctx.gateway, authorizeRead(ctx.caller, 'listTransactions', organizationId == null ? null : String(organizationId)), {
         page: orUndefined(page),
         limit: orUndefined(limit),
         status: orUndefined(filter?.status),
@@ -161,19 +184,29 @@ builder.queryField('transactions', (t) =>
 builder.mutationField('createTransaction', (t) =>
   t.field({
     type: CreatedTransactionRef,
-    description: 'Creates a pending transaction (scopes: checkout, write, readAndWrite).',
-    args: { input: t.arg({ type: CreateTransactionInput, required: true }) },
-    resolve: (_root, { input }, ctx) =>
-      createTransaction(ctx.gateway, ctx.caller, {
-        methodOfPayment: input.methodOfPayment,
-        products: input.products,
-        customer: input.customer,
-        successUrl: input.successUrl,
-        errorUrl: input.errorUrl,
-        feesCustomerSide: input.feesCustomerSide,
-        isEscrow: input.isEscrow,
-        isMerchant: input.isMerchant,
-      }),
+    description:
+      'Creates a pending transaction (scopes: checkout, write, readAndWrite). With an idempotency key (argument or Idempotency-Key header), a retry replays the first answer, as REST does.',
+    args: { input: t.arg({ type: CreateTransactionInput, required: true }), idempotencyKey: t.arg.string() },
+    resolve: async (_root, { input, idempotencyKey }, ctx) => {
+      const access = authorizeMerchant(ctx.caller, 'createTransaction');
+      const created = await createTransaction(
+        ctx.gateway,
+        access,
+        {
+          methodOfPayment: input.methodOfPayment,
+          products: input.products,
+          customer: input.customer,
+          successUrl: input.successUrl,
+          errorUrl: input.errorUrl,
+          feesCustomerSide: input.feesCustomerSide,
+          isEscrow: input.isEscrow,
+          isMerchant: input.isMerchant,
+        },
+        { idempotencyKey: idempotencyKeyOf(ctx, idempotencyKey) },
+      );
+      announceReplay(ctx, created.replayed);
+      return created.value;
+    },
   }),
 );
 
@@ -182,6 +215,6 @@ builder.mutationField('cancelTransaction', (t) =>
     type: TransactionRef,
     description: 'Cancels an unpaid transaction (scopes: checkout, write, readAndWrite).',
     args: { orderId: t.arg.id({ required: true }) },
-    resolve: (_root, args, ctx) => cancelTransaction(ctx.gateway, ctx.caller, String(args.orderId)),
+    resolve: (_root, args, ctx) => cancelTransaction(ctx.gateway, authorizeMerchant(ctx.caller, 'cancelTransaction'), String(args.orderId)),
   }),
 );

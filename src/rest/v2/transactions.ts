@@ -1,6 +1,4 @@
-/** REST v2 transaction handlers: parse the v2 shape, call the operation, render the v2 shape. */
-import type { Caller } from '../../domain/auth.js';
-import type { GatewayContext } from '../../domain/context.js';
+/** REST v2 transaction routes: parse the v2 shape, call the operation, render the v2 shape. */
 import {
   cancelTransaction,
   createTransaction,
@@ -9,7 +7,7 @@ import {
 } from '../../domain/operations/index.js';
 import type { CreateTransactionInput, PersonInput } from '../../domain/operations/createTransaction.js';
 import type { ListTransactionsInput } from '../../domain/operations/listTransactions.js';
-import { parsePaymentMethod } from '../../domain/rules.js';
+import { parsePaymentMethod } from '../../domain/paymentMethods.js';
 import { parseTransactionStatus } from '../../domain/transactions.js';
 import {
   objectItems,
@@ -23,6 +21,7 @@ import {
   stringItems,
   type JsonObject,
 } from '../body.js';
+import { bind } from '../pipeline.js';
 import { queryBoolean, queryDate, queryEnum, queryInteger, queryString, type Query } from '../query.js';
 import { pagination, transactionCreated, transactionFull } from './shapes.js';
 
@@ -73,26 +72,33 @@ export function parseListTransactionsQuery(query: Query): ListTransactionsInput 
   };
 }
 
-export interface RestRequest {
-  caller: Caller;
-  params: Record<string, string>;
-  query: Query;
-  body: unknown;
-}
+export const transactionRoutes = {
+  createTransaction: bind({
+    operation: 'createTransaction',
+    handle: async (ctx, access, { body, idempotencyKey }) => {
+      const { value, replayed } = await createTransaction(ctx, access, parseCreateTransactionBody(body), { idempotencyKey });
+      return { body: transactionCreated(value), replayed };
+    },
+  }),
 
-export const transactionHandlers = (ctx: GatewayContext) => ({
-  createTransaction: async ({ caller, body }: RestRequest) =>
-    transactionCreated(await createTransaction(ctx, caller, parseCreateTransactionBody(body))),
+  getTransaction: bind({
+    operation: 'getTransaction',
+    handle: async (ctx, access, { params }) => ({ body: transactionFull(await getTransaction(ctx, access, params.order_id ?? '')) }),
+  }),
 
-  getTransaction: async ({ caller, params }: RestRequest) => transactionFull(await getTransaction(ctx, caller, params.order_id ?? '')),
+  listTransactions: bind({
+    operation: 'listTransactions',
+    handle: async (ctx, access, { query }) => {
+      const page = await listTransactions(ctx, access, parseListTransactionsQuery(query));
+      return { body: { transactions: page.items.map(transactionFull), pagination: pagination(page) } };
+    },
+  }),
 
-  listTransactions: async ({ caller, query }: RestRequest) => {
-    const page = await listTransactions(ctx, caller, parseListTransactionsQuery(query));
-    return { transactions: page.items.map(transactionFull), pagination: pagination(page) };
-  },
-
-  cancelTransaction: async ({ caller, params }: RestRequest) => {
-    await cancelTransaction(ctx, caller, params.order_id ?? '');
-    return { message: 'Transaction cancelled successfully' };
-  },
-});
+  cancelTransaction: bind({
+    operation: 'cancelTransaction',
+    handle: async (ctx, access, { params }) => {
+      await cancelTransaction(ctx, access, params.order_id ?? '');
+      return { body: { message: 'Transaction cancelled successfully' } };
+    },
+  }),
+};

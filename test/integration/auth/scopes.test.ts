@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MERCHANT_OPERATIONS } from '../../../src/domain/scopes.js';
-import { V2_DEFINITION } from '../../../src/rest/v2/router.js';
+import { V2_DEFINITION } from '../../../src/rest/v2/surface.js';
 import { startGateway, transactionBody, type TestGateway } from '../../support/gateway.js';
 
 const PERMISSION_DENIED = { error: "You don't have permission to perform this action" };

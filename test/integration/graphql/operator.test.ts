@@ -304,9 +304,29 @@ describe('who may call the operator API', () => {
     expect((await admin(SWITCHES)).switches[0]).toEqual({ name: 'transactions', on: true });
   });
 
-  it('the operator token cannot act as a merchant (FORBIDDEN on transactions)', async () => {
-    const error = await refused('{ transactions { pagination { totalCount } } }');
+  it('an operator reads every organisation’s transactions, or one organisation’s, but cannot act as a merchant', async () => {
+    const [a, b] = [await gateway.merchant(), await gateway.merchant()];
+    const orderA = (await gateway.rest('POST', '/api/v2/transactions', { key: a.key, body: transactionBody() })).body.order_id;
+    const orderB = (await gateway.rest('POST', '/api/v2/transactions', { key: b.key, body: transactionBody() })).body.order_id;
+
+    // The README's example query, with the operator token.
+    const all = await admin('{ transactions(limit: 100) { transactions { orderId organizationId amount status } } }');
+    const seen = new Map(all.transactions.transactions.map((t: { orderId: string; organizationId: string }) => [t.orderId, t.organizationId]));
+    expect(seen.get(orderA)).toBe(a.organization.id);
+    expect(seen.get(orderB)).toBe(b.organization.id);
+
+    const onlyA = await admin('query ($org: ID!) { transactions(organizationId: $org) { transactions { orderId } pagination { totalCount } } }', { org: a.organization.id });
+    expect(onlyA.transactions).toEqual({ transactions: [{ orderId: orderA }], pagination: { totalCount: 1 } });
+    expect((await admin('query ($id: ID!) { transaction(orderId: $id) { organizationId } }', { id: orderB })).transaction.organizationId).toBe(b.organization.id);
+
+    const error = await refused('mutation { createTransaction(input: { methodOfPayment: [wave], products: [{ name: "x", price: 100, quantity: 1 }] }) { checkoutUrl } }');
     expect(error.extensions).toEqual({ code: 'FORBIDDEN', status: 403 });
+  });
+
+  it('a merchant cannot read another organisation by naming it', async () => {
+    const [a, b] = [await gateway.merchant(), await gateway.merchant()];
+    const response = await gateway.graphql('query ($org: ID!) { transactions(organizationId: $org) { pagination { totalCount } } }', { org: b.organization.id }, a.key);
+    expect(response.body.errors[0].extensions).toEqual({ code: 'FORBIDDEN', status: 403 });
   });
 
   it('no token, or a wrong one, is 401 UNAUTHENTICATED even for { __typename }', async () => {

@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setSwitch } from '../../../src/domain/operations/index.js';
 import { startGateway, transactionBody, type TestGateway } from '../../support/gateway.js';
@@ -21,20 +22,27 @@ describe('Idempotency-Key misuse', () => {
     expect(await count(organization.id)).toBe(1);
   });
 
-  it('answers 409 while the first request with the key is still running', async () => {
+  it('answers 409 while the first request with the key is still running, and runs nothing', async () => {
     const { organization, key } = await gateway.merchant();
-    const body = transactionBody();
-    // The first request holds its claim (as it would while a provider answers).
-    const { createHash } = await import('node:crypto');
-    const { canonicalJson } = await import('../../../src/domain/idempotency.js');
-    const fingerprint = `v2 createTransaction /api/v2/transactions\n${canonicalJson(body)}`;
-    await gateway.ctx.db.idempotencyKey.create({
-      data: { organizationId: organization.id, key: 'k-409', requestHash: createHash('sha256').update(fingerprint).digest('hex'), expiresAt: new Date(Date.now() + 60_000) },
-    });
-    const response = await gateway.rest('POST', '/api/v2/transactions', { key, body, headers: { 'idempotency-key': 'k-409' } });
-    expect(response.status).toBe(409);
-    expect(response.body).toEqual({ error: 'A request with this Idempotency-Key is still being processed. Retry shortly.' });
-    expect(await count(organization.id)).toBe(0);
+    // The first request is "still running" exactly when its database transaction holds the key's
+    // lock: hold that lock from another connection, as the first request's transaction would.
+    const first = new pg.Client({ connectionString: gateway.databaseUrl });
+    await first.connect();
+    try {
+      await first.query('BEGIN');
+      await first.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`${organization.id}:k-409`]);
+      const response = await gateway.rest('POST', '/api/v2/transactions', { key, body: transactionBody(), headers: { 'idempotency-key': 'k-409' } });
+      expect(response.status).toBe(409);
+      expect(response.body).toEqual({ error: 'A request with this Idempotency-Key is still being processed. Retry shortly.' });
+      expect(await count(organization.id)).toBe(0);
+    } finally {
+      await first.query('ROLLBACK');
+      await first.end();
+    }
+    // Once the first is over (here: rolled back, leaving no key), the key is free again.
+    const retried = await gateway.rest('POST', '/api/v2/transactions', { key, body: transactionBody(), headers: { 'idempotency-key': 'k-409' } });
+    expect(retried.status).toBe(200);
+    expect(await count(organization.id)).toBe(1);
   });
 
   it('lets exactly one of many concurrent requests with one key run', async () => {

@@ -1,0 +1,15 @@
+/** REST v2, the published API: its contract, root, error shape and routes. */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { RestSurface } from '../pipeline.js';
+import { transactionRoutes } from './transactions.js';
+
+export const V2_ROOT = '/api/v2';
+export const V2_DEFINITION = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../openapi/v2.yaml');
+
+export const v2Surface: RestSurface = {
+  root: V2_ROOT,
+  definition: V2_DEFINITION,
+  errorBody: (message) => ({ error: message }),
+  routes: { ...transactionRoutes },
+};
