@@ -74,7 +74,8 @@ export interface GatewayOptions {
   log?: GatewayContext['log'];
 }
 
-async function cloneTemplateDatabase(): Promise<{ name: string; drop: () => Promise<void> }> {
+/** A database of its own, cloned from the run's migrated template (milliseconds, not a migration). */
+export async function cloneTemplateDatabase(): Promise<{ name: string; url: string; drop: () => Promise<void> }> {
   const runPid = inject('testRunPid');
   const name = fileDatabaseOf(runPid, randomBytes(6).toString('hex'));
   const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
@@ -83,6 +84,7 @@ async function cloneTemplateDatabase(): Promise<{ name: string; drop: () => Prom
   await admin.end();
   return {
     name,
+    url: databaseUrl(name),
     drop: async () => {
       const client = new pg.Client({ connectionString: TEST_POSTGRES_URL });
       await client.connect();

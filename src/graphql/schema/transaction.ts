@@ -3,12 +3,12 @@
  * every organisation's.
  */
 import { authorizeMerchant, authorizeRead } from '../../domain/auth.js';
-import { DomainError } from '../../domain/errors.js';
 import { toWireAmount } from '../../domain/money.js';
 import { cancelTransaction, createTransaction, getTransaction, listTransactions } from '../../domain/operations/index.js';
 import type { CreatedTransaction } from '../../domain/operations/createTransaction.js';
 import type { TransactionRecord } from '../../domain/transactions.js';
-import { builder, type GraphQLContext } from '../builder.js';
+import { builder } from '../builder.js';
+import { announcingReplays, idempotencyKeyOf } from '../idempotency.js';
 import { PaymentMethodEnum, TransactionStatusEnum } from './enums.js';
 import { PageInfoRef } from './pagination.js';
 
@@ -132,21 +132,6 @@ const TransactionFilter = builder.inputType('TransactionFilter', {
 /** GraphQL's "absent" is null; the domain's is undefined. */
 const orUndefined = <T>(value: T | null | undefined): T | undefined => value ?? undefined;
 
-/**
- * The Idempotency-Key of a mutation: its argument or the HTTP header (the same key if both).
- * Replays are announced like REST's, with the Idempotent-Replayed header.
- */
-function idempotencyKeyOf(ctx: GraphQLContext, argument: string | null | undefined): string | undefined {
-  if (argument != null && ctx.idempotencyKey !== undefined && argument !== ctx.idempotencyKey) {
-    throw new DomainError('invalid_input', 'idempotencyKey differs from the Idempotency-Key header');
-  }
-  return argument ?? ctx.idempotencyKey;
-}
-
-function announceReplay(ctx: GraphQLContext, replayed: boolean): void {
-  if (replayed) ctx.responseHeaders.set('idempotent-replayed', 'true');
-}
-
 builder.queryField('transaction', (t) =>
   t.field({
     type: TransactionRef,
@@ -187,25 +172,20 @@ builder.mutationField('createTransaction', (t) =>
     description:
       'Creates a pending transaction (scopes: checkout, write, readAndWrite). With an idempotency key (argument or Idempotency-Key header), a retry replays the first answer, as REST does.',
     args: { input: t.arg({ type: CreateTransactionInput, required: true }), idempotencyKey: t.arg.string() },
-    resolve: async (_root, { input, idempotencyKey }, ctx) => {
+    resolve: (_root, { input, idempotencyKey }, ctx) => {
       const access = authorizeMerchant(ctx.caller, 'createTransaction');
-      const created = await createTransaction(
-        ctx.gateway,
-        access,
-        {
-          methodOfPayment: input.methodOfPayment,
-          products: input.products,
-          customer: input.customer,
-          successUrl: input.successUrl,
-          errorUrl: input.errorUrl,
-          feesCustomerSide: input.feesCustomerSide,
-          isEscrow: input.isEscrow,
-          isMerchant: input.isMerchant,
-        },
-        { idempotencyKey: idempotencyKeyOf(ctx, idempotencyKey) },
-      );
-      announceReplay(ctx, created.replayed);
-      return created.value;
+      const options = { idempotencyKey: idempotencyKeyOf(ctx, idempotencyKey) };
+      const operationInput = {
+        methodOfPayment: input.methodOfPayment,
+        products: input.products,
+        customer: input.customer,
+        successUrl: input.successUrl,
+        errorUrl: input.errorUrl,
+        feesCustomerSide: input.feesCustomerSide,
+        isEscrow: input.isEscrow,
+        isMerchant: input.isMerchant,
+      };
+      return announcingReplays(ctx, () => createTransaction(ctx.gateway, access, operationInput, options));
     },
   }),
 );

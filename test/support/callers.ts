@@ -1,0 +1,5 @@
+/** Callers for tests that call domain operations directly. */
+import type { OperatorCaller } from '../../src/domain/auth.js';
+
+/** The bootstrap admin (GATEWAY_ADMIN_TOKEN). */
+export const OPERATOR: OperatorCaller = { kind: 'operator', role: 'admin', tokenId: null };
