@@ -7,8 +7,11 @@
 import { parseArgs } from 'node:util';
 import { ClientError, GraphQLClient } from 'graphql-request';
 import {
+  ApiKeysDocument,
   CreateApiKeyDocument,
   CreateOrganizationDocument,
+  OrganizationDocument,
+  OrganizationsDocument,
   RevokeApiKeyDocument,
   SetSwitchDocument,
   UpdateOrganizationDocument,
@@ -43,6 +46,8 @@ const COMMANDS = {
     usage: 'org create --name NAME [--verified] [--escrow] [--payouts] [--methods wave,orange_money] [--sector SECTOR]',
     run: orgCreate,
   },
+  'org list': { usage: `org list [--page N] [--limit N] [--status ${STATUSES.join('|')}] [--search TEXT]`, run: orgList },
+  'org get': { usage: 'org get ID', run: orgGet },
   'org update': {
     usage:
       'org update ID [--status active|inactive|blocked] [--verified true|false] [--escrow true|false] [--payouts true|false] ' +
@@ -50,6 +55,7 @@ const COMMANDS = {
     run: orgUpdate,
   },
   'key create': { usage: `key create --org ID --scope ${SCOPES.join('|')}`, run: keyCreate },
+  'key list': { usage: 'key list --org ID', run: keyList },
   'key revoke': { usage: 'key revoke KEY_ID', run: keyRevoke },
   'switch set': { usage: `switch set ${SWITCHES.join('|')} on|off`, run: switchSet },
 } satisfies Record<string, { usage: string; run: (argv: string[], connect: Connect) => Promise<object> }>;
@@ -82,6 +88,27 @@ async function orgCreate(argv: string[], connect: Connect) {
     },
   });
   return createOrganization;
+}
+
+async function orgList(argv: string[], connect: Connect) {
+  const { values: flags } = parseArgs({
+    args: argv,
+    options: { page: { type: 'string' }, limit: { type: 'string' }, status: { type: 'string' }, search: { type: 'string' } },
+  });
+  // Ranges (page from 1, limit capped at 100...) are the gateway's rules: only the shape is checked here.
+  const { organizations } = await connect().request(OrganizationsDocument, {
+    page: flags.page === undefined ? undefined : integer('--page', flags.page),
+    limit: flags.limit === undefined ? undefined : integer('--limit', flags.limit),
+    status: flags.status === undefined ? undefined : oneOf('--status', flags.status, STATUSES),
+    search: flags.search,
+  });
+  return { organizations: organizations.organizations, pagination: organizations.pagination };
+}
+
+async function orgGet(argv: string[], connect: Connect) {
+  const [id] = expectPositionals(parseArgs({ args: argv, allowPositionals: true }).positionals, ['ID']);
+  const { organization } = await connect().request(OrganizationDocument, { id });
+  return organization;
 }
 
 async function orgUpdate(argv: string[], connect: Connect) {
@@ -128,6 +155,14 @@ async function keyCreate(argv: string[], connect: Connect) {
   return { id: createApiKey.apiKey.id, key: createApiKey.key, scope: createApiKey.apiKey.scope };
 }
 
+async function keyList(argv: string[], connect: Connect) {
+  const { values: flags } = parseArgs({ args: argv, options: { org: { type: 'string' } } });
+  if (!flags.org) throw new UsageError('--org is required');
+  const { apiKeys } = await connect().request(ApiKeysDocument, { organizationId: flags.org });
+  // Metadata only, field by field: nothing the gateway might add to a key reaches the output unseen.
+  return { keys: apiKeys.map(({ id, scope, prefix, revoked, revokedAt, createdAt }) => ({ id, scope, prefix, revoked, revokedAt, createdAt })) };
+}
+
 async function keyRevoke(argv: string[], connect: Connect) {
   const [id] = expectPositionals(parseArgs({ args: argv, allowPositionals: true }).positionals, ['KEY_ID']);
   const { revokeApiKey } = await connect().request(RevokeApiKeyDocument, { id });
@@ -161,6 +196,13 @@ function boolean(flag: string, value: string): boolean {
 
 function methods(list: string): PaymentMethod[] {
   return list.split(',').map((method) => oneOf('--methods', method.trim(), METHODS));
+}
+
+/** A whole number that fits a GraphQL Int (32 bits); what range is valid is the gateway's to say. */
+function integer(flag: string, value: string): number {
+  const parsed = Number(value);
+  if (!/^\d+$/.test(value) || parsed > 2 ** 31 - 1) throw new UsageError(`${flag} must be a whole number (got '${value}')`);
+  return parsed;
 }
 
 /** A whole number of XOF; `none` clears the limit (the API takes null for that). */

@@ -10,3 +10,5 @@ export { revokeApiKey } from './revokeApiKey.js';
 export { setSwitch, listSwitches } from './setSwitch.js';
 export { getOrganization } from './getOrganization.js';
 export { getCheckout } from './getCheckout.js';
+export { listOrganizations } from './listOrganizations.js';
+export { listApiKeys } from './listApiKeys.js';

@@ -1,8 +1,11 @@
 /** Organisations and their accounts, for operators (admin token or operator tokens). */
 import { toWireAmount } from '../../domain/money.js';
-import { createOrganization, getOrganization, updateOrganization } from '../../domain/operations/index.js';
+import { createOrganization, getOrganization, listOrganizations, updateOrganization } from '../../domain/operations/index.js';
+import type { OrganizationRecord } from '../../domain/organizations.js';
+import type { Page } from '../../domain/pagination.js';
 import { builder } from '../builder.js';
 import { OrganizationStatusEnum, PaymentMethodEnum } from './enums.js';
+import { PageInfoRef } from './pagination.js';
 
 export const AccountRef = builder.prismaObject('Account', {
   fields: (t) => ({
@@ -32,7 +35,15 @@ export const OrganizationRef = builder.prismaObject('Organization', {
     minTransactionAmount: t.field({ type: 'SafeInt', nullable: true, resolve: (o) => optionalAmount(o.minTransactionAmount) }),
     maxTransactionAmount: t.field({ type: 'SafeInt', nullable: true, resolve: (o) => optionalAmount(o.maxTransactionAmount) }),
     maxPayoutAmount: t.field({ type: 'SafeInt', nullable: true, resolve: (o) => optionalAmount(o.maxPayoutAmount) }),
-    accounts: t.relation('accounts', { query: { orderBy: { name: 'asc' } } }),
+    // Operations return organisations with their accounts already loaded (OrganizationRecord):
+    // read them from the parent rather than let the plugin fetch them a second time.
+    accounts: t.field({
+      type: [AccountRef],
+      resolve: (organization, _args, ctx) =>
+        'accounts' in organization
+          ? (organization as OrganizationRecord).accounts
+          : ctx.gateway.db.account.findMany({ where: { organizationId: organization.id }, orderBy: { name: 'asc' } }),
+    }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
   }),
@@ -69,6 +80,30 @@ builder.queryField('organization', (t) =>
     description: 'Operators: one organisation.',
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, args, ctx) => getOrganization(ctx.gateway, ctx.caller, String(args.id)),
+  }),
+);
+
+const OrganizationPageRef = builder.objectRef<Page<OrganizationRecord>>('OrganizationPage').implement({
+  description: 'One page of organisations, newest first.',
+  fields: (t) => ({
+    organizations: t.field({ type: [OrganizationRef], description: 'The organisations of this page', resolve: (page) => page.items }),
+    pagination: t.field({ type: PageInfoRef, description: 'Where this page is in the whole list', resolve: (page) => page }),
+  }),
+});
+
+builder.queryField('organizations', (t) =>
+  t.field({
+    type: OrganizationPageRef,
+    description: 'Operators (any role): organisations, newest first, filtered and paginated.',
+    args: {
+      page: t.arg.int({ description: 'From 1 (default 1)' }),
+      limit: t.arg.int({ description: 'Per page: default 20, above 100 capped at 100' }),
+      status: t.arg({ type: OrganizationStatusEnum, description: 'Only organisations with this status' }),
+      search: t.arg.string({ description: 'Part of the name, case-insensitive (at most 100 characters)' }),
+    },
+    // GraphQL's "absent" is null; the page arithmetic's is undefined.
+    resolve: (_root, { page, limit, status, search }, ctx) =>
+      listOrganizations(ctx.gateway, ctx.caller, { page: page ?? undefined, limit: limit ?? undefined, status, search }),
   }),
 );
 

@@ -1,0 +1,266 @@
+/**
+ * Operator reads over GraphQL: `organizations` (paginated, filtered), `organization` and
+ * `apiKeys`. Every operator role may read, only admin may change anything, merchants may do
+ * neither; a key list never carries a key or its digest.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sha256Hex } from '../../../src/domain/auth.js';
+import { startGateway, type TestGateway } from '../../support/gateway.js';
+
+let gateway: TestGateway;
+/** An operator token with the read-only `analyst` role, issued straight into the database. */
+let analystToken: string;
+
+beforeAll(async () => {
+  gateway = await startGateway();
+  analystToken = `gw_op_${randomBytes(32).toString('base64url')}`;
+  await gateway.ctx.db.operatorToken.create({ data: { role: 'analyst', prefix: analystToken.slice(0, 14), tokenDigest: sha256Hex(analystToken) } });
+});
+afterAll(() => gateway?.close());
+
+const ORGANIZATION = `
+  id name status verified escrowEnabled payoutEnabled allowedMethods businessSector
+  minTransactionAmount maxTransactionAmount maxPayoutAmount
+  accounts { id name type balance currency isActive }
+  createdAt updatedAt
+`;
+const ORGANIZATIONS = `query($page: Int, $limit: Int, $status: OrganizationStatus, $search: String) {
+  organizations(page: $page, limit: $limit, status: $status, search: $search) {
+    organizations { ${ORGANIZATION} }
+    pagination { page limit totalCount totalPages }
+  }
+}`;
+const ORGANIZATION_QUERY = `query($id: ID!) { organization(id: $id) { ${ORGANIZATION} } }`;
+const API_KEYS = `query($organizationId: ID!) { apiKeys(organizationId: $organizationId) { id organizationId scope prefix revoked revokedAt createdAt } }`;
+const CREATE_ORGANIZATION = `mutation($input: CreateOrganizationInput!) { createOrganization(input: $input) { id } }`;
+const CREATE_API_KEY = `mutation($organizationId: ID!, $scope: ApiScope!) { createApiKey(organizationId: $organizationId, scope: $scope) { key apiKey { id } } }`;
+const REVOKE_API_KEY = `mutation($id: ID!) { revokeApiKey(id: $id) { id revoked } }`;
+
+/** Calls with `token` (the admin token unless told) and expects data. */
+async function read<T = any>(query: string, variables: Record<string, unknown> = {}, token = gateway.adminToken): Promise<T> {
+  const response = await gateway.graphql(query, variables, token);
+  expect(response.body.errors, JSON.stringify(response.body)).toBeUndefined();
+  expect(response.status).toBe(200);
+  return response.body.data;
+}
+
+/** Calls (as the admin operator unless told) and expects exactly one error and no data. */
+async function refused(query: string, variables: Record<string, unknown> = {}, token = gateway.adminToken) {
+  const response = await gateway.graphql(query, variables, token);
+  expect(response.body.errors, JSON.stringify(response.body)).toHaveLength(1);
+  expect(response.body.data ?? null).toBeNull();
+  return { httpStatus: response.status, ...response.body.errors[0] };
+}
+
+const list = async (variables: Record<string, unknown>, token?: string) => (await read(ORGANIZATIONS, variables, token)).organizations;
+
+/** A word no other test's organisation carries, to search this test's organisations alone. */
+const uniqueTag = () => `T${randomBytes(4).toString('hex')}`;
+
+/** Organisations created one after another (so newest first is the reverse of `names`). */
+async function createNamed(names: string[]) {
+  const created = [];
+  for (const name of names) created.push(await gateway.createOrganization({ name }));
+  return created;
+}
+
+describe('organizations', () => {
+  it('lists organisations newest first with their accounts, as organization(id) shows each', async () => {
+    const tag = uniqueTag();
+    const [first, second, third] = await createNamed([`${tag} Alpha`, `${tag} Beta`, `${tag} Gamma`]);
+    const page = await list({ search: tag });
+
+    expect(page.pagination).toEqual({ page: 1, limit: 20, totalCount: 3, totalPages: 1 });
+    expect(page.organizations.map((o: { id: string }) => o.id)).toEqual([third!.id, second!.id, first!.id]);
+    const single = (await read(ORGANIZATION_QUERY, { id: second!.id })).organization;
+    expect(page.organizations[1]).toEqual(single);
+    expect(single.accounts.map((account: { name: string }) => account.name).sort()).toEqual(['escrow', 'main']);
+  });
+
+  it('pages through every organisation exactly once; limit above 100 is capped', async () => {
+    const tag = uniqueTag();
+    const created = await createNamed([1, 2, 3, 4, 5].map((n) => `${tag} ${n}`));
+    const pages = await Promise.all([1, 2, 3, 4].map((page) => list({ search: tag, page, limit: 2 })));
+
+    expect(pages.map((page) => page.pagination)).toEqual([1, 2, 3, 4].map((page) => ({ page, limit: 2, totalCount: 5, totalPages: 3 })));
+    expect(pages.map((page) => page.organizations.length)).toEqual([2, 2, 1, 0]);
+    const ids = pages.flatMap((page) => page.organizations.map((o: { id: string }) => o.id));
+    expect(ids).toEqual(created.map((o) => o.id).reverse());
+
+    expect((await list({ search: tag, limit: 500 })).pagination).toEqual({ page: 1, limit: 100, totalCount: 5, totalPages: 1 });
+  });
+
+  it('refuses a page or limit below 1 with BAD_USER_INPUT', async () => {
+    for (const [variables, message] of [
+      [{ page: 0 }, 'Invalid query parameter: page must be an integer from 1 to 100000'],
+      [{ limit: 0 }, 'Invalid query parameter: limit must be a positive integer'],
+      [{ limit: -5 }, 'Invalid query parameter: limit must be a positive integer'],
+    ] as const) {
+      const error = await refused(ORGANIZATIONS, variables);
+      expect(error.message, JSON.stringify(variables)).toBe(message);
+      expect(error.extensions).toEqual({ code: 'BAD_USER_INPUT', status: 400 });
+    }
+  });
+
+  it('filters by status', async () => {
+    const tag = uniqueTag();
+    const [active, blocked, inactive] = await Promise.all([
+      gateway.createOrganization({ name: `${tag} active` }),
+      gateway.createOrganization({ name: `${tag} blocked`, update: { status: 'blocked' } }),
+      gateway.createOrganization({ name: `${tag} inactive`, update: { status: 'inactive' } }),
+    ]);
+    const ids = async (status: string) => (await list({ search: tag, status })).organizations.map((o: { id: string }) => o.id);
+    expect(await ids('active')).toEqual([active.id]);
+    expect(await ids('blocked')).toEqual([blocked.id]);
+    expect(await ids('inactive')).toEqual([inactive.id]);
+
+    // Without a search, still only that status.
+    const allBlocked = await list({ status: 'blocked', limit: 100 });
+    expect(allBlocked.organizations.length).toBeGreaterThan(0);
+    expect(allBlocked.organizations.every((o: { status: string }) => o.status === 'blocked')).toBe(true);
+
+    // Not a status at all: refused by GraphQL itself, before any operation runs.
+    const error = await refused(ORGANIZATIONS, { status: 'closed' });
+    expect(error.httpStatus).toBe(400);
+    expect(error.message).toMatch(/Value "closed" does not exist in "OrganizationStatus" enum/);
+  });
+
+  it('search matches part of the name, case-insensitively; % and _ are plain characters', async () => {
+    const tag = uniqueTag();
+    const [boutique, percent, underscore] = await createNamed([`${tag} Boutique Awa`, `${tag} Remise 50%`, `${tag} dakar_shop`]);
+    const ids = async (search: string) => (await list({ search })).organizations.map((o: { id: string }) => o.id).sort();
+
+    expect(await ids(`${tag.toLowerCase()} BOUTIQUE`)).toEqual([boutique!.id]);
+    expect(await ids(`${tag} `)).toEqual([boutique!.id, percent!.id, underscore!.id].sort());
+    expect(await ids(`${tag} Remise 50%`)).toEqual([percent!.id]);
+    // As wildcards, '%' and '_' would match every organisation of the tag.
+    expect(await ids(`${tag}%`)).toEqual([]);
+    expect(await ids(`${tag} dakar_`)).toEqual([underscore!.id]);
+    expect(await ids(`${tag} dakar_s`)).toEqual([underscore!.id]);
+    expect(await ids(`${tag} _akar`)).toEqual([]);
+    expect(await ids(`${tag} nothing like it`)).toEqual([]);
+  });
+
+  it('a blank search is no filter; a search longer than 100 characters is refused', async () => {
+    const all = (await list({})).pagination.totalCount;
+    expect(all).toBeGreaterThan(0);
+    expect((await list({ search: '   ' })).pagination.totalCount).toBe(all);
+
+    const error = await refused(ORGANIZATIONS, { search: 'x'.repeat(101) });
+    expect(error.message).toBe('Invalid query parameter: search is longer than 100 characters');
+    expect(error.extensions).toEqual({ code: 'BAD_USER_INPUT', status: 400 });
+  });
+});
+
+describe('organization', () => {
+  it('answers ORGANIZATION_NOT_FOUND for an unknown or malformed id', async () => {
+    for (const id of [randomUUID(), 'not-a-uuid']) {
+      const error = await refused(ORGANIZATION_QUERY, { id });
+      expect(error.message).toBe('Organization not found');
+      expect(error.extensions).toEqual({ code: 'ORGANIZATION_NOT_FOUND', status: 404 });
+    }
+  });
+});
+
+describe('apiKeys', () => {
+  it('lists the keys newest first, revoked ones included, metadata only (never the key or its digest)', async () => {
+    const organization = await gateway.createOrganization();
+    const issued: { key: string; apiKey: { id: string } }[] = [];
+    for (const scope of ['checkout', 'read', 'payout']) issued.push((await read(CREATE_API_KEY, { organizationId: organization.id, scope })).createApiKey);
+    await read(REVOKE_API_KEY, { id: issued[1]!.apiKey.id });
+
+    const response = await gateway.graphql(API_KEYS, { organizationId: organization.id }, gateway.adminToken);
+    expect(response.status).toBe(200);
+    const keys = response.body.data.apiKeys;
+    expect(keys.map((key: { id: string }) => key.id)).toEqual(issued.map((key) => key.apiKey.id).reverse());
+    expect(keys.map((key: { scope: string; revoked: boolean }) => [key.scope, key.revoked])).toEqual([
+      ['payout', false],
+      ['read', true],
+      ['checkout', false],
+    ]);
+    expect(keys[1].revokedAt).toEqual(expect.any(String));
+    expect(keys[0]).toMatchObject({ organizationId: organization.id, revokedAt: null, prefix: issued[2]!.key.slice(0, 14) });
+
+    const text = JSON.stringify(response.body);
+    for (const { key } of issued) {
+      expect(text).not.toContain(key);
+      expect(text).not.toContain(sha256Hex(key));
+    }
+  });
+
+  it('has no field that could carry a digest or a secret', async () => {
+    const fields = (await read(`{ __type(name: "ApiKey") { fields { name } } }`)).__type.fields.map((field: { name: string }) => field.name);
+    expect(fields.sort()).toEqual(['createdAt', 'id', 'organizationId', 'prefix', 'revoked', 'revokedAt', 'scope']);
+  });
+
+  it('answers at most the 100 most recent keys', async () => {
+    const organization = await gateway.createOrganization();
+    const start = Date.parse('2024-01-01T00:00:00Z');
+    await gateway.ctx.db.apiKey.createMany({
+      data: Array.from({ length: 101 }, (_, i) => ({
+        organizationId: organization.id,
+        scope: 'read' as const,
+        prefix: `gw_sk_${String(i).padStart(8, '0')}`,
+        keyDigest: sha256Hex(randomUUID()),
+        createdAt: new Date(start + i * 1000),
+      })),
+    });
+    const keys = (await read(API_KEYS, { organizationId: organization.id })).apiKeys;
+    expect(keys).toHaveLength(100);
+    expect(keys[0].prefix).toBe('gw_sk_00000100');
+    expect(keys[99].prefix).toBe('gw_sk_00000001');
+  });
+
+  it('an organisation without keys has an empty list; an unknown one is ORGANIZATION_NOT_FOUND', async () => {
+    const organization = await gateway.createOrganization();
+    expect((await read(API_KEYS, { organizationId: organization.id })).apiKeys).toEqual([]);
+    for (const organizationId of [randomUUID(), 'nope']) {
+      const error = await refused(API_KEYS, { organizationId });
+      expect(error.extensions).toEqual({ code: 'ORGANIZATION_NOT_FOUND', status: 404 });
+    }
+  });
+});
+
+describe('who may read', () => {
+  it('an analyst operator token reads organisations and keys', async () => {
+    const tag = uniqueTag();
+    const { organization, key } = await gateway.merchant({ name: `${tag} analysed` });
+    const page = await list({ search: tag }, analystToken);
+    expect(page.organizations.map((o: { id: string }) => o.id)).toEqual([organization.id]);
+    expect((await read(ORGANIZATION_QUERY, { id: organization.id }, analystToken)).organization.id).toBe(organization.id);
+    const keys = (await read(API_KEYS, { organizationId: organization.id }, analystToken)).apiKeys;
+    expect(keys).toHaveLength(1);
+    expect(JSON.stringify(keys)).not.toContain(key);
+  });
+
+  it('an analyst operator token cannot change anything (FORBIDDEN)', async () => {
+    const { organization } = await gateway.merchant();
+    const [keyId] = (await gateway.ctx.db.apiKey.findMany({ where: { organizationId: organization.id }, select: { id: true } })).map((key) => key.id);
+    const before = await gateway.ctx.db.organization.count();
+    for (const [query, variables] of [
+      [CREATE_ORGANIZATION, { input: { name: 'Not allowed' } }],
+      [CREATE_API_KEY, { organizationId: organization.id, scope: 'read' }],
+      [REVOKE_API_KEY, { id: keyId }],
+    ] as const) {
+      const error = await refused(query, variables, analystToken);
+      expect(error.message).toBe('This operator role cannot perform this action');
+      expect(error.extensions).toEqual({ code: 'FORBIDDEN', status: 403 });
+    }
+    expect(await gateway.ctx.db.organization.count()).toBe(before);
+    expect(await gateway.ctx.db.apiKey.findMany({ where: { organizationId: organization.id } })).toMatchObject([{ id: keyId, revokedAt: null }]);
+  });
+
+  it('a merchant API key gets FORBIDDEN on every operator read', async () => {
+    const { organization, key } = await gateway.merchant({ scope: 'readAndWrite' });
+    for (const [query, variables] of [
+      [ORGANIZATIONS, {}],
+      [ORGANIZATION_QUERY, { id: organization.id }],
+      [API_KEYS, { organizationId: organization.id }],
+    ] as const) {
+      const error = await refused(query, variables, key);
+      expect(error.message).toBe("You don't have permission to perform this action");
+      expect(error.extensions).toEqual({ code: 'FORBIDDEN', status: 403 });
+    }
+  });
+});
