@@ -16,6 +16,7 @@ export default defineConfig({
     // Each test file gets its own database cloned from a migrated template, so files run in
     // parallel safely; two workers match the machine's two cores.
     pool: 'forks',
+    isolate: false,
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,

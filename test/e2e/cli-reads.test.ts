@@ -6,22 +6,14 @@
 import { execFile } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../src/domain/auth.js';
 import { createApiKey, revokeApiKey } from '../../src/domain/operations/index.js';
-import { startGateway, type TestGateway } from '../support/gateway.js';
+import { useGateway } from '../support/gateway.js';
 
 const BIN = fileURLToPath(new URL('../../bin/gateway.js', import.meta.url));
 
-let gateway: TestGateway;
-
-beforeAll(async () => {
-  gateway = await startGateway();
-});
-
-afterAll(async () => {
-  await gateway?.close();
-});
+const gateway = useGateway();
 
 interface CliResult {
   code: number;

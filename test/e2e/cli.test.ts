@@ -5,20 +5,12 @@
  */
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway, transactionBody, type TestGateway } from '../support/gateway.js';
+import { describe, expect, it } from 'vitest';
+import { transactionBody, useGateway } from '../support/gateway.js';
 
 const BIN = fileURLToPath(new URL('../../bin/gateway.js', import.meta.url));
 
-let gateway: TestGateway;
-
-beforeAll(async () => {
-  gateway = await startGateway();
-});
-
-afterAll(async () => {
-  await gateway?.close();
-});
+const gateway = useGateway();
 
 interface CliResult {
   code: number;

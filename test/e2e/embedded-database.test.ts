@@ -1,12 +1,8 @@
 /** The newcomer's path: no DATABASE_URL, so the gateway runs on embedded PGlite. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway, transactionBody, type TestGateway } from '../support/gateway.js';
+import { describe, expect, it } from 'vitest';
+import { useGateway, transactionBody } from '../support/gateway.js';
 
-let gateway: TestGateway;
-beforeAll(async () => {
-  gateway = await startGateway({ embedded: true });
-}, 120_000);
-afterAll(() => gateway?.close());
+const gateway = useGateway({ embedded: true });
 
 describe('on embedded PGlite', () => {
   it('runs the main transaction flow: create, get, list, search, cancel', async () => {

@@ -4,18 +4,16 @@
  */
 import ajvFormats from 'ajv-formats';
 import { OpenAPIBackend } from 'openapi-backend';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { V2_DEFINITION } from '../../src/rest/v2/surface.js';
-import { startGateway, transactionBody, type TestGateway } from '../support/gateway.js';
+import { useGateway, transactionBody } from '../support/gateway.js';
 
-let gateway: TestGateway;
+const gateway = useGateway();
 let contract: OpenAPIBackend;
 beforeAll(async () => {
-  gateway = await startGateway();
   contract = new OpenAPIBackend({ definition: V2_DEFINITION, apiRoot: '/api/v2', customizeAjv: (ajv) => ajvFormats.default(ajv as never) as never });
   await contract.init();
 });
-afterAll(() => gateway?.close());
 
 function expectConforms(operationId: string, status: number, body: unknown): void {
   const result = contract.validateResponse(body, operationId, status);

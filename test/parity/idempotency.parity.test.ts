@@ -3,14 +3,10 @@
  * and then through GraphQL (or the other way round) for the same operation and input is the same
  * request, replayed in the second surface's own shape.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway, type TestGateway } from '../support/gateway.js';
+import { describe, expect, it } from 'vitest';
+import { useGateway } from '../support/gateway.js';
 
-let gateway: TestGateway;
-beforeAll(async () => {
-  gateway = await startGateway();
-});
-afterAll(() => gateway?.close());
+const gateway = useGateway();
 
 const REST_BODY = { method_of_payment: ['wave'], products: [{ name: 'Bissap', price: 1500, quantity: 2 }], customer: { first_name: 'Awa', phone: '+221771234567' } };
 const GRAPHQL_INPUT = { methodOfPayment: ['wave'], products: [{ name: 'Bissap', price: 1500, quantity: 2 }], customer: { firstName: 'Awa', phone: '+221771234567' } };

@@ -7,7 +7,11 @@ export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? process.env.REDIS_UR
  * drop each other's databases, and leftovers of killed runs can be recognised and dropped.
  */
 export const TEST_DATABASE_PATTERN = /^gateway_test_(\d+)_/;
-export const templateDatabaseOf = (runPid: number): string => `gateway_test_${runPid}_template`;
+/**
+ * The migrated template is kept between runs, named after the migrations it holds: a run whose
+ * migrations have not changed clones it at once instead of migrating (about 8 s saved per run).
+ */
+export const TEMPLATE_PREFIX = 'gateway_tpl_';
 export const fileDatabaseOf = (runPid: number, suffix: string): string => `gateway_test_${runPid}_f_${suffix}`;
 
 /** The same server, another database. */
@@ -20,5 +24,6 @@ export function databaseUrl(name: string): string {
 declare module 'vitest' {
   export interface ProvidedContext {
     testRunPid: number;
+    templateDatabase: string;
   }
 }

@@ -19,8 +19,8 @@ import { createLocalCoordination } from '../../src/infra/local/coordination.js';
 import { openDatabase, type Database } from '../../src/infra/prisma/database.js';
 import { applyMigrations } from '../../src/infra/prisma/migrate.js';
 import { createRedisCoordination } from '../../src/infra/redis/coordination.js';
-import { inject } from 'vitest';
-import { TEST_POSTGRES_URL, TEST_REDIS_URL, databaseUrl, fileDatabaseOf, templateDatabaseOf } from './env.js';
+import { afterAll, beforeAll, inject } from 'vitest';
+import { TEST_POSTGRES_URL, TEST_REDIS_URL, databaseUrl, fileDatabaseOf } from './env.js';
 
 export interface HttpResult<T = any> {
   status: number;
@@ -80,7 +80,7 @@ export async function cloneTemplateDatabase(): Promise<{ name: string; url: stri
   const name = fileDatabaseOf(runPid, randomBytes(6).toString('hex'));
   const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
   await admin.connect();
-  await admin.query(`CREATE DATABASE "${name}" TEMPLATE "${templateDatabaseOf(runPid)}"`);
+  await admin.query(`CREATE DATABASE "${name}" TEMPLATE "${inject('templateDatabase')}"`);
   await admin.end();
   return {
     name,
@@ -174,6 +174,30 @@ export async function startGateway(options: GatewayOptions = {}): Promise<TestGa
       await clone?.drop();
     },
   };
+}
+
+/**
+ * The shared fixture: a gateway for the test file, started before its tests and closed after.
+ * Call it at the top of a file; the handle it returns is the running gateway once the file's
+ * tests run (a Proxy, so `const gateway = useGateway()` needs no `let` and no hooks).
+ */
+export function useGateway(options: GatewayOptions = {}): TestGateway {
+  let current: TestGateway | undefined;
+  beforeAll(async () => {
+    current = await startGateway(options);
+  }, 60_000);
+  afterAll(async () => {
+    await current?.close();
+    current = undefined;
+  });
+  const running = (): TestGateway => {
+    if (!current) throw new Error('useGateway(): used outside the file’s tests (before beforeAll or after afterAll)');
+    return current;
+  };
+  return new Proxy({} as TestGateway, {
+    get: (_target, property) => Reflect.get(running(), property),
+    set: (_target, property, value) => Reflect.set(running(), property, value),
+  });
 }
 
 /** A valid v2 create-transaction body; override what a test is about. */

@@ -1,12 +1,19 @@
 /**
- * Once per test run: builds a template database with every migration applied. Each test file
- * then clones it (CREATE DATABASE ... TEMPLATE), which takes milliseconds instead of a migration.
+ * Once per test run: makes sure a template database with every migration applied exists. Each
+ * test file then clones it (CREATE DATABASE ... TEMPLATE), which takes milliseconds instead of a
+ * migration. The template is named after a hash of prisma/migrations and kept between runs, so
+ * it is built (through the same schema engine as `npm start`) only when the migrations change.
  */
+import { createHash } from 'node:crypto';
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { openDatabase } from '../../src/infra/prisma/database.js';
 import { applyMigrations } from '../../src/infra/prisma/migrate.js';
-import { TEST_DATABASE_PATTERN, TEST_POSTGRES_URL, databaseUrl, templateDatabaseOf } from './env.js';
+import { TEMPLATE_PREFIX, TEST_DATABASE_PATTERN, TEST_POSTGRES_URL, databaseUrl } from './env.js';
+
+const MIGRATIONS = path.resolve('prisma/migrations');
 
 const isAlive = (pid: number): boolean => {
   try {
@@ -27,29 +34,63 @@ async function withAdmin<T>(work: (admin: pg.Client) => Promise<T>): Promise<T> 
   }
 }
 
+const databasesLike = async (admin: pg.Client, prefix: string): Promise<string[]> =>
+  (await admin.query<{ datname: string }>('SELECT datname FROM pg_database WHERE starts_with(datname, $1)', [prefix])).rows.map((row) => row.datname);
+
 /** Drops this run's databases, or (runPid undefined) those of runs that are no longer alive. */
 async function dropTestDatabases(admin: pg.Client, runPid?: number): Promise<void> {
-  const { rows } = await admin.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE 'gateway_test_%'`);
-  for (const { datname } of rows) {
-    const owner = Number(TEST_DATABASE_PATTERN.exec(datname)?.[1]);
+  for (const name of await databasesLike(admin, 'gateway_test_')) {
+    const owner = Number(TEST_DATABASE_PATTERN.exec(name)?.[1]);
     const drop = runPid === undefined ? !owner || !isAlive(owner) : owner === runPid;
-    if (drop) await admin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
+    if (drop) await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
   }
 }
 
-export async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const runPid = process.pid;
-  const template = templateDatabaseOf(runPid);
-  await withAdmin(async (admin) => {
-    await dropTestDatabases(admin);
-    await admin.query(`CREATE DATABASE "${template}"`);
-  });
-  const db = await openDatabase({ url: databaseUrl(template), poolMax: 2 });
+/** A short hash of every migration's SQL, in order: the template's name. */
+async function migrationsHash(): Promise<string> {
+  const hash = createHash('sha256');
+  for (const entry of (await readdir(MIGRATIONS, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name).sort()) {
+    hash.update(entry).update(await readFile(path.join(MIGRATIONS, entry, 'migration.sql')));
+  }
+  return hash.digest('hex').slice(0, 16);
+}
+
+/**
+ * Builds the template under a private name and renames it into place: a concurrent run either
+ * sees no template or a complete one. Older templates are dropped when nobody uses them.
+ */
+async function ensureTemplate(admin: pg.Client, template: string, runPid: number): Promise<void> {
+  for (const other of (await databasesLike(admin, TEMPLATE_PREFIX)).filter((name) => name !== template)) {
+    const builder = Number(/_building_(\d+)$/.exec(other)?.[1]);
+    if (builder && isAlive(builder)) continue; // another run is building it right now
+    await admin.query(`DROP DATABASE IF EXISTS "${other}"`).catch(() => undefined);
+  }
+  if ((await databasesLike(admin, template)).includes(template)) return;
+  const building = `${template}_building_${runPid}`;
+  await admin.query(`DROP DATABASE IF EXISTS "${building}" WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE "${building}"`);
+  const db = await openDatabase({ url: databaseUrl(building), poolMax: 2 });
   try {
     await applyMigrations(db.adapterFactory);
   } finally {
     await db.close();
   }
+  try {
+    await admin.query(`ALTER DATABASE "${building}" RENAME TO "${template}"`);
+  } catch {
+    // Another run put the same template in place first: use theirs.
+    await admin.query(`DROP DATABASE IF EXISTS "${building}" WITH (FORCE)`);
+  }
+}
+
+export async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const runPid = process.pid;
+  const template = `${TEMPLATE_PREFIX}${await migrationsHash()}`;
+  await withAdmin(async (admin) => {
+    await dropTestDatabases(admin);
+    await ensureTemplate(admin, template, runPid);
+  });
   project.provide('testRunPid', runPid);
+  project.provide('templateDatabase', template);
   return () => withAdmin((admin) => dropTestDatabases(admin, runPid));
 }

@@ -5,23 +5,21 @@
  * mutations need an operator.
  */
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, revokeApiKey } from '../../../src/domain/operations/index.js';
-import { startGateway, transactionBody, type HttpResult, type TestGateway } from '../../support/gateway.js';
+import { useGateway, transactionBody, type HttpResult } from '../../support/gateway.js';
 
 const PERMISSION_DENIED = "You don't have permission to perform this action";
 
-let gateway: TestGateway;
+const gateway = useGateway();
 let organizationId: string;
 let checkoutKey: string;
 
 beforeAll(async () => {
-  gateway = await startGateway();
   const merchant = await gateway.merchant({ scope: 'checkout' });
   organizationId = merchant.organization.id;
   checkoutKey = merchant.key;
 });
-afterAll(() => gateway?.close());
 
 /**
  * A refused, unauthenticated GraphQL request: HTTP 401, or a GraphQL error whose code is

@@ -3,20 +3,19 @@
  * header gets 401 `{"error":"Invalid API key"}` on every endpoint; REST accepts API keys only.
  */
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, revokeApiKey } from '../../../src/domain/operations/index.js';
-import { startGateway, transactionBody, type TestGateway } from '../../support/gateway.js';
+import { useGateway, transactionBody } from '../../support/gateway.js';
 
 const INVALID_API_KEY = { error: 'Invalid API key' };
 
-let gateway: TestGateway;
+const gateway = useGateway();
 let organizationId: string;
 let validKey: string;
 /** A pending transaction of the organisation, so GET/DELETE answer 401 rather than 404. */
 let orderId: string;
 
 beforeAll(async () => {
-  gateway = await startGateway();
   const merchant = await gateway.merchant({ scope: 'checkout' });
   organizationId = merchant.organization.id;
   validKey = merchant.key;
@@ -24,7 +23,6 @@ beforeAll(async () => {
   expect(created.status).toBe(200);
   orderId = created.body.order_id;
 });
-afterAll(() => gateway?.close());
 
 interface Endpoint {
   name: string;

@@ -3,20 +3,18 @@
  * display prefix, which cannot be used to authenticate.
  */
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../../src/domain/operations/index.js';
-import { startGateway, type TestGateway } from '../../support/gateway.js';
+import { useGateway } from '../../support/gateway.js';
 
 const INVALID_API_KEY = { error: 'Invalid API key' };
 const sha256 = (value: string) => createHash('sha256').update(value, 'utf8').digest('hex');
 
-let gateway: TestGateway;
+const gateway = useGateway();
 let organizationId: string;
 beforeAll(async () => {
-  gateway = await startGateway();
   organizationId = (await gateway.createOrganization()).id;
 });
-afterAll(() => gateway?.close());
 
 const issue = (scope = 'checkout') => createApiKey(gateway.ctx, gateway.operator, organizationId, scope);
 

@@ -3,17 +3,13 @@
  * `Organization is not active` on writes while its reads still work; a blocked one gets 403
  * `Organization is blocked...` on everything. Status changes apply on the next request.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createApiKey, revokeApiKey, updateOrganization } from '../../../src/domain/operations/index.js';
-import { startGateway, transactionBody, type TestGateway } from '../../support/gateway.js';
+import { useGateway, transactionBody } from '../../support/gateway.js';
 
 const NOT_ACTIVE = { error: 'Organization is not active' };
 
-let gateway: TestGateway;
-beforeAll(async () => {
-  gateway = await startGateway();
-});
-afterAll(() => gateway?.close());
+const gateway = useGateway();
 
 /** An active organisation with a key and one pending transaction. */
 async function merchantWithTransaction(scope = 'checkout') {

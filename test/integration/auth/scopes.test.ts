@@ -5,10 +5,10 @@
  */
 import { readFile } from 'node:fs/promises';
 import { parse } from 'yaml';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { MERCHANT_OPERATIONS } from '../../../src/domain/scopes.js';
 import { V2_DEFINITION } from '../../../src/rest/v2/surface.js';
-import { startGateway, transactionBody, type TestGateway } from '../../support/gateway.js';
+import { useGateway, transactionBody } from '../../support/gateway.js';
 
 const PERMISSION_DENIED = { error: "You don't have permission to perform this action" };
 
@@ -30,20 +30,18 @@ const SPEC_SCOPES = {
   getAccount: ['read', 'readAndWrite', 'management'],
 } as const satisfies Record<string, readonly Scope[]>;
 
-let gateway: TestGateway;
+const gateway = useGateway();
 let organizationId: string;
 let checkoutKey: string;
 const keys = {} as Record<Scope, string>;
 
 beforeAll(async () => {
-  gateway = await startGateway();
   // verified: the 4 x 6 table creates a few dozen transactions, well clear of any monthly cap.
   const merchant = await gateway.merchant({ scope: 'checkout', verified: true });
   organizationId = merchant.organization.id;
   checkoutKey = merchant.key;
   for (const scope of SCOPES) keys[scope] = await gateway.createKey(organizationId, scope);
 });
-afterAll(() => gateway?.close());
 
 /** A fresh pending transaction, created with a checkout key. */
 async function pendingTransaction(): Promise<string> {

@@ -1,13 +1,9 @@
 import { readdir } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { applyMigrations, diffMigrationsToSchema, MIGRATIONS_DIR } from '../../../src/infra/prisma/migrate.js';
-import { startGateway, type TestGateway } from '../../support/gateway.js';
+import { useGateway } from '../../support/gateway.js';
 
-let gateway: TestGateway;
-beforeAll(async () => {
-  gateway = await startGateway();
-});
-afterAll(() => gateway?.close());
+const gateway = useGateway();
 
 describe('migrations', () => {
   it('build exactly the database schema.prisma describes (no drift)', async () => {

@@ -4,16 +4,14 @@
  * (masked as `Internal server error`, never a stack or an internal message).
  */
 import { getIntrospectionQuery } from 'graphql';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startGateway, transactionBody, type TestGateway } from '../../support/gateway.js';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { useGateway, transactionBody } from '../../support/gateway.js';
 
-let gateway: TestGateway;
+const gateway = useGateway();
 let key: string;
 beforeAll(async () => {
-  gateway = await startGateway();
   ({ key } = await gateway.merchant({ scope: 'readAndWrite' }));
 });
-afterAll(() => gateway?.close());
 
 /** `a { b { c { leaf } } }` from [a, b, c] and leaf. */
 const nest = (fields: string[], leaf: string): string => fields.reduceRight((inner, field) => `${field} { ${inner} }`, leaf);

@@ -4,20 +4,18 @@
  * neither; a key list never carries a key or its digest.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../../src/domain/auth.js';
-import { startGateway, type TestGateway } from '../../support/gateway.js';
+import { useGateway } from '../../support/gateway.js';
 
-let gateway: TestGateway;
+const gateway = useGateway();
 /** An operator token with the read-only `analyst` role, issued straight into the database. */
 let analystToken: string;
 
 beforeAll(async () => {
-  gateway = await startGateway();
   analystToken = `gw_op_${randomBytes(32).toString('base64url')}`;
   await gateway.ctx.db.operatorToken.create({ data: { role: 'analyst', prefix: analystToken.slice(0, 14), tokenDigest: sha256Hex(analystToken) } });
 });
-afterAll(() => gateway?.close());
 
 const ORGANIZATION = `
   id name status verified escrowEnabled payoutEnabled allowedMethods businessSector

@@ -3,14 +3,10 @@
  * Effects are checked where they matter: on REST v2, at once.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway, transactionBody, type TestGateway } from '../../support/gateway.js';
+import { describe, expect, it } from 'vitest';
+import { useGateway, transactionBody } from '../../support/gateway.js';
 
-let gateway: TestGateway;
-beforeAll(async () => {
-  gateway = await startGateway();
-});
-afterAll(() => gateway?.close());
+const gateway = useGateway();
 
 const ORGANIZATION = `
   id name status verified escrowEnabled payoutEnabled allowedMethods businessSector

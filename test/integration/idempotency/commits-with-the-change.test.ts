@@ -2,16 +2,12 @@
  * The mechanism itself, called as an operation calls it: the key row commits or rolls back
  * together with the operation's effects.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DomainError } from '../../../src/domain/errors.js';
 import { runIdempotently } from '../../../src/domain/idempotency.js';
-import { startGateway, type TestGateway } from '../../support/gateway.js';
+import { useGateway } from '../../support/gateway.js';
 
-let gateway: TestGateway;
-beforeAll(async () => {
-  gateway = await startGateway();
-});
-afterAll(() => gateway?.close());
+const gateway = useGateway();
 
 /** An effect to observe: a switch row named after the test. */
 const flip = (name: string) => async (tx: Parameters<Parameters<typeof runIdempotently>[2]>[0]) => {

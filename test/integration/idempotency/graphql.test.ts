@@ -1,12 +1,8 @@
 /** GraphQL mutations honour idempotency keys as REST does: argument or header. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway, type TestGateway } from '../../support/gateway.js';
+import { describe, expect, it } from 'vitest';
+import { useGateway } from '../../support/gateway.js';
 
-let gateway: TestGateway;
-beforeAll(async () => {
-  gateway = await startGateway();
-});
-afterAll(() => gateway?.close());
+const gateway = useGateway();
 
 const CREATE = `mutation ($input: CreateTransactionInput!, $key: String) {
   createTransaction(input: $input, idempotencyKey: $key) { transaction { orderId amount } }

@@ -1,12 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { purgeExpiredIdempotencyKeys } from '../../../src/domain/idempotency.js';
-import { startGateway, type TestGateway } from '../../support/gateway.js';
+import { useGateway } from '../../support/gateway.js';
 
-let gateway: TestGateway;
-beforeAll(async () => {
-  gateway = await startGateway();
-});
-afterAll(() => gateway?.close());
+const gateway = useGateway();
 
 describe('purgeExpiredIdempotencyKeys', () => {
   it('drops keys past their 24 hours and keeps the others', async () => {

@@ -1,13 +1,9 @@
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { setSwitch } from '../../../src/domain/operations/index.js';
-import { startGateway, transactionBody, type TestGateway } from '../../support/gateway.js';
+import { useGateway, transactionBody } from '../../support/gateway.js';
 
-let gateway: TestGateway;
-beforeAll(async () => {
-  gateway = await startGateway();
-});
-afterAll(() => gateway?.close());
+const gateway = useGateway();
 
 const count = (organizationId: string) => gateway.ctx.db.transaction.count({ where: { organizationId } });
 

@@ -1,11 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway, transactionBody, type TestGateway } from '../../support/gateway.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { useGateway, transactionBody } from '../../support/gateway.js';
 
-let gateway: TestGateway;
-beforeAll(async () => {
-  gateway = await startGateway();
-});
-afterAll(() => gateway?.close());
+const gateway = useGateway();
 
 const count = (organizationId: string) => gateway.ctx.db.transaction.count({ where: { organizationId } });
 

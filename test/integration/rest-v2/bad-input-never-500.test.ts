@@ -3,20 +3,18 @@
  * mutations of a valid body (seeded, so a failure replays) are thrown at the create endpoint,
  * and odd paths and queries at the others; none may answer 500 or write a row.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway, transactionBody, type TestGateway } from '../../support/gateway.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useGateway, transactionBody } from '../../support/gateway.js';
 
-let gateway: TestGateway;
+const gateway = useGateway();
 let key: string;
 let organizationId: string;
 beforeAll(async () => {
-  gateway = await startGateway();
   const merchant = await gateway.merchant({ scope: 'readAndWrite', update: { maxTransactionAmount: 10 } });
   // A ceiling of 10 XOF: every create is refused, so any row written would be a bug.
   ({ key } = merchant);
   organizationId = merchant.organization.id;
 });
-afterAll(() => gateway?.close());
 
 /** mulberry32: a tiny seeded generator, so the same seed gives the same inputs. */
 function random(seed: number): () => number {

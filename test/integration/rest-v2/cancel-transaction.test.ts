@@ -1,13 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway, type TestGateway } from '../../support/gateway.js';
-import { createOk, expectError } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { useGateway } from '../../support/gateway.js';
+import { expectError } from '../../support/assertions.js';
+import { createOk } from './helpers.js';
 
-let gateway: TestGateway;
-beforeAll(async () => {
-  gateway = await startGateway();
-});
-afterAll(() => gateway?.close());
+const gateway = useGateway();
 
 const cancel = (key: string, orderId: string) => gateway.rest('DELETE', `/api/v2/transactions/${orderId}`, { key });
 const get = (key: string, orderId: string) => gateway.rest('GET', `/api/v2/transactions/${orderId}`, { key });

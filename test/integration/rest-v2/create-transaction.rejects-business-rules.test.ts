@@ -1,12 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway, transactionBody, type TestGateway } from '../../support/gateway.js';
-import { expectError, oneProduct, transactionCount } from './helpers.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { useGateway, transactionBody } from '../../support/gateway.js';
+import { expectError } from '../../support/assertions.js';
+import { oneProduct, transactionCount } from './helpers.js';
 
-let gateway: TestGateway;
-beforeAll(async () => {
-  gateway = await startGateway();
-});
-afterAll(() => gateway?.close());
+const gateway = useGateway();
 
 /** Sends the body and checks the refusal, then that the organisation still has no transaction. */
 async function expectRefused(body: Record<string, unknown>, status: number, message: string | RegExp) {

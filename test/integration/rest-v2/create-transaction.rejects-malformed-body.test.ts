@@ -1,12 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway, transactionBody, type TestGateway } from '../../support/gateway.js';
-import { expectError, expectSomeError, transactionCount } from './helpers.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { useGateway, transactionBody } from '../../support/gateway.js';
+import { expectError, expectSomeError } from '../../support/assertions.js';
+import { transactionCount } from './helpers.js';
 
-let gateway: TestGateway;
-beforeAll(async () => {
-  gateway = await startGateway();
-});
-afterAll(() => gateway?.close());
+const gateway = useGateway();
 
 const INVALID_BODY = /^Invalid request body/;
 const valid = transactionBody();

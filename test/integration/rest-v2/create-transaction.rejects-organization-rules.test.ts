@@ -1,13 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { setSwitch } from '../../../src/domain/operations/index.js';
-import { startGateway, transactionBody, type TestGateway } from '../../support/gateway.js';
-import { createOk, expectError, oneProduct, transactionCount } from './helpers.js';
+import { useGateway, transactionBody } from '../../support/gateway.js';
+import { expectError } from '../../support/assertions.js';
+import { createOk, oneProduct, transactionCount } from './helpers.js';
 
-let gateway: TestGateway;
-beforeAll(async () => {
-  gateway = await startGateway();
-});
-afterAll(() => gateway?.close());
+const gateway = useGateway();
 
 const create = (key: string, overrides: Record<string, unknown> = {}) =>
   gateway.rest('POST', '/api/v2/transactions', { key, body: transactionBody(overrides) });

@@ -1,11 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway, transactionBody, type TestGateway } from '../../support/gateway.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { useGateway, transactionBody } from '../../support/gateway.js';
 
-let gateway: TestGateway;
-beforeAll(async () => {
-  gateway = await startGateway();
-});
-afterAll(() => gateway?.close());
+const gateway = useGateway();
 
 const CREATE_FIELDS = ['amount', 'checkout_url', 'created_at', 'currency', 'customer', 'is_escrow', 'is_merchant', 'method_of_payment', 'order_id', 'transaction_status'];
 

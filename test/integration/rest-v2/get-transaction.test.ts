@@ -1,13 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway, transactionBody, type TestGateway } from '../../support/gateway.js';
-import { RFC3339_UTC, createOk, expectError } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { useGateway, transactionBody } from '../../support/gateway.js';
+import { RFC3339_UTC, expectError } from '../../support/assertions.js';
+import { createOk } from './helpers.js';
 
-let gateway: TestGateway;
-beforeAll(async () => {
-  gateway = await startGateway();
-});
-afterAll(() => gateway?.close());
+const gateway = useGateway();
 
 const FULL_FIELDS = [
   'order_id',

@@ -1,12 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway, type TestGateway } from '../../support/gateway.js';
-import { createOk, expectSomeError, oneProduct } from './helpers.js';
+import { useGateway, type TestGateway } from '../../support/gateway.js';
+import { expectSomeError } from '../../support/assertions.js';
+import { createOk, oneProduct } from './helpers.js';
 
-let gateway: TestGateway;
-beforeAll(async () => {
-  gateway = await startGateway();
-});
-afterAll(() => gateway?.close());
+const gateway = useGateway();
 
 const FULL_FIELDS = [
   'amount',

@@ -1,13 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway, type TestGateway } from '../../support/gateway.js';
+import { useGateway } from '../../support/gateway.js';
 
-let gateway: TestGateway;
+const gateway = useGateway();
 let key: string;
 beforeAll(async () => {
-  gateway = await startGateway();
   ({ key } = await gateway.merchant({ scope: 'readAndWrite' }));
 });
-afterAll(() => gateway?.close());
 
 describe('requests outside the API', () => {
   it.each([

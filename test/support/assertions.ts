@@ -1,0 +1,37 @@
+/**
+ * Assertions shared by every wire test. Error rows come from the one catalogue
+ * (src/domain/errors.ts): a test names the error code, and the status and wording it expects are
+ * the catalogue's, so a wording changes in one place.
+ */
+import { expect } from 'vitest';
+import { DomainError, type ErrorCode } from '../../src/domain/errors.js';
+import type { HttpResult } from './gateway.js';
+
+/** A REST v2 error answer: this status and a body of exactly `{ error }` with this wording. */
+export function expectError(response: HttpResult, status: number, message: string | RegExp): void {
+  expect({ status: response.status, body: response.body }).toMatchObject({ status, body: { error: expect.any(String) } });
+  expect(Object.keys(response.body)).toEqual(['error']);
+  if (typeof message === 'string') expect(response.body).toEqual({ error: message });
+  else expect(response.body.error).toMatch(message);
+}
+
+/** A REST v2 error answer for a catalogue row: its status and wording (with `detail` where the wording takes one). */
+export function expectCatalogueError(response: HttpResult, code: ErrorCode, detail = ''): void {
+  const error = new DomainError(code, detail);
+  expectError(response, error.status, error.message);
+}
+
+/** A GraphQL refusal for a catalogue row: its message, extensions.code and extensions.status. */
+export function expectGraphqlError(response: HttpResult, code: ErrorCode, detail = ''): void {
+  const error = new DomainError(code, detail);
+  expect(response.body.errors?.[0], JSON.stringify(response.body)).toMatchObject({ message: error.message, extensions: { code: error.graphqlCode, status: error.status } });
+}
+
+/** An error whose wording the spec leaves open: the status and a body of exactly one non-empty `error`. */
+export function expectSomeError(response: HttpResult, status: number): void {
+  expect({ status: response.status, body: response.body }).toMatchObject({ status, body: { error: expect.any(String) } });
+  expect(Object.keys(response.body)).toEqual(['error']);
+  expect(response.body.error.length).toBeGreaterThan(0);
+}
+
+export const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/;
