@@ -69,11 +69,7 @@ export async function authenticate(ctx: GatewayContext, authorization: string | 
   const token = parseBearer(authorization);
   if (!token) throw new DomainError('invalid_api_key');
 
-  if (token.startsWith(API_KEY_PREFIX)) {
-    const key = await ctx.db.apiKey.findUnique({ where: { keyDigest: sha256Hex(token) }, include: { organization: true } });
-    if (!key || key.revokedAt) throw new DomainError('invalid_api_key');
-    return { kind: 'merchant', apiKeyId: key.id, scope: key.scope, organization: key.organization };
-  }
+  if (token.startsWith(API_KEY_PREFIX)) return authenticateApiKey(ctx, sha256Hex(token));
 
   if (options.allowOperators) {
     if (options.adminToken && sameSecret(token, options.adminToken)) return { kind: 'operator', role: 'admin', tokenId: null };
@@ -83,6 +79,18 @@ export async function authenticate(ctx: GatewayContext, authorization: string | 
     }
   }
   throw new DomainError('invalid_api_key');
+}
+
+/** An API key's caller: from the cache when it holds the key, else from the database (then cached). */
+async function authenticateApiKey(ctx: GatewayContext, digest: string): Promise<MerchantCaller> {
+  const cached = ctx.callers?.get(digest);
+  if (cached) return cached;
+  const stamp = ctx.callers?.stamp() ?? 0;
+  const key = await ctx.db.apiKey.findUnique({ where: { keyDigest: digest }, include: { organization: true } });
+  if (!key || key.revokedAt) throw new DomainError('invalid_api_key');
+  const caller: MerchantCaller = { kind: 'merchant', apiKeyId: key.id, scope: key.scope, organization: key.organization };
+  ctx.callers?.set(digest, caller, stamp);
+  return caller;
 }
 
 /**

@@ -2,6 +2,7 @@
  * What every operation receives: its dependencies (ports) and settings. Adapters build it once;
  * operations never construct clients themselves.
  */
+import type { CallerCache } from './callerCache.js';
 import type { Clock, Coordination, Db, Logger } from './ports.js';
 
 export type { Clock, Db, DbTransaction, Logger } from './ports.js';
@@ -19,4 +20,6 @@ export interface GatewayContext {
   coordination: Coordination;
   settings: GatewaySettings;
   log: Logger;
+  /** Authenticated API keys kept briefly (see callerCache.ts); absent = every request reads the database. */
+  callers?: CallerCache;
 }

@@ -1,7 +1,7 @@
 /** Organisations as operators shape them. */
 import type { Account, Organization } from '../generated/prisma/client.js';
 import type { AccountName } from '../generated/prisma/enums.js';
-import type { Db } from './context.js';
+import type { Db, GatewayContext } from './context.js';
 import { DomainError } from './errors.js';
 import { isUuid } from './transactions.js';
 
@@ -33,4 +33,15 @@ export async function findOrganization(db: Pick<Db, 'organization'>, id: string)
   const organization = isUuid(id) ? await db.organization.findUnique({ where: { id }, include: withAccounts }) : null;
   if (!organization) throw new DomainError('organization_not_found');
   return organization;
+}
+
+/**
+ * After a change to keys or organisations commits: cached callers built from the old state are
+ * dropped here and, through the coordination bus, in every instance. A bus failure is logged, not
+ * thrown: the change is committed, and cache entries expire on their own (CALLER_CACHE_TTL_MS).
+ */
+export async function invalidateCallers(ctx: GatewayContext, message: string): Promise<void> {
+  await ctx.callers?.invalidate(message).catch((error: unknown) => {
+    ctx.log.warn({ err: error, message }, 'could not publish a cache invalidation to other instances; their entries expire on their own');
+  });
 }

@@ -74,6 +74,17 @@ export interface Scheduler {
   claimDue(now: number, max: number): Promise<string[]>;
 }
 
+/**
+ * Tells every instance that cached facts are stale (a key revoked, an organisation changed).
+ * Delivery is best effort: caches also expire, so a lost message costs bounded staleness only.
+ */
+export interface InvalidationBus {
+  /** Sends `message` to the other instances' subscribers (best effort; may reject when down). */
+  publish(message: string): Promise<void>;
+  /** Calls `listener` for each message published by any instance. */
+  subscribe(listener: (message: string) => void): void;
+}
+
 /** Readiness probe for a coordinator (Redis reachable, or always true in-process). */
 export interface CoordinatorHealth {
   ping(): Promise<boolean>;
@@ -84,6 +95,8 @@ export interface Coordination {
   rateLimiter: RateLimiter;
   lock: Lock;
   scheduler: Scheduler;
+  /** Absent: no cross-instance invalidation (then nothing may cache what a change invalidates). */
+  invalidations?: InvalidationBus;
   health: CoordinatorHealth;
   /** 'redis' or 'local': logged at start so operators know if it is multi-instance safe. */
   kind: 'redis' | 'local';

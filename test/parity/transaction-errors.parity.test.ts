@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { DomainError, ERROR_CATALOGUE, type ErrorCode } from '../../src/domain/errors.js';
-import { setSwitch } from '../../src/domain/operations/index.js';
+import { revokeApiKey, setSwitch, updateOrganization } from '../../src/domain/operations/index.js';
 import { useGateway, transactionBody, type MerchantOptions } from '../support/gateway.js';
 import { type Failure, type Outcome, type Surface, must, failureOf, type Merchant, product, transactionSurfaces } from '../support/surfaces.js';
 
@@ -176,7 +176,7 @@ const errorScenarios: ErrorScenario[] = [
     code: 'organization_inactive',
     act: async (s, m) => {
       const orderId = await transactionIn(s, m);
-      await gateway.ctx.db.organization.update({ where: { id: m.organizationId }, data: { status: 'inactive' } });
+      await updateOrganization(gateway.ctx, gateway.operator, m.organizationId, { status: 'inactive' });
       return s.cancel(m.key, orderId);
     },
   },
@@ -195,7 +195,7 @@ const errorScenarios: ErrorScenario[] = [
     name: 'revoked API key',
     code: 'invalid_api_key',
     act: async (s, m) => {
-      await gateway.ctx.db.apiKey.updateMany({ where: { organizationId: m.organizationId }, data: { revokedAt: new Date() } });
+      for (const { id } of await gateway.ctx.db.apiKey.findMany({ where: { organizationId: m.organizationId } })) await revokeApiKey(gateway.ctx, gateway.operator, id);
       return s.create(m.key, transactionBody());
     },
   },

@@ -5,6 +5,7 @@
  * both, each on its own fresh organisation.
  */
 import { describe, expect, it } from 'vitest';
+import { updateOrganization } from '../../src/domain/operations/index.js';
 import { useGateway, transactionBody, type MerchantOptions } from '../support/gateway.js';
 import { type CanonicalTransaction, type Created, must, type Merchant, comparable, product, transactionSurfaces, createdViewOf } from '../support/surfaces.js';
 
@@ -151,7 +152,7 @@ describe('success parity: the same request gives the same transaction', () => {
   it('an inactive organisation still reads (get and list) through both', async () => {
     const merchant = await newMerchant();
     const created = must(await restSurface.create(merchant.key, transactionBody()), 'create');
-    await gateway.ctx.db.organization.update({ where: { id: merchant.organizationId }, data: { status: 'inactive' } });
+    await updateOrganization(gateway.ctx, gateway.operator, merchant.organizationId, { status: 'inactive' });
     const viaRest = must(await restSurface.get(merchant.key, created.orderId), 'get (rest)');
     const viaGraphql = must(await graphqlSurface.get(merchant.key, created.orderId), 'get (graphql)');
     expect(viaGraphql).toEqual(viaRest);

@@ -8,6 +8,7 @@ import pg from 'pg';
 import type { FastifyInstance } from 'fastify';
 import { buildCheckoutApp } from '../../src/checkout/app.js';
 import type { OperatorCaller } from '../../src/domain/auth.js';
+import { CallerCache } from '../../src/domain/callerCache.js';
 import { systemClock, type GatewayContext } from '../../src/domain/context.js';
 import type { Coordination } from '../../src/domain/ports.js';
 import { createApiKey, createOrganization, updateOrganization } from '../../src/domain/operations/index.js';
@@ -114,6 +115,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<TestGa
   // fill it in once the checkout server has its port.
   const settings = { checkoutPublicUrl: '' };
   const ctx: GatewayContext = { db: db.prisma, clock: systemClock, coordination, settings, log: options.log ?? silent };
+  if (coordination.invalidations) ctx.callers = new CallerCache(coordination.invalidations);
 
   const api = await buildApp({ ctx, adminToken, logger: false, ready: async () => ({ database: await db.ping(), coordinator: await coordination.health.ping() }) });
   const checkout = await buildCheckoutApp({ ctx, logger: false });

@@ -2,7 +2,8 @@
 import { authorizeOperator, type Caller } from '../auth.js';
 import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
-import { findOrganization, withAccounts, type OrganizationRecord } from '../organizations.js';
+import { invalidationOfOrganization } from '../callerCache.js';
+import { findOrganization, invalidateCallers, withAccounts, type OrganizationRecord } from '../organizations.js';
 import { ORGANIZATION_STATUSES, isOneOf } from '../enums.js';
 import { MAXIMUM_AMOUNT } from '../money.js';
 import { parseMethodList } from '../paymentMethods.js';
@@ -40,7 +41,7 @@ export async function updateOrganization(ctx: GatewayContext, caller: Caller, id
   const sector = input.businessSector?.trim();
   if (sector && sector.length > MAX_NAME_LENGTH) throw new DomainError('invalid_input', 'business sector is too long');
 
-  return ctx.db.organization.update({
+  const updated = await ctx.db.organization.update({
     where: { id },
     data: {
       ...(status && { status }),
@@ -55,6 +56,9 @@ export async function updateOrganization(ctx: GatewayContext, caller: Caller, id
     },
     include: withAccounts,
   });
+  // Status, flags and limits are read from the authenticated caller: drop cached copies.
+  await invalidateCallers(ctx, invalidationOfOrganization(id));
+  return updated;
 }
 
 function limitOf(label: string, value: number | null | undefined): bigint | null | undefined {

@@ -24,6 +24,7 @@ export function createLocalCoordination(options: {
   const hits = new Map<string, number[]>();
   const locks = new Map<string, { token: string; expiresAt: number }>();
   const jobs = new Map<string, number>(); // id -> dueAt
+  const invalidationListeners: ((message: string) => void)[] = [];
 
   return {
     kind: 'local',
@@ -83,6 +84,16 @@ export function createLocalCoordination(options: {
           .map(([id]) => id);
         for (const id of due) jobs.delete(id);
         return due;
+      },
+    },
+
+    // One instance: "every instance" is this one.
+    invalidations: {
+      async publish(message) {
+        for (const listener of invalidationListeners) listener(message);
+      },
+      subscribe(listener) {
+        invalidationListeners.push(listener);
       },
     },
 

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { setSwitch } from '../../../src/domain/operations/index.js';
+import { setSwitch, updateOrganization } from '../../../src/domain/operations/index.js';
 import { useGateway, transactionBody } from '../../support/gateway.js';
 import { expectError } from '../../support/assertions.js';
 import { createOk, oneProduct, transactionCount } from './helpers.js';
@@ -181,7 +181,7 @@ describe('POST /api/v2/transactions and the business profile', () => {
   it('accepts again once the sector is set', async () => {
     const { organization, key } = await gateway.merchant({ update: { businessSector: '' } });
     expectError(await create(key), 403, INCOMPLETE);
-    await gateway.ctx.db.organization.update({ where: { id: organization.id }, data: { businessSector: 'retail' } });
+    await updateOrganization(gateway.ctx, gateway.operator, organization.id, { businessSector: 'retail' });
     expect((await create(key)).status).toBe(200);
   });
 });
