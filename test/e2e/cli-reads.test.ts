@@ -3,39 +3,18 @@
  * `bin/gateway.js` against a real gateway; one JSON object on stdout, exit 0, or {"error"} and
  * exit 1. Each spawn pays tsx's start-up (~0.5 s), so commands run in parallel where possible.
  */
-import { execFile } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../src/domain/auth.js';
 import { createApiKey, revokeApiKey } from '../../src/domain/operations/index.js';
 import { useGateway } from '../support/gateway.js';
+import { runCli } from '../support/cli.js';
 
-const BIN = fileURLToPath(new URL('../../bin/gateway.js', import.meta.url));
 
 const gateway = useGateway();
 
-interface CliResult {
-  code: number;
-  json: any;
-  stdout: string;
-}
 
-/** Runs `gateway ...args` with the test gateway's address and admin token unless `env` overrides them. */
-function cli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const childEnv = { ...process.env, GATEWAY_URL: gateway.url, GATEWAY_ADMIN_TOKEN: gateway.adminToken, ...env };
-    execFile(process.execPath, [BIN, ...args], { env: childEnv }, (error, stdout, stderr) => {
-      const code = error ? Number(error.code ?? 1) : 0;
-      // The contract: exactly one JSON value on stdout, whatever happened.
-      try {
-        resolve({ code, json: JSON.parse(stdout), stdout });
-      } catch {
-        reject(new Error(`gateway ${args.join(' ')} exited ${code} without JSON on stdout:\n${stdout}\n${stderr}`));
-      }
-    });
-  });
-}
+const cli = (args: string[], env: Record<string, string> = {}) => runCli(gateway, args, env);
 
 const uniqueTag = () => `T${randomBytes(4).toString('hex')}`;
 

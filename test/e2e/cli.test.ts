@@ -3,35 +3,15 @@
  * gateway, checking its one JSON object on stdout and its exit code, then checking the effect on
  * REST. Each spawn pays tsx's start-up (~0.5 s), so commands are batched where possible.
  */
-import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { transactionBody, useGateway } from '../support/gateway.js';
+import { runCli } from '../support/cli.js';
 
-const BIN = fileURLToPath(new URL('../../bin/gateway.js', import.meta.url));
 
 const gateway = useGateway();
 
-interface CliResult {
-  code: number;
-  json: any;
-}
 
-/** Runs `gateway ...args` with the test gateway's address and admin token unless `env` overrides them. */
-function cli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const childEnv = { ...process.env, GATEWAY_URL: gateway.url, GATEWAY_ADMIN_TOKEN: gateway.adminToken, ...env };
-    execFile(process.execPath, [BIN, ...args], { env: childEnv }, (error, stdout, stderr) => {
-      const code = error ? Number(error.code ?? 1) : 0;
-      // The contract: exactly one JSON value on stdout, whatever happened.
-      try {
-        resolve({ code, json: JSON.parse(stdout) });
-      } catch {
-        reject(new Error(`gateway ${args.join(' ')} exited ${code} without JSON on stdout:\n${stdout}\n${stderr}`));
-      }
-    });
-  });
-}
+const cli = (args: string[], env: Record<string, string> = {}) => runCli(gateway, args, env);
 
 describe('gateway CLI', () => {
   it('org create: server defaults, flags, and an empty --sector', async () => {

@@ -5,7 +5,7 @@
  */
 import { expect } from 'vitest';
 import { DomainError, type ErrorCode } from '../../src/domain/errors.js';
-import type { HttpResult } from './gateway.js';
+import type { HttpResult, TestGateway } from './gateway.js';
 
 /** A REST v2 error answer: this status and a body of exactly `{ error }` with this wording. */
 export function expectError(response: HttpResult, status: number, message: string | RegExp): void {
@@ -35,3 +35,19 @@ export function expectSomeError(response: HttpResult, status: number): void {
 }
 
 export const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/;
+
+/** A GraphQL call (as the admin operator unless told) that must succeed: its data. */
+export async function graphqlData<T = any>(gateway: TestGateway, query: string, variables: Record<string, unknown> = {}, token = gateway.adminToken): Promise<T> {
+  const response = await gateway.graphql(query, variables, token);
+  expect(response.body.errors, JSON.stringify(response.body)).toBeUndefined();
+  expect(response.status).toBe(200);
+  return response.body.data;
+}
+
+/** A GraphQL call (as the admin operator unless told) that must be refused: exactly one error and no data. */
+export async function graphqlRefusal(gateway: TestGateway, query: string, variables: Record<string, unknown> = {}, token = gateway.adminToken) {
+  const response = await gateway.graphql(query, variables, token);
+  expect(response.body.errors, JSON.stringify(response.body)).toHaveLength(1);
+  expect(response.body.data ?? null).toBeNull();
+  return { httpStatus: response.status, ...response.body.errors[0] };
+}

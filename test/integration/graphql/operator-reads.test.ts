@@ -7,6 +7,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../../src/domain/auth.js';
 import { useGateway } from '../../support/gateway.js';
+import { graphqlData, graphqlRefusal } from '../../support/assertions.js';
 
 const gateway = useGateway();
 /** An operator token with the read-only `analyst` role, issued straight into the database. */
@@ -35,21 +36,9 @@ const CREATE_ORGANIZATION = `mutation($input: CreateOrganizationInput!) { create
 const CREATE_API_KEY = `mutation($organizationId: ID!, $scope: ApiScope!) { createApiKey(organizationId: $organizationId, scope: $scope) { key apiKey { id } } }`;
 const REVOKE_API_KEY = `mutation($id: ID!) { revokeApiKey(id: $id) { id revoked } }`;
 
-/** Calls with `token` (the admin token unless told) and expects data. */
-async function read<T = any>(query: string, variables: Record<string, unknown> = {}, token = gateway.adminToken): Promise<T> {
-  const response = await gateway.graphql(query, variables, token);
-  expect(response.body.errors, JSON.stringify(response.body)).toBeUndefined();
-  expect(response.status).toBe(200);
-  return response.body.data;
-}
+const read = <T = any>(query: string, variables: Record<string, unknown> = {}, token?: string) => graphqlData<T>(gateway, query, variables, token);
 
-/** Calls (as the admin operator unless told) and expects exactly one error and no data. */
-async function refused(query: string, variables: Record<string, unknown> = {}, token = gateway.adminToken) {
-  const response = await gateway.graphql(query, variables, token);
-  expect(response.body.errors, JSON.stringify(response.body)).toHaveLength(1);
-  expect(response.body.data ?? null).toBeNull();
-  return { httpStatus: response.status, ...response.body.errors[0] };
-}
+const refused = (query: string, variables: Record<string, unknown> = {}, token?: string) => graphqlRefusal(gateway, query, variables, token);
 
 const list = async (variables: Record<string, unknown>, token?: string) => (await read(ORGANIZATIONS, variables, token)).organizations;
 

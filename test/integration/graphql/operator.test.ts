@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { useGateway, transactionBody } from '../../support/gateway.js';
+import { graphqlData, graphqlRefusal } from '../../support/assertions.js';
 
 const gateway = useGateway();
 
@@ -24,21 +25,9 @@ const REVOKE_API_KEY = `mutation($id: ID!) { revokeApiKey(id: $id) { id organiza
 const SET_SWITCH = `mutation($name: SwitchName!, $on: Boolean!) { setSwitch(name: $name, on: $on) { name on } }`;
 const SWITCHES = `{ switches { name on } }`;
 
-/** Calls as the admin operator and expects data. */
-async function admin<T = any>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
-  const response = await gateway.graphql(query, variables, gateway.adminToken);
-  expect(response.body.errors, JSON.stringify(response.body)).toBeUndefined();
-  expect(response.status).toBe(200);
-  return response.body.data;
-}
+const admin = <T = any>(query: string, variables: Record<string, unknown> = {}, token?: string) => graphqlData<T>(gateway, query, variables, token);
 
-/** Calls (as the admin operator unless told) and expects exactly one error and no data. */
-async function refused(query: string, variables: Record<string, unknown> = {}, token = gateway.adminToken) {
-  const response = await gateway.graphql(query, variables, token);
-  expect(response.body.errors, JSON.stringify(response.body)).toHaveLength(1);
-  expect(response.body.data ?? null).toBeNull();
-  return { httpStatus: response.status, ...response.body.errors[0] };
-}
+const refused = (query: string, variables: Record<string, unknown> = {}, token?: string) => graphqlRefusal(gateway, query, variables, token);
 
 const createOrganization = async (input: Record<string, unknown>) => (await admin(CREATE_ORGANIZATION, { input })).createOrganization;
 const readOrganization = async (id: string) => (await admin(ORGANIZATION_QUERY, { id })).organization;
