@@ -11,7 +11,11 @@ import { runCli } from '../support/cli.js';
 const gateway = useGateway();
 
 
-const cli = (args: string[], env: Record<string, string> = {}) => runCli(gateway, args, env);
+/** The exit code and the JSON printed (what the contract promises), without the raw text. */
+const cli = async (args: string[], env: Record<string, string> = {}) => {
+  const { code, json } = await runCli(gateway, args, env);
+  return { code, json };
+};
 
 describe('gateway CLI', () => {
   it('org create: server defaults, flags, and an empty --sector', async () => {
