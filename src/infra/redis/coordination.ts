@@ -5,13 +5,50 @@
  * Every multi-step operation is a single Lua script (run with EVALSHA via `defineCommand`, which falls
  * back to EVAL after a SCRIPT FLUSH): Redis runs a script atomically, so concurrent instances can never
  * interleave between the "read" and the "write".
+ *
+ * Redis trouble must not stall requests: every call has a short deadline and goes through one circuit
+ * breaker, commands are never queued while disconnected, and the client reconnects in the background,
+ * so coordination resumes by itself when Redis returns. A call that cannot reach Redis rejects with
+ * CoordinatorUnavailableError; what that means for each port is said where it is implemented below.
  */
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
+import { Redis, ReplyError } from 'ioredis';
 import type { Coordination, LockHandle, RateLimitDecision } from '../../domain/ports.js';
+import { CircuitBreaker, CoordinatorUnavailableError } from './circuitBreaker.js';
 
-/** PING must answer within this or the coordinator is reported down (a probe must never hang). */
-const PING_TIMEOUT_MS = 1_000;
+export { CoordinatorUnavailableError } from './circuitBreaker.js';
+
+/**
+ * Deadline of every coordination call (rate-limit hit, lock, scheduler, ping), waiting for a
+ * connection included. Redis answers these in well under 1 ms on a LAN, and a busy gateway's event
+ * loop may read the reply tens of ms late: 150 ms leaves wide margin for both, so a healthy Redis
+ * never trips it, while a stuck one costs a request at most 150 ms, and only the few requests before
+ * the breaker opens (after that, calls fail in microseconds).
+ */
+export const CALL_TIMEOUT_MS = 150;
+/**
+ * Consecutive failures that open the breaker: one lost reply or slow moment does not, a real
+ * outage does within 3 calls (at most ~0.5 s of requests paying the timeout, usually nothing: a
+ * refused or dropped connection fails at once).
+ */
+const BREAKER_FAILURE_THRESHOLD = 3;
+/**
+ * How long an open breaker refuses every call before letting one probe through. Short, because
+ * probing costs at most one call's timeout per second; and the breaker also probes as soon as the
+ * connection is ready again (see the 'ready' listener), so recovery does not wait for it.
+ */
+const BREAKER_COOL_DOWN_MS = 1_000;
+/** Reconnect backoff: 50, 100, 200... capped here, so a returning Redis is found within about a second. */
+const RECONNECT_MAX_DELAY_MS = 1_000;
+/** A host that drops packets (rather than refusing) fails its connection attempt after this. */
+const CONNECT_TIMEOUT_MS = 1_000;
+/**
+ * ioredis's own bound on a sent command. Callers already gave up at CALL_TIMEOUT_MS; this makes the
+ * command's promise settle too, and is generous because it also bounds the INFO ready check on connect.
+ */
+const COMMAND_TIMEOUT_MS = 1_000;
+/** Connection errors repeat on every reconnect attempt (every second when down): report one per minute. */
+const ERROR_REPORT_INTERVAL_MS = 60_000;
 
 /**
  * Sliding-window log. KEYS[1] = sorted set of hits scored by time (ms); ARGV = max, windowMs, member suffix.
@@ -65,28 +102,87 @@ export function createRedisCoordination(options: {
   url: string;
   keyPrefix?: string;
   rateLimit: { max: number; windowMs: number };
-  /** Connection errors (reconnects, refused connections); commands also reject on their own. */
+  /**
+   * Connection errors (refused connections, failed reconnects). While Redis stays unreachable they
+   * repeat on every reconnect attempt: the first is reported, then at most one per minute, and the
+   * next outage after a recovery is reported at once. Failed calls reject on their own.
+   */
   onError?: (err: Error) => void;
 }): Coordination {
   const prefix = options.keyPrefix ?? 'gw:';
   const { max, windowMs } = options.rateLimit;
 
   const redis = new Redis(options.url, {
-    // A request must not hang on a down Redis: fail a queued command after 2 reconnect attempts
-    // (the default, 20, keeps an HTTP request waiting for tens of seconds).
-    maxRetriesPerRequest: 2,
-    // Keep the offline queue: commands sent while connecting at start-up or during a brief reconnect
-    // wait for it instead of failing; the two limits here bound how long they can wait.
-    enableOfflineQueue: true,
-    // Hard upper bound on any single command, queued or sent (the default is no timeout at all).
-    commandTimeout: 2_000,
-    // An unreachable host (dropped packets, not refused) fails after 2 s instead of the default 10 s.
-    connectTimeout: 2_000,
-    // Reconnect quickly and keep trying at most every 2 s (default backoff grows to 5 s).
-    retryStrategy: (times) => Math.min(times * 100, 2_000),
+    // No offline queue: a command sent while disconnected fails at once instead of waiting for a
+    // reconnect and running later, stale (a rate-limit hit for a request long answered, a lock
+    // nobody waits for). Calls made while a connection attempt is in flight (start-up) wait for it,
+    // bounded by their deadline: see `call` below.
+    enableOfflineQueue: false,
+    // When the connection drops, commands already sent fail at once rather than being re-sent after
+    // the reconnect (same staleness; and with 0 the queue is flushed on every close).
+    maxRetriesPerRequest: 0,
+    autoResendUnfulfilledCommands: false,
+    commandTimeout: COMMAND_TIMEOUT_MS,
+    connectTimeout: CONNECT_TIMEOUT_MS,
+    // Always a number: ioredis never gives up reconnecting in the background, so coordination resumes
+    // by itself when Redis returns, without a restart.
+    retryStrategy: (times) => Math.min(50 * 2 ** Math.min(times - 1, 10), RECONNECT_MAX_DELAY_MS),
   }) as ScriptedRedis;
+
+  const breaker = new CircuitBreaker({
+    failureThreshold: BREAKER_FAILURE_THRESHOLD,
+    coolDownMs: BREAKER_COOL_DOWN_MS,
+    timeoutMs: CALL_TIMEOUT_MS,
+    // An error reply (WRONGTYPE, a script error...) means Redis answered: it is reachable.
+    isFailure: (error) => !(error instanceof ReplyError),
+  });
+
   // Without a listener ioredis prints "Unhandled error event" for every failed reconnect.
-  redis.on('error', (err: Error) => options.onError?.(err));
+  let lastReportedAt = Number.NEGATIVE_INFINITY;
+  redis.on('error', (err: Error) => {
+    const now = Date.now();
+    if (now - lastReportedAt < ERROR_REPORT_INTERVAL_MS) return;
+    lastReportedAt = now;
+    options.onError?.(err);
+  });
+  redis.on('ready', () => {
+    lastReportedAt = Number.NEGATIVE_INFINITY; // the next outage is news again
+    breaker.endCoolDown(); // connected again: let the next call probe now rather than after the cool-down
+  });
+
+  /** Settles when the connection attempt in flight ends, either way (one listener pair for all waiters). */
+  let attempt: Promise<void> | undefined;
+  const attemptEnds = (): Promise<void> =>
+    (attempt ??= new Promise<void>((resolve) => {
+      const done = () => {
+        redis.off('ready', done);
+        redis.off('close', done);
+        attempt = undefined;
+        resolve();
+      };
+      redis.on('ready', done);
+      redis.on('close', done);
+    }));
+
+  /**
+   * Every Redis call goes through here: the breaker (fail at once while open), the deadline, and no
+   * queueing. A call made while a connection attempt is in flight waits for it, until its deadline at
+   * most; while disconnected between attempts it fails at once. Anything but an error reply becomes
+   * CoordinatorUnavailableError: "Redis could not be asked", as opposed to "Redis said no".
+   */
+  const call = <T>(send: () => Promise<T>): Promise<T> =>
+    breaker.run(async (deadline) => {
+      try {
+        if (redis.status === 'connecting' || redis.status === 'connect') await attemptEnds();
+        if (redis.status !== 'ready') throw new CoordinatorUnavailableError(`redis connection is ${redis.status}`);
+        // Past the deadline the caller has moved on: do not send a command nobody awaits.
+        if (Date.now() >= deadline) throw new CoordinatorUnavailableError('redis connected after the deadline');
+        return await send();
+      } catch (error) {
+        if (error instanceof ReplyError || error instanceof CoordinatorUnavailableError) throw error;
+        throw new CoordinatorUnavailableError(`redis: ${(error as Error).message}`, { cause: error });
+      }
+    });
 
   redis.defineCommand('gwRateLimit', { numberOfKeys: 1, lua: RATE_LIMIT_LUA });
   redis.defineCommand('gwRelease', { numberOfKeys: 1, lua: RELEASE_LUA });
@@ -99,63 +195,82 @@ export function createRedisCoordination(options: {
     kind: 'redis',
 
     rateLimiter: {
+      /** Rejects with CoordinatorUnavailableError when Redis cannot be asked: the caller fails open. */
       async hit(key: string): Promise<RateLimitDecision> {
         // Random member suffix: two hits in the same millisecond must be two entries, not one.
-        const [allowed, remaining, retryAfterMs, resetMs] = await redis.gwRateLimit(
-          `${prefix}rl:${key}`,
-          max,
-          windowMs,
-          token(),
-        );
+        const [allowed, remaining, retryAfterMs, resetMs] = await call(() => redis.gwRateLimit(`${prefix}rl:${key}`, max, windowMs, token()));
         return { allowed: allowed === 1, limit: max, remaining, retryAfterMs, resetMs };
       },
     },
 
     lock: {
+      /**
+       * While Redis cannot be asked this REJECTS with CoordinatorUnavailableError (fast) rather than
+       * answering null: null says "someone else holds it" (answer "in progress", try later), but the
+       * truth is "unknown". The lock only makes the common case fail fast; PostgreSQL enforces the
+       * money rules (row locks, constraints). So a caller that catches CoordinatorUnavailableError may
+       * go on without the lock and let PostgreSQL decide, or answer a retryable 503; it must never
+       * read it as "acquired". A SET that timed out may still have taken the key: it lapses at ttlMs.
+       */
       async tryAcquire(key: string, ttlMs: number): Promise<LockHandle | null> {
         const lockKey = `${prefix}lock:${key}`;
         const mine = token();
         // NX: fail at once if held; PX: a crashed holder cannot keep it forever (PX needs an integer >= 1).
-        const ok = await redis.set(lockKey, mine, 'PX', Math.max(1, Math.ceil(ttlMs)), 'NX');
+        const ok = await call(() => redis.set(lockKey, mine, 'PX', Math.max(1, Math.ceil(ttlMs)), 'NX'));
         if (ok !== 'OK') return null;
         return {
+          /**
+           * Fails fast like every call, but does not reject when Redis cannot be asked: the lock then
+           * lapses at its ttl, which is what the ttl is for, and a release in a `finally` must not turn
+           * a finished operation into an error. An error reply still rejects (that is a bug).
+           */
           async release() {
-            await redis.gwRelease(lockKey, mine);
+            try {
+              await call(() => redis.gwRelease(lockKey, mine));
+            } catch (error) {
+              if (!(error instanceof CoordinatorUnavailableError)) throw error;
+            }
           },
         };
       },
     },
 
+    /**
+     * Fails fast (CoordinatorUnavailableError) while Redis cannot be asked. The schedule is a fast index,
+     * not the record: a job's state lives in PostgreSQL (the outbox), so a caller leaves the job pending
+     * there and re-schedules pending jobs from it once calls succeed again (schedule is idempotent by
+     * id). A claimDue that timed out may have removed jobs on the server: only the outbox can bring
+     * those back, so it must never be treated as gone.
+     */
     scheduler: {
       async schedule(job) {
-        await redis.zadd(schedKey, job.dueAt, job.id); // ZADD on an existing member replaces its score
+        await call(() => redis.zadd(schedKey, job.dueAt, job.id)); // ZADD on an existing member replaces its score
       },
       async cancel(id) {
-        await redis.zrem(schedKey, id);
+        await call(() => redis.zrem(schedKey, id));
       },
       async claimDue(now, maxJobs) {
         // LIMIT 0 0 is empty but a negative count means "all": never pass one through.
         if (maxJobs <= 0) return [];
-        return redis.gwClaimDue(schedKey, now, Math.floor(maxJobs));
+        return call(() => redis.gwClaimDue(schedKey, now, Math.floor(maxJobs)));
       },
     },
 
     health: {
+      /**
+       * True only if Redis answers PING within the call deadline. Goes through the breaker: while it
+       * is open every coordination call fails at once, so the coordinator is down for this instance
+       * and false is the honest answer (given at once). A readiness probe may be the breaker's probe.
+       */
       async ping() {
-        let timer: NodeJS.Timeout | undefined;
-        const timedOut = new Promise<false>((resolve) => {
-          timer = setTimeout(() => resolve(false), PING_TIMEOUT_MS);
-        });
-        try {
-          // The PING may still reject after the timeout won: the handler keeps that from going unhandled.
-          return await Promise.race([redis.ping().then((r) => r === 'PONG', () => false), timedOut]);
-        } finally {
-          clearTimeout(timer);
-        }
+        return call(() => redis.ping()).then(
+          (reply) => reply === 'PONG',
+          () => false,
+        );
       },
       async close() {
-        // QUIT lets in-flight replies arrive; when not connected there is nothing to wait for, and a
-        // QUIT would sit in the offline queue, so drop the connection (and stop reconnecting) at once.
+        // QUIT lets in-flight replies arrive; when not connected there is nothing to wait for, so drop
+        // the connection (and stop reconnecting) at once.
         if (redis.status === 'ready') await redis.quit().catch(() => redis.disconnect());
         else redis.disconnect();
       },

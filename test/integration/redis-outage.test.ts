@@ -1,0 +1,286 @@
+/**
+ * Redis trouble must not stall requests. Real processes and real connections: a closed port, a
+ * server that accepts connections but never answers, and a private redis-server this file starts,
+ * stops (SHUTDOWN NOSAVE) and starts again on the same port. With Redis down, requests answer at
+ * their normal speed, the limiter fails open with one warning, /readyz says the coordinator is
+ * down; when Redis returns, counting resumes by itself and /readyz is ready again.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import net, { type AddressInfo } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { GatewayContext } from '../../src/domain/context.js';
+import type { Coordination } from '../../src/domain/ports.js';
+import { buildApp } from '../../src/http/app.js';
+import { CoordinatorUnavailableError, createRedisCoordination } from '../../src/infra/redis/coordination.js';
+import { TEST_REDIS_URL } from '../support/env.js';
+import { useGateway } from '../support/gateway.js';
+
+const FAILING_OPEN = 'rate limiter unavailable: request let through';
+const RECOVERED = 'rate limiter recovered: the coordinator answers again, requests are counted';
+
+const gateway = useGateway();
+let key: string;
+beforeAll(async () => {
+  ({ key } = await gateway.merchant());
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+};
+
+/** A port nothing listens on (taken from the OS, then released). */
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+function recorder() {
+  const log = { info: vi.fn(), warn: vi.fn(), error: vi.fn() };
+  const count = (level: 'info' | 'warn', message: string) => log[level].mock.calls.filter(([, msg]) => msg === message).length;
+  return { log, warnings: () => count('warn', FAILING_OPEN), recoveries: () => count('info', RECOVERED) };
+}
+
+interface Served {
+  /** GET /api/v2/transactions with the merchant's key: status and wall time in ms. */
+  list(): Promise<{ status: number; ms: number }>;
+  readyz(): Promise<{ status: number; body: any; ms: number }>;
+  close(): Promise<void>;
+}
+
+/** The test gateway's database behind a real HTTP server whose coordinator (limiter, /readyz) is `coordination`. */
+async function serve(coordination: Coordination, log: GatewayContext['log']): Promise<Served> {
+  const ctx: GatewayContext = { ...gateway.ctx, coordination, log };
+  const app: FastifyInstance = await buildApp({
+    ctx,
+    adminToken: null,
+    logger: false,
+    ready: async () => ({ database: await gateway.db.ping(), coordinator: await coordination.health.ping() }),
+  });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  const get = async (path: string, headers: Record<string, string> = {}) => {
+    const started = performance.now();
+    const response = await fetch(`${url}${path}`, { headers });
+    const body = await response.json();
+    return { status: response.status, body, ms: performance.now() - started };
+  };
+  return {
+    list: async () => {
+      const { status, ms } = await get('/api/v2/transactions', { authorization: `Bearer ${key}` });
+      return { status, ms };
+    },
+    readyz: () => get('/readyz'),
+    close: () => app.close(),
+  };
+}
+
+describe('Redis at a closed port', () => {
+  it('requests answer as fast as with a healthy Redis, fail open with one warning; /readyz says the coordinator is down', async () => {
+    const rateLimit = { max: 1_000, windowMs: 60_000 };
+    const healthy = createRedisCoordination({ url: TEST_REDIS_URL, keyPrefix: `test:outage:${randomBytes(4).toString('hex')}:`, rateLimit });
+    const errors: Error[] = [];
+    const dead = createRedisCoordination({ url: `redis://127.0.0.1:${await freePort()}`, rateLimit, onError: (err) => errors.push(err) });
+    const healthyLog = recorder();
+    const deadLog = recorder();
+    const up = await serve(healthy, healthyLog.log);
+    const down = await serve(dead, deadLog.log);
+    try {
+      for (let i = 0; i < 3; i++) await Promise.all([up.list(), down.list()]); // warm-up: first requests compile routes
+      // Interleaved, so that machine noise hits both series alike.
+      const upTimes: number[] = [];
+      const downTimes: number[] = [];
+      for (let i = 0; i < 20; i++) {
+        const a = await up.list();
+        const b = await down.list();
+        expect([a.status, b.status]).toEqual([200, 200]);
+        upTimes.push(a.ms);
+        downTimes.push(b.ms);
+      }
+      console.info(`closed port: median ${median(downTimes).toFixed(1)} ms (max ${Math.max(...downTimes).toFixed(1)}), healthy Redis: median ${median(upTimes).toFixed(1)} ms (max ${Math.max(...upTimes).toFixed(1)})`);
+      expect(median(downTimes)).toBeLessThan(100);
+      expect(median(downTimes)).toBeLessThan(median(upTimes) + 50);
+
+      // 23 requests let through, one warning saying why; the healthy limiter said nothing.
+      expect(deadLog.warnings()).toBe(1);
+      expect(deadLog.log.warn).toHaveBeenCalledWith(
+        expect.objectContaining({ endpoint: 'GET /api/v2/transactions', coordinator: 'redis', reason: expect.stringMatching(/failing open.*Redis.*unreachable/) }),
+        FAILING_OPEN,
+      );
+      expect(healthyLog.log.warn).not.toHaveBeenCalled();
+      // Reconnect attempts fail every second or so; they are reported once, not each time.
+      expect(errors.length).toBe(1);
+
+      const ready = await down.readyz();
+      expect(ready.status).toBe(503);
+      expect(ready.body).toEqual({ status: 'not_ready', checks: { database: true, coordinator: false } });
+      expect(ready.ms).toBeLessThan(500);
+      expect((await up.readyz()).status).toBe(200);
+
+      // Locks and the scheduler fail fast too, and say "unknown" (an error), not "held" (null).
+      for (const attempt of [() => dead.lock.tryAcquire('payout:1', 5_000), () => dead.scheduler.claimDue(Date.now(), 10), () => dead.scheduler.schedule({ id: 'job', dueAt: 0 })]) {
+        const started = performance.now();
+        await expect(attempt()).rejects.toBeInstanceOf(CoordinatorUnavailableError);
+        expect(performance.now() - started).toBeLessThan(50);
+      }
+    } finally {
+      await Promise.allSettled([up.close(), down.close()]);
+      await Promise.allSettled([healthy.health.close(), dead.health.close()]);
+    }
+  });
+});
+
+describe('a Redis that accepts connections but never answers', () => {
+  it('bounds each call by its deadline, then the breaker fails calls at once', async () => {
+    const sockets: net.Socket[] = [];
+    const silent = net.createServer((socket) => {
+      sockets.push(socket); // reads the commands, answers nothing
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const c = createRedisCoordination({
+      url: `redis://127.0.0.1:${(silent.address() as AddressInfo).port}`,
+      rateLimit: { max: 10, windowMs: 60_000 },
+      onError: () => undefined,
+    });
+    try {
+      const timed = async (work: () => Promise<unknown>) => {
+        const started = performance.now();
+        const outcome: { value?: unknown; error?: unknown } = await work().then(
+          (value) => ({ value }),
+          (error: unknown) => ({ error }),
+        );
+        return { ...outcome, ms: performance.now() - started };
+      };
+      // The first calls each wait their deadline (150 ms), no longer.
+      for (let i = 0; i < 3; i++) {
+        const { error, ms } = await timed(() => c.rateLimiter.hit('k'));
+        expect(error).toBeInstanceOf(CoordinatorUnavailableError);
+        expect(ms).toBeGreaterThanOrEqual(100);
+        expect(ms).toBeLessThan(600);
+      }
+      // Breaker open: every kind of call fails without waiting.
+      for (const work of [() => c.rateLimiter.hit('k'), () => c.lock.tryAcquire('k', 1_000), () => c.scheduler.cancel('j')]) {
+        const { error, ms } = await timed(work);
+        expect(error).toBeInstanceOf(CoordinatorUnavailableError);
+        expect(ms).toBeLessThan(50);
+      }
+      const ping = await timed(() => c.health.ping());
+      expect(ping).toMatchObject({ value: false });
+      expect(ping.ms).toBeLessThan(50);
+    } finally {
+      await c.health.close();
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
+  });
+});
+
+describe('a real Redis that stops and comes back', () => {
+  let port: number;
+  let server: ChildProcess | undefined;
+
+  /** Sends one command on a fresh connection; resolves with the raw reply (or '' if the server hung up). */
+  const command = (line: string) =>
+    new Promise<string>((resolve, reject) => {
+      const socket = net.connect(port, '127.0.0.1');
+      let reply = '';
+      socket.setTimeout(1_000, () => socket.destroy(new Error('no reply')));
+      socket.on('connect', () => socket.write(`${line}\r\n`));
+      socket.on('data', (chunk) => {
+        reply += chunk.toString();
+        socket.end();
+      });
+      socket.on('close', () => resolve(reply));
+      socket.on('error', reject);
+    });
+
+  async function startRedis(): Promise<void> {
+    const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    server = child;
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline) {
+      if (child.exitCode !== null) throw new Error(`redis-server exited with ${child.exitCode}`);
+      if ((await command('PING').catch(() => '')).startsWith('+PONG')) return;
+      await sleep(50);
+    }
+    throw new Error(`redis-server did not answer on port ${port} within 10 s`);
+  }
+
+  async function stopRedis(): Promise<void> {
+    const child = server!;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    await command('SHUTDOWN NOSAVE').catch(() => ''); // the server hangs up without a reply
+    await Promise.race([exited, sleep(5_000).then(() => Promise.reject(new Error('redis-server did not stop within 5 s')))]);
+    server = undefined;
+  }
+
+  beforeAll(async () => {
+    port = await freePort();
+    await startRedis();
+  }, 20_000);
+
+  afterAll(() => {
+    // Whatever happened, the private server does not outlive the file.
+    if (server && server.exitCode === null) server.kill('SIGKILL');
+  });
+
+  it('counts through it, fails open fast while it is down, and counts again once it is back', async () => {
+    const limit = 5;
+    const errors: Error[] = [];
+    const coordination = createRedisCoordination({ url: `redis://127.0.0.1:${port}`, rateLimit: { max: limit, windowMs: 60_000 }, onError: (err) => errors.push(err) });
+    const { log, warnings, recoveries } = recorder();
+    const served = await serve(coordination, log);
+    try {
+      // Up: the limiter counts through Redis.
+      const upCalls = [];
+      for (let i = 0; i <= limit; i++) upCalls.push(await served.list());
+      expect(upCalls.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 429]);
+      expect((await served.readyz()).status).toBe(200);
+
+      // Down: requests answer at once, let through, one warning.
+      await stopRedis();
+      const downCalls = [];
+      for (let i = 0; i < 20; i++) downCalls.push(await served.list());
+      expect(downCalls.map((r) => r.status)).toEqual(Array(20).fill(200));
+      const downTimes = downCalls.map((r) => r.ms);
+      const upTimes = upCalls.slice(1, limit).map((r) => r.ms); // the allowed ones, after the first (cold) one
+      console.info(`redis stopped: median ${median(downTimes).toFixed(1)} ms (max ${Math.max(...downTimes).toFixed(1)}), while up: median ${median(upTimes).toFixed(1)} ms`);
+      expect(median(downTimes)).toBeLessThan(100);
+      expect(warnings()).toBe(1);
+      const ready = await served.readyz();
+      expect(ready.status).toBe(503);
+      expect(ready.body.checks).toEqual({ database: true, coordinator: false });
+
+      // Back on the same port (empty: NOSAVE): within a few seconds the limiter counts again by itself.
+      await startRedis();
+      const backAt = Date.now();
+      let refused = false;
+      while (!refused && Date.now() - backAt < 10_000) {
+        refused = (await served.list()).status === 429;
+        if (!refused) await sleep(50);
+      }
+      const resumedAfterMs = Date.now() - backAt;
+      console.info(`redis restarted: limiting again after ${resumedAfterMs} ms`);
+      expect(refused).toBe(true);
+      let readyAgain = await served.readyz();
+      for (let i = 0; i < 20 && readyAgain.status !== 200; i++) {
+        await sleep(100);
+        readyAgain = await served.readyz();
+      }
+      expect(readyAgain.body).toEqual({ status: 'ready', checks: { database: true, coordinator: true } });
+      expect(recoveries()).toBe(1);
+      expect(warnings()).toBe(1); // still one: the whole outage was one warning
+      // The outage's connection errors were reported once, not on every reconnect attempt.
+      expect(errors.length).toBe(1);
+    } finally {
+      await served.close();
+      await coordination.health.close();
+    }
+  }, 40_000);
+});
