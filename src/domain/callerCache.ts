@@ -9,7 +9,7 @@
  * down, an entry lives at most TTL_MS: the bound on how stale another instance can be.
  */
 import type { MerchantCaller } from './auth.js';
-import type { InvalidationBus } from './ports.js';
+import { INVALIDATE_ALL, type InvalidationBus } from './ports.js';
 
 /** How long another instance may serve a revoked key if its invalidation is lost (Redis down). */
 export const CALLER_CACHE_TTL_MS = 30_000;
@@ -64,6 +64,7 @@ export class CallerCache {
 
   private drop(message: string): void {
     this.generation += 1;
+    if (message === INVALIDATE_ALL) return this.entries.clear();
     for (const [digest, { caller }] of this.entries) {
       if (message === invalidationOfKey(caller.apiKeyId) || message === invalidationOfOrganization(caller.organization.id)) this.entries.delete(digest);
     }

@@ -78,6 +78,9 @@ export interface Scheduler {
  * Tells every instance that cached facts are stale (a key revoked, an organisation changed).
  * Delivery is best effort: caches also expire, so a lost message costs bounded staleness only.
  */
+/** Sent to listeners when messages may have been missed (a reconnect): drop every cached fact. */
+export const INVALIDATE_ALL = '*';
+
 export interface InvalidationBus {
   /** Sends `message` to the other instances' subscribers (best effort; may reject when down). */
   publish(message: string): Promise<void>;
@@ -95,8 +98,7 @@ export interface Coordination {
   rateLimiter: RateLimiter;
   lock: Lock;
   scheduler: Scheduler;
-  /** Absent: no cross-instance invalidation (then nothing may cache what a change invalidates). */
-  invalidations?: InvalidationBus;
+  invalidations: InvalidationBus;
   health: CoordinatorHealth;
   /** 'redis' or 'local': logged at start so operators know if it is multi-instance safe. */
   kind: 'redis' | 'local';

@@ -73,6 +73,8 @@ export interface GatewayOptions {
   rateLimit?: { max: number; windowMs: number };
   /** Log sink (default: silent). */
   log?: GatewayContext['log'];
+  /** Serve /metrics (off by default: every gateway would sample the event loop). */
+  metrics?: boolean;
 }
 
 /** A database of its own, cloned from the run's migrated template (milliseconds, not a migration). */
@@ -115,9 +117,10 @@ export async function startGateway(options: GatewayOptions = {}): Promise<TestGa
   // fill it in once the checkout server has its port.
   const settings = { checkoutPublicUrl: '' };
   const ctx: GatewayContext = { db: db.prisma, clock: systemClock, coordination, settings, log: options.log ?? silent };
-  if (coordination.invalidations) ctx.callers = new CallerCache(coordination.invalidations);
+  ctx.callers = new CallerCache(coordination.invalidations);
 
-  const api = await buildApp({ ctx, adminToken, logger: false, ready: async () => ({ database: await db.ping(), coordinator: await coordination.health.ping() }) });
+  const metrics = options.metrics ? {} : (false as const);
+  const api = await buildApp({ ctx, adminToken, logger: false, metrics, ready: async () => ({ database: await db.ping(), coordinator: await coordination.health.ping() }) });
   const checkout = await buildCheckoutApp({ ctx, logger: false });
   const url = await listen(api);
   const checkoutUrl = await listen(checkout);

@@ -13,7 +13,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Redis, ReplyError } from 'ioredis';
-import type { Coordination, LockHandle, RateLimitDecision } from '../../domain/ports.js';
+import { INVALIDATE_ALL, type Coordination, type LockHandle, type RateLimitDecision } from '../../domain/ports.js';
 import { CircuitBreaker, CoordinatorUnavailableError } from './circuitBreaker.js';
 
 export { CoordinatorUnavailableError } from './circuitBreaker.js';
@@ -128,6 +128,24 @@ export function createRedisCoordination(options: {
     // by itself when Redis returns, without a restart.
     retryStrategy: (times) => Math.min(50 * 2 ** Math.min(times - 1, 10), RECONNECT_MAX_DELAY_MS),
   }) as ScriptedRedis;
+
+  /**
+   * Invalidations travel on one pub/sub channel, on a connection of their own (a subscribed
+   * connection can do nothing else). It queues its SUBSCRIBE until connected and ioredis
+   * resubscribes after every reconnect; messages published while it was away are lost, so each
+   * (re)subscription tells the listeners to drop everything (INVALIDATE_ALL).
+   */
+  const invalidationChannel = `${prefix}invalidations`;
+  const invalidationListeners: ((message: string) => void)[] = [];
+  let subscriber: Redis | undefined;
+  const subscribeToInvalidations = (): Redis => {
+    const connection = redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null, commandTimeout: undefined });
+    connection.on('error', () => undefined); // reported through the main connection's onError
+    connection.on('message', (_channel: string, message: string) => invalidationListeners.forEach((listener) => listener(message)));
+    connection.on('ready', () => invalidationListeners.forEach((listener) => listener(INVALIDATE_ALL)));
+    void connection.subscribe(invalidationChannel).catch(() => undefined);
+    return connection;
+  };
 
   const breaker = new CircuitBreaker({
     failureThreshold: BREAKER_FAILURE_THRESHOLD,
@@ -256,6 +274,17 @@ export function createRedisCoordination(options: {
       },
     },
 
+    invalidations: {
+      // Through the breaker like every call: fails fast when Redis is down (callers log it; caches expire).
+      async publish(message) {
+        await call(() => redis.publish(invalidationChannel, message));
+      },
+      subscribe(listener) {
+        invalidationListeners.push(listener);
+        subscriber ??= subscribeToInvalidations();
+      },
+    },
+
     health: {
       /**
        * True only if Redis answers PING within the call deadline. Goes through the breaker: while it
@@ -269,6 +298,7 @@ export function createRedisCoordination(options: {
         );
       },
       async close() {
+        subscriber?.disconnect();
         // QUIT lets in-flight replies arrive; when not connected there is nothing to wait for, so drop
         // the connection (and stop reconnecting) at once.
         if (redis.status === 'ready') await redis.quit().catch(() => redis.disconnect());
