@@ -1,9 +1,21 @@
 #!/usr/bin/env node
-// Operator CLI launcher (`npx gateway <command>`): the CLI is TypeScript, run through tsx's loader
-// so there is no build step. Paths resolve from this file, so any working directory works.
-import { register } from 'tsx/esm/api';
+// Operator CLI launcher (`npx gateway <command>`). Runs the compiled CLI (dist/, built at install
+// and at `npm start`), which starts in a fraction of the time; falls back to the TypeScript
+// source through tsx when dist/ is missing or older than the source (while developing).
+// Paths resolve from this file, so any working directory works.
+import { existsSync, statSync } from 'node:fs';
 
-register();
-const { main } = await import('../src/cli/main.ts');
+const compiled = new URL('../dist/cli/main.js', import.meta.url);
+const source = new URL('../src/cli/main.ts', import.meta.url);
+const fresh = existsSync(compiled) && statSync(compiled).mtimeMs >= statSync(source).mtimeMs;
+
+let main;
+if (fresh) {
+  ({ main } = await import(compiled.href));
+} else {
+  const { register } = await import('tsx/esm/api');
+  register();
+  ({ main } = await import(source.href));
+}
 // exitCode, not exit(): let stdout drain when it is a pipe.
 process.exitCode = await main(process.argv.slice(2));

@@ -4,6 +4,7 @@
  */
 import pino from 'pino';
 import { loadConfig } from './config.js';
+import { CallerCache } from './domain/callerCache.js';
 import { systemClock, type GatewayContext } from './domain/context.js';
 import { purgeExpiredIdempotencyKeys } from './domain/idempotency.js';
 import { buildApp } from './http/app.js';
@@ -42,8 +43,9 @@ async function main(): Promise<void> {
   }
 
   const ctx: GatewayContext = { db: db.prisma, clock: systemClock, coordination, settings: { checkoutPublicUrl: config.checkoutPublicUrl }, log };
+  ctx.callers = new CallerCache(coordination.invalidations);
   const ready = async () => ({ database: await db.ping(), coordinator: await coordination.health.ping() });
-  const api = await buildApp({ ctx, adminToken, ready, logger: log });
+  const api = await buildApp({ ctx, adminToken, ready, logger: log, metrics: { poolStats: db.poolStats } });
   const checkout = await buildCheckoutApp({ ctx, logger: log });
 
   const purge = setInterval(() => {

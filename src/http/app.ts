@@ -14,6 +14,7 @@ import { registerRestSurface } from '../rest/pipeline.js';
 import { V2_DEFINITION, V2_ROOT, v2Surface } from '../rest/v2/surface.js';
 import { createYoga, graphqlErrorBody } from '../graphql/yoga.js';
 import { registerDocs } from './docs.js';
+import { registerMetrics, type MetricsOptions } from './metrics.js';
 import { enforceRateLimitOn } from './rateLimit.js';
 
 export interface AppOptions {
@@ -23,6 +24,8 @@ export interface AppOptions {
   ready: () => Promise<{ database: boolean; coordinator: boolean }>;
   /** The gateway's pino logger, or false to log nothing (tests). */
   logger: FastifyBaseLogger | false;
+  /** Prometheus metrics at /metrics, or false for none (most tests: many gateways in one process). */
+  metrics?: MetricsOptions | false;
 }
 
 /** Largest request body accepted: a transaction of 100 products is a few kB; refuse before parsing. */
@@ -56,6 +59,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.setErrorHandler((error, request, reply) => sendError(request, reply, error));
   app.setNotFoundHandler((request, reply) => sendError(request, reply, new DomainError('route_not_found')));
 
+  if (options.metrics) registerMetrics(app, options.metrics);
   app.get('/', async () => ({
     message: 'XOF Gateway API. REST v2 is under /api/v2 (reference: /docs); GraphQL is at /graphql.',
     rest_v2: V2_ROOT,

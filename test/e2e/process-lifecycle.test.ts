@@ -1,5 +1,5 @@
 /**
- * The gateway as an operator runs it: `node --import tsx src/main.ts` (what `npm start` runs),
+ * The gateway as an operator runs it: `node dist/main.js` (what `npm start` runs, after building),
  * on embedded PGlite in a temporary folder. Proves start-up, health, JSON logs with request
  * ids and no secrets, and graceful shutdown that lets an in-flight request finish.
  */
@@ -43,7 +43,7 @@ beforeAll(async () => {
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), CHECKOUT_PORT: String(checkoutPort), GATEWAY_DATA_DIR: dataDir, GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN };
   delete env.DATABASE_URL;
   delete env.REDIS_URL;
-  child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: process.cwd(), env, stdio: ['ignore', 'pipe', 'pipe'] });
+  child = spawn(process.execPath, ['dist/main.js'], { cwd: process.cwd(), env, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout?.on('data', (chunk) => (output += chunk));
   child.stderr?.on('data', (chunk) => (output += chunk));
   exitCode = new Promise((resolve) => child.on('exit', (code) => resolve(code)));

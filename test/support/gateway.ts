@@ -119,7 +119,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<TestGa
   const ctx: GatewayContext = { db: db.prisma, clock: systemClock, coordination, settings, log: options.log ?? silent };
   ctx.callers = new CallerCache(coordination.invalidations);
 
-  const metrics = options.metrics ? {} : (false as const);
+  const metrics = options.metrics ? { poolStats: db.poolStats } : (false as const);
   const api = await buildApp({ ctx, adminToken, logger: false, metrics, ready: async () => ({ database: await db.ping(), coordinator: await coordination.health.ping() }) });
   const checkout = await buildCheckoutApp({ ctx, logger: false });
   const url = await listen(api);

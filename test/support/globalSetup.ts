@@ -1,9 +1,11 @@
 /**
- * Once per test run: makes sure a template database with every migration applied exists. Each
+ * Once per test run: compiles src/ to dist/ (for the tests that start real processes), and makes
+ * sure a template database with every migration applied exists. Each
  * test file then clones it (CREATE DATABASE ... TEMPLATE), which takes milliseconds instead of a
  * migration. The template is named after a hash of prisma/migrations and kept between runs, so
  * it is built (through the same schema engine as `npm start`) only when the migrations change.
  */
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -85,6 +87,8 @@ async function ensureTemplate(admin: pg.Client, template: string, runPid: number
 
 export async function setup(project: TestProject): Promise<() => Promise<void>> {
   const runPid = process.pid;
+  // Process tests run what `npm start` runs: the compiled dist/ of the sources under test.
+  execFileSync(process.execPath, ['scripts/build.mjs', '--quiet'], { stdio: 'inherit' });
   const template = `${TEMPLATE_PREFIX}${await migrationsHash()}`;
   await withAdmin(async (admin) => {
     await dropTestDatabases(admin);

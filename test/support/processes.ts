@@ -30,12 +30,16 @@ export interface GatewayProcess {
   stop(): Promise<void>;
 }
 
-/** Starts `src/main.ts` as `npm start` would (through tsx), with `env` on top of a clean environment. */
+/**
+ * Starts the gateway as `npm start` does (the compiled dist/main.js, built by the test run's global
+ * setup), with `env` on top of a clean environment. `nodeArgs` may preload TypeScript test hooks.
+ */
 export async function startGatewayProcess(env: Record<string, string>, nodeArgs: string[] = []): Promise<GatewayProcess> {
   const [port, checkoutPort] = [await freePort(), await freePort()];
   const childEnv: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), CHECKOUT_PORT: String(checkoutPort), LOG_LEVEL: 'warn', ...env };
   for (const name of ['DATABASE_URL', 'REDIS_URL'] as const) if (!(name in env)) delete childEnv[name];
-  const child = spawn(process.execPath, ['--import', 'tsx', ...nodeArgs, 'src/main.ts'], { cwd: process.cwd(), env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const loader = nodeArgs.some((arg) => arg.endsWith('.ts')) ? ['--import', 'tsx'] : [];
+  const child = spawn(process.execPath, ['--enable-source-maps', ...loader, ...nodeArgs, 'dist/main.js'], { cwd: process.cwd(), env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout?.on('data', (chunk) => (output += chunk));
   child.stderr?.on('data', (chunk) => (output += chunk));

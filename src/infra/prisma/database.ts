@@ -17,6 +17,8 @@ export interface Database {
   /** A connection for Prisma's schema engine (migrations, drift checks). */
   adapterFactory: SqlMigrationAwareDriverAdapterFactory;
   kind: 'postgres' | 'pglite';
+  /** Connection counts of the pool, for /metrics (PostgreSQL only: PGlite has no pool). */
+  poolStats?: () => { total: number; idle: number; waiting: number };
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }
@@ -55,6 +57,7 @@ async function openPostgres(url: string, poolMax: number): Promise<Database> {
     prisma,
     adapterFactory: migrations.factory,
     kind: 'postgres',
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     ping: () => withTimeout(pool.query('SELECT 1').then(() => true), PING_TIMEOUT_MS),
     close: async () => {
       await prisma.$disconnect();
