@@ -13,6 +13,7 @@ import { loadOrCreateAdminToken } from './infra/adminToken.js';
 import { createLocalCoordination } from './infra/local/coordination.js';
 import { openDatabase } from './infra/prisma/database.js';
 import { applyMigrations } from './infra/prisma/migrate.js';
+import { migrationsUpToDate } from './infra/prisma/migrationStatus.js';
 import { createRedisCoordination } from './infra/redis/coordination.js';
 
 /** How long in-flight requests get to finish on shutdown before we exit anyway. */
@@ -26,7 +27,7 @@ async function main(): Promise<void> {
 
   const db = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir });
   log.info({ database: db.kind, dataDir: db.kind === 'pglite' ? config.dataDir : undefined }, 'database opened');
-  const applied = await applyMigrations(db.adapterFactory);
+  const applied = (await migrationsUpToDate(db.prisma)) ? [] : await applyMigrations(db.adapterFactory);
   log.info({ applied }, applied.length ? 'migrations applied' : 'database schema is up to date');
 
   const coordination = config.redisUrl
