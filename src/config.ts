@@ -1,4 +1,5 @@
 /** Runtime configuration from the environment (DESIGN.md's table), validated once at start. */
+import { StartupError } from './infra/startupErrors.js';
 
 export interface Config {
   host: string;
@@ -19,12 +20,32 @@ export interface Config {
 
 type Env = Record<string, string | undefined>;
 
-function integer(env: Env, name: string, fallback: number, min = 0): number {
+// Configuration mistakes are StartupErrors: the operator sees one line naming the variable.
+function integer(env: Env, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isSafeInteger(value) || value < min) throw new Error(`${name} must be an integer >= ${min} (got "${raw}")`);
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    throw new StartupError(`${name} must be an integer ${max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `from ${min} to ${max}`} (got "${raw}")`);
+  }
   return value;
+}
+
+const MAX_PORT = 65_535;
+
+function ports(env: Env): { port: number; checkoutPort: number } {
+  const port = integer(env, 'PORT', 3000, 0, MAX_PORT);
+  const checkoutPort = integer(env, 'CHECKOUT_PORT', 3001, 0, MAX_PORT);
+  // 0 asks the system for any free port, so two zeros do not collide.
+  if (port === checkoutPort && port !== 0) throw new StartupError(`PORT and CHECKOUT_PORT must differ (both are ${port})`);
+  return { port, checkoutPort };
+}
+
+/** pg would read anything else as a host name and fail later with a puzzling DNS error. */
+function databaseUrl(env: Env): string | undefined {
+  const url = env.DATABASE_URL || undefined;
+  if (url && !/^postgres(ql)?:\/\//i.test(url)) throw new StartupError('DATABASE_URL must be a postgresql:// URL (or unset, for the embedded database)');
+  return url;
 }
 
 function flag(env: Env, name: string): boolean {
@@ -35,8 +56,7 @@ const withoutTrailingSlash = (url: string): string => url.replace(/\/+$/, '');
 
 export function loadConfig(env: Env = process.env): Config {
   const host = env.HOST || '127.0.0.1';
-  const port = integer(env, 'PORT', 3000);
-  const checkoutPort = integer(env, 'CHECKOUT_PORT', 3001);
+  const { port, checkoutPort } = ports(env);
   // 0.0.0.0 is where we listen, not an address a browser can be sent to.
   const publicHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
   return {
@@ -45,7 +65,7 @@ export function loadConfig(env: Env = process.env): Config {
     checkoutPort,
     publicUrl: withoutTrailingSlash(env.PUBLIC_URL || `http://${publicHost}:${port}`),
     checkoutPublicUrl: withoutTrailingSlash(env.CHECKOUT_PUBLIC_URL || `http://${publicHost}:${checkoutPort}`),
-    databaseUrl: env.DATABASE_URL || undefined,
+    databaseUrl: databaseUrl(env),
     dataDir: env.GATEWAY_DATA_DIR || './.gateway-data',
     redisUrl: env.REDIS_URL || undefined,
     adminToken: env.GATEWAY_ADMIN_TOKEN || undefined,

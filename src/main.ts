@@ -15,17 +15,28 @@ import { openDatabase } from './infra/prisma/database.js';
 import { applyMigrations } from './infra/prisma/migrate.js';
 import { migrationsUpToDate } from './infra/prisma/migrationStatus.js';
 import { createRedisCoordination } from './infra/redis/coordination.js';
+import { listenStartupError, passwordOf, startupFailureReport } from './infra/startupErrors.js';
 
 /** How long in-flight requests get to finish on shutdown before we exit anyway. */
 const SHUTDOWN_GRACE_MS = 10_000;
 /** Idempotency keys live 24 h; purging hourly keeps the table to about a day of keys. */
 const IDEMPOTENCY_PURGE_INTERVAL_MS = 60 * 60 * 1000;
+/** A failed start closes what it opened (PGlite flushes, its lock goes) but never hangs on it. */
+const FAILED_START_CLEANUP_MS = 3_000;
+
+/** What a failed start must close, most recent last. */
+const openedSoFar: Array<() => Promise<unknown>> = [];
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const log = pino({ level: config.logLevel, redact: ['req.headers.authorization', 'adminToken', 'token', 'secret'] });
 
-  const db = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir });
+  const db = await openDatabase({
+    url: config.databaseUrl,
+    dataDir: config.dataDir,
+    onLockTakenOver: (description) => log.warn({ dataDir: config.dataDir }, description),
+  });
+  openedSoFar.push(() => db.close());
   log.info({ database: db.kind, dataDir: db.kind === 'pglite' ? config.dataDir : undefined }, 'database opened');
   const applied = (await migrationsUpToDate(db.prisma)) ? [] : await applyMigrations(db.adapterFactory);
   log.info({ applied }, applied.length ? 'migrations applied' : 'database schema is up to date');
@@ -33,6 +44,7 @@ async function main(): Promise<void> {
   const coordination = config.redisUrl
     ? createRedisCoordination({ url: config.redisUrl, rateLimit: config.rateLimit, onError: (err) => log.warn({ err }, 'redis error') })
     : createLocalCoordination({ rateLimit: config.rateLimit });
+  openedSoFar.push(() => coordination.health.close());
   if (coordination.kind === 'local') log.warn('REDIS_URL is unset: in-process coordination, valid for ONE instance only');
 
   let adminToken = config.adminToken ?? null;
@@ -48,14 +60,20 @@ async function main(): Promise<void> {
   const ready = async () => ({ database: await db.ping(), coordinator: await coordination.health.ping() });
   const api = await buildApp({ ctx, adminToken, ready, logger: log, metrics: { poolStats: db.poolStats } });
   const checkout = await buildCheckoutApp({ ctx, logger: log });
+  openedSoFar.push(() => api.close(), () => checkout.close());
 
   const purge = setInterval(() => {
     purgeExpiredIdempotencyKeys(ctx).catch((err: unknown) => log.warn({ err }, 'could not purge expired idempotency keys'));
   }, IDEMPOTENCY_PURGE_INTERVAL_MS);
   purge.unref();
 
-  await api.listen({ host: config.host, port: config.port });
-  await checkout.listen({ host: config.host, port: config.checkoutPort });
+  const { host } = config;
+  await api.listen({ host, port: config.port }).catch((error: unknown) => {
+    throw listenStartupError(error, { host, port: config.port, variable: 'PORT' });
+  });
+  await checkout.listen({ host, port: config.checkoutPort }).catch((error: unknown) => {
+    throw listenStartupError(error, { host, port: config.checkoutPort, variable: 'CHECKOUT_PORT' });
+  });
   process.stdout.write(
     [
       `Gateway API      ${config.publicUrl}  (REST ${config.publicUrl}/api/v2, GraphQL ${config.publicUrl}/graphql)`,
@@ -83,7 +101,19 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
 }
 
-main().catch((error) => {
-  console.error('gateway failed to start:', error);
+/** Closes, newest first, whatever the failed start had opened; bounded so a stuck close cannot hang the exit. */
+async function closeOpenedSoFar(): Promise<void> {
+  const closeAll = (async () => {
+    for (const close of openedSoFar.reverse()) await close().catch(() => undefined);
+  })();
+  await Promise.race([closeAll, new Promise((resolve) => setTimeout(resolve, FAILED_START_CLEANUP_MS).unref())]);
+}
+
+// One line on stderr and exit code 1; the whole error only when debugging (see startupErrors.ts).
+main().catch(async (error: unknown) => {
+  const debug = ['debug', 'trace'].includes(process.env.LOG_LEVEL ?? '');
+  const secrets = [passwordOf(process.env.DATABASE_URL), process.env.GATEWAY_ADMIN_TOKEN].filter((secret): secret is string => !!secret);
+  process.stderr.write(startupFailureReport(error, { debug, secrets }));
+  await closeOpenedSoFar();
   process.exit(1);
 });

@@ -11,6 +11,8 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { PrismaClient } from '../../generated/prisma/client.js';
+import { acquireDataFolderLock } from '../dataFolderLock.js';
+import { postgresStartupError } from '../startupErrors.js';
 
 export interface Database {
   prisma: PrismaClient;
@@ -30,6 +32,8 @@ export interface DatabaseOptions {
   dataDir?: string;
   /** Upper bound of PostgreSQL connections from this process: 2 cores gain nothing from more. */
   poolMax?: number;
+  /** Told when the data folder's lock, left by a process that is gone, was taken over. */
+  onLockTakenOver?: (description: string) => void;
 }
 
 /** Bounds why: a hung database must fail requests, not pile them up. */
@@ -38,7 +42,9 @@ const STATEMENT_TIMEOUT_MS = 15_000;
 const PING_TIMEOUT_MS = 2_000;
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  return options.url ? openPostgres(options.url, options.poolMax ?? 10) : openPGlite(options.dataDir ?? './.gateway-data');
+  return options.url
+    ? openPostgres(options.url, options.poolMax ?? 10)
+    : openPGlite(options.dataDir ?? './.gateway-data', options.onLockTakenOver);
 }
 
 async function openPostgres(url: string, poolMax: number): Promise<Database> {
@@ -51,6 +57,7 @@ async function openPostgres(url: string, poolMax: number): Promise<Database> {
   });
   // An idle client that errors (server restart) must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
+  await checkConnection(pool, url);
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   const migrations = migrationAdapterFactory(url);
   return {
@@ -65,6 +72,20 @@ async function openPostgres(url: string, poolMax: number): Promise<Database> {
       await pool.end();
     },
   };
+}
+
+/**
+ * Connects once before anything else, so that a wrong DATABASE_URL fails the start within
+ * CONNECT_TIMEOUT_MS with one line naming the server or database, instead of surfacing later
+ * from inside the schema engine's WASM.
+ */
+async function checkConnection(pool: pg.Pool, url: string): Promise<void> {
+  try {
+    await pool.query('SELECT 1');
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    throw postgresStartupError(error, url, CONNECT_TIMEOUT_MS);
+  }
 }
 
 /**
@@ -139,9 +160,19 @@ function migrationAdapterFactory(url: string): { factory: SqlMigrationAwareDrive
   return { factory, close: async () => void (await Promise.allSettled(opened.splice(0).map((adapter) => adapter.dispose()))) };
 }
 
-async function openPGlite(dataDir: string): Promise<Database> {
-  if (!dataDir.startsWith('memory://')) mkdirSync(dataDir, { recursive: true });
-  const client = await PGlite.create(dataDir);
+async function openPGlite(dataDir: string, onLockTakenOver?: (description: string) => void): Promise<Database> {
+  const inMemory = dataDir.startsWith('memory://');
+  if (!inMemory) mkdirSync(dataDir, { recursive: true });
+  // PGlite is single-process: the lock is taken BEFORE opening it, or a second process would
+  // already have read (and could write) the files the first one owns.
+  const lock = inMemory ? undefined : await acquireDataFolderLock(dataDir, { onTakeOver: onLockTakenOver });
+  let client: PGlite;
+  try {
+    client = await PGlite.create(dataDir);
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
   const adapterFactory = new PrismaPGlite(client);
   const prisma = new PrismaClient({ adapter: adapterFactory });
   return {
@@ -150,8 +181,12 @@ async function openPGlite(dataDir: string): Promise<Database> {
     kind: 'pglite',
     ping: () => withTimeout(client.query('SELECT 1').then(() => true), PING_TIMEOUT_MS),
     close: async () => {
-      await prisma.$disconnect();
-      await client.close();
+      try {
+        await prisma.$disconnect();
+        await client.close();
+      } finally {
+        lock?.release();
+      }
     },
   };
 }

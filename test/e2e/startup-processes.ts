@@ -1,0 +1,57 @@
+/**
+ * Gateway processes that are expected to stop on their own (a refused or failed start), with
+ * stdout and stderr kept apart: the contract is about what reaches stderr. Every process is
+ * bounded in time and tracked, so a test file can kill whatever is left in afterAll.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { freePort } from '../support/processes.js';
+
+export interface FinishedProcess {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  elapsedMs: number;
+}
+
+const running = new Set<ChildProcess>();
+
+/** Runs the gateway as `npm start` does (dist/main.js) until it exits, or kills it after `timeoutMs`. */
+export async function runGatewayUntilExit(env: Record<string, string>, timeoutMs = 30_000): Promise<FinishedProcess> {
+  const [port, checkoutPort] = [await freePort(), await freePort()];
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), CHECKOUT_PORT: String(checkoutPort), LOG_LEVEL: 'warn', ...env };
+  for (const name of ['DATABASE_URL', 'REDIS_URL'] as const) if (!(name in env)) delete childEnv[name];
+  const started = Date.now();
+  const child = spawn(process.execPath, ['dist/main.js'], { cwd: process.cwd(), env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  running.add(child);
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk) => (stdout += chunk));
+  child.stderr?.on('data', (chunk) => (stderr += chunk));
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  const { code, signal } = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (exitCode, exitSignal) => resolve({ code: exitCode, signal: exitSignal })),
+  );
+  clearTimeout(timer);
+  running.delete(child);
+  return { code, signal, stdout, stderr, elapsedMs: Date.now() - started };
+}
+
+/** Lines of stderr that carry text. */
+export const stderrLines = (finished: FinishedProcess): string[] => finished.stderr.split('\n').filter((line) => line.trim());
+
+/** A line of a printed stack trace ("    at fn (file:1:2)"). */
+export const looksLikeStackFrame = (line: string): boolean => /^\s+at\s/.test(line);
+
+export async function killLeftovers(): Promise<void> {
+  await Promise.all(
+    [...running].map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve();
+          child.once('exit', () => resolve());
+          child.kill('SIGKILL');
+        }),
+    ),
+  );
+}
