@@ -10,7 +10,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { readFileSync, unlinkSync } from 'node:fs';
-import { link, readFile, stat, unlink, writeFile } from 'node:fs/promises';
+import { link, mkdir, readFile, stat, unlink, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -65,8 +65,22 @@ const MAX_CLAIM_DEPTH = 4;
 /** Only with the non-link fallback can a lock be seen empty; a young empty one is being written. */
 const BEING_WRITTEN_MS = 2_000;
 
+/** Creates the data folder if needed and locks it, or says in one line why it cannot. */
 export async function acquireDataFolderLock(dataDir: string, options: LockOptions = {}): Promise<DataFolderLock> {
   const folder = path.resolve(dataDir);
+  try {
+    await mkdir(folder, { recursive: true });
+    return await lockFolder(folder, options);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS' || code === 'ENOTDIR') {
+      throw new StartupError(`cannot use ${folder} as the data folder (${code}): make it a folder this user can write to, or set GATEWAY_DATA_DIR to another one`, { cause: error });
+    }
+    throw error;
+  }
+}
+
+async function lockFolder(folder: string, options: LockOptions): Promise<DataFolderLock> {
   const file = path.join(folder, LOCK_FILE_NAME);
   const content = `${JSON.stringify(currentOwner())}\n`;
   for (let round = 0; round < MAX_ROUNDS; round++) {

@@ -83,6 +83,17 @@ describe('a start that fails', () => {
     expect(finished.elapsedMs).toBeLessThan(10_000);
   }, 30_000);
 
+  it('on a data folder that cannot be one names it and GATEWAY_DATA_DIR', async () => {
+    const notAFolder = path.join(await newFolder(), 'a-file');
+    await writeFile(notAFolder, '');
+    const dataDir = path.join(notAFolder, 'data');
+    const finished = await runGatewayUntilExit({ GATEWAY_DATA_DIR: dataDir, GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN });
+    expectOneLineFailure(
+      finished,
+      `gateway: cannot use ${dataDir} as the data folder (ENOTDIR): make it a folder this user can write to, or set GATEWAY_DATA_DIR to another one`,
+    );
+  }, 30_000);
+
   it('on a malformed setting names the variable', async () => {
     const finished = await runGatewayUntilExit({ PORT: 'eighty', GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN });
     expectOneLineFailure(finished, 'gateway: PORT must be an integer from 0 to 65535 (got "eighty")');

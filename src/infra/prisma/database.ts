@@ -3,7 +3,6 @@
  * folder (so a newcomer needs nothing but Node). Both are reached through Prisma driver adapters.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
 import pg from 'pg';
 import { parse as parseConnectionString } from 'pg-connection-string';
 import { PGlite } from '@electric-sql/pglite';
@@ -162,9 +161,8 @@ function migrationAdapterFactory(url: string): { factory: SqlMigrationAwareDrive
 
 async function openPGlite(dataDir: string, onLockTakenOver?: (description: string) => void): Promise<Database> {
   const inMemory = dataDir.startsWith('memory://');
-  if (!inMemory) mkdirSync(dataDir, { recursive: true });
   // PGlite is single-process: the lock is taken BEFORE opening it, or a second process would
-  // already have read (and could write) the files the first one owns.
+  // already have read (and could write) the files the first one owns. It creates the folder.
   const lock = inMemory ? undefined : await acquireDataFolderLock(dataDir, { onTakeOver: onLockTakenOver });
   let client: PGlite;
   try {
