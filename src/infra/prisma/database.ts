@@ -29,7 +29,11 @@ export interface DatabaseOptions {
   url?: string;
   /** PGlite data folder; 'memory://' keeps it in memory (tests). */
   dataDir?: string;
-  /** Upper bound of PostgreSQL connections from this process: 2 cores gain nothing from more. */
+  /**
+   * Upper bound of PostgreSQL connections from this process. Default 10 (pg's own default): not
+   * yet chosen by measurement; the benchmark is where to choose it (each connection is a server
+   * process, and on 2 cores more connections mostly queue inside PostgreSQL instead of here).
+   */
   poolMax?: number;
   /** Told when the data folder's lock, left by a process that is gone, was taken over. */
   onLockTakenOver?: (description: string) => void;
