@@ -2,6 +2,7 @@
  * Composition root: configuration -> infrastructure -> servers. `npm start` runs this.
  * Applies pending migrations first; shuts down gracefully on SIGTERM/SIGINT.
  */
+import { createServer } from 'node:net';
 import pino from 'pino';
 import { loadConfig } from './config.js';
 import { CallerCache } from './domain/callerCache.js';
@@ -24,12 +25,28 @@ const IDEMPOTENCY_PURGE_INTERVAL_MS = 60 * 60 * 1000;
 /** A failed start closes what it opened (PGlite flushes, its lock goes) but never hangs on it. */
 const FAILED_START_CLEANUP_MS = 3_000;
 
+/** Binds and releases `port` on `host`, throwing the one-line listen error when it cannot. */
+async function probePort(host: string, port: number, variable: 'PORT' | 'CHECKOUT_PORT'): Promise<void> {
+  if (port === 0) return;
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ host, port }, () => server.close(() => resolve()));
+  }).catch((error: unknown) => {
+    throw listenStartupError(error, { host, port, variable });
+  });
+}
+
 /** What a failed start must close, most recent last. */
 const openedSoFar: Array<() => Promise<unknown>> = [];
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const log = pino({ level: config.logLevel, redact: ['req.headers.authorization', 'adminToken', 'token', 'secret'] });
+  // A busy port is the commonest start-up mistake: say so at once, not after the database opened
+  // and migrated (8-13 s on a new embedded folder). The real listen below still reports a late race.
+  await probePort(config.host, config.port, 'PORT');
+  await probePort(config.host, config.checkoutPort, 'CHECKOUT_PORT');
 
   const db = await openDatabase({
     url: config.databaseUrl,
