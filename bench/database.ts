@@ -1,0 +1,171 @@
+/**
+ * The bench's own database: created once, migrated by the gateway itself, seeded with one
+ * organisation and SEED.transactions transactions, and reused while its seed is intact.
+ *
+ * Why reuse: the seed is deterministic (every value derives from its row number), so a reused
+ * seed holds the same data a new one would; reusing saves the seeding time on every run after
+ * the first. A seed is intact when its marker (bench.seed) has this version and the organisation
+ * still holds exactly the seeded rows; rows that earlier runs' create scenarios added are deleted
+ * first. `--fresh` drops the database and seeds again.
+ */
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { API_KEY_PREFIX } from '../src/domain/auth.js';
+import { ORGANIZATION_ACCOUNTS } from '../src/domain/organizations.js';
+import { insertSeedChunk, prepareSeedSession } from './seedSql.js';
+import { BENCH_DATABASE, LIMITS, POSTGRES_ADMIN_URL, SEED } from './settings.js';
+
+export interface Seed {
+  organizationId: string;
+  transactions: number;
+  products: number;
+  /** Newest seeded created_at: anything later was added by a run. */
+  seededUntil: Date;
+  insertSeconds: number;
+  vacuumSeconds: number;
+}
+
+export const benchDatabaseUrl = (): string => {
+  const url = new URL(POSTGRES_ADMIN_URL);
+  url.pathname = `/${BENCH_DATABASE}`;
+  return url.toString();
+};
+
+async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url, statement_timeout: SEED.statementTimeoutMs });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Creates the database if missing (or drops it first when `fresh`). Returns whether it was created. */
+export async function ensureDatabase(fresh: boolean): Promise<boolean> {
+  return withClient(POSTGRES_ADMIN_URL, async (admin) => {
+    if (fresh) await admin.query(`DROP DATABASE IF EXISTS "${BENCH_DATABASE}" WITH (FORCE)`);
+    const exists = (await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [BENCH_DATABASE])).rowCount === 1;
+    if (!exists) await admin.query(`CREATE DATABASE "${BENCH_DATABASE}"`);
+    return !exists;
+  });
+}
+
+/** The intact seed, after deleting what earlier runs added to it; null when it must be seeded. */
+export async function intactSeed(): Promise<Seed | null> {
+  return withClient(benchDatabaseUrl(), async (client) => {
+    const marker = await client.query(`SELECT * FROM bench.seed WHERE version = $1`, [SEED.version]).catch(() => null);
+    const row = marker?.rows[0];
+    if (!row || row.transactions !== SEED.transactions) return null;
+    const added = await client.query(`DELETE FROM "Transaction" WHERE "organizationId" = $1 AND "createdAt" > $2`, [row.organization_id, row.seeded_until]);
+    if (added.rowCount) await client.query(`VACUUM (ANALYZE) "Transaction", "TransactionProduct"`);
+    const count = await client.query(`SELECT count(*)::int AS n FROM "Transaction" WHERE "organizationId" = $1`, [row.organization_id]);
+    if (count.rows[0].n !== SEED.transactions) return null;
+    return { organizationId: row.organization_id, transactions: row.transactions, products: row.products, seededUntil: row.seeded_until, insertSeconds: row.insert_seconds, vacuumSeconds: row.vacuum_seconds };
+  });
+}
+
+/** Seeds a migrated database from scratch: the organisation, then the transactions in parallel chunks. */
+export async function seed(log: (line: string) => void): Promise<Seed> {
+  const url = benchDatabaseUrl();
+  const organizationId = randomUUID();
+  const seededUntil = new Date(Math.floor(Date.now() / 1000) * 1000);
+  await withClient(url, (client) => resetAndCreateOrganization(client, organizationId));
+  const started = performance.now();
+  await insertInParallel(url, organizationId, seededUntil, log);
+  const insertSeconds = Math.round(performance.now() - started) / 1000;
+  const vacuumStarted = performance.now();
+  // A fresh bulk load has no visibility map and no statistics: without this, autovacuum would
+  // run during the measurements and the planner would guess.
+  await withClient(url, (client) => client.query(`VACUUM (ANALYZE) "Transaction", "TransactionProduct"`));
+  const vacuumSeconds = Math.round(performance.now() - vacuumStarted) / 1000;
+  const products = await withClient(url, async (client) => (await client.query(`SELECT count(*)::int AS n FROM "TransactionProduct"`)).rows[0].n as number);
+  const result: Seed = { organizationId, transactions: SEED.transactions, products, seededUntil, insertSeconds, vacuumSeconds };
+  await withClient(url, (client) => writeMarker(client, result));
+  return result;
+}
+
+async function resetAndCreateOrganization(client: pg.Client, organizationId: string): Promise<void> {
+  await client.query(`DROP SCHEMA IF EXISTS bench CASCADE; TRUNCATE "Organization" CASCADE`);
+  // Verified (no monthly limit), with a sector (a complete profile), escrow on: every create is accepted.
+  await client.query(
+    `INSERT INTO "Organization" (id, name, verified, "escrowEnabled", "businessSector", "updatedAt") VALUES ($1, 'Bench Shop', true, true, 'retail', now())`,
+    [organizationId],
+  );
+  for (const account of ORGANIZATION_ACCOUNTS) {
+    await client.query(`INSERT INTO "Account" (id, "organizationId", name, type, "updatedAt") VALUES (gen_random_uuid(), $1, $2, $3, now())`, [organizationId, account.name, account.type]);
+  }
+}
+
+/** SEED.workers sessions take chunks in order until none is left. */
+async function insertInParallel(url: string, organizationId: string, end: Date, log: (line: string) => void): Promise<void> {
+  const chunks: [number, number][] = [];
+  for (let first = 1; first <= SEED.transactions; first += SEED.chunk) chunks.push([first, Math.min(first + SEED.chunk - 1, SEED.transactions)]);
+  let next = 0;
+  const worker = () =>
+    withClient(url, async (client) => {
+      await prepareSeedSession(client);
+      for (let chunk = chunks[next++]; chunk; chunk = chunks[next++]) {
+        await insertSeedChunk(client, [organizationId, chunk[0], chunk[1], SEED.transactions, end.toISOString(), SEED.spanDays]);
+        if (chunk[1] % (SEED.chunk * 4) === 0) log(`  seeded ${chunk[1].toLocaleString('en')} transactions`);
+      }
+    });
+  await Promise.all(Array.from({ length: SEED.workers }, worker));
+}
+
+async function writeMarker(client: pg.Client, seed: Seed): Promise<void> {
+  await client.query(`CREATE SCHEMA bench; CREATE TABLE bench.seed (version text PRIMARY KEY, organization_id uuid, transactions int, products int,
+    seeded_until timestamptz, insert_seconds float8, vacuum_seconds float8, created_at timestamptz DEFAULT now())`);
+  await client.query(`INSERT INTO bench.seed VALUES ($1, $2, $3, $4, $5, $6, $7)`, [
+    SEED.version, seed.organizationId, seed.transactions, seed.products, seed.seededUntil, seed.insertSeconds, seed.vacuumSeconds,
+  ]);
+}
+
+/**
+ * A new readAndWrite key for this run (the previous run's keys are deleted): only its SHA-256
+ * digest is stored, as the gateway stores keys, so no secret is ever kept in the database.
+ */
+export async function issueApiKey(organizationId: string): Promise<string> {
+  const secret = API_KEY_PREFIX + randomBytes(32).toString('base64url');
+  const digest = createHash('sha256').update(secret, 'utf8').digest('hex');
+  await withClient(benchDatabaseUrl(), async (client) => {
+    await client.query(`DELETE FROM "ApiKey" WHERE "organizationId" = $1`, [organizationId]);
+    await client.query(`INSERT INTO "ApiKey" (id, "organizationId", scope, prefix, "keyDigest") VALUES (gen_random_uuid(), $1, 'readAndWrite', $2, $3)`, [
+      organizationId,
+      secret.slice(0, API_KEY_PREFIX.length + 8),
+      digest,
+    ]);
+  });
+  return secret;
+}
+
+/** How often, and how long at most, the bench polls for a quiet database between two runs. */
+const QUIET = { pollMs: 100, polls: 3, maxMs: 60_000 } as const;
+
+/**
+ * Waits until no query of the bench database is running, QUIET.polls polls in a row. autocannon
+ * stops at its deadline, but the requests it leaves in flight keep the servers and PostgreSQL
+ * busy (a slow list can queue seconds of work): the next run must not start in their wake.
+ */
+export async function waitDatabaseQuiet(): Promise<number> {
+  const started = performance.now();
+  return withClient(benchDatabaseUrl(), async (client) => {
+    for (let quiet = 0; quiet < QUIET.polls && performance.now() - started < QUIET.maxMs; ) {
+      const { rows } = await client.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state = 'active' AND pid <> pg_backend_pid()`);
+      quiet = rows[0].n === 0 ? quiet + 1 : 0;
+      await new Promise((resolve) => setTimeout(resolve, QUIET.pollMs));
+    }
+    return Math.round(performance.now() - started);
+  });
+}
+
+/** Known transaction ids spread over the whole table (a block sample, then random rows of it). */
+export async function sampleTransactionIds(organizationId: string): Promise<string[]> {
+  return withClient(benchDatabaseUrl(), async (client) => {
+    const { rows } = await client.query(`SELECT id FROM "Transaction" TABLESAMPLE SYSTEM (5) WHERE "organizationId" = $1 ORDER BY random() LIMIT $2`, [
+      organizationId,
+      LIMITS.sampleIds,
+    ]);
+    return rows.map((row: { id: string }) => row.id);
+  });
+}

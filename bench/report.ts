@@ -1,0 +1,130 @@
+/**
+ * Judging and printing: each scenario against its baseline and target, memory against its bounds,
+ * as a table on stdout and as JSON in bench/results/.
+ */
+import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { isValid, type Figures } from './load.js';
+import type { Scenario, Target } from './scenarios.js';
+import { LIMITS, ROOT } from './settings.js';
+
+/** Issue 6's memory bounds for the gateway process. */
+export const RSS_TARGETS = { idleMB: 200, underLoadMB: 300 } as const;
+
+export interface Row {
+  scenario: string;
+  baseline: string;
+  gateway: Figures;
+  floor: Figures;
+  ratioReqPerSec: number;
+  ratioP99: number;
+  addedP99Ms: number;
+  target: string;
+  /** null: nothing to judge (Target 'none'). */
+  met: boolean | null;
+  /** Why the figures cannot be trusted (non-2xx answers, errors, timeouts). */
+  invalid?: string;
+}
+
+const round = (value: number, digits = 2): number => Math.round(value * 10 ** digits) / 10 ** digits;
+
+function describeTarget(target: Target): string {
+  if (target.kind === 'ratio') return `>=${target.minReqRatio * 100}% req/s${target.maxP99Ratio ? `, p99 <=${target.maxP99Ratio}x` : ''}`;
+  if (target.kind === 'addedP99') return `p99 +<=${target.maxMs} ms`;
+  return '-';
+}
+
+function judge(target: Target, row: Pick<Row, 'ratioReqPerSec' | 'ratioP99' | 'addedP99Ms'>): boolean | null {
+  if (target.kind === 'ratio') return row.ratioReqPerSec >= target.minReqRatio && (target.maxP99Ratio === undefined || row.ratioP99 <= target.maxP99Ratio);
+  if (target.kind === 'addedP99') return row.addedP99Ms <= target.maxMs;
+  return null;
+}
+
+function invalidity(gateway: Figures, floor: Figures): string | undefined {
+  const problems = [['gateway', gateway], ['baseline', floor]]
+    .filter(([, figures]) => !isValid(figures as Figures))
+    .map(([who, f]) => {
+      const figures = f as Figures;
+      return `${who}: ${figures.non2xx} non-2xx ${JSON.stringify(figures.statusCodes)}, ${figures.errors} errors, ${figures.timeouts} timeouts`;
+    });
+  return problems.length ? problems.join('; ') : undefined;
+}
+
+export function scenarioRow(scenario: Scenario, gateway: Figures, floor: Figures): Row {
+  const figures = {
+    ratioReqPerSec: round(gateway.reqPerSec / Math.max(floor.reqPerSec, 1)),
+    ratioP99: round(gateway.p99 / Math.max(floor.p99, 0.01)),
+    addedP99Ms: round(gateway.p99 - floor.p99),
+  };
+  const invalid = invalidity(gateway, floor);
+  const met = invalid ? false : judge(scenario.target, figures);
+  return { scenario: scenario.name, baseline: scenario.baseline.name, gateway, floor, ...figures, target: describeTarget(scenario.target), met, ...(invalid && { invalid }) };
+}
+
+export interface Memory {
+  idleMB: number | null;
+  maxUnderLoadMB: number | null;
+}
+
+export function memoryVerdicts(memory: Memory) {
+  return {
+    idle: { mb: memory.idleMB, target: `<=${RSS_TARGETS.idleMB} MB`, met: memory.idleMB !== null && memory.idleMB <= RSS_TARGETS.idleMB },
+    underLoad: { mb: memory.maxUnderLoadMB, target: `<=${RSS_TARGETS.underLoadMB} MB`, met: memory.maxUnderLoadMB !== null && memory.maxUnderLoadMB <= RSS_TARGETS.underLoadMB },
+  };
+}
+
+const HEADERS = ['scenario', 'req/s', 'p50', 'p99', 'RSS max', 'floor req/s', 'floor p99', 'ratio req/s', 'ratio p99', 'target', 'met?'];
+
+const verdict = (met: boolean | null, invalid?: string): string => (invalid ? 'INVALID' : met === null ? '-' : met ? 'yes' : 'NO');
+
+function tableLines(rows: Row[], memory: Memory): string[][] {
+  const cells = rows.map((row) => [
+    row.scenario,
+    String(row.gateway.reqPerSec),
+    `${row.gateway.p50} ms`,
+    `${row.gateway.p99} ms`,
+    row.gateway.rssMaxMB === null ? '-' : `${row.gateway.rssMaxMB} MB`,
+    String(row.floor.reqPerSec),
+    `${row.floor.p99} ms`,
+    row.ratioReqPerSec.toFixed(2),
+    row.target.startsWith('p99 +') ? `${row.addedP99Ms >= 0 ? '+' : ''}${row.addedP99Ms} ms` : row.ratioP99.toFixed(2),
+    row.target,
+    verdict(row.met, row.invalid),
+  ]);
+  const verdicts = memoryVerdicts(memory);
+  cells.push(['gateway RSS idle', '', '', '', `${verdicts.idle.mb ?? '-'} MB`, '', '', '', '', verdicts.idle.target, verdict(verdicts.idle.met)]);
+  cells.push(['gateway RSS under load (max)', '', '', '', `${verdicts.underLoad.mb ?? '-'} MB`, '', '', '', '', verdicts.underLoad.target, verdict(verdicts.underLoad.met)]);
+  return cells;
+}
+
+/** A plain-text table, columns padded to their widest cell. */
+export function formatTable(rows: Row[], memory: Memory): string {
+  const all = [HEADERS, ...tableLines(rows, memory)];
+  const widths = HEADERS.map((_, column) => Math.max(...all.map((line) => (line[column] ?? '').length)));
+  const format = (line: string[]) => line.map((cell, column) => (column === 0 || column >= 9 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join(' | ');
+  const rule = widths.map((width) => '-'.repeat(width)).join('-|-');
+  const notes = rows.filter((row) => row.invalid).map((row) => `INVALID ${row.scenario}: ${row.invalid}`);
+  return [format(HEADERS), rule, ...all.slice(1).map(format), ...notes].join('\n');
+}
+
+export function machine() {
+  const cpus = os.cpus();
+  return { cores: os.availableParallelism(), cpuModel: cpus[0]?.model ?? 'unknown', memoryMB: Math.round(os.totalmem() / 2 ** 20), platform: `${os.platform()} ${os.release()}`, hostname: os.hostname() };
+}
+
+/**
+ * Writes the run under its date (and as latest.json for a full run: the one kept in git), keeping
+ * the LIMITS.keptResults newest dated files. Returns the paths written.
+ */
+export async function writeResults(report: Record<string, unknown>, full: boolean): Promise<string[]> {
+  const dir = path.join(ROOT, 'bench', 'results');
+  await mkdir(dir, { recursive: true });
+  const text = `${JSON.stringify(report, null, 2)}\n`;
+  const dated = path.join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+  const paths = full ? [dated, path.join(dir, 'latest.json')] : [dated];
+  for (const file of paths) await writeFile(file, text);
+  const older = (await readdir(dir)).filter((name) => /^\d{4}-.*\.json$/.test(name)).sort().slice(0, -LIMITS.keptResults);
+  for (const name of older) await rm(path.join(dir, name));
+  return paths;
+}

@@ -1,0 +1,143 @@
+/**
+ * What the bench measures. A scenario is a name, a request factory, what it is compared with (a
+ * floor route, or the same request on another server) and a target. Adding one (refunds, payouts,
+ * webhook dispatch...) is one entry in SCENARIOS, plus a floor route in floors/server.ts if it
+ * needs a new one.
+ */
+import { randomInt } from 'node:crypto';
+
+/** One HTTP request; autocannon sends it on one of its connections. */
+export interface BenchRequest {
+  method: 'GET' | 'POST' | 'DELETE';
+  /** Path and query string. */
+  path: string;
+  body?: string;
+}
+
+/** Called once per request: a scenario's requests may all differ (ids, bodies). */
+export type RequestFactory = () => BenchRequest;
+
+/** What the scenarios may draw on, loaded once the seed is in place. */
+export interface BenchData {
+  /** A readAndWrite API key of the seeded organisation (sent on every request). */
+  key: string;
+  /** Known transaction ids. */
+  ids: string[];
+  /** The list filters: paid with wave, during one month well inside the seeded year. */
+  list: { status: 'paid'; paymentMethod: 'wave'; startDate: string; endDate: string };
+}
+
+/** The servers a measurement can be taken on (started on first use, stopped at the end). */
+export type ServerName = 'gateway' | 'floors' | 'gatewayWithoutLimiter';
+
+export interface Baseline {
+  /** Measured once per run and shared by the scenarios that name it. */
+  name: string;
+  server: ServerName;
+  request: (data: BenchData) => RequestFactory;
+}
+
+export type Target =
+  /** At least `minReqRatio` of the baseline's req/s, and (if set) p99 at most `maxP99Ratio` times its p99. */
+  | { kind: 'ratio'; minReqRatio: number; maxP99Ratio?: number }
+  /** p99 at most `maxMs` above the baseline's p99. */
+  | { kind: 'addedP99'; maxMs: number }
+  /** Reported, not judged. */
+  | { kind: 'none' };
+
+export interface Scenario {
+  name: string;
+  request: (data: BenchData) => RequestFactory;
+  baseline: Baseline;
+  target: Target;
+  /**
+   * One request at a time, timed to the microsecond, taking turns with the baseline request by
+   * request (default: LOAD.connections at once with autocannon, baseline and gateway in turn).
+   */
+  sequential?: boolean;
+}
+
+/** The list page the list scenarios and the GraphQL one read (page 500 = OFFSET 9,980 rows). */
+export const DEEP_PAGE = 500;
+
+// Request factories --------------------------------------------------------------------------
+
+const healthz = (): RequestFactory => () => ({ method: 'GET', path: '/healthz' });
+
+const getTransaction = (data: BenchData): RequestFactory => () => ({ method: 'GET', path: `/api/v2/transactions/${data.ids[randomInt(data.ids.length)]}` });
+
+const listPage = (page: number) => (data: BenchData): RequestFactory => {
+  const { status, paymentMethod, startDate, endDate } = data.list;
+  const query = new URLSearchParams({ status, payment_method: paymentMethod, start_date: startDate, end_date: endDate, page: String(page), limit: '20' });
+  const request: BenchRequest = { method: 'GET', path: `/api/v2/transactions?${query}` };
+  return () => request;
+};
+
+const GRAPHQL_PAGE = `query Page($filter: TransactionFilter) {
+  transactions(limit: 20, filter: $filter) {
+    transactions { orderId amount status products { name price quantity } }
+    pagination { totalCount }
+  }
+}`;
+
+const graphqlPage = (data: BenchData): RequestFactory => {
+  const body = JSON.stringify({ query: GRAPHQL_PAGE, variables: { filter: data.list } });
+  return () => ({ method: 'POST', path: '/graphql', body });
+};
+
+const CATALOGUE = [
+  ['Riz parfumé 5 kg', 4500],
+  ['Huile 1 L', 1500],
+  ['Pagne wax', 25000],
+  ['Crédit téléphone', 1000],
+  ['Livraison', 1500],
+  ['Chaussures', 12000],
+] as const;
+
+/** Every body differs: 1 to 3 products, quantities, customer phone, offered methods. */
+const createTransaction = (): RequestFactory => {
+  let n = 0;
+  return () => {
+    n += 1;
+    const products = Array.from({ length: 1 + (n % 3) }, (_, j) => {
+      const [name, price] = CATALOGUE[(n + j) % CATALOGUE.length]!;
+      return { name, price, quantity: 1 + ((n + j) % 4) };
+    });
+    const phone = `+22177${String(n % 10_000_000).padStart(7, '0')}`;
+    const methods = n % 3 === 0 ? ['wave'] : ['wave', 'orange_money'];
+    const body = { method_of_payment: methods, products, customer: { first_name: 'Awa', last_name: 'Diop', phone }, success_url: 'https://shop.example.sn/merci' };
+    return { method: 'POST', path: '/api/v2/transactions', body: JSON.stringify(body) };
+  };
+};
+
+// Baselines ----------------------------------------------------------------------------------
+
+const floor = (name: string, request: Baseline['request']): Baseline => ({ name, server: 'floors', request });
+
+const HTTP_FLOOR = floor('HTTP floor (bare fastify, small JSON)', healthz);
+const GET_FLOOR = floor('get: 1 prepared statement', getTransaction);
+const LIST_FLOOR = floor('list page 1: count + page', listPage(1));
+const DEEP_FLOOR = floor(`list page ${DEEP_PAGE}: count + page`, listPage(DEEP_PAGE));
+const CREATE_FLOOR = floor('create: key + BEGIN, 2 inserts, COMMIT', createTransaction);
+
+/** The same get on a gateway whose limiter is off (see run.ts: startGatewayWithoutLimiter). */
+const LIMITER_OFF: Baseline = { name: 'get, limiter off', server: 'gatewayWithoutLimiter', request: getTransaction };
+
+// Targets (issue 6) -------------------------------------------------------------------------
+
+const NEAR_FLOOR: Target = { kind: 'ratio', minReqRatio: 0.6, maxP99Ratio: 2 };
+
+export const SCENARIOS: Scenario[] = [
+  { name: 'gateway /healthz', request: healthz, baseline: HTTP_FLOOR, target: { kind: 'none' } },
+  { name: 'get transaction', request: getTransaction, baseline: GET_FLOOR, target: NEAR_FLOOR },
+  // The limiter's cost: the same route on a gateway without it. At 50 connections the p99 of a
+  // run varies by tens of ms from run to run on 2 shared cores, so the 1 ms bound is judged on
+  // sequential requests taking turns between the two gateways: the p99 there is what the limiter
+  // adds to a request, not the queue it waits in, and both sides see the same machine moments.
+  { name: 'rate limiter, 50 connections (get: on vs off)', request: getTransaction, baseline: LIMITER_OFF, target: { kind: 'none' } },
+  { name: 'rate limiter, 1 connection (get: on vs off)', request: getTransaction, baseline: LIMITER_OFF, target: { kind: 'addedP99', maxMs: 1 }, sequential: true },
+  { name: 'list page 1 (status+method+dates)', request: listPage(1), baseline: LIST_FLOOR, target: NEAR_FLOOR },
+  { name: `list page ${DEEP_PAGE} (same filters)`, request: listPage(DEEP_PAGE), baseline: DEEP_FLOOR, target: NEAR_FLOOR },
+  { name: 'GraphQL page of 20 + products', request: graphqlPage, baseline: LIST_FLOOR, target: { kind: 'ratio', minReqRatio: 0.5 } },
+  { name: 'create transaction', request: createTransaction, baseline: CREATE_FLOOR, target: NEAR_FLOOR },
+];

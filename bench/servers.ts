@@ -1,0 +1,75 @@
+/**
+ * The servers a scenario runs against, started on first use: the gateway exactly as `npm start`
+ * runs it, the floors, and a gateway without its rate limiter (for the limiter's cost).
+ */
+import path from 'node:path';
+import { benchDatabaseUrl } from './database.js';
+import { freePort, startServer, type ServerProcess } from './processes.js';
+import type { BenchData, ServerName } from './scenarios.js';
+import { FLOOR_COMMAND, GATEWAY_COMMAND, RATE_LIMIT_MAX, REDIS_URL, ROOT } from './settings.js';
+
+/** The gateway's environment: this database, Redis (or `redisUrl`), a limit it never reaches. */
+export function gatewayEnv(redisUrl: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    DATABASE_URL: benchDatabaseUrl(),
+    REDIS_URL: redisUrl,
+    RATE_LIMIT_MAX: String(RATE_LIMIT_MAX),
+    LOG_LEVEL: 'warn',
+    HOST: '127.0.0.1',
+    CHECKOUT_PORT: '0',
+    GATEWAY_ADMIN_TOKEN: `gw_op_bench_${process.pid}`,
+    GATEWAY_DATA_DIR: path.join(ROOT, 'bench', '.data'),
+    NODE_ENV: 'production',
+    ...extra,
+  };
+}
+
+export const startGateway = (name: string, env: Record<string, string>, nodeArgs: readonly string[] = []) =>
+  startServer(name, [...nodeArgs, ...GATEWAY_COMMAND.nodeArgs], env);
+
+/**
+ * "Limiter off" for the limiter's cost. The gateway has no switch for it yet: RATE_LIMIT_ENABLED=false
+ * is tried first (proposed), and if answers still carry RateLimit headers, the gateway is restarted
+ * against a closed Redis port, where the limiter fails open through its open circuit breaker
+ * (microseconds, no Redis round trip): the nearest thing to "off" without changing src/.
+ */
+async function startGatewayWithoutLimiter(data: BenchData, note: (method: string) => void): Promise<ServerProcess> {
+  const switched = await startGateway('gateway (RATE_LIMIT_ENABLED=false)', gatewayEnv(REDIS_URL, { RATE_LIMIT_ENABLED: 'false' }));
+  const probe = await fetch(`${switched.url}/api/v2/transactions/${data.ids[0]}`, { headers: { authorization: `Bearer ${data.key}` } });
+  if (!probe.headers.has('ratelimit-limit')) return note('RATE_LIMIT_ENABLED=false'), switched;
+  await switched.stop();
+  note('RATE_LIMIT_ENABLED is not honoured: limiter failing open on a closed Redis port (open breaker, no Redis call)');
+  return startGateway('gateway (limiter failing open)', gatewayEnv(`redis://127.0.0.1:${await freePort()}`));
+}
+
+/** Servers start on first use and all stop at the end. */
+export class Servers {
+  private readonly started = new Map<ServerName, Promise<ServerProcess>>();
+  /** Servers measured at least once (their first warm-up is longer). */
+  readonly warmed = new Set<ServerName>();
+  /** How "limiter off" was obtained, for the report. */
+  limiterOff = 'not measured';
+  private readonly starters: Record<ServerName, () => Promise<ServerProcess>>;
+
+  constructor(data: BenchData, gatewayNodeArgs: readonly string[]) {
+    this.starters = {
+      gateway: () => startGateway('gateway', gatewayEnv(REDIS_URL), gatewayNodeArgs),
+      floors: () => startServer('floors', FLOOR_COMMAND.nodeArgs, { DATABASE_URL: benchDatabaseUrl() }),
+      gatewayWithoutLimiter: () => startGatewayWithoutLimiter(data, (method) => (this.limiterOff = method)),
+    };
+  }
+
+  get(name: ServerName): Promise<ServerProcess> {
+    let server = this.started.get(name);
+    if (!server) this.started.set(name, (server = this.starters[name]()));
+    return server;
+  }
+
+  async stop(name: ServerName): Promise<void> {
+    await (await this.started.get(name))?.stop();
+  }
+
+  async stopAll(): Promise<void> {
+    await Promise.allSettled([...this.started.values()].map(async (server) => (await server).stop()));
+  }
+}

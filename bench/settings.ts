@@ -1,0 +1,82 @@
+/**
+ * Every knob and every limit of `npm run bench`, in one place. Durations and counts are bounded
+ * here so a run always ends: the whole bench must finish in under 10 minutes on 2 cores.
+ */
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+
+/** The repository: servers run from here (dist/, openapi/ are found relative to it), results go under it. */
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+const env = process.env;
+const seconds = (name: string, fallback: number, max: number): number => Math.min(Number(env[name]) || fallback, max);
+
+/** PostgreSQL as the superuser the machine trusts; the bench makes its own database there. */
+export const POSTGRES_ADMIN_URL = env.BENCH_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+export const BENCH_DATABASE = 'gateway_bench';
+export const REDIS_URL = env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/**
+ * How the gateway is started: exactly what `npm start` runs (its `prestart` builds src/ into dist/,
+ * then node runs dist/main.js). Change this one constant if `npm start` changes.
+ */
+export const GATEWAY_COMMAND = {
+  build: ['scripts/build.mjs', '--quiet'],
+  nodeArgs: ['--enable-source-maps', 'dist/main.js'],
+} as const;
+/** The floors are bench code, run through tsx (it only costs at import time). */
+export const FLOOR_COMMAND = { nodeArgs: ['--import', 'tsx', 'bench/floors/server.ts'] } as const;
+
+export const SEED = {
+  transactions: 1_000_000,
+  /** Rows per INSERT ... SELECT: big enough to be fast, small enough to report progress. */
+  chunk: 50_000,
+  /** Parallel sessions: one per core; PostgreSQL is the only busy process while seeding. */
+  workers: Math.max(1, Math.min(os.availableParallelism(), 4)),
+  /** Created_at spreads over this many days, ending when the seed ran. */
+  spanDays: 365,
+  /** Bump when the seed SQL changes: a database seeded by another version is reseeded. */
+  version: 'v1',
+  /** A chunk that takes longer than this is a broken machine, not a slow one. */
+  statementTimeoutMs: 300_000,
+} as const;
+
+export const LOAD = {
+  connections: 50,
+  warmupSeconds: seconds('BENCH_WARMUP_S', 2, 10),
+  /** A server's first measurement warms it longer: a fresh process is still compiling its hot paths. */
+  firstWarmupSeconds: seconds('BENCH_FIRST_WARMUP_S', 5, 15),
+  durationSeconds: seconds('BENCH_DURATION_S', 6, 30),
+  /**
+   * Baseline and gateway alternate this many times per scenario (B G B G) and their figures are
+   * averaged: the machine is shared, and noise that comes and goes lands on both sides.
+   */
+  rounds: Math.max(1, Math.min(Number(env.BENCH_ROUNDS) || 2, 5)),
+  /** autocannon gives up on a request after this (counted as a timeout, which flags the row). */
+  requestTimeoutSeconds: 10,
+  /** Quiet time between two runs, so one run's tail (autovacuum, GC) does not land in the next. */
+  settleMs: 1_000,
+  rssSampleMs: 200,
+  /** Bound on a sequential run's requests (their latencies are kept to sort). */
+  sequentialMaxRequests: 200_000,
+} as const;
+
+export const LIMITS = {
+  /** The issue's bound on the whole bench. */
+  totalMs: 10 * 60_000,
+  /** Kept for stopping the servers and writing the report: a scenario that would eat into it is skipped. */
+  reserveMs: 30_000,
+  /** A server must answer its health route within this after spawning. */
+  startMs: 60_000,
+  /** A server gets this long to exit on SIGTERM before it is killed (a CPU profile is written on exit). */
+  stopMs: 10_000,
+  /** Known transaction ids the get scenario picks from. */
+  sampleIds: 20_000,
+  /** Dated result files kept in bench/results (the oldest go first). */
+  keptResults: 30,
+  /** Output kept per child process, for error messages. */
+  outputBytes: 64 * 1024,
+} as const;
+
+/** A high limit counted through Redis: the limiter runs on every request but never refuses. */
+export const RATE_LIMIT_MAX = 1_000_000_000;
