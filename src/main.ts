@@ -16,6 +16,7 @@ import { openDatabase } from './infra/prisma/database.js';
 import { applyMigrations } from './infra/prisma/migrate.js';
 import { migrationsUpToDate } from './infra/prisma/migrationStatus.js';
 import { createRedisCoordination } from './infra/redis/coordination.js';
+import { createSandboxProvider } from './infra/providers/sandbox.js';
 import { listenStartupError, passwordOf, startupFailureReport } from './infra/startupErrors.js';
 
 /** How long in-flight requests get to finish on shutdown before we exit anyway. */
@@ -72,7 +73,8 @@ async function main(): Promise<void> {
     if (stored.created) process.stdout.write(`\nOperator token (GATEWAY_ADMIN_TOKEN), stored in ${stored.file}:\n  ${stored.token}\n\n`);
   }
 
-  const ctx: GatewayContext = { db: db.prisma, clock: systemClock, coordination, settings: { checkoutPublicUrl: config.checkoutPublicUrl }, log };
+  const provider = createSandboxProvider({ latencyMs: config.sandboxLatencyMs });
+  const ctx: GatewayContext = { db: db.prisma, clock: systemClock, coordination, settings: { checkoutPublicUrl: config.checkoutPublicUrl }, log, provider };
   ctx.callers = new CallerCache(coordination.invalidations);
   const ready = async () => ({ database: await db.ping(), coordinator: await coordination.health.ping() });
   const api = await buildApp({ ctx, adminToken, ready, logger: log, metrics: { poolStats: db.poolStats } });

@@ -3,7 +3,7 @@
  * operations never construct clients themselves.
  */
 import type { CallerCache } from './callerCache.js';
-import type { Clock, Coordination, Db, Logger } from './ports.js';
+import type { Clock, Coordination, Db, Logger, PaymentProvider } from './ports.js';
 
 export type { Clock, Db, DbTransaction, Logger } from './ports.js';
 
@@ -20,6 +20,8 @@ export interface GatewayContext {
   coordination: Coordination;
   settings: GatewaySettings;
   log: Logger;
+  /** The wallet providers (the sandbox here; real ones behind the same interface). */
+  provider: PaymentProvider;
   /** Authenticated API keys kept briefly (see callerCache.ts); absent = every request reads the database. */
   callers?: CallerCache;
 }

@@ -99,10 +99,47 @@ export const ERROR_CATALOGUE = defineCatalogue({
     graphqlCode: 'MERCHANT_ACCOUNT_UNAVAILABLE',
   },
 
+  payment_method_unavailable: {
+    status: 503,
+    message: (method) => `${method} payments are temporarily unavailable. Offer another payment method or try again later.`,
+    graphqlCode: 'PAYMENT_METHOD_UNAVAILABLE',
+  },
+
   // GET / DELETE transactions
   transaction_not_found: { status: 404, message: 'Transaction not found', graphqlCode: 'TRANSACTION_NOT_FOUND' },
   cannot_delete_paid: { status: 400, message: 'Cannot delete a paid transaction', graphqlCode: 'CANNOT_DELETE_PAID' },
   already_deleted: { status: 400, message: 'Transaction is already deleted', graphqlCode: 'ALREADY_DELETED' },
+
+  // Paying (checkout, sandbox pay)
+  transaction_not_payable: {
+    status: 400,
+    message: (status) => `This transaction cannot be paid: it is ${status}`,
+    graphqlCode: 'TRANSACTION_NOT_PAYABLE',
+  },
+  method_not_offered: {
+    status: 400,
+    message: (method) => `${method} is not offered for this transaction`,
+    graphqlCode: 'METHOD_NOT_OFFERED',
+  },
+
+  // GET /refund/{order_id}, escrow, balances
+  cannot_refund: { status: 400, message: 'This Transaction cannot be refund', graphqlCode: 'CANNOT_REFUND' },
+  insufficient_balance: { status: 400, message: 'Insufficient balance', graphqlCode: 'INSUFFICIENT_BALANCE' },
+  refund_in_progress: {
+    status: 409,
+    message: 'A refund of this transaction is already in progress. Read the transaction before trying again.',
+    graphqlCode: 'REFUND_IN_PROGRESS',
+  },
+  refund_failed: {
+    status: 500,
+    message: 'Failed to refund: the refund failed at the wallet provider level. Nothing was debited.',
+    graphqlCode: 'REFUND_FAILED',
+  },
+  not_in_escrow: { status: 400, message: 'This transaction is not held in escrow', graphqlCode: 'NOT_IN_ESCROW' },
+
+  // GET accounts
+  invalid_account_id: { status: 400, message: 'Invalid account ID', graphqlCode: 'INVALID_ACCOUNT_ID' },
+  account_not_found: { status: 404, message: 'Account not found', graphqlCode: 'ACCOUNT_NOT_FOUND' },
 
   // Idempotency-Key (an extension of this gateway)
   invalid_idempotency_key: {

@@ -10,6 +10,7 @@
  * "one payout at a time" fail-fast, retries on time).
  */
 import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
+import type { PaymentMethod } from '../generated/prisma/enums.js';
 
 export type Db = PrismaClient;
 /** The same client inside one database transaction (what `db.$transaction(work)` hands `work`). */
@@ -102,4 +103,36 @@ export interface Coordination {
   health: CoordinatorHealth;
   /** 'redis' or 'local': logged at start so operators know if it is multi-instance safe. */
   kind: 'redis' | 'local';
+}
+
+/**
+ * A wallet provider (Wave, Orange Money), one interface for every method. Real providers are HTTP
+ * clients of the wallet operators; here the sandbox (src/infra/providers/sandbox.ts) decides the
+ * outcome from the phone number, like test cards. Every call carries our own `reference` so the
+ * provider can de-duplicate a retried call and we can ask it later what became of one.
+ */
+export interface ProviderRequest {
+  method: PaymentMethod;
+  /** The customer's or recipient's wallet, international format. */
+  phone: string;
+  /** XOF. */
+  amount: bigint;
+  /** Our id for the operation (transaction, refund or payout id): the provider's idempotency key. */
+  reference: string;
+}
+
+export interface ProviderAnswer {
+  /** `pending`: the provider has not settled it (the customer never confirmed, or it timed out). */
+  status: 'succeeded' | 'failed' | 'pending';
+  /** The provider's own id for the operation ('' when it gave none). */
+  providerReference: string;
+  /** Why it failed, in the provider's words (operator-visible). */
+  reason?: string;
+}
+
+export interface PaymentProvider {
+  /** Collects a payment from the customer's wallet (the checkout). */
+  collect(request: ProviderRequest): Promise<ProviderAnswer>;
+  /** Returns a collected payment to the wallet it came from. */
+  refund(request: ProviderRequest): Promise<ProviderAnswer>;
 }

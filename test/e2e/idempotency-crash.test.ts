@@ -10,6 +10,7 @@ import { startGatewayProcess, type GatewayProcess } from '../support/processes.j
 import { createApiKey, createOrganization } from '../../src/domain/operations/index.js';
 import { openDatabase, type Database } from '../../src/infra/prisma/database.js';
 import { systemClock, type GatewayContext } from '../../src/domain/context.js';
+import { createSandboxProvider } from '../../src/infra/providers/sandbox.js';
 import { createLocalCoordination } from '../../src/infra/local/coordination.js';
 
 let database: Awaited<ReturnType<typeof cloneTemplateDatabase>>;
@@ -22,7 +23,7 @@ beforeAll(async () => {
   database = await cloneTemplateDatabase();
   db = await openDatabase({ url: database.url, poolMax: 2 });
   const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
-  const ctx: GatewayContext = { db: db.prisma, clock: systemClock, coordination: createLocalCoordination({ rateLimit: { max: 1000, windowMs: 60_000 } }), settings: { checkoutPublicUrl: 'http://127.0.0.1:1' }, log: silent };
+  const ctx: GatewayContext = { db: db.prisma, clock: systemClock, coordination: createLocalCoordination({ rateLimit: { max: 1000, windowMs: 60_000 } }), settings: { checkoutPublicUrl: 'http://127.0.0.1:1' }, log: silent, provider: createSandboxProvider() };
   const organization = await createOrganization(ctx, OPERATOR, { name: 'Crash test' });
   organizationId = organization.id;
   key = (await createApiKey(ctx, OPERATOR, organization.id, 'checkout')).secret;

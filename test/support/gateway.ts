@@ -20,6 +20,7 @@ import { createLocalCoordination } from '../../src/infra/local/coordination.js';
 import { openDatabase, type Database } from '../../src/infra/prisma/database.js';
 import { applyMigrations } from '../../src/infra/prisma/migrate.js';
 import { createRedisCoordination } from '../../src/infra/redis/coordination.js';
+import { createSandboxProvider } from '../../src/infra/providers/sandbox.js';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { TEST_POSTGRES_URL, TEST_REDIS_URL, databaseUrl, fileDatabaseOf } from './env.js';
 
@@ -75,6 +76,8 @@ export interface GatewayOptions {
   log?: GatewayContext['log'];
   /** Serve /metrics (off by default: every gateway would sample the event loop). */
   metrics?: boolean;
+  /** The sandbox provider's artificial latency (SANDBOX_LATENCY_MS). */
+  sandboxLatencyMs?: number;
 }
 
 /** A database of its own, cloned from the run's migrated template (milliseconds, not a migration). */
@@ -116,7 +119,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<TestGa
   // The checkout address must be known before the apps exist: reserve it with a placeholder and
   // fill it in once the checkout server has its port.
   const settings = { checkoutPublicUrl: '' };
-  const ctx: GatewayContext = { db: db.prisma, clock: systemClock, coordination, settings, log: options.log ?? silent };
+  const provider = createSandboxProvider({ latencyMs: options.sandboxLatencyMs ?? 0 });
+  const ctx: GatewayContext = { db: db.prisma, clock: systemClock, coordination, settings, log: options.log ?? silent, provider };
   ctx.callers = new CallerCache(coordination.invalidations);
 
   const metrics = options.metrics ? { poolStats: db.poolStats } : (false as const);

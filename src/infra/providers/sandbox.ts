@@ -1,0 +1,49 @@
+/**
+ * The sandbox wallet provider: outcomes follow the phone number's last four digits, the way test
+ * card numbers work (DESIGN.md's table), so every path can be driven from a test or by hand.
+ *
+ * | ends with | collect (checkout)               | refund                       |
+ * |-----------|----------------------------------|------------------------------|
+ * | 0000      | fails (insufficient funds)       | fails                        |
+ * | 1111      | stays pending (never confirmed)  | times out (stays pending)    |
+ * | 0009      | succeeds                         | fails at the provider        |
+ * | other     | succeeds                         | succeeds                     |
+ *
+ * A refund is decided by the wallet the payment came FROM (the payer's phone).
+ */
+import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { PaymentProvider, ProviderAnswer, ProviderRequest } from '../../domain/ports.js';
+
+export interface SandboxOptions {
+  /** Artificial latency of every call (SANDBOX_LATENCY_MS): lets tests overlap two calls. */
+  latencyMs?: number;
+}
+
+/** A stable provider id per our reference: the same call asked twice gets the same answer. */
+const providerReferenceOf = (kind: string, request: ProviderRequest): string =>
+  `sbx_${kind}_${createHash('sha256').update(`${kind}:${request.reference}`).digest('hex').slice(0, 20)}`;
+
+const suffixOf = (phone: string): string => phone.replace(/\D/g, '').slice(-4);
+
+export function createSandboxProvider(options: SandboxOptions = {}): PaymentProvider {
+  const latency = async () => {
+    if (options.latencyMs) await sleep(options.latencyMs);
+  };
+  return {
+    async collect(request): Promise<ProviderAnswer> {
+      await latency();
+      const suffix = suffixOf(request.phone);
+      if (suffix === '0000') return { status: 'failed', providerReference: providerReferenceOf('collect', request), reason: 'insufficient funds on the wallet' };
+      if (suffix === '1111') return { status: 'pending', providerReference: providerReferenceOf('collect', request), reason: 'the customer has not confirmed' };
+      return { status: 'succeeded', providerReference: providerReferenceOf('collect', request) };
+    },
+    async refund(request): Promise<ProviderAnswer> {
+      await latency();
+      const suffix = suffixOf(request.phone);
+      if (suffix === '0000' || suffix === '0009') return { status: 'failed', providerReference: '', reason: `${request.method} refused the refund` };
+      if (suffix === '1111') return { status: 'pending', providerReference: '', reason: 'the provider did not answer in time' };
+      return { status: 'succeeded', providerReference: providerReferenceOf('refund', request) };
+    },
+  };
+}
