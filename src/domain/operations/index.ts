@@ -12,3 +12,4 @@ export { getOrganization } from './getOrganization.js';
 export { getCheckout } from './getCheckout.js';
 export { listOrganizations } from './listOrganizations.js';
 export { listApiKeys } from './listApiKeys.js';
+export { payTransaction } from './payTransaction.js';
