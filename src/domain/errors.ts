@@ -163,6 +163,17 @@ export const ERROR_CATALOGUE = defineCatalogue({
   organization_not_found: { status: 404, message: 'Organization not found', graphqlCode: 'ORGANIZATION_NOT_FOUND' },
   api_key_not_found: { status: 404, message: 'API key not found', graphqlCode: 'API_KEY_NOT_FOUND' },
   invalid_input: { status: 400, message: (detail) => `Invalid input: ${detail}`, graphqlCode: 'BAD_USER_INPUT' },
+
+  // GET /refund/{order_id} when the wallet provider did not answer in time (added by the refunds
+  // work): the amount IS debited while the refund is confirmed, so refund_failed's "Nothing was
+  // debited" would be false. 500 because the spec's 500 row says "read the transaction before
+  // trying again", which is exactly what the caller must do.
+  refund_unconfirmed: {
+    status: 500,
+    message:
+      'The refund was sent to the wallet provider, which has not confirmed it yet. The amount stays debited while it is confirmed: read the transaction before trying again (it becomes refunded, or the amount returns to the balance).',
+    graphqlCode: 'REFUND_UNCONFIRMED',
+  },
 });
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

@@ -16,9 +16,13 @@
  *   the operation's transaction rolled back) and replayed. 409, 429 and 5xx are transient and
  *   not stored, so the client may retry them with the same key.
  * - Keys are per organisation and live 24 hours (purged hourly by the process).
+ * - An operation that calls an outside party (refund, payout) uses `runIdempotentlyTwoPhase`: the
+ *   key row is written `in_progress` with the intent and its debit BEFORE the call, and completed
+ *   by the transaction that settles the intent (the request's own, or a reconciler's through
+ *   `settleIntent`). A retry meanwhile gets 409; nothing is sent to the outside party twice.
  */
 import { createHash } from 'node:crypto';
-import type { IdempotencyKey } from '../generated/prisma/client.js';
+import type { IdempotencyKey, Prisma } from '../generated/prisma/client.js';
 import type { DbTransaction, GatewayContext } from './context.js';
 import { DomainError, isErrorCode } from './errors.js';
 
@@ -84,6 +88,140 @@ export async function runIdempotently<T>(ctx: GatewayContext, scope: Idempotency
     if (error instanceof DomainError && isFinalRefusal(error)) await storeRefusal(ctx, key, requestHash, error);
     throw error;
   }
+}
+
+/**
+ * How phase 2 of a two-phase operation ends (see runIdempotentlyTwoPhase). Whatever it is, it
+ * commits: a refusal here is an answer the settle step wrote down (a failed refund reversed and
+ * recorded), not a rollback.
+ * - `answer`: the operation's value; the key is completed with it.
+ * - `refusal`: the request answers with this error; a final 4xx is kept under the key, a 5xx
+ *   (or 409, 429) is not (the key row is deleted, so the client may retry with it).
+ * - `unsettled`: the outside party has not said what became of the call (a timeout); the request
+ *   answers with this error and the key stays `in_progress`, bound to the intent, until whoever
+ *   settles the intent later (a reconciler, through `settleIntent`) completes it.
+ */
+export type Settlement<T> = { answer: T } | { refusal: DomainError } | { unsettled: DomainError };
+
+export interface TwoPhaseSteps<Intent, Reply, T> {
+  /** Phase 1, in the key's database transaction: write the intent row and its effects (the debit). */
+  record(tx: DbTransaction): Promise<Intent>;
+  /**
+   * A stable name of the intent (e.g. `refundTransaction:<refund id>:<attempt>`), kept on the
+   * `in_progress` key so that a later settlement of the intent finds and completes the key.
+   */
+  intentName(intent: Intent): string;
+  /** Between the phases, outside any transaction: the outside call (a provider). Should not throw. */
+  call(intent: Intent): Promise<Reply>;
+  /** Phase 2, in a second database transaction: settle the intent with the reply. */
+  settle(tx: DbTransaction, intent: Intent, reply: Reply): Promise<Settlement<T>>;
+}
+
+/**
+ * An operation that calls an outside party (a refund, a payout): the intent, its effects and the
+ * key row (`in_progress`) commit together BEFORE the call; the call runs outside any transaction;
+ * then a second transaction settles the intent and completes the key. A retry that finds the key
+ * `in_progress` gets 409 and nothing is called again; a crash between the phases leaves the
+ * intent (and its key) for a reconciler to settle with `settleIntent`.
+ *
+ * Phase 1 behaves exactly like runIdempotently (replays, 422, 409, refusals kept). Without a key,
+ * the same two transactions run with no key row.
+ */
+export async function runIdempotentlyTwoPhase<Intent, Reply, T>(
+  ctx: GatewayContext,
+  scope: IdempotencyScope,
+  steps: TwoPhaseSteps<Intent, Reply, T>,
+): Promise<IdempotentOutcome<T>> {
+  let intent: Intent;
+  let key: { organizationId: string; key: string } | null = null;
+  if (scope.key === undefined) {
+    intent = await ctx.db.$transaction((tx) => steps.record(tx));
+  } else {
+    if (!KEY_PATTERN.test(scope.key)) throw new DomainError('invalid_idempotency_key');
+    key = { organizationId: scope.organizationId, key: scope.key };
+    const requestHash = fingerprintOf(scope.operation, scope.input);
+    const stored = await findLiveKey(ctx, ctx.db, key);
+    if (stored) return replay<T>(stored, requestHash);
+    try {
+      const claimed = key;
+      intent = await ctx.db.$transaction(async (tx) => {
+        await claim(ctx, tx, claimed);
+        const recorded = await steps.record(tx);
+        await tx.idempotencyKey.create({ data: inProgressKeyRow(ctx, claimed, requestHash, steps.intentName(recorded)) });
+        return recorded;
+      });
+    } catch (error) {
+      if (error instanceof AlreadyAnswered) return replay<T>(error.row, requestHash);
+      if (isUniqueViolation(error)) {
+        const winner = await findLiveKey(ctx, ctx.db, key);
+        if (winner) return replay<T>(winner, requestHash);
+      }
+      if (error instanceof DomainError && isFinalRefusal(error)) await storeRefusal(ctx, key, requestHash, error);
+      throw error;
+    }
+  }
+  const reply = await steps.call(intent);
+  const marker = intentMarker(steps.intentName(intent));
+  const settlement = await ctx.db.$transaction(async (tx) => {
+    const settled = await steps.settle(tx, intent, reply);
+    if (key) await finishKeys(ctx, tx, { ...key, state: 'in_progress', responseBody: marker }, settled);
+    return settled;
+  });
+  return { value: outcomeOf(settlement), replayed: false };
+}
+
+/**
+ * Phase 2 run by someone other than the request (a reconciler after a timeout or a crash):
+ * settles the intent in one transaction and completes (or frees) any key still bound to it.
+ * Returns the answer, or throws the settlement's refusal.
+ */
+export async function settleIntent<T>(
+  ctx: GatewayContext,
+  organizationId: string,
+  intentName: string,
+  settle: (tx: DbTransaction) => Promise<Settlement<T>>,
+): Promise<T> {
+  const settlement = await ctx.db.$transaction(async (tx) => {
+    const settled = await settle(tx);
+    await finishKeys(ctx, tx, { organizationId, state: 'in_progress', responseBody: intentMarker(intentName) }, settled);
+    return settled;
+  });
+  return outcomeOf(settlement);
+}
+
+function outcomeOf<T>(settlement: Settlement<T>): T {
+  if ('answer' in settlement) return settlement.answer;
+  throw 'refusal' in settlement ? settlement.refusal : settlement.unsettled;
+}
+
+/** What an `in_progress` key holds instead of an answer: the intent it waits for. */
+const intentMarker = (intentName: string): string => JSON.stringify({ intent: intentName });
+
+/** Completes the keys bound to a settled intent (conditionally: only while still `in_progress`). */
+async function finishKeys(ctx: GatewayContext, tx: DbTransaction, where: Prisma.IdempotencyKeyWhereInput, settlement: Settlement<unknown>): Promise<void> {
+  if ('unsettled' in settlement) return;
+  if ('refusal' in settlement && !isFinalRefusal(settlement.refusal)) {
+    await tx.idempotencyKey.deleteMany({ where });
+    return;
+  }
+  const [status, answer]: [number, StoredAnswer] =
+    'answer' in settlement
+      ? [200, { value: settlement.answer }]
+      : [settlement.refusal.status, { error: { code: settlement.refusal.code, message: settlement.refusal.message } }];
+  await tx.idempotencyKey.updateMany({ where, data: { state: 'completed', responseStatus: status, responseBody: encode(answer), expiresAt: new Date(ctx.clock.now().getTime() + IDEMPOTENCY_TTL_MS) } });
+}
+
+function inProgressKeyRow(ctx: GatewayContext, key: { organizationId: string; key: string }, requestHash: string, intentName: string) {
+  const now = ctx.clock.now();
+  return {
+    ...key,
+    requestHash,
+    state: 'in_progress' as const,
+    responseStatus: null,
+    responseBody: intentMarker(intentName),
+    createdAt: now,
+    expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
+  };
 }
 
 /**

@@ -130,9 +130,22 @@ export interface ProviderAnswer {
   reason?: string;
 }
 
+/** What the provider knows of an earlier call, asked by our reference (reconciliation). */
+export interface ProviderStatusAnswer {
+  /** `not_found`: the provider never received a call with this reference. */
+  status: 'succeeded' | 'failed' | 'pending' | 'not_found';
+  providerReference: string;
+  reason?: string;
+}
+
 export interface PaymentProvider {
   /** Collects a payment from the customer's wallet (the checkout). */
   collect(request: ProviderRequest): Promise<ProviderAnswer>;
   /** Returns a collected payment to the wallet it came from. */
   refund(request: ProviderRequest): Promise<ProviderAnswer>;
+  /**
+   * What became of the refund sent with `reference` (after a timeout or a crash): asks, never
+   * sends. A reconciler calls it instead of sending the refund again.
+   */
+  refundStatus(reference: string): Promise<ProviderStatusAnswer>;
 }

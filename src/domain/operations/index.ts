@@ -13,3 +13,4 @@ export { getCheckout } from './getCheckout.js';
 export { listOrganizations } from './listOrganizations.js';
 export { listApiKeys } from './listApiKeys.js';
 export { payTransaction } from './payTransaction.js';
+export { refundTransaction } from './refundTransaction.js';

@@ -6,6 +6,7 @@ import './transaction.js';
 import './organization.js';
 import './apiKey.js';
 import './switch.js';
+import './refund.js';
 import { builder } from '../builder.js';
 
 export const schema = builder.toSchema({ sortSchema: true });

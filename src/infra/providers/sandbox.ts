@@ -10,10 +10,15 @@
  * | other     | succeeds                         | succeeds                     |
  *
  * A refund is decided by the wallet the payment came FROM (the payer's phone).
+ *
+ * `refundStatus` answers from what this sandbox was sent (kept in memory, bounded): a refund
+ * that timed out (1111) went through after all (`succeeded`), the others keep their answer, and a
+ * reference it never received (sent by a process that crashed before the call, or by another
+ * process) is `not_found`.
  */
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { PaymentProvider, ProviderAnswer, ProviderRequest } from '../../domain/ports.js';
+import type { PaymentProvider, ProviderAnswer, ProviderRequest, ProviderStatusAnswer } from '../../domain/ports.js';
 
 export interface SandboxOptions {
   /** Artificial latency of every call (SANDBOX_LATENCY_MS): lets tests overlap two calls. */
@@ -26,9 +31,18 @@ const providerReferenceOf = (kind: string, request: ProviderRequest): string =>
 
 const suffixOf = (phone: string): string => phone.replace(/\D/g, '').slice(-4);
 
+/** Most refunds the sandbox remembers for refundStatus (oldest forgotten first). */
+const MAX_REMEMBERED_REFUNDS = 10_000;
+
 export function createSandboxProvider(options: SandboxOptions = {}): PaymentProvider {
   const latency = async () => {
     if (options.latencyMs) await sleep(options.latencyMs);
+  };
+  const refunds = new Map<string, ProviderStatusAnswer>();
+  const remember = (reference: string, answer: ProviderStatusAnswer) => {
+    refunds.delete(reference);
+    refunds.set(reference, answer);
+    if (refunds.size > MAX_REMEMBERED_REFUNDS) refunds.delete(refunds.keys().next().value as string);
   };
   return {
     async collect(request): Promise<ProviderAnswer> {
@@ -41,9 +55,23 @@ export function createSandboxProvider(options: SandboxOptions = {}): PaymentProv
     async refund(request): Promise<ProviderAnswer> {
       await latency();
       const suffix = suffixOf(request.phone);
-      if (suffix === '0000' || suffix === '0009') return { status: 'failed', providerReference: '', reason: `${request.method} refused the refund` };
-      if (suffix === '1111') return { status: 'pending', providerReference: '', reason: 'the provider did not answer in time' };
-      return { status: 'succeeded', providerReference: providerReferenceOf('refund', request) };
+      const providerReference = providerReferenceOf('refund', request);
+      if (suffix === '0000' || suffix === '0009') {
+        const reason = `${request.method} refused the refund`;
+        remember(request.reference, { status: 'failed', providerReference: '', reason });
+        return { status: 'failed', providerReference: '', reason };
+      }
+      if (suffix === '1111') {
+        // The wallet processed it; only its answer was lost on the way back.
+        remember(request.reference, { status: 'succeeded', providerReference });
+        return { status: 'pending', providerReference: '', reason: 'the provider did not answer in time' };
+      }
+      remember(request.reference, { status: 'succeeded', providerReference });
+      return { status: 'succeeded', providerReference };
+    },
+    async refundStatus(reference): Promise<ProviderStatusAnswer> {
+      await latency();
+      return refunds.get(reference) ?? { status: 'not_found', providerReference: '', reason: 'no refund was received with this reference' };
     },
   };
 }

@@ -2,6 +2,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RestSurface } from '../pipeline.js';
+import { refundRoutes } from './refunds.js';
 import { transactionRoutes } from './transactions.js';
 
 export const V2_ROOT = '/api/v2';
@@ -11,5 +12,5 @@ export const v2Surface: RestSurface = {
   root: V2_ROOT,
   definition: V2_DEFINITION,
   errorBody: (message) => ({ error: message }),
-  routes: { ...transactionRoutes },
+  routes: { ...transactionRoutes, ...refundRoutes },
 };

@@ -1,0 +1,297 @@
+/**
+ * Refunds (DESIGN.md "Refund", "Seams: Idempotency"): the full `amount` goes back to the wallet
+ * that paid, debited from `main` (fees are not returned). A refund calls a wallet provider, so it
+ * runs in two phases around the call:
+ *
+ *   1. record: ONE database transaction locks the transaction row, checks the rules, returns a
+ *      held (paid_and_blocked) transaction's proceeds from `escrow` to `main`, debits `main` by the
+ *      amount (the provider's clearing account owes it back), and writes the Refund row `pending`.
+ *      Nothing is sent before this commits.
+ *   2. the provider is called once, with our reference for this attempt.
+ *   3. settle: a second transaction records the answer: `succeeded` -> the transaction is
+ *      `refunded`; `failed` -> the phase-1 postings are reversed (the escrow goes back to escrow)
+ *      and the Refund is `failed` (it may be asked again: a new attempt); no answer (timeout) ->
+ *      everything stays as phase 1 left it, and the reconciler below settles it later by ASKING the
+ *      provider what became of it (never by sending it again).
+ *
+ * Exactly one refund of a transaction ever succeeds: the Refund row is unique per transaction and
+ * a new attempt is only recorded while the previous one is `failed`; phase 1 of two concurrent
+ * requests is serialised by a transaction-scoped advisory lock (the loser answers 409 at once,
+ * without waiting) and by the transaction row's lock.
+ */
+import { randomUUID } from 'node:crypto';
+import type { PaymentMethod } from '../generated/prisma/enums.js';
+import type { DbTransaction, GatewayContext } from './context.js';
+import { DomainError } from './errors.js';
+import { settleIntent, type Settlement } from './idempotency.js';
+import { clearingAccountOf, post, reverse } from './ledger/posting.js';
+import type { ProviderAnswer, ProviderStatusAnswer } from './ports.js';
+import { findVisibleTransaction, isUuid, type TransactionRecord } from './transactions.js';
+
+/** What phase 1 recorded: everything the call and the settlement need (rebuildable from the Refund row). */
+export interface RefundIntent {
+  refundId: string;
+  /** 1 for the first request; each new request after a failed one is the next attempt. */
+  attempt: number;
+  organizationId: string;
+  transactionId: string;
+  method: PaymentMethod;
+  /** The wallet the payment came from: the refund goes back there. */
+  phone: string;
+  amount: bigint;
+}
+
+/** Longest we wait for the provider before answering "being confirmed" (the reconciler takes over). */
+export const REFUND_PROVIDER_TIMEOUT_MS = 30_000;
+/**
+ * A pending refund is asked about only once it is older than this: well past the provider call's
+ * own timeout, so the request that sent it has given up on its answer.
+ */
+export const REFUND_RECONCILE_AFTER_MS = 60_000;
+/** Most pending refunds one reconciler run looks at. */
+const RECONCILE_BATCH = 100;
+
+export const refundIntentName = (intent: Pick<RefundIntent, 'refundId' | 'attempt'>): string => `refundTransaction:${intent.refundId}:${intent.attempt}`;
+
+/**
+ * Our reference for an attempt, the provider's de-duplication key: the refund id for the first
+ * attempt; a later attempt (after a failure) gets its own, so a provider that de-duplicates does
+ * not answer it with the earlier failure.
+ */
+export const providerReferenceOf = (intent: Pick<RefundIntent, 'refundId' | 'attempt'>): string =>
+  intent.attempt === 1 ? intent.refundId : `${intent.refundId}:${intent.attempt}`;
+
+/** Phase 1's postings carry this description: how settlement (even a reconciler's) finds them to reverse. */
+const postingTagOf = (intent: Pick<RefundIntent, 'refundId' | 'attempt'>): string => `refund ${intent.refundId} attempt ${intent.attempt}`;
+
+interface LockedTransaction {
+  id: string;
+  status: string;
+  amount: bigint;
+  selectedPaymentMethod: PaymentMethod | null;
+  payerPhone: string | null;
+}
+
+/** Phase 1 (inside the caller's database transaction). */
+export async function recordRefund(tx: DbTransaction, organizationId: string, orderId: string): Promise<RefundIntent> {
+  if (!isUuid(orderId)) throw new DomainError('transaction_not_found');
+  // Another request is in its phase 1 for this transaction: answer at once instead of queueing
+  // 50 connections behind one row lock. Released at commit or rollback.
+  const [lock] = await tx.$queryRaw<{ locked: boolean }[]>`SELECT pg_try_advisory_xact_lock(hashtextextended(${`refund:${orderId}`}, 0)) AS locked`;
+  if (!lock?.locked) throw new DomainError('refund_in_progress');
+  // The row lock orders this against a payment, a cancel or an escrow release of the same row.
+  const [transaction] = await tx.$queryRaw<LockedTransaction[]>`
+    SELECT id, status::text AS status, amount, "selectedPaymentMethod"::text AS "selectedPaymentMethod", "payerPhone"
+    FROM "Transaction" WHERE id = ${orderId}::uuid AND "organizationId" = ${organizationId}::uuid
+    FOR UPDATE`;
+  if (!transaction) throw new DomainError('transaction_not_found');
+  if (transaction.status !== 'paid' && transaction.status !== 'paid_and_blocked') throw new DomainError('cannot_refund');
+
+  const existing = await tx.refund.findUnique({ where: { transactionId: transaction.id } });
+  if (existing?.status === 'pending') throw new DomainError('refund_in_progress');
+  if (existing?.status === 'succeeded') throw new DomainError('cannot_refund');
+  const { selectedPaymentMethod: method, payerPhone: phone } = transaction;
+  if (!method || !phone) throw new Error(`transaction ${transaction.id} is ${transaction.status} but has no payment method or payer phone`);
+
+  const amount = BigInt(transaction.amount);
+  const intent: RefundIntent = {
+    refundId: existing?.id ?? randomUUID(),
+    attempt: existing ? existing.attempts + 1 : 1,
+    organizationId,
+    transactionId: transaction.id,
+    method,
+    phone,
+    amount,
+  };
+  const description = postingTagOf(intent);
+
+  if (transaction.status === 'paid_and_blocked') {
+    // DESIGN: the held proceeds first return to main, in this same transaction; then the rule
+    // (main covers the amount) applies to main as it then is. The status leaves
+    // paid_and_blocked with the money (`paid`, so an escrow release cannot move it a second time
+    // while the refund is pending); a failed refund puts both back.
+    const held = await heldInEscrow(tx, organizationId, transaction.id);
+    if (held > 0n) {
+      await tx.transaction.updateMany({ where: { id: transaction.id, status: 'paid_and_blocked' }, data: { status: 'paid' } });
+      await post(tx, {
+        kind: 'escrow_release',
+        transactionId: transaction.id,
+        description,
+        movements: [
+          { side: { organizationId, account: 'escrow' }, amount: -held },
+          { side: { organizationId, account: 'main' }, amount: held },
+        ],
+      });
+    }
+  }
+  // Throws insufficient_balance when main cannot cover it: the whole transaction rolls back.
+  await post(tx, {
+    kind: 'refund',
+    transactionId: transaction.id,
+    description,
+    movements: [
+      { side: { organizationId, account: 'main' }, amount: -amount },
+      { side: { gateway: clearingAccountOf(method) }, amount },
+    ],
+  });
+
+  if (existing) {
+    await tx.refund.update({
+      where: { id: existing.id },
+      data: { status: 'pending', attempts: intent.attempt, amount, method, failureReason: null, providerReference: '' },
+    });
+  } else {
+    await tx.refund.create({ data: { id: intent.refundId, transactionId: transaction.id, organizationId, amount, method, status: 'pending', attempts: 1 } });
+  }
+  return intent;
+}
+
+/** What the transaction's proceeds still hold in `escrow`: the sum of its entries there. */
+async function heldInEscrow(tx: DbTransaction, organizationId: string, transactionId: string): Promise<bigint> {
+  const [row] = await tx.$queryRaw<{ held: bigint | string }[]>`
+    SELECT COALESCE(SUM(e.amount), 0)::bigint AS held
+    FROM "LedgerEntry" e JOIN "Account" a ON a.id = e."accountId"
+    WHERE e."transactionId" = ${transactionId}::uuid AND a."organizationId" = ${organizationId}::uuid AND a.name = 'escrow'`;
+  return BigInt(row?.held ?? 0);
+}
+
+/**
+ * Phase 2's call: the provider, once, bounded in time. A throw or no answer in time is "not
+ * known yet" (pending), never "failed": the money may have left.
+ */
+export async function sendRefund(ctx: GatewayContext, intent: RefundIntent): Promise<ProviderAnswer> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<ProviderAnswer>((resolve) => {
+    timer = setTimeout(() => resolve({ status: 'pending', providerReference: '', reason: 'no answer from the provider in time' }), REFUND_PROVIDER_TIMEOUT_MS);
+    timer.unref();
+  });
+  try {
+    return await Promise.race([ctx.provider.refund({ method: intent.method, phone: intent.phone, amount: intent.amount, reference: providerReferenceOf(intent) }), timeout]);
+  } catch (error) {
+    ctx.log.warn({ err: error, refundId: intent.refundId }, 'refund call to the provider failed; the reconciler will ask what became of it');
+    return { status: 'pending', providerReference: '', reason: 'the provider call failed' };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Phase 2's settlement (inside the caller's database transaction), by the request or by the
+ * reconciler, whichever comes first: the Refund row is locked and only a `pending` row of this
+ * attempt is settled; the later one finds it settled and answers what it became.
+ */
+export async function settleRefund(ctx: GatewayContext, tx: DbTransaction, intent: RefundIntent, answer: ProviderAnswer): Promise<Settlement<TransactionRecord>> {
+  const [refund] = await tx.$queryRaw<{ status: string; attempts: number }[]>`
+    SELECT status::text AS status, attempts FROM "Refund" WHERE id = ${intent.refundId}::uuid FOR UPDATE`;
+  if (!refund) throw new Error(`refund ${intent.refundId} vanished before it was settled`);
+  if (refund.status !== 'pending' || refund.attempts !== intent.attempt) return settledAlready(ctx, tx, intent, refund, answer);
+  // Locks in one order everywhere here (refund, transaction, then accounts in post()): a
+  // concurrent escrow release or another settlement of this row waits instead of deadlocking.
+  await tx.$queryRaw`SELECT id FROM "Transaction" WHERE id = ${intent.transactionId}::uuid FOR UPDATE`;
+
+  const providerReference = answer.providerReference ?? '';
+  if (answer.status === 'succeeded') {
+    await tx.refund.update({ where: { id: intent.refundId }, data: { status: 'succeeded', providerReference } });
+    const { count } = await tx.transaction.updateMany({
+      where: { id: intent.transactionId, status: { in: ['paid', 'paid_and_blocked'] } },
+      data: { status: 'refunded', refundedAt: ctx.clock.now() },
+    });
+    if (count !== 1) throw new Error(`refund ${intent.refundId} succeeded but transaction ${intent.transactionId} was no longer paid`);
+    return { answer: await findVisibleTransaction(tx, null, intent.transactionId) };
+  }
+  if (answer.status === 'failed') {
+    await reversePhaseOne(tx, intent);
+    await tx.refund.update({ where: { id: intent.refundId }, data: { status: 'failed', providerReference, failureReason: answer.reason ?? 'refused by the provider' } });
+    return { refusal: new DomainError('refund_failed') };
+  }
+  if (providerReference) await tx.refund.update({ where: { id: intent.refundId }, data: { providerReference } });
+  return { unsettled: new DomainError('refund_unconfirmed') };
+}
+
+/** Gives back what phase 1 took: the debit first (so main never dips), then the escrow release. */
+async function reversePhaseOne(tx: DbTransaction, intent: RefundIntent): Promise<void> {
+  const postings = await tx.ledgerEntry.findMany({
+    where: { transactionId: intent.transactionId, description: postingTagOf(intent), kind: { in: ['refund', 'escrow_release'] } },
+    select: { postingId: true, kind: true },
+    distinct: ['postingId'],
+  });
+  const debit = postings.find((posting) => posting.kind === 'refund');
+  const release = postings.find((posting) => posting.kind === 'escrow_release');
+  const description = `${postingTagOf(intent)} failed`;
+  if (debit) await reverse(tx, debit.postingId, 'refund_reversal', description);
+  if (release) {
+    await reverse(tx, release.postingId, 'refund_reversal', description);
+    await tx.transaction.updateMany({ where: { id: intent.transactionId, status: 'paid' }, data: { status: 'paid_and_blocked' } });
+  }
+}
+
+/** Someone settled this attempt first: answer what it became (and say so if the provider disagrees). */
+async function settledAlready(
+  ctx: GatewayContext,
+  tx: DbTransaction,
+  intent: RefundIntent,
+  refund: { status: string; attempts: number },
+  answer: ProviderAnswer,
+): Promise<Settlement<TransactionRecord>> {
+  if (refund.attempts !== intent.attempt) return { refusal: new DomainError('refund_in_progress') };
+  if (answer.status !== 'pending' && answer.status !== refund.status) {
+    ctx.log.error({ refundId: intent.refundId, recorded: refund.status, provider: answer.status }, 'the provider answered a refund differently from how it was settled: check it with the provider');
+  }
+  if (refund.status === 'succeeded') return { answer: await findVisibleTransaction(tx, null, intent.transactionId) };
+  return { refusal: new DomainError('refund_failed') };
+}
+
+/**
+ * The reconciler: settles refunds left `pending` (a provider timeout, or a crash between the
+ * phases) by asking the provider what became of each, then running the same settlement (which
+ * also completes an Idempotency-Key waiting on it). It never sends a refund: one the provider
+ * never received (`not_found`) is settled as failed and its debit returned; the merchant may then
+ * ask again. Safe to run in several instances at once (settlement is conditional).
+ */
+export async function settlePendingRefunds(
+  ctx: GatewayContext,
+  options: { olderThanMs?: number; limit?: number } = {},
+): Promise<{ settled: number; stillPending: number; errors: number }> {
+  const cutoff = new Date(ctx.clock.now().getTime() - (options.olderThanMs ?? REFUND_RECONCILE_AFTER_MS));
+  const pending = await ctx.db.refund.findMany({
+    where: { status: 'pending', updatedAt: { lte: cutoff } },
+    orderBy: { updatedAt: 'asc' },
+    take: options.limit ?? RECONCILE_BATCH,
+    include: { transaction: { select: { payerPhone: true } } },
+  });
+  const tally = { settled: 0, stillPending: 0, errors: 0 };
+  for (const refund of pending) {
+    const intent: RefundIntent = {
+      refundId: refund.id,
+      attempt: refund.attempts,
+      organizationId: refund.organizationId,
+      transactionId: refund.transactionId,
+      method: refund.method,
+      phone: refund.transaction.payerPhone ?? '',
+      amount: refund.amount,
+    };
+    try {
+      const status = await ctx.provider.refundStatus(providerReferenceOf(intent));
+      if (status.status === 'pending') {
+        tally.stillPending += 1;
+        continue;
+      }
+      await settleIntent(ctx, intent.organizationId, refundIntentName(intent), (tx) => settleRefund(ctx, tx, intent, answerOf(status)));
+      tally.settled += 1;
+    } catch (error) {
+      if (error instanceof DomainError && (error.code === 'refund_failed' || error.code === 'refund_in_progress')) {
+        tally.settled += 1;
+        continue;
+      }
+      tally.errors += 1;
+      ctx.log.warn({ err: error, refundId: refund.id }, 'could not reconcile a pending refund; will try again');
+    }
+  }
+  if (pending.length) ctx.log.info({ ...tally }, 'pending refunds reconciled');
+  return tally;
+}
+
+function answerOf(status: ProviderStatusAnswer): ProviderAnswer {
+  if (status.status === 'not_found') return { status: 'failed', providerReference: '', reason: 'the provider never received the refund' };
+  return { status: status.status, providerReference: status.providerReference, reason: status.reason };
+}
