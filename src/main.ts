@@ -8,6 +8,7 @@ import { loadConfig } from './config.js';
 import { CallerCache } from './domain/callerCache.js';
 import { systemClock, type GatewayContext } from './domain/context.js';
 import { purgeExpiredIdempotencyKeys } from './domain/idempotency.js';
+import { settlePendingRefunds } from './domain/refunds.js';
 import { buildApp } from './http/app.js';
 import { buildCheckoutApp } from './checkout/app.js';
 import { loadOrCreateAdminToken } from './infra/adminToken.js';
@@ -23,6 +24,8 @@ import { listenStartupError, passwordOf, startupFailureReport } from './infra/st
 const SHUTDOWN_GRACE_MS = 10_000;
 /** Idempotency keys live 24 h; purging hourly keeps the table to about a day of keys. */
 const IDEMPOTENCY_PURGE_INTERVAL_MS = 60 * 60 * 1000;
+/** How often pending refunds (provider timeouts, crashes between phases) are asked about. */
+const REFUND_RECONCILE_INTERVAL_MS = 30 * 1000;
 /** A failed start closes what it opened (PGlite flushes, its lock goes) but never hangs on it. */
 const FAILED_START_CLEANUP_MS = 3_000;
 
@@ -78,13 +81,27 @@ async function main(): Promise<void> {
   ctx.callers = new CallerCache(coordination.invalidations);
   const ready = async () => ({ database: await db.ping(), coordinator: await coordination.health.ping() });
   const api = await buildApp({ ctx, adminToken, ready, logger: log, metrics: { poolStats: db.poolStats } });
-  const checkout = await buildCheckoutApp({ ctx, logger: log });
+  // Every instance must accept the forms another served (a load balancer, a restart): the form
+  // token key is derived from the one secret all instances share.
+  const checkout = await buildCheckoutApp({ ctx, logger: log, formSecret: adminToken });
   openedSoFar.push(() => api.close(), () => checkout.close());
 
   const purge = setInterval(() => {
     purgeExpiredIdempotencyKeys(ctx).catch((err: unknown) => log.warn({ err }, 'could not purge expired idempotency keys'));
   }, IDEMPOTENCY_PURGE_INTERVAL_MS);
   purge.unref();
+  // One run at a time: a slow provider must not stack runs up.
+  let reconciling = false;
+  const reconcileRefunds = setInterval(() => {
+    if (reconciling) return;
+    reconciling = true;
+    settlePendingRefunds(ctx)
+      .catch((err: unknown) => log.warn({ err }, 'could not reconcile pending refunds'))
+      .finally(() => {
+        reconciling = false;
+      });
+  }, REFUND_RECONCILE_INTERVAL_MS);
+  reconcileRefunds.unref();
 
   const { host } = config;
   await api.listen({ host, port: config.port }).catch((error: unknown) => {
@@ -109,6 +126,7 @@ async function main(): Promise<void> {
     stopping = true;
     log.info({ signal }, 'shutting down: no new requests, finishing in-flight ones');
     clearInterval(purge);
+    clearInterval(reconcileRefunds);
     const forceExit = setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS);
     forceExit.unref();
     await Promise.allSettled([api.close(), checkout.close()]);

@@ -1,85 +1,246 @@
 /**
- * The checkout origin (CHECKOUT_PORT): the page a merchant sends its customer to. This first
- * version shows what is being paid for and the transaction's state; paying on the page (the
- * method/phone form of DESIGN.md) comes with the checkout issue.
+ * The checkout origin (CHECKOUT_PORT): the page a merchant sends its customer to.
+ *
+ * GET  /checkout/:id          what is being paid for, then the payment form (pending) or the state
+ * POST /checkout/:id          method + phone (url-encoded) + the form token: pays with the wallet,
+ *                             then 303 to success_url (paid) or error_url (declined), or a
+ *                             "confirm on your phone" page (the wallet has not answered yet)
+ * GET  /checkout/:id/success  the default success_url: the state as read from the database
+ * GET  /checkout/:id/error    the default error_url: idem
+ *
+ * The rules (what is offered, fees, who may pay what) are the domain's (getCheckout,
+ * payTransaction); this app renders, parses and refuses forged posts. Pages carry no script.
  */
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { PaymentMethod } from '../generated/prisma/enums.js';
 import type { GatewayContext } from '../domain/context.js';
 import { DomainError } from '../domain/errors.js';
-import { toWireAmount } from '../domain/money.js';
 import { getCheckout, type CheckoutView } from '../domain/operations/getCheckout.js';
+import { payTransaction } from '../domain/operations/payTransaction.js';
+import { compactPhone } from '../domain/phones.js';
+import { defaultErrorUrlOf, defaultSuccessUrlOf, isUuid } from '../domain/transactions.js';
+import { createFormTokens } from './csrf.js';
+import { MESSAGES, pickLanguage, type Lang } from './i18n.js';
+import { STYLE_HASH, messagePage, renderAwaitingConfirmation, renderCheckout, renderResult } from './render.js';
 
 export interface CheckoutOptions {
   ctx: GatewayContext;
   logger: FastifyBaseLogger | false;
+  /**
+   * Key of the form tokens. Give every instance of a deployment the same one (e.g. derived from
+   * the operator token); unset = a random key per process (a form rendered before a restart, or
+   * by another instance, is then refused as expired: the customer reloads, nothing is paid).
+   */
+  formSecret?: string | Buffer;
 }
 
-const escapeHtml = (text: string): string =>
-  text.replace(/[&<>"']/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char] ?? char);
+/** A checkout form is three short fields; anything bigger is not ours. */
+export const FORM_BODY_LIMIT = 4096;
+const FORM_FIELDS = ['csrf_token', 'method', 'phone'] as const;
 
-const formatXof = (amount: bigint): string => `${toWireAmount(amount).toLocaleString('fr-FR').replace(/\u202f/g, ' ')} XOF`;
+type OrderRequest = FastifyRequest<{ Params: { orderId: string }; Querystring: { lang?: string } }>;
 
-const STATUS_TEXT: Record<string, string> = {
-  pending: 'Awaiting payment',
-  paid: 'Paid',
-  paid_and_blocked: 'Paid',
-  cancelled: 'Cancelled',
-  refunded: 'Refunded',
-};
-
-function page(title: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${escapeHtml(title)}</title>
-<style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:2rem auto;padding:0 1rem;color:#1a1a1a}
-table{width:100%;border-collapse:collapse}td{padding:.4rem 0;border-bottom:1px solid #eee}td:last-child{text-align:right}
-.total{font-size:1.4rem;font-weight:600}.status{display:inline-block;padding:.2rem .6rem;border-radius:1rem;background:#eef}</style>
-</head><body>${body}</body></html>`;
+/**
+ * The page's policy: nothing from elsewhere, no script at all, our one stylesheet by hash, no
+ * framing; forms post to ourselves and (Chromium checks redirects of a form post too) may land on
+ * the merchant's success/error origins.
+ */
+function contentSecurityPolicy(formTargets: string[] = []): string {
+  return [
+    "default-src 'none'",
+    `style-src ${STYLE_HASH}`,
+    "img-src 'self' data:",
+    `form-action ${["'self'", ...new Set(formTargets)].join(' ')}`,
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+  ].join('; ');
 }
 
-export function renderCheckout(view: CheckoutView): string {
-  const { transaction } = view;
-  const rows = transaction.products
-    .map((product) => `<tr><td>${escapeHtml(product.name)} × ${product.quantity}</td><td>${formatXof(product.price * BigInt(product.quantity))}</td></tr>`)
-    .join('');
-  const fees = transaction.feesCustomerSide && transaction.fees > 0n ? `<tr><td>Fees</td><td>${formatXof(transaction.fees)}</td></tr>` : '';
-  return page(
-    `Pay ${view.organizationName}`,
-    `<h1>${escapeHtml(view.organizationName)}</h1>
-<p class="status" data-status="${transaction.status}">${STATUS_TEXT[transaction.status] ?? transaction.status}</p>
-<table>${rows}${fees}</table>
-<p class="total">Total: <span data-amount="${toWireAmount(view.amountToPay)}">${formatXof(view.amountToPay)}</span></p>`,
-  );
+/**
+ * A payment page: no framing (clickjacking), no script or asset from elsewhere, no leaking of the
+ * order address to other sites, and no caching of a page whose state changes.
+ */
+function withSecurityHeaders(reply: FastifyReply): FastifyReply {
+  return reply
+    .header('content-security-policy', contentSecurityPolicy())
+    .header('x-frame-options', 'DENY')
+    .header('referrer-policy', 'no-referrer')
+    .header('x-content-type-options', 'nosniff')
+    .header('cache-control', 'no-store');
 }
 
-export async function buildCheckoutApp({ ctx, logger }: CheckoutOptions): Promise<FastifyInstance> {
-  const app = Fastify({ ...(logger ? { loggerInstance: logger } : { logger: false }) });
+/** The origin of a redirect target as a CSP source (absent when it cannot be written as one). */
+function cspSourceOf(url: string): string | null {
+  try {
+    const { protocol, origin } = new URL(url);
+    if (protocol !== 'http:' && protocol !== 'https:') return null;
+    return /^[a-z]+:\/\/[A-Za-z0-9.-]+(:\d+)?$/.test(origin) ? origin : protocol;
+  } catch {
+    return null;
+  }
+}
+
+/** The checkout's public origin (read each time: the settings may be filled in after start). */
+function publicOriginOf(ctx: GatewayContext): string | null {
+  try {
+    return new URL(ctx.settings.checkoutPublicUrl).origin;
+  } catch {
+    return null;
+  }
+}
+
+/** Where the customer goes after paying: the merchant's URL, or our default page. */
+const successUrlOf = (ctx: GatewayContext, view: CheckoutView): string => safeRedirect(view.transaction.successUrl) ?? defaultSuccessUrlOf(ctx.settings, view.transaction.id);
+const errorUrlOf = (ctx: GatewayContext, view: CheckoutView): string => safeRedirect(view.transaction.errorUrl) ?? defaultErrorUrlOf(ctx.settings, view.transaction.id);
+
+function safeRedirect(url: string | null): string | null {
+  if (!url) return null;
+  return cspSourceOf(url) ? url : null;
+}
+
+/** The merchant's own success_url, for "back to the merchant" (none when it is our default page). */
+function merchantUrlOf(ctx: GatewayContext, view: CheckoutView): string | null {
+  const url = successUrlOf(ctx, view);
+  return url === defaultSuccessUrlOf(ctx.settings, view.transaction.id) ? null : url;
+}
+
+const FIELD_ERRORS = ['invalid_phone', 'invalid_request', 'method_not_offered', 'unsupported_payment_method', 'payment_method_unavailable'] as const;
+type FieldError = (typeof FIELD_ERRORS)[number];
+const isFieldError = (code: string): code is FieldError => (FIELD_ERRORS as readonly string[]).includes(code);
+
+export async function buildCheckoutApp({ ctx, logger, formSecret }: CheckoutOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    ...(logger ? { loggerInstance: logger } : { logger: false }),
+    // A malformed address (bad percent-encoding...) is refused before routing: a page too, not JSON.
+    frameworkErrors: (_error, request, reply) => {
+      const lang = pickLanguage(request.headers['accept-language']);
+      return withSecurityHeaders(reply as FastifyReply).code(400).header('content-language', lang).type('text/html; charset=utf-8').send(messagePage(lang, MESSAGES[lang].badRequestTitle, MESSAGES[lang].badRequestDetail));
+    },
+  });
+  const tokens = createFormTokens(formSecret);
+
+  // The page's form is the only body this origin reads (415 for JSON, text/plain...): bounded,
+  // parsed by Node itself (no dependency); the handler reads the fields.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT }, (_request, body, done) => {
+    done(null, new URLSearchParams(body as string));
+  });
+
   app.addHook('onRequest', async (_request, reply) => {
-    // A payment page: no framing (clickjacking), no script or asset from elsewhere, no leaking
-    // of the order address to other sites, and no caching of a page whose state changes.
-    reply.header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self' https: http:; frame-ancestors 'none'; base-uri 'none'");
-    reply.header('x-frame-options', 'DENY');
-    reply.header('referrer-policy', 'no-referrer');
-    reply.header('x-content-type-options', 'nosniff');
-    reply.header('cache-control', 'no-store');
+    withSecurityHeaders(reply);
   });
-  // A customer never sees internals: a plain page, the details in the log with the request id.
-  app.setErrorHandler((error, request, reply) => {
-    ctx.log.error({ err: error, requestId: request.id }, 'checkout error');
-    return reply.code(500).type('text/html; charset=utf-8').send(page('Error', '<h1>Something went wrong.</h1><p>Please try again in a moment.</p>'));
-  });
-  app.setNotFoundHandler((_request, reply) => reply.code(404).type('text/html; charset=utf-8').send(page('Not found', '<h1>Page not found.</h1>')));
 
-  app.get('/healthz', async () => ({ status: 'ok' }));
-  app.get<{ Params: { orderId: string } }>('/checkout/:orderId', async (request, reply) => {
+  const langOf = (request: FastifyRequest): Lang => pickLanguage(request.headers['accept-language'], (request.query as { lang?: unknown } | undefined)?.lang);
+  const html = (reply: FastifyReply, status: number, body: string, lang: Lang) =>
+    reply.code(status).header('content-language', lang).type('text/html; charset=utf-8').send(body);
+
+  // A customer never sees internals: a plain page, the details in the log with the request id.
+  // Refusals by the HTTP layer (body too large, unknown content type, malformed body) are 4xx pages.
+  app.setErrorHandler((error: { statusCode?: number }, request, reply) => {
+    const lang = langOf(request);
+    const t = MESSAGES[lang];
+    const status = error.statusCode;
+    if (status && status >= 400 && status < 500) {
+      return html(reply, status, messagePage(lang, status === 413 ? t.tooLargeTitle : t.badRequestTitle, t.badRequestDetail), lang);
+    }
+    ctx.log.error({ err: error, requestId: request.id }, 'checkout error');
+    return html(reply, 500, messagePage(lang, t.somethingWrongTitle, t.somethingWrongDetail), lang);
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const lang = langOf(request);
+    return html(reply, 404, messagePage(lang, MESSAGES[lang].notFoundTitle), lang);
+  });
+
+  /** A page for an order id; an unknown or malformed one is the same 404 "link not valid". */
+  const withView = async (request: OrderRequest, reply: FastifyReply, render: (view: CheckoutView, lang: Lang) => Promise<unknown> | unknown) => {
+    const lang = langOf(request);
+    let view: CheckoutView;
     try {
-      const view = await getCheckout(ctx, request.params.orderId);
-      return reply.type('text/html; charset=utf-8').send(renderCheckout(view));
+      view = await getCheckout(ctx, request.params.orderId);
     } catch (error) {
-      if (error instanceof DomainError && error.code === 'transaction_not_found') {
-        return reply.code(404).type('text/html; charset=utf-8').send(page('Not found', '<h1>This payment link is not valid.</h1>'));
-      }
+      if (error instanceof DomainError && error.code === 'transaction_not_found') return html(reply, 404, messagePage(lang, MESSAGES[lang].linkInvalidTitle), lang);
       throw error;
     }
+    return render(view, lang);
+  };
+
+  /** The form keeps a language the customer picked by link; otherwise the browser's decides. */
+  const formActionOf = (request: OrderRequest, orderId: string): string => {
+    const lang = request.query?.lang;
+    return `/checkout/${orderId}${lang === 'fr' || lang === 'en' ? `?lang=${lang}` : ''}`;
+  };
+
+  const sendCheckout = (request: OrderRequest, reply: FastifyReply, view: CheckoutView, lang: Lang, status: number, extra: { error?: string; method?: string; phone?: string; notice?: string } = {}) => {
+    const form = view.payable ? { token: tokens.issue(view.transaction.id, ctx.clock.now()), action: formActionOf(request, view.transaction.id), ...extra } : undefined;
+    if (form) reply.header('content-security-policy', contentSecurityPolicy([successUrlOf(ctx, view), errorUrlOf(ctx, view)].map(cspSourceOf).filter((source): source is string => !!source)));
+    // Nothing to pay with: say so, and let monitors see it is temporary.
+    const code = status === 200 && view.payable && view.offers.length === 0 ? 503 : status;
+    return html(reply, code, renderCheckout(view, { lang, form, notice: extra.notice, merchantUrl: merchantUrlOf(ctx, view) }), lang);
+  };
+
+  app.get('/healthz', async () => ({ status: 'ok' }));
+
+  app.get('/checkout/:orderId', async (request: OrderRequest, reply) => withView(request, reply, (view, lang) => sendCheckout(request, reply, view, lang, 200)));
+
+  for (const which of ['success', 'error'] as const) {
+    app.get(`/checkout/:orderId/${which}`, async (request: OrderRequest, reply) =>
+      withView(request, reply, (view, lang) => html(reply, 200, renderResult(view, lang, which, merchantUrlOf(ctx, view)), lang)),
+    );
+  }
+
+  /**
+   * Fetch metadata and Origin, when the browser sends them, must say "this origin". (Our pages
+   * send no referrer, so a browser's Origin on our own form may be the literal "null": the
+   * token then decides.)
+   */
+  const isSameOriginPost = (request: FastifyRequest): boolean => {
+    const site = request.headers['sec-fetch-site'];
+    if (site !== undefined && site !== 'same-origin' && site !== 'none') return false;
+    const origin = request.headers.origin;
+    if (origin === undefined || origin === 'null') return true;
+    return origin === publicOriginOf(ctx) || origin === `${request.protocol}://${request.host}`;
+  };
+
+  app.post('/checkout/:orderId', async (request: OrderRequest, reply) => {
+    const lang = langOf(request);
+    const t = MESSAGES[lang];
+    const { orderId } = request.params;
+    const backToPayment = isUuid(orderId) ? { href: `/checkout/${orderId}`, label: t.backToPayment } : undefined;
+    if (!isSameOriginPost(request)) return html(reply, 403, messagePage(lang, t.crossSiteTitle, t.crossSiteDetail, backToPayment), lang);
+
+    const form = request.body instanceof URLSearchParams ? request.body : new URLSearchParams();
+    // One value per field: a repeated field is not something our page sends.
+    if (FORM_FIELDS.some((field) => form.getAll(field).length > 1)) return html(reply, 400, messagePage(lang, t.badRequestTitle, t.badRequestDetail, backToPayment), lang);
+    // The token is checked before anything is read or paid: a forged post costs one HMAC.
+    if (!tokens.verify(form.get('csrf_token'), orderId, ctx.clock.now())) {
+      return html(reply, 403, messagePage(lang, t.formExpiredTitle, t.formExpiredDetail, backToPayment), lang);
+    }
+    const method = form.get('method') ?? '';
+    const phone = form.get('phone') ?? '';
+
+    return withView(request, reply, async (view) => {
+      try {
+        const result = await payTransaction(ctx, { kind: 'customer' }, orderId, { method, phone });
+        const after: CheckoutView = { ...view, transaction: result.transaction };
+        if (result.outcome === 'paid') return reply.redirect(successUrlOf(ctx, after), 303);
+        if (result.outcome === 'failed') return reply.redirect(errorUrlOf(ctx, after), 303);
+        // The wallet has not answered (the customer has not approved on the phone yet): the
+        // transaction stays pending; the page says so and links back to the checkout, which
+        // shows "paid" once it is, or the form again to retry.
+        return html(reply, 200, renderAwaitingConfirmation(view, lang, method as PaymentMethod, compactPhone(phone), formActionOf(request, orderId)), lang);
+      } catch (error) {
+        if (!(error instanceof DomainError)) throw error;
+        if (isFieldError(error.code)) return sendCheckout(request, reply, view, lang, error.status, { error: t.errors[error.code], method, phone });
+        if (error.code === 'transaction_not_payable') {
+          // Paid, cancelled or refunded meanwhile (another tab, a double click): show the state.
+          const now = await getCheckout(ctx, orderId);
+          const paid = now.transaction.status === 'paid' || now.transaction.status === 'paid_and_blocked';
+          return sendCheckout(request, reply, now, lang, 409, { notice: paid ? t.alreadyPaidTitle : t.notPayableTitle });
+        }
+        if (error.code === 'transaction_not_found') return html(reply, 404, messagePage(lang, t.linkInvalidTitle), lang);
+        throw error;
+      }
+    });
   });
   return app;
 }

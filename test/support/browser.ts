@@ -2,7 +2,10 @@
  * A real browser for end-to-end tests: Debian's Chromium driven by playwright-core (test tools
  * cannot download their own browsers here). Flags keep it from calling out to the network.
  */
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { mkdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
 import { startGateway, type TestGateway } from './gateway.js';
 
@@ -43,4 +46,35 @@ export function recordOutsideRequests(page: Page, origin: string): string[] {
     if (!request.url().startsWith(origin) && !/^(data|blob):/.test(request.url())) outside.push(request.url());
   });
   return outside;
+}
+
+/** Where browser tests keep what they saw (git-ignored): test-artifacts/<folder>/<name>.png. */
+export const ARTIFACTS_DIR = join(fileURLToPath(new URL('../..', import.meta.url)), 'test-artifacts');
+
+/** A full-page screenshot kept as a test artifact; returns its path. */
+export async function saveScreenshot(page: Page, folder: string, name: string): Promise<string> {
+  const path = join(ARTIFACTS_DIR, folder, `${name}.png`);
+  await mkdir(dirname(path), { recursive: true });
+  await page.screenshot({ path, fullPage: true });
+  return path;
+}
+
+export interface PhoneOptions {
+  /** The browser's language (its Accept-Language). */
+  locale?: string;
+  /** false: a browser with JavaScript turned off. */
+  javaScriptEnabled?: boolean;
+}
+
+/** A small phone: 360 CSS px wide, touch, in its own context (close the context after). */
+export async function newPhonePage(browser: Browser, options: PhoneOptions = {}): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({
+    viewport: { width: 360, height: 740 },
+    deviceScaleFactor: 1,
+    isMobile: true,
+    hasTouch: true,
+    locale: options.locale ?? 'fr-SN',
+    javaScriptEnabled: options.javaScriptEnabled ?? true,
+  });
+  return { context, page: await context.newPage() };
 }
