@@ -24,6 +24,7 @@ import type { PaymentMethod } from '../generated/prisma/enums.js';
 import type { DbTransaction, GatewayContext } from './context.js';
 import { DomainError } from './errors.js';
 import { settleIntent, type Settlement } from './idempotency.js';
+import { heldInEscrow } from './ledger/escrow.js';
 import { clearingAccountOf, post, reverse } from './ledger/posting.js';
 import type { ProviderAnswer, ProviderStatusAnswer } from './ports.js';
 import { findVisibleTransaction, isUuid, type TransactionRecord } from './transactions.js';
@@ -144,15 +145,6 @@ export async function recordRefund(tx: DbTransaction, organizationId: string, or
     await tx.refund.create({ data: { id: intent.refundId, transactionId: transaction.id, organizationId, amount, method, status: 'pending', attempts: 1 } });
   }
   return intent;
-}
-
-/** What the transaction's proceeds still hold in `escrow`: the sum of its entries there. */
-async function heldInEscrow(tx: DbTransaction, organizationId: string, transactionId: string): Promise<bigint> {
-  const [row] = await tx.$queryRaw<{ held: bigint | string }[]>`
-    SELECT COALESCE(SUM(e.amount), 0)::bigint AS held
-    FROM "LedgerEntry" e JOIN "Account" a ON a.id = e."accountId"
-    WHERE e."transactionId" = ${transactionId}::uuid AND a."organizationId" = ${organizationId}::uuid AND a.name = 'escrow'`;
-  return BigInt(row?.held ?? 0);
 }
 
 /**

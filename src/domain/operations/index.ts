@@ -14,3 +14,5 @@ export { listOrganizations } from './listOrganizations.js';
 export { listApiKeys } from './listApiKeys.js';
 export { payTransaction } from './payTransaction.js';
 export { refundTransaction } from './refundTransaction.js';
+export { releaseEscrow } from './releaseEscrow.js';
+export { adjustAccount } from './adjustAccount.js';

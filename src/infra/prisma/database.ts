@@ -13,6 +13,14 @@ import { PrismaClient } from '../../generated/prisma/client.js';
 import { acquireDataFolderLock } from '../dataFolderLock.js';
 import { postgresStartupError } from '../startupErrors.js';
 
+/**
+ * Interactive transactions (every money movement) wait up to 10 s for a connection and run at most
+ * 20 s. Prisma's defaults (2 s / 5 s) turned a busy moment into a 500 for a valid request: PGlite
+ * has one connection, and a 2-core machine under a load test queues work for seconds. Still bounded,
+ * so a stuck transaction cannot hold row locks forever (statement_timeout bounds each statement).
+ */
+const TRANSACTION_OPTIONS = { maxWait: 10_000, timeout: 20_000 } as const;
+
 export interface Database {
   prisma: PrismaClient;
   /** A connection for Prisma's schema engine (migrations, drift checks). */
@@ -61,7 +69,7 @@ async function openPostgres(url: string, poolMax: number): Promise<Database> {
   // An idle client that errors (server restart) must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
   await checkConnection(pool, url);
-  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool), transactionOptions: TRANSACTION_OPTIONS });
   const migrations = migrationAdapterFactory(url);
   return {
     prisma,
@@ -176,7 +184,7 @@ async function openPGlite(dataDir: string, onLockTakenOver?: (description: strin
     throw error;
   }
   const adapterFactory = new PrismaPGlite(client);
-  const prisma = new PrismaClient({ adapter: adapterFactory });
+  const prisma = new PrismaClient({ adapter: adapterFactory, transactionOptions: TRANSACTION_OPTIONS });
   return {
     prisma,
     adapterFactory,
