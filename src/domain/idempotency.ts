@@ -65,25 +65,41 @@ export async function runIdempotently<T>(ctx: GatewayContext, scope: Idempotency
   if (!KEY_PATTERN.test(scope.key)) throw new DomainError('invalid_idempotency_key');
   const key = { organizationId: scope.organizationId, key: scope.key };
   const requestHash = fingerprintOf(scope.operation, scope.input);
+  const outcome = await runClaimed<T, T>(ctx, key, requestHash, work, (result) => keyRow(ctx, key, requestHash, 200, { value: result }));
+  return 'replay' in outcome ? outcome.replay : { value: outcome.ran, replayed: false };
+}
 
+type IdempotencyKeyRow = ReturnType<typeof keyRow> | ReturnType<typeof inProgressKeyRow>;
+
+/**
+ * The claim every idempotent operation shares: replay the answer stored under the key, or run
+ * `work` in ONE database transaction that also writes the key row `rowFor(result)` (completed
+ * for one-phase operations, in_progress with the intent for two-phase ones).
+ */
+async function runClaimed<T, Answer>(
+  ctx: GatewayContext,
+  key: { organizationId: string; key: string },
+  requestHash: string,
+  work: (tx: DbTransaction) => Promise<T>,
+  rowFor: (result: T) => IdempotencyKeyRow,
+): Promise<{ ran: T } | { replay: IdempotentOutcome<Answer> }> {
   // The common retry: the first request committed long ago. One read, no transaction.
   const stored = await findLiveKey(ctx, ctx.db, key);
-  if (stored) return replay<T>(stored, requestHash);
-
+  if (stored) return { replay: replay<Answer>(stored, requestHash) };
   try {
-    const value = await ctx.db.$transaction(async (tx) => {
+    const ran = await ctx.db.$transaction(async (tx) => {
       await claim(ctx, tx, key);
       const result = await work(tx);
-      await tx.idempotencyKey.create({ data: keyRow(ctx, key, requestHash, 200, { value: result }) });
+      await tx.idempotencyKey.create({ data: rowFor(result) });
       return result;
     });
-    return { value, replayed: false };
+    return { ran };
   } catch (error) {
-    if (error instanceof AlreadyAnswered) return replay<T>(error.row, requestHash);
+    if (error instanceof AlreadyAnswered) return { replay: replay<Answer>(error.row, requestHash) };
     if (isUniqueViolation(error)) {
       // Another request with this key committed first: its answer is the answer.
       const winner = await findLiveKey(ctx, ctx.db, key);
-      if (winner) return replay<T>(winner, requestHash);
+      if (winner) return { replay: replay<Answer>(winner, requestHash) };
     }
     if (error instanceof DomainError && isFinalRefusal(error)) await storeRefusal(ctx, key, requestHash, error);
     throw error;
@@ -140,25 +156,12 @@ export async function runIdempotentlyTwoPhase<Intent, Reply, T>(
     if (!KEY_PATTERN.test(scope.key)) throw new DomainError('invalid_idempotency_key');
     key = { organizationId: scope.organizationId, key: scope.key };
     const requestHash = fingerprintOf(scope.operation, scope.input);
-    const stored = await findLiveKey(ctx, ctx.db, key);
-    if (stored) return replay<T>(stored, requestHash);
-    try {
-      const claimed = key;
-      intent = await ctx.db.$transaction(async (tx) => {
-        await claim(ctx, tx, claimed);
-        const recorded = await steps.record(tx);
-        await tx.idempotencyKey.create({ data: inProgressKeyRow(ctx, claimed, requestHash, steps.intentName(recorded)) });
-        return recorded;
-      });
-    } catch (error) {
-      if (error instanceof AlreadyAnswered) return replay<T>(error.row, requestHash);
-      if (isUniqueViolation(error)) {
-        const winner = await findLiveKey(ctx, ctx.db, key);
-        if (winner) return replay<T>(winner, requestHash);
-      }
-      if (error instanceof DomainError && isFinalRefusal(error)) await storeRefusal(ctx, key, requestHash, error);
-      throw error;
-    }
+    const claimed = key;
+    const outcome = await runClaimed<Intent, T>(ctx, claimed, requestHash, (tx) => steps.record(tx), (recorded) =>
+      inProgressKeyRow(ctx, claimed, requestHash, steps.intentName(recorded)),
+    );
+    if ('replay' in outcome) return outcome.replay;
+    intent = outcome.ran;
   }
   const reply = await steps.call(intent);
   const marker = intentMarker(steps.intentName(intent));
