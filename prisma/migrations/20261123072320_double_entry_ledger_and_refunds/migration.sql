@@ -44,10 +44,3 @@ CREATE INDEX "LedgerEntry_gatewayAccount_idx" ON "LedgerEntry"("gatewayAccount")
 
 -- AddForeignKey
 ALTER TABLE "Refund" ADD CONSTRAINT "Refund_transactionId_fkey" FOREIGN KEY ("transactionId") REFERENCES "Transaction"("id") ON DELETE CASCADE ON UPDATE CASCADE;
-
--- Money rules PostgreSQL enforces whatever the code does (Prisma's schema cannot express CHECKs):
--- a merchant account never goes below zero, and every entry is on exactly one side, merchant or
--- gateway, with a running balance only on merchant accounts.
-ALTER TABLE "Account" ADD CONSTRAINT "Account_balance_not_negative" CHECK ("balance" >= 0);
-ALTER TABLE "LedgerEntry" ADD CONSTRAINT "LedgerEntry_one_account" CHECK (("accountId" IS NULL) <> ("gatewayAccount" IS NULL));
-ALTER TABLE "LedgerEntry" ADD CONSTRAINT "LedgerEntry_balance_on_merchant_accounts" CHECK (("accountId" IS NULL) = ("balanceAfter" IS NULL));
