@@ -7,12 +7,15 @@
 import { parseArgs } from 'node:util';
 import { ClientError, GraphQLClient } from 'graphql-request';
 import {
+  AdjustAccountDocument,
   ApiKeysDocument,
   CreateApiKeyDocument,
   CreateOrganizationDocument,
   OrganizationDocument,
   OrganizationsDocument,
+  ReleaseEscrowDocument,
   RevokeApiKeyDocument,
+  SandboxPayDocument,
   SetSwitchDocument,
   UpdateOrganizationDocument,
   type ApiScope,
@@ -58,6 +61,9 @@ const COMMANDS = {
   'key list': { usage: 'key list --org ID', run: keyList },
   'key revoke': { usage: 'key revoke KEY_ID', run: keyRevoke },
   'switch set': { usage: `switch set ${SWITCHES.join('|')} on|off`, run: switchSet },
+  'sandbox pay': { usage: `sandbox pay ORDER_ID [--method ${METHODS.join('|')}] [--phone P]`, run: sandboxPay },
+  'escrow release': { usage: 'escrow release ORDER_ID', run: escrowRelease },
+  'account adjust': { usage: 'account adjust --org ID --amount N --reason R', run: accountAdjust },
 } satisfies Record<string, { usage: string; run: (argv: string[], connect: Connect) => Promise<object> }>;
 type CommandName = keyof typeof COMMANDS;
 
@@ -176,6 +182,39 @@ async function switchSet(argv: string[], connect: Connect) {
   return { switch: setSwitch.name, on: setSwitch.on };
 }
 
+/**
+ * Prints the transaction once it is paid. A payment the sandbox wallet declined (phone ending 0000)
+ * or left unconfirmed (1111) is a failure of the command: {"error": reason} and exit 1, so a script
+ * never mistakes a still-pending transaction for a paid one.
+ */
+async function sandboxPay(argv: string[], connect: Connect) {
+  const { values: flags, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { method: { type: 'string' }, phone: { type: 'string' } } });
+  const [orderId] = expectPositionals(positionals, ['ORDER_ID']);
+  const method = flags.method === undefined ? undefined : oneOf('--method', flags.method, METHODS);
+  const { sandboxPay: payment } = await connect().request(SandboxPayDocument, { orderId, method, phone: flags.phone });
+  if (payment.outcome !== 'paid') throw new Error(payment.reason ?? `the payment is ${payment.outcome}`);
+  return payment.transaction;
+}
+
+async function escrowRelease(argv: string[], connect: Connect) {
+  const [orderId] = expectPositionals(parseArgs({ args: argv, allowPositionals: true }).positionals, ['ORDER_ID']);
+  const { releaseEscrow } = await connect().request(ReleaseEscrowDocument, { orderId });
+  return releaseEscrow;
+}
+
+async function accountAdjust(argv: string[], connect: Connect) {
+  const { values: flags } = parseArgs({
+    // `--amount -500` reads to parseArgs like a missing value followed by a flag: keep it a value.
+    args: withNegativeValue(argv, '--amount'),
+    options: { org: { type: 'string' }, amount: { type: 'string' }, reason: { type: 'string' } },
+  });
+  if (!flags.org) throw new UsageError('--org is required');
+  if (flags.amount === undefined) throw new UsageError('--amount is required');
+  if (flags.reason === undefined) throw new UsageError('--reason is required');
+  const { adjustAccount } = await connect().request(AdjustAccountDocument, { organizationId: flags.org, amount: signedAmount('--amount', flags.amount), reason: flags.reason });
+  return adjustAccount;
+}
+
 // --- argument values --------------------------------------------------------------------------
 
 /** Exactly one positional argument per name, typed as a tuple of that length. */
@@ -211,6 +250,26 @@ function amount(flag: string, value: string): number | null {
   const parsed = Number(value);
   if (!/^\d+$/.test(value) || !Number.isSafeInteger(parsed)) throw new UsageError(`${flag} must be a whole number of XOF or none (got '${value}')`);
   return parsed;
+}
+
+/** A signed whole number of XOF; whether it is allowed (non-zero, in range) is the gateway's to say. */
+function signedAmount(flag: string, value: string): number {
+  const parsed = Number(value);
+  if (!/^[-+]?\d+$/.test(value) || !Number.isSafeInteger(parsed)) throw new UsageError(`${flag} must be a whole number of XOF, negative to debit (got '${value}')`);
+  return parsed;
+}
+
+/** `FLAG -500` -> `FLAG=-500`: a negative number after FLAG is its value, not another flag. */
+function withNegativeValue(argv: string[], flag: string): string[] {
+  const out: string[] = [];
+  for (let index = 0; index < argv.length; index += 1) {
+    const next = argv[index + 1];
+    if (argv[index] === flag && next !== undefined && /^-\d/.test(next)) {
+      out.push(`${flag}=${next}`);
+      index += 1;
+    } else out.push(argv[index]!);
+  }
+  return out;
 }
 
 // --- gateway connection -----------------------------------------------------------------------

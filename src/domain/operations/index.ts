@@ -16,3 +16,7 @@ export { payTransaction } from './payTransaction.js';
 export { refundTransaction } from './refundTransaction.js';
 export { releaseEscrow } from './releaseEscrow.js';
 export { adjustAccount } from './adjustAccount.js';
+export { listAccounts } from './listAccounts.js';
+export { getAccountStats } from './getAccountStats.js';
+export { getAccount } from './getAccount.js';
+export { listAccountEntries } from './listAccountEntries.js';

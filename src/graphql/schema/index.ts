@@ -7,6 +7,8 @@ import './organization.js';
 import './apiKey.js';
 import './switch.js';
 import './refund.js';
+import './account.js';
+import './payment.js';
 import { builder } from '../builder.js';
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -2,6 +2,7 @@
  * The v2 wire shapes: exactly the fields the spec lists for each, snake_case, integer amounts,
  * RFC 3339 UTC timestamps. Anything else belongs in GraphQL or headers.
  */
+import type { AccountRecord, AccountStats } from '../../domain/accounts.js';
 import type { CreatedTransaction } from '../../domain/operations/createTransaction.js';
 import type { Page } from '../../domain/pagination.js';
 import { toWireAmount } from '../../domain/money.js';
@@ -64,4 +65,24 @@ export function transactionFull(transaction: TransactionRecord) {
 
 export function pagination(page: Page<unknown>) {
   return { page: page.page, limit: page.limit, total_count: page.totalCount, total_pages: page.totalPages };
+}
+
+/** The Account shape: exactly the spec's nine fields. */
+export function accountShape(account: AccountRecord) {
+  return {
+    id: account.id,
+    name: account.name,
+    type: account.type,
+    organization_id: account.organizationId,
+    balance: toWireAmount(account.balance),
+    currency: account.currency,
+    is_active: account.isActive,
+    created_at: timestamp(account.createdAt),
+    updated_at: timestamp(account.updatedAt),
+  };
+}
+
+/** The Account stats shape. */
+export function accountStatsShape(stats: AccountStats) {
+  return { total_balance: toWireAmount(stats.totalBalance), account_count: stats.accountCount, active_account_count: stats.activeAccountCount };
 }
