@@ -7,6 +7,7 @@ import pino from 'pino';
 import { loadConfig } from './config.js';
 import { CallerCache } from './domain/callerCache.js';
 import { systemClock, type GatewayContext } from './domain/context.js';
+import { SwitchCache } from './domain/switches.js';
 import { purgeExpiredIdempotencyKeys } from './domain/idempotency.js';
 import { settlePendingRefunds } from './domain/refunds.js';
 import { buildApp } from './http/app.js';
@@ -79,6 +80,7 @@ async function main(): Promise<void> {
   const provider = createSandboxProvider({ latencyMs: config.sandboxLatencyMs });
   const ctx: GatewayContext = { db: db.prisma, clock: systemClock, coordination, settings: { checkoutPublicUrl: config.checkoutPublicUrl }, log, provider };
   ctx.callers = new CallerCache(coordination.invalidations);
+  ctx.switches = new SwitchCache(coordination.invalidations);
   const ready = async () => ({ database: await db.ping(), coordinator: await coordination.health.ping() });
   const api = await buildApp({ ctx, adminToken, ready, logger: log, metrics: { poolStats: db.poolStats } });
   // Every instance must accept the forms another served (a load balancer, a restart): the form

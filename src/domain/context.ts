@@ -4,6 +4,7 @@
  */
 import type { CallerCache } from './callerCache.js';
 import type { Clock, Coordination, Db, Logger, PaymentProvider } from './ports.js';
+import type { SwitchCache } from './switches.js';
 
 export type { Clock, Db, DbTransaction, Logger } from './ports.js';
 
@@ -24,4 +25,6 @@ export interface GatewayContext {
   provider: PaymentProvider;
   /** Authenticated API keys kept briefly (see callerCache.ts); absent = every request reads the database. */
   callers?: CallerCache;
+  /** The kill switches kept briefly (see switches.ts); absent = every creation reads them. */
+  switches?: SwitchCache;
 }

@@ -1,5 +1,5 @@
 /** What a transaction is, as the operations hand it to the adapters. */
-import type { Transaction, TransactionProduct } from '../generated/prisma/client.js';
+import { Prisma, type Transaction, type TransactionProduct } from '../generated/prisma/client.js';
 import type { TransactionStatus } from '../generated/prisma/enums.js';
 import type { GatewaySettings } from './context.js';
 import { TRANSACTION_STATUSES, isOneOf } from './enums.js';
@@ -47,27 +47,38 @@ export async function findVisibleTransaction(db: Pick<Db, '$queryRaw'>, organiza
 }
 
 /**
- * A transaction and its products in ONE statement (DESIGN: a hot read is one SQL statement;
- * Prisma's `include` costs two round trips here). Enums and enum arrays are read as text and
- * product amounts as text inside the JSON, so nothing is lost on the way. The columns are listed,
- * not `t.*`: a test compares this with Prisma's own `include` read, field for field.
+ * A transaction's columns as `$queryRaw` must select them to give exactly what Prisma's own
+ * `include: withOrderedProducts` read gives: enums and enum arrays as text, product prices as text
+ * inside the JSON (nothing lost on the way), products in `position` order. The columns are listed,
+ * not `t.*`: a test compares this with Prisma's read, field for field. `t` is the transaction row,
+ * `products` the source of its product rows (a table or the rows an INSERT returned).
  */
-async function readTransactionWithProducts(db: Pick<Db, '$queryRaw'>, id: string, organizationId: string | null): Promise<TransactionRecord | null> {
-  const rows = await db.$queryRaw<RawTransactionRow[]>`
-    SELECT t.id, t."organizationId", t.amount, t.fees, t."methodOfPayment"::text[] AS "methodOfPayment",
-           t."selectedPaymentMethod"::text AS "selectedPaymentMethod", t.currency, t.status::text AS status,
-           t."customerFirstName", t."customerLastName", t."customerPhone", t."isEscrow", t."isMerchant",
-           t."feesCustomerSide", t."successUrl", t."errorUrl", t."payerPhone", t."isDeleted", t."paidAt",
-           t."refundedAt", t."cancelledAt", t."createdAt", t."updatedAt",
-           COALESCE((SELECT json_agg(json_build_object('id', p.id, 'transactionId', p."transactionId", 'position', p.position,
-                       'name', p.name, 'price', p.price::text, 'quantity', p.quantity, 'description', p.description,
-                       'category', p.category) ORDER BY p.position)
-                     FROM "TransactionProduct" p WHERE p."transactionId" = t.id), '[]'::json) AS products
-    FROM "Transaction" t
-    WHERE t.id = ${id}::uuid AND (${organizationId}::uuid IS NULL OR t."organizationId" = ${organizationId}::uuid)`;
-  const row = rows[0];
-  if (!row) return null;
+export const transactionWithProductsColumns = (products: Prisma.Sql): Prisma.Sql => Prisma.sql`
+  t.id, t."organizationId", t.amount, t.fees, t."methodOfPayment"::text[] AS "methodOfPayment",
+  t."selectedPaymentMethod"::text AS "selectedPaymentMethod", t.currency, t.status::text AS status,
+  t."customerFirstName", t."customerLastName", t."customerPhone", t."isEscrow", t."isMerchant",
+  t."feesCustomerSide", t."successUrl", t."errorUrl", t."payerPhone", t."isDeleted", t."paidAt",
+  t."refundedAt", t."cancelledAt", t."createdAt", t."updatedAt",
+  COALESCE((SELECT json_agg(json_build_object('id', p.id, 'transactionId', p."transactionId", 'position', p.position,
+              'name', p.name, 'price', p.price::text, 'quantity', p.quantity, 'description', p.description,
+              'category', p.category) ORDER BY p.position)
+            FROM ${products} p WHERE p."transactionId" = t.id), '[]'::json) AS products`;
+
+/** A row selected with transactionWithProductsColumns, as the record Prisma would have returned. */
+export function transactionRecordOf(row: RawTransactionRow): TransactionRecord {
   return { ...row, products: row.products.map((product) => ({ ...product, price: BigInt(product.price) })) };
 }
 
-type RawTransactionRow = Transaction & { products: (Omit<TransactionProduct, 'price'> & { price: string })[] };
+export type RawTransactionRow = Transaction & { products: (Omit<TransactionProduct, 'price'> & { price: string })[] };
+
+/**
+ * A transaction and its products in ONE statement (DESIGN: a hot read is one SQL statement;
+ * Prisma's `include` costs two round trips here).
+ */
+async function readTransactionWithProducts(db: Pick<Db, '$queryRaw'>, id: string, organizationId: string | null): Promise<TransactionRecord | null> {
+  const rows = await db.$queryRaw<RawTransactionRow[]>`
+    SELECT ${transactionWithProductsColumns(Prisma.raw('"TransactionProduct"'))}
+    FROM "Transaction" t
+    WHERE t.id = ${id}::uuid AND (${organizationId}::uuid IS NULL OR t."organizationId" = ${organizationId}::uuid)`;
+  return rows[0] ? transactionRecordOf(rows[0]) : null;
+}

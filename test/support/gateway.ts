@@ -10,6 +10,7 @@ import { buildCheckoutApp } from '../../src/checkout/app.js';
 import type { OperatorCaller } from '../../src/domain/auth.js';
 import { CallerCache } from '../../src/domain/callerCache.js';
 import { systemClock, type GatewayContext } from '../../src/domain/context.js';
+import { SwitchCache } from '../../src/domain/switches.js';
 import type { Coordination } from '../../src/domain/ports.js';
 import { createApiKey, createOrganization, updateOrganization } from '../../src/domain/operations/index.js';
 import type { CreateOrganizationInput } from '../../src/domain/operations/createOrganization.js';
@@ -122,6 +123,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<TestGa
   const provider = createSandboxProvider({ latencyMs: options.sandboxLatencyMs ?? 0 });
   const ctx: GatewayContext = { db: db.prisma, clock: systemClock, coordination, settings, log: options.log ?? silent, provider };
   ctx.callers = new CallerCache(coordination.invalidations);
+  ctx.switches = new SwitchCache(coordination.invalidations);
 
   const metrics = options.metrics ? { poolStats: db.poolStats } : (false as const);
   const api = await buildApp({ ctx, adminToken, logger: false, metrics, ready: async () => ({ database: await db.ping(), coordinator: await coordination.health.ping() }) });
