@@ -128,6 +128,8 @@ async function runScenarios(scenarios: Scenario[], servers: Servers, data: Bench
     rows.push(row);
     await stopUnneeded(servers, scenarios.slice(scenarios.indexOf(scenario) + 1));
     log(`  ${scenario.name}: ${row.gateway.reqPerSec} req/s, p99 ${row.gateway.p99} ms, ${row.gateway.cpuMsPerRequest} ms CPU/request, ratio ${row.ratioReqPerSec}${row.invalid ? ` INVALID (${row.invalid})` : ''}`);
+    // An invalid row is usually a gateway that crashed or logged errors: show why, not only that.
+    if (row.invalid) log(`  ${scenario.name}: the gateway's last output:\n${(await servers.get('gateway')).output().slice(-3000)}`);
   }
   return { rows, baselines: Object.fromEntries(baselines), skipped };
 }
