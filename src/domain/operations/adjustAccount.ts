@@ -42,7 +42,7 @@ function validAdjustment(input: AdjustAccountInput): { amount: bigint; reason: s
   if (!Number.isSafeInteger(input.amount) || input.amount === 0 || Math.abs(input.amount) > MAXIMUM_AMOUNT) {
     throw new DomainError('invalid_input', `amount must be a non-zero whole number of XOF, at most ${MAXIMUM_AMOUNT} either way`);
   }
-  const reason = input.reason.trim();
+  const reason = (input.reason ?? '').trim();
   if (!reason || reason.length > MAX_ADJUSTMENT_REASON_LENGTH) throw new DomainError('invalid_input', `reason must be 1 to ${MAX_ADJUSTMENT_REASON_LENGTH} characters`);
   return { amount: BigInt(input.amount), reason };
 }
