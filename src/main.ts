@@ -8,10 +8,9 @@ import { loadConfig } from './config.js';
 import { CallerCache } from './domain/callerCache.js';
 import { systemClock, type GatewayContext } from './domain/context.js';
 import { SwitchCache } from './domain/switches.js';
-import { purgeExpiredIdempotencyKeys } from './domain/idempotency.js';
-import { settlePendingRefunds } from './domain/refunds.js';
 import { buildApp } from './http/app.js';
 import { buildCheckoutApp } from './checkout/app.js';
+import { startBackgroundJobs } from './jobs/background.js';
 import { loadOrCreateAdminToken } from './infra/adminToken.js';
 import { createLocalCoordination } from './infra/local/coordination.js';
 import { openDatabase } from './infra/prisma/database.js';
@@ -23,10 +22,6 @@ import { listenStartupError, passwordOf, startupFailureReport } from './infra/st
 
 /** How long in-flight requests get to finish on shutdown before we exit anyway. */
 const SHUTDOWN_GRACE_MS = 10_000;
-/** Idempotency keys live 24 h; purging hourly keeps the table to about a day of keys. */
-const IDEMPOTENCY_PURGE_INTERVAL_MS = 60 * 60 * 1000;
-/** How often pending refunds (provider timeouts, crashes between phases) are asked about. */
-const REFUND_RECONCILE_INTERVAL_MS = 30 * 1000;
 /** A failed start closes what it opened (PGlite flushes, its lock goes) but never hangs on it. */
 const FAILED_START_CLEANUP_MS = 3_000;
 
@@ -88,22 +83,7 @@ async function main(): Promise<void> {
   const checkout = await buildCheckoutApp({ ctx, logger: log, formSecret: adminToken });
   openedSoFar.push(() => api.close(), () => checkout.close());
 
-  const purge = setInterval(() => {
-    purgeExpiredIdempotencyKeys(ctx).catch((err: unknown) => log.warn({ err }, 'could not purge expired idempotency keys'));
-  }, IDEMPOTENCY_PURGE_INTERVAL_MS);
-  purge.unref();
-  // One run at a time: a slow provider must not stack runs up.
-  let reconciling = false;
-  const reconcileRefunds = setInterval(() => {
-    if (reconciling) return;
-    reconciling = true;
-    settlePendingRefunds(ctx)
-      .catch((err: unknown) => log.warn({ err }, 'could not reconcile pending refunds'))
-      .finally(() => {
-        reconciling = false;
-      });
-  }, REFUND_RECONCILE_INTERVAL_MS);
-  reconcileRefunds.unref();
+  const stopBackgroundJobs = startBackgroundJobs(ctx);
 
   const { host } = config;
   await api.listen({ host, port: config.port }).catch((error: unknown) => {
@@ -127,8 +107,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'shutting down: no new requests, finishing in-flight ones');
-    clearInterval(purge);
-    clearInterval(reconcileRefunds);
+    stopBackgroundJobs();
     const forceExit = setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS);
     forceExit.unref();
     await Promise.allSettled([api.close(), checkout.close()]);

@@ -237,6 +237,7 @@ export async function buildCheckoutApp({ ctx, logger, formSecret }: CheckoutOpti
           const paid = now.transaction.status === 'paid' || now.transaction.status === 'paid_and_blocked';
           return sendCheckout(request, reply, now, lang, 409, { notice: paid ? t.alreadyPaidTitle : t.notPayableTitle });
         }
+        if (error.code === 'payment_in_progress') return sendCheckout(request, reply, view, lang, 409, { notice: t.paymentInProgressTitle });
         if (error.code === 'transaction_not_found') return html(reply, 404, messagePage(lang, t.linkInvalidTitle), lang);
         throw error;
       }

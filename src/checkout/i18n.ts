@@ -81,6 +81,8 @@ export interface Messages {
   failedDetail: string;
   tryAgain: string;
   alreadyPaidTitle: string;
+  /** Another payment of this order is waiting for its wallet (a double click, a second tab). */
+  paymentInProgressTitle: string;
   // Generic pages
   notFoundTitle: string;
   linkInvalidTitle: string;
@@ -143,6 +145,7 @@ const fr: Messages = {
   failedDetail: 'Aucun montant n’a été débité. Vous pouvez réessayer, avec un autre numéro ou un autre moyen de paiement.',
   tryAgain: 'Réessayer',
   alreadyPaidTitle: 'Cette commande est déjà payée',
+  paymentInProgressTitle: 'Un paiement de cette commande est en cours : confirmez-le sur votre téléphone, puis rechargez cette page',
   notFoundTitle: 'Page introuvable.',
   linkInvalidTitle: 'Ce lien de paiement n’est pas valide.',
   somethingWrongTitle: 'Une erreur est survenue.',
@@ -204,6 +207,7 @@ const en: Messages = {
   failedDetail: 'Nothing was charged. You can try again, with another number or another payment method.',
   tryAgain: 'Try again',
   alreadyPaidTitle: 'This order is already paid',
+  paymentInProgressTitle: 'A payment of this order is in progress: confirm it on your phone, then reload this page',
   notFoundTitle: 'Page not found.',
   linkInvalidTitle: 'This payment link is not valid.',
   somethingWrongTitle: 'Something went wrong.',

@@ -116,6 +116,11 @@ export const ERROR_CATALOGUE = defineCatalogue({
     message: (status) => `This transaction cannot be paid: it is ${status}`,
     graphqlCode: 'TRANSACTION_NOT_PAYABLE',
   },
+  payment_in_progress: {
+    status: 409,
+    message: 'A payment of this transaction is already in progress. Wait for its outcome before trying again.',
+    graphqlCode: 'PAYMENT_IN_PROGRESS',
+  },
   method_not_offered: {
     status: 400,
     message: (method) => `${method} is not offered for this transaction`,

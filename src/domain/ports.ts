@@ -141,6 +141,11 @@ export interface ProviderStatusAnswer {
 export interface PaymentProvider {
   /** Collects a payment from the customer's wallet (the checkout). */
   collect(request: ProviderRequest): Promise<ProviderAnswer>;
+  /**
+   * What became of the payment request sent with `reference` (after a crash between the call and
+   * recording its answer): asks, never collects again.
+   */
+  collectStatus(reference: string): Promise<ProviderStatusAnswer>;
   /** Returns a collected payment to the wallet it came from. */
   refund(request: ProviderRequest): Promise<ProviderAnswer>;
   /**

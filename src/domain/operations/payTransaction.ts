@@ -3,19 +3,17 @@
  * unguessable order id), or an operator drives the same payment in the sandbox
  * (`gateway sandbox pay`, GraphQL `sandboxPay`).
  *
- * The wallet provider is asked first (money comes IN: nothing of ours moves before it says yes).
- * Then ONE database transaction moves the transaction out of `pending` (a conditional update: of
- * two concurrent payments exactly one wins), sets the method, fees and paid_at, and posts the
- * balanced ledger entries: the provider's clearing account owes what the customer was charged,
- * the merchant is credited the proceeds (`main`, or `escrow` for an escrow transaction) and the
- * gateway keeps the fee.
+ * The payment runs as an attempt (src/domain/paymentAttempts.ts): recorded before the wallet is
+ * asked, so of two concurrent payments only one ever reaches a wallet (the other gets 409), then
+ * settled with the wallet's answer in ONE database transaction with the status change and the
+ * ledger posting. Nothing of ours moves before the wallet says yes.
  */
 import type { PaymentMethod } from '../../generated/prisma/enums.js';
 import { authorizeOperator, type Caller } from '../auth.js';
 import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import { collectionFeeOf, splitPayment } from '../ledger/fees.js';
-import { clearingAccountOf, post } from '../ledger/posting.js';
+import { recordAttempt, settleAttempt, type WalletAnswer } from '../paymentAttempts.js';
 import { parsePaymentMethod } from '../paymentMethods.js';
 import { normalizePhone } from '../phones.js';
 import { isSwitchOn } from '../switches.js';
@@ -52,35 +50,29 @@ export async function payTransaction(ctx: GatewayContext, payer: Payer, orderId:
 
   const organization = await ctx.db.organization.findUniqueOrThrow({ where: { id: transaction.organizationId } });
   const fee = collectionFeeOf(organization, method, transaction.amount);
-  const { charged, proceeds } = splitPayment(transaction.amount, fee, transaction.feesCustomerSide);
+  const { charged } = splitPayment(transaction.amount, fee, transaction.feesCustomerSide);
 
-  const answer = await ctx.provider.collect({ method, phone, amount: charged, reference: transaction.id });
-  if (answer.status !== 'succeeded') {
-    const reason = answer.status === 'failed' ? `The payment was declined by ${method}: ${answer.reason ?? 'no reason given'}` : `The payment was not confirmed on ${method}`;
-    return { outcome: answer.status, transaction, reason };
+  const attempt = await recordAttempt(ctx, transaction.id, { method, phone, amount: charged, fee });
+  const answer = await askWallet(ctx, attempt.id, { method, phone, amount: charged });
+  const state = await settleAttempt(ctx, attempt, answer);
+  const now = await findVisibleTransaction(ctx.db, null, orderId);
+  if (state === 'succeeded') return { outcome: 'paid', transaction: now };
+  if (state === 'failed') return { outcome: 'failed', transaction: now, reason: `The payment was declined by ${method}: ${('reason' in answer && answer.reason) || 'no reason given'}` };
+  return { outcome: 'pending', transaction: now, reason: `The payment was not confirmed on ${method}` };
+}
+
+/**
+ * The one call to the wallet. A provider that throws (connection lost) may or may not have
+ * collected: the answer is "not confirmed" and the attempt stays `collecting`, for the reconciler
+ * to ask about; it is never sent again.
+ */
+async function askWallet(ctx: GatewayContext, reference: string, request: { method: PaymentMethod; phone: string; amount: bigint }): Promise<WalletAnswer> {
+  try {
+    return await ctx.provider.collect({ ...request, reference });
+  } catch (error) {
+    ctx.log.warn({ err: error, attemptId: reference }, 'the wallet provider did not answer a payment request; the reconciler will ask it');
+    return { status: 'unknown' };
   }
-  const paid = await ctx.db.$transaction(async (tx) => {
-    const now = ctx.clock.now();
-    const status = transaction.isEscrow ? 'paid_and_blocked' : 'paid';
-    const { count } = await tx.transaction.updateMany({
-      where: { id: transaction.id, status: 'pending' },
-      data: { status, selectedPaymentMethod: method, fees: fee, paidAt: now, payerPhone: phone },
-    });
-    // Another payment (or a cancel) got there first: this one changes nothing.
-    if (count === 0) refuseUnlessPending(await findVisibleTransaction(tx, null, orderId));
-    await post(tx, {
-      kind: transaction.isEscrow ? 'escrow_hold' : 'payment',
-      transactionId: transaction.id,
-      description: `${method} payment ${answer.providerReference}`.trim(),
-      movements: [
-        { side: { gateway: clearingAccountOf(method) }, amount: -charged },
-        { side: { organizationId: transaction.organizationId, account: transaction.isEscrow ? 'escrow' : 'main' }, amount: proceeds },
-        { side: { gateway: 'fee_revenue' }, amount: fee },
-      ],
-    });
-    return findVisibleTransaction(tx, null, orderId);
-  });
-  return { outcome: 'paid', transaction: paid };
 }
 
 function refuseUnlessPending(transaction: TransactionRecord): void {

@@ -11,7 +11,7 @@
  *
  * A refund is decided by the wallet the payment came FROM (the payer's phone).
  *
- * `refundStatus` answers from what this sandbox was sent (kept in memory, bounded): a refund
+ * `collectStatus` and `refundStatus` answer from what this sandbox was sent (kept in memory, bounded): a refund
  * that timed out (1111) went through after all (`succeeded`), the others keep their answer, and a
  * reference it never received (sent by a process that crashed before the call, or by another
  * process) is `not_found`.
@@ -31,26 +31,33 @@ const providerReferenceOf = (kind: string, request: ProviderRequest): string =>
 
 const suffixOf = (phone: string): string => phone.replace(/\D/g, '').slice(-4);
 
-/** Most refunds the sandbox remembers for refundStatus (oldest forgotten first). */
-const MAX_REMEMBERED_REFUNDS = 10_000;
+/** Most calls of each kind the sandbox remembers for its status questions (oldest forgotten first). */
+const MAX_REMEMBERED_CALLS = 10_000;
 
 export function createSandboxProvider(options: SandboxOptions = {}): PaymentProvider {
   const latency = async () => {
     if (options.latencyMs) await sleep(options.latencyMs);
   };
+  const collects = new Map<string, ProviderStatusAnswer>();
   const refunds = new Map<string, ProviderStatusAnswer>();
-  const remember = (reference: string, answer: ProviderStatusAnswer) => {
-    refunds.delete(reference);
-    refunds.set(reference, answer);
-    if (refunds.size > MAX_REMEMBERED_REFUNDS) refunds.delete(refunds.keys().next().value as string);
+  const remember = (calls: Map<string, ProviderStatusAnswer>, reference: string, answer: ProviderStatusAnswer) => {
+    calls.delete(reference);
+    calls.set(reference, answer);
+    if (calls.size > MAX_REMEMBERED_CALLS) calls.delete(calls.keys().next().value as string);
   };
   return {
     async collect(request): Promise<ProviderAnswer> {
       await latency();
       const suffix = suffixOf(request.phone);
-      if (suffix === '0000') return { status: 'failed', providerReference: providerReferenceOf('collect', request), reason: 'insufficient funds on the wallet' };
-      if (suffix === '1111') return { status: 'pending', providerReference: providerReferenceOf('collect', request), reason: 'the customer has not confirmed' };
-      return { status: 'succeeded', providerReference: providerReferenceOf('collect', request) };
+      const providerReference = providerReferenceOf('collect', request);
+      const answer: ProviderAnswer =
+        suffix === '0000'
+          ? { status: 'failed', providerReference, reason: 'insufficient funds on the wallet' }
+          : suffix === '1111'
+            ? { status: 'pending', providerReference, reason: 'the customer has not confirmed' }
+            : { status: 'succeeded', providerReference };
+      remember(collects, request.reference, answer);
+      return answer;
     },
     async refund(request): Promise<ProviderAnswer> {
       await latency();
@@ -58,16 +65,20 @@ export function createSandboxProvider(options: SandboxOptions = {}): PaymentProv
       const providerReference = providerReferenceOf('refund', request);
       if (suffix === '0000' || suffix === '0009') {
         const reason = `${request.method} refused the refund`;
-        remember(request.reference, { status: 'failed', providerReference: '', reason });
+        remember(refunds, request.reference, { status: 'failed', providerReference: '', reason });
         return { status: 'failed', providerReference: '', reason };
       }
       if (suffix === '1111') {
         // The wallet processed it; only its answer was lost on the way back.
-        remember(request.reference, { status: 'succeeded', providerReference });
+        remember(refunds, request.reference, { status: 'succeeded', providerReference });
         return { status: 'pending', providerReference: '', reason: 'the provider did not answer in time' };
       }
-      remember(request.reference, { status: 'succeeded', providerReference });
+      remember(refunds, request.reference, { status: 'succeeded', providerReference });
       return { status: 'succeeded', providerReference };
+    },
+    async collectStatus(reference): Promise<ProviderStatusAnswer> {
+      await latency();
+      return collects.get(reference) ?? { status: 'not_found', providerReference: '', reason: 'no payment request was received with this reference' };
     },
     async refundStatus(reference): Promise<ProviderStatusAnswer> {
       await latency();

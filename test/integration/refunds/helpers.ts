@@ -81,6 +81,9 @@ export function stubProvider(status: ProviderStatusAnswer['status'], refund: Pro
     collect: async () => {
       throw new Error('not used');
     },
+    collectStatus: async () => {
+      throw new Error('not used');
+    },
     refund: async () => {
       calls.refund += 1;
       return { status: refund, providerReference: refund === 'succeeded' ? 'stub' : '', reason: refund === 'pending' ? 'no answer in time' : undefined };

@@ -1,0 +1,46 @@
+/**
+ * The process's periodic jobs: purging expired idempotency keys and the reconcilers that settle
+ * what a crash or a provider timeout left half-done. Each job runs at most once at a time (a slow
+ * provider must not stack runs up), and every job is safe to run from several instances at once
+ * because the operations it calls are conditional in PostgreSQL.
+ *
+ * A new job is one line in JOBS.
+ */
+import type { GatewayContext } from '../domain/context.js';
+import { purgeExpiredIdempotencyKeys } from '../domain/idempotency.js';
+import { settleStalePaymentAttempts } from '../domain/paymentAttempts.js';
+import { settlePendingRefunds } from '../domain/refunds.js';
+
+interface Job {
+  name: string;
+  everyMs: number;
+  run(ctx: GatewayContext): Promise<unknown>;
+}
+
+const JOBS: Job[] = [
+  // Keys live 24 h; purging hourly keeps the table to about a day of keys.
+  { name: 'purge expired idempotency keys', everyMs: 60 * 60 * 1000, run: purgeExpiredIdempotencyKeys },
+  // Provider timeouts and crashes between the phases of a refund or a payment.
+  { name: 'reconcile pending refunds', everyMs: 30 * 1000, run: (ctx) => settlePendingRefunds(ctx) },
+  { name: 'reconcile stale payment attempts', everyMs: 30 * 1000, run: (ctx) => settleStalePaymentAttempts(ctx) },
+];
+
+/** Starts every job; the returned function stops them (on shutdown). */
+export function startBackgroundJobs(ctx: GatewayContext): () => void {
+  const timers = JOBS.map((job) => {
+    let running = false;
+    const timer = setInterval(() => {
+      if (running) return;
+      running = true;
+      job
+        .run(ctx)
+        .catch((err: unknown) => ctx.log.warn({ err, job: job.name }, 'a background job failed; it runs again at its next interval'))
+        .finally(() => {
+          running = false;
+        });
+    }, job.everyMs);
+    timer.unref();
+    return timer;
+  });
+  return () => timers.forEach(clearInterval);
+}
