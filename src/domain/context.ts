@@ -13,6 +13,11 @@ export const systemClock: Clock = { now: () => new Date() };
 export interface GatewaySettings {
   /** Base address of the checkout origin, put into checkout_url and default redirect pages. */
   checkoutPublicUrl: string;
+  /**
+   * How long the "one payout per organisation" lock lives (default PAYOUT_LOCK_TTL_MS, past the
+   * provider call's timeout). Tests shorten it to prove the money rules hold without the lock.
+   */
+  payoutLockTtlMs?: number;
 }
 
 export interface GatewayContext {

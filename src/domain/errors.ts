@@ -142,6 +142,38 @@ export const ERROR_CATALOGUE = defineCatalogue({
   },
   not_in_escrow: { status: 400, message: 'This transaction is not held in escrow', graphqlCode: 'NOT_IN_ESCROW' },
 
+  // POST /payouts, GET payouts, the operator's review
+  invalid_amount: {
+    status: 400,
+    message: (detail) => (detail ? `Invalid amount: ${detail}` : 'Invalid amount'),
+    graphqlCode: 'INVALID_AMOUNT',
+  },
+  payout_not_enabled: {
+    status: 403,
+    message: 'Payout is not enabled for this organization. Contact the operator to enable it.',
+    graphqlCode: 'PAYOUT_NOT_ENABLED',
+  },
+  payout_in_progress: { status: 409, message: 'A payout is already in progress. Please wait.', graphqlCode: 'PAYOUT_IN_PROGRESS' },
+  payout_failed: {
+    status: 500,
+    message: (method) =>
+      `Failed to withdraw: the withdrawal failed at the ${method === 'orange_money' ? 'orange' : 'wave'} provider level. The amount and fees were returned to your balance.`,
+    graphqlCode: 'PAYOUT_FAILED',
+  },
+  payouts_disabled: { status: 503, message: 'Payout is temporarily disabled', graphqlCode: 'PAYOUTS_DISABLED' },
+  payout_method_unavailable: {
+    status: 503,
+    message: (method) =>
+      `The ${method} provider is unavailable: payouts with ${method} are temporarily disabled. Please use the other payment method (${method === 'wave' ? 'orange_money' : 'wave'}) or try again later.`,
+    graphqlCode: 'PAYOUT_METHOD_UNAVAILABLE',
+  },
+  payout_not_found: { status: 404, message: 'Payout not found', graphqlCode: 'PAYOUT_NOT_FOUND' },
+  payout_not_awaiting_review: {
+    status: 400,
+    message: (state) => `This payout is not awaiting review: it is ${state}`,
+    graphqlCode: 'PAYOUT_NOT_AWAITING_REVIEW',
+  },
+
   // GET accounts
   invalid_account_id: { status: 400, message: 'Invalid account ID', graphqlCode: 'INVALID_ACCOUNT_ID' },
   account_not_found: { status: 404, message: 'Account not found', graphqlCode: 'ACCOUNT_NOT_FOUND' },

@@ -112,12 +112,14 @@ async function runClaimed<T, Answer>(
  * recorded), not a rollback.
  * - `answer`: the operation's value; the key is completed with it.
  * - `refusal`: the request answers with this error; a final 4xx is kept under the key, a 5xx
- *   (or 409, 429) is not (the key row is deleted, so the client may retry with it).
+ *   (or 409, 429) is not (the key row is deleted, so the client may retry with it), unless
+ *   `final` says the 5xx is the recorded outcome itself (a payout the provider refused is
+ *   `failed` for good: a retry with the key replays that answer rather than sending a new one).
  * - `unsettled`: the outside party has not said what became of the call (a timeout); the request
  *   answers with this error and the key stays `in_progress`, bound to the intent, until whoever
  *   settles the intent later (a reconciler, through `settleIntent`) completes it.
  */
-export type Settlement<T> = { answer: T } | { refusal: DomainError } | { unsettled: DomainError };
+export type Settlement<T> = { answer: T } | { refusal: DomainError; final?: boolean } | { unsettled: DomainError };
 
 export interface TwoPhaseSteps<Intent, Reply, T> {
   /** Phase 1, in the key's database transaction: write the intent row and its effects (the debit). */
@@ -203,7 +205,7 @@ const intentMarker = (intentName: string): string => JSON.stringify({ intent: in
 /** Completes the keys bound to a settled intent (conditionally: only while still `in_progress`). */
 async function finishKeys(ctx: GatewayContext, tx: DbTransaction, where: Prisma.IdempotencyKeyWhereInput, settlement: Settlement<unknown>): Promise<void> {
   if ('unsettled' in settlement) return;
-  if ('refusal' in settlement && !isFinalRefusal(settlement.refusal)) {
+  if ('refusal' in settlement && !settlement.final && !isFinalRefusal(settlement.refusal)) {
     await tx.idempotencyKey.deleteMany({ where });
     return;
   }

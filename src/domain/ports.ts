@@ -153,4 +153,11 @@ export interface PaymentProvider {
    * sends. A reconciler calls it instead of sending the refund again.
    */
   refundStatus(reference: string): Promise<ProviderStatusAnswer>;
+  /** Sends money from the gateway to a recipient's wallet (a payout). */
+  payout(request: ProviderRequest): Promise<ProviderAnswer>;
+  /**
+   * What became of the payout sent with `reference` (after a timeout or a crash): asks, never
+   * sends. The payout reconciler calls it instead of sending the payout again.
+   */
+  payoutStatus(reference: string): Promise<ProviderStatusAnswer>;
 }

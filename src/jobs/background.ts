@@ -9,6 +9,7 @@
 import type { GatewayContext } from '../domain/context.js';
 import { purgeExpiredIdempotencyKeys } from '../domain/idempotency.js';
 import { settleStalePaymentAttempts } from '../domain/paymentAttempts.js';
+import { settlePendingPayouts } from '../domain/payouts.js';
 import { settlePendingRefunds } from '../domain/refunds.js';
 
 interface Job {
@@ -23,6 +24,8 @@ const JOBS: Job[] = [
   // Provider timeouts and crashes between the phases of a refund or a payment.
   { name: 'reconcile pending refunds', everyMs: 30 * 1000, run: (ctx) => settlePendingRefunds(ctx) },
   { name: 'reconcile stale payment attempts', everyMs: 30 * 1000, run: (ctx) => settleStalePaymentAttempts(ctx) },
+  // Payouts sent whose provider did not answer (a timeout, a crash after the call): asked, never re-sent.
+  { name: 'reconcile pending payouts', everyMs: 30 * 1000, run: (ctx) => settlePendingPayouts(ctx) },
 ];
 
 /** Starts every job; the returned function stops them (on shutdown). */

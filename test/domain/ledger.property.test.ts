@@ -1,14 +1,18 @@
 /**
  * The ledger's invariants under random sequences of money movements (issue 7 item 3): payments
  * (succeeding or declined), cancels, refunds (succeeding or refused by the provider), escrow
- * releases and operator adjustments, run one after another and all at once. After each run:
+ * releases and operator adjustments, and (issue 8) payouts sent, refused by the provider, timed
+ * out then reconciled, and above the review threshold approved or rejected, run one after another
+ * and all at once. After each run:
  *
  * - every posting sums to zero, every balance equals its entries, none is negative
  *   (test/support/ledger.ts reads the database directly);
  * - each organisation's `main` and `escrow` hold exactly what its transactions' final states say
  *   they should, computed here from the states and the fee rule, not from the ledger:
  *   paid -> proceeds in main; paid_and_blocked -> proceeds in escrow; refunded -> proceeds - amount
- *   in main (fees are not returned); pending, cancelled -> nothing; plus the accepted adjustments.
+ *   in main (fees are not returned); pending, cancelled -> nothing; plus the accepted adjustments;
+ *   minus amount + fees of every payout completed or pending (sent, or reserved for review), and
+ *   nothing for a failed or cancelled one (its funds came back).
  *
  * Refusals (not payable, insufficient balance, refund in progress...) are legitimate outcomes of a
  * random sequence; anything that is not a DomainError fails the property.
@@ -18,7 +22,18 @@ import { describe, expect, it } from 'vitest';
 import { authorizeMerchant, type MerchantCaller } from '../../src/domain/auth.js';
 import { DomainError } from '../../src/domain/errors.js';
 import { feeOf } from '../../src/domain/ledger/fees.js';
-import { adjustAccount, cancelTransaction, createTransaction, payTransaction, refundTransaction, releaseEscrow } from '../../src/domain/operations/index.js';
+import {
+  adjustAccount,
+  approvePayout,
+  cancelTransaction,
+  createPayout,
+  createTransaction,
+  payTransaction,
+  refundTransaction,
+  rejectPayout,
+  releaseEscrow,
+} from '../../src/domain/operations/index.js';
+import { MANUAL_REVIEW_THRESHOLD, settlePendingPayouts } from '../../src/domain/payouts.js';
 import type { OrganizationRecord } from '../../src/domain/organizations.js';
 import { useGateway } from '../support/gateway.js';
 import { expectBalancedLedger } from '../support/ledger.js';
@@ -27,6 +42,8 @@ const gateway = useGateway({ sandboxLatencyMs: 0 });
 
 /** Wallets by sandbox outcome: pays and refunds; declines; pays but its refund is refused. */
 const PHONES = { ok: '+221771234567', declined: '+221770000000', refundRefused: '+221770000009' } as const;
+/** Recipient wallets by sandbox payout outcome: sent; refused; no answer (pending until reconciled). */
+const RECIPIENTS = { ok: '+221771234567', refused: '+221770000000', timesOut: '+221770001111' } as const;
 const ORGANIZATIONS_PER_RUN = 2;
 
 type Command =
@@ -35,7 +52,10 @@ type Command =
   | { kind: 'cancel'; tx: number }
   | { kind: 'refund'; tx: number }
   | { kind: 'release'; tx: number }
-  | { kind: 'adjust'; org: number; amount: number };
+  | { kind: 'adjust'; org: number; amount: number }
+  | { kind: 'payout'; org: number; amount: number; large: boolean; method: 'wave' | 'orange_money'; phone: keyof typeof RECIPIENTS }
+  | { kind: 'review'; payout: number; approve: boolean }
+  | { kind: 'reconcile' };
 
 const command: fc.Arbitrary<Command> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ kind: fc.constant('create' as const), org: fc.nat(ORGANIZATIONS_PER_RUN - 1), amount: fc.integer({ min: 11, max: 500_000 }), escrow: fc.boolean(), feesCustomerSide: fc.boolean() }) },
@@ -44,17 +64,57 @@ const command: fc.Arbitrary<Command> = fc.oneof(
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('refund' as const), tx: fc.nat(30) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('release' as const), tx: fc.nat(30) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('adjust' as const), org: fc.nat(ORGANIZATIONS_PER_RUN - 1), amount: fc.integer({ min: -300_000, max: 300_000 }).filter((n) => n !== 0) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('payout' as const),
+      org: fc.nat(ORGANIZATIONS_PER_RUN - 1),
+      amount: fc.integer({ min: 11, max: 60_000 }),
+      large: fc.boolean(),
+      method: fc.constantFrom('wave' as const, 'orange_money' as const),
+      phone: fc.constantFrom<(keyof typeof RECIPIENTS)[]>('ok', 'ok', 'refused', 'timesOut'),
+    }),
+  },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('review' as const), payout: fc.nat(20), approve: fc.boolean() }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'reconcile' as const }) },
 );
 
 interface World {
   organizations: OrganizationRecord[];
   transactions: { id: string; org: number }[];
+  payouts: string[];
   /** Adjustments the gateway accepted, per organisation. */
   adjusted: bigint[];
 }
 
-const accessOf = <Op extends 'createTransaction' | 'cancelTransaction' | 'refundTransaction'>(organization: OrganizationRecord, operation: Op) =>
-  authorizeMerchant({ kind: 'merchant', apiKeyId: 'property', scope: 'checkout', organization } satisfies MerchantCaller, operation);
+const accessOf = <Op extends 'createTransaction' | 'cancelTransaction' | 'refundTransaction' | 'createPayout'>(organization: OrganizationRecord, operation: Op) =>
+  authorizeMerchant({ kind: 'merchant', apiKeyId: 'property', scope: operation === 'createPayout' ? 'payout' : 'checkout', organization } satisfies MerchantCaller, operation);
+
+/**
+ * A payout; a large one (above the review threshold) first gets its funds from an adjustment, so
+ * that it is recorded and waits for review instead of being refused for the balance.
+ */
+async function runPayout(world: World, step: Extract<Command, { kind: 'payout' }>): Promise<void> {
+  const organization = world.organizations[step.org]!;
+  const amount = step.large ? Number(MANUAL_REVIEW_THRESHOLD) + step.amount : step.amount;
+  if (step.large) {
+    await adjustAccount(gateway.ctx, gateway.operator, { organizationId: organization.id, amount: amount * 2, reason: 'property test: large payout' });
+    world.adjusted[step.org]! += BigInt(amount * 2);
+  }
+  const { value } = await createPayout(gateway.ctx, accessOf(organization, 'createPayout'), {
+    selectedPaymentMethod: step.method,
+    amount,
+    recipient: { phone: RECIPIENTS[step.phone] },
+  });
+  world.payouts.push(value.id);
+}
+
+async function runReview(world: World, step: Extract<Command, { kind: 'review' }>): Promise<void> {
+  const payoutId = world.payouts[step.payout % Math.max(world.payouts.length, 1)];
+  if (!payoutId) return;
+  if (step.approve) await approvePayout(gateway.ctx, gateway.operator, payoutId);
+  else await rejectPayout(gateway.ctx, gateway.operator, payoutId);
+}
 
 /** Runs one command; a refusal is a legitimate outcome, anything else is thrown. */
 async function run(world: World, step: Command): Promise<void> {
@@ -78,6 +138,13 @@ async function run(world: World, step: Command): Promise<void> {
         world.adjusted[step.org]! += BigInt(step.amount);
         return;
       }
+      case 'payout':
+        return await runPayout(world, step);
+      case 'review':
+        return await runReview(world, step);
+      case 'reconcile':
+        await settlePendingPayouts(ctx, { olderThanMs: 0 });
+        return;
     }
     if (!target) return;
     const organization = world.organizations[target.org]!;
@@ -86,7 +153,7 @@ async function run(world: World, step: Command): Promise<void> {
     if (step.kind === 'refund') await refundTransaction(ctx, accessOf(organization, 'refundTransaction'), target.id);
     if (step.kind === 'release') await releaseEscrow(ctx, gateway.operator, target.id);
   } catch (error) {
-    if (!(error instanceof DomainError) || error.status >= 500 && error.code !== 'refund_failed') throw error;
+    if (!(error instanceof DomainError) || (error.status >= 500 && error.code !== 'refund_failed' && error.code !== 'payout_failed')) throw error;
   }
 }
 
@@ -109,6 +176,12 @@ async function expectBalancesMatchStates(world: World): Promise<void> {
       if (transaction.status === 'paid_and_blocked') escrow += proceeds;
       if (transaction.status === 'refunded') main += proceeds - transaction.amount;
     }
+    for (const payout of await db.payout.findMany({ where: { organizationId: organization.id } })) {
+      expect(payout.fees).toBe(feeOf(payout.amount, organization.feePayoutBp));
+      // Completed: sent; pending: sent and unanswered, or reserved for review. Failed, cancelled: returned.
+      if (payout.status === 'completed' || payout.status === 'pending') main -= payout.amount + payout.fees;
+      if (payout.status === 'completed') expect(payout.paidAt).not.toBeNull();
+    }
     const accounts = await db.account.findMany({ where: { organizationId: organization.id } });
     const balance = Object.fromEntries(accounts.map((account) => [account.name, account.balance]));
     expect({ main: balance.main, escrow: balance.escrow }).toEqual({ main, escrow });
@@ -117,11 +190,11 @@ async function expectBalancesMatchStates(world: World): Promise<void> {
 
 async function newWorld(): Promise<World> {
   const organizations = await Promise.all(
-    Array.from({ length: ORGANIZATIONS_PER_RUN }, () => gateway.createOrganization({ verified: true, escrowEnabled: true })),
+    Array.from({ length: ORGANIZATIONS_PER_RUN }, () => gateway.createOrganization({ verified: true, escrowEnabled: true, payoutEnabled: true })),
   );
   // A little money in main, so that some refunds of merchant-side-fee payments can be covered.
   for (const organization of organizations) await adjustAccount(gateway.ctx, gateway.operator, { organizationId: organization.id, amount: 50_000, reason: 'float' });
-  return { organizations, transactions: [], adjusted: organizations.map(() => 50_000n) };
+  return { organizations, transactions: [], payouts: [], adjusted: organizations.map(() => 50_000n) };
 }
 
 // Every command list starts with creations, so that the other commands have targets.
@@ -139,6 +212,9 @@ describe('the ledger under random money movements', () => {
       }),
       { numRuns: 40 },
     );
+    // The runs did reach every payout outcome (sent, refused, reviewed, rejected, unanswered).
+    const outcomes = await gateway.db.prisma.payout.groupBy({ by: ['status'], _count: true });
+    expect(outcomes.map((outcome) => outcome.status).sort()).toEqual(['cancelled', 'completed', 'failed', 'pending']);
   }, 120_000);
 
   it('keeps every invariant when the movements race each other', async () => {

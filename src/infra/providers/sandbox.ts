@@ -2,14 +2,17 @@
  * The sandbox wallet provider: outcomes follow the phone number's last four digits, the way test
  * card numbers work (DESIGN.md's table), so every path can be driven from a test or by hand.
  *
- * | ends with | collect (checkout)               | refund                       |
- * |-----------|----------------------------------|------------------------------|
- * | 0000      | fails (insufficient funds)       | fails                        |
- * | 1111      | stays pending (never confirmed)  | times out (stays pending)    |
- * | 0009      | succeeds                         | fails at the provider        |
- * | other     | succeeds                         | succeeds                     |
+ * | ends with | collect (checkout)               | refund                       | payout                    |
+ * |-----------|----------------------------------|------------------------------|---------------------------|
+ * | 0000      | fails (insufficient funds)       | fails                        | fails                     |
+ * | 1111      | stays pending (never confirmed)  | times out (stays pending)    | times out (stays pending) |
+ * | 0009      | succeeds                         | fails at the provider        | succeeds                  |
+ * | other     | succeeds                         | succeeds                     | succeeds                  |
  *
- * A refund is decided by the wallet the payment came FROM (the payer's phone).
+ * A refund is decided by the wallet the payment came FROM (the payer's phone); a payout by the
+ * recipient's wallet. `payoutStatus` answers like `refundStatus` (a timed-out payout went
+ * through after all), and a payout sent again with a reference already received is not sent
+ * again: its first answer is returned (a real provider de-duplicates on our reference too).
  *
  * `collectStatus` and `refundStatus` answer from what this sandbox was sent (kept in memory, bounded): a refund
  * that timed out (1111) went through after all (`succeeded`), the others keep their answer, and a
@@ -40,6 +43,7 @@ export function createSandboxProvider(options: SandboxOptions = {}): PaymentProv
   };
   const collects = new Map<string, ProviderStatusAnswer>();
   const refunds = new Map<string, ProviderStatusAnswer>();
+  const payouts = new Map<string, ProviderStatusAnswer>();
   const remember = (calls: Map<string, ProviderStatusAnswer>, reference: string, answer: ProviderStatusAnswer) => {
     calls.delete(reference);
     calls.set(reference, answer);
@@ -83,6 +87,26 @@ export function createSandboxProvider(options: SandboxOptions = {}): PaymentProv
     async refundStatus(reference): Promise<ProviderStatusAnswer> {
       await latency();
       return refunds.get(reference) ?? { status: 'not_found', providerReference: '', reason: 'no refund was received with this reference' };
+    },
+    async payout(request): Promise<ProviderAnswer> {
+      await latency();
+      const received = payouts.get(request.reference);
+      if (received) return { status: received.status === 'not_found' ? 'failed' : received.status, providerReference: received.providerReference, reason: received.reason };
+      const suffix = suffixOf(request.phone);
+      const providerReference = providerReferenceOf('payout', request);
+      if (suffix === '0000') {
+        const reason = `${request.method} refused the withdrawal: the recipient wallet cannot receive it`;
+        remember(payouts, request.reference, { status: 'failed', providerReference: '', reason });
+        return { status: 'failed', providerReference: '', reason };
+      }
+      // 1111: the wallet received the money; only the provider's answer was lost on the way back.
+      remember(payouts, request.reference, { status: 'succeeded', providerReference });
+      if (suffix === '1111') return { status: 'pending', providerReference: '', reason: 'the provider did not answer in time' };
+      return { status: 'succeeded', providerReference };
+    },
+    async payoutStatus(reference): Promise<ProviderStatusAnswer> {
+      await latency();
+      return payouts.get(reference) ?? { status: 'not_found', providerReference: '', reason: 'no payout was received with this reference' };
     },
   };
 }

@@ -6,6 +6,7 @@ import type { AccountRecord, AccountStats } from '../../domain/accounts.js';
 import type { CreatedTransaction } from '../../domain/operations/createTransaction.js';
 import type { Page } from '../../domain/pagination.js';
 import { toWireAmount } from '../../domain/money.js';
+import type { PayoutRecord } from '../../domain/payouts.js';
 import type { TransactionRecord } from '../../domain/transactions.js';
 
 const timestamp = (date: Date): string => date.toISOString();
@@ -85,4 +86,33 @@ export function accountShape(account: AccountRecord) {
 /** The Account stats shape. */
 export function accountStatsShape(stats: AccountStats) {
   return { total_balance: toWireAmount(stats.totalBalance), account_count: stats.accountCount, active_account_count: stats.activeAccountCount };
+}
+
+/** The get / list shape of a payout: the spec's Payout fields, without `_id` and `organization_id`. */
+export function payoutFull(payout: PayoutRecord) {
+  return {
+    order_id: payout.id,
+    selected_payment_method: payout.selectedPaymentMethod,
+    amount: toWireAmount(payout.amount),
+    fees: toWireAmount(payout.fees),
+    currency: payout.currency,
+    recipient: {
+      first_name: payout.recipientFirstName ?? '',
+      last_name: payout.recipientLastName ?? '',
+      phone: payout.recipientPhone,
+      created_at: timestamp(payout.createdAt),
+    },
+    payout_status: payout.status,
+    reason: payout.reason,
+    provider_reference: payout.providerReference,
+    created_at: timestamp(payout.createdAt),
+    updated_at: timestamp(payout.updatedAt),
+    paid_at: payout.paidAt ? timestamp(payout.paidAt) : null,
+    is_deleted: payout.isDeleted,
+  };
+}
+
+/** The create shape: `_id` and `organization_id`, then every payout field. */
+export function payoutCreated(payout: PayoutRecord) {
+  return { _id: payout.id, organization_id: payout.organizationId, ...payoutFull(payout) };
 }

@@ -92,6 +92,12 @@ export function stubProvider(status: ProviderStatusAnswer['status'], refund: Pro
       calls.refundStatus.push(reference);
       return { status, providerReference: status === 'succeeded' ? `stub_${reference}` : '', reason: status === 'failed' ? 'stub refused' : undefined };
     },
+    payout: async () => {
+      throw new Error('not used');
+    },
+    payoutStatus: async () => {
+      throw new Error('not used');
+    },
   };
   return Object.assign(provider, { calls });
 }

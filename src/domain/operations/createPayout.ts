@@ -1,0 +1,105 @@
+/**
+ * POST /payouts (and, later, GraphQL `createPayout`, v1 cashout): sends money from `main` to a
+ * wallet. The rules and the two phases around the provider call live in ../payouts.ts; the
+ * Idempotency-Key in ../idempotency.ts (runIdempotentlyTwoPhase).
+ *
+ * Answers: the payout, `completed` (sent), `pending` (above 2,000,000 XOF: awaiting review; or the
+ * provider did not answer in time); 400 invalid input / `Invalid amount` / `Insufficient balance`
+ * (amount + fees; nothing recorded) / `Unsupported payment method`; 403 payouts not enabled,
+ * business profile; 409 another payout of the organisation is running; 500 `payout_failed` (the
+ * provider refused: recorded `failed`, funds returned); 503 payouts or the method switched off.
+ */
+import type { Organization } from '../../generated/prisma/client.js';
+import type { MerchantAccess } from '../auth.js';
+import type { DbTransaction, GatewayContext } from '../context.js';
+import { DomainError } from '../errors.js';
+import { runIdempotentlyTwoPhase, type IdempotentOutcome } from '../idempotency.js';
+import { MAXIMUM_AMOUNT, MINIMUM_AMOUNT_EXCLUSIVE } from '../money.js';
+import { parsePaymentMethod } from '../paymentMethods.js';
+import {
+  payoutIntentName,
+  recordPayout,
+  releasePayoutLock,
+  sendPayout,
+  settlementOf,
+  settlePayout,
+  takePayoutLock,
+  type NewPayout,
+  type PayoutIntent,
+  type PayoutRecord,
+} from '../payouts.js';
+import { normalizePhone } from '../phones.js';
+import type { LockHandle, ProviderAnswer } from '../ports.js';
+import { switchStates } from '../switches.js';
+import { MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH, optionalBoundedText } from '../text.js';
+import type { OperationOptions, PersonInput } from './createTransaction.js';
+
+export interface CreatePayoutInput {
+  selectedPaymentMethod: string;
+  /** XOF, a whole number greater than 10. */
+  amount: number;
+  recipient: PersonInput;
+  reason?: string | null;
+}
+
+export async function createPayout(
+  ctx: GatewayContext,
+  access: MerchantAccess<'createPayout'>,
+  input: CreatePayoutInput,
+  options: OperationOptions = {},
+): Promise<IdempotentOutcome<PayoutRecord>> {
+  const { organization } = access;
+  const scope = { organizationId: organization.id, key: options.idempotencyKey, operation: 'createPayout', input };
+  // Taken inside phase 1 (so a replayed key never waits for it), released when the request ends.
+  const held: { lock: LockHandle | null } = { lock: null };
+  try {
+    return await runIdempotentlyTwoPhase<PayoutIntent, ProviderAnswer | null, PayoutRecord>(ctx, scope, {
+      record: async (tx) => {
+        const payout = await checkPayout(ctx, tx, organization, input);
+        held.lock = await takePayoutLock(ctx, organization.id);
+        return recordPayout(ctx, tx, organization, payout);
+      },
+      intentName: (intent) => payoutIntentName(intent.payoutId),
+      call: async (intent) => (intent.send ? sendPayout(ctx, intent) : null),
+      settle: async (tx, intent, answer) =>
+        settlementOf(answer ? await settlePayout(ctx, tx, intent.payoutId, answer) : await tx.payout.findUniqueOrThrow({ where: { id: intent.payoutId } })),
+    });
+  } finally {
+    await releasePayoutLock(ctx, held.lock);
+  }
+}
+
+/** Every rule before money moves, in the order the spec's errors are checked: the first one broken answers. */
+async function checkPayout(ctx: GatewayContext, tx: DbTransaction, organization: Organization, input: CreatePayoutInput): Promise<NewPayout> {
+  const switches = await switchStates(ctx, tx);
+  if (!switches.get('payouts')) throw new DomainError('payouts_disabled');
+  if (!organization.payoutEnabled) throw new DomainError('payout_not_enabled');
+  if (!organization.businessSector) throw new DomainError('business_profile_incomplete');
+  const payout = validPayout(organization, input);
+  if (!switches.get(payout.method)) throw new DomainError('payout_method_unavailable', payout.method);
+  return payout;
+}
+
+/** The payout to record, or the first rule of the request it breaks (400s). */
+export function validPayout(organization: Pick<Organization, 'maxPayoutAmount'>, input: CreatePayoutInput): NewPayout {
+  const method = parsePaymentMethod(input.selectedPaymentMethod);
+  const amount = validAmount(organization, input.amount);
+  const phone = input.recipient?.phone?.trim();
+  if (!phone) throw new DomainError('invalid_request_body', 'recipient.phone is required');
+  return {
+    method,
+    amount,
+    recipientFirstName: optionalBoundedText('recipient.first_name', input.recipient.firstName, MAX_NAME_LENGTH),
+    recipientLastName: optionalBoundedText('recipient.last_name', input.recipient.lastName, MAX_NAME_LENGTH),
+    recipientPhone: normalizePhone(phone),
+    reason: optionalBoundedText('reason', input.reason, MAX_DESCRIPTION_LENGTH) ?? '',
+  };
+}
+
+function validAmount(organization: Pick<Organization, 'maxPayoutAmount'>, amount: number): bigint {
+  if (!Number.isSafeInteger(amount)) throw new DomainError('invalid_request_body', 'amount must be an integer');
+  if (amount <= MINIMUM_AMOUNT_EXCLUSIVE) throw new DomainError('invalid_amount', `the amount must be greater than ${MINIMUM_AMOUNT_EXCLUSIVE} XOF`);
+  const cap = organization.maxPayoutAmount ?? BigInt(MAXIMUM_AMOUNT);
+  if (BigInt(amount) > cap) throw new DomainError('invalid_amount', `the maximum payout amount for this organization is ${cap} XOF`);
+  return BigInt(amount);
+}
