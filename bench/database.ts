@@ -57,6 +57,10 @@ export async function intactSeed(): Promise<Seed | null> {
     const marker = await client.query(`SELECT * FROM bench.seed WHERE version = $1`, [SEED.version]).catch(() => null);
     const row = marker?.rows[0];
     if (!row || row.transactions !== SEED.transactions) return null;
+    // The money scenarios' rows: their ledger entries first (the seed itself has none), and the
+    // balances they moved back to zero.
+    await client.query(`DELETE FROM "LedgerEntry"`);
+    await client.query(`UPDATE "Account" SET balance = 0 WHERE balance <> 0`);
     const added = await client.query(`DELETE FROM "Transaction" WHERE "organizationId" = $1 AND "createdAt" > $2`, [row.organization_id, row.seeded_until]);
     if (added.rowCount) await client.query(`VACUUM (ANALYZE) "Transaction", "TransactionProduct"`);
     const count = await client.query(`SELECT count(*)::int AS n FROM "Transaction" WHERE "organizationId" = $1`, [row.organization_id]);
@@ -137,6 +141,47 @@ export async function issueApiKey(organizationId: string): Promise<string> {
     ]);
   });
   return secret;
+}
+
+/** Rows the money scenarios consume, per run: more than the fastest side can use in its runs. */
+export const MONEY_ROWS = { payable: 80_000, refundable: 40_000, amount: 5_000 } as const;
+
+/**
+ * The money scenarios' own rows, added for this run (deleted with the ledger at the next run's
+ * start, like the create scenario's): pending transactions to pay, paid ones to refund, and
+ * `main` funded to cover every refund by a balanced adjustment posting.
+ */
+export async function prepareMoneyRows(organizationId: string): Promise<{ payable: string[]; refundable: string[] }> {
+  return withClient(benchDatabaseUrl(), async (client) => {
+    const insert = (status: string, count: number) =>
+      client.query(
+        `WITH made AS (
+           INSERT INTO "Transaction" (id, "organizationId", amount, "methodOfPayment", status, "selectedPaymentMethod", fees, "payerPhone", "paidAt",
+             "successUrl", "errorUrl", "createdAt", "updatedAt")
+           SELECT gen_random_uuid(), $1::uuid, $2::bigint, '{wave}', $3::"TransactionStatus",
+             CASE WHEN $3 = 'paid' THEN 'wave'::"PaymentMethod" END, CASE WHEN $3 = 'paid' THEN $2::bigint / 100 ELSE 0 END,
+             CASE WHEN $3 = 'paid' THEN '+221770000001' END, CASE WHEN $3 = 'paid' THEN now() END,
+             'https://shop.example.sn/merci', 'https://shop.example.sn/erreur', now(), now()
+           FROM generate_series(1, $4::int) RETURNING id)
+         , products AS (INSERT INTO "TransactionProduct" (id, "transactionId", position, name, price, quantity)
+           SELECT gen_random_uuid(), id, 0, 'Repas', $2::bigint, 1 FROM made)
+         SELECT id FROM made`,
+        [organizationId, MONEY_ROWS.amount, status, count],
+      );
+    const payable = await insert('pending', MONEY_ROWS.payable);
+    const refundable = await insert('paid', MONEY_ROWS.refundable);
+    const funding = BigInt(MONEY_ROWS.amount) * BigInt(MONEY_ROWS.refundable);
+    const posting = randomUUID();
+    await client.query(
+      `WITH main AS (UPDATE "Account" SET balance = balance + $2::bigint WHERE "organizationId" = $1 AND name = 'main' RETURNING id, balance)
+       INSERT INTO "LedgerEntry" (id, "postingId", "accountId", "gatewayAccount", kind, amount, "balanceAfter", description)
+       SELECT gen_random_uuid(), $3::uuid, id, NULL::"GatewayAccount", 'adjustment'::"LedgerEntryKind", $2::bigint, balance, 'bench: funds the refund scenario' FROM main
+       UNION ALL SELECT gen_random_uuid(), $3::uuid, NULL, 'adjustments'::"GatewayAccount", 'adjustment'::"LedgerEntryKind", -$2::bigint, NULL, 'bench: funds the refund scenario'`,
+      [organizationId, funding, posting],
+    );
+    await client.query(`VACUUM (ANALYZE) "Transaction", "Account"`);
+    return { payable: payable.rows.map((row: { id: string }) => row.id), refundable: refundable.rows.map((row: { id: string }) => row.id) };
+  });
 }
 
 /** How often, and how long at most, the bench polls for a quiet database between two runs. */

@@ -46,7 +46,7 @@ function invalidity(gateway: Figures, floor: Figures): string | undefined {
     .filter(([, figures]) => !isValid(figures as Figures))
     .map(([who, f]) => {
       const figures = f as Figures;
-      return `${who}: ${figures.non2xx} non-2xx ${JSON.stringify(figures.statusCodes)}, ${figures.errors} errors, ${figures.timeouts} timeouts`;
+      return `${who}: ${figures.failedAnswers} failed answers ${JSON.stringify(figures.statusCodes)}, ${figures.errors} errors, ${figures.timeouts} timeouts`;
     });
   return problems.length ? problems.join('; ') : undefined;
 }

@@ -16,13 +16,14 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { ensureDatabase, intactSeed, issueApiKey, sampleTransactionIds, seed, type Seed } from './database.js';
+import { createFormTokens } from '../src/checkout/csrf.js';
+import { ensureDatabase, intactSeed, issueApiKey, prepareMoneyRows, sampleTransactionIds, seed, type Seed } from './database.js';
 import { combine, measure, measurePaired, type Figures, type LoadTarget } from './load.js';
 import { rssMB, runNode } from './processes.js';
 import { summariseProfile } from './profile.js';
 import { formatTable, machine, memoryVerdicts, scenarioRow, writeResults, type Row } from './report.js';
 import { SCENARIOS, type BenchData, type RequestFactory, type Scenario, type ServerName } from './scenarios.js';
-import { Servers, gatewayEnv, startGateway } from './servers.js';
+import { BENCH_ADMIN_TOKEN, Servers, gatewayEnv, startGateway } from './servers.js';
 import { GATEWAY_COMMAND, LIMITS, LOAD, RATE_LIMIT_MAX, REDIS_URL, ROOT, SEED } from './settings.js';
 
 const log = (line: string) => console.log(`bench: ${line}`);
@@ -71,7 +72,7 @@ async function measureOn(servers: Servers, name: ServerName, data: BenchData, fa
 /** Sequential scenarios: baseline and gateway take turns request by request, in one run. */
 async function measurePairOn(servers: Servers, scenario: Scenario, data: BenchData): Promise<[Figures, Figures]> {
   const baseline = await loadTarget(servers, scenario.baseline.server, data);
-  const gateway = await loadTarget(servers, 'gateway', data);
+  const gateway = await loadTarget(servers, scenario.server ?? 'gateway', data);
   return measurePaired(baseline.target, gateway.target, scenario.request(data), Math.max(baseline.warmupSeconds, gateway.warmupSeconds));
 }
 
@@ -92,10 +93,10 @@ async function runScenario(scenario: Scenario, servers: Servers, data: BenchData
       gatewayRounds.push(gateway);
       continue;
     }
-    if (profiling) gatewayRounds.push(await measureOn(servers, 'gateway', data, scenario.request(data)));
+    if (profiling) gatewayRounds.push(await measureOn(servers, scenario.server ?? 'gateway', data, scenario.request(data)));
     if (profiling) await servers.stop('gateway');
     if (!known) baselineRounds.push(await measureOn(servers, scenario.baseline.server, data, scenario.baseline.request(data)));
-    if (!profiling) gatewayRounds.push(await measureOn(servers, 'gateway', data, scenario.request(data)));
+    if (!profiling) gatewayRounds.push(await measureOn(servers, scenario.server ?? 'gateway', data, scenario.request(data)));
   }
   const baseline = known ?? combine(baselineRounds);
   if (!known) log(`  baseline ${scenario.baseline.name}${scenario.sequential ? ' (sequential)' : ''}: ${baseline.reqPerSec} req/s, p99 ${baseline.p99} ms, ${baseline.cpuMsPerRequest} ms CPU/request`);
@@ -153,7 +154,14 @@ async function prepare(): Promise<{ seeded: Awaited<ReturnType<typeof prepareSee
   await runNode(GATEWAY_COMMAND.build, BUILD_TIMEOUT_MS);
   const seeded = await prepareSeed(flags.fresh ?? false);
   log(`seed ${seeded.reused ? 'reused (intact)' : 'made'}: ${seeded.transactions.toLocaleString('en')} transactions, ${seeded.products.toLocaleString('en')} products`);
-  const data: BenchData = { key: await issueApiKey(seeded.organizationId), ids: await sampleTransactionIds(seeded.organizationId), list: listFilters(seeded.seededUntil) };
+  const money = await prepareMoneyRows(seeded.organizationId);
+  const data: BenchData = {
+    key: await issueApiKey(seeded.organizationId),
+    ids: await sampleTransactionIds(seeded.organizationId),
+    list: listFilters(seeded.seededUntil),
+    ...money,
+    formTokens: createFormTokens(BENCH_ADMIN_TOKEN),
+  };
   return { seeded, data };
 }
 

@@ -5,6 +5,7 @@
  * needs a new one.
  */
 import { randomInt } from 'node:crypto';
+import type { FormTokens } from '../src/checkout/csrf.js';
 
 /** One HTTP request; autocannon sends it on one of its connections. */
 export interface BenchRequest {
@@ -12,6 +13,8 @@ export interface BenchRequest {
   /** Path and query string. */
   path: string;
   body?: string;
+  /** Replace the defaults (JSON content type, the API key) for this request. */
+  headers?: Record<string, string>;
 }
 
 /** Called once per request: a scenario's requests may all differ (ids, bodies). */
@@ -25,10 +28,16 @@ export interface BenchData {
   ids: string[];
   /** The list filters: paid with wave, during one month well inside the seeded year. */
   list: { status: 'paid'; paymentMethod: 'wave'; startDate: string; endDate: string };
+  /** Pending transactions added for this run: each is paid once (by the gateway or the floor). */
+  payable: string[];
+  /** Paid transactions added for this run, `main` funded to refund them all: each is refunded once. */
+  refundable: string[];
+  /** Signs the checkout forms the payment scenario posts, as the checkout page does. */
+  formTokens: FormTokens;
 }
 
 /** The servers a measurement can be taken on (started on first use, stopped at the end). */
-export type ServerName = 'gateway' | 'floors' | 'gatewayWithoutLimiter';
+export type ServerName = 'gateway' | 'checkout' | 'floors' | 'gatewayWithoutLimiter';
 
 export interface Baseline {
   /** Measured once per run and shared by the scenarios that name it. */
@@ -55,6 +64,8 @@ export interface Scenario {
    * request (default: LOAD.connections at once with autocannon, baseline and gateway in turn).
    */
   sequential?: boolean;
+  /** Where the gateway side is measured (default: the gateway's API origin; `checkout`: its checkout origin). */
+  server?: ServerName;
 }
 
 /** The list page the list scenarios and the GraphQL one read (page 500 = OFFSET 9,980 rows). */
@@ -110,6 +121,31 @@ const createTransaction = (): RequestFactory => {
   };
 };
 
+/**
+ * Hands out each id of `ids` once, across every factory made from it (gateway and floor draw from
+ * one pool: a paid transaction cannot be paid again). Running out is an error in the run's
+ * figures, not a silent reuse.
+ */
+function consumer(ids: string[]): () => string {
+  let next = 0;
+  return () => ids[next++] ?? '00000000-0000-4000-8000-000000000000';
+}
+const consumers = new WeakMap<string[], () => string>();
+const nextOf = (ids: string[]): string => {
+  let take = consumers.get(ids);
+  if (!take) consumers.set(ids, (take = consumer(ids)));
+  return take();
+};
+
+/** The customer's checkout form, posted as the browser posts it (url-encoded, signed, same origin). */
+const payByCheckout = (data: BenchData): RequestFactory => () => {
+  const orderId = nextOf(data.payable);
+  const body = new URLSearchParams({ method: 'wave', phone: '+221770000001', csrf_token: data.formTokens.issue(orderId, new Date()) }).toString();
+  return { method: 'POST', path: `/checkout/${orderId}`, body, headers: { 'content-type': 'application/x-www-form-urlencoded' } };
+};
+
+const refund = (data: BenchData): RequestFactory => () => ({ method: 'GET', path: `/api/v2/refund/${nextOf(data.refundable)}` });
+
 // Baselines ----------------------------------------------------------------------------------
 
 const floor = (name: string, request: Baseline['request']): Baseline => ({ name, server: 'floors', request });
@@ -119,6 +155,8 @@ const GET_FLOOR = floor('get: 1 prepared statement', getTransaction);
 const LIST_FLOOR = floor('list page 1: count + page', listPage(1));
 const DEEP_FLOOR = floor(`list page ${DEEP_PAGE}: count + page`, listPage(DEEP_PAGE));
 const CREATE_FLOOR = floor('create: key + BEGIN, 2 inserts, COMMIT', createTransaction);
+const PAY_FLOOR = floor('pay: 2 transactions (attempt; outcome + posting)', payByCheckout);
+const REFUND_FLOOR = floor('refund: 2 transactions (debit + posting + refund; outcome)', refund);
 
 /** The same get on a gateway whose limiter is off (see run.ts: startGatewayWithoutLimiter). */
 const LIMITER_OFF: Baseline = { name: 'get, limiter off', server: 'gatewayWithoutLimiter', request: getTransaction };
@@ -140,4 +178,6 @@ export const SCENARIOS: Scenario[] = [
   { name: `list page ${DEEP_PAGE} (same filters)`, request: listPage(DEEP_PAGE), baseline: DEEP_FLOOR, target: NEAR_FLOOR },
   { name: 'GraphQL page of 20 + products', request: graphqlPage, baseline: LIST_FLOOR, target: { kind: 'ratio', minReqRatio: 0.5 } },
   { name: 'create transaction', request: createTransaction, baseline: CREATE_FLOOR, target: NEAR_FLOOR },
+  { name: 'pay (checkout form, sandbox wallet)', request: payByCheckout, baseline: PAY_FLOOR, target: NEAR_FLOOR, server: 'checkout' },
+  { name: 'refund (GET /refund/{id})', request: refund, baseline: REFUND_FLOOR, target: NEAR_FLOOR },
 ];

@@ -9,6 +9,12 @@ import type { BenchData, ServerName } from './scenarios.js';
 import { FLOOR_COMMAND, GATEWAY_COMMAND, RATE_LIMIT_MAX, REDIS_URL, ROOT } from './settings.js';
 
 /** The gateway's environment: this database, Redis (or `redisUrl`), a limit it never reaches. */
+/**
+ * The operator token of the bench's gateways. The checkout form's token key derives from it, so
+ * the bench can sign the forms it posts (as the checkout page would have) and the floor checks them.
+ */
+export const BENCH_ADMIN_TOKEN = `gw_op_bench_${process.pid}`;
+
 export function gatewayEnv(redisUrl: string, extra: Record<string, string> = {}): Record<string, string> {
   return {
     DATABASE_URL: benchDatabaseUrl(),
@@ -17,7 +23,7 @@ export function gatewayEnv(redisUrl: string, extra: Record<string, string> = {})
     LOG_LEVEL: 'warn',
     HOST: '127.0.0.1',
     CHECKOUT_PORT: '0',
-    GATEWAY_ADMIN_TOKEN: `gw_op_bench_${process.pid}`,
+    GATEWAY_ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
     GATEWAY_DATA_DIR: path.join(ROOT, 'bench', '.data'),
     NODE_ENV: 'production',
     ...extra,
@@ -49,12 +55,22 @@ export class Servers {
   readonly warmed = new Set<ServerName>();
   /** How "limiter off" was obtained, for the report. */
   limiterOff = 'not measured';
+  /** The gateway's CHECKOUT_PORT, chosen when it starts. */
+  private checkoutPort = 0;
   private readonly starters: Record<ServerName, () => Promise<ServerProcess>>;
 
   constructor(data: BenchData, gatewayNodeArgs: readonly string[]) {
     this.starters = {
-      gateway: () => startGateway('gateway', gatewayEnv(REDIS_URL), gatewayNodeArgs),
-      floors: () => startServer('floors', FLOOR_COMMAND.nodeArgs, { DATABASE_URL: benchDatabaseUrl() }),
+      gateway: async () => {
+        this.checkoutPort = await freePort();
+        return startGateway('gateway', gatewayEnv(REDIS_URL, { CHECKOUT_PORT: String(this.checkoutPort) }), gatewayNodeArgs);
+      },
+      // The same process, reached on its checkout origin (the customer's side); stopping it stops nothing.
+      checkout: async () => {
+        const gateway = await this.get('gateway');
+        return { ...gateway, name: 'gateway (checkout origin)', url: `http://127.0.0.1:${this.checkoutPort}`, stop: async () => undefined };
+      },
+      floors: () => startServer('floors', FLOOR_COMMAND.nodeArgs, { DATABASE_URL: benchDatabaseUrl(), FORM_SECRET: BENCH_ADMIN_TOKEN }),
       gatewayWithoutLimiter: () => startGatewayWithoutLimiter(data, (method) => (this.limiterOff = method)),
     };
   }

@@ -4,12 +4,16 @@
  * floors). Paths mirror the gateway's, so a scenario's request works on both servers unchanged.
  * No validation beyond what the SQL needs, no logging, no rate limit: that is the point of a floor.
  *
- *   node --import tsx bench/floors/server.ts   (env: DATABASE_URL, PORT, POOL_MAX)
+ *   node --import tsx bench/floors/server.ts   (env: DATABASE_URL, PORT, POOL_MAX, FORM_SECRET)
  */
 import { createHash, randomUUID } from 'node:crypto';
 import Fastify, { type FastifyRequest } from 'fastify';
 import pg from 'pg';
-import { GET_TRANSACTION, INSERT_PRODUCTS, INSERT_TRANSACTION, KEY_FOR_CREATE, LIST_COUNT, LIST_PAGE } from './sql.js';
+import { createFormTokens } from '../../src/checkout/csrf.js';
+import {
+  GET_TRANSACTION, INSERT_POSTING, INSERT_PRODUCTS, INSERT_TRANSACTION, KEY_FOR_CREATE, LIST_COUNT, LIST_PAGE, MOVE_MAIN, PAY_LOCK, PAY_MARK_PAID,
+  PAY_RECORD_ATTEMPT, PAY_SETTLE_ATTEMPT, REFUND_LOCK, REFUND_MARK_REFUNDED, REFUND_RECORD, REFUND_SETTLE,
+} from './sql.js';
 
 /** The gateway's own pool size (src/infra/prisma/database.ts), so the two compete on equal terms. */
 const POOL_MAX = Number(process.env.POOL_MAX) || 10;
@@ -100,6 +104,87 @@ async function insertTransaction(id: string, organizationId: string, amount: num
     client.release();
   }
 }
+
+/** The checkout form's token, checked as the gateway checks it (same secret: the bench's operator token). */
+const formTokens = createFormTokens(process.env.FORM_SECRET ?? '');
+
+app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => done(null, new URLSearchParams(body as string)));
+
+/** Runs `work` in one database transaction on one pooled connection. */
+async function inTransaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+/** Basis points of an amount, rounded half up (the gateway's fee rule). */
+const feeOf = (amount: bigint, bp: number): bigint => (amount * BigInt(bp) + 5_000n) / 10_000n;
+
+/** pay: the checkout form's POST: token, attempt recorded, wallet (sandbox: yes), outcome + posting, 303. */
+app.post('/checkout/:id', async (request: FastifyRequest<{ Params: { id: string }; Body: URLSearchParams }>, reply) => {
+  const orderId = request.params.id;
+  const form = request.body;
+  if (!formTokens.verify(form.get('csrf_token'), orderId, new Date())) return reply.code(403).send('form expired');
+  const phone = form.get('phone') ?? '';
+  const attemptId = randomUUID();
+  const terms = await inTransaction(async (client) => {
+    const { rows } = await client.query({ ...PAY_LOCK, values: [orderId] });
+    const row = rows[0];
+    if (!row) return null;
+    const amount = BigInt(row.amount);
+    const fee = feeOf(amount, row.feeWaveBp);
+    const charged = row.feesCustomerSide ? amount + fee : amount;
+    const recorded = await client.query({ ...PAY_RECORD_ATTEMPT, values: [attemptId, orderId, phone, charged, fee] });
+    return recorded.rowCount ? { organizationId: row.organizationId as string, charged, fee } : null;
+  });
+  if (!terms) return reply.code(409).send('not payable');
+  const providerReference = `sbx_collect_${attemptId}`;
+  await inTransaction(async (client) => {
+    await client.query({ ...PAY_SETTLE_ATTEMPT, values: [attemptId, providerReference] });
+    await client.query({ ...PAY_MARK_PAID, values: [orderId, terms.fee, phone] });
+    const proceeds = terms.charged - terms.fee;
+    const { rows } = await client.query({ ...MOVE_MAIN, values: [terms.organizationId, proceeds] });
+    await client.query({
+      ...INSERT_POSTING,
+      values: [randomUUID(), 'payment', orderId, rows[0].id, proceeds, rows[0].balance, ['provider_clearing_wave', 'fee_revenue'], [-terms.charged, terms.fee]],
+    });
+  });
+  return reply.redirect('https://shop.example.sn/merci', 303);
+});
+
+/** refund: the paid transaction locked, main debited with its posting and the Refund row; wallet (yes); refunded. */
+app.get('/api/v2/refund/:id', async (request: FastifyRequest<{ Params: { id: string } }>, reply) => {
+  const refundId = randomUUID();
+  const recorded = await inTransaction(async (client) => {
+    const { rows } = await client.query({ ...REFUND_LOCK, values: [digestOf(request), request.params.id] });
+    const row = rows[0];
+    if (!row) return null;
+    const amount = BigInt(row.amount);
+    const moved = await client.query({ ...MOVE_MAIN, values: [row.organizationId, -amount] });
+    if (!moved.rows[0]) throw new Error('Insufficient balance');
+    await client.query({
+      ...INSERT_POSTING,
+      values: [randomUUID(), 'refund', row.id, moved.rows[0].id, -amount, moved.rows[0].balance, ['provider_clearing_wave'], [amount]],
+    });
+    await client.query({ ...REFUND_RECORD, values: [refundId, row.id, row.organizationId, amount] });
+    return row;
+  });
+  if (!recorded) return reply.code(400).send({ error: 'This Transaction cannot be refund' });
+  const transaction = await inTransaction(async (client) => {
+    await client.query({ ...REFUND_SETTLE, values: [refundId, `sbx_refund_${refundId}`] });
+    return (await client.query({ ...REFUND_MARK_REFUNDED, values: [request.params.id] })).rows[0];
+  });
+  return transaction;
+});
 
 const shutdown = async () => {
   await app.close();

@@ -71,3 +71,84 @@ export const INSERT_PRODUCTS = {
          SELECT gen_random_uuid(), $1::uuid, (p.ord - 1)::int, p.name, p.price, p.quantity, p.description
          FROM unnest($2::text[], $3::bigint[], $4::int[], $5::text[]) WITH ORDINALITY AS p(name, price, quantity, description, ord)`,
 };
+
+// Money in: a payment (the checkout form's POST) and a refund. Each runs the two database
+// transactions the operation needs around the wallet call: the intent written before the call
+// (so a concurrent request cannot call the wallet a second time), then the outcome with its
+// balanced ledger entries. The wallet call itself is the sandbox's: no I/O.
+
+/** pay, first transaction: lock the pending transaction, read its fee rate. $1 = order id. */
+export const PAY_LOCK = {
+  name: 'floor-pay-lock',
+  text: `SELECT t.amount, t."feesCustomerSide", t."isEscrow", t."organizationId", o."feeWaveBp"
+         FROM "Transaction" t JOIN "Organization" o ON o.id = t."organizationId"
+         WHERE t.id = $1::uuid AND t.status = 'pending' FOR UPDATE OF t`,
+};
+
+/** pay: the attempt, unless another one is collecting. $1 attempt id, $2 order, $3 phone, $4 charged, $5 fee. */
+export const PAY_RECORD_ATTEMPT = {
+  name: 'floor-pay-record-attempt',
+  text: `INSERT INTO "PaymentAttempt" (id, "transactionId", method, phone, amount, fee)
+         SELECT $1::uuid, $2::uuid, 'wave', $3, $4::bigint, $5::bigint
+         WHERE NOT EXISTS (SELECT 1 FROM "PaymentAttempt" WHERE "transactionId" = $2::uuid AND state = 'collecting')`,
+};
+
+/** pay, second transaction: the attempt's outcome. $1 attempt id, $2 provider reference. */
+export const PAY_SETTLE_ATTEMPT = {
+  name: 'floor-pay-settle-attempt',
+  text: `UPDATE "PaymentAttempt" SET state = 'succeeded', "providerReference" = $2, "settledAt" = now() WHERE id = $1::uuid AND state = 'collecting'`,
+};
+
+/** pay: pending -> paid. $1 order, $2 fee, $3 payer phone. */
+export const PAY_MARK_PAID = {
+  name: 'floor-pay-mark-paid',
+  text: `UPDATE "Transaction" SET status = 'paid', "selectedPaymentMethod" = 'wave', fees = $2::bigint, "paidAt" = now(),
+           "payerPhone" = $3, "updatedAt" = now() WHERE id = $1::uuid AND status = 'pending'`,
+};
+
+/** Moves a merchant account's balance, never below zero. $1 organisation, $2 signed amount. */
+export const MOVE_MAIN = {
+  name: 'floor-move-main',
+  text: `UPDATE "Account" SET balance = balance + $2::bigint, "updatedAt" = now()
+         WHERE "organizationId" = $1::uuid AND name = 'main' AND balance + $2::bigint >= 0 RETURNING id, balance`,
+};
+
+/**
+ * A balanced posting's entries in one statement: the merchant's `main` entry and the gateway's.
+ * $1 posting id, $2 kind, $3 order, $4 main account id, $5 main amount, $6 main balance after,
+ * $7 gateway accounts, $8 their amounts.
+ */
+export const INSERT_POSTING = {
+  name: 'floor-insert-posting',
+  text: `INSERT INTO "LedgerEntry" (id, "postingId", "accountId", "gatewayAccount", kind, amount, "balanceAfter", "transactionId")
+         SELECT gen_random_uuid(), $1::uuid, NULL, g.account, $2::"LedgerEntryKind", g.amount, NULL, $3::uuid
+         FROM unnest($7::"GatewayAccount"[], $8::bigint[]) AS g(account, amount)
+         UNION ALL SELECT gen_random_uuid(), $1::uuid, $4::uuid, NULL, $2::"LedgerEntryKind", $5::bigint, $6::bigint, $3::uuid`,
+};
+
+/** refund, first transaction: the caller's paid transaction, locked. $1 key digest, $2 order id. */
+export const REFUND_LOCK = {
+  name: 'floor-refund-lock',
+  text: `SELECT t.id, t.amount, t."organizationId", t."payerPhone" FROM "Transaction" t
+         WHERE t.id = $2::uuid AND t."organizationId" = (${ORGANIZATION_OF_KEY}) AND t.status = 'paid' FOR UPDATE`,
+};
+
+/** refund: the Refund row (one per transaction). $1 id, $2 order, $3 organisation, $4 amount. */
+export const REFUND_RECORD = {
+  name: 'floor-refund-record',
+  text: `INSERT INTO "Refund" (id, "transactionId", "organizationId", amount, method, "updatedAt")
+         VALUES ($1::uuid, $2::uuid, $3::uuid, $4::bigint, 'wave', now()) ON CONFLICT ("transactionId") DO NOTHING`,
+};
+
+/** refund, second transaction: the provider said yes. $1 refund id, $2 provider reference. */
+export const REFUND_SETTLE = {
+  name: 'floor-refund-settle',
+  text: `UPDATE "Refund" SET status = 'succeeded', "providerReference" = $2, "updatedAt" = now() WHERE id = $1::uuid AND status = 'pending'`,
+};
+
+/** refund: paid -> refunded, returning the transaction as the answer. $1 order id. */
+export const REFUND_MARK_REFUNDED = {
+  name: 'floor-refund-mark-refunded',
+  text: `UPDATE "Transaction" t SET status = 'refunded', "refundedAt" = now(), "updatedAt" = now()
+         WHERE t.id = $1::uuid AND t.status = 'paid' RETURNING ${TRANSACTION_COLUMNS}`,
+};

@@ -218,30 +218,38 @@ export async function buildCheckoutApp({ ctx, logger, formSecret }: CheckoutOpti
     const method = form.get('method') ?? '';
     const phone = form.get('phone') ?? '';
 
-    return withView(request, reply, async (view) => {
-      try {
-        const result = await payTransaction(ctx, { kind: 'customer' }, orderId, { method, phone });
-        const after: CheckoutView = { ...view, transaction: result.transaction };
-        if (result.outcome === 'paid') return reply.redirect(successUrlOf(ctx, after), 303);
-        if (result.outcome === 'failed') return reply.redirect(errorUrlOf(ctx, after), 303);
-        // The wallet has not answered (the customer has not approved on the phone yet): the
-        // transaction stays pending; the page says so and links back to the checkout, which
-        // shows "paid" once it is, or the form again to retry.
-        return html(reply, 200, renderAwaitingConfirmation(view, lang, method as PaymentMethod, compactPhone(phone), formActionOf(request, orderId)), lang);
-      } catch (error) {
-        if (!(error instanceof DomainError)) throw error;
-        if (isFieldError(error.code)) return sendCheckout(request, reply, view, lang, error.status, { error: t.errors[error.code], method, phone });
-        if (error.code === 'transaction_not_payable') {
-          // Paid, cancelled or refunded meanwhile (another tab, a double click): show the state.
-          const now = await getCheckout(ctx, orderId);
-          const paid = now.transaction.status === 'paid' || now.transaction.status === 'paid_and_blocked';
-          return sendCheckout(request, reply, now, lang, 409, { notice: paid ? t.alreadyPaidTitle : t.notPayableTitle });
-        }
-        if (error.code === 'payment_in_progress') return sendCheckout(request, reply, view, lang, 409, { notice: t.paymentInProgressTitle });
-        if (error.code === 'transaction_not_found') return html(reply, 404, messagePage(lang, t.linkInvalidTitle), lang);
-        throw error;
-      }
+    // Pay first: a successful payment only redirects, so the page's view is read only when a
+    // page is rendered (an outcome other than paid, or a refusal).
+    let result: Awaited<ReturnType<typeof payTransaction>>;
+    try {
+      result = await payTransaction(ctx, { kind: 'customer' }, orderId, { method, phone });
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      return refusedPayment(request, reply, error, { method, phone });
+    }
+    if (result.outcome === 'paid') return reply.redirect(safeRedirect(result.transaction.successUrl) ?? defaultSuccessUrlOf(ctx.settings, orderId), 303);
+    return withView(request, reply, (view, lang) => {
+      if (result.outcome === 'failed') return reply.redirect(errorUrlOf(ctx, view), 303);
+      // The wallet has not answered (the customer has not approved on the phone yet): the
+      // transaction stays pending; the page says so and links back to the checkout, which
+      // shows "paid" once it is, or the form again to retry.
+      return html(reply, 200, renderAwaitingConfirmation(view, lang, method as PaymentMethod, compactPhone(phone), formActionOf(request, orderId)), lang);
     });
   });
+
+  /** A payment the domain refused: the form again with the reason, or the page of the state it is in now. */
+  const refusedPayment = (request: OrderRequest, reply: FastifyReply, error: DomainError, entered: { method: string; phone: string }) => {
+    const t = MESSAGES[langOf(request)];
+    return withView(request, reply, async (view, lang) => {
+      if (isFieldError(error.code)) return sendCheckout(request, reply, view, lang, error.status, { error: t.errors[error.code], ...entered });
+      if (error.code === 'payment_in_progress') return sendCheckout(request, reply, view, lang, 409, { notice: t.paymentInProgressTitle });
+      if (error.code === 'transaction_not_payable') {
+        // Paid, cancelled or refunded meanwhile (another tab, a double click): show the state.
+        const paid = view.transaction.status === 'paid' || view.transaction.status === 'paid_and_blocked';
+        return sendCheckout(request, reply, view, lang, 409, { notice: paid ? t.alreadyPaidTitle : t.notPayableTitle });
+      }
+      throw error;
+    });
+  };
   return app;
 }

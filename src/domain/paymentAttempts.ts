@@ -3,17 +3,20 @@
  * survive a crash. Money comes IN here, so the danger is collecting twice (the customer double
  * clicks, or two tabs pay at once): both wallets would be charged and only one payment recorded.
  *
- *   1. record: ONE database transaction locks the transaction row, checks it is still pending and
- *      that no other attempt is `collecting`, and writes this attempt `collecting`. The loser of
- *      two concurrent payments is refused here (409) before any wallet is asked.
+ *   1. claim: ONE statement sets the transaction's `collectingAttemptId` (a conditional update:
+ *      only while it is pending and unclaimed) and writes the attempt `collecting`. Of concurrent
+ *      payments exactly one claims it; the others are refused (409) before any wallet is asked,
+ *      and so is a cancel.
  *   2. the provider is asked once, with the attempt's id as the reference.
- *   3. settle: a second transaction writes the answer. `succeeded` moves the transaction out of
- *      pending with its ledger posting (see recordPayment); `failed` / `pending` close the attempt
- *      and nothing moves, so the customer may try again.
+ *   3. settle: the answer is written and the claim released. `succeeded` moves the transaction
+ *      out of pending with its ledger posting in the same database transaction; `failed` /
+ *      `pending` (never confirmed) move nothing, so the customer may try again.
  *
- * A crash (or a provider that never answers) between 1 and 3 leaves the attempt `collecting`; the
- * reconciler below asks the provider what became of it (never collecting again) and settles it.
+ * A crash (or a provider that never answers) between 1 and 3 leaves the attempt `collecting` and
+ * the claim held; the reconciler below asks the provider what became of it (never collecting
+ * again) and settles it.
  */
+import { randomUUID } from 'node:crypto';
 import type { PaymentAttempt } from '../generated/prisma/client.js';
 import type { DbTransaction, GatewayContext } from './context.js';
 import { DomainError } from './errors.js';
@@ -37,35 +40,27 @@ export const PAYMENT_RECONCILE_AFTER_MS = 60_000;
 /** Most stale attempts one reconciler run looks at. */
 const RECONCILE_BATCH = 100;
 
-interface LockedTransaction {
-  status: string;
-}
-
-/** Phase 1: the attempt is written (and owns the transaction) before the wallet is asked. */
+/** Phase 1: the claim and the attempt, in one statement, before the wallet is asked. */
 export async function recordAttempt(ctx: GatewayContext, transactionId: string, terms: AttemptTerms): Promise<PaymentAttempt> {
-  return ctx.db.$transaction(async (tx) => {
-    await lockPendingTransaction(tx, transactionId);
-    const collecting = await tx.paymentAttempt.count({ where: { transactionId, state: 'collecting' } });
-    if (collecting > 0) throw new DomainError('payment_in_progress');
-    return tx.paymentAttempt.create({ data: { transactionId, ...terms, createdAt: ctx.clock.now() } });
-  });
+  const attemptId = randomUUID();
+  const rows = await ctx.db.$queryRaw<PaymentAttempt[]>`
+    WITH claimed AS (
+      UPDATE "Transaction" SET "collectingAttemptId" = ${attemptId}::uuid
+      WHERE id = ${transactionId}::uuid AND status = 'pending' AND "collectingAttemptId" IS NULL
+      RETURNING id)
+    INSERT INTO "PaymentAttempt" (id, "transactionId", method, phone, amount, fee, "createdAt")
+    SELECT ${attemptId}::uuid, id, ${terms.method}::"PaymentMethod", ${terms.phone}, ${terms.amount}, ${terms.fee}, ${ctx.clock.now()} FROM claimed
+    RETURNING id, "transactionId", method::text AS method, phone, amount, fee, state::text AS state, "providerReference", reason, "createdAt", "settledAt"`;
+  if (rows[0]) return rows[0];
+  throw await whyNotClaimable(ctx.db, transactionId);
 }
 
-/**
- * Locks the transaction row (ordering this against a payment, a cancel, a refund) and refuses
- * unless it is pending. The next statement of the caller sees every attempt committed before the
- * lock was granted.
- */
-export async function lockPendingTransaction(tx: DbTransaction, transactionId: string): Promise<void> {
-  const [row] = await tx.$queryRaw<LockedTransaction[]>`SELECT status::text AS status FROM "Transaction" WHERE id = ${transactionId}::uuid FOR UPDATE`;
-  if (!row) throw new DomainError('transaction_not_found');
-  if (row.status !== 'pending') throw new DomainError('transaction_not_payable', row.status);
-}
-
-/** Refuses (409) while a wallet is being asked to pay this transaction: used by cancel. */
-export async function refuseWhileCollecting(tx: DbTransaction, transactionId: string): Promise<void> {
-  const collecting = await tx.paymentAttempt.count({ where: { transactionId, state: 'collecting' } });
-  if (collecting > 0) throw new DomainError('payment_in_progress');
+/** Why a transaction could not be claimed (or cancelled): paid or cancelled meanwhile, or a wallet is being asked. */
+export async function whyNotClaimable(db: Pick<DbTransaction, 'transaction'>, transactionId: string): Promise<DomainError> {
+  const now = await db.transaction.findUnique({ where: { id: transactionId }, select: { status: true, collectingAttemptId: true } });
+  if (!now) return new DomainError('transaction_not_found');
+  if (now.status !== 'pending') return new DomainError('transaction_not_payable', now.status);
+  return new DomainError('payment_in_progress');
 }
 
 /**
@@ -76,34 +71,79 @@ export async function refuseWhileCollecting(tx: DbTransaction, transactionId: st
 export async function settleAttempt(ctx: GatewayContext, attempt: PaymentAttempt, answer: WalletAnswer): Promise<PaymentAttempt['state']> {
   // No answer: the attempt keeps the transaction until the reconciler learns what happened.
   if (answer.status === 'unknown') return 'collecting';
-  const state = answer.status === 'succeeded' ? 'succeeded' : answer.status === 'failed' ? 'failed' : 'unconfirmed';
-  return ctx.db.$transaction(async (tx) => {
-    const { count } = await tx.paymentAttempt.updateMany({
-      where: { id: attempt.id, state: 'collecting' },
-      data: { state, providerReference: answer.providerReference, reason: answer.reason ?? null, settledAt: ctx.clock.now() },
+  const state: PaymentAttempt['state'] = answer.status === 'succeeded' ? 'succeeded' : answer.status === 'failed' ? 'failed' : 'unconfirmed';
+  const closed = (tx: Pick<DbTransaction, '$queryRaw'>, paid: boolean) => closeAttempt(ctx, tx, attempt, state, answer, paid);
+  if (state !== 'succeeded') {
+    // Nothing moves: one statement closes the attempt and frees the transaction.
+    return (await closed(ctx.db, false)) ? state : currentStateOf(ctx, attempt);
+  }
+  try {
+    return await ctx.db.$transaction(async (tx) => {
+      const paid = await closed(tx, true);
+      if (!paid) throw new NotClosedHere();
+      await postPayment(tx, attempt, paid, answer.providerReference);
+      return state;
     });
-    if (count === 0) return (await tx.paymentAttempt.findUniqueOrThrow({ where: { id: attempt.id } })).state;
-    if (state === 'succeeded') await recordPayment(ctx, tx, attempt, answer.providerReference);
-    return state;
-  });
+  } catch (error) {
+    if (!(error instanceof NotClosedHere)) throw error;
+    // Settled by someone else first (a reconciler): their answer stands. Still collecting means
+    // the claim was lost, which the rules forbid: fail loudly, leaving it to the reconciler.
+    const settled = await currentStateOf(ctx, attempt);
+    if (settled === 'collecting') throw new Error(`payment attempt ${attempt.id} was paid but transaction ${attempt.transactionId} is no longer pending under it`);
+    return settled;
+  }
+}
+
+/** The attempt was not closed by this settlement: its database transaction rolls back. */
+class NotClosedHere extends Error {}
+
+interface PaidTransaction {
+  organizationId: string;
+  isEscrow: boolean;
 }
 
 /**
- * The payment itself: `pending` -> `paid` (or `paid_and_blocked` for escrow) with the method,
- * fees, paid_at and payer phone, and the balanced posting: the provider's clearing account owes
- * what the wallet was charged, the merchant is credited the proceeds (`main`, or `escrow`) and the
- * gateway keeps the fee.
+ * Closes the attempt (conditionally: only while `collecting`) and releases its claim on the
+ * transaction, which it marks paid when `paid`: `pending` -> `paid` (or `paid_and_blocked` for
+ * escrow) with the method, fees, paid_at and payer phone. Returns null when someone else (a
+ * reconciler) settled the attempt first.
  */
-async function recordPayment(ctx: GatewayContext, tx: DbTransaction, attempt: PaymentAttempt, providerReference: string): Promise<void> {
-  const transaction = await tx.transaction.findUniqueOrThrow({ where: { id: attempt.transactionId }, select: { organizationId: true, isEscrow: true, feesCustomerSide: true } });
-  const status = transaction.isEscrow ? 'paid_and_blocked' : 'paid';
-  // The attempt owned the transaction while collecting (cancel and other attempts are refused),
-  // so it is still pending; the condition only guards against a rule broken elsewhere.
-  const { count } = await tx.transaction.updateMany({
-    where: { id: attempt.transactionId, status: 'pending' },
-    data: { status, selectedPaymentMethod: attempt.method, fees: attempt.fee, paidAt: ctx.clock.now(), payerPhone: attempt.phone },
-  });
-  if (count === 0) throw new Error(`payment attempt ${attempt.id} succeeded but transaction ${attempt.transactionId} is no longer pending`);
+async function closeAttempt(
+  ctx: GatewayContext,
+  db: Pick<DbTransaction, '$queryRaw'>,
+  attempt: PaymentAttempt,
+  state: PaymentAttempt['state'],
+  answer: ProviderAnswer,
+  paid: boolean,
+): Promise<PaidTransaction | null> {
+  const now = ctx.clock.now();
+  const rows = await db.$queryRaw<PaidTransaction[]>`
+    WITH closed AS (
+      UPDATE "PaymentAttempt" SET state = ${state}::"PaymentAttemptState", "providerReference" = ${answer.providerReference},
+        reason = ${answer.reason ?? null}, "settledAt" = ${now}
+      WHERE id = ${attempt.id}::uuid AND state = 'collecting'
+      RETURNING id)
+    UPDATE "Transaction" t SET "collectingAttemptId" = NULL,
+      status = CASE WHEN ${paid} THEN (CASE WHEN t."isEscrow" THEN 'paid_and_blocked' ELSE 'paid' END)::"TransactionStatus" ELSE t.status END,
+      "selectedPaymentMethod" = CASE WHEN ${paid} THEN ${attempt.method}::"PaymentMethod" ELSE t."selectedPaymentMethod" END,
+      fees = CASE WHEN ${paid} THEN ${attempt.fee} ELSE t.fees END,
+      "paidAt" = CASE WHEN ${paid} THEN ${now} ELSE t."paidAt" END,
+      "payerPhone" = CASE WHEN ${paid} THEN ${attempt.phone} ELSE t."payerPhone" END,
+      "updatedAt" = CASE WHEN ${paid} THEN ${now} ELSE t."updatedAt" END
+    FROM closed WHERE t.id = ${attempt.transactionId}::uuid AND t."collectingAttemptId" = closed.id AND t.status = 'pending'
+    RETURNING t."organizationId", t."isEscrow"`;
+  return rows[0] ?? null;
+}
+
+async function currentStateOf(ctx: GatewayContext, attempt: PaymentAttempt): Promise<PaymentAttempt['state']> {
+  return (await ctx.db.paymentAttempt.findUniqueOrThrow({ where: { id: attempt.id }, select: { state: true } })).state;
+}
+
+/**
+ * The payment's balanced posting: the provider's clearing account owes what the wallet was
+ * charged, the merchant is credited the proceeds (`main`, or `escrow`) and the gateway keeps the fee.
+ */
+async function postPayment(tx: DbTransaction, attempt: PaymentAttempt, transaction: PaidTransaction, providerReference: string): Promise<void> {
   await post(tx, {
     kind: transaction.isEscrow ? 'escrow_hold' : 'payment',
     transactionId: attempt.transactionId,

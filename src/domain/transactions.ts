@@ -58,7 +58,7 @@ export const transactionWithProductsColumns = (products: Prisma.Sql): Prisma.Sql
   t."selectedPaymentMethod"::text AS "selectedPaymentMethod", t.currency, t.status::text AS status,
   t."customerFirstName", t."customerLastName", t."customerPhone", t."isEscrow", t."isMerchant",
   t."feesCustomerSide", t."successUrl", t."errorUrl", t."payerPhone", t."isDeleted", t."paidAt",
-  t."refundedAt", t."cancelledAt", t."createdAt", t."updatedAt",
+  t."refundedAt", t."cancelledAt", t."createdAt", t."updatedAt", t."collectingAttemptId",
   COALESCE((SELECT json_agg(json_build_object('id', p.id, 'transactionId', p."transactionId", 'position', p.position,
               'name', p.name, 'price', p.price::text, 'quantity', p.quantity, 'description', p.description,
               'category', p.category) ORDER BY p.position)

@@ -58,11 +58,27 @@ async function migrationsHash(): Promise<string> {
 }
 
 /**
+ * Templates of other migration sets kept: a concurrent run on another checkout (a branch with one
+ * more migration) may be cloning its template right now, so only the oldest beyond these go.
+ */
+const KEPT_OTHER_TEMPLATES = 3;
+
+/** Templates other than `template`, oldest first (database OIDs grow as databases are created). */
+const otherTemplatesOldestFirst = async (admin: pg.Client, template: string): Promise<string[]> =>
+  (
+    await admin.query<{ datname: string }>('SELECT datname FROM pg_database WHERE starts_with(datname, $1) AND datname <> $2 ORDER BY oid', [
+      TEMPLATE_PREFIX,
+      template,
+    ])
+  ).rows.map((row) => row.datname);
+
+/**
  * Builds the template under a private name and renames it into place: a concurrent run either
  * sees no template or a complete one. Older templates are dropped when nobody uses them.
  */
 async function ensureTemplate(admin: pg.Client, template: string, runPid: number): Promise<void> {
-  for (const other of (await databasesLike(admin, TEMPLATE_PREFIX)).filter((name) => name !== template)) {
+  const others = await otherTemplatesOldestFirst(admin, template);
+  for (const other of others.slice(0, Math.max(0, others.length - KEPT_OTHER_TEMPLATES))) {
     const builder = Number(/_building_(\d+)$/.exec(other)?.[1]);
     if (builder && isAlive(builder)) continue; // another run is building it right now
     await admin.query(`DROP DATABASE IF EXISTS "${other}"`).catch(() => undefined);

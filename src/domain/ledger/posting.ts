@@ -11,6 +11,7 @@
  * Gateway accounts keep no balance row (see schema.prisma's GatewayAccount).
  */
 import { randomUUID } from 'node:crypto';
+import { Prisma } from '../../generated/prisma/client.js';
 import type { AccountName, GatewayAccount, LedgerEntryKind, PaymentMethod } from '../../generated/prisma/enums.js';
 import type { DbTransaction } from '../context.js';
 import { DomainError } from '../errors.js';
@@ -53,22 +54,66 @@ export async function post(tx: DbTransaction, posting: Posting): Promise<{ posti
   if (sum !== 0n) throw new Error(`unbalanced ${posting.kind} posting: entries sum to ${sum}`);
 
   const postingId = randomUUID();
-  const balances: PostedBalance[] = [];
-  const entries = [];
   // Always lock merchant accounts in one order (organisation, then name): two postings over the
   // same accounts can then never deadlock.
-  for (const movement of [...movements].sort(byAccountOrder)) {
-    const base = { postingId, kind: posting.kind, amount: movement.amount, transactionId: posting.transactionId ?? null, payoutId: posting.payoutId ?? null, description: posting.description ?? '' };
-    if ('gateway' in movement.side) {
-      entries.push({ ...base, gatewayAccount: movement.side.gateway, accountId: null, balanceAfter: null });
-      continue;
-    }
-    const moved = await moveBalance(tx, movement.side.organizationId, movement.side.account, movement.amount);
-    balances.push(moved);
-    entries.push({ ...base, accountId: moved.accountId, gatewayAccount: null, balanceAfter: moved.balance });
-  }
-  await tx.ledgerEntry.createMany({ data: entries });
+  const ordered = [...movements].sort(byAccountOrder);
+  const merchantMoves = ordered.filter((movement): movement is MerchantMovement => !('gateway' in movement.side));
+  const balances: PostedBalance[] = [];
+  for (const movement of merchantMoves.slice(0, -1)) balances.push(await moveBalance(tx, movement.side.organizationId, movement.side.account, movement.amount));
+  // The last merchant account moves in the same statement that writes every entry: its row lock
+  // (the hot one: every payment of a merchant credits `main`) is then held for one statement and
+  // the COMMIT, not for an extra round trip.
+  const earlier: EntryRow[] = ordered
+    .filter((movement) => movement !== merchantMoves.at(-1))
+    .map((movement) => {
+      if ('gateway' in movement.side) return { accountId: null, gatewayAccount: movement.side.gateway, amount: movement.amount, balanceAfter: null };
+      const moved = balances.find((balance) => balance.organizationId === (movement.side as MerchantSide).organizationId && balance.account === (movement.side as MerchantSide).account)!;
+      return { accountId: moved.accountId, gatewayAccount: null, amount: movement.amount, balanceAfter: moved.balance };
+    });
+  const last = merchantMoves.at(-1);
+  const lastBalance = await writeEntries(tx, postingId, posting, earlier, last);
+  if (lastBalance && last) balances.push(lastBalance);
   return { postingId, balances };
+}
+
+type MerchantSide = Extract<LedgerSide, { organizationId: string }>;
+type MerchantMovement = Movement & { side: MerchantSide };
+interface EntryRow {
+  accountId: string | null;
+  gatewayAccount: GatewayAccount | null;
+  amount: bigint;
+  balanceAfter: bigint | null;
+}
+
+/**
+ * ONE statement: moves `last` (conditionally: never below zero) and inserts its entry with
+ * `earlier`'s. When `last` cannot move, nothing is inserted and it throws (see moveBalance).
+ */
+async function writeEntries(tx: DbTransaction, postingId: string, posting: Posting, earlier: EntryRow[], last: MerchantMovement | undefined): Promise<PostedBalance | null> {
+  const text = (values: (string | bigint | null)[]) => values.map((value) => (value === null ? null : String(value)));
+  const columns = Prisma.sql`${postingId}::uuid, ${posting.kind}::"LedgerEntryKind", ${posting.transactionId ?? null}::uuid, ${posting.payoutId ?? null}::uuid, ${posting.description ?? ''}`;
+  const others = Prisma.sql`unnest(${text(earlier.map((entry) => entry.accountId))}::text[]::uuid[], ${text(earlier.map((entry) => entry.gatewayAccount))}::text[]::"GatewayAccount"[],
+    ${text(earlier.map((entry) => entry.amount))}::text[]::bigint[], ${text(earlier.map((entry) => entry.balanceAfter))}::text[]::bigint[]) AS e(account_id, gateway_account, amount, balance_after)`;
+  const insert = Prisma.sql`INSERT INTO "LedgerEntry" (id, "accountId", "gatewayAccount", amount, "balanceAfter", "postingId", kind, "transactionId", "payoutId", description)`;
+  if (!last) {
+    await tx.$executeRaw`${insert} SELECT gen_random_uuid(), e.account_id, e.gateway_account, e.amount, e.balance_after, ${columns} FROM ${others}`;
+    return null;
+  }
+  const { organizationId, account } = last.side;
+  const rows = await tx.$queryRaw<{ id: string; balance: bigint }[]>`
+    WITH moved AS (
+      UPDATE "Account" SET balance = balance + ${last.amount}, "updatedAt" = now()
+      WHERE "organizationId" = ${organizationId}::uuid AND name = ${account}::"AccountName" AND balance + ${last.amount} >= 0
+      RETURNING id, balance),
+    entries AS (
+      ${insert}
+      SELECT gen_random_uuid(), moved.id, NULL, ${last.amount}, moved.balance, ${columns} FROM moved
+      UNION ALL
+      SELECT gen_random_uuid(), e.account_id, e.gateway_account, e.amount, e.balance_after, ${columns} FROM ${others} WHERE EXISTS (SELECT 1 FROM moved))
+    SELECT id, balance FROM moved`;
+  const row = rows[0];
+  if (!row) throw await whyNotMoved(tx, organizationId, account);
+  return { accountId: row.id, organizationId, account, balance: BigInt(row.balance) };
 }
 
 async function moveBalance(tx: DbTransaction, organizationId: string, account: AccountName, amount: bigint): Promise<PostedBalance> {
@@ -77,12 +122,14 @@ async function moveBalance(tx: DbTransaction, organizationId: string, account: A
     WHERE "organizationId" = ${organizationId}::uuid AND name = ${account}::"AccountName" AND balance + ${amount} >= 0
     RETURNING id, balance`;
   const row = rows[0];
-  if (!row) {
-    const exists = await tx.account.findUnique({ where: { organizationId_name: { organizationId, name: account } }, select: { id: true } });
-    if (!exists) throw new DomainError('merchant_account_unavailable');
-    throw new DomainError('insufficient_balance');
-  }
+  if (!row) throw await whyNotMoved(tx, organizationId, account);
   return { accountId: row.id, organizationId, account, balance: BigInt(row.balance) };
+}
+
+/** A merchant account that did not move: missing, or the debit would take it below zero. */
+async function whyNotMoved(tx: DbTransaction, organizationId: string, account: AccountName): Promise<DomainError> {
+  const exists = await tx.account.findUnique({ where: { organizationId_name: { organizationId, name: account } }, select: { id: true } });
+  return new DomainError(exists ? 'insufficient_balance' : 'merchant_account_unavailable');
 }
 
 const orderKey = (side: LedgerSide): string => ('gateway' in side ? `~${side.gateway}` : `${side.organizationId}:${side.account}`);

@@ -2,22 +2,24 @@
 import type { MerchantAccess } from '../auth.js';
 import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
-import { refuseWhileCollecting } from '../paymentAttempts.js';
 import { findVisibleTransaction, withOrderedProducts, type TransactionRecord } from '../transactions.js';
 
 export async function cancelTransaction(ctx: GatewayContext, access: MerchantAccess<'cancelTransaction'>, orderId: string): Promise<TransactionRecord> {
   const transaction = await findVisibleTransaction(ctx.db, access.organizationId, orderId);
   refuseUnlessPending(transaction.status);
 
-  // The row lock orders this against a payment attempt being recorded: either the attempt sees
-  // `cancelled`, or this sees the attempt and refuses while the wallet is being asked (409).
-  // A paid transaction cannot be cancelled: the status is read again under the lock.
-  await ctx.db.$transaction(async (tx) => {
-    const [row] = await tx.$queryRaw<{ status: TransactionRecord['status'] }[]>`SELECT status FROM "Transaction" WHERE id = ${transaction.id}::uuid FOR UPDATE`;
-    refuseUnlessPending(row?.status ?? 'cancelled');
-    await refuseWhileCollecting(tx, transaction.id);
-    await tx.transaction.update({ where: { id: transaction.id }, data: { status: 'cancelled', isDeleted: true, cancelledAt: ctx.clock.now() } });
+  // Conditional on `pending` and on no wallet being asked to pay it (a payment attempt's claim):
+  // a payment landing between the read and this write wins, and the cancel is refused instead of
+  // hiding a paid transaction or cancelling one whose customer is confirming on the phone.
+  const { count } = await ctx.db.transaction.updateMany({
+    where: { id: transaction.id, status: 'pending', collectingAttemptId: null },
+    data: { status: 'cancelled', isDeleted: true, cancelledAt: ctx.clock.now() },
   });
+  if (count === 0) {
+    const current = await findVisibleTransaction(ctx.db, access.organizationId, orderId);
+    refuseUnlessPending(current.status);
+    throw new DomainError('payment_in_progress');
+  }
   return ctx.db.transaction.findUniqueOrThrow({ where: { id: transaction.id }, include: withOrderedProducts });
 }
 

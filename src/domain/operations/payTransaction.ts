@@ -16,7 +16,7 @@ import { collectionFeeOf, splitPayment } from '../ledger/fees.js';
 import { recordAttempt, settleAttempt, type WalletAnswer } from '../paymentAttempts.js';
 import { parsePaymentMethod } from '../paymentMethods.js';
 import { normalizePhone } from '../phones.js';
-import { isSwitchOn } from '../switches.js';
+import { switchStates } from '../switches.js';
 import { findVisibleTransaction, type TransactionRecord } from '../transactions.js';
 
 export interface PayInput {
@@ -48,7 +48,7 @@ export async function payTransaction(ctx: GatewayContext, payer: Payer, orderId:
   const method = await chooseMethod(ctx, transaction, input.method, isCustomer);
   const phone = normalizePhone(input.phone || (isCustomer ? '' : transaction.customerPhone || SANDBOX_DEFAULT_PHONE));
 
-  const organization = await ctx.db.organization.findUniqueOrThrow({ where: { id: transaction.organizationId } });
+  const organization = await ctx.db.organization.findUniqueOrThrow({ where: { id: transaction.organizationId }, select: { feeWaveBp: true, feeOrangeMoneyBp: true, feePayoutBp: true } });
   const fee = collectionFeeOf(organization, method, transaction.amount);
   const { charged } = splitPayment(transaction.amount, fee, transaction.feesCustomerSide);
 
@@ -87,6 +87,7 @@ async function chooseMethod(ctx: GatewayContext, transaction: TransactionRecord,
   if (!requested && isCustomer) throw new DomainError('invalid_request', 'choose a payment method');
   const method = requested ? parsePaymentMethod(requested) : transaction.methodOfPayment[0];
   if (!method || !transaction.methodOfPayment.includes(method)) throw new DomainError('method_not_offered', requested ?? '');
-  if (!(await isSwitchOn(ctx.db, method))) throw new DomainError('payment_method_unavailable', method);
+  // Cached (invalidated at once in every instance when an operator flips a switch).
+  if ((await switchStates(ctx, ctx.db)).get(method) === false) throw new DomainError('payment_method_unavailable', method);
   return method;
 }
