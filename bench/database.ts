@@ -61,6 +61,7 @@ export async function intactSeed(): Promise<Seed | null> {
     // balances they moved back to zero.
     await client.query(`DELETE FROM "LedgerEntry"`);
     await client.query(`UPDATE "Account" SET balance = 0 WHERE balance <> 0`);
+    await client.query(`DELETE FROM "Organization" WHERE name LIKE $1`, [`${PAYOUT_ORGANIZATION_NAME}%`]);
     const added = await client.query(`DELETE FROM "Transaction" WHERE "organizationId" = $1 AND "createdAt" > $2`, [row.organization_id, row.seeded_until]);
     if (added.rowCount) await client.query(`VACUUM (ANALYZE) "Transaction", "TransactionProduct"`);
     const count = await client.query(`SELECT count(*)::int AS n FROM "Transaction" WHERE "organizationId" = $1`, [row.organization_id]);
@@ -181,6 +182,48 @@ export async function prepareMoneyRows(organizationId: string): Promise<{ payabl
     );
     await client.query(`VACUUM (ANALYZE) "Transaction", "Account"`);
     return { payable: payable.rows.map((row: { id: string }) => row.id), refundable: refundable.rows.map((row: { id: string }) => row.id) };
+  });
+}
+
+/** The payout scenario's organisations are named so (deleted, with their payouts, at the next run's start). */
+const PAYOUT_ORGANIZATION_NAME = 'Bench payouts ';
+/**
+ * Organisations the payout scenario spreads over: one payout runs per organisation at a time
+ * (409 otherwise), and at LOAD.connections requests in flight, taken round robin, the same one
+ * comes back only after this many others.
+ */
+export const PAYOUT_ORGANIZATIONS = 500;
+
+/**
+ * Payout-enabled organisations with a funded `main` (a balanced adjustment posting each) and a
+ * `payout` key each, for this run. Returns their keys.
+ */
+export async function preparePayoutOrganizations(): Promise<string[]> {
+  return withClient(benchDatabaseUrl(), async (client) => {
+    const secrets = Array.from({ length: PAYOUT_ORGANIZATIONS }, () => API_KEY_PREFIX + randomBytes(32).toString('base64url'));
+    const digests = secrets.map((secret) => createHash('sha256').update(secret, 'utf8').digest('hex'));
+    const prefixes = secrets.map((secret) => secret.slice(0, API_KEY_PREFIX.length + 8));
+    await client.query(
+      `WITH orgs AS (
+         INSERT INTO "Organization" (id, name, verified, "payoutEnabled", "businessSector", "updatedAt")
+         SELECT gen_random_uuid(), $1 || i, true, true, 'retail', now() FROM generate_series(1, $2::int) i RETURNING id, name),
+       numbered AS (SELECT id, substring(name FROM length($1) + 1)::int AS i FROM orgs),
+       keys AS (
+         INSERT INTO "ApiKey" (id, "organizationId", scope, prefix, "keyDigest")
+         SELECT gen_random_uuid(), n.id, 'payout', ($3::text[])[n.i], ($4::text[])[n.i] FROM numbered n),
+       accounts AS (
+         INSERT INTO "Account" (id, "organizationId", name, type, balance, "updatedAt")
+         SELECT gen_random_uuid(), n.id, a.name::"AccountName", a.type, CASE WHEN a.name = 'main' THEN $5::bigint ELSE 0 END, now()
+         FROM numbered n, (VALUES ('main', 'operating'), ('escrow', 'escrow')) AS a(name, type)
+         RETURNING id, name, balance),
+       funded AS (SELECT id, balance, gen_random_uuid() AS posting FROM accounts WHERE name = 'main')
+       INSERT INTO "LedgerEntry" (id, "postingId", "accountId", "gatewayAccount", kind, amount, "balanceAfter", description)
+       SELECT gen_random_uuid(), posting, id, NULL::"GatewayAccount", 'adjustment'::"LedgerEntryKind", balance, balance, 'bench: funds the payout scenario' FROM funded
+       UNION ALL
+       SELECT gen_random_uuid(), posting, NULL, 'adjustments'::"GatewayAccount", 'adjustment'::"LedgerEntryKind", -balance, NULL, 'bench: funds the payout scenario' FROM funded`,
+      [PAYOUT_ORGANIZATION_NAME, PAYOUT_ORGANIZATIONS, prefixes, digests, 1_000_000_000],
+    );
+    return secrets;
   });
 }
 

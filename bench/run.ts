@@ -17,7 +17,7 @@ import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createFormTokens } from '../src/checkout/csrf.js';
-import { ensureDatabase, intactSeed, issueApiKey, prepareMoneyRows, sampleTransactionIds, seed, type Seed } from './database.js';
+import { ensureDatabase, intactSeed, issueApiKey, prepareMoneyRows, preparePayoutOrganizations, sampleTransactionIds, seed, type Seed } from './database.js';
 import { combine, measure, measurePaired, type Figures, type LoadTarget } from './load.js';
 import { rssMB, runNode } from './processes.js';
 import { summariseProfile } from './profile.js';
@@ -160,6 +160,7 @@ async function prepare(): Promise<{ seeded: Awaited<ReturnType<typeof prepareSee
     ids: await sampleTransactionIds(seeded.organizationId),
     list: listFilters(seeded.seededUntil),
     ...money,
+    payoutKeys: await preparePayoutOrganizations(),
     formTokens: createFormTokens(BENCH_ADMIN_TOKEN),
   };
   return { seeded, data };

@@ -32,6 +32,8 @@ export interface BenchData {
   payable: string[];
   /** Paid transactions added for this run, `main` funded to refund them all: each is refunded once. */
   refundable: string[];
+  /** `payout` keys of payout-enabled organisations with funded accounts, one per organisation. */
+  payoutKeys: string[];
   /** Signs the checkout forms the payment scenario posts, as the checkout page does. */
   formTokens: FormTokens;
 }
@@ -146,6 +148,19 @@ const payByCheckout = (data: BenchData): RequestFactory => () => {
 
 const refund = (data: BenchData): RequestFactory => () => ({ method: 'GET', path: `/api/v2/refund/${nextOf(data.refundable)}` });
 
+/**
+ * A payout of 5,000 XOF, sent at once; the organisations are taken round robin, so the 50
+ * requests in flight are 50 different organisations (one payout per organisation at a time).
+ */
+const payout = (data: BenchData): RequestFactory => {
+  let n = 0;
+  return () => {
+    const key = data.payoutKeys[n++ % data.payoutKeys.length]!;
+    const body = { selected_payment_method: n % 2 ? 'wave' : 'orange_money', amount: 5_000, recipient: { first_name: 'Moussa', last_name: 'Sow', phone: '+221770000001' }, reason: 'Salaire' };
+    return { method: 'POST', path: '/api/v2/payouts', body: JSON.stringify(body), headers: { authorization: `Bearer ${key}` } };
+  };
+};
+
 // Baselines ----------------------------------------------------------------------------------
 
 const floor = (name: string, request: Baseline['request']): Baseline => ({ name, server: 'floors', request });
@@ -156,6 +171,7 @@ const LIST_FLOOR = floor('list page 1: count + page', listPage(1));
 const DEEP_FLOOR = floor(`list page ${DEEP_PAGE}: count + page`, listPage(DEEP_PAGE));
 const CREATE_FLOOR = floor('create: key + BEGIN, 2 inserts, COMMIT', createTransaction);
 const PAY_FLOOR = floor('pay: 2 transactions (attempt; outcome + posting)', payByCheckout);
+const PAYOUT_FLOOR = floor('payout: 1 transaction (row + debit + posting), then completed', payout);
 const REFUND_FLOOR = floor('refund: 2 transactions (debit + posting + refund; outcome)', refund);
 
 /** The same get on a gateway whose limiter is off (see run.ts: startGatewayWithoutLimiter). */
@@ -180,4 +196,5 @@ export const SCENARIOS: Scenario[] = [
   { name: 'create transaction', request: createTransaction, baseline: CREATE_FLOOR, target: NEAR_FLOOR },
   { name: 'pay (checkout form, sandbox wallet)', request: payByCheckout, baseline: PAY_FLOOR, target: NEAR_FLOOR, server: 'checkout' },
   { name: 'refund (GET /refund/{id})', request: refund, baseline: REFUND_FLOOR, target: NEAR_FLOOR },
+  { name: 'payout (500 organisations, sent at once)', request: payout, baseline: PAYOUT_FLOOR, target: NEAR_FLOOR },
 ];

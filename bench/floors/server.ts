@@ -12,7 +12,7 @@ import pg from 'pg';
 import { createFormTokens } from '../../src/checkout/csrf.js';
 import {
   GET_TRANSACTION, INSERT_POSTING, INSERT_PRODUCTS, INSERT_TRANSACTION, KEY_FOR_CREATE, LIST_COUNT, LIST_PAGE, MOVE_MAIN, PAY_LOCK, PAY_MARK_PAID,
-  PAY_RECORD_ATTEMPT, PAY_SETTLE_ATTEMPT, REFUND_LOCK, REFUND_MARK_REFUNDED, REFUND_RECORD, REFUND_SETTLE,
+  PAY_RECORD_ATTEMPT, PAY_SETTLE_ATTEMPT, PAYOUT_CALLER, PAYOUT_RECORD, PAYOUT_SETTLE, REFUND_LOCK, REFUND_MARK_REFUNDED, REFUND_RECORD, REFUND_SETTLE,
 } from './sql.js';
 
 /** The gateway's own pool size (src/infra/prisma/database.ts), so the two compete on equal terms. */
@@ -184,6 +184,37 @@ app.get('/api/v2/refund/:id', async (request: FastifyRequest<{ Params: { id: str
     return (await client.query({ ...REFUND_MARK_REFUNDED, values: [request.params.id] })).rows[0];
   });
   return transaction;
+});
+
+interface PayoutBody {
+  selected_payment_method?: string;
+  amount?: number;
+  recipient?: { first_name?: string; last_name?: string; phone?: string };
+  reason?: string;
+}
+
+/** payout: the row and the debit (amount + fee, never below zero) with its posting; wallet (yes); completed. */
+app.post('/api/v2/payouts', async (request: FastifyRequest<{ Body: PayoutBody }>, reply) => {
+  const body = request.body ?? {};
+  const method = body.selected_payment_method;
+  if ((method !== 'wave' && method !== 'orange_money') || !Number.isSafeInteger(body.amount) || !body.recipient?.phone) return reply.code(400).send({ error: 'Invalid request body' });
+  const amount = BigInt(body.amount!);
+  const payoutId = randomUUID();
+  const recorded = await inTransaction(async (client) => {
+    const { rows } = await client.query({ ...PAYOUT_CALLER, values: [digestOf(request)] });
+    const caller = rows[0];
+    if (!caller?.payoutEnabled) return null;
+    const fee = feeOf(amount, caller.feePayoutBp);
+    await client.query({ ...PAYOUT_RECORD, values: [payoutId, caller.organizationId, method, amount, fee, body.recipient!.phone, body.recipient!.first_name ?? null, body.recipient!.last_name ?? null, body.reason ?? ''] });
+    const moved = await client.query({ ...MOVE_MAIN, values: [caller.organizationId, -(amount + fee)] });
+    if (!moved.rows[0]) throw new Error('Insufficient balance');
+    const clearing = method === 'wave' ? 'provider_clearing_wave' : 'provider_clearing_orange_money';
+    await client.query({ ...INSERT_POSTING, values: [randomUUID(), 'payout', null, moved.rows[0].id, -(amount + fee), moved.rows[0].balance, [clearing, 'fee_revenue'], [amount, fee]] });
+    return caller;
+  });
+  if (!recorded) return reply.code(403).send({ error: 'Payout is not enabled' });
+  const settled = await pool.query({ ...PAYOUT_SETTLE, values: [payoutId, `sbx_payout_${payoutId}`] });
+  return settled.rows[0];
 });
 
 const shutdown = async () => {

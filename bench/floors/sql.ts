@@ -152,3 +152,26 @@ export const REFUND_MARK_REFUNDED = {
   text: `UPDATE "Transaction" t SET status = 'refunded', "refundedAt" = now(), "updatedAt" = now()
          WHERE t.id = $1::uuid AND t.status = 'paid' RETURNING ${TRANSACTION_COLUMNS}`,
 };
+
+/** payout: who is calling, if their organisation may pay out, and its fee rate. $1 key digest. */
+export const PAYOUT_CALLER = {
+  name: 'floor-payout-caller',
+  text: `SELECT o.id AS "organizationId", o."payoutEnabled", o."feePayoutBp" FROM "ApiKey" k JOIN "Organization" o ON o.id = k."organizationId"
+         WHERE k."keyDigest" = $1 AND k."revokedAt" IS NULL AND o.status = 'active'`,
+};
+
+/** payout: the row, `pending` and sent. $1 id, $2 organisation, $3 method, $4 amount, $5 fee, $6 phone, $7 first, $8 last, $9 reason. */
+export const PAYOUT_RECORD = {
+  name: 'floor-payout-record',
+  text: `INSERT INTO "Payout" (id, "organizationId", "selectedPaymentMethod", amount, fees, "recipientPhone", "recipientFirstName", "recipientLastName", reason, "sentAt", "updatedAt")
+         VALUES ($1::uuid, $2::uuid, $3::"PaymentMethod", $4::bigint, $5::bigint, $6, $7, $8, $9, now(), now())`,
+};
+
+/** payout: the provider said yes. $1 id, $2 provider reference. */
+export const PAYOUT_SETTLE = {
+  name: 'floor-payout-settle',
+  text: `UPDATE "Payout" SET status = 'completed', "providerReference" = $2, "paidAt" = now(), "updatedAt" = now()
+         WHERE id = $1::uuid AND status = 'pending'
+         RETURNING id, "organizationId", "selectedPaymentMethod", amount, fees, currency, "recipientFirstName", "recipientLastName",
+           "recipientPhone", status, reason, "createdAt", "updatedAt"`,
+};
