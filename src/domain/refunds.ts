@@ -106,6 +106,16 @@ export async function recordRefund(tx: DbTransaction, organizationId: string, or
   };
   const description = postingTagOf(intent);
 
+  // The Refund row first, the postings last: the merchant's `main` row (which every payment and
+  // refund of the merchant updates) is then locked only for the last statement and the COMMIT.
+  if (existing) {
+    await tx.refund.update({
+      where: { id: existing.id },
+      data: { status: 'pending', attempts: intent.attempt, amount, method, failureReason: null, providerReference: '' },
+    });
+  } else {
+    await tx.refund.create({ data: { id: intent.refundId, transactionId: transaction.id, organizationId, amount, method, status: 'pending', attempts: 1 } });
+  }
   if (transaction.status === 'paid_and_blocked') {
     // DESIGN: the held proceeds first return to main, in this same transaction; then the rule
     // (main covers the amount) applies to main as it then is. The status leaves
@@ -136,14 +146,6 @@ export async function recordRefund(tx: DbTransaction, organizationId: string, or
     ],
   });
 
-  if (existing) {
-    await tx.refund.update({
-      where: { id: existing.id },
-      data: { status: 'pending', attempts: intent.attempt, amount, method, failureReason: null, providerReference: '' },
-    });
-  } else {
-    await tx.refund.create({ data: { id: intent.refundId, transactionId: transaction.id, organizationId, amount, method, status: 'pending', attempts: 1 } });
-  }
   return intent;
 }
 
