@@ -170,7 +170,7 @@ const GET_FLOOR = floor('get: 1 prepared statement', getTransaction);
 const LIST_FLOOR = floor('list page 1: count + page', listPage(1));
 const DEEP_FLOOR = floor(`list page ${DEEP_PAGE}: count + page`, listPage(DEEP_PAGE));
 const CREATE_FLOOR = floor('create: key + BEGIN, 2 inserts, COMMIT', createTransaction);
-const PAY_FLOOR = floor('pay: 2 transactions (attempt; outcome + posting)', payByCheckout);
+const PAY_FLOOR = floor('pay: read, claim + attempt, settle + posting (3 statements)', payByCheckout);
 const PAYOUT_FLOOR = floor('payout: 1 transaction (row + debit + posting), then completed', payout);
 const REFUND_FLOOR = floor('refund: 2 transactions (debit + posting + refund; outcome)', refund);
 

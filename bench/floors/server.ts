@@ -11,8 +11,8 @@ import Fastify, { type FastifyRequest } from 'fastify';
 import pg from 'pg';
 import { createFormTokens } from '../../src/checkout/csrf.js';
 import {
-  GET_TRANSACTION, INSERT_POSTING, INSERT_PRODUCTS, INSERT_TRANSACTION, KEY_FOR_CREATE, LIST_COUNT, LIST_PAGE, MOVE_MAIN, PAY_LOCK, PAY_MARK_PAID,
-  PAY_RECORD_ATTEMPT, PAY_SETTLE_ATTEMPT, PAYOUT_CALLER, PAYOUT_RECORD, PAYOUT_SETTLE, REFUND_LOCK, REFUND_MARK_REFUNDED, REFUND_RECORD, REFUND_SETTLE,
+  GET_TRANSACTION, INSERT_POSTING, INSERT_PRODUCTS, INSERT_TRANSACTION, KEY_FOR_CREATE, LIST_COUNT, LIST_PAGE, MOVE_MAIN, PAY_CLAIM, PAY_READ,
+  PAY_SETTLE, PAYOUT_CALLER, PAYOUT_RECORD, PAYOUT_SETTLE, REFUND_LOCK, REFUND_MARK_REFUNDED, REFUND_RECORD, REFUND_SETTLE,
 } from './sql.js';
 
 /** The gateway's own pool size (src/infra/prisma/database.ts), so the two compete on equal terms. */
@@ -129,35 +129,22 @@ async function inTransaction<T>(work: (client: pg.PoolClient) => Promise<T>): Pr
 /** Basis points of an amount, rounded half up (the gateway's fee rule). */
 const feeOf = (amount: bigint, bp: number): bigint => (amount * BigInt(bp) + 5_000n) / 10_000n;
 
-/** pay: the checkout form's POST: token, attempt recorded, wallet (sandbox: yes), outcome + posting, 303. */
+/** pay: the checkout form's POST: token, read, claim + attempt, wallet (sandbox: yes), outcome + posting in one statement, 303. */
 app.post('/checkout/:id', async (request: FastifyRequest<{ Params: { id: string }; Body: URLSearchParams }>, reply) => {
   const orderId = request.params.id;
   const form = request.body;
   if (!formTokens.verify(form.get('csrf_token'), orderId, new Date())) return reply.code(403).send('form expired');
   const phone = form.get('phone') ?? '';
+  const { rows } = await pool.query({ ...PAY_READ, values: [orderId] });
+  const row = rows[0];
+  if (!row) return reply.code(409).send('not payable');
+  const amount = BigInt(row.amount);
+  const fee = feeOf(amount, row.feeWaveBp);
+  const charged = row.feesCustomerSide ? amount + fee : amount;
   const attemptId = randomUUID();
-  const terms = await inTransaction(async (client) => {
-    const { rows } = await client.query({ ...PAY_LOCK, values: [orderId] });
-    const row = rows[0];
-    if (!row) return null;
-    const amount = BigInt(row.amount);
-    const fee = feeOf(amount, row.feeWaveBp);
-    const charged = row.feesCustomerSide ? amount + fee : amount;
-    const recorded = await client.query({ ...PAY_RECORD_ATTEMPT, values: [attemptId, orderId, phone, charged, fee] });
-    return recorded.rowCount ? { organizationId: row.organizationId as string, charged, fee } : null;
-  });
-  if (!terms) return reply.code(409).send('not payable');
-  const providerReference = `sbx_collect_${attemptId}`;
-  await inTransaction(async (client) => {
-    await client.query({ ...PAY_SETTLE_ATTEMPT, values: [attemptId, providerReference] });
-    await client.query({ ...PAY_MARK_PAID, values: [orderId, terms.fee, phone] });
-    const proceeds = terms.charged - terms.fee;
-    const { rows } = await client.query({ ...MOVE_MAIN, values: [terms.organizationId, proceeds] });
-    await client.query({
-      ...INSERT_POSTING,
-      values: [randomUUID(), 'payment', orderId, rows[0].id, proceeds, rows[0].balance, ['provider_clearing_wave', 'fee_revenue'], [-terms.charged, terms.fee]],
-    });
-  });
+  const claimed = await pool.query({ ...PAY_CLAIM, values: [attemptId, orderId, phone, charged, fee] });
+  if (!claimed.rowCount) return reply.code(409).send('not payable');
+  await pool.query({ ...PAY_SETTLE, values: [attemptId, orderId, fee, phone, charged - fee, -charged, `sbx_collect_${attemptId}`] });
   return reply.redirect('https://shop.example.sn/merci', 303);
 });
 

@@ -72,38 +72,52 @@ export const INSERT_PRODUCTS = {
          FROM unnest($2::text[], $3::bigint[], $4::int[], $5::text[]) WITH ORDINALITY AS p(name, price, quantity, description, ord)`,
 };
 
-// Money in: a payment (the checkout form's POST) and a refund. Each runs the two database
-// transactions the operation needs around the wallet call: the intent written before the call
-// (so a concurrent request cannot call the wallet a second time), then the outcome with its
-// balanced ledger entries. The wallet call itself is the sandbox's: no I/O.
+// Money in: a payment (the checkout form's POST) and a refund, each with the statements the
+// operation needs around the wallet call: the intent written before the call (so a concurrent
+// request cannot call the wallet a second time), then the outcome with its balanced ledger
+// entries. The wallet call itself is the sandbox's: no I/O.
 
-/** pay, first transaction: lock the pending transaction, read its fee rate. $1 = order id. */
-export const PAY_LOCK = {
-  name: 'floor-pay-lock',
-  text: `SELECT t.amount, t."feesCustomerSide", t."isEscrow", t."organizationId", o."feeWaveBp"
+/** pay: the pending transaction and its fee rate. $1 = order id. */
+export const PAY_READ = {
+  name: 'floor-pay-read',
+  text: `SELECT t.amount, t."feesCustomerSide", o."feeWaveBp"
          FROM "Transaction" t JOIN "Organization" o ON o.id = t."organizationId"
-         WHERE t.id = $1::uuid AND t.status = 'pending' FOR UPDATE OF t`,
+         WHERE t.id = $1::uuid AND t.status = 'pending'`,
 };
 
-/** pay: the attempt, unless another one is collecting. $1 attempt id, $2 order, $3 phone, $4 charged, $5 fee. */
-export const PAY_RECORD_ATTEMPT = {
-  name: 'floor-pay-record-attempt',
-  text: `INSERT INTO "PaymentAttempt" (id, "transactionId", method, phone, amount, fee)
-         SELECT $1::uuid, $2::uuid, 'wave', $3, $4::bigint, $5::bigint
-         WHERE NOT EXISTS (SELECT 1 FROM "PaymentAttempt" WHERE "transactionId" = $2::uuid AND state = 'collecting')`,
+/** pay: the claim (only while pending and unclaimed) and the attempt, one statement. $1 attempt id, $2 order, $3 phone, $4 charged, $5 fee. */
+export const PAY_CLAIM = {
+  name: 'floor-pay-claim',
+  text: `WITH claimed AS (
+           UPDATE "Transaction" SET "collectingAttemptId" = $1::uuid
+           WHERE id = $2::uuid AND status = 'pending' AND "collectingAttemptId" IS NULL RETURNING id)
+         INSERT INTO "PaymentAttempt" (id, "transactionId", method, phone, amount, fee)
+         SELECT $1::uuid, id, 'wave', $3, $4::bigint, $5::bigint FROM claimed RETURNING id`,
 };
 
-/** pay, second transaction: the attempt's outcome. $1 attempt id, $2 provider reference. */
-export const PAY_SETTLE_ATTEMPT = {
-  name: 'floor-pay-settle-attempt',
-  text: `UPDATE "PaymentAttempt" SET state = 'succeeded', "providerReference" = $2, "settledAt" = now() WHERE id = $1::uuid AND state = 'collecting'`,
-};
-
-/** pay: pending -> paid. $1 order, $2 fee, $3 payer phone. */
-export const PAY_MARK_PAID = {
-  name: 'floor-pay-mark-paid',
-  text: `UPDATE "Transaction" SET status = 'paid', "selectedPaymentMethod" = 'wave', fees = $2::bigint, "paidAt" = now(),
-           "payerPhone" = $3, "updatedAt" = now() WHERE id = $1::uuid AND status = 'pending'`,
+/**
+ * pay: the outcome, one statement: the attempt closed, the transaction paid and its claim
+ * released, main credited with its entry and the gateway's two. $1 attempt id, $2 order,
+ * $3 fee, $4 phone, $5 proceeds, $6 charged (negative), $7 provider reference.
+ */
+export const PAY_SETTLE = {
+  name: 'floor-pay-settle',
+  text: `WITH closed AS (
+           UPDATE "PaymentAttempt" SET state = 'succeeded', "providerReference" = $7, "settledAt" = now()
+           WHERE id = $1::uuid AND state = 'collecting' RETURNING id),
+         paid AS (
+           UPDATE "Transaction" t SET status = 'paid', "selectedPaymentMethod" = 'wave', fees = $3::bigint, "paidAt" = now(),
+             "payerPhone" = $4, "updatedAt" = now(), "collectingAttemptId" = NULL
+           FROM closed WHERE t.id = $2::uuid AND t."collectingAttemptId" = closed.id RETURNING t."organizationId"),
+         credited AS (
+           UPDATE "Account" a SET balance = a.balance + $5::bigint, "updatedAt" = now()
+           FROM paid WHERE a."organizationId" = paid."organizationId" AND a.name = 'main' RETURNING a.id, a.balance),
+         posting AS (SELECT gen_random_uuid() AS id)
+         INSERT INTO "LedgerEntry" (id, "postingId", "accountId", "gatewayAccount", kind, amount, "balanceAfter", "transactionId")
+         SELECT gen_random_uuid(), posting.id, c.id, NULL::"GatewayAccount", 'payment'::"LedgerEntryKind", $5::bigint, c.balance, $2::uuid FROM credited c, posting
+         UNION ALL
+         SELECT gen_random_uuid(), posting.id, NULL, g.account::"GatewayAccount", 'payment'::"LedgerEntryKind", g.amount, NULL, $2::uuid
+         FROM credited c, posting, (VALUES ('provider_clearing_wave', $6::bigint), ('fee_revenue', $3::bigint)) AS g(account, amount)`,
 };
 
 /** Moves a merchant account's balance, never below zero. $1 organisation, $2 signed amount. */

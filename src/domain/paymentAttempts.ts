@@ -17,11 +17,12 @@
  * again) and settles it.
  */
 import { randomUUID } from 'node:crypto';
-import type { PaymentAttempt } from '../generated/prisma/client.js';
+import { Prisma, type PaymentAttempt } from '../generated/prisma/client.js';
 import type { DbTransaction, GatewayContext } from './context.js';
 import { DomainError } from './errors.js';
-import { clearingAccountOf, post } from './ledger/posting.js';
+import { clearingAccountOf, creditPostingCtes } from './ledger/posting.js';
 import type { ProviderAnswer } from './ports.js';
+import { transactionRecordOf, transactionWithProductsColumns, type RawTransactionRow, type TransactionRecord } from './transactions.js';
 
 /** What the wallet is asked for, and how the payment is split once it pays. */
 export interface AttemptTerms {
@@ -64,96 +65,78 @@ export async function whyNotClaimable(db: Pick<DbTransaction, 'transaction'>, tr
 }
 
 /**
- * Phase 3: writes the provider's answer, in one database transaction with the payment it records.
- * Conditional on the attempt still `collecting`: when a reconciler settled it first, this one
- * changes nothing. Returns the attempt's state after it (`collecting` when there was no answer).
+ * Phase 3: writes the provider's answer in ONE statement (atomic without a transaction, so the
+ * merchant's hot `main` row is locked only while PostgreSQL runs it): the attempt is closed
+ * (conditionally: only while `collecting` and still holding the transaction's claim), the claim
+ * released, and on success the transaction paid with its posting. When a reconciler settled the
+ * attempt first, this changes nothing. Returns the attempt's state after it (`collecting` when
+ * there was no answer).
  */
-export async function settleAttempt(ctx: GatewayContext, attempt: PaymentAttempt, answer: WalletAnswer): Promise<PaymentAttempt['state']> {
+export async function settleAttempt(ctx: GatewayContext, attempt: PaymentAttempt, answer: WalletAnswer): Promise<Settled> {
   // No answer: the attempt keeps the transaction until the reconciler learns what happened.
-  if (answer.status === 'unknown') return 'collecting';
+  if (answer.status === 'unknown') return { state: 'collecting' };
   const state: PaymentAttempt['state'] = answer.status === 'succeeded' ? 'succeeded' : answer.status === 'failed' ? 'failed' : 'unconfirmed';
-  const closed = (tx: Pick<DbTransaction, '$queryRaw'>, paid: boolean) => closeAttempt(ctx, tx, attempt, state, answer, paid);
-  if (state !== 'succeeded') {
-    // Nothing moves: one statement closes the attempt and frees the transaction.
-    return (await closed(ctx.db, false)) ? state : currentStateOf(ctx, attempt);
-  }
-  try {
-    return await ctx.db.$transaction(async (tx) => {
-      const paid = await closed(tx, true);
-      if (!paid) throw new NotClosedHere();
-      await postPayment(tx, attempt, paid, answer.providerReference);
-      return state;
-    });
-  } catch (error) {
-    if (!(error instanceof NotClosedHere)) throw error;
-    // Settled by someone else first (a reconciler): their answer stands. Still collecting means
-    // the claim was lost, which the rules forbid: fail loudly, leaving it to the reconciler.
-    const settled = await currentStateOf(ctx, attempt);
-    if (settled === 'collecting') throw new Error(`payment attempt ${attempt.id} was paid but transaction ${attempt.transactionId} is no longer pending under it`);
-    return settled;
-  }
+  const rows = await ctx.db.$queryRaw<RawTransactionRow[]>(settlementStatement(ctx, attempt, state, answer));
+  if (rows[0]) return { state, transaction: transactionRecordOf(rows[0]) };
+  // Settled by someone else first (a reconciler): their answer stands. Still collecting means the
+  // claim was lost, which the rules forbid: fail loudly, leaving the attempt to the reconciler.
+  const settled = await currentStateOf(ctx, attempt);
+  if (settled === 'collecting') throw new Error(`payment attempt ${attempt.id} could not be settled: transaction ${attempt.transactionId} is no longer pending under it`);
+  return { state: settled };
 }
 
-/** The attempt was not closed by this settlement: its database transaction rolls back. */
-class NotClosedHere extends Error {}
-
-interface PaidTransaction {
-  organizationId: string;
-  isEscrow: boolean;
+/** The attempt's state after settling, and the transaction as the settlement left it (when this settlement closed it). */
+export interface Settled {
+  state: PaymentAttempt['state'];
+  transaction?: TransactionRecord;
 }
 
 /**
- * Closes the attempt (conditionally: only while `collecting`) and releases its claim on the
- * transaction, which it marks paid when `paid`: `pending` -> `paid` (or `paid_and_blocked` for
- * escrow) with the method, fees, paid_at and payer phone. Returns null when someone else (a
- * reconciler) settled the attempt first.
+ * The settlement as one statement. `closed`: the attempt, only while collecting and holding the
+ * claim. `released`: the transaction, its claim released and, when the wallet paid, `pending` ->
+ * `paid` (or `paid_and_blocked` for escrow) with the method, fees, paid_at and payer phone. Then,
+ * when paid, the posting: the provider's clearing account owes what the wallet was charged, the
+ * merchant is credited the proceeds (`main`, or `escrow`), the gateway keeps the fee.
  */
-async function closeAttempt(
-  ctx: GatewayContext,
-  db: Pick<DbTransaction, '$queryRaw'>,
-  attempt: PaymentAttempt,
-  state: PaymentAttempt['state'],
-  answer: ProviderAnswer,
-  paid: boolean,
-): Promise<PaidTransaction | null> {
+function settlementStatement(ctx: GatewayContext, attempt: PaymentAttempt, state: PaymentAttempt['state'], answer: ProviderAnswer): Prisma.Sql {
   const now = ctx.clock.now();
-  const rows = await db.$queryRaw<PaidTransaction[]>`
+  const paid = state === 'succeeded';
+  const head = Prisma.sql`
     WITH closed AS (
       UPDATE "PaymentAttempt" SET state = ${state}::"PaymentAttemptState", "providerReference" = ${answer.providerReference},
         reason = ${answer.reason ?? null}, "settledAt" = ${now}
       WHERE id = ${attempt.id}::uuid AND state = 'collecting'
-      RETURNING id)
-    UPDATE "Transaction" t SET "collectingAttemptId" = NULL,
-      status = CASE WHEN ${paid} THEN (CASE WHEN t."isEscrow" THEN 'paid_and_blocked' ELSE 'paid' END)::"TransactionStatus" ELSE t.status END,
-      "selectedPaymentMethod" = CASE WHEN ${paid} THEN ${attempt.method}::"PaymentMethod" ELSE t."selectedPaymentMethod" END,
-      fees = CASE WHEN ${paid} THEN ${attempt.fee} ELSE t.fees END,
-      "paidAt" = CASE WHEN ${paid} THEN ${now} ELSE t."paidAt" END,
-      "payerPhone" = CASE WHEN ${paid} THEN ${attempt.phone} ELSE t."payerPhone" END,
-      "updatedAt" = CASE WHEN ${paid} THEN ${now} ELSE t."updatedAt" END
-    FROM closed WHERE t.id = ${attempt.transactionId}::uuid AND t."collectingAttemptId" = closed.id AND t.status = 'pending'
-    RETURNING t."organizationId", t."isEscrow"`;
-  return rows[0] ?? null;
+        AND EXISTS (SELECT 1 FROM "Transaction" WHERE id = ${attempt.transactionId}::uuid AND "collectingAttemptId" = ${attempt.id}::uuid AND status = 'pending')
+      RETURNING id),
+    released AS (
+      UPDATE "Transaction" t SET "collectingAttemptId" = NULL,
+        status = CASE WHEN ${paid} THEN (CASE WHEN t."isEscrow" THEN 'paid_and_blocked' ELSE 'paid' END)::"TransactionStatus" ELSE t.status END,
+        "selectedPaymentMethod" = CASE WHEN ${paid} THEN ${attempt.method}::"PaymentMethod" ELSE t."selectedPaymentMethod" END,
+        fees = CASE WHEN ${paid} THEN ${attempt.fee} ELSE t.fees END,
+        "paidAt" = CASE WHEN ${paid} THEN ${now} ELSE t."paidAt" END,
+        "payerPhone" = CASE WHEN ${paid} THEN ${attempt.phone} ELSE t."payerPhone" END,
+        "updatedAt" = CASE WHEN ${paid} THEN ${now} ELSE t."updatedAt" END
+      FROM closed WHERE t.id = ${attempt.transactionId}::uuid AND t."collectingAttemptId" = closed.id
+      RETURNING t.*, (CASE WHEN t."isEscrow" THEN 'escrow' ELSE 'main' END)::"AccountName" AS "accountName",
+        (CASE WHEN t."isEscrow" THEN 'escrow_hold' ELSE 'payment' END)::"LedgerEntryKind" AS kind)`;
+  // The transaction as this statement left it (the answer: no read after).
+  const result = Prisma.sql`SELECT ${transactionWithProductsColumns(Prisma.raw('"TransactionProduct"'))} FROM released t`;
+  if (!paid) return Prisma.sql`${head} ${result}`;
+  const posting = creditPostingCtes({
+    source: 'released',
+    transactionId: attempt.transactionId,
+    description: `${attempt.method} payment ${answer.providerReference}`.trim(),
+    credit: attempt.amount - attempt.fee,
+    gatewaySides: [
+      { gateway: clearingAccountOf(attempt.method), amount: -attempt.amount },
+      { gateway: 'fee_revenue', amount: attempt.fee },
+    ],
+  });
+  return Prisma.sql`${head}, ${posting} ${result}`;
 }
 
 async function currentStateOf(ctx: GatewayContext, attempt: PaymentAttempt): Promise<PaymentAttempt['state']> {
   return (await ctx.db.paymentAttempt.findUniqueOrThrow({ where: { id: attempt.id }, select: { state: true } })).state;
-}
-
-/**
- * The payment's balanced posting: the provider's clearing account owes what the wallet was
- * charged, the merchant is credited the proceeds (`main`, or `escrow`) and the gateway keeps the fee.
- */
-async function postPayment(tx: DbTransaction, attempt: PaymentAttempt, transaction: PaidTransaction, providerReference: string): Promise<void> {
-  await post(tx, {
-    kind: transaction.isEscrow ? 'escrow_hold' : 'payment',
-    transactionId: attempt.transactionId,
-    description: `${attempt.method} payment ${providerReference}`.trim(),
-    movements: [
-      { side: { gateway: clearingAccountOf(attempt.method) }, amount: -attempt.amount },
-      { side: { organizationId: transaction.organizationId, account: transaction.isEscrow ? 'escrow' : 'main' }, amount: attempt.amount - attempt.fee },
-      { side: { gateway: 'fee_revenue' }, amount: attempt.fee },
-    ],
-  });
 }
 
 /**

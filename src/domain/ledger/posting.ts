@@ -126,6 +126,40 @@ async function moveBalance(tx: DbTransaction, organizationId: string, account: A
   return { accountId: row.id, organizationId, account, balance: BigInt(row.balance) };
 }
 
+/**
+ * A posting that CREDITS one merchant account, as CTEs of the caller's single statement: a credit
+ * cannot be refused, so nothing else in that statement can be left half done, and no interactive
+ * transaction is needed (a payment's settlement: see paymentAttempts.ts). The merchant account and
+ * the entries' kind come from the one row of an earlier CTE named `source` (columns
+ * "organizationId", "accountName", "kind"); without that row nothing is written. Checked balanced
+ * here, like post().
+ */
+export function creditPostingCtes(posting: {
+  source: string;
+  transactionId: string;
+  description: string;
+  credit: bigint;
+  gatewaySides: { gateway: GatewayAccount; amount: bigint }[];
+}): Prisma.Sql {
+  const sum = posting.gatewaySides.reduce((total, side) => total + side.amount, posting.credit);
+  if (sum !== 0n) throw new Error(`unbalanced credit posting: entries sum to ${sum}`);
+  if (posting.credit < 0n) throw new Error('creditPostingCtes only credits: a debit may be refused and needs post()');
+  const source = Prisma.raw(`"${posting.source.replace(/"/g, '')}"`);
+  const common = Prisma.sql`${randomUUID()}::uuid, ${posting.transactionId}::uuid, ${posting.description}`;
+  return Prisma.sql`
+    credited AS (
+      UPDATE "Account" a SET balance = a.balance + ${posting.credit}, "updatedAt" = now()
+      FROM ${source} s WHERE a."organizationId" = s."organizationId" AND a.name = s."accountName"
+      RETURNING a.id, a.balance, s.kind),
+    credit_entries AS (
+      INSERT INTO "LedgerEntry" (id, "postingId", "transactionId", description, "accountId", "gatewayAccount", kind, amount, "balanceAfter")
+      SELECT gen_random_uuid(), ${common}, c.id, NULL, c.kind, ${posting.credit}, c.balance FROM credited c
+      UNION ALL
+      SELECT gen_random_uuid(), ${common}, NULL, g.account, c.kind, g.amount, NULL
+      FROM credited c, unnest(${posting.gatewaySides.map((side) => side.gateway)}::text[]::"GatewayAccount"[],
+        ${posting.gatewaySides.map((side) => String(side.amount))}::text[]::bigint[]) AS g(account, amount))`;
+}
+
 /** A merchant account that did not move: missing, or the debit would take it below zero. */
 async function whyNotMoved(tx: DbTransaction, organizationId: string, account: AccountName): Promise<DomainError> {
   const exists = await tx.account.findUnique({ where: { organizationId_name: { organizationId, name: account } }, select: { id: true } });

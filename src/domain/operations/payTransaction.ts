@@ -54,8 +54,8 @@ export async function payTransaction(ctx: GatewayContext, payer: Payer, orderId:
 
   const attempt = await recordAttempt(ctx, transaction.id, { method, phone, amount: charged, fee });
   const answer = await askWallet(ctx, attempt.id, { method, phone, amount: charged });
-  const state = await settleAttempt(ctx, attempt, answer);
-  const now = await findVisibleTransaction(ctx.db, null, orderId);
+  const { state, transaction: settled } = await settleAttempt(ctx, attempt, answer);
+  const now = settled ?? (await findVisibleTransaction(ctx.db, null, orderId));
   if (state === 'succeeded') return { outcome: 'paid', transaction: now };
   if (state === 'failed') return { outcome: 'failed', transaction: now, reason: `The payment was declined by ${method}: ${('reason' in answer && answer.reason) || 'no reason given'}` };
   return { outcome: 'pending', transaction: now, reason: `The payment was not confirmed on ${method}` };
