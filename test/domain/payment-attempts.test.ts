@@ -11,6 +11,7 @@ import { cancelTransaction, createTransaction, payTransaction } from '../../src/
 import { settleStalePaymentAttempts } from '../../src/domain/paymentAttempts.js';
 import type { PaymentProvider, ProviderRequest, ProviderStatusAnswer } from '../../src/domain/ports.js';
 import { useGateway } from '../support/gateway.js';
+import { withProvider } from '../support/provider.js';
 import { balanceOf, expectBalancedLedger } from '../support/ledger.js';
 
 // Latency makes concurrent payments overlap inside the wallet call, where the race used to be.
@@ -62,15 +63,6 @@ function lostAnswerProvider(status: ProviderStatusAnswer['status']) {
   return { provider, asked };
 }
 
-async function withProvider<T>(provider: PaymentProvider, work: () => Promise<T>): Promise<T> {
-  const original = gateway.ctx.provider;
-  gateway.ctx.provider = provider;
-  try {
-    return await work();
-  } finally {
-    gateway.ctx.provider = original;
-  }
-}
 
 /** Waits until an attempt of the transaction is recorded and its wallet being asked (bounded). */
 async function untilCollecting(transactionId: string): Promise<void> {
@@ -85,7 +77,7 @@ describe('concurrent payments of one transaction', () => {
   it('ask a wallet exactly once: the others are refused before any wallet is asked', async () => {
     const { organization, transaction } = await pendingTransaction();
     const provider = countingProvider();
-    const outcomes = await withProvider(provider, () =>
+    const outcomes = await withProvider(gateway, provider, () =>
       Promise.all(Array.from({ length: 10 }, () => codeOf(payTransaction(gateway.ctx, customer, transaction.id, { method: 'wave', phone: PHONE })))),
     );
 
@@ -127,20 +119,20 @@ describe('an attempt left without an answer', () => {
   it('keeps the transaction (no second collection) until the reconciler learns the wallet paid, then records the payment once', async () => {
     const { organization, transaction } = await pendingTransaction();
     const { provider, asked } = lostAnswerProvider('succeeded');
-    const result = await withProvider(provider, () => payTransaction(gateway.ctx, customer, transaction.id, { method: 'wave', phone: PHONE }));
+    const result = await withProvider(gateway, provider, () => payTransaction(gateway.ctx, customer, transaction.id, { method: 'wave', phone: PHONE }));
     expect(result).toMatchObject({ outcome: 'pending', transaction: { status: 'pending' } });
 
     // Meanwhile the customer tries again: refused before a wallet is asked.
     expect(await codeOf(payTransaction(gateway.ctx, customer, transaction.id, { method: 'wave', phone: PHONE }))).toBe('payment_in_progress');
 
     // Not yet stale: the reconciler leaves it to the request.
-    await withProvider(provider, () => settleStalePaymentAttempts(gateway.ctx));
+    await withProvider(gateway, provider, () => settleStalePaymentAttempts(gateway.ctx));
     expect(asked).toEqual([]);
     const attempt = await gateway.db.prisma.paymentAttempt.findFirstOrThrow({ where: { transactionId: transaction.id } });
     expect(attempt.state).toBe('collecting');
 
-    await withProvider(provider, () => settleStalePaymentAttempts(gateway.ctx, { olderThanMs: 0 }));
-    await withProvider(provider, () => settleStalePaymentAttempts(gateway.ctx, { olderThanMs: 0 }));
+    await withProvider(gateway, provider, () => settleStalePaymentAttempts(gateway.ctx, { olderThanMs: 0 }));
+    await withProvider(gateway, provider, () => settleStalePaymentAttempts(gateway.ctx, { olderThanMs: 0 }));
     expect(asked.filter((reference) => reference === attempt.id)).toHaveLength(1);
     const paid = await gateway.db.prisma.transaction.findUniqueOrThrow({ where: { id: transaction.id } });
     expect(paid).toMatchObject({ status: 'paid', selectedPaymentMethod: 'wave', fees: 50n, payerPhone: PHONE });
@@ -151,8 +143,8 @@ describe('an attempt left without an answer', () => {
   it('is closed as failed when the provider never received it, and the customer may pay again', async () => {
     const { organization, transaction } = await pendingTransaction();
     const { provider } = lostAnswerProvider('not_found');
-    await withProvider(provider, () => payTransaction(gateway.ctx, customer, transaction.id, { method: 'wave', phone: PHONE }));
-    await withProvider(provider, () => settleStalePaymentAttempts(gateway.ctx, { olderThanMs: 0 }));
+    await withProvider(gateway, provider, () => payTransaction(gateway.ctx, customer, transaction.id, { method: 'wave', phone: PHONE }));
+    await withProvider(gateway, provider, () => settleStalePaymentAttempts(gateway.ctx, { olderThanMs: 0 }));
 
     const attempt = await gateway.db.prisma.paymentAttempt.findFirstOrThrow({ where: { transactionId: transaction.id } });
     expect(attempt).toMatchObject({ state: 'failed', reason: expect.stringMatching(/never received/) });

@@ -4,7 +4,7 @@ import type { PaymentMethod, PayoutStatus } from '../../generated/prisma/enums.j
 import type { ReadAccess } from '../auth.js';
 import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
-import { MAXIMUM_AMOUNT } from '../money.js';
+import { rangeConditions } from '../listFilters.js';
 import { resolvePage, toPage, type Page, type PageRequest } from '../pagination.js';
 import type { PayoutRecord } from '../payouts.js';
 import { compactPhone } from '../phones.js';
@@ -40,14 +40,7 @@ export async function listPayouts(ctx: GatewayContext, access: ReadAccess<'listP
 function payoutFilter(organizationId: string | null, input: ListPayoutsInput): Prisma.PayoutWhereInput {
   const search = filterText('search', input.search?.trim(), MAX_SEARCH_LENGTH);
   const recipientPhone = filterText('recipient_phone', input.recipientPhone === undefined ? undefined : compactPhone(input.recipientPhone), MAX_SEARCH_LENGTH);
-  for (const [name, amount] of [['min_amount', input.minAmount], ['max_amount', input.maxAmount]] as const) {
-    if (amount !== undefined && (!Number.isSafeInteger(amount) || amount < 0 || amount > MAXIMUM_AMOUNT)) {
-      throw new DomainError('invalid_query', `${name} must be an integer from 0 to ${MAXIMUM_AMOUNT}`);
-    }
-  }
-  if (input.minAmount !== undefined && input.maxAmount !== undefined && input.minAmount > input.maxAmount) {
-    throw new DomainError('invalid_query', 'min_amount is greater than max_amount');
-  }
+  const ranges = rangeConditions(input);
   if (input.startDate && input.endDate && input.startDate > input.endDate) throw new DomainError('invalid_query', 'start_date is after end_date');
   return {
     ...(organizationId !== null && { organizationId }),
@@ -55,14 +48,7 @@ function payoutFilter(organizationId: string | null, input: ListPayoutsInput): P
     ...(input.status && { status: input.status }),
     ...(input.paymentMethod && { selectedPaymentMethod: input.paymentMethod }),
     ...(recipientPhone && { recipientPhone }),
-    amount: {
-      ...(input.minAmount !== undefined && { gte: BigInt(input.minAmount) }),
-      ...(input.maxAmount !== undefined && { lte: BigInt(input.maxAmount) }),
-    },
-    createdAt: {
-      ...(input.startDate && { gte: input.startDate }),
-      ...(input.endDate && { lte: input.endDate }),
-    },
+    ...ranges,
     ...(search && { OR: searchConditions(search) }),
   };
 }

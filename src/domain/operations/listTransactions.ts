@@ -3,8 +3,7 @@ import type { Prisma } from '../../generated/prisma/client.js';
 import type { PaymentMethod, TransactionStatus } from '../../generated/prisma/enums.js';
 import type { ReadAccess } from '../auth.js';
 import type { GatewayContext } from '../context.js';
-import { DomainError } from '../errors.js';
-import { MAXIMUM_AMOUNT } from '../money.js';
+import { rangeConditions } from '../listFilters.js';
 import { resolvePage, toPage, type Page, type PageRequest } from '../pagination.js';
 import { compactPhone } from '../phones.js';
 import { MAX_SEARCH_LENGTH, escapeLike, filterText } from '../text.js';
@@ -39,14 +38,7 @@ export async function listTransactions(ctx: GatewayContext, access: ReadAccess<'
 function transactionFilter(organizationId: string | null, input: ListTransactionsInput): Prisma.TransactionWhereInput {
   const search = filterText('search', input.search?.trim(), MAX_SEARCH_LENGTH);
   const customerPhone = filterText('customer_phone', input.customerPhone === undefined ? undefined : compactPhone(input.customerPhone), MAX_SEARCH_LENGTH);
-  for (const [name, amount] of [['min_amount', input.minAmount], ['max_amount', input.maxAmount]] as const) {
-    if (amount !== undefined && (!Number.isSafeInteger(amount) || amount < 0 || amount > MAXIMUM_AMOUNT)) {
-      throw new DomainError('invalid_query', `${name} must be an integer from 0 to ${MAXIMUM_AMOUNT}`);
-    }
-  }
-  if (input.minAmount !== undefined && input.maxAmount !== undefined && input.minAmount > input.maxAmount) {
-    throw new DomainError('invalid_query', 'min_amount is greater than max_amount');
-  }
+  const ranges = rangeConditions(input);
   return {
     ...(organizationId !== null && { organizationId }),
     // Cancelled transactions are soft-deleted: hidden unless asked for, either with
@@ -57,14 +49,7 @@ function transactionFilter(organizationId: string | null, input: ListTransaction
     ...(customerPhone && { customerPhone }),
     ...(input.isEscrow !== undefined && { isEscrow: input.isEscrow }),
     ...(input.isMerchant !== undefined && { isMerchant: input.isMerchant }),
-    amount: {
-      ...(input.minAmount !== undefined && { gte: BigInt(input.minAmount) }),
-      ...(input.maxAmount !== undefined && { lte: BigInt(input.maxAmount) }),
-    },
-    createdAt: {
-      ...(input.startDate && { gte: input.startDate }),
-      ...(input.endDate && { lte: input.endDate }),
-    },
+    ...ranges,
     ...(search && { OR: searchConditions(search) }),
   };
 }

@@ -95,16 +95,7 @@ export function countingProvider(
   return Object.assign(provider, { sent, asked });
 }
 
-/** Runs `work` while the gateway's requests use `provider`. */
-export async function withProvider<T>(gateway: TestGateway, provider: PaymentProvider, work: () => Promise<T>): Promise<T> {
-  const original = gateway.ctx.provider;
-  gateway.ctx.provider = provider;
-  try {
-    return await work();
-  } finally {
-    gateway.ctx.provider = original;
-  }
-}
+export { withProvider } from '../../support/provider.js';
 
 /** Expects a 200 payout answer and returns its body. */
 export function expectPayout(response: { status: number; body: any }, status: 'completed' | 'pending' | 'failed' | 'cancelled') {

@@ -102,17 +102,4 @@ export function stubProvider(status: ProviderStatusAnswer['status'], refund: Pro
   return Object.assign(provider, { calls });
 }
 
-/**
- * Runs `work` while the gateway's requests use `provider`. A wallet whose refunds time out cannot
- * pay in the sandbox (1111 also leaves a collection pending), so a timed-out refund of a paid
- * transaction needs a stand-in for the call.
- */
-export async function withProvider<T>(gateway: TestGateway, provider: PaymentProvider, work: () => Promise<T>): Promise<T> {
-  const original = gateway.ctx.provider;
-  gateway.ctx.provider = provider;
-  try {
-    return await work();
-  } finally {
-    gateway.ctx.provider = original;
-  }
-}
+export { withProvider } from '../../support/provider.js';
