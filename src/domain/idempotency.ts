@@ -24,6 +24,7 @@
 import { createHash } from 'node:crypto';
 import type { IdempotencyKey, Prisma } from '../generated/prisma/client.js';
 import type { DbTransaction, GatewayContext } from './context.js';
+import type { Db } from './ports.js';
 import { DomainError, isErrorCode } from './errors.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -133,6 +134,13 @@ export interface TwoPhaseSteps<Intent, Reply, T> {
   call(intent: Intent): Promise<Reply>;
   /** Phase 2, in a second database transaction: settle the intent with the reply. */
   settle(tx: DbTransaction, intent: Intent, reply: Reply): Promise<Settlement<T>>;
+  /**
+   * Optional phase 2 in ONE statement, for the common outcome (the provider said yes), used when
+   * no Idempotency-Key waits on the intent: no interactive transaction (no BEGIN and COMMIT round
+   * trips, no row lock held across event-loop turns). Returns null when it could not settle it
+   * that way (another outcome, or someone settled it first): `settle` then runs as usual.
+   */
+  settleInOneStatement?(db: Db, intent: Intent, reply: Reply): Promise<Settlement<T> | null>;
 }
 
 /**
@@ -166,6 +174,10 @@ export async function runIdempotentlyTwoPhase<Intent, Reply, T>(
     intent = outcome.ran;
   }
   const reply = await steps.call(intent);
+  if (!key && steps.settleInOneStatement) {
+    const settled = await steps.settleInOneStatement(ctx.db, intent, reply);
+    if (settled) return { value: outcomeOf(settled), replayed: false };
+  }
   const marker = intentMarker(steps.intentName(intent));
   const settlement = await ctx.db.$transaction(async (tx) => {
     const settled = await steps.settle(tx, intent, reply);

@@ -208,6 +208,23 @@ export function settlementOf(payout: PayoutRecord): Settlement<PayoutRecord> {
   return { answer: payout };
 }
 
+/**
+ * The provider sent it: `pending` -> `completed` in one conditional statement (no transaction:
+ * nothing else changes). Null when the payout is no longer pending (settled by someone else) or
+ * the answer is another one: the full settlePayout handles those.
+ */
+export async function completePayoutInOneStatement(ctx: GatewayContext, db: Db, payoutId: string, answer: ProviderAnswer | null): Promise<PayoutRecord | null> {
+  if (answer?.status !== 'succeeded') return null;
+  // Enums as text: Prisma's raw queries return them so, as its own reads do.
+  const rows = await db.$queryRaw<PayoutRecord[]>`
+    UPDATE "Payout" SET status = 'completed', "paidAt" = ${ctx.clock.now()}, "providerReference" = ${answer.providerReference ?? ''}, "updatedAt" = ${ctx.clock.now()}
+    WHERE id = ${payoutId}::uuid AND status = 'pending'
+    RETURNING id, "organizationId", "selectedPaymentMethod"::text AS "selectedPaymentMethod", amount, fees, currency, "recipientFirstName",
+      "recipientLastName", "recipientPhone", status::text AS status, reason, "providerReference", "failureReason", "isDeleted", "paidAt",
+      "sentAt", "createdAt", "updatedAt"`;
+  return rows[0] ?? null;
+}
+
 /** The payout row's status, locked until the transaction ends (settlements of one payout queue here). */
 export async function lockPayoutStatus(tx: DbTransaction, payoutId: string): Promise<PayoutStatus> {
   const [row] = await tx.$queryRaw<{ status: PayoutStatus }[]>`SELECT status::text AS status FROM "Payout" WHERE id = ${payoutId}::uuid FOR UPDATE`;

@@ -26,8 +26,9 @@ import { DomainError } from './errors.js';
 import { settleIntent, type Settlement } from './idempotency.js';
 import { heldInEscrow } from './ledger/escrow.js';
 import { clearingAccountOf, post, reverse } from './ledger/posting.js';
-import type { ProviderAnswer, ProviderStatusAnswer } from './ports.js';
-import { findVisibleTransaction, isUuid, type TransactionRecord } from './transactions.js';
+import type { Db, ProviderAnswer, ProviderStatusAnswer } from './ports.js';
+import { Prisma } from '../generated/prisma/client.js';
+import { findVisibleTransaction, isUuid, transactionRecordOf, transactionWithProductsColumns, type RawTransactionRow, type TransactionRecord } from './transactions.js';
 
 /** What phase 1 recorded: everything the call and the settlement need (rebuildable from the Refund row). */
 export interface RefundIntent {
@@ -200,6 +201,29 @@ export async function settleRefund(ctx: GatewayContext, tx: DbTransaction, inten
   }
   if (providerReference) await tx.refund.update({ where: { id: intent.refundId }, data: { providerReference } });
   return { unsettled: new DomainError('refund_unconfirmed') };
+}
+
+/**
+ * The common settlement, the provider said yes, in ONE statement (no interactive transaction):
+ * the Refund `succeeded` (only while it is this attempt and pending, and its transaction is still
+ * paid) and the transaction `refunded`, returned as the answer. Null for any other answer or when
+ * someone settled it first: settleRefund handles those.
+ */
+export async function completeRefundInOneStatement(ctx: GatewayContext, db: Db, intent: RefundIntent, answer: ProviderAnswer): Promise<Settlement<TransactionRecord> | null> {
+  if (answer.status !== 'succeeded') return null;
+  const now = ctx.clock.now();
+  const rows = await db.$queryRaw<RawTransactionRow[]>`
+    WITH settled AS (
+      UPDATE "Refund" SET status = 'succeeded', "providerReference" = ${answer.providerReference ?? ''}, "updatedAt" = ${now}
+      WHERE id = ${intent.refundId}::uuid AND status = 'pending' AND attempts = ${intent.attempt}
+        AND EXISTS (SELECT 1 FROM "Transaction" WHERE id = ${intent.transactionId}::uuid AND status IN ('paid', 'paid_and_blocked'))
+      RETURNING "transactionId"),
+    refunded AS (
+      UPDATE "Transaction" t SET status = 'refunded', "refundedAt" = ${now}, "updatedAt" = ${now}
+      FROM settled WHERE t.id = settled."transactionId"
+      RETURNING t.*)
+    SELECT ${transactionWithProductsColumns(Prisma.raw('"TransactionProduct"'))} FROM refunded t`;
+  return rows[0] ? { answer: transactionRecordOf(rows[0]) } : null;
 }
 
 /** Gives back what phase 1 took: the debit first (so main never dips), then the escrow release. */

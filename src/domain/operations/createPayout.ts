@@ -17,6 +17,7 @@ import { runIdempotentlyTwoPhase, type IdempotentOutcome } from '../idempotency.
 import { MAXIMUM_AMOUNT, MINIMUM_AMOUNT_EXCLUSIVE } from '../money.js';
 import { parsePaymentMethod } from '../paymentMethods.js';
 import {
+  completePayoutInOneStatement,
   payoutIntentName,
   recordPayout,
   releasePayoutLock,
@@ -61,6 +62,10 @@ export async function createPayout(
       },
       intentName: (intent) => payoutIntentName(intent.payoutId),
       call: async (intent) => (intent.send ? sendPayout(ctx, intent) : null),
+      settleInOneStatement: async (db, intent, answer) => {
+        const completed = await completePayoutInOneStatement(ctx, db, intent.payoutId, answer);
+        return completed && settlementOf(completed);
+      },
       settle: async (tx, intent, answer) =>
         settlementOf(answer ? await settlePayout(ctx, tx, intent.payoutId, answer) : await tx.payout.findUniqueOrThrow({ where: { id: intent.payoutId } })),
     });

@@ -13,7 +13,7 @@ import type { MerchantAccess } from '../auth.js';
 import type { GatewayContext } from '../context.js';
 import { runIdempotentlyTwoPhase, type IdempotentOutcome } from '../idempotency.js';
 import type { ProviderAnswer } from '../ports.js';
-import { recordRefund, refundIntentName, sendRefund, settleRefund, type RefundIntent } from '../refunds.js';
+import { completeRefundInOneStatement, recordRefund, refundIntentName, sendRefund, settleRefund, type RefundIntent } from '../refunds.js';
 import type { TransactionRecord } from '../transactions.js';
 
 export async function refundTransaction(
@@ -27,6 +27,7 @@ export async function refundTransaction(
     record: (tx) => recordRefund(tx, access.organizationId, orderId),
     intentName: refundIntentName,
     call: (intent) => sendRefund(ctx, intent),
+    settleInOneStatement: (db, intent, answer) => completeRefundInOneStatement(ctx, db, intent, answer),
     settle: (tx, intent, answer) => settleRefund(ctx, tx, intent, answer),
   });
 }
