@@ -9,10 +9,12 @@ import { ClientError, GraphQLClient } from 'graphql-request';
 import {
   AdjustAccountDocument,
   ApiKeysDocument,
+  ApprovePayoutDocument,
   CreateApiKeyDocument,
   CreateOrganizationDocument,
   OrganizationDocument,
   OrganizationsDocument,
+  RejectPayoutDocument,
   ReleaseEscrowDocument,
   RevokeApiKeyDocument,
   SandboxPayDocument,
@@ -64,6 +66,8 @@ const COMMANDS = {
   'sandbox pay': { usage: `sandbox pay ORDER_ID [--method ${METHODS.join('|')}] [--phone P]`, run: sandboxPay },
   'escrow release': { usage: 'escrow release ORDER_ID', run: escrowRelease },
   'account adjust': { usage: 'account adjust --org ID --amount N --reason R', run: accountAdjust },
+  'payout approve': { usage: 'payout approve ORDER_ID', run: payoutApprove },
+  'payout reject': { usage: 'payout reject ORDER_ID [--reason R]', run: payoutReject },
 } satisfies Record<string, { usage: string; run: (argv: string[], connect: Connect) => Promise<object> }>;
 type CommandName = keyof typeof COMMANDS;
 
@@ -213,6 +217,32 @@ async function accountAdjust(argv: string[], connect: Connect) {
   if (flags.reason === undefined) throw new UsageError('--reason is required');
   const { adjustAccount } = await connect().request(AdjustAccountDocument, { organizationId: flags.org, amount: signedAmount('--amount', flags.amount), reason: flags.reason });
   return adjustAccount;
+}
+
+/**
+ * Sends a payout awaiting review and prints it once `completed`. Like `sandbox pay`, an approval
+ * the provider refused (`failed`, funds returned) or has not answered yet (`pending`: the gateway
+ * reconciles it later, never sending it twice) is a failure of the command: {"error"} and exit 1,
+ * so a script never takes an unsent payout for a sent one.
+ */
+async function payoutApprove(argv: string[], connect: Connect) {
+  const [orderId] = expectPositionals(parseArgs({ args: argv, allowPositionals: true }).positionals, ['ORDER_ID']);
+  const { approvePayout: payout } = await connect().request(ApprovePayoutDocument, { orderId });
+  if (payout.status === 'failed') {
+    throw new Error(`the provider refused payout ${payout.orderId} (${payout.failureReason ?? 'no reason given'}): it is failed, its amount and fees were returned to main`);
+  }
+  if (payout.status !== 'completed') {
+    throw new Error(`the provider has not answered for payout ${payout.orderId} yet: it stays ${payout.status} until the gateway settles it (it is never sent twice)`);
+  }
+  return payout;
+}
+
+/** Cancels a payout awaiting review (its amount and fees back in main) and prints it. */
+async function payoutReject(argv: string[], connect: Connect) {
+  const { values: flags, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { reason: { type: 'string' } } });
+  const [orderId] = expectPositionals(positionals, ['ORDER_ID']);
+  const { rejectPayout } = await connect().request(RejectPayoutDocument, { orderId, reason: flags.reason });
+  return rejectPayout;
 }
 
 // --- argument values --------------------------------------------------------------------------

@@ -9,6 +9,7 @@ import './switch.js';
 import './refund.js';
 import './account.js';
 import './payment.js';
+import './payout.js';
 import { builder } from '../builder.js';
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -22,7 +22,7 @@ export const ProductRef = builder.prismaObject('TransactionProduct', {
   }),
 });
 
-const PersonRef = builder.objectRef<{ firstName: string | null; lastName: string | null; phone: string | null; createdAt: Date }>('Person').implement({
+export const PersonRef = builder.objectRef<{ firstName: string | null; lastName: string | null; phone: string | null; createdAt: Date }>('Person').implement({
   fields: (t) => ({
     firstName: t.exposeString('firstName', { nullable: true }),
     lastName: t.exposeString('lastName', { nullable: true }),

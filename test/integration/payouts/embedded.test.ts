@@ -12,7 +12,7 @@ import { useGateway } from '../../support/gateway.js';
 import { expectBalancedLedger } from '../../support/ledger.js';
 import { PHONES, expectPayout, fundedMerchant, mainBalance, payoutBody, postPayout } from './helpers.js';
 
-const gateway = useGateway({ embedded: true, sandboxLatencyMs: 200 });
+const gateway = useGateway({ embedded: true, sandboxLatencyMs: 400 });
 
 describe('payouts on the embedded database', () => {
   it('send, fail with funds returned, time out then reconcile, and replay by key', async () => {
@@ -48,7 +48,14 @@ describe('payouts on the embedded database', () => {
 
   it('one payout per organisation at a time (in-process lock): concurrent ones get 409', async () => {
     const { organization, key } = await fundedMerchant(gateway);
-    const responses = await Promise.all(Array.from({ length: 5 }, () => postPayout(gateway, key)));
+    // The others start once the first holds the lock and waits on the provider (its row is
+    // written first), so they overlap it however slow the machine is.
+    const first = postPayout(gateway, key);
+    for (let tries = 0; tries < 400 && (await gateway.ctx.db.payout.count({ where: { organizationId: organization.id } })) === 0; tries += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    const others = await Promise.all(Array.from({ length: 4 }, () => postPayout(gateway, key)));
+    const responses = [await first, ...others];
     expect(responses.map((response) => response.status).sort()).toEqual([200, 409, 409, 409, 409]);
     expect(await mainBalance(gateway, organization.id)).toBe(1_000_000n - 10_100n);
   });

@@ -1,0 +1,167 @@
+/**
+ * Payouts: the same operations as REST v2's POST /payouts, GET /payouts/{order_id} and GET /payouts
+ * for merchants (API keys: scope payout creates; payout or read reads); operators read every
+ * organisation's, and admins decide the review queue (payouts above 2,000,000 XOF): approve
+ * (sent) or reject (cancelled, funds returned). Rules are the domain's (payouts.ts).
+ */
+import { authorizeMerchant, authorizeRead } from '../../domain/auth.js';
+import { toWireAmount } from '../../domain/money.js';
+import { approvePayout, createPayout, getPayout, listPayouts, listPendingPayouts, rejectPayout } from '../../domain/operations/index.js';
+import type { Page } from '../../domain/pagination.js';
+import { isAwaitingReview, type PayoutRecord } from '../../domain/payouts.js';
+import { builder } from '../builder.js';
+import { announcingReplays, idempotencyKeyOf } from '../idempotency.js';
+import { PaymentMethodEnum, PayoutStatusEnum } from './enums.js';
+import { PageInfoRef } from './pagination.js';
+import { PersonInput, PersonRef } from './transaction.js';
+
+export const PayoutRef = builder.prismaObject('Payout', {
+  fields: (t) => ({
+    orderId: t.exposeID('id'),
+    organizationId: t.exposeID('organizationId', { description: 'The merchant organisation (useful to operators reading every organisation).' }),
+    selectedPaymentMethod: t.field({ type: PaymentMethodEnum, resolve: (payout) => payout.selectedPaymentMethod }),
+    amount: t.field({ type: 'SafeInt', description: 'XOF sent to the recipient.', resolve: (payout) => toWireAmount(payout.amount) }),
+    fees: t.field({ type: 'SafeInt', description: 'XOF kept by the gateway; main is debited by amount + fees.', resolve: (payout) => toWireAmount(payout.fees) }),
+    currency: t.exposeString('currency'),
+    recipient: t.field({
+      type: PersonRef,
+      resolve: (payout) => ({
+        firstName: payout.recipientFirstName,
+        lastName: payout.recipientLastName,
+        phone: payout.recipientPhone,
+        createdAt: payout.createdAt,
+      }),
+    }),
+    status: t.field({ type: PayoutStatusEnum, resolve: (payout) => payout.status }),
+    awaitingReview: t.boolean({
+      description: 'Pending and never sent: above 2,000,000 XOF, it waits for an operator to approve or reject it (false for a payout pending with the provider).',
+      resolve: (payout) => isAwaitingReview(payout),
+    }),
+    reason: t.exposeString('reason'),
+    providerReference: t.exposeString('providerReference'),
+    failureReason: t.exposeString('failureReason', { nullable: true, description: 'Why it failed (the provider’s refusal) or was cancelled (the operator’s rejection reason).' }),
+    sentAt: t.expose('sentAt', { type: 'DateTime', nullable: true, description: 'When it was handed to the provider (null while awaiting review, or never sent).' }),
+    isDeleted: t.exposeBoolean('isDeleted'),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    paidAt: t.expose('paidAt', { type: 'DateTime', nullable: true }),
+  }),
+});
+
+const PayoutPageRef = builder.objectRef<Page<PayoutRecord>>('PayoutPage').implement({
+  fields: (t) => ({
+    payouts: t.field({ type: [PayoutRef], resolve: (page) => page.items }),
+    pagination: t.field({ type: PageInfoRef, resolve: (page) => page }),
+  }),
+});
+
+const CreatePayoutInput = builder.inputType('CreatePayoutInput', {
+  fields: (t) => ({
+    selectedPaymentMethod: t.field({ type: PaymentMethodEnum, required: true }),
+    amount: t.field({ type: 'SafeInt', required: true, description: 'XOF, a whole number greater than 10' }),
+    recipient: t.field({ type: PersonInput, required: true, description: 'phone is required' }),
+    reason: t.string(),
+  }),
+});
+
+const PayoutFilter = builder.inputType('PayoutFilter', {
+  fields: (t) => ({
+    status: t.field({ type: PayoutStatusEnum }),
+    paymentMethod: t.field({ type: PaymentMethodEnum }),
+    recipientPhone: t.string({ description: 'Exact match: how to find a payout after a timeout or an error.' }),
+    minAmount: t.field({ type: 'SafeInt' }),
+    maxAmount: t.field({ type: 'SafeInt' }),
+    startDate: t.field({ type: 'DateTime' }),
+    endDate: t.field({ type: 'DateTime' }),
+    includeDeleted: t.boolean(),
+    search: t.string({ description: 'Order id, recipient name or phone, reason.' }),
+  }),
+});
+
+/** GraphQL's "absent" is null; the domain's is undefined. */
+const orUndefined = <T>(value: T | null | undefined): T | undefined => value ?? undefined;
+const organizationIdOf = (id: string | number | null | undefined): string | null => (id == null ? null : String(id));
+
+builder.queryField('payout', (t) =>
+  t.field({
+    type: PayoutRef,
+    description: 'One payout: of the caller’s organisation (scopes: payout, read), or of any for operators.',
+    args: { orderId: t.arg.id({ required: true }) },
+    resolve: (_root, { orderId }, ctx) => getPayout(ctx.gateway, authorizeRead(ctx.caller, 'getPayout'), String(orderId)),
+  }),
+);
+
+builder.queryField('payouts', (t) =>
+  t.field({
+    type: PayoutPageRef,
+    description:
+      'Payouts, newest first: the caller’s organisation’s (scopes: payout, read); operators read every organisation’s, or one with organizationId.',
+    args: { filter: t.arg({ type: PayoutFilter }), page: t.arg.int(), limit: t.arg.int(), organizationId: t.arg.id() },
+    resolve: (_root, { filter, page, limit, organizationId }, ctx) =>
+      listPayouts(ctx.gateway, authorizeRead(ctx.caller, 'listPayouts', organizationIdOf(organizationId)), {
+        page: orUndefined(page),
+        limit: orUndefined(limit),
+        status: orUndefined(filter?.status),
+        paymentMethod: orUndefined(filter?.paymentMethod),
+        recipientPhone: orUndefined(filter?.recipientPhone),
+        minAmount: orUndefined(filter?.minAmount),
+        maxAmount: orUndefined(filter?.maxAmount),
+        startDate: orUndefined(filter?.startDate),
+        endDate: orUndefined(filter?.endDate),
+        includeDeleted: orUndefined(filter?.includeDeleted),
+        search: orUndefined(filter?.search),
+      }),
+  }),
+);
+
+builder.queryField('pendingPayouts', (t) =>
+  t.field({
+    type: PayoutPageRef,
+    description:
+      'Operators: the review queue, payouts above 2,000,000 XOF awaiting approval or rejection, oldest first, across organisations (or one with organizationId).',
+    args: { page: t.arg.int(), limit: t.arg.int(), organizationId: t.arg.id() },
+    resolve: (_root, { page, limit, organizationId }, ctx) =>
+      listPendingPayouts(ctx.gateway, ctx.caller, { page: orUndefined(page), limit: orUndefined(limit), organizationId: organizationIdOf(organizationId) }),
+  }),
+);
+
+builder.mutationField('createPayout', (t) =>
+  t.field({
+    type: PayoutRef,
+    description:
+      'Sends money from main to a wallet (scope: payout): main is debited by amount + fees before the provider is called. Up to 2,000,000 XOF it is sent at once (completed; PAYOUT_FAILED when the provider refuses, funds returned); above, it is pending until an operator reviews it; pending also when the provider did not answer (find it with payouts(filter: {recipientPhone})). With an idempotency key (argument or Idempotency-Key header), a retry replays the first answer, as REST does.',
+    args: { input: t.arg({ type: CreatePayoutInput, required: true }), idempotencyKey: t.arg.string() },
+    resolve: (_root, { input, idempotencyKey }, ctx) => {
+      const access = authorizeMerchant(ctx.caller, 'createPayout');
+      const options = { idempotencyKey: idempotencyKeyOf(ctx, idempotencyKey) };
+      // The same input REST builds, so one Idempotency-Key is one request on both surfaces.
+      const operationInput = {
+        selectedPaymentMethod: input.selectedPaymentMethod,
+        amount: input.amount,
+        recipient: { firstName: input.recipient.firstName, lastName: input.recipient.lastName, phone: input.recipient.phone },
+        reason: input.reason,
+      };
+      return announcingReplays(ctx, () => createPayout(ctx.gateway, access, operationInput, options));
+    },
+  }),
+);
+
+builder.mutationField('approvePayout', (t) =>
+  t.field({
+    type: PayoutRef,
+    description:
+      'Operators (admin): sends a payout awaiting review; answers it completed, failed (the provider refused: funds returned) or pending (no answer yet: the gateway reconciles it). PAYOUT_NOT_AWAITING_REVIEW once decided.',
+    args: { orderId: t.arg.id({ required: true }) },
+    resolve: (_root, { orderId }, ctx) => approvePayout(ctx.gateway, ctx.caller, String(orderId)),
+  }),
+);
+
+builder.mutationField('rejectPayout', (t) =>
+  t.field({
+    type: PayoutRef,
+    description:
+      'Operators (admin): refuses a payout awaiting review; it is cancelled, its amount and fees returned to main, nothing sent. reason (at most 1,000 characters; default "rejected by the operator") is kept as its failureReason.',
+    args: { orderId: t.arg.id({ required: true }), reason: t.arg.string() },
+    resolve: (_root, { orderId, reason }, ctx) => rejectPayout(ctx.gateway, ctx.caller, String(orderId), reason),
+  }),
+);
