@@ -40,7 +40,7 @@ export function parseTransactionStatus(value: string): TransactionStatus {
  * (operators). Another organisation's transaction answers exactly like a missing one: its
  * existence is not revealed. A malformed id is just another id that does not exist.
  */
-export async function findVisibleTransaction(db: Pick<Db, '$queryRaw'>, organizationId: string | null, orderId: string): Promise<TransactionRecord> {
+export async function findVisibleTransaction(db: Pick<Db, '$queryRawUnsafe'>, organizationId: string | null, orderId: string): Promise<TransactionRecord> {
   const transaction = isUuid(orderId) ? await readTransactionWithProducts(db, orderId, organizationId) : null;
   if (!transaction) throw new DomainError('transaction_not_found');
   return transaction;
@@ -73,12 +73,46 @@ export type RawTransactionRow = Transaction & { products: (Omit<TransactionProdu
 
 /**
  * A transaction and its products in ONE statement (DESIGN: a hot read is one SQL statement;
- * Prisma's `include` costs two round trips here).
+ * Prisma's `include` costs two round trips here): `$1` the id, `$2` the organisation or null
+ * (operators, the checkout). The same text whichever way it runs (below).
  */
-async function readTransactionWithProducts(db: Pick<Db, '$queryRaw'>, id: string, organizationId: string | null): Promise<TransactionRecord | null> {
-  const rows = await db.$queryRaw<RawTransactionRow[]>`
-    SELECT ${transactionWithProductsColumns(Prisma.raw('"TransactionProduct"'))}
+export const READ_TRANSACTION: PreparedStatement = {
+  name: 'gw_read_transaction',
+  text: `SELECT ${transactionWithProductsColumns(Prisma.raw('"TransactionProduct"')).text}
     FROM "Transaction" t
-    WHERE t.id = ${id}::uuid AND (${organizationId}::uuid IS NULL OR t."organizationId" = ${organizationId}::uuid)`;
+    WHERE t.id = $1::uuid AND ($2::uuid IS NULL OR t."organizationId" = $2::uuid)`,
+};
+
+async function readTransactionWithProducts(db: Pick<Db, '$queryRawUnsafe'>, id: string, organizationId: string | null): Promise<TransactionRecord | null> {
+  const direct = directStatements.get(db);
+  const rows = direct
+    ? await direct<RawTransactionRow>(READ_TRANSACTION, [id, organizationId])
+    : await db.$queryRawUnsafe<RawTransactionRow[]>(READ_TRANSACTION.text, id, organizationId);
   return rows[0] ? transactionRecordOf(rows[0]) : null;
+}
+
+/** A named SQL statement: PostgreSQL parses and plans it once per connection. */
+export interface PreparedStatement {
+  name: string;
+  text: string;
+}
+
+/**
+ * Runs a prepared statement straight on the database driver, its rows typed as Prisma's raw
+ * queries type them (bigint as BigInt, timestamps as Date, json parsed, enums cast to text by the
+ * SQL). For the hottest read only: under the bench's get load, Prisma's client (its request
+ * pipeline and result conversion) was 7 % of the gateway's CPU samples plus the garbage it made;
+ * going direct took the gateway from 0.47 to 0.37 ms of CPU per request (the floor: 0.22).
+ */
+export type DirectStatementRunner = <Row>(statement: PreparedStatement, values: unknown[]) => Promise<Row[]>;
+
+const directStatements = new WeakMap<object, DirectStatementRunner>();
+
+/**
+ * Called by the infrastructure that opened `db` (PostgreSQL): reads through `db` itself then take
+ * the direct way. A transaction's client is never registered, so reads inside a transaction stay
+ * in it; an unregistered `db` (embedded PGlite) runs the same statement through Prisma.
+ */
+export function registerDirectStatements(db: object, run: DirectStatementRunner): void {
+  directStatements.set(db, run);
 }

@@ -4,9 +4,8 @@
  * their public message and carry the catalogue's code in `extensions.code`; anything else is
  * logged and masked as `Internal server error`.
  */
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { GraphQLError } from 'graphql';
-import { createYoga as createYogaServer, useErrorHandler } from 'graphql-yoga';
+import { createYoga as createYogaServer, useErrorHandler, type GraphiQLOptions } from 'graphql-yoga';
 import { authenticate } from '../domain/auth.js';
 import type { GatewayContext } from '../domain/context.js';
 import { DomainError } from '../domain/errors.js';
@@ -51,6 +50,17 @@ export function graphqlErrorBody(error: DomainError): string {
 export interface YogaServerContext {
   requestId: string;
   responseHeaders: Map<string, string>;
+}
+
+/**
+ * The GraphiQL page, its renderer loaded on the first page view: @graphql-yoga/render-graphiql
+ * inlines the whole GraphiQL bundle as a string, about 41 MB of resident memory for the life of a
+ * process that, in production, may never serve the page.
+ */
+let graphiqlRenderer: Promise<(options: GraphiQLOptions) => string> | undefined;
+async function renderGraphiQL(options: GraphiQLOptions): Promise<string> {
+  graphiqlRenderer ??= import('@graphql-yoga/render-graphiql').then((module) => module.renderGraphiQL);
+  return (await graphiqlRenderer)(options);
 }
 
 export function createYoga({ ctx, adminToken }: YogaOptions) {

@@ -11,7 +11,7 @@ import type { PaymentMethod } from '../../generated/prisma/enums.js';
 import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import { collectionFeeOf, splitPayment } from '../ledger/fees.js';
-import { isSwitchOn } from '../switches.js';
+import { switchStates } from '../switches.js';
 import { amountToPay, findVisibleTransaction, type TransactionRecord } from '../transactions.js';
 
 /** One way to pay, as the customer would be charged if they chose it now. */
@@ -47,12 +47,14 @@ export async function getCheckout(ctx: GatewayContext, orderId: string): Promise
   const payable = transaction.status === 'pending';
   const offers: CheckoutOffer[] = [];
   if (payable) {
-    const switches = await Promise.all(transaction.methodOfPayment.map((method) => isSwitchOn(ctx.db, method)));
-    transaction.methodOfPayment.forEach((method, index) => {
-      if (!switches[index]) return;
+    // The cached switches (one read per SWITCH_CACHE_TTL_MS at most, dropped at once when one is set),
+    // as createTransaction sees them: not one query per offered method on every page view.
+    const switches = await switchStates(ctx, ctx.db);
+    for (const method of transaction.methodOfPayment) {
+      if (switches.get(method) === false) continue;
       const fee = collectionFeeOf(organization, method, transaction.amount);
       offers.push({ method, fee, total: splitPayment(transaction.amount, fee, transaction.feesCustomerSide).charged });
-    });
+    }
   }
   return { transaction, organizationName: organization.name, amountToPay: amountToPay(transaction), payable, offers };
 }

@@ -10,6 +10,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { PrismaClient } from '../../generated/prisma/client.js';
+import { registerDirectStatements, type DirectStatementRunner } from '../../domain/transactions.js';
 import { acquireDataFolderLock } from '../dataFolderLock.js';
 import { postgresStartupError } from '../startupErrors.js';
 
@@ -71,6 +72,7 @@ async function openPostgres(url: string, poolMax: number): Promise<Database> {
   await checkConnection(pool, url);
   const adapter = new PrismaPg(pool, { statementNameGenerator: preparedStatementNames() });
   const prisma = new PrismaClient({ adapter, transactionOptions: TRANSACTION_OPTIONS });
+  registerDirectStatements(prisma, directStatementRunner(pool));
   const migrations = migrationAdapterFactory(url);
   return {
     prisma,
@@ -107,6 +109,30 @@ export function preparedStatementNames(max = MAX_PREPARED_STATEMENTS): (query: {
     // The adapter hands `name` to pg as is, and pg runs a query without a name unnamed (the type says string only).
     return name as string;
   };
+}
+
+/**
+ * The hot read's statements straight through pg (see registerDirectStatements): one round trip,
+ * no Prisma request pipeline. Rows are typed as Prisma's raw queries type them, where pg's
+ * defaults differ: bigint becomes BigInt (pg gives a string), and a `timestamp` without a zone, if a
+ * column ever is one, a Date read as UTC as Prisma does (pg reads it in the process's time zone).
+ * timestamptz, json, text[], booleans and integers keep pg's parsers, which agree with Prisma's.
+ */
+const PG_INT8_OID = 20;
+const PG_TIMESTAMP_OID = 1114;
+const utcTimestamp = (text: string): Date => new Date(`${text.replace(' ', 'T')}Z`);
+const bigIntOf = (text: string): bigint => BigInt(text);
+const PRISMA_RAW_TYPES = {
+  getTypeParser: (oid: number, format?: 'text' | 'binary') => {
+    if (oid === PG_INT8_OID) return bigIntOf;
+    if (oid === PG_TIMESTAMP_OID) return utcTimestamp;
+    return pg.types.getTypeParser(oid, format);
+  },
+} as pg.CustomTypesConfig;
+
+function directStatementRunner(pool: pg.Pool): DirectStatementRunner {
+  return async <Row>(statement: { name: string; text: string }, values: unknown[]) =>
+    (await pool.query({ name: statement.name, text: statement.text, values, types: PRISMA_RAW_TYPES })).rows as Row[];
 }
 
 /**
