@@ -20,6 +20,7 @@ import { randomUUID } from 'node:crypto';
 import { Prisma, type PaymentAttempt } from '../generated/prisma/client.js';
 import type { DbTransaction, GatewayContext } from './context.js';
 import { DomainError } from './errors.js';
+import { runStatement } from './statements.js';
 import { clearingAccountOf, creditPostingCtes } from './ledger/posting.js';
 import type { ProviderAnswer } from './ports.js';
 import { transactionRecordOf, transactionWithProductsColumns, type RawTransactionRow, type TransactionRecord } from './transactions.js';
@@ -44,14 +45,15 @@ const RECONCILE_BATCH = 100;
 /** Phase 1: the claim and the attempt, in one statement, before the wallet is asked. */
 export async function recordAttempt(ctx: GatewayContext, transactionId: string, terms: AttemptTerms): Promise<PaymentAttempt> {
   const attemptId = randomUUID();
-  const rows = await ctx.db.$queryRaw<PaymentAttempt[]>`
+  const claim = Prisma.sql`
     WITH claimed AS (
       UPDATE "Transaction" SET "collectingAttemptId" = ${attemptId}::uuid
       WHERE id = ${transactionId}::uuid AND status = 'pending' AND "collectingAttemptId" IS NULL
       RETURNING id)
     INSERT INTO "PaymentAttempt" (id, "transactionId", method, phone, amount, fee, "createdAt")
-    SELECT ${attemptId}::uuid, id, ${terms.method}::"PaymentMethod", ${terms.phone}, ${terms.amount}, ${terms.fee}, ${ctx.clock.now()} FROM claimed
+    SELECT ${attemptId}::uuid, id, ${terms.method}::"PaymentMethod", ${terms.phone}::text, ${terms.amount}::bigint, ${terms.fee}::bigint, ${ctx.clock.now()}::timestamptz FROM claimed
     RETURNING id, "transactionId", method::text AS method, phone, amount, fee, state::text AS state, "providerReference", reason, "createdAt", "settledAt"`;
+  const rows = await runStatement<PaymentAttempt>(ctx.db, { name: 'gw_payment_claim', text: claim.text }, claim.values);
   if (rows[0]) return rows[0];
   throw await whyNotClaimable(ctx.db, transactionId);
 }
@@ -76,7 +78,10 @@ export async function settleAttempt(ctx: GatewayContext, attempt: PaymentAttempt
   // No answer: the attempt keeps the transaction until the reconciler learns what happened.
   if (answer.status === 'unknown') return { state: 'collecting' };
   const state: PaymentAttempt['state'] = answer.status === 'succeeded' ? 'succeeded' : answer.status === 'failed' ? 'failed' : 'unconfirmed';
-  const rows = await ctx.db.$queryRaw<RawTransactionRow[]>(settlementStatement(ctx, attempt, state, answer));
+  const settlement = settlementStatement(ctx, attempt, state, answer);
+  // Two texts (with or without the posting), each a named statement.
+  const name = state === 'succeeded' ? 'gw_payment_settle_paid' : 'gw_payment_settle_unpaid';
+  const rows = await runStatement<RawTransactionRow>(ctx.db, { name, text: settlement.text }, settlement.values);
   if (rows[0]) return { state, transaction: transactionRecordOf(rows[0]) };
   // Settled by someone else first (a reconciler): their answer stands. Still collecting means the
   // claim was lost, which the rules forbid: fail loudly, leaving the attempt to the reconciler.
@@ -103,19 +108,19 @@ function settlementStatement(ctx: GatewayContext, attempt: PaymentAttempt, state
   const paid = state === 'succeeded';
   const head = Prisma.sql`
     WITH closed AS (
-      UPDATE "PaymentAttempt" SET state = ${state}::"PaymentAttemptState", "providerReference" = ${answer.providerReference},
-        reason = ${answer.reason ?? null}, "settledAt" = ${now}
+      UPDATE "PaymentAttempt" SET state = ${state}::"PaymentAttemptState", "providerReference" = ${answer.providerReference}::text,
+        reason = ${answer.reason ?? null}::text, "settledAt" = ${now}::timestamptz
       WHERE id = ${attempt.id}::uuid AND state = 'collecting'
         AND EXISTS (SELECT 1 FROM "Transaction" WHERE id = ${attempt.transactionId}::uuid AND "collectingAttemptId" = ${attempt.id}::uuid AND status = 'pending')
       RETURNING id),
     released AS (
       UPDATE "Transaction" t SET "collectingAttemptId" = NULL,
-        status = CASE WHEN ${paid} THEN (CASE WHEN t."isEscrow" THEN 'paid_and_blocked' ELSE 'paid' END)::"TransactionStatus" ELSE t.status END,
-        "selectedPaymentMethod" = CASE WHEN ${paid} THEN ${attempt.method}::"PaymentMethod" ELSE t."selectedPaymentMethod" END,
-        fees = CASE WHEN ${paid} THEN ${attempt.fee} ELSE t.fees END,
-        "paidAt" = CASE WHEN ${paid} THEN ${now} ELSE t."paidAt" END,
-        "payerPhone" = CASE WHEN ${paid} THEN ${attempt.phone} ELSE t."payerPhone" END,
-        "updatedAt" = CASE WHEN ${paid} THEN ${now} ELSE t."updatedAt" END
+        status = CASE WHEN ${paid}::boolean THEN (CASE WHEN t."isEscrow" THEN 'paid_and_blocked' ELSE 'paid' END)::"TransactionStatus" ELSE t.status END,
+        "selectedPaymentMethod" = CASE WHEN ${paid}::boolean THEN ${attempt.method}::"PaymentMethod" ELSE t."selectedPaymentMethod" END,
+        fees = CASE WHEN ${paid}::boolean THEN ${attempt.fee}::bigint ELSE t.fees END,
+        "paidAt" = CASE WHEN ${paid}::boolean THEN ${now}::timestamptz ELSE t."paidAt" END,
+        "payerPhone" = CASE WHEN ${paid}::boolean THEN ${attempt.phone}::text ELSE t."payerPhone" END,
+        "updatedAt" = CASE WHEN ${paid}::boolean THEN ${now}::timestamptz ELSE t."updatedAt" END
       FROM closed WHERE t.id = ${attempt.transactionId}::uuid AND t."collectingAttemptId" = closed.id
       RETURNING t.*, (CASE WHEN t."isEscrow" THEN 'escrow' ELSE 'main' END)::"AccountName" AS "accountName",
         (CASE WHEN t."isEscrow" THEN 'escrow_hold' ELSE 'payment' END)::"LedgerEntryKind" AS kind)`;

@@ -1,5 +1,6 @@
 /** What a transaction is, as the operations hand it to the adapters. */
 import { Prisma, type Transaction, type TransactionProduct } from '../generated/prisma/client.js';
+import { runStatement, type PreparedStatement } from './statements.js';
 import type { TransactionStatus } from '../generated/prisma/enums.js';
 import type { GatewaySettings } from './context.js';
 import { TRANSACTION_STATUSES, isOneOf } from './enums.js';
@@ -84,35 +85,7 @@ export const READ_TRANSACTION: PreparedStatement = {
 };
 
 async function readTransactionWithProducts(db: Pick<Db, '$queryRawUnsafe'>, id: string, organizationId: string | null): Promise<TransactionRecord | null> {
-  const direct = directStatements.get(db);
-  const rows = direct
-    ? await direct<RawTransactionRow>(READ_TRANSACTION, [id, organizationId])
-    : await db.$queryRawUnsafe<RawTransactionRow[]>(READ_TRANSACTION.text, id, organizationId);
+  const rows = await runStatement<RawTransactionRow>(db, READ_TRANSACTION, [id, organizationId]);
   return rows[0] ? transactionRecordOf(rows[0]) : null;
 }
 
-/** A named SQL statement: PostgreSQL parses and plans it once per connection. */
-export interface PreparedStatement {
-  name: string;
-  text: string;
-}
-
-/**
- * Runs a prepared statement straight on the database driver, its rows typed as Prisma's raw
- * queries type them (bigint as BigInt, timestamps as Date, json parsed, enums cast to text by the
- * SQL). For the hottest read only: under the bench's get load, Prisma's client (its request
- * pipeline and result conversion) was 7 % of the gateway's CPU samples plus the garbage it made;
- * going direct took the gateway from 0.47 to 0.37 ms of CPU per request (the floor: 0.22).
- */
-export type DirectStatementRunner = <Row>(statement: PreparedStatement, values: unknown[]) => Promise<Row[]>;
-
-const directStatements = new WeakMap<object, DirectStatementRunner>();
-
-/**
- * Called by the infrastructure that opened `db` (PostgreSQL): reads through `db` itself then take
- * the direct way. A transaction's client is never registered, so reads inside a transaction stay
- * in it; an unregistered `db` (embedded PGlite) runs the same statement through Prisma.
- */
-export function registerDirectStatements(db: object, run: DirectStatementRunner): void {
-  directStatements.set(db, run);
-}

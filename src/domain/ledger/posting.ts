@@ -145,15 +145,15 @@ export function creditPostingCtes(posting: {
   if (sum !== 0n) throw new Error(`unbalanced credit posting: entries sum to ${sum}`);
   if (posting.credit < 0n) throw new Error('creditPostingCtes only credits: a debit may be refused and needs post()');
   const source = Prisma.raw(`"${posting.source.replace(/"/g, '')}"`);
-  const common = Prisma.sql`${randomUUID()}::uuid, ${posting.transactionId}::uuid, ${posting.description}`;
+  const common = Prisma.sql`${randomUUID()}::uuid, ${posting.transactionId}::uuid, ${posting.description}::text`;
   return Prisma.sql`
     credited AS (
-      UPDATE "Account" a SET balance = a.balance + ${posting.credit}, "updatedAt" = now()
+      UPDATE "Account" a SET balance = a.balance + ${posting.credit}::bigint, "updatedAt" = now()
       FROM ${source} s WHERE a."organizationId" = s."organizationId" AND a.name = s."accountName"
       RETURNING a.id, a.balance, s.kind),
     credit_entries AS (
       INSERT INTO "LedgerEntry" (id, "postingId", "transactionId", description, "accountId", "gatewayAccount", kind, amount, "balanceAfter")
-      SELECT gen_random_uuid(), ${common}, c.id, NULL, c.kind, ${posting.credit}, c.balance FROM credited c
+      SELECT gen_random_uuid(), ${common}, c.id, NULL, c.kind, ${posting.credit}::bigint, c.balance FROM credited c
       UNION ALL
       SELECT gen_random_uuid(), ${common}, NULL, g.account, c.kind, g.amount, NULL
       FROM credited c, unnest(${posting.gatewaySides.map((side) => side.gateway)}::text[]::"GatewayAccount"[],

@@ -10,7 +10,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { PrismaClient } from '../../generated/prisma/client.js';
-import { registerDirectStatements, type DirectStatementRunner } from '../../domain/transactions.js';
+import { registerDirectStatements, type DirectStatementRunner } from '../../domain/statements.js';
 import { acquireDataFolderLock } from '../dataFolderLock.js';
 import { postgresStartupError } from '../startupErrors.js';
 
