@@ -15,6 +15,8 @@ export interface Config {
   webhook: { timeoutMs: number; retryDelayMs: number; maxRetries: number };
   sandboxLatencyMs: number;
   webhookAllowPrivateUrls: boolean;
+  /** WEBHOOK_SECRET_KEY: encrypts stored webhook secrets; unset = generated into the data folder. */
+  webhookSecretKey: string | undefined;
   logLevel: string;
 }
 
@@ -48,6 +50,13 @@ function databaseUrl(env: Env): string | undefined {
   return url;
 }
 
+/** A short key would be guessable: at least 32 characters (e.g. `openssl rand -base64 32`). */
+function webhookSecretKey(env: Env): string | undefined {
+  const value = env.WEBHOOK_SECRET_KEY || undefined;
+  if (value !== undefined && value.length < 32) throw new StartupError('WEBHOOK_SECRET_KEY must be at least 32 characters (e.g. the output of `openssl rand -base64 32`)');
+  return value;
+}
+
 function flag(env: Env, name: string): boolean {
   return ['1', 'true', 'yes', 'on'].includes((env[name] ?? '').toLowerCase());
 }
@@ -77,6 +86,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     sandboxLatencyMs: integer(env, 'SANDBOX_LATENCY_MS', 0),
     webhookAllowPrivateUrls: flag(env, 'WEBHOOK_ALLOW_PRIVATE_URLS'),
+    webhookSecretKey: webhookSecretKey(env),
     logLevel: env.LOG_LEVEL || 'info',
   };
 }

@@ -12,6 +12,7 @@ import { buildApp } from './http/app.js';
 import { buildCheckoutApp } from './checkout/app.js';
 import { startBackgroundJobs } from './jobs/background.js';
 import { loadOrCreateAdminToken } from './infra/adminToken.js';
+import { loadOrCreateWebhookSecretKey } from './infra/webhookSecretKey.js';
 import { createLocalCoordination } from './infra/local/coordination.js';
 import { openDatabase } from './infra/prisma/database.js';
 import { applyMigrations } from './infra/prisma/migrate.js';
@@ -72,8 +73,16 @@ async function main(): Promise<void> {
     if (stored.created) process.stdout.write(`\nOperator token (GATEWAY_ADMIN_TOKEN), stored in ${stored.file}:\n  ${stored.token}\n\n`);
   }
 
+  const webhookKey = await loadOrCreateWebhookSecretKey(config.dataDir, config.webhookSecretKey);
+  if (webhookKey.source !== 'environment') {
+    const message = 'WEBHOOK_SECRET_KEY is unset: webhook secrets are encrypted under the key stored in this file (instances sharing a database must share one key)';
+    if (webhookKey.source === 'created') log.warn({ file: webhookKey.file }, message);
+    else log.info({ file: webhookKey.file }, message);
+  }
+  const webhooks = { ...config.webhook, allowPrivateUrls: config.webhookAllowPrivateUrls, secretKey: webhookKey.key };
+
   const provider = createSandboxProvider({ latencyMs: config.sandboxLatencyMs });
-  const ctx: GatewayContext = { db: db.prisma, clock: systemClock, coordination, settings: { checkoutPublicUrl: config.checkoutPublicUrl }, log, provider };
+  const ctx: GatewayContext = { db: db.prisma, clock: systemClock, coordination, settings: { checkoutPublicUrl: config.checkoutPublicUrl, webhooks }, log, provider };
   ctx.callers = new CallerCache(coordination.invalidations);
   ctx.switches = new SwitchCache(coordination.invalidations);
   const ready = async () => ({ database: await db.ping(), coordinator: await coordination.health.ping() });
@@ -107,10 +116,10 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'shutting down: no new requests, finishing in-flight ones');
-    stopBackgroundJobs();
+    const jobsStopped = stopBackgroundJobs();
     const forceExit = setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS);
     forceExit.unref();
-    await Promise.allSettled([api.close(), checkout.close()]);
+    await Promise.allSettled([api.close(), checkout.close(), jobsStopped]);
     await Promise.allSettled([coordination.health.close(), db.close()]);
     log.info('stopped');
     process.exit(0);
@@ -130,7 +139,7 @@ async function closeOpenedSoFar(): Promise<void> {
 // One line on stderr and exit code 1; the whole error only when debugging (see startupErrors.ts).
 main().catch(async (error: unknown) => {
   const debug = ['debug', 'trace'].includes(process.env.LOG_LEVEL ?? '');
-  const secrets = [passwordOf(process.env.DATABASE_URL), process.env.GATEWAY_ADMIN_TOKEN].filter((secret): secret is string => !!secret);
+  const secrets = [passwordOf(process.env.DATABASE_URL), process.env.GATEWAY_ADMIN_TOKEN, process.env.WEBHOOK_SECRET_KEY].filter((secret): secret is string => !!secret);
   process.stderr.write(startupFailureReport(error, { debug, secrets }));
   await closeOpenedSoFar();
   process.exit(1);

@@ -11,9 +11,11 @@ import {
   ApiKeysDocument,
   ApprovePayoutDocument,
   CreateApiKeyDocument,
+  CreateWebhookDocument,
   CreateOrganizationDocument,
   OrganizationDocument,
   OrganizationsDocument,
+  RedeliverWebhookDocument,
   RejectPayoutDocument,
   ReleaseEscrowDocument,
   RevokeApiKeyDocument,
@@ -25,6 +27,7 @@ import {
   type PaymentMethod,
   type SwitchName,
   type UpdateOrganizationInput,
+  type WebhookVersion,
 } from './generated/graphql.js';
 
 const DEFAULT_URL = 'http://127.0.0.1:3000';
@@ -45,6 +48,7 @@ const SCOPES = values<ApiScope>({ checkout: true, management: true, payout: true
 const STATUSES = values<OrganizationStatus>({ active: true, inactive: true, blocked: true });
 const METHODS = values<PaymentMethod>({ wave: true, orange_money: true });
 const SWITCHES = values<SwitchName>({ transactions: true, payouts: true, wave: true, orange_money: true });
+const WEBHOOK_VERSIONS = values<WebhookVersion>({ v1: true, v2: true });
 
 const COMMANDS = {
   'org create': {
@@ -68,6 +72,8 @@ const COMMANDS = {
   'account adjust': { usage: 'account adjust --org ID --amount N --reason R', run: accountAdjust },
   'payout approve': { usage: 'payout approve ORDER_ID', run: payoutApprove },
   'payout reject': { usage: 'payout reject ORDER_ID [--reason R]', run: payoutReject },
+  'webhook create': { usage: `webhook create --org ID --url URL [--version ${WEBHOOK_VERSIONS.join('|')}]`, run: webhookCreate },
+  'webhook redeliver': { usage: 'webhook redeliver DELIVERY_ID', run: webhookRedeliver },
 } satisfies Record<string, { usage: string; run: (argv: string[], connect: Connect) => Promise<object> }>;
 type CommandName = keyof typeof COMMANDS;
 
@@ -163,6 +169,23 @@ async function keyCreate(argv: string[], connect: Connect) {
   const { createApiKey } = await connect().request(CreateApiKeyDocument, { organizationId: flags.org, scope });
   // Exactly the contract's fields (DESIGN: {"id", "key", "scope"}); the key is shown only here.
   return { id: createApiKey.apiKey.id, key: createApiKey.key, scope: createApiKey.apiKey.scope };
+}
+
+async function webhookCreate(argv: string[], connect: Connect) {
+  const { values: flags } = parseArgs({ args: argv, options: { org: { type: 'string' }, url: { type: 'string' }, version: { type: 'string' } } });
+  if (!flags.org) throw new UsageError('--org is required');
+  if (!flags.url) throw new UsageError('--url is required');
+  const version = flags.version === undefined ? undefined : oneOf('--version', flags.version, WEBHOOK_VERSIONS);
+  const { createWebhook } = await connect().request(CreateWebhookDocument, { organizationId: flags.org, url: flags.url, version });
+  // Exactly the contract's fields (DESIGN: {"id", "url", "version", "secret"}); the secret is shown only here.
+  return { id: createWebhook.webhook.id, url: createWebhook.webhook.url, version: createWebhook.webhook.version, secret: createWebhook.secret };
+}
+
+/** A new delivery of the same event (same body and event id), sent with the webhook's current secret. */
+async function webhookRedeliver(argv: string[], connect: Connect) {
+  const [deliveryId] = expectPositionals(parseArgs({ args: argv, allowPositionals: true }).positionals, ['DELIVERY_ID']);
+  const { redeliverWebhook } = await connect().request(RedeliverWebhookDocument, { deliveryId });
+  return redeliverWebhook;
 }
 
 async function keyList(argv: string[], connect: Connect) {

@@ -5,6 +5,7 @@
 import type { CallerCache } from './callerCache.js';
 import type { Clock, Coordination, Db, Logger, PaymentProvider } from './ports.js';
 import type { SwitchCache } from './switches.js';
+import type { WebhookSettings } from './webhooks/settings.js';
 
 export type { Clock, Db, DbTransaction, Logger } from './ports.js';
 
@@ -18,6 +19,8 @@ export interface GatewaySettings {
    * provider call's timeout). Tests shorten it to prove the money rules hold without the lock.
    */
   payoutLockTtlMs?: number;
+  /** Webhook delivery rules and the key webhook secrets are stored under (see webhooks/settings.ts). */
+  webhooks?: WebhookSettings;
 }
 
 export interface GatewayContext {

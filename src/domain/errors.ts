@@ -201,6 +201,17 @@ export const ERROR_CATALOGUE = defineCatalogue({
   api_key_not_found: { status: 404, message: 'API key not found', graphqlCode: 'API_KEY_NOT_FOUND' },
   invalid_input: { status: 400, message: (detail) => `Invalid input: ${detail}`, graphqlCode: 'BAD_USER_INPUT' },
 
+  // Webhooks (issue 9)
+  invalid_webhook_url: { status: 400, message: (detail) => `Invalid webhook URL: ${detail}`, graphqlCode: 'INVALID_WEBHOOK_URL' },
+  private_webhook_url: {
+    status: 400,
+    message: 'Webhook URLs may not point at loopback, private or link-local addresses',
+    graphqlCode: 'PRIVATE_WEBHOOK_URL',
+  },
+  too_many_webhooks: { status: 400, message: (max) => `An organization may have at most ${max} webhooks`, graphqlCode: 'TOO_MANY_WEBHOOKS' },
+  webhook_not_found: { status: 404, message: 'Webhook not found', graphqlCode: 'WEBHOOK_NOT_FOUND' },
+  webhook_delivery_not_found: { status: 404, message: 'Webhook delivery not found', graphqlCode: 'WEBHOOK_DELIVERY_NOT_FOUND' },
+
   // GET /refund/{order_id} when the wallet provider did not answer in time (added by the refunds
   // work): the amount IS debited while the refund is confirmed, so refund_failed's "Nothing was
   // debited" would be false. 500 because the spec's 500 row says "read the transaction before

@@ -23,6 +23,7 @@ import { DomainError } from './errors.js';
 import { runStatement } from './statements.js';
 import { clearingAccountOf, creditPostingCtes } from './ledger/posting.js';
 import type { ProviderAnswer } from './ports.js';
+import { enqueuePaymentStatus } from './webhooks/outbox.js';
 import { transactionRecordOf, transactionWithProductsColumns, type RawTransactionRow, type TransactionRecord } from './transactions.js';
 
 /** What the wallet is asked for, and how the payment is split once it pays. */
@@ -81,7 +82,18 @@ export async function settleAttempt(ctx: GatewayContext, attempt: PaymentAttempt
   const settlement = settlementStatement(ctx, attempt, state, answer);
   // Two texts (with or without the posting), each a named statement.
   const name = state === 'succeeded' ? 'gw_payment_settle_paid' : 'gw_payment_settle_unpaid';
-  const rows = await runStatement<RawTransactionRow>(ctx.db, { name, text: settlement.text }, settlement.values);
+  // A payment of a merchant with webhook endpoints also writes their payment_status deliveries
+  // (the outbox) in the same database transaction; without endpoints (the bench, most sandbox
+  // merchants) the one statement needs no transaction. An endpoint registered while this runs may
+  // or may not get this event, like one registered just after it.
+  const rows =
+    state === 'succeeded' && (await hasActiveWebhooks(ctx, attempt.transactionId))
+      ? await ctx.db.$transaction(async (tx) => {
+          const settled = await tx.$queryRawUnsafe<RawTransactionRow[]>(settlement.text, ...settlement.values);
+          if (settled[0]) await enqueuePaymentStatus(tx, attempt.transactionId, ctx.clock.now());
+          return settled;
+        })
+      : await runStatement<RawTransactionRow>(ctx.db, { name, text: settlement.text }, settlement.values);
   if (rows[0]) return { state, transaction: transactionRecordOf(rows[0]) };
   // Settled by someone else first (a reconciler): their answer stands. Still collecting means the
   // claim was lost, which the rules forbid: fail loudly, leaving the attempt to the reconciler.
@@ -138,6 +150,17 @@ function settlementStatement(ctx: GatewayContext, attempt: PaymentAttempt, state
     ],
   });
   return Prisma.sql`${head}, ${posting} ${result}`;
+}
+
+const HAS_ACTIVE_WEBHOOKS = {
+  name: 'gw_payment_has_webhooks',
+  text: `SELECT EXISTS (SELECT 1 FROM "Webhook" w JOIN "Transaction" t ON t."organizationId" = w."organizationId"
+         WHERE t.id = $1::uuid AND w."isActive") AS "hasWebhooks"`,
+};
+
+async function hasActiveWebhooks(ctx: GatewayContext, transactionId: string): Promise<boolean> {
+  const [row] = await runStatement<{ hasWebhooks: boolean }>(ctx.db, HAS_ACTIVE_WEBHOOKS, [transactionId]);
+  return row?.hasWebhooks ?? false;
 }
 
 async function currentStateOf(ctx: GatewayContext, attempt: PaymentAttempt): Promise<PaymentAttempt['state']> {

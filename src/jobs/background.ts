@@ -11,6 +11,8 @@ import { purgeExpiredIdempotencyKeys } from '../domain/idempotency.js';
 import { settleStalePaymentAttempts } from '../domain/paymentAttempts.js';
 import { settlePendingPayouts } from '../domain/payouts.js';
 import { settlePendingRefunds } from '../domain/refunds.js';
+import { purgeOldDeliveries, rescheduleOverdueDeliveries } from '../domain/webhooks/schedule.js';
+import { startWebhookDispatcher } from '../webhooks/dispatcher.js';
 
 interface Job {
   name: string;
@@ -26,10 +28,18 @@ const JOBS: Job[] = [
   { name: 'reconcile stale payment attempts', everyMs: 30 * 1000, run: (ctx) => settleStalePaymentAttempts(ctx) },
   // Payouts sent whose provider did not answer (a timeout, a crash after the call): asked, never re-sent.
   { name: 'reconcile pending payouts', everyMs: 30 * 1000, run: (ctx) => settlePendingPayouts(ctx) },
+  // Webhook retries the scheduler lost (Redis flushed) or an instance died sending: back from the outbox.
+  { name: 'reschedule overdue webhook deliveries', everyMs: 10 * 1000, run: (ctx) => rescheduleOverdueDeliveries(ctx) },
+  // The delivery log is kept 30 days.
+  { name: 'purge old webhook deliveries', everyMs: 60 * 60 * 1000, run: (ctx) => purgeOldDeliveries(ctx) },
 ];
 
-/** Starts every job; the returned function stops them (on shutdown). */
-export function startBackgroundJobs(ctx: GatewayContext): () => void {
+/**
+ * Starts every job, and the webhook dispatcher when webhooks are configured; the returned function
+ * stops them (on shutdown).
+ */
+export function startBackgroundJobs(ctx: GatewayContext): () => Promise<void> {
+  const dispatcher = ctx.settings.webhooks ? startWebhookDispatcher(ctx) : null;
   const timers = JOBS.map((job) => {
     let running = false;
     const timer = setInterval(() => {
@@ -45,5 +55,10 @@ export function startBackgroundJobs(ctx: GatewayContext): () => void {
     timer.unref();
     return timer;
   });
-  return () => timers.forEach(clearInterval);
+  return async () => {
+    timers.forEach(clearInterval);
+    // Attempts in flight finish (each within WEBHOOK_TIMEOUT_MS) and are recorded before the
+    // database closes; queued ones are left to their claims' expiry.
+    await dispatcher?.stop();
+  };
 }

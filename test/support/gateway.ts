@@ -22,6 +22,8 @@ import { openDatabase, type Database } from '../../src/infra/prisma/database.js'
 import { applyMigrations } from '../../src/infra/prisma/migrate.js';
 import { createRedisCoordination } from '../../src/infra/redis/coordination.js';
 import { createSandboxProvider } from '../../src/infra/providers/sandbox.js';
+import { deriveWebhookSecretKey } from '../../src/domain/webhooks/secrets.js';
+import { DEFAULT_WEBHOOK_RULES, type WebhookSettings } from '../../src/domain/webhooks/settings.js';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { TEST_POSTGRES_URL, TEST_REDIS_URL, databaseUrl, fileDatabaseOf } from './env.js';
 
@@ -79,7 +81,13 @@ export interface GatewayOptions {
   metrics?: boolean;
   /** The sandbox provider's artificial latency (SANDBOX_LATENCY_MS). */
   sandboxLatencyMs?: number;
+  /** Webhook rules (WEBHOOK_*); the secret key is the same for every test gateway (instances can share a database). */
+  webhooks?: Partial<Omit<WebhookSettings, 'secretKey'>>;
 }
+
+/** The server key of test gateways: one for all, so two "instances" of one deployment agree. */
+export const TEST_WEBHOOK_SERVER_KEY = 'test webhook secret key: not a secret, tests only';
+export const TEST_WEBHOOK_SECRET_KEY = deriveWebhookSecretKey(TEST_WEBHOOK_SERVER_KEY);
 
 /** A database of its own, cloned from the run's migrated template (milliseconds, not a migration). */
 export async function cloneTemplateDatabase(): Promise<{ name: string; url: string; drop: () => Promise<void> }> {
@@ -119,7 +127,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<TestGa
   const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
   // The checkout address must be known before the apps exist: reserve it with a placeholder and
   // fill it in once the checkout server has its port.
-  const settings = { checkoutPublicUrl: '' };
+  const settings = { checkoutPublicUrl: '', webhooks: { ...DEFAULT_WEBHOOK_RULES, ...options.webhooks, secretKey: TEST_WEBHOOK_SECRET_KEY } };
   const provider = createSandboxProvider({ latencyMs: options.sandboxLatencyMs ?? 0 });
   const ctx: GatewayContext = { db: db.prisma, clock: systemClock, coordination, settings, log: options.log ?? silent, provider };
   ctx.callers = new CallerCache(coordination.invalidations);

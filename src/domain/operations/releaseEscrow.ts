@@ -10,6 +10,7 @@ import { DomainError } from '../errors.js';
 import { heldInEscrow } from '../ledger/escrow.js';
 import { post } from '../ledger/posting.js';
 import { findVisibleTransaction, type TransactionRecord } from '../transactions.js';
+import { enqueuePaymentStatus } from '../webhooks/outbox.js';
 
 export async function releaseEscrow(ctx: GatewayContext, caller: Caller, orderId: string): Promise<TransactionRecord> {
   authorizeOperator(caller, 'mutate');
@@ -29,7 +30,7 @@ export async function releaseEscrow(ctx: GatewayContext, caller: Caller, orderId
         { side: { organizationId: transaction.organizationId, account: 'main' }, amount: held },
       ],
     });
-    // The payment_status webhook (`paid`) joins this transaction's outbox with the webhooks issue.
+    await enqueuePaymentStatus(tx, transaction.id);
     return findVisibleTransaction(tx, null, transaction.id);
   });
 }

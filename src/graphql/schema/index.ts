@@ -10,6 +10,7 @@ import './refund.js';
 import './account.js';
 import './payment.js';
 import './payout.js';
+import './webhook.js';
 import { builder } from '../builder.js';
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -1,0 +1,161 @@
+/**
+ * The dispatcher's side of the outbox, in PostgreSQL. The rules that keep several instances from
+ * sending one attempt twice live here, as conditional statements:
+ *
+ *   claim   `attemptCount + 1` and `nextAttemptAt = now + lease`, only where the delivery is pending
+ *           and due: of two instances claiming the same row, the second finds it no longer due.
+ *   record  the attempt's log row and the outcome, only where `attemptCount` is still the claimed
+ *           number (a claim that outlived its lease must not overwrite a later attempt's outcome).
+ *
+ * A crash between claim and record leaves the row pending with `nextAttemptAt` at the lease's end:
+ * the sweep finds it overdue and schedules it again, as the next attempt.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../context.js';
+import type { WebhookSettings } from './settings.js';
+
+export interface DueDelivery {
+  id: string;
+  webhookId: string;
+}
+
+export interface ClaimedDelivery {
+  id: string;
+  webhookId: string;
+  eventId: string;
+  event: string;
+  body: string;
+  /** This attempt's number, from 1. */
+  attempt: number;
+  /** When the event happened: the first delivery's creation (a redelivery's is later). */
+  eventAt: Date;
+  url: string;
+  encryptedSecret: string;
+  webhookActive: boolean;
+}
+
+export interface AttemptOutcome {
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+  /** The start of the receiver's answer (already truncated). */
+  response: string | null;
+}
+
+export type AttemptResult = { status: 'delivered' } | { status: 'retry'; dueAt: Date } | { status: 'dropped' } | { status: 'superseded' };
+
+/** 2xx is success; anything else (3xx included: redirects are not followed) is a failure. */
+export const isSuccess = (outcome: AttemptOutcome): boolean => outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300;
+
+/**
+ * First attempts (new outbox rows, redeliveries) that are due, oldest first, leaving out endpoints
+ * that are already at their concurrency limit (a slow receiver does not hold the others back).
+ */
+export async function dueFirstAttempts(db: Pick<Db, '$queryRaw'>, now: Date, limit: number, busyWebhookIds: string[]): Promise<DueDelivery[]> {
+  if (limit <= 0) return [];
+  return db.$queryRaw<DueDelivery[]>`
+    SELECT id, "webhookId" FROM "WebhookDelivery"
+    WHERE status = 'pending' AND "attemptCount" = 0 AND "nextAttemptAt" <= ${now}
+      AND NOT ("webhookId" = ANY(${busyWebhookIds}::uuid[]))
+    ORDER BY "nextAttemptAt" LIMIT ${limit}`;
+}
+
+/** The endpoints of deliveries named by the scheduler (to apply the per-endpoint limit before claiming). */
+export async function endpointsOf(db: Pick<Db, '$queryRaw'>, ids: string[]): Promise<DueDelivery[]> {
+  if (ids.length === 0) return [];
+  return db.$queryRaw<DueDelivery[]>`SELECT id, "webhookId" FROM "WebhookDelivery" WHERE id = ANY(${ids}::uuid[]) AND status = 'pending'`;
+}
+
+/** Claims the due ones among `ids` for one attempt each (see the file's comment). */
+export async function claimDeliveries(db: Pick<Db, '$queryRaw'>, ids: string[], now: Date, leaseMs: number): Promise<ClaimedDelivery[]> {
+  if (ids.length === 0) return [];
+  const leaseUntil = new Date(now.getTime() + leaseMs);
+  return db.$queryRaw<ClaimedDelivery[]>`
+    UPDATE "WebhookDelivery" d SET "attemptCount" = d."attemptCount" + 1, "nextAttemptAt" = ${leaseUntil}, "updatedAt" = ${now}
+    FROM "Webhook" w
+    WHERE d.id = ANY(${ids}::uuid[]) AND d.status = 'pending' AND d."nextAttemptAt" <= ${now} AND w.id = d."webhookId"
+    RETURNING d.id, d."webhookId", d."eventId", d.event, d.body, d."attemptCount" AS attempt,
+      COALESCE((SELECT o."createdAt" FROM "WebhookDelivery" o WHERE o.id = d."redeliveryOf"), d."createdAt") AS "eventAt",
+      w.url, w."encryptedSecret", w."isActive" AS "webhookActive"`;
+}
+
+/** An attempt's outcome to record, with the claimed attempt number it belongs to. */
+export interface FinishedAttempt {
+  delivery: Pick<ClaimedDelivery, 'id' | 'attempt'>;
+  outcome: AttemptOutcome;
+  startedAt: Date;
+}
+
+/** What becomes of a delivery after an attempt: delivered on 2xx; else due again while retries remain (1 + maxRetries), else dropped. */
+export function nextStateOf(attempt: number, outcome: AttemptOutcome, rules: Pick<WebhookSettings, 'retryDelayMs' | 'maxRetries'>, now: Date): AttemptResult {
+  if (isSuccess(outcome)) return { status: 'delivered' };
+  if (attempt <= rules.maxRetries) return { status: 'retry', dueAt: new Date(now.getTime() + rules.retryDelayMs) };
+  return { status: 'dropped' };
+}
+
+/**
+ * Logs attempts and moves their deliveries on, many in ONE statement (the dispatcher batches
+ * what finished together). Each update is conditional on the delivery still being at the claimed
+ * attempt; one that is not comes back `superseded`.
+ */
+export async function recordAttempts(
+  db: Pick<Db, '$queryRaw'>,
+  finished: FinishedAttempt[],
+  rules: Pick<WebhookSettings, 'retryDelayMs' | 'maxRetries'>,
+  now: Date,
+): Promise<AttemptResult[]> {
+  if (finished.length === 0) return [];
+  const results = finished.map((item) => nextStateOf(item.delivery.attempt, item.outcome, rules, now));
+  const column = <T>(pick: (item: FinishedAttempt, result: AttemptResult) => T) => finished.map((item, index) => pick(item, results[index]!));
+  const iso = (date: Date | null) => (date ? date.toISOString() : null);
+  const rows = await db.$queryRaw<{ id: string }[]>`
+    WITH input AS (
+      SELECT * FROM unnest(
+        ${column(() => randomUUID())}::uuid[], ${column((item) => item.delivery.id)}::uuid[], ${column((item) => item.delivery.attempt)}::int[],
+        ${column((item) => item.outcome.statusCode)}::int[], ${column((item) => item.outcome.error)}::text[], ${column((item) => item.outcome.durationMs)}::int[],
+        ${column((item) => item.outcome.response)}::text[], ${column((item) => iso(item.startedAt))}::timestamptz[],
+        ${column((_, result) => (result.status === 'retry' ? 'pending' : result.status))}::text[],
+        ${column((_, result) => (result.status === 'retry' ? iso(result.dueAt) : null))}::timestamptz[],
+        ${column((_, result) => (result.status === 'delivered' ? iso(now) : null))}::timestamptz[]
+      ) AS t(attempt_id, delivery_id, number, status_code, error, duration_ms, response, started_at, status, next_attempt_at, delivered_at)),
+    logged AS (
+      INSERT INTO "WebhookAttempt" (id, "deliveryId", number, "statusCode", error, "durationMs", response, "createdAt")
+      SELECT attempt_id, delivery_id, number, status_code, error, duration_ms, response, started_at FROM input
+      ON CONFLICT ("deliveryId", number) DO NOTHING)
+    UPDATE "WebhookDelivery" d SET status = input.status::"WebhookDeliveryStatus", "nextAttemptAt" = input.next_attempt_at,
+      "deliveredAt" = input.delivered_at, "updatedAt" = ${now}
+    FROM input
+    WHERE d.id = input.delivery_id AND d."attemptCount" = input.number AND d.status = 'pending'
+    RETURNING d.id`;
+  const updated = new Set(rows.map((row) => row.id));
+  return results.map((result, index) => (updated.has(finished[index]!.delivery.id) ? result : { status: 'superseded' }));
+}
+
+/** One attempt's record (see recordAttempts). */
+export async function recordAttempt(
+  db: Pick<Db, '$queryRaw'>,
+  delivery: Pick<ClaimedDelivery, 'id' | 'attempt'>,
+  outcome: AttemptOutcome,
+  rules: Pick<WebhookSettings, 'retryDelayMs' | 'maxRetries'>,
+  startedAt: Date,
+  now: Date,
+): Promise<AttemptResult> {
+  const [result] = await recordAttempts(db, [{ delivery, outcome, startedAt }], rules, now);
+  return result!;
+}
+
+/**
+ * Retries whose scheduler entry is gone (Redis flushed or restarted without persistence) or whose
+ * attempt never finished (an instance crashed mid-attempt, its lease ran out): pending, already
+ * attempted, and overdue by more than `graceMs`. The sweep schedules them again; while the
+ * scheduler is unreachable the dispatcher takes them from here directly.
+ */
+export async function overdueRetries(db: Pick<Db, '$queryRaw'>, now: Date, graceMs: number, limit: number, busyWebhookIds: string[] = []): Promise<DueDelivery[]> {
+  if (limit <= 0) return [];
+  const before = new Date(now.getTime() - graceMs);
+  return db.$queryRaw<DueDelivery[]>`
+    SELECT id, "webhookId" FROM "WebhookDelivery"
+    WHERE status = 'pending' AND "attemptCount" > 0 AND "nextAttemptAt" <= ${before}
+      AND NOT ("webhookId" = ANY(${busyWebhookIds}::uuid[]))
+    ORDER BY "nextAttemptAt" LIMIT ${limit}`;
+}

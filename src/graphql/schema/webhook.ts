@@ -1,0 +1,143 @@
+/**
+ * Webhooks: endpoints (the secret appears once, in createWebhook and rotateWebhookSecret), the
+ * delivery log with every attempt, and redelivery. Operators (admin to change), or the
+ * organisation itself with a `management` API key.
+ */
+import {
+  createWebhook,
+  deleteWebhook,
+  listWebhookDeliveries,
+  listWebhooks,
+  redeliverWebhook,
+  rotateWebhookSecret,
+} from '../../domain/operations/index.js';
+import type { IssuedWebhook } from '../../domain/operations/createWebhook.js';
+import type { DeliveryRecord } from '../../domain/operations/listWebhookDeliveries.js';
+import { MAX_LISTED_ATTEMPTS, MAX_LISTED_DELIVERIES } from '../../domain/operations/listWebhookDeliveries.js';
+import type { WebhookRecord } from '../../domain/webhooks/access.js';
+import type { WebhookAttempt } from '../../generated/prisma/client.js';
+import { builder } from '../builder.js';
+
+const WebhookVersionEnum = builder.enumType('WebhookVersion', {
+  values: { v1: { description: 'The legacy small body' }, v2: { description: 'The full body (default)' } } as const,
+});
+const WebhookDeliveryStatusEnum = builder.enumType('WebhookDeliveryStatus', {
+  values: {
+    pending: { description: 'Waiting for its next attempt (or being sent)' },
+    delivered: { description: 'A 2xx answer was received' },
+    dropped: { description: 'Every attempt failed (or the webhook was deleted): nothing more is sent' },
+  } as const,
+});
+
+// Typed by the record without the secret: this type cannot reach it, whatever it is handed.
+export const WebhookRef = builder.objectRef<WebhookRecord>('Webhook').implement({
+  description: 'A webhook endpoint of one organisation. Its secret is shown once, by createWebhook or rotateWebhookSecret.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    organizationId: t.exposeID('organizationId'),
+    url: t.exposeString('url'),
+    version: t.field({ type: WebhookVersionEnum, resolve: (webhook) => webhook.version }),
+    active: t.boolean({ description: 'False once deleted', resolve: (webhook) => webhook.isActive }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+  }),
+});
+
+const IssuedWebhookRef = builder.objectRef<IssuedWebhook>('IssuedWebhook').implement({
+  fields: (t) => ({
+    webhook: t.field({ type: WebhookRef, resolve: (issued) => issued.webhook }),
+    secret: t.string({ description: 'The signing secret (HMAC-SHA256 key: its UTF-8 bytes). Shown only here: store it now.', resolve: (issued) => issued.secret }),
+  }),
+});
+
+const WebhookAttemptRef = builder.objectRef<WebhookAttempt>('WebhookAttempt').implement({
+  description: 'One HTTP attempt of a delivery.',
+  fields: (t) => ({
+    number: t.exposeInt('number', { description: 'From 1 (each redelivery is a new delivery, numbered from 1 again)' }),
+    statusCode: t.exposeInt('statusCode', { nullable: true, description: 'The receiver’s HTTP status; null when none arrived' }),
+    error: t.exposeString('error', { nullable: true, description: 'Why there was no status (timeout, refused, private address...)' }),
+    durationMs: t.exposeInt('durationMs'),
+    response: t.exposeString('response', { nullable: true, description: 'The start of the receiver’s answer (1 kB at most)' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the attempt started' }),
+  }),
+});
+
+const WebhookDeliveryRef = builder.objectRef<DeliveryRecord>('WebhookDelivery').implement({
+  description: 'One event sent to one webhook: its body exactly as sent, its state and its attempts.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    webhookId: t.exposeID('webhookId'),
+    event: t.exposeString('event', { description: '`payment_status`' }),
+    eventId: t.exposeID('eventId', { description: 'Sent as X-Event-Id: the same for every endpoint of the event and for redeliveries' }),
+    orderId: t.exposeID('transactionId', { nullable: true }),
+    redeliveryOf: t.exposeID('redeliveryOf', { nullable: true, description: 'The delivery this one re-sends' }),
+    body: t.exposeString('body', { description: 'The exact bytes sent (compact JSON)' }),
+    status: t.field({ type: WebhookDeliveryStatusEnum, resolve: (delivery) => delivery.status }),
+    attemptCount: t.exposeInt('attemptCount'),
+    nextAttemptAt: t.expose('nextAttemptAt', { type: 'DateTime', nullable: true }),
+    deliveredAt: t.expose('deliveredAt', { type: 'DateTime', nullable: true }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    attempts: t.field({ type: [WebhookAttemptRef], description: `Oldest first, at most ${MAX_LISTED_ATTEMPTS}`, resolve: (delivery) => delivery.attempts }),
+  }),
+});
+
+builder.queryField('webhooks', (t) =>
+  t.field({
+    type: [WebhookRef],
+    description: 'The active webhooks of an organisation (a merchant: its own; operators: the one named, or all), newest first.',
+    args: { organizationId: t.arg.id() },
+    resolve: (_root, args, ctx) => listWebhooks(ctx.gateway, ctx.caller, args.organizationId ? String(args.organizationId) : null),
+  }),
+);
+
+builder.queryField('webhookDeliveries', (t) =>
+  t.field({
+    type: [WebhookDeliveryRef],
+    description: `The delivery log, newest first (at most ${MAX_LISTED_DELIVERIES}): by organisation, webhook and/or order.`,
+    args: { organizationId: t.arg.id(), webhookId: t.arg.id(), orderId: t.arg.id(), limit: t.arg.int() },
+    resolve: (_root, args, ctx) =>
+      listWebhookDeliveries(ctx.gateway, ctx.caller, {
+        organizationId: args.organizationId ? String(args.organizationId) : null,
+        webhookId: args.webhookId ? String(args.webhookId) : null,
+        orderId: args.orderId ? String(args.orderId) : null,
+        limit: args.limit ?? null,
+      }),
+  }),
+);
+
+builder.mutationField('createWebhook', (t) =>
+  t.field({
+    type: IssuedWebhookRef,
+    description: 'Registers a webhook endpoint (http(s); private addresses refused unless allowed). Operators name the organisation.',
+    args: { organizationId: t.arg.id(), url: t.arg.string({ required: true }), version: t.arg({ type: WebhookVersionEnum }) },
+    resolve: (_root, args, ctx) =>
+      createWebhook(ctx.gateway, ctx.caller, { organizationId: args.organizationId ? String(args.organizationId) : null, url: args.url, version: args.version ?? null }),
+  }),
+);
+
+builder.mutationField('rotateWebhookSecret', (t) =>
+  t.field({
+    type: IssuedWebhookRef,
+    description: 'Replaces a webhook’s secret; the new one is returned here only.',
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) => rotateWebhookSecret(ctx.gateway, ctx.caller, String(args.id)),
+  }),
+);
+
+builder.mutationField('deleteWebhook', (t) =>
+  t.field({
+    type: WebhookRef,
+    description: 'Deletes a webhook: nothing more is sent to it; its delivery log stays.',
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) => deleteWebhook(ctx.gateway, ctx.caller, String(args.id)),
+  }),
+);
+
+builder.mutationField('redeliverWebhook', (t) =>
+  t.field({
+    type: WebhookDeliveryRef,
+    description: 'Sends a delivery again: the same body and event id, signed with the current secret, as a new delivery.',
+    args: { deliveryId: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) => redeliverWebhook(ctx.gateway, ctx.caller, String(args.deliveryId)),
+  }),
+);
