@@ -10,7 +10,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { readFileSync, unlinkSync } from 'node:fs';
-import { link, mkdir, readFile, stat, unlink, writeFile } from 'node:fs/promises';
+import { link, mkdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -163,8 +163,7 @@ async function attemptLock(file: string, content: string, depth: number): Promis
   const found = await readLock(file);
   if (found === 'gone' || found === 'being-written') return { taken: false };
   if (found.owner && ownerIsRunning(found.owner)) return { taken: false, holder: found.owner };
-  if (!(await removeStaleLock(file, found, content, depth))) return { taken: false };
-  return (await createExclusively(file, content)) ? { taken: true, replaced: found } : { taken: false };
+  return (await replaceStaleLock(file, found, content, depth)) ? { taken: true, replaced: found } : { taken: false };
 }
 
 /**
@@ -229,17 +228,19 @@ async function isYoung(file: string): Promise<boolean> {
 }
 
 /**
- * Removes a stale lock without ever removing a live one. The naive "unlink, then create" races:
- * when two starters both judge the same lock stale, the slower one's unlink deletes the lock the
- * faster one has just created, and both run. So removal is claimed first: only the starter that
- * creates `<lock>.takeover-<hash of the stale content>` (exclusively, as above) may unlink, and
- * only after re-reading that the lock still has exactly that content. While the claim is held,
- * nobody else can remove that content (removal needs the claim) and nobody can create a new lock
- * (the name is taken), so the check-then-unlink cannot hit another starter's lock. Every lock's
- * content is unique (nonce), so a late starter holding a stale view finds different content and
- * backs off. A claim whose owner died is itself a stale lock, removed the same way, one level down.
+ * Replaces a stale lock with ours without ever replacing a live one. The naive "unlink, then
+ * create" races: when two starters both judge the same lock stale, the slower one's unlink deletes
+ * the lock the faster one has just created, and both run. So replacing is claimed first: only the
+ * starter that creates `<lock>.takeover-<hash of the stale content>` (exclusively, as above) may
+ * replace, and only after re-reading that the lock still has exactly that content. While the claim
+ * is held, nobody else can replace that content (it needs the claim) and nobody can create a new
+ * lock (the name is taken), so the check-then-replace cannot hit another starter's lock. The
+ * replacement is one rename() of our complete lock over the stale one: there is no moment without
+ * a lock in which a plain starter could slip in (and the take-over would go unreported). Every
+ * lock's content is unique (nonce), so a late starter holding a stale view finds different content
+ * and backs off. A claim whose owner died is itself a stale lock, replaced the same way, one level down.
  */
-async function removeStaleLock(file: string, stale: FoundLock, content: string, depth: number): Promise<boolean> {
+async function replaceStaleLock(file: string, stale: FoundLock, content: string, depth: number): Promise<boolean> {
   if (depth >= MAX_CLAIM_DEPTH) {
     throw new StartupError(`could not take over the stale lock ${file}: take-overs keep failing; delete the ${path.basename(file)}* files by hand when no gateway runs`);
   }
@@ -248,7 +249,12 @@ async function removeStaleLock(file: string, stale: FoundLock, content: string, 
   if (!claimed.taken) return false; // another starter is taking it over right now
   try {
     if ((await readFile(file, 'utf8').catch(() => null)) !== stale.raw) return false;
-    await unlink(file).catch(ignoreMissing);
+    const draft = `${file}.${process.pid}.${randomUUID()}.draft`;
+    await writeFile(draft, content, { flag: 'wx', mode: 0o644 });
+    await rename(draft, file).catch(async (error: unknown) => {
+      await unlink(draft).catch(() => undefined);
+      throw error;
+    });
     return true;
   } finally {
     await unlink(claim).catch(ignoreMissing);
