@@ -61,8 +61,18 @@ class AlreadyAnswered extends Error {
  * Runs `work` in one database transaction together with the key row (when a key is given), or
  * replays the answer stored under that key.
  */
-export async function runIdempotently<T>(ctx: GatewayContext, scope: IdempotencyScope, work: (tx: DbTransaction) => Promise<T>): Promise<IdempotentOutcome<T>> {
-  if (scope.key === undefined) return { value: await ctx.db.$transaction(work), replayed: false };
+export async function runIdempotently<T>(
+  ctx: GatewayContext,
+  scope: IdempotencyScope,
+  work: (tx: DbTransaction) => Promise<T>,
+  options: { withoutKey?: 'transaction' | 'one-statement' } = {},
+): Promise<IdempotentOutcome<T>> {
+  if (scope.key === undefined) {
+    // 'one-statement': the work writes once (its reads before are checks), so without a key row
+    // to commit with it needs no interactive transaction: its statement is atomic by itself.
+    const value = options.withoutKey === 'one-statement' ? await work(ctx.db) : await ctx.db.$transaction(work);
+    return { value, replayed: false };
+  }
   if (!KEY_PATTERN.test(scope.key)) throw new DomainError('invalid_idempotency_key');
   const key = { organizationId: scope.organizationId, key: scope.key };
   const requestHash = fingerprintOf(scope.operation, scope.input);
@@ -141,6 +151,12 @@ export interface TwoPhaseSteps<Intent, Reply, T> {
    * that way (another outcome, or someone settled it first): `settle` then runs as usual.
    */
   settleInOneStatement?(db: Db, intent: Intent, reply: Reply): Promise<Settlement<T> | null>;
+  /**
+   * Optional phase 1 in ONE statement, used when no Idempotency-Key is given (there is no key row
+   * to commit with it). Returns null when it recorded nothing (a debit the balance cannot cover):
+   * `record` then runs in a transaction as usual and gives the precise refusal.
+   */
+  recordInOneStatement?(db: Db): Promise<Intent | null>;
 }
 
 /**
@@ -161,7 +177,7 @@ export async function runIdempotentlyTwoPhase<Intent, Reply, T>(
   let intent: Intent;
   let key: { organizationId: string; key: string } | null = null;
   if (scope.key === undefined) {
-    intent = await ctx.db.$transaction((tx) => steps.record(tx));
+    intent = (await steps.recordInOneStatement?.(ctx.db)) ?? (await ctx.db.$transaction((tx) => steps.record(tx)));
   } else {
     if (!KEY_PATTERN.test(scope.key)) throw new DomainError('invalid_idempotency_key');
     key = { organizationId: scope.organizationId, key: scope.key };

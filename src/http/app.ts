@@ -1,5 +1,5 @@
 /**
- * The API origin: one fastify server hosting the REST surfaces (v2, later v1), GraphQL, health
+ * The API origin: one fastify server hosting the REST surfaces (v2, deprecated v1), GraphQL, health
  * and docs. Cross-cutting HTTP concerns live here: request ids, body limits, JSON errors, logging.
  */
 import { randomUUID } from 'node:crypto';
@@ -10,11 +10,13 @@ import { RateLimitedError } from '../domain/rateLimit.js';
 import { toPublicError } from '../rest/errors.js';
 import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
-import { registerRestSurface } from '../rest/pipeline.js';
-import { V2_DEFINITION, V2_ROOT, v2Surface } from '../rest/v2/surface.js';
+import { registerRestSurface, type RestSurface } from '../rest/pipeline.js';
+import { V1_ROOT, v1Surface } from '../rest/v1/surface.js';
+import { V2_ROOT, v2Surface } from '../rest/v2/surface.js';
 import { createYoga, graphqlErrorBody } from '../graphql/yoga.js';
 import { registerDocs } from './docs.js';
 import { registerMetrics, type MetricsOptions } from './metrics.js';
+import { registerWebhookMetrics } from '../webhooks/metrics.js';
 import { enforceRateLimitOn } from './rateLimit.js';
 
 export interface AppOptions {
@@ -59,11 +61,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.setErrorHandler((error, request, reply) => sendError(request, reply, error));
   app.setNotFoundHandler((request, reply) => sendError(request, reply, new DomainError('route_not_found')));
 
-  if (options.metrics) registerMetrics(app, options.metrics);
+  if (options.metrics) registerWebhookMetrics(registerMetrics(app, options.metrics), options.ctx);
   app.get('/', async () => ({
-    message: 'XOF Gateway API. REST v2 is under /api/v2 (reference: /docs); GraphQL is at /graphql.',
+    message: 'XOF Gateway API. REST v2 is under /api/v2 (reference: /docs); GraphQL is at /graphql. REST v1 is deprecated (reference: /docs/v1).',
     rest_v2: V2_ROOT,
+    rest_v1: V1_ROOT,
     docs: '/docs',
+    docs_v1: '/docs/v1',
     graphql: '/graphql',
     health: '/healthz',
   }));
@@ -75,8 +79,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready', checks });
   });
 
-  app.get(`${V2_ROOT}/openapi.json`, async () => v2OpenApiDocument());
-  await registerRestSurface(app, options.ctx, v2Surface, { adminToken: options.adminToken });
+  for (const surface of REST_SURFACES) await registerSurfaceWithContract(app, options, surface);
 
   const yoga = createYoga({ ctx: options.ctx, adminToken: options.adminToken });
   app.route({
@@ -97,7 +100,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       });
       for (const [name, value] of responseHeaders) reply.header(name, value);
       reply.status(response.status);
-      reply.send(response.body);
+      // The whole answer at once, with a Content-Length: sent as yoga's stream it left in a
+      // chunked encoding, several writes per answer (the GraphQL page's profile was a quarter writev).
+      reply.send(Buffer.from(await response.arrayBuffer()));
       return reply;
     },
   });
@@ -105,19 +110,42 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   return app;
 }
 
-/** The contract as JSON, parsed once on first request. */
-let cachedDocument: Promise<unknown> | undefined;
-function v2OpenApiDocument(): Promise<unknown> {
-  cachedDocument ??= readFile(V2_DEFINITION, 'utf8').then((text) => parseYaml(text));
-  return cachedDocument;
+/** A REST surface's routes, and its contract as JSON at `<root>/openapi.json` (with the surface's headers). */
+async function registerSurfaceWithContract(app: FastifyInstance, options: AppOptions, surface: RestSurface): Promise<void> {
+  app.get(`${surface.root}/openapi.json`, async (_request, reply) => {
+    if (surface.headers) reply.headers(surface.headers);
+    return openApiDocument(surface.definition);
+  });
+  await registerRestSurface(app, options.ctx, surface, { adminToken: options.adminToken });
 }
 
+/** Each contract as JSON, parsed once on first request. */
+const cachedDocuments = new Map<string, Promise<unknown>>();
+function openApiDocument(definition: string): Promise<unknown> {
+  let document = cachedDocuments.get(definition);
+  if (!document) {
+    document = readFile(definition, 'utf8').then((text) => parseYaml(text));
+    cachedDocuments.set(definition, document);
+  }
+  return document;
+}
+
+const REST_SURFACES = [v2Surface, v1Surface];
+
+/** The REST surface a path is in (its root or below), for errors raised before its routes run. */
+const surfaceAt = (url: string): RestSurface | undefined =>
+  REST_SURFACES.find((surface) => url === surface.root || url.startsWith(`${surface.root}/`) || url.startsWith(`${surface.root}?`));
+
 /**
- * Errors outside a REST surface (health, docs, unknown paths) leave as `{"error": "..."}`, the
- * API's general shape; unexpected ones are logged, never detailed.
+ * Errors outside the REST surfaces' routes: under a surface's root (its bare root, a path fastify
+ * refused before routing, such as a malformed percent-encoding) in that surface's shape and with its
+ * headers; elsewhere (health, docs, unknown paths) as `{"error": "..."}`, the API's general shape.
+ * Unexpected ones are logged, never detailed.
  */
 function sendError(request: FastifyRequest, reply: FastifyReply, error: unknown) {
   const publicError = toPublicError(error);
   if (publicError.unexpected) request.log.error({ err: error, requestId: request.id }, 'unexpected error');
-  return reply.code(publicError.status).send({ error: publicError.message });
+  const surface = surfaceAt(request.url);
+  if (surface?.headers) reply.headers(surface.headers);
+  return reply.code(publicError.status).send(surface ? surface.errorBody(publicError.message) : { error: publicError.message });
 }

@@ -4,6 +4,9 @@
  *   raw path: order ids would make the series unbounded) and status;
  * - rate_limit_rejections_total per route (every 429 the API sends is the limiter's);
  * - db_pool_connections{state} (total, idle, waiting) when the database is a pool;
+ * - rest_v1_requests_total{api_key, route}: authorised calls of the deprecated REST v1 per API key
+ *   (its id, never the secret: bounded by the keys an operator created) and v1 route, so an
+ *   operator sees who still calls v1 before its Sunset date;
  * - the process's own: event-loop lag, resident memory, heap, CPU (prom-client's defaults).
  * Each app has its own registry, so several gateways in one process (tests) do not collide.
  */
@@ -21,12 +24,29 @@ export interface MetricsOptions {
   poolStats?: () => PoolStats;
 }
 
+/**
+ * One counter for the process, registered in every app's registry: the v1 routes count where the
+ * caller's key is known (after authorisation), which is not where an app's registry is reachable.
+ * A production process has one app; test gateways sharing a process keep apart by their keys.
+ */
+const restV1Requests = new Counter({
+  name: 'rest_v1_requests_total',
+  help: 'Authorised REST v1 (deprecated) calls, per API key id and v1 route',
+  labelNames: ['api_key', 'route'],
+  registers: [],
+});
+
+export function countRestV1Call(apiKeyId: string, route: string): void {
+  restV1Requests.inc({ api_key: apiKeyId, route });
+}
+
 /** Latency buckets (seconds): a hot read is a few ms, a provider call up to seconds. */
 const DURATION_BUCKETS = [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 export function registerMetrics(app: FastifyInstance, options: MetricsOptions = {}): Registry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  registry.registerMetric(restV1Requests);
   const labelNames = ['method', 'route', 'status'] as const;
   const requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests answered', labelNames, registers: [registry] });
   const duration = new Histogram({ name: 'http_request_duration_seconds', help: 'Time to answer, by route template', labelNames, buckets: DURATION_BUCKETS, registers: [registry] });

@@ -2,23 +2,15 @@
  * What the server answers conforms to openapi/v2.yaml: each response body is validated against
  * the YAML's schema for that operation and status (which forbids extra fields).
  */
-import ajvFormats from 'ajv-formats';
-import { OpenAPIBackend } from 'openapi-backend';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { V2_DEFINITION } from '../../src/rest/v2/surface.js';
 import { useGateway, transactionBody } from '../support/gateway.js';
+import { useContract } from '../support/contract.js';
 
 const gateway = useGateway();
-let contract: OpenAPIBackend;
-beforeAll(async () => {
-  contract = new OpenAPIBackend({ definition: V2_DEFINITION, apiRoot: '/api/v2', customizeAjv: (ajv) => ajvFormats.default(ajv as never) as never });
-  await contract.init();
-});
+const contract = useContract(V2_DEFINITION, '/api/v2');
 
-function expectConforms(operationId: string, status: number, body: unknown): void {
-  const result = contract.validateResponse(body, operationId, status);
-  expect(result.errors ?? [], `${operationId} ${status}: ${JSON.stringify(result.errors)}`).toEqual([]);
-}
+const { expectConforms } = contract;
 
 describe('responses conform to openapi/v2.yaml', () => {
   it('for each transaction operation and its errors', async () => {

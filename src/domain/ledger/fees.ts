@@ -14,7 +14,7 @@ export function feeOf(amount: bigint, basisPoints: number): bigint {
   return (amount * BigInt(basisPoints) + BASIS_POINTS / 2n) / BASIS_POINTS;
 }
 
-type FeeRates = Pick<Organization, 'feeWaveBp' | 'feeOrangeMoneyBp' | 'feePayoutBp'>;
+export type FeeRates = Pick<Organization, 'feeWaveBp' | 'feeOrangeMoneyBp' | 'feePayoutBp'>;
 
 export function collectionFeeOf(organization: FeeRates, method: PaymentMethod, amount: bigint): bigint {
   return feeOf(amount, method === 'wave' ? organization.feeWaveBp : organization.feeOrangeMoneyBp);

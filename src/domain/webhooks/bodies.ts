@@ -4,11 +4,13 @@
  * here is stored in the outbox and sent byte for byte: the signature covers exactly those bytes.
  */
 import { toWireAmount } from '../money.js';
+import { toV1MethodName } from '../paymentMethods.js';
 import type { TransactionRecord } from '../transactions.js';
+import { wireCustomer, wireOptionsAndTimes, wireProducts, wireTimestamp } from '../wire.js';
 
 export const PAYMENT_STATUS_EVENT = 'payment_status';
 
-const timestamp = (date: Date): string => date.toISOString();
+const timestamp = wireTimestamp;
 
 export function paymentStatusBodyV2(transaction: TransactionRecord): string {
   return JSON.stringify({
@@ -18,27 +20,10 @@ export function paymentStatusBodyV2(transaction: TransactionRecord): string {
     amount: toWireAmount(transaction.amount),
     fees: toWireAmount(transaction.fees),
     currency: transaction.currency,
-    customer: {
-      first_name: transaction.customerFirstName ?? '',
-      last_name: transaction.customerLastName ?? '',
-      phone: transaction.customerPhone ?? '',
-      created_at: timestamp(transaction.createdAt),
-    },
+    customer: wireCustomer(transaction),
     transaction_status: transaction.status,
-    products: transaction.products.map((product) => ({
-      name: product.name,
-      price: toWireAmount(product.price),
-      quantity: product.quantity,
-      description: product.description ?? '',
-    })),
-    is_escrow: transaction.isEscrow,
-    is_merchant: transaction.isMerchant,
-    fees_customer_side: transaction.feesCustomerSide,
-    success_url: transaction.successUrl ?? '',
-    error_url: transaction.errorUrl ?? '',
-    created_at: timestamp(transaction.createdAt),
-    updated_at: timestamp(transaction.updatedAt),
-    paid_at: transaction.paidAt ? timestamp(transaction.paidAt) : null,
+    products: wireProducts(transaction),
+    ...wireOptionsAndTimes(transaction),
   });
 }
 
@@ -55,6 +40,6 @@ export function paymentStatusBodyV1(transaction: TransactionRecord): string {
     currency: transaction.currency,
     created_at: timestamp(transaction.createdAt),
     transaction_status: transaction.status,
-    payment_method: (transaction.selectedPaymentMethod ?? '').toUpperCase(),
+    payment_method: transaction.selectedPaymentMethod ? toV1MethodName(transaction.selectedPaymentMethod) : '',
   });
 }

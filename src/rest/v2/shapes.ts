@@ -8,17 +8,10 @@ import type { Page } from '../../domain/pagination.js';
 import { toWireAmount } from '../../domain/money.js';
 import type { PayoutRecord } from '../../domain/payouts.js';
 import type { TransactionRecord } from '../../domain/transactions.js';
+import { wireCustomer, wireOptionsAndTimes, wireProducts, wireTimestamp } from '../../domain/wire.js';
 
-const timestamp = (date: Date): string => date.toISOString();
-
-function customerOf(transaction: TransactionRecord) {
-  return {
-    first_name: transaction.customerFirstName ?? '',
-    last_name: transaction.customerLastName ?? '',
-    phone: transaction.customerPhone ?? '',
-    created_at: timestamp(transaction.createdAt),
-  };
-}
+const timestamp = wireTimestamp;
+const customerOf = wireCustomer;
 
 /** The create response: no fees, products or URLs; with checkout_url. */
 export function transactionCreated({ transaction, checkoutUrl }: CreatedTransaction) {
@@ -47,20 +40,8 @@ export function transactionFull(transaction: TransactionRecord) {
     currency: transaction.currency,
     transaction_status: transaction.status,
     customer: customerOf(transaction),
-    products: transaction.products.map((product) => ({
-      name: product.name,
-      price: toWireAmount(product.price),
-      quantity: product.quantity,
-      description: product.description ?? '',
-    })),
-    is_escrow: transaction.isEscrow,
-    is_merchant: transaction.isMerchant,
-    fees_customer_side: transaction.feesCustomerSide,
-    success_url: transaction.successUrl ?? '',
-    error_url: transaction.errorUrl ?? '',
-    created_at: timestamp(transaction.createdAt),
-    updated_at: timestamp(transaction.updatedAt),
-    paid_at: transaction.paidAt ? timestamp(transaction.paidAt) : null,
+    products: wireProducts(transaction),
+    ...wireOptionsAndTimes(transaction),
   };
 }
 

@@ -25,6 +25,9 @@ import { bind } from '../pipeline.js';
 import { queryBoolean, queryDate, queryEnum, queryInteger, queryString, type Query } from '../query.js';
 import { pagination, transactionCreated, transactionFull } from './shapes.js';
 
+/** The spec's answer to a cancel (v1's delete of a pending transaction says the same). */
+export const CANCELLED_MESSAGE = 'Transaction cancelled successfully';
+
 export function parseCreateTransactionBody(raw: unknown): CreateTransactionInput {
   const body = parseJsonObject(raw);
   const products = objectItems(optionalArray(body, 'products') ?? [], 'products');
@@ -98,7 +101,7 @@ export const transactionRoutes = {
     operation: 'cancelTransaction',
     handle: async (ctx, access, { params }) => {
       await cancelTransaction(ctx, access, params.order_id ?? '');
-      return { body: { message: 'Transaction cancelled successfully' } };
+      return { body: { message: CANCELLED_MESSAGE } };
     },
   }),
 };

@@ -4,24 +4,16 @@
  * accounts so balances are real numbers.
  */
 import { randomUUID } from 'node:crypto';
-import ajvFormats from 'ajv-formats';
-import { OpenAPIBackend } from 'openapi-backend';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { adjustAccount } from '../../../src/domain/operations/index.js';
 import { V2_DEFINITION } from '../../../src/rest/v2/surface.js';
 import { useGateway } from '../../support/gateway.js';
+import { useContract } from '../../support/contract.js';
 
 const gateway = useGateway();
-let contract: OpenAPIBackend;
-beforeAll(async () => {
-  contract = new OpenAPIBackend({ definition: V2_DEFINITION, apiRoot: '/api/v2', customizeAjv: (ajv) => ajvFormats.default(ajv as never) as never });
-  await contract.init();
-});
+const contract = useContract(V2_DEFINITION, '/api/v2');
 
-function expectConforms(operationId: string, status: number, body: unknown): void {
-  const result = contract.validateResponse(body, operationId, status);
-  expect(result.errors ?? [], `${operationId} ${status}: ${JSON.stringify(result.errors)}`).toEqual([]);
-}
+const { expectConforms } = contract;
 
 describe('account responses conform to openapi/v2.yaml', () => {
   it('for the list, the stats, one account and their errors', async () => {
@@ -51,7 +43,7 @@ describe('account responses conform to openapi/v2.yaml', () => {
   });
 
   it('the contract would catch a field too many (the schema forbids extras)', () => {
-    const result = contract.validateResponse({ total_balance: 0, account_count: 2, active_account_count: 2, pending_balance: 0 }, 'getAccountStats', 200);
+    const result = contract.api.validateResponse({ total_balance: 0, account_count: 2, active_account_count: 2, pending_balance: 0 }, 'getAccountStats', 200);
     expect(result.errors?.length ?? 0).toBeGreaterThan(0);
   });
 });

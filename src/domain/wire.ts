@@ -1,0 +1,43 @@
+/**
+ * The pieces of a transaction that every outside shape writes the same way (REST v2 and v1
+ * answers, the payment_status webhook bodies): RFC 3339 UTC timestamps, the customer, the
+ * products. Each shape still chooses its own fields and their order (the spec's, per shape).
+ */
+import { toWireAmount } from './money.js';
+import type { TransactionRecord } from './transactions.js';
+
+export const wireTimestamp = (date: Date): string => date.toISOString();
+
+/** The customer as the spec writes it: empty strings for what the merchant did not give. */
+export function wireCustomer(transaction: TransactionRecord) {
+  return {
+    first_name: transaction.customerFirstName ?? '',
+    last_name: transaction.customerLastName ?? '',
+    phone: transaction.customerPhone ?? '',
+    created_at: wireTimestamp(transaction.createdAt),
+  };
+}
+
+/** v2's products: `price` is the unit price. */
+export function wireProducts(transaction: TransactionRecord) {
+  return transaction.products.map((product) => ({
+    name: product.name,
+    price: toWireAmount(product.price),
+    quantity: product.quantity,
+    description: product.description ?? '',
+  }));
+}
+
+/** The closing fields of a full transaction, in the order both the REST v2 shape and the v2 webhook body end with. */
+export function wireOptionsAndTimes(transaction: TransactionRecord) {
+  return {
+    is_escrow: transaction.isEscrow,
+    is_merchant: transaction.isMerchant,
+    fees_customer_side: transaction.feesCustomerSide,
+    success_url: transaction.successUrl ?? '',
+    error_url: transaction.errorUrl ?? '',
+    created_at: wireTimestamp(transaction.createdAt),
+    updated_at: wireTimestamp(transaction.updatedAt),
+    paid_at: transaction.paidAt ? wireTimestamp(transaction.paidAt) : null,
+  };
+}
