@@ -20,10 +20,11 @@ import { randomUUID } from 'node:crypto';
 import { Prisma, type PaymentAttempt } from '../generated/prisma/client.js';
 import type { DbTransaction, GatewayContext } from './context.js';
 import { DomainError } from './errors.js';
-import { runStatement } from './statements.js';
+import { runStatement, type PreparedStatement } from './statements.js';
 import { clearingAccountOf, creditPostingCtes } from './ledger/posting.js';
 import type { ProviderAnswer } from './ports.js';
-import { enqueuePaymentStatus } from './webhooks/outbox.js';
+import { paymentStatusBodyV1, paymentStatusBodyV2 } from './webhooks/bodies.js';
+import { paymentStatusOutboxCte } from './webhooks/outbox.js';
 import { transactionRecordOf, transactionWithProductsColumns, type RawTransactionRow, type TransactionRecord } from './transactions.js';
 
 /** What the wallet is asked for, and how the payment is split once it pays. */
@@ -79,22 +80,21 @@ export async function settleAttempt(ctx: GatewayContext, attempt: PaymentAttempt
   // No answer: the attempt keeps the transaction until the reconciler learns what happened.
   if (answer.status === 'unknown') return { state: 'collecting' };
   const state: PaymentAttempt['state'] = answer.status === 'succeeded' ? 'succeeded' : answer.status === 'failed' ? 'failed' : 'unconfirmed';
-  const settlement = settlementStatement(ctx, attempt, state, answer);
-  // Two texts (with or without the posting), each a named statement.
-  const name = state === 'succeeded' ? 'gw_payment_settle_paid' : 'gw_payment_settle_unpaid';
+  const now = ctx.clock.now();
   // A payment of a merchant with webhook endpoints also writes their payment_status deliveries
-  // (the outbox) in the same database transaction; without endpoints (the bench, most sandbox
-  // merchants) the one statement needs no transaction. An endpoint registered while this runs may
-  // or may not get this event, like one registered just after it.
-  const rows =
-    state === 'succeeded' && (await hasActiveWebhooks(ctx, attempt.transactionId))
-      ? await ctx.db.$transaction(async (tx) => {
-          const settled = await tx.$queryRawUnsafe<RawTransactionRow[]>(settlement.text, ...settlement.values);
-          if (settled[0]) await enqueuePaymentStatus(tx, attempt.transactionId, ctx.clock.now());
-          return settled;
-        })
-      : await runStatement<RawTransactionRow>(ctx.db, { name, text: settlement.text }, settlement.values);
-  if (rows[0]) return { state, transaction: transactionRecordOf(rows[0]) };
+  // (the outbox) in the same statement, with bodies built from the transaction as it will be
+  // paid. An endpoint registered while this runs may or may not get this event, like one
+  // registered just after it.
+  const paid = state === 'succeeded' ? await paidProjectionIfNotified(ctx, attempt, now) : null;
+  const settlement = settlementStatement(attempt, state, answer, now, paid);
+  // Three texts (unpaid; paid; paid with the outbox), each a named statement.
+  const name = state !== 'succeeded' ? 'gw_payment_settle_unpaid' : paid ? 'gw_payment_settle_paid_notified' : 'gw_payment_settle_paid';
+  const rows = await runStatement<RawTransactionRow>(ctx.db, { name, text: settlement.text }, settlement.values);
+  if (rows[0]) {
+    const transaction = transactionRecordOf(rows[0]);
+    if (paid) checkProjection(ctx, paid, transaction);
+    return { state, transaction };
+  }
   // Settled by someone else first (a reconciler): their answer stands. Still collecting means the
   // claim was lost, which the rules forbid: fail loudly, leaving the attempt to the reconciler.
   const settled = await currentStateOf(ctx, attempt);
@@ -115,8 +115,7 @@ export interface Settled {
  * when paid, the posting: the provider's clearing account owes what the wallet was charged, the
  * merchant is credited the proceeds (`main`, or `escrow`), the gateway keeps the fee.
  */
-function settlementStatement(ctx: GatewayContext, attempt: PaymentAttempt, state: PaymentAttempt['state'], answer: ProviderAnswer): Prisma.Sql {
-  const now = ctx.clock.now();
+function settlementStatement(attempt: PaymentAttempt, state: PaymentAttempt['state'], answer: ProviderAnswer, now: Date, notified: TransactionRecord | null): Prisma.Sql {
   const paid = state === 'succeeded';
   const head = Prisma.sql`
     WITH closed AS (
@@ -149,18 +148,46 @@ function settlementStatement(ctx: GatewayContext, attempt: PaymentAttempt, state
       { gateway: 'fee_revenue', amount: attempt.fee },
     ],
   });
-  return Prisma.sql`${head}, ${posting} ${result}`;
+  if (!notified) return Prisma.sql`${head}, ${posting} ${result}`;
+  return Prisma.sql`${head}, ${posting}, ${paymentStatusOutboxCte('released', notified, now)} ${result}`;
 }
 
-const HAS_ACTIVE_WEBHOOKS = {
-  name: 'gw_payment_has_webhooks',
-  text: `SELECT EXISTS (SELECT 1 FROM "Webhook" w JOIN "Transaction" t ON t."organizationId" = w."organizationId"
-         WHERE t.id = $1::uuid AND w."isActive") AS "hasWebhooks"`,
+/**
+ * When the merchant has an active webhook endpoint: the transaction as the paid settlement will
+ * leave it (read now, with the settlement's changes applied), to build the payment_status bodies
+ * before the statement runs. Null without an endpoint (one EXISTS, no read of the row).
+ * The transaction cannot change meanwhile but by this settlement: the attempt holds its claim.
+ */
+async function paidProjectionIfNotified(ctx: GatewayContext, attempt: PaymentAttempt, now: Date): Promise<TransactionRecord | null> {
+  const [row] = await runStatement<RawTransactionRow>(ctx.db, READ_IF_NOTIFIED, [attempt.transactionId]);
+  if (!row) return null;
+  const before = transactionRecordOf(row);
+  return {
+    ...before,
+    status: before.isEscrow ? 'paid_and_blocked' : 'paid',
+    selectedPaymentMethod: attempt.method,
+    fees: attempt.fee,
+    paidAt: now,
+    payerPhone: attempt.phone,
+    updatedAt: now,
+    collectingAttemptId: null,
+  };
+}
+
+const READ_IF_NOTIFIED: PreparedStatement = {
+  name: 'gw_payment_read_if_notified',
+  text: `SELECT ${transactionWithProductsColumns(Prisma.raw('"TransactionProduct"')).text}
+    FROM "Transaction" t
+    WHERE t.id = $1::uuid AND EXISTS (SELECT 1 FROM "Webhook" w WHERE w."organizationId" = t."organizationId" AND w."isActive")`,
 };
 
-async function hasActiveWebhooks(ctx: GatewayContext, transactionId: string): Promise<boolean> {
-  const [row] = await runStatement<{ hasWebhooks: boolean }>(ctx.db, HAS_ACTIVE_WEBHOOKS, [transactionId]);
-  return row?.hasWebhooks ?? false;
+/**
+ * The bodies were built from the projection: if the settled row ever differs from it (a column
+ * the settlement sets and the projection forgot), say so loudly; the test suite compares them too.
+ */
+function checkProjection(ctx: GatewayContext, projected: TransactionRecord, settled: TransactionRecord): void {
+  if (paymentStatusBodyV2(projected) === paymentStatusBodyV2(settled) && paymentStatusBodyV1(projected) === paymentStatusBodyV1(settled)) return;
+  ctx.log.error({ transactionId: settled.id, projected: paymentStatusBodyV2(projected), settled: paymentStatusBodyV2(settled) }, 'payment_status webhook body differs from the settled transaction: fix paidProjectionIfNotified');
 }
 
 async function currentStateOf(ctx: GatewayContext, attempt: PaymentAttempt): Promise<PaymentAttempt['state']> {

@@ -25,7 +25,8 @@ import type { DbTransaction, GatewayContext } from './context.js';
 import { DomainError } from './errors.js';
 import { settleIntent, type Settlement } from './idempotency.js';
 import { heldInEscrow } from './ledger/escrow.js';
-import { clearingAccountOf, post, reverse } from './ledger/posting.js';
+import { clearingAccountOf, debitPostingCtes, post, reverse } from './ledger/posting.js';
+import { isUniqueViolation, runStatement, type PreparedStatement } from './statements.js';
 import type { Db, ProviderAnswer, ProviderStatusAnswer } from './ports.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { findVisibleTransaction, isUuid, transactionRecordOf, transactionWithProductsColumns, type RawTransactionRow, type TransactionRecord } from './transactions.js';
@@ -150,6 +151,63 @@ export async function recordRefund(tx: DbTransaction, organizationId: string, or
   return intent;
 }
 
+const REFUNDABLE: PreparedStatement = {
+  name: 'gw_refund_find',
+  text: `SELECT t.status::text AS status, t.amount, t."selectedPaymentMethod"::text AS "selectedPaymentMethod", t."payerPhone",
+      EXISTS (SELECT 1 FROM "Refund" r WHERE r."transactionId" = t.id) AS "hasRefund"
+    FROM "Transaction" t WHERE t.id = $1::uuid AND t."organizationId" = $2::uuid`,
+};
+
+/**
+ * Phase 1 in ONE statement, for the common case (no Idempotency-Key; a `paid` transaction never
+ * refunded): the debit of `main` with its entries and the Refund row `pending`, written only while
+ * the transaction is still paid (its row locked for the statement) and `main` covers the amount.
+ * No interactive transaction: `main`, which every payment of the merchant credits, is locked for
+ * one statement instead of seven round trips. Null in every other case (not found or not
+ * refundable, escrow, a retry after a failed refund, short of funds, a concurrent refund that
+ * recorded first): nothing was written, and recordRefund then gives the exact answer.
+ */
+export async function recordRefundInOneStatement(ctx: GatewayContext, db: Db, organizationId: string, orderId: string): Promise<RefundIntent | null> {
+  if (!isUuid(orderId)) return null;
+  const [found] = await runStatement<LockedTransaction & { hasRefund: boolean }>(db, REFUNDABLE, [orderId, organizationId]);
+  if (!found || found.status !== 'paid' || found.hasRefund || !found.selectedPaymentMethod || !found.payerPhone) return null;
+  const method = found.selectedPaymentMethod;
+  const intent: RefundIntent = { refundId: randomUUID(), attempt: 1, organizationId, transactionId: orderId, method, phone: found.payerPhone, amount: BigInt(found.amount) };
+  const now = ctx.clock.now();
+  const debit = debitPostingCtes({
+    organizationId,
+    account: 'main',
+    kind: 'refund',
+    about: { transactionId: orderId },
+    description: postingTagOf(intent),
+    debit: intent.amount,
+    gatewaySides: [{ gateway: clearingAccountOf(method), amount: intent.amount }],
+    onlyIf: 'refundable',
+  });
+  const statement = Prisma.sql`
+    WITH refundable AS (
+      SELECT id FROM "Transaction"
+      WHERE id = ${orderId}::uuid AND "organizationId" = ${organizationId}::uuid AND status = 'paid' AND amount = ${String(intent.amount)}::bigint
+      FOR UPDATE),
+    ${debit},
+    recorded AS (
+      INSERT INTO "Refund" (id, "transactionId", "organizationId", amount, method, status, attempts, "createdAt", "updatedAt")
+      SELECT ${intent.refundId}::uuid, ${orderId}::uuid, ${organizationId}::uuid, ${String(intent.amount)}::bigint, ${method}::"PaymentMethod", 'pending', 1,
+        ${now}::timestamptz, ${now}::timestamptz
+      FROM debited
+      RETURNING id)
+    SELECT id FROM recorded`;
+  try {
+    const rows = await runStatement<{ id: string }>(db, { name: 'gw_refund_record', text: statement.text }, statement.values);
+    return rows[0] ? intent : null;
+  } catch (error) {
+    // Refund.transactionId is unique: a concurrent refund of it recorded first (this statement,
+    // its debit included, rolled back). recordRefund answers 409.
+    if (isUniqueViolation(error)) return null;
+    throw error;
+  }
+}
+
 /**
  * Phase 2's call: the provider, once, bounded in time. A throw or no answer in time is "not
  * known yet" (pending), never "failed": the money may have left.
@@ -212,17 +270,18 @@ export async function settleRefund(ctx: GatewayContext, tx: DbTransaction, inten
 export async function completeRefundInOneStatement(ctx: GatewayContext, db: Db, intent: RefundIntent, answer: ProviderAnswer): Promise<Settlement<TransactionRecord> | null> {
   if (answer.status !== 'succeeded') return null;
   const now = ctx.clock.now();
-  const rows = await db.$queryRaw<RawTransactionRow[]>`
+  const statement = Prisma.sql`
     WITH settled AS (
-      UPDATE "Refund" SET status = 'succeeded', "providerReference" = ${answer.providerReference ?? ''}, "updatedAt" = ${now}
-      WHERE id = ${intent.refundId}::uuid AND status = 'pending' AND attempts = ${intent.attempt}
+      UPDATE "Refund" SET status = 'succeeded', "providerReference" = ${answer.providerReference ?? ''}::text, "updatedAt" = ${now}::timestamptz
+      WHERE id = ${intent.refundId}::uuid AND status = 'pending' AND attempts = ${intent.attempt}::int
         AND EXISTS (SELECT 1 FROM "Transaction" WHERE id = ${intent.transactionId}::uuid AND status IN ('paid', 'paid_and_blocked'))
       RETURNING "transactionId"),
     refunded AS (
-      UPDATE "Transaction" t SET status = 'refunded', "refundedAt" = ${now}, "updatedAt" = ${now}
+      UPDATE "Transaction" t SET status = 'refunded', "refundedAt" = ${now}::timestamptz, "updatedAt" = ${now}::timestamptz
       FROM settled WHERE t.id = settled."transactionId"
       RETURNING t.*)
     SELECT ${transactionWithProductsColumns(Prisma.raw('"TransactionProduct"'))} FROM refunded t`;
+  const rows = await runStatement<RawTransactionRow>(db, { name: 'gw_refund_complete', text: statement.text }, statement.values);
   return rows[0] ? { answer: transactionRecordOf(rows[0]) } : null;
 }
 

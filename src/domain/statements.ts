@@ -12,6 +12,7 @@
  * parsed); enums must be cast to text by the SQL. Pass bigint values as strings (`::bigint` in the
  * SQL): both drivers then read them the same way.
  */
+import { createHash } from 'node:crypto';
 import type { Db } from './ports.js';
 
 /** A named SQL statement ($1, $2... parameters): PostgreSQL parses and plans it once per connection. */
@@ -32,4 +33,21 @@ export function registerDirectStatements(db: object, run: DirectStatementRunner)
 export async function runStatement<Row>(db: Pick<Db, '$queryRawUnsafe'>, statement: PreparedStatement, values: unknown[]): Promise<Row[]> {
   const direct = directRunners.get(db);
   return direct ? direct<Row>(statement, values) : db.$queryRawUnsafe<Row[]>(statement.text, ...values);
+}
+
+/**
+ * A statement whose text is built from the request (a list's filters): named after its text, so
+ * each distinct text is prepared once per connection and never confused with another.
+ */
+export function namedStatement(prefix: string, query: { text: string }): PreparedStatement {
+  return { name: `${prefix}_${createHash('sha1').update(query.text).digest('hex').slice(0, 16)}`, text: query.text };
+}
+
+/**
+ * A unique constraint refused the statement, whichever way it ran: pg's SQLSTATE 23505, or
+ * Prisma's wrapping of it (P2002 for its model calls, P2010 with the SQLSTATE for raw ones).
+ */
+export function isUniqueViolation(error: unknown): boolean {
+  const failure = error as { code?: unknown; meta?: { code?: unknown } } | null;
+  return failure?.code === '23505' || failure?.code === 'P2002' || (failure?.code === 'P2010' && failure.meta?.code === '23505');
 }

@@ -1,7 +1,8 @@
 /** What a transaction is, as the operations hand it to the adapters. */
 import { Prisma, type Transaction, type TransactionProduct } from '../generated/prisma/client.js';
 import { runStatement, type PreparedStatement } from './statements.js';
-import type { TransactionStatus } from '../generated/prisma/enums.js';
+import type { PaymentMethod, TransactionStatus } from '../generated/prisma/enums.js';
+import { collectionFeeOf, splitPayment, type FeeRates } from './ledger/fees.js';
 import type { GatewaySettings } from './context.js';
 import { TRANSACTION_STATUSES, isOneOf } from './enums.js';
 import { DomainError } from './errors.js';
@@ -27,6 +28,16 @@ export const defaultErrorUrlOf = (settings: GatewaySettings, orderId: string): s
 /** The amount the customer pays: plus fees when the merchant passes them on. */
 export const amountToPay = (transaction: Transaction): bigint =>
   transaction.feesCustomerSide ? transaction.amount + transaction.fees : transaction.amount;
+
+/**
+ * What the customer pays with `method`: once it left `pending`, what was recorded; before, the
+ * amount plus that method's fee when the merchant passes fees on (the figure the checkout shows
+ * and the payment charges, from the same fee helpers).
+ */
+export function amountToPayWith(rates: FeeRates, transaction: Transaction, method: PaymentMethod): bigint {
+  if (transaction.status !== 'pending') return amountToPay(transaction);
+  return splitPayment(transaction.amount, collectionFeeOf(rates, method, transaction.amount), transaction.feesCustomerSide).charged;
+}
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (value: string): boolean => UUID_PATTERN.test(value);

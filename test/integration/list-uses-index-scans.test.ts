@@ -1,7 +1,8 @@
 /**
  * GET /transactions on a big table must read through an index, never a sequential scan of
- * "Transaction": asserted on the plans PostgreSQL makes for the SQL Prisma really sends (captured
- * at the pg pool while listTransactions runs), not on timings. The table is seeded as the bench
+ * "Transaction": asserted on the plans PostgreSQL makes for the SQL listTransactions really sends
+ * (captured at the pg pool while it runs: this test's Prisma client has no direct runner, so the
+ * statements go through the adapter's pool), not on timings. The table is seeded as the bench
  * seeds it (bench/seedSql.ts: one organisation, statuses, methods and dates spread over a year,
  * rows in time order), then VACUUM ANALYZE, as autovacuum keeps a live table.
  */
@@ -106,7 +107,7 @@ const describePlan = (sql: string, nodes: PlanNode[]): string =>
  * "Transaction" (the page and the count) goes through one of its indexes.
  */
 function expectIndexScansOnly(plans: { sql: string; nodes: PlanNode[] }[]): void {
-  const readsTransaction = plans.filter((plan) => /FROM "public"\."Transaction"/.test(plan.sql));
+  const readsTransaction = plans.filter((plan) => /FROM ("public"\.)?"Transaction"/.test(plan.sql));
   expect(readsTransaction.length, 'the page and the count').toBeGreaterThanOrEqual(2);
   for (const { sql, nodes } of plans) {
     const seqScans = nodes.filter((node) => node['Node Type'] === 'Seq Scan').map((node) => node['Relation Name']);

@@ -160,6 +160,47 @@ export function creditPostingCtes(posting: {
         ${posting.gatewaySides.map((side) => String(side.amount))}::text[]::bigint[]) AS g(account, amount))`;
 }
 
+/**
+ * A posting that DEBITS one merchant account, as CTEs of the caller's single statement: `debited`
+ * (the account, moved only when its balance covers the debit: PostgreSQL refuses the rest, as in
+ * post()) and `debit_entries` (written only when it moved). The caller's own rows in the same
+ * statement must select FROM `debited` too, so that a refused debit writes nothing at all (the
+ * caller may then run post() in a transaction to learn why, with its exact error). Entries may reference a payout inserted by the same
+ * statement: foreign keys are checked when the statement ends. Checked balanced here, like post().
+ */
+export function debitPostingCtes(posting: {
+  organizationId: string;
+  account: AccountName;
+  kind: LedgerEntryKind;
+  /** What the entries are about: a payout or a transaction (a refund). */
+  about: { payoutId: string } | { transactionId: string };
+  description: string;
+  debit: bigint;
+  gatewaySides: { gateway: GatewayAccount; amount: bigint }[];
+  /** An earlier CTE of the statement: the debit happens only when it has a row. */
+  onlyIf?: string;
+}): Prisma.Sql {
+  const sides = posting.gatewaySides.filter((side) => side.amount !== 0n);
+  const sum = sides.reduce((total, side) => total + side.amount, -posting.debit);
+  if (sum !== 0n) throw new Error(`unbalanced debit posting: entries sum to ${sum}`);
+  if (posting.debit <= 0n) throw new Error('debitPostingCtes only debits a positive amount');
+  const payoutId = 'payoutId' in posting.about ? posting.about.payoutId : null;
+  const transactionId = 'transactionId' in posting.about ? posting.about.transactionId : null;
+  const common = Prisma.sql`${randomUUID()}::uuid, ${posting.kind}::"LedgerEntryKind", ${payoutId}::uuid, ${transactionId}::uuid, ${posting.description}::text`;
+  const onlyIf = posting.onlyIf ? Prisma.sql`AND EXISTS (SELECT 1 FROM ${Prisma.raw(`"${posting.onlyIf.replace(/"/g, '')}"`)})` : Prisma.empty;
+  return Prisma.sql`
+    debited AS (
+      UPDATE "Account" SET balance = balance - ${String(posting.debit)}::bigint, "updatedAt" = now()
+      WHERE "organizationId" = ${posting.organizationId}::uuid AND name = ${posting.account}::"AccountName" AND balance - ${String(posting.debit)}::bigint >= 0 ${onlyIf}
+      RETURNING id, balance),
+    debit_entries AS (
+      INSERT INTO "LedgerEntry" (id, "postingId", kind, "payoutId", "transactionId", description, "accountId", "gatewayAccount", amount, "balanceAfter")
+      SELECT gen_random_uuid(), ${common}, d.id, NULL, -${String(posting.debit)}::bigint, d.balance FROM debited d
+      UNION ALL
+      SELECT gen_random_uuid(), ${common}, NULL, g.account, g.amount, NULL
+      FROM debited, unnest(${sides.map((side) => side.gateway)}::text[]::"GatewayAccount"[], ${sides.map((side) => String(side.amount))}::text[]::bigint[]) AS g(account, amount))`;
+}
+
 /** A merchant account that did not move: missing, or the debit would take it below zero. */
 async function whyNotMoved(tx: DbTransaction, organizationId: string, account: AccountName): Promise<DomainError> {
   const exists = await tx.account.findUnique({ where: { organizationId_name: { organizationId, name: account } }, select: { id: true } });

@@ -20,6 +20,7 @@ import {
   completePayoutInOneStatement,
   payoutIntentName,
   recordPayout,
+  recordPayoutInOneStatement,
   releasePayoutLock,
   sendPayout,
   settlementOf,
@@ -30,7 +31,7 @@ import {
   type PayoutRecord,
 } from '../payouts.js';
 import { normalizePhone } from '../phones.js';
-import type { LockHandle, ProviderAnswer } from '../ports.js';
+import type { Db, LockHandle, ProviderAnswer } from '../ports.js';
 import { switchStates } from '../switches.js';
 import { MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH, optionalBoundedText } from '../text.js';
 import type { OperationOptions, PersonInput } from './createTransaction.js';
@@ -53,13 +54,16 @@ export async function createPayout(
   const scope = { organizationId: organization.id, key: options.idempotencyKey, operation: 'createPayout', input };
   // Taken inside phase 1 (so a replayed key never waits for it), released when the request ends.
   const held: { lock: LockHandle | null } = { lock: null };
+  const checkAndLock = async (db: Db | DbTransaction): Promise<NewPayout> => {
+    const payout = await checkPayout(ctx, db, organization, input);
+    // Once per request: `record` runs after `recordInOneStatement` when the latter wrote nothing.
+    held.lock ??= await takePayoutLock(ctx, organization.id);
+    return payout;
+  };
   try {
     return await runIdempotentlyTwoPhase<PayoutIntent, ProviderAnswer | null, PayoutRecord>(ctx, scope, {
-      record: async (tx) => {
-        const payout = await checkPayout(ctx, tx, organization, input);
-        held.lock = await takePayoutLock(ctx, organization.id);
-        return recordPayout(ctx, tx, organization, payout);
-      },
+      recordInOneStatement: async (db) => recordPayoutInOneStatement(ctx, db, organization, await checkAndLock(db)),
+      record: async (tx) => recordPayout(ctx, tx, organization, await checkAndLock(tx)),
       intentName: (intent) => payoutIntentName(intent.payoutId),
       call: async (intent) => (intent.send ? sendPayout(ctx, intent) : null),
       settleInOneStatement: async (db, intent, answer) => {
@@ -75,8 +79,8 @@ export async function createPayout(
 }
 
 /** Every rule before money moves, in the order the spec's errors are checked: the first one broken answers. */
-async function checkPayout(ctx: GatewayContext, tx: DbTransaction, organization: Organization, input: CreatePayoutInput): Promise<NewPayout> {
-  const switches = await switchStates(ctx, tx);
+async function checkPayout(ctx: GatewayContext, db: Db | DbTransaction, organization: Organization, input: CreatePayoutInput): Promise<NewPayout> {
+  const switches = await switchStates(ctx, db);
   if (!switches.get('payouts')) throw new DomainError('payouts_disabled');
   if (!organization.payoutEnabled) throw new DomainError('payout_not_enabled');
   if (!organization.businessSector) throw new DomainError('business_profile_incomplete');

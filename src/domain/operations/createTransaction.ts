@@ -8,6 +8,7 @@ import type { PaymentMethod } from '../../generated/prisma/enums.js';
 import type { MerchantAccess } from '../auth.js';
 import type { DbTransaction, GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
+import { runStatement } from '../statements.js';
 import { runIdempotently, type IdempotentOutcome } from '../idempotency.js';
 import { MAXIMUM_AMOUNT, MINIMUM_AMOUNT_EXCLUSIVE, UNVERIFIED_MONTHLY_LIMIT, startOfUtcMonth } from '../money.js';
 import { ensureAccounts } from '../organizations.js';
@@ -66,6 +67,23 @@ export interface OperationOptions {
 }
 
 /**
+ * The input as an Idempotency-Key compares it: a field sent with its default (false, an empty
+ * text) is the same request as one that leaves it out, as it creates the same transaction (a v1
+ * SDK always sends the three booleans, a v2 client may not).
+ */
+function comparedInput(input: CreateTransactionInput): CreateTransactionInput {
+  const trueOrAbsent = (value: boolean | null | undefined) => (value ? true : undefined);
+  const textOrAbsent = (value: string | null | undefined) => (value ? value : undefined);
+  return {
+    ...input,
+    feesCustomerSide: trueOrAbsent(input.feesCustomerSide),
+    isEscrow: trueOrAbsent(input.isEscrow),
+    isMerchant: trueOrAbsent(input.isMerchant),
+    products: input.products.map((product) => ({ ...product, description: textOrAbsent(product.description), category: textOrAbsent(product.category) })),
+  };
+}
+
+/**
  * Every check and the insert run inside one database transaction with the Idempotency-Key row,
  * so a retry with the key replays this answer (a refusal included) instead of running again.
  */
@@ -76,7 +94,7 @@ export async function createTransaction(
   options: OperationOptions = {},
 ): Promise<IdempotentOutcome<CreatedTransaction>> {
   const { organization } = access;
-  const scope = { organizationId: organization.id, key: options.idempotencyKey, operation: 'createTransaction', input };
+  const scope = { organizationId: organization.id, key: options.idempotencyKey, operation: 'createTransaction', input: comparedInput(input) };
   return runIdempotently(ctx, scope, async (tx) => {
     const switches = await switchStates(ctx, tx);
     if (!switches.get('transactions')) throw new DomainError('transactions_disabled');
@@ -87,7 +105,9 @@ export async function createTransaction(
     if (!organization.verified) await checkMonthlyLimit(ctx, tx, organization.id, Number(data.amount));
     const transaction = await insertTransaction(tx, data);
     return { transaction, checkoutUrl: checkoutUrlOf(ctx.settings, transaction.id) };
-  });
+    // An unverified organisation's monthly limit is a check and an insert under a row lock: a
+    // transaction. Otherwise the insert is the only write: one statement, no transaction needed.
+  }, { withoutKey: organization.verified ? 'one-statement' : 'transaction' });
 }
 
 /**
@@ -107,15 +127,15 @@ type NewTransaction = ReturnType<typeof validTransaction>;
  * `createdAt` and `updatedAt` are one instant of the database clock. Lists travel as text and JSON,
  * not array parameters, which the embedded database's adapter does not pass.
  */
-async function insertTransaction(tx: DbTransaction, data: NewTransaction): Promise<TransactionRecord> {
+async function insertTransaction(db: DbTransaction, data: NewTransaction): Promise<TransactionRecord> {
   const products = data.products.map((product, position) => ({ position, ...product }));
-  const rows = await tx.$queryRaw<RawTransactionRow[]>`
+  const statement = Prisma.sql`
     WITH t AS (
       INSERT INTO "Transaction" (id, "organizationId", amount, "methodOfPayment", "customerFirstName", "customerLastName",
         "customerPhone", "successUrl", "errorUrl", "feesCustomerSide", "isEscrow", "isMerchant", "createdAt", "updatedAt")
-      VALUES (${data.id}::uuid, ${data.organizationId}::uuid, ${data.amount}::bigint, string_to_array(${data.methodOfPayment.join(',')}, ',')::"PaymentMethod"[],
-        ${data.customerFirstName}, ${data.customerLastName}, ${data.customerPhone}, ${data.successUrl}, ${data.errorUrl},
-        ${data.feesCustomerSide}, ${data.isEscrow}, ${data.isMerchant}, now(), now())
+      VALUES (${data.id}::uuid, ${data.organizationId}::uuid, ${String(data.amount)}::bigint, string_to_array(${data.methodOfPayment.join(',')}::text, ',')::"PaymentMethod"[],
+        ${data.customerFirstName}::text, ${data.customerLastName}::text, ${data.customerPhone}::text, ${data.successUrl}::text, ${data.errorUrl}::text,
+        ${data.feesCustomerSide}::boolean, ${data.isEscrow}::boolean, ${data.isMerchant}::boolean, now(), now())
       RETURNING *
     ), inserted AS (
       INSERT INTO "TransactionProduct" (id, "transactionId", position, name, price, quantity, description, category)
@@ -124,6 +144,8 @@ async function insertTransaction(tx: DbTransaction, data: NewTransaction): Promi
       RETURNING *
     )
     SELECT ${transactionWithProductsColumns(Prisma.raw('inserted'))} FROM t`;
+  // Straight on the driver when `db` is the pool (statements.ts); inside a transaction, through it.
+  const rows = await runStatement<RawTransactionRow>(db, { name: 'gw_create_transaction', text: statement.text }, statement.values);
   return transactionRecordOf(rows[0]!);
 }
 

@@ -13,7 +13,7 @@ import type { MerchantAccess } from '../auth.js';
 import type { GatewayContext } from '../context.js';
 import { runIdempotentlyTwoPhase, type IdempotentOutcome } from '../idempotency.js';
 import type { ProviderAnswer } from '../ports.js';
-import { completeRefundInOneStatement, recordRefund, refundIntentName, sendRefund, settleRefund, type RefundIntent } from '../refunds.js';
+import { completeRefundInOneStatement, recordRefund, recordRefundInOneStatement, refundIntentName, sendRefund, settleRefund, type RefundIntent } from '../refunds.js';
 import type { TransactionRecord } from '../transactions.js';
 
 export async function refundTransaction(
@@ -24,6 +24,7 @@ export async function refundTransaction(
 ): Promise<IdempotentOutcome<TransactionRecord>> {
   const scope = { organizationId: access.organizationId, key: options.idempotencyKey, operation: 'refundTransaction', input: { orderId } };
   return runIdempotentlyTwoPhase<RefundIntent, ProviderAnswer, TransactionRecord>(ctx, scope, {
+    recordInOneStatement: (db) => recordRefundInOneStatement(ctx, db, access.organizationId, orderId),
     record: (tx) => recordRefund(tx, access.organizationId, orderId),
     intentName: refundIntentName,
     call: (intent) => sendRefund(ctx, intent),

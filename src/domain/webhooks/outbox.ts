@@ -4,8 +4,9 @@
  * the change commits; a crash after the commit leaves the row for the dispatcher to send.
  */
 import { randomUUID } from 'node:crypto';
+import { Prisma } from '../../generated/prisma/client.js';
 import type { DbTransaction } from '../context.js';
-import { findVisibleTransaction } from '../transactions.js';
+import { findVisibleTransaction, type TransactionRecord } from '../transactions.js';
 import { PAYMENT_STATUS_EVENT, paymentStatusBodyV1, paymentStatusBodyV2 } from './bodies.js';
 
 interface ActiveEndpoint {
@@ -38,4 +39,22 @@ export async function enqueuePaymentStatus(tx: DbTransaction, transactionId: str
     })),
   });
   return endpoints.length;
+}
+
+/**
+ * The same rows as enqueuePaymentStatus, as a CTE (`outbox`) of the caller's single statement:
+ * one per active endpoint of the organisation of the row in the earlier CTE `source` (columns id,
+ * "organizationId"), none when `source` is empty. `transaction` must be the row exactly as that
+ * statement leaves it: the bodies are built from it here, before the statement runs (see
+ * paymentAttempts.ts, which checks it against the row the statement returns).
+ */
+export function paymentStatusOutboxCte(source: string, transaction: TransactionRecord, now: Date): Prisma.Sql {
+  const from = Prisma.raw(`"${source.replace(/"/g, '')}"`);
+  return Prisma.sql`
+    outbox AS (
+      INSERT INTO "WebhookDelivery" (id, "webhookId", event, "eventId", "transactionId", body, "nextAttemptAt", "createdAt", "updatedAt")
+      SELECT gen_random_uuid(), w.id, ${PAYMENT_STATUS_EVENT}::text, ${randomUUID()}::uuid, s.id,
+        CASE WHEN w.version::text = 'v1' THEN ${paymentStatusBodyV1(transaction)}::text ELSE ${paymentStatusBodyV2(transaction)}::text END,
+        ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz
+      FROM ${from} s JOIN "Webhook" w ON w."organizationId" = s."organizationId" AND w."isActive")`;
 }

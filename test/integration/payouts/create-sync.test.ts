@@ -6,27 +6,19 @@
  * GET /payouts/{order_id} answers 404 for unknown and other organisations' payouts.
  */
 import { randomUUID } from 'node:crypto';
-import ajvFormats from 'ajv-formats';
-import { OpenAPIBackend } from 'openapi-backend';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { updateOrganization } from '../../../src/domain/operations/index.js';
 import { V2_DEFINITION } from '../../../src/rest/v2/surface.js';
 import { RFC3339_UTC, expectCatalogueError } from '../../support/assertions.js';
 import { useGateway } from '../../support/gateway.js';
 import { expectBalancedLedger } from '../../support/ledger.js';
 import { PAYOUT_CREATED_FIELDS, PAYOUT_FIELDS, PHONES, expectPayout, fundedMerchant, mainBalance, payoutBody, payoutEntries, postPayout } from './helpers.js';
+import { useContract } from '../../support/contract.js';
 
 const gateway = useGateway();
-let contract: OpenAPIBackend;
-beforeAll(async () => {
-  contract = new OpenAPIBackend({ definition: V2_DEFINITION, apiRoot: '/api/v2', customizeAjv: (ajv) => ajvFormats.default(ajv as never) as never });
-  await contract.init();
-});
+const contract = useContract(V2_DEFINITION, '/api/v2');
 
-function expectConforms(operationId: string, status: number, body: unknown): void {
-  const result = contract.validateResponse(body, operationId, status);
-  expect(result.errors ?? [], `${operationId} ${status}: ${JSON.stringify(result.errors)}`).toEqual([]);
-}
+const { expectConforms } = contract;
 
 const entriesAsRows = (entries: Awaited<ReturnType<typeof payoutEntries>>) =>
   entries.map((entry) => [entry.kind, entry.account?.name ?? entry.gatewayAccount, entry.amount] as const);
@@ -111,6 +103,33 @@ describe('POST /api/v2/payouts up to 2,000,000 XOF', () => {
     await expectBalancedLedger(gateway.db.prisma);
     // The lock was released: the next payout runs.
     expectPayout(await postPayout(gateway, key), 'completed');
+  });
+
+  it('writes the same payout and entries without a key (one statement) as with one (a transaction with the key row)', async () => {
+    const { organization, key } = await fundedMerchant(gateway);
+    const oneStatement = expectPayout(await postPayout(gateway, key, payoutBody({ amount: 40_000 })), 'completed');
+    const withKey = expectPayout(await postPayout(gateway, key, payoutBody({ amount: 40_000 }), `same-rows-${randomUUID()}`), 'completed');
+    const comparable = ({ order_id: _id, _id: _same, created_at: _c, updated_at: _u, paid_at: _p, provider_reference: _r, recipient, ...rest }: Record<string, unknown>) => ({
+      ...rest,
+      recipient: { ...(recipient as Record<string, unknown>), created_at: undefined },
+    });
+    expect(comparable(oneStatement)).toEqual(comparable(withKey));
+    const entries = async (payoutId: string) =>
+      (await payoutEntries(gateway, payoutId)).map((entry) => [entry.kind, entry.account?.name ?? entry.gatewayAccount, entry.amount, entry.description.replace(payoutId, 'ID')] as const).sort();
+    expect(await entries(oneStatement.order_id)).toEqual(await entries(withKey.order_id));
+    // Each debit records the balance it left, in the order they ran.
+    const mains = [oneStatement.order_id, withKey.order_id].map(async (id) => (await payoutEntries(gateway, id)).find((entry) => entry.account?.name === 'main')?.balanceAfter);
+    expect(await Promise.all(mains)).toEqual([1_000_000n - 40_400n, 1_000_000n - 80_800n]);
+    expect(await mainBalance(gateway, organization.id)).toBe(1_000_000n - 80_800n);
+    await expectBalancedLedger(gateway.db.prisma);
+  });
+
+  it('a debit the balance cannot cover writes nothing in one statement and answers Insufficient balance', async () => {
+    const { organization, key } = await fundedMerchant(gateway, { balance: 10_000 });
+    expectCatalogueError(await postPayout(gateway, key, payoutBody({ amount: 9_950 })), 'insufficient_balance');
+    expect(await gateway.ctx.db.payout.count({ where: { organizationId: organization.id } })).toBe(0);
+    expect(await gateway.ctx.db.ledgerEntry.count({ where: { account: { organizationId: organization.id }, kind: 'payout' } })).toBe(0);
+    expect(await mainBalance(gateway, organization.id)).toBe(10_000n);
   });
 
   it('exactly 2,000,000 XOF is still sent synchronously', async () => {
