@@ -257,6 +257,11 @@ describe('a real Redis that stops and comes back', () => {
       expect(ready.status).toBe(503);
       expect(ready.body.checks).toEqual({ database: true, coordinator: false });
 
+      // Long enough for several reconnect attempts to fail (50, 100, 200 ms apart): the 20 requests
+      // above can take less than the first one's delay, and the point below is that failed
+      // attempts are reported once, not that there were none.
+      await sleep(500);
+
       // Back on the same port (empty: NOSAVE): within a few seconds the limiter counts again by itself.
       await startRedis();
       const backAt = Date.now();
