@@ -19,8 +19,16 @@ const ERROR_LOG_CHARS = 500;
 /**
  * Keep-alive connections (most deliveries go to a few hosts). No socket limit here: the dispatcher
  * bounds attempts in flight, and a request queued inside the agent would spend its deadline waiting.
+ *
+ * Idle connections kept: up to 256 per host (node's default), in practice what the dispatcher had
+ * in flight to that host (64 at most by default). With 16, every time the dispatcher's queue ran
+ * dry (between two claims, while the database answers) all but 16 of its connections to a host
+ * were closed, and the next burst opened them again: 15,134 TCP connections for 100,000
+ * deliveries in the bench, 0.18 instead of 0.15 ms of CPU per delivery. An idle connection is
+ * closed after IDLE_MS (sooner if the receiver's Keep-Alive header says so: node's agent honours it).
  */
-const AGENT_OPTIONS = { keepAlive: true, maxFreeSockets: 16, scheduling: 'lifo' as const };
+const IDLE_MS = 30_000;
+const AGENT_OPTIONS = { keepAlive: true, maxFreeSockets: 256, timeout: IDLE_MS, scheduling: 'lifo' as const };
 const agents = { 'http:': new http.Agent(AGENT_OPTIONS), 'https:': new https.Agent(AGENT_OPTIONS) };
 
 class PrivateAddressError extends Error {

@@ -126,6 +126,10 @@ export async function recordAttempts(
       "deliveredAt" = input.delivered_at, "updatedAt" = ${now}
     FROM input
     WHERE d.id = input.delivery_id AND d."attemptCount" = input.number AND d.status = 'pending'
+      -- The same rows again, as a list the planner can look up by primary key whatever the
+      -- table's statistics say: after a sudden backlog in a table analysed while nearly empty,
+      -- the join alone was planned as a scan (a batch of 500 took 6.4 s instead of 0.23 s).
+      AND d.id = ANY(${column((item) => item.delivery.id)}::uuid[])
     RETURNING d.id`;
   const updated = new Set(rows.map((row) => row.id));
   return results.map((result, index) => (updated.has(finished[index]!.delivery.id) ? result : { status: 'superseded' }));

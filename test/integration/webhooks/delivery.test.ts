@@ -4,29 +4,20 @@
  * every attempt logged, redirects and timeouts as failures, the drop after the last retry, and
  * redelivery.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { deleteWebhook, listWebhookDeliveries, redeliverWebhook, releaseEscrow, rotateWebhookSecret } from '../../../src/domain/operations/index.js';
 import { enqueuePaymentStatus } from '../../../src/domain/webhooks/outbox.js';
 import { purgeOldDeliveries } from '../../../src/domain/webhooks/schedule.js';
-import { startWebhookDispatcher, type Dispatcher } from '../../../src/webhooks/dispatcher.js';
 import { useGateway } from '../../support/gateway.js';
-import { eventually, startWebhookReceiver, type WebhookReceiver } from '../../support/webhookReceiver.js';
+import { eventually } from '../../support/webhookReceiver.js';
 import { pendingTransaction } from '../accounts/helpers.js';
-import { addWebhook, deliveriesOf, merchantWithWebhook, paidTransaction } from './helpers.js';
+import { addWebhook, deliveredDeliveries, deliveriesOf, merchantWithWebhook, paidTransaction, useDispatching } from './helpers.js';
+import { paymentStatusBodyV1, paymentStatusBodyV2 } from '../../../src/domain/webhooks/bodies.js';
+import { findVisibleTransaction } from '../../../src/domain/transactions.js';
 
 const RETRY_DELAY_MS = 150;
 const gateway = useGateway({ webhooks: { allowPrivateUrls: true, retryDelayMs: RETRY_DELAY_MS, maxRetries: 3, timeoutMs: 400 } });
-let receiver: WebhookReceiver;
-let dispatcher: Dispatcher;
-
-beforeAll(async () => {
-  receiver = await startWebhookReceiver();
-  dispatcher = startWebhookDispatcher(gateway.ctx, { pollMs: 20 });
-});
-afterAll(async () => {
-  await dispatcher?.stop();
-  await receiver?.close();
-});
+const delivering = useDispatching(gateway);
 
 const V2_FIELDS = [
   'order_id', 'method_of_payment', 'selected_payment_method', 'amount', 'fees', 'currency', 'customer', 'transaction_status',
@@ -35,12 +26,12 @@ const V2_FIELDS = [
 
 describe('payment_status webhooks', () => {
   it('sends one signed delivery per endpoint when a payment goes through the checkout: the v2 and v1 bodies, compact JSON', async () => {
-    const { organization, key } = await merchantWithWebhook(gateway, receiver, '/pay/v2', 'v2');
-    await addWebhook(gateway, receiver, organization.id, '/pay/v1', 'v1');
+    const { organization, key } = await merchantWithWebhook(gateway, delivering.receiver, '/pay/v2', 'v2');
+    await addWebhook(gateway, delivering.receiver, organization.id, '/pay/v1', 'v1');
     const paid = await paidTransaction(gateway, key, { price: 12_500 });
 
-    const [v2] = await eventually(() => (receiver.on('/pay/v2').length ? receiver.on('/pay/v2') : null), 5_000, 'the v2 delivery');
-    const [v1] = await eventually(() => (receiver.on('/pay/v1').length ? receiver.on('/pay/v1') : null), 5_000, 'the v1 delivery');
+    const [v2] = await eventually(() => (delivering.receiver.on('/pay/v2').length ? delivering.receiver.on('/pay/v2') : null), 5_000, 'the v2 delivery');
+    const [v1] = await eventually(() => (delivering.receiver.on('/pay/v1').length ? delivering.receiver.on('/pay/v1') : null), 5_000, 'the v1 delivery');
     for (const request of [v1!, v2!]) {
       expect(request.signatureValid).toBe(true);
       expect(request.headers['content-type']).toBe('application/json');
@@ -69,31 +60,33 @@ describe('payment_status webhooks', () => {
     });
     expect(Object.keys(JSON.parse(v1!.raw.toString('utf8')))).toEqual(['order_id', 'amount', 'currency', 'created_at', 'transaction_status', 'payment_method']);
 
-    const deliveries = await eventually(async () => {
-      const rows = await deliveriesOf(gateway, paid.id);
-      return rows.every((row) => row.status === 'delivered') ? rows : null;
-    });
+    const deliveries = await deliveredDeliveries(gateway, paid.id);
     expect(deliveries).toHaveLength(2);
     for (const delivery of deliveries) expect(delivery.attempts.map((attempt) => attempt.statusCode)).toEqual([200]);
     // The exact bytes stored are the bytes sent.
     expect(deliveries.map((delivery) => delivery.body).sort()).toEqual([v1!.raw.toString('utf8'), v2!.raw.toString('utf8')].sort());
+    // The bodies were built before the settlement statement ran (it writes the outbox rows too):
+    // byte for byte what the settled row gives.
+    const settled = await findVisibleTransaction(gateway.ctx.db, null, paid.id);
+    expect(v2!.raw.toString('utf8')).toBe(paymentStatusBodyV2(settled));
+    expect(v1!.raw.toString('utf8')).toBe(paymentStatusBodyV1(settled));
   });
 
   it('sends paid_and_blocked for an escrow payment, then paid once on release', async () => {
-    const { key } = await merchantWithWebhook(gateway, receiver, '/escrow');
+    const { key } = await merchantWithWebhook(gateway, delivering.receiver, '/escrow');
     const held = await paidTransaction(gateway, key, { isEscrow: true });
     expect(held.status).toBe('paid_and_blocked');
-    await eventually(() => receiver.on('/escrow').length === 1);
+    await eventually(() => delivering.receiver.on('/escrow').length === 1);
     await releaseEscrow(gateway.ctx, gateway.operator, held.id);
-    await eventually(() => receiver.on('/escrow').length === 2);
-    const statuses = receiver.on('/escrow').map((request) => JSON.parse(request.raw.toString('utf8')).transaction_status);
+    await eventually(() => delivering.receiver.on('/escrow').length === 2);
+    const statuses = delivering.receiver.on('/escrow').map((request) => JSON.parse(request.raw.toString('utf8')).transaction_status);
     expect(statuses).toEqual(['paid_and_blocked', 'paid']);
-    expect(receiver.on('/escrow').every((request) => request.signatureValid)).toBe(true);
+    expect(delivering.receiver.on('/escrow').every((request) => request.signatureValid)).toBe(true);
     expect(await deliveriesOf(gateway, held.id)).toHaveLength(2);
   });
 
   it('writes the outbox row in the status change’s own database transaction: a rolled-back change leaves no delivery', async () => {
-    const { organization, key } = await merchantWithWebhook(gateway, receiver, '/rollback');
+    const { organization, key } = await merchantWithWebhook(gateway, delivering.receiver, '/rollback');
     const orderId = await pendingTransaction(gateway, key);
     await expect(
       gateway.ctx.db.$transaction(async (tx) => {
@@ -108,13 +101,13 @@ describe('payment_status webhooks', () => {
     const unwatched = await paidTransaction(gateway, other.key);
     expect(await deliveriesOf(gateway, unwatched.id)).toHaveLength(0);
     await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(receiver.on('/rollback')).toHaveLength(0);
+    expect(delivering.receiver.on('/rollback')).toHaveLength(0);
     void organization;
   });
 
-  it('retries a failing receiver WEBHOOK_MAX_RETRIES times, WEBHOOK_RETRY_DELAY_MS apart, logging each attempt, then drops it', async () => {
-    const { key } = await merchantWithWebhook(gateway, receiver, '/fails');
-    receiver.configure('/fails', { behaviour: { statuses: [500, 503, 404, 500], body: 'x'.repeat(5_000) } });
+  it('retries a failing delivering.receiver WEBHOOK_MAX_RETRIES times, WEBHOOK_RETRY_DELAY_MS apart, logging each attempt, then drops it', async () => {
+    const { key } = await merchantWithWebhook(gateway, delivering.receiver, '/fails');
+    delivering.receiver.configure('/fails', { behaviour: { statuses: [500, 503, 404, 500], body: 'x'.repeat(5_000) } });
     const paid = await paidTransaction(gateway, key);
     const [delivery] = await eventually(async () => {
       const rows = await deliveriesOf(gateway, paid.id);
@@ -123,42 +116,39 @@ describe('payment_status webhooks', () => {
     expect(delivery!.attempts.map((attempt) => [attempt.number, attempt.statusCode])).toEqual([[1, 500], [2, 503], [3, 404], [4, 500]]);
     // Truncated answer kept.
     expect(delivery!.attempts[0]!.response).toBe('x'.repeat(1024));
-    const arrivals = receiver.on('/fails').map((request) => request.at);
+    const arrivals = delivering.receiver.on('/fails').map((request) => request.at);
     expect(arrivals).toHaveLength(4);
     for (let i = 1; i < arrivals.length; i++) expect(arrivals[i]! - arrivals[i - 1]!).toBeGreaterThanOrEqual(RETRY_DELAY_MS - 5);
-    expect(receiver.on('/fails').map((request) => request.headers['x-delivery-attempt'])).toEqual(['1', '2', '3', '4']);
+    expect(delivering.receiver.on('/fails').map((request) => request.headers['x-delivery-attempt'])).toEqual(['1', '2', '3', '4']);
     // Nothing after the drop.
     await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS * 3));
-    expect(receiver.on('/fails')).toHaveLength(4);
+    expect(delivering.receiver.on('/fails')).toHaveLength(4);
   });
 
-  it('delivers on a later attempt when the receiver recovers', async () => {
-    const { key } = await merchantWithWebhook(gateway, receiver, '/recovers');
-    receiver.configure('/recovers', { behaviour: { statuses: [502, 200] } });
+  it('delivers on a later attempt when the delivering.receiver recovers', async () => {
+    const { key } = await merchantWithWebhook(gateway, delivering.receiver, '/recovers');
+    delivering.receiver.configure('/recovers', { behaviour: { statuses: [502, 200] } });
     const paid = await paidTransaction(gateway, key);
-    const [delivery] = await eventually(async () => {
-      const rows = await deliveriesOf(gateway, paid.id);
-      return rows[0]?.status === 'delivered' ? rows : null;
-    });
+    const [delivery] = await deliveredDeliveries(gateway, paid.id);
     expect(delivery!.attempts.map((attempt) => attempt.statusCode)).toEqual([502, 200]);
     expect(delivery!.deliveredAt).toBeInstanceOf(Date);
   });
 
   it('does not follow redirects: a 3xx is a failed attempt and the Location is never requested', async () => {
-    const { key } = await merchantWithWebhook(gateway, receiver, '/redirects');
-    receiver.configure('/redirects', { behaviour: { redirectTo: `${receiver.url}/redirect-target` } });
+    const { key } = await merchantWithWebhook(gateway, delivering.receiver, '/redirects');
+    delivering.receiver.configure('/redirects', { behaviour: { redirectTo: `${delivering.receiver.url}/redirect-target` } });
     const paid = await paidTransaction(gateway, key);
     const [delivery] = await eventually(async () => {
       const rows = await deliveriesOf(gateway, paid.id);
       return rows[0]?.status === 'dropped' ? rows : null;
     });
     expect(delivery!.attempts.map((attempt) => attempt.statusCode)).toEqual([302, 302, 302, 302]);
-    expect(receiver.on('/redirect-target')).toHaveLength(0);
+    expect(delivering.receiver.on('/redirect-target')).toHaveLength(0);
   });
 
   it('counts an answer slower than WEBHOOK_TIMEOUT_MS as a failure, logged with its error and duration', async () => {
-    const { key } = await merchantWithWebhook(gateway, receiver, '/slow');
-    receiver.configure('/slow', { behaviour: { delayMs: 3_000, statuses: [200] } });
+    const { key } = await merchantWithWebhook(gateway, delivering.receiver, '/slow');
+    delivering.receiver.configure('/slow', { behaviour: { delayMs: 3_000, statuses: [200] } });
     const paid = await paidTransaction(gateway, key);
     const delivery = await eventually(async () => {
       const [row] = await deliveriesOf(gateway, paid.id);
@@ -167,30 +157,27 @@ describe('payment_status webhooks', () => {
     const [first] = delivery.attempts;
     expect(first).toMatchObject({ number: 1, statusCode: null, error: 'no answer within 400 ms' });
     expect(first!.durationMs).toBeGreaterThanOrEqual(395);
-    expect(first!.durationMs).toBeLessThan(2_500); // the deadline, not the receiver, ended it
-    receiver.configure('/slow', { behaviour: { statuses: [200] } });
+    expect(first!.durationMs).toBeLessThan(2_500); // the deadline, not the delivering.receiver, ended it
+    delivering.receiver.configure('/slow', { behaviour: { statuses: [200] } });
     await eventually(async () => (await deliveriesOf(gateway, paid.id))[0]?.status === 'delivered');
   });
 
   it('redelivers on request: the same bytes and event id, signed with the current secret, logged as a new delivery', async () => {
-    const { organization, key, webhook } = await merchantWithWebhook(gateway, receiver, '/redeliver');
+    const { organization, key, webhook } = await merchantWithWebhook(gateway, delivering.receiver, '/redeliver');
     const paid = await paidTransaction(gateway, key);
-    await eventually(() => receiver.on('/redeliver').length === 1);
-    const [original] = await eventually(async () => {
-      const rows = await deliveriesOf(gateway, paid.id);
-      return rows[0]?.status === 'delivered' ? rows : null;
-    });
+    await eventually(() => delivering.receiver.on('/redeliver').length === 1);
+    const [original] = await deliveredDeliveries(gateway, paid.id);
 
     const rotated = await rotateWebhookSecret(gateway.ctx, gateway.operator, webhook.webhook.id);
-    receiver.configure('/redeliver', { secret: rotated.secret });
+    delivering.receiver.configure('/redeliver', { secret: rotated.secret });
     // The merchant itself, with a management key.
     const merchant = await gateway.ctx.db.organization.findUniqueOrThrow({ where: { id: organization.id } });
     const caller = { kind: 'merchant' as const, apiKeyId: 'test', scope: 'management' as const, organization: merchant };
     const again = await redeliverWebhook(gateway.ctx, caller, original!.id);
     expect(again).toMatchObject({ redeliveryOf: original!.id, eventId: original!.eventId, status: 'pending' });
-    dispatcher.wake();
-    await eventually(() => receiver.on('/redeliver').length === 2);
-    const [first, second] = receiver.on('/redeliver');
+    delivering.dispatcher.wake();
+    await eventually(() => delivering.receiver.on('/redeliver').length === 2);
+    const [first, second] = delivering.receiver.on('/redeliver');
     expect(second!.raw.equals(first!.raw)).toBe(true);
     expect(second!.headers['x-event-id']).toBe(first!.headers['x-event-id']);
     expect(second!.headers['x-event-timestamp']).toBe(first!.headers['x-event-timestamp']);
@@ -213,30 +200,30 @@ describe('payment_status webhooks', () => {
     // A redelivery of the redelivery still names the first delivery.
     const third = await redeliverWebhook(gateway.ctx, gateway.operator, again.id);
     expect(third.redeliveryOf).toBe(original!.id);
-    dispatcher.wake();
-    await eventually(() => receiver.on('/redeliver').length === 3);
-    expect(receiver.on('/redeliver')[2]!.headers['x-event-timestamp']).toBe(first!.headers['x-event-timestamp']);
+    delivering.dispatcher.wake();
+    await eventually(() => delivering.receiver.on('/redeliver').length === 3);
+    expect(delivering.receiver.on('/redeliver')[2]!.headers['x-event-timestamp']).toBe(first!.headers['x-event-timestamp']);
     // A checkout key may not manage webhooks.
     await expect(redeliverWebhook(gateway.ctx, { ...caller, scope: 'checkout' }, original!.id)).rejects.toMatchObject({ code: 'permission_denied' });
   });
 
   it('sends nothing more to a deleted webhook: its pending deliveries are dropped', async () => {
-    const { key, webhook } = await merchantWithWebhook(gateway, receiver, '/deleted');
-    receiver.configure('/deleted', { behaviour: { statuses: [500] } });
+    const { key, webhook } = await merchantWithWebhook(gateway, delivering.receiver, '/deleted');
+    delivering.receiver.configure('/deleted', { behaviour: { statuses: [500] } });
     const paid = await paidTransaction(gateway, key);
-    await eventually(() => receiver.on('/deleted').length === 1);
+    await eventually(() => delivering.receiver.on('/deleted').length === 1);
     await deleteWebhook(gateway.ctx, gateway.operator, webhook.webhook.id);
     const [delivery] = await eventually(async () => {
       const rows = await deliveriesOf(gateway, paid.id);
       return rows[0]?.status === 'dropped' ? rows : null;
     });
     expect(delivery!.attempts.at(-1)).toMatchObject({ statusCode: null, error: 'the webhook was deleted' });
-    expect(receiver.on('/deleted')).toHaveLength(1);
+    expect(delivering.receiver.on('/deleted')).toHaveLength(1);
   });
 
   it('purges finished deliveries past the retention with their attempts, never pending ones (runs last)', async () => {
-    const { key } = await merchantWithWebhook(gateway, receiver, '/kept-pending');
-    receiver.configure('/kept-pending', { behaviour: { statuses: [500] } });
+    const { key } = await merchantWithWebhook(gateway, delivering.receiver, '/kept-pending');
+    delivering.receiver.configure('/kept-pending', { behaviour: { statuses: [500] } });
     const paid = await paidTransaction(gateway, key);
     await eventually(async () => (await deliveriesOf(gateway, paid.id))[0]?.attempts.length === 1);
     const finished = await gateway.ctx.db.webhookDelivery.count({ where: { status: { not: 'pending' } } });

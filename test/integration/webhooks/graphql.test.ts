@@ -3,24 +3,14 @@
  * list, rotate and delete webhooks, read the delivery log with its attempts and redeliver; the
  * secret appears only in the create / rotate answers; other keys and organisations are refused.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWebhookDispatcher, type Dispatcher } from '../../../src/webhooks/dispatcher.js';
+import { describe, expect, it } from 'vitest';
 import { expectGraphqlError, graphqlData } from '../../support/assertions.js';
 import { useGateway } from '../../support/gateway.js';
-import { eventually, startWebhookReceiver, type WebhookReceiver } from '../../support/webhookReceiver.js';
-import { paidTransaction } from './helpers.js';
+import { eventually } from '../../support/webhookReceiver.js';
+import { paidTransaction, useDispatching } from './helpers.js';
 
 const gateway = useGateway({ webhooks: { allowPrivateUrls: true, retryDelayMs: 50, maxRetries: 1, timeoutMs: 1_000 } });
-let receiver: WebhookReceiver;
-let dispatcher: Dispatcher;
-beforeAll(async () => {
-  receiver = await startWebhookReceiver();
-  dispatcher = startWebhookDispatcher(gateway.ctx, { pollMs: 20 });
-});
-afterAll(async () => {
-  await dispatcher?.stop();
-  await receiver?.close();
-});
+const delivering = useDispatching(gateway);
 
 const WEBHOOK = 'id organizationId url version active createdAt updatedAt';
 const CREATE = `mutation($organizationId: ID, $url: String!, $version: WebhookVersion) {
@@ -38,10 +28,10 @@ const REDELIVER = `mutation($deliveryId: ID!) { redeliverWebhook(deliveryId: $de
 describe('webhooks over GraphQL', () => {
   it('operators create (secret once), list, read the delivery log, redeliver, rotate and delete', async () => {
     const { organization, key } = await gateway.merchant({ scope: 'readAndWrite' });
-    const { createWebhook } = await graphqlData(gateway, CREATE, { organizationId: organization.id, url: `${receiver.url}/gql`, version: 'v1' });
-    expect(createWebhook.webhook).toMatchObject({ organizationId: organization.id, url: `${receiver.url}/gql`, version: 'v1', active: true });
+    const { createWebhook } = await graphqlData(gateway, CREATE, { organizationId: organization.id, url: `${delivering.receiver.url}/gql`, version: 'v1' });
+    expect(createWebhook.webhook).toMatchObject({ organizationId: organization.id, url: `${delivering.receiver.url}/gql`, version: 'v1', active: true });
     expect(createWebhook.secret).toMatch(/^whsec_/);
-    receiver.configure('/gql', { secret: createWebhook.secret });
+    delivering.receiver.configure('/gql', { secret: createWebhook.secret });
 
     const { webhooks } = await graphqlData(gateway, LIST, { organizationId: organization.id });
     expect(webhooks).toEqual([createWebhook.webhook]);
@@ -55,11 +45,11 @@ describe('webhooks over GraphQL', () => {
     expect(log[0]).toMatchObject({ webhookId: createWebhook.webhook.id, event: 'payment_status', orderId: paid.id, attemptCount: 1, redeliveryOf: null });
     expect(JSON.parse(log[0].body)).toMatchObject({ order_id: paid.id, transaction_status: 'paid', payment_method: 'WAVE' });
     expect(log[0].attempts).toEqual([expect.objectContaining({ number: 1, statusCode: 200, error: null, response: 'status 200' })]);
-    expect(receiver.on('/gql')[0]!.signatureValid).toBe(true);
+    expect(delivering.receiver.on('/gql')[0]!.signatureValid).toBe(true);
 
     const { redeliverWebhook } = await graphqlData(gateway, REDELIVER, { deliveryId: log[0].id });
     expect(redeliverWebhook).toMatchObject({ redeliveryOf: log[0].id, eventId: log[0].eventId, status: 'pending', attempts: [] });
-    await eventually(() => receiver.on('/gql').length === 2);
+    await eventually(() => delivering.receiver.on('/gql').length === 2);
 
     const { rotateWebhookSecret } = await graphqlData(gateway, ROTATE, { id: createWebhook.webhook.id });
     expect(rotateWebhookSecret.secret).not.toBe(createWebhook.secret);

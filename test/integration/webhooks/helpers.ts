@@ -1,9 +1,10 @@
 /** Steps shared by the webhook tests (not a test file itself). */
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import type { Caller } from '../../../src/domain/auth.js';
 import { createWebhook, payTransaction } from '../../../src/domain/operations/index.js';
 import type { TestGateway } from '../../support/gateway.js';
-import type { WebhookReceiver } from '../../support/webhookReceiver.js';
+import { startWebhookDispatcher, type Dispatcher, type DispatcherOptions } from '../../../src/webhooks/dispatcher.js';
+import { eventually, startWebhookReceiver, type WebhookReceiver } from '../../support/webhookReceiver.js';
 import { pendingTransaction, type CreateOptions } from '../accounts/helpers.js';
 
 /** A merchant (escrow allowed) and a webhook of `version` on `path` of the receiver, its secret known to the receiver. */
@@ -29,3 +30,35 @@ export async function paidTransaction(gateway: TestGateway, key: string, options
 
 export const deliveriesOf = (gateway: TestGateway, transactionId: string) =>
   gateway.ctx.db.webhookDelivery.findMany({ where: { transactionId }, include: { attempts: { orderBy: { number: 'asc' } } }, orderBy: { createdAt: 'asc' } });
+
+/**
+ * A real receiver on 127.0.0.1 and the gateway's dispatcher, for one test file. Stopped receiver
+ * first: its hanging answers then end at once instead of holding the dispatcher's stop.
+ */
+export function useDispatching(gateway: TestGateway, options: DispatcherOptions = {}) {
+  let receiver: WebhookReceiver | undefined;
+  let dispatcher: Dispatcher | undefined;
+  beforeAll(async () => {
+    receiver = await startWebhookReceiver();
+    dispatcher = startWebhookDispatcher(gateway.ctx, { pollMs: 20, ...options });
+  });
+  afterAll(async () => {
+    await receiver?.close();
+    await dispatcher?.stop();
+  });
+  return {
+    get receiver(): WebhookReceiver {
+      return receiver!;
+    },
+    get dispatcher(): Dispatcher {
+      return dispatcher!;
+    },
+  };
+}
+
+/** The transaction's deliveries once all of them are delivered (waits, bounded). */
+export const deliveredDeliveries = (gateway: TestGateway, transactionId: string) =>
+  eventually(async () => {
+    const rows = await deliveriesOf(gateway, transactionId);
+    return rows.length > 0 && rows.every((row) => row.status === 'delivered') ? rows : null;
+  });
