@@ -62,6 +62,8 @@ export async function intactSeed(): Promise<Seed | null> {
     await client.query(`DELETE FROM "LedgerEntry"`);
     await client.query(`UPDATE "Account" SET balance = 0 WHERE balance <> 0`);
     await client.query(`DELETE FROM "Organization" WHERE name LIKE $1`, [`${PAYOUT_ORGANIZATION_NAME}%`]);
+    // A run stopped mid-drain left webhook deliveries: gone before the gateway starts sending them.
+    await client.query(`DELETE FROM "Organization" WHERE name LIKE $1`, [`${WEBHOOK_ORGANIZATION_NAME}%`]);
     const added = await client.query(`DELETE FROM "Transaction" WHERE "organizationId" = $1 AND "createdAt" > $2`, [row.organization_id, row.seeded_until]);
     if (added.rowCount) await client.query(`VACUUM (ANALYZE) "Transaction", "TransactionProduct"`);
     const count = await client.query(`SELECT count(*)::int AS n FROM "Transaction" WHERE "organizationId" = $1`, [row.organization_id]);
@@ -184,6 +186,9 @@ export async function prepareMoneyRows(organizationId: string): Promise<{ payabl
     return { payable: payable.rows.map((row: { id: string }) => row.id), refundable: refundable.rows.map((row: { id: string }) => row.id) };
   });
 }
+
+/** The webhook dispatch scenario's organisations are named so (deleted at its end, and at the next run's start). */
+export const WEBHOOK_ORGANIZATION_NAME = 'Bench webhooks ';
 
 /** The payout scenario's organisations are named so (deleted, with their payouts, at the next run's start). */
 const PAYOUT_ORGANIZATION_NAME = 'Bench payouts ';

@@ -46,10 +46,10 @@ const failedAnswersOf = (statusCodes: Record<string, number>): number =>
 
 type RunFigures = Omit<Figures, 'rssMaxMB' | 'cpuMsPerRequest'>;
 
-async function concurrent(target: LoadTarget, factory: RequestFactory, seconds: number): Promise<RunFigures> {
+async function concurrent(target: LoadTarget, factory: RequestFactory, seconds: number, connections: number): Promise<RunFigures> {
   const result = await autocannon({
     url: target.url,
-    connections: LOAD.connections,
+    connections,
     duration: seconds,
     timeout: LOAD.requestTimeoutSeconds,
     headers: { 'content-type': 'application/json', ...target.headers },
@@ -134,13 +134,13 @@ function watch(target: LoadTarget) {
   };
 }
 
-/** Warm-up (discarded: JIT, caches, pool connections), settling, then the measured run at LOAD.connections. */
-export async function measure(target: LoadTarget, factory: RequestFactory, warmupSeconds: number): Promise<Figures> {
+/** Warm-up (discarded: JIT, caches, pool connections), settling, then the measured run at LOAD.connections (or `connections`). */
+export async function measure(target: LoadTarget, factory: RequestFactory, warmupSeconds: number, connections: number = LOAD.connections): Promise<Figures> {
   await settle();
-  await concurrent(target, factory, warmupSeconds);
+  await concurrent(target, factory, warmupSeconds, connections);
   await settle();
   const watched = watch(target);
-  return watched(await concurrent(target, factory, LOAD.durationSeconds));
+  return watched(await concurrent(target, factory, LOAD.durationSeconds, connections));
 }
 
 /** The same, sequentially, taking turns between two servers: [baseline, gateway] measured in one run. */

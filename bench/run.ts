@@ -22,7 +22,7 @@ import { combine, measure, measurePaired, type Figures, type LoadTarget } from '
 import { rssMB, runNode } from './processes.js';
 import { summariseProfile } from './profile.js';
 import { formatTable, machine, memoryVerdicts, scenarioRow, writeResults, type Row } from './report.js';
-import { SCENARIOS, type BenchData, type RequestFactory, type Scenario, type ServerName } from './scenarios.js';
+import { SCENARIOS, isBacklogScenario, type AnyScenario, type BenchData, type RequestFactory, type Scenario, type ServerName } from './scenarios.js';
 import { BENCH_ADMIN_TOKEN, Servers, gatewayEnv, startGateway } from './servers.js';
 import { GATEWAY_COMMAND, LIMITS, LOAD, RATE_LIMIT_MAX, REDIS_URL, ROOT, SEED } from './settings.js';
 
@@ -105,27 +105,28 @@ async function runScenario(scenario: Scenario, servers: Servers, data: BenchData
 }
 
 /** A baseline server no later scenario uses is stopped: an idle process still costs the others a little. */
-async function stopUnneeded(servers: Servers, remaining: Scenario[]): Promise<void> {
+async function stopUnneeded(servers: Servers, remaining: AnyScenario[]): Promise<void> {
   for (const name of ['floors', 'gatewayWithoutLimiter'] as const) {
-    if (!remaining.some((scenario) => scenario.baseline.server === name)) await servers.stop(name);
+    if (!remaining.some((scenario) => !isBacklogScenario(scenario) && scenario.baseline.server === name)) await servers.stop(name);
   }
 }
 
 /** What one scenario may take at most, from the settings: every run, its warm-up and settling, generously. */
-const scenarioBudgetMs = (): number => LOAD.rounds * 2 * (LOAD.firstWarmupSeconds + LOAD.durationSeconds + 8) * 1000;
+const scenarioBudgetMs = (scenario: AnyScenario): number =>
+  isBacklogScenario(scenario) ? scenario.budgetMs : LOAD.rounds * 2 * (LOAD.firstWarmupSeconds + LOAD.durationSeconds + 8) * 1000;
 
 /** The scenarios in order; those that would not fit in the bench's time bound are skipped, and said so. */
-async function runScenarios(scenarios: Scenario[], servers: Servers, data: BenchData, profiling: boolean, deadline: number) {
+async function runScenarios(scenarios: AnyScenario[], servers: Servers, data: BenchData, profiling: boolean, deadline: number) {
   const baselines = new Map<string, Figures>();
   const rows: Row[] = [];
   const skipped: string[] = [];
   for (const scenario of scenarios) {
-    if (Date.now() + scenarioBudgetMs() > deadline) {
+    if (Date.now() + scenarioBudgetMs(scenario) > deadline) {
       skipped.push(scenario.name);
       log(`  SKIPPED ${scenario.name}: it would not finish within the bench's ${LIMITS.totalMs / 60_000} min`);
       continue;
     }
-    const row = await runScenario(scenario, servers, data, baselines, profiling);
+    const row = isBacklogScenario(scenario) ? await scenario.run({ servers, data, profiling, log, deadline }) : await runScenario(scenario, servers, data, baselines, profiling);
     rows.push(row);
     await stopUnneeded(servers, scenarios.slice(scenarios.indexOf(scenario) + 1));
     log(`  ${scenario.name}: ${row.gateway.reqPerSec} req/s, p99 ${row.gateway.p99} ms, ${row.gateway.cpuMsPerRequest} ms CPU/request, ratio ${row.ratioReqPerSec}${row.invalid ? ` INVALID (${row.invalid})` : ''}`);
@@ -135,7 +136,7 @@ async function runScenarios(scenarios: Scenario[], servers: Servers, data: Bench
   return { rows, baselines: Object.fromEntries(baselines), skipped };
 }
 
-function selectScenarios(): Scenario[] {
+function selectScenarios(): AnyScenario[] {
   const pattern = flags['cpu-prof'] ?? flags.only;
   if (!pattern) return SCENARIOS;
   const selected = SCENARIOS.filter((scenario) => scenario.name.toLowerCase().includes(pattern.toLowerCase()));

@@ -3,9 +3,16 @@
  * floor route, or the same request on another server) and a target. Adding one (refunds, payouts,
  * webhook dispatch...) is one entry in SCENARIOS, plus a floor route in floors/server.ts if it
  * needs a new one.
+ *
+ * Work the gateway does on its own rather than per request (draining the webhook outbox) is a
+ * BacklogScenario: one entry too, made by a function that seeds the backlog, measures its floor
+ * and the drain, and returns its row (webhookDispatch.ts).
  */
 import { randomInt } from 'node:crypto';
 import type { FormTokens } from '../src/checkout/csrf.js';
+import type { Row } from './report.js';
+import type { Servers } from './servers.js';
+import { webhookDispatch } from './webhookDispatch.js';
 
 /** One HTTP request; autocannon sends it on one of its connections. */
 export interface BenchRequest {
@@ -54,7 +61,38 @@ export type Target =
   /** p99 at most `maxMs` above the baseline's p99. */
   | { kind: 'addedP99'; maxMs: number }
   /** Reported, not judged. */
-  | { kind: 'none' };
+  | { kind: 'none' }
+  | ThroughputTarget;
+
+/** A backlog drained at `minPerSecond` or more, all of it within `maxSeconds` (absolute: issue 9's figures). */
+export interface ThroughputTarget {
+  kind: 'throughput';
+  minPerSecond: number;
+  maxSeconds: number;
+}
+
+export interface BacklogContext {
+  servers: Servers;
+  data: BenchData;
+  /** The gateway runs under --cpu-prof: stop it once its work is measured (its profile is written on exit). */
+  profiling: boolean;
+  log: (line: string) => void;
+  /** When the bench must be done with its scenarios (optional extra rounds fit before it, or are left out). */
+  deadline: number;
+}
+
+/** Prepares work for the gateway, lets it do it, measures that and its floor: one row. */
+export interface BacklogScenario {
+  kind: 'backlog';
+  name: string;
+  target: ThroughputTarget;
+  /** The longest it may take: it is skipped when the bench's bound leaves less. */
+  budgetMs: number;
+  run(context: BacklogContext): Promise<Row>;
+}
+
+export type AnyScenario = Scenario | BacklogScenario;
+export const isBacklogScenario = (scenario: AnyScenario): scenario is BacklogScenario => 'kind' in scenario && scenario.kind === 'backlog';
 
 export interface Scenario {
   name: string;
@@ -169,10 +207,10 @@ const HTTP_FLOOR = floor('HTTP floor (bare fastify, small JSON)', healthz);
 const GET_FLOOR = floor('get: 1 prepared statement', getTransaction);
 const LIST_FLOOR = floor('list page 1: count + page', listPage(1));
 const DEEP_FLOOR = floor(`list page ${DEEP_PAGE}: count + page`, listPage(DEEP_PAGE));
-const CREATE_FLOOR = floor('create: key + BEGIN, 2 inserts, COMMIT', createTransaction);
+const CREATE_FLOOR = floor('create: key, then the row and its products (1 statement)', createTransaction);
 const PAY_FLOOR = floor('pay: read, claim + attempt, settle + posting (3 statements)', payByCheckout);
-const PAYOUT_FLOOR = floor('payout: 1 transaction (row + debit + posting), then completed', payout);
-const REFUND_FLOOR = floor('refund: 2 transactions (debit + posting + refund; outcome)', refund);
+const PAYOUT_FLOOR = floor('payout: caller, then debit + posting + row (1 statement), then completed', payout);
+const REFUND_FLOOR = floor('refund: debit + posting + refund (1 statement), then outcome (1 statement)', refund);
 
 /** The same get on a gateway whose limiter is off (see run.ts: startGatewayWithoutLimiter). */
 const LIMITER_OFF: Baseline = { name: 'get, limiter off', server: 'gatewayWithoutLimiter', request: getTransaction };
@@ -181,7 +219,7 @@ const LIMITER_OFF: Baseline = { name: 'get, limiter off', server: 'gatewayWithou
 
 const NEAR_FLOOR: Target = { kind: 'ratio', minReqRatio: 0.6, maxP99Ratio: 2 };
 
-export const SCENARIOS: Scenario[] = [
+export const SCENARIOS: AnyScenario[] = [
   { name: 'gateway /healthz', request: healthz, baseline: HTTP_FLOOR, target: { kind: 'none' } },
   { name: 'get transaction', request: getTransaction, baseline: GET_FLOOR, target: NEAR_FLOOR },
   // The limiter's cost: the same route on a gateway without it. At 50 connections the p99 of a
@@ -197,4 +235,6 @@ export const SCENARIOS: Scenario[] = [
   { name: 'pay (checkout form, sandbox wallet)', request: payByCheckout, baseline: PAY_FLOOR, target: NEAR_FLOOR, server: 'checkout' },
   { name: 'refund (GET /refund/{id})', request: refund, baseline: REFUND_FLOOR, target: NEAR_FLOOR },
   { name: 'payout (500 organisations, sent at once)', request: payout, baseline: PAYOUT_FLOOR, target: NEAR_FLOOR },
+  // Issue 9: a 100,000-delivery outbox backlog to a local receiver, against the receiver's floor.
+  webhookDispatch({ name: 'webhook dispatch (100,000-delivery backlog)', backlog: 100_000, organizations: 100, target: { kind: 'throughput', minPerSecond: 2_000, maxSeconds: 60 } }),
 ];

@@ -2,6 +2,7 @@
  * The servers a scenario runs against, started on first use: the gateway exactly as `npm start`
  * runs it, the floors, and a gateway without its rate limiter (for the limiter's cost).
  */
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { benchDatabaseUrl } from './database.js';
 import { freePort, startServer, type ServerProcess } from './processes.js';
@@ -14,6 +15,12 @@ import { FLOOR_COMMAND, GATEWAY_COMMAND, RATE_LIMIT_MAX, REDIS_URL, ROOT } from 
  * the bench can sign the forms it posts (as the checkout page would have) and the floor checks them.
  */
 export const BENCH_ADMIN_TOKEN = `gw_op_bench_${process.pid}`;
+/**
+ * The key the gateways store webhook secrets under: the webhook dispatch scenario encrypts its
+ * endpoints' secrets with it, as the gateway would have (a new one each run; that scenario's rows
+ * do not outlive the run).
+ */
+export const BENCH_WEBHOOK_SECRET_KEY = `bench_webhooks_${randomBytes(24).toString('base64url')}`;
 
 export function gatewayEnv(redisUrl: string, extra: Record<string, string> = {}): Record<string, string> {
   return {
@@ -26,6 +33,9 @@ export function gatewayEnv(redisUrl: string, extra: Record<string, string> = {})
     GATEWAY_ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
     GATEWAY_DATA_DIR: path.join(ROOT, 'bench', '.data'),
     NODE_ENV: 'production',
+    // The webhook dispatch scenario's receiver is on 127.0.0.1 (only that scenario has endpoints).
+    WEBHOOK_SECRET_KEY: BENCH_WEBHOOK_SECRET_KEY,
+    WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
     ...extra,
   };
 }

@@ -13,7 +13,8 @@ const seconds = (name: string, fallback: number, max: number): number => Math.mi
 
 /** PostgreSQL as the superuser the machine trusts; the bench makes its own database there. */
 export const POSTGRES_ADMIN_URL = env.BENCH_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
-export const BENCH_DATABASE = 'gateway_bench';
+/** Its own database name, so two checkouts benching at once (helpers, worktrees) do not share one. */
+export const BENCH_DATABASE = env.BENCH_DATABASE ?? 'gateway_bench';
 export const REDIS_URL = env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /**
@@ -39,6 +40,8 @@ export const GATEWAY_COMMAND = {
 } as const;
 /** The floors are bench code, run through tsx (it only costs at import time). */
 export const FLOOR_COMMAND = { nodeArgs: ['--import', 'tsx', 'bench/floors/server.ts'] } as const;
+/** The webhook dispatch scenario's receiver (bench code too). */
+export const RECEIVER_COMMAND = { nodeArgs: ['--import', 'tsx', 'bench/floors/receiver.ts'] } as const;
 
 export const SEED = {
   transactions: 1_000_000,

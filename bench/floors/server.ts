@@ -11,8 +11,8 @@ import Fastify, { type FastifyRequest } from 'fastify';
 import pg from 'pg';
 import { createFormTokens } from '../../src/checkout/csrf.js';
 import {
-  GET_TRANSACTION, INSERT_POSTING, INSERT_PRODUCTS, INSERT_TRANSACTION, KEY_FOR_CREATE, LIST_COUNT, LIST_PAGE, MOVE_MAIN, PAY_CLAIM, PAY_READ,
-  PAY_SETTLE, PAYOUT_CALLER, PAYOUT_RECORD, PAYOUT_SETTLE, REFUND_LOCK, REFUND_MARK_REFUNDED, REFUND_RECORD, REFUND_SETTLE,
+  GET_TRANSACTION, INSERT_TRANSACTION, KEY_FOR_CREATE, LIST_COUNT, LIST_PAGE, PAY_CLAIM, PAY_READ,
+  PAY_SETTLE, PAYOUT_CALLER, PAYOUT_RECORD, PAYOUT_SETTLE, REFUND_RECORD, REFUND_SETTLE,
 } from './sql.js';
 
 /** The gateway's own pool size (src/infra/prisma/database.ts), so the two compete on equal terms. */
@@ -80,51 +80,24 @@ app.post('/api/v2/transactions', async (request: FastifyRequest<{ Body: CreateBo
   return { order_id: id, amount, method_of_payment: methods, currency: 'XOF', created_at: createdAt, transaction_status: 'pending' };
 });
 
-/** The transaction and its products in one database transaction: BEGIN, 2 inserts, COMMIT. */
+/** The transaction and its products: ONE statement, no transaction around it. */
 async function insertTransaction(id: string, organizationId: string, amount: number, methods: string[], body: CreateBody): Promise<Date> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    const customer = body.customer ?? {};
-    const inserted = await client.query({
-      ...INSERT_TRANSACTION,
-      values: [id, organizationId, amount, methods, customer.first_name ?? null, customer.last_name ?? null, customer.phone ?? null, body.success_url ?? null, body.error_url ?? null],
-    });
-    const products = body.products ?? [];
-    await client.query({
-      ...INSERT_PRODUCTS,
-      values: [id, products.map((p) => p.name), products.map((p) => p.price), products.map((p) => p.quantity), products.map((p) => p.description ?? null)],
-    });
-    await client.query('COMMIT');
-    return inserted.rows[0].createdAt as Date;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+  const customer = body.customer ?? {};
+  const products = body.products ?? [];
+  const inserted = await pool.query({
+    ...INSERT_TRANSACTION,
+    values: [
+      id, organizationId, amount, methods, customer.first_name ?? null, customer.last_name ?? null, customer.phone ?? null, body.success_url ?? null, body.error_url ?? null,
+      products.map((p) => p.name), products.map((p) => p.price), products.map((p) => p.quantity), products.map((p) => p.description ?? null),
+    ],
+  });
+  return inserted.rows[0].createdAt as Date;
 }
 
 /** The checkout form's token, checked as the gateway checks it (same secret: the bench's operator token). */
 const formTokens = createFormTokens(process.env.FORM_SECRET ?? '');
 
 app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => done(null, new URLSearchParams(body as string)));
-
-/** Runs `work` in one database transaction on one pooled connection. */
-async function inTransaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    const result = await work(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
-}
 
 /** Basis points of an amount, rounded half up (the gateway's fee rule). */
 const feeOf = (amount: bigint, bp: number): bigint => (amount * BigInt(bp) + 5_000n) / 10_000n;
@@ -148,29 +121,12 @@ app.post('/checkout/:id', async (request: FastifyRequest<{ Params: { id: string 
   return reply.redirect('https://shop.example.sn/merci', 303);
 });
 
-/** refund: the paid transaction locked, main debited with its posting and the Refund row; wallet (yes); refunded. */
+/** refund: the paid transaction locked, main debited with its posting and the Refund row (one statement); wallet (yes); refunded (one statement). */
 app.get('/api/v2/refund/:id', async (request: FastifyRequest<{ Params: { id: string } }>, reply) => {
   const refundId = randomUUID();
-  const recorded = await inTransaction(async (client) => {
-    const { rows } = await client.query({ ...REFUND_LOCK, values: [digestOf(request), request.params.id] });
-    const row = rows[0];
-    if (!row) return null;
-    const amount = BigInt(row.amount);
-    const moved = await client.query({ ...MOVE_MAIN, values: [row.organizationId, -amount] });
-    if (!moved.rows[0]) throw new Error('Insufficient balance');
-    await client.query({
-      ...INSERT_POSTING,
-      values: [randomUUID(), 'refund', row.id, moved.rows[0].id, -amount, moved.rows[0].balance, ['provider_clearing_wave'], [amount]],
-    });
-    await client.query({ ...REFUND_RECORD, values: [refundId, row.id, row.organizationId, amount] });
-    return row;
-  });
-  if (!recorded) return reply.code(400).send({ error: 'This Transaction cannot be refund' });
-  const transaction = await inTransaction(async (client) => {
-    await client.query({ ...REFUND_SETTLE, values: [refundId, `sbx_refund_${refundId}`] });
-    return (await client.query({ ...REFUND_MARK_REFUNDED, values: [request.params.id] })).rows[0];
-  });
-  return transaction;
+  const recorded = await pool.query({ ...REFUND_RECORD, values: [digestOf(request), request.params.id, refundId, randomUUID()] });
+  if (!recorded.rowCount) return reply.code(400).send({ error: 'This Transaction cannot be refund' });
+  return (await pool.query({ ...REFUND_SETTLE, values: [refundId, `sbx_refund_${refundId}`] })).rows[0];
 });
 
 interface PayoutBody {
@@ -180,26 +136,23 @@ interface PayoutBody {
   reason?: string;
 }
 
-/** payout: the row and the debit (amount + fee, never below zero) with its posting; wallet (yes); completed. */
+/** payout: the debit (amount + fee, never below zero), its posting and the row (one statement); wallet (yes); completed. */
 app.post('/api/v2/payouts', async (request: FastifyRequest<{ Body: PayoutBody }>, reply) => {
   const body = request.body ?? {};
   const method = body.selected_payment_method;
   if ((method !== 'wave' && method !== 'orange_money') || !Number.isSafeInteger(body.amount) || !body.recipient?.phone) return reply.code(400).send({ error: 'Invalid request body' });
   const amount = BigInt(body.amount!);
   const payoutId = randomUUID();
-  const recorded = await inTransaction(async (client) => {
-    const { rows } = await client.query({ ...PAYOUT_CALLER, values: [digestOf(request)] });
-    const caller = rows[0];
-    if (!caller?.payoutEnabled) return null;
-    const fee = feeOf(amount, caller.feePayoutBp);
-    await client.query({ ...PAYOUT_RECORD, values: [payoutId, caller.organizationId, method, amount, fee, body.recipient!.phone, body.recipient!.first_name ?? null, body.recipient!.last_name ?? null, body.reason ?? ''] });
-    const moved = await client.query({ ...MOVE_MAIN, values: [caller.organizationId, -(amount + fee)] });
-    if (!moved.rows[0]) throw new Error('Insufficient balance');
-    const clearing = method === 'wave' ? 'provider_clearing_wave' : 'provider_clearing_orange_money';
-    await client.query({ ...INSERT_POSTING, values: [randomUUID(), 'payout', null, moved.rows[0].id, -(amount + fee), moved.rows[0].balance, [clearing, 'fee_revenue'], [amount, fee]] });
-    return caller;
+  const { rows } = await pool.query({ ...PAYOUT_CALLER, values: [digestOf(request)] });
+  const caller = rows[0];
+  if (!caller?.payoutEnabled) return reply.code(403).send({ error: 'Payout is not enabled' });
+  const fee = feeOf(amount, caller.feePayoutBp);
+  const clearing = method === 'wave' ? 'provider_clearing_wave' : 'provider_clearing_orange_money';
+  const recorded = await pool.query({
+    ...PAYOUT_RECORD,
+    values: [payoutId, caller.organizationId, method, amount, fee, body.recipient!.phone, body.recipient!.first_name ?? null, body.recipient!.last_name ?? null, body.reason ?? '', randomUUID(), clearing],
   });
-  if (!recorded) return reply.code(403).send({ error: 'Payout is not enabled' });
+  if (!recorded.rowCount) return reply.code(400).send({ error: 'Insufficient balance' });
   const settled = await pool.query({ ...PAYOUT_SETTLE, values: [payoutId, `sbx_payout_${payoutId}`] });
   return settled.rows[0];
 });

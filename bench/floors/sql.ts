@@ -55,21 +55,23 @@ export const KEY_FOR_CREATE = {
          WHERE k."keyDigest" = $1 AND k."revokedAt" IS NULL`,
 };
 
-/** create: the transaction row (inside BEGIN ... COMMIT with its products). */
+/**
+ * create: the transaction row and every product in ONE statement (arrays of names, prices,
+ * quantities, descriptions; position = order), returning the creation time. No transaction: one
+ * statement is atomic. $1 id, $2 organisation, $3 amount, $4 methods, $5-$7 customer, $8-$9 URLs.
+ */
 export const INSERT_TRANSACTION = {
   name: 'floor-insert-transaction',
-  text: `INSERT INTO "Transaction" (id, "organizationId", amount, "methodOfPayment", "customerFirstName", "customerLastName",
-           "customerPhone", "successUrl", "errorUrl", "updatedAt")
-         VALUES ($1::uuid, $2::uuid, $3::bigint, $4::"PaymentMethod"[], $5, $6, $7, $8, $9, now())
-         RETURNING "createdAt"`,
-};
-
-/** create: every product in one statement (arrays of names, prices, quantities; position = order). */
-export const INSERT_PRODUCTS = {
-  name: 'floor-insert-products',
-  text: `INSERT INTO "TransactionProduct" (id, "transactionId", position, name, price, quantity, description)
-         SELECT gen_random_uuid(), $1::uuid, (p.ord - 1)::int, p.name, p.price, p.quantity, p.description
-         FROM unnest($2::text[], $3::bigint[], $4::int[], $5::text[]) WITH ORDINALITY AS p(name, price, quantity, description, ord)`,
+  text: `WITH t AS (
+           INSERT INTO "Transaction" (id, "organizationId", amount, "methodOfPayment", "customerFirstName", "customerLastName",
+             "customerPhone", "successUrl", "errorUrl", "updatedAt")
+           VALUES ($1::uuid, $2::uuid, $3::bigint, $4::"PaymentMethod"[], $5, $6, $7, $8, $9, now())
+           RETURNING id, "createdAt"),
+         products AS (
+           INSERT INTO "TransactionProduct" (id, "transactionId", position, name, price, quantity, description)
+           SELECT gen_random_uuid(), t.id, (p.ord - 1)::int, p.name, p.price, p.quantity, p.description
+           FROM t, unnest($10::text[], $11::bigint[], $12::int[], $13::text[]) WITH ORDINALITY AS p(name, price, quantity, description, ord))
+         SELECT "createdAt" FROM t`,
 };
 
 // Money in: a payment (the checkout form's POST) and a refund, each with the statements the
@@ -120,51 +122,37 @@ export const PAY_SETTLE = {
          FROM credited c, posting, (VALUES ('provider_clearing_wave', $6::bigint), ('fee_revenue', $3::bigint)) AS g(account, amount)`,
 };
 
-/** Moves a merchant account's balance, never below zero. $1 organisation, $2 signed amount. */
-export const MOVE_MAIN = {
-  name: 'floor-move-main',
-  text: `UPDATE "Account" SET balance = balance + $2::bigint, "updatedAt" = now()
-         WHERE "organizationId" = $1::uuid AND name = 'main' AND balance + $2::bigint >= 0 RETURNING id, balance`,
-};
-
 /**
- * A balanced posting's entries in one statement: the merchant's `main` entry and the gateway's.
- * $1 posting id, $2 kind, $3 order, $4 main account id, $5 main amount, $6 main balance after,
- * $7 gateway accounts, $8 their amounts.
+ * refund, before the wallet: the caller's paid transaction locked, `main` debited (never below
+ * zero), the balanced entries and the Refund row, in ONE statement; nothing when it is not
+ * refundable or main is short. $1 key digest, $2 order id, $3 refund id, $4 posting id.
  */
-export const INSERT_POSTING = {
-  name: 'floor-insert-posting',
-  text: `INSERT INTO "LedgerEntry" (id, "postingId", "accountId", "gatewayAccount", kind, amount, "balanceAfter", "transactionId")
-         SELECT gen_random_uuid(), $1::uuid, NULL, g.account, $2::"LedgerEntryKind", g.amount, NULL, $3::uuid
-         FROM unnest($7::"GatewayAccount"[], $8::bigint[]) AS g(account, amount)
-         UNION ALL SELECT gen_random_uuid(), $1::uuid, $4::uuid, NULL, $2::"LedgerEntryKind", $5::bigint, $6::bigint, $3::uuid`,
-};
-
-/** refund, first transaction: the caller's paid transaction, locked. $1 key digest, $2 order id. */
-export const REFUND_LOCK = {
-  name: 'floor-refund-lock',
-  text: `SELECT t.id, t.amount, t."organizationId", t."payerPhone" FROM "Transaction" t
-         WHERE t.id = $2::uuid AND t."organizationId" = (${ORGANIZATION_OF_KEY}) AND t.status = 'paid' FOR UPDATE`,
-};
-
-/** refund: the Refund row (one per transaction). $1 id, $2 order, $3 organisation, $4 amount. */
 export const REFUND_RECORD = {
   name: 'floor-refund-record',
-  text: `INSERT INTO "Refund" (id, "transactionId", "organizationId", amount, method, "updatedAt")
-         VALUES ($1::uuid, $2::uuid, $3::uuid, $4::bigint, 'wave', now()) ON CONFLICT ("transactionId") DO NOTHING`,
+  text: `WITH target AS (
+           SELECT t.id, t.amount, t."organizationId" FROM "Transaction" t
+           WHERE t.id = $2::uuid AND t."organizationId" = (${ORGANIZATION_OF_KEY}) AND t.status = 'paid' FOR UPDATE),
+         debited AS (
+           UPDATE "Account" a SET balance = a.balance - target.amount, "updatedAt" = now() FROM target
+           WHERE a."organizationId" = target."organizationId" AND a.name = 'main' AND a.balance - target.amount >= 0
+           RETURNING a.id, a.balance, target.id AS "transactionId", target.amount, target."organizationId"),
+         entries AS (
+           INSERT INTO "LedgerEntry" (id, "postingId", "accountId", "gatewayAccount", kind, amount, "balanceAfter", "transactionId")
+           SELECT gen_random_uuid(), $4::uuid, d.id, NULL::"GatewayAccount", 'refund'::"LedgerEntryKind", -d.amount, d.balance, d."transactionId" FROM debited d
+           UNION ALL SELECT gen_random_uuid(), $4::uuid, NULL, 'provider_clearing_wave'::"GatewayAccount", 'refund'::"LedgerEntryKind", d.amount, NULL, d."transactionId" FROM debited d)
+         INSERT INTO "Refund" (id, "transactionId", "organizationId", amount, method, "updatedAt")
+         SELECT $3::uuid, d."transactionId", d."organizationId", d.amount, 'wave'::"PaymentMethod", now() FROM debited d
+         RETURNING id`,
 };
 
-/** refund, second transaction: the provider said yes. $1 refund id, $2 provider reference. */
+/** refund, after the wallet said yes: the Refund succeeded and the transaction refunded, returned as the answer. $1 refund id, $2 provider reference. */
 export const REFUND_SETTLE = {
   name: 'floor-refund-settle',
-  text: `UPDATE "Refund" SET status = 'succeeded', "providerReference" = $2, "updatedAt" = now() WHERE id = $1::uuid AND status = 'pending'`,
-};
-
-/** refund: paid -> refunded, returning the transaction as the answer. $1 order id. */
-export const REFUND_MARK_REFUNDED = {
-  name: 'floor-refund-mark-refunded',
-  text: `UPDATE "Transaction" t SET status = 'refunded', "refundedAt" = now(), "updatedAt" = now()
-         WHERE t.id = $1::uuid AND t.status = 'paid' RETURNING ${TRANSACTION_COLUMNS}`,
+  text: `WITH settled AS (
+           UPDATE "Refund" SET status = 'succeeded', "providerReference" = $2, "updatedAt" = now()
+           WHERE id = $1::uuid AND status = 'pending' RETURNING "transactionId")
+         UPDATE "Transaction" t SET status = 'refunded', "refundedAt" = now(), "updatedAt" = now()
+         FROM settled WHERE t.id = settled."transactionId" AND t.status = 'paid' RETURNING ${TRANSACTION_COLUMNS}`,
 };
 
 /** payout: who is calling, if their organisation may pay out, and its fee rate. $1 key digest. */
@@ -174,11 +162,27 @@ export const PAYOUT_CALLER = {
          WHERE k."keyDigest" = $1 AND k."revokedAt" IS NULL AND o.status = 'active'`,
 };
 
-/** payout: the row, `pending` and sent. $1 id, $2 organisation, $3 method, $4 amount, $5 fee, $6 phone, $7 first, $8 last, $9 reason. */
+/**
+ * payout, before the wallet: `main` debited by amount + fee (never below zero), the balanced
+ * entries and the Payout row `pending` and sent, in ONE statement; nothing when main is short.
+ * $1 id, $2 organisation, $3 method, $4 amount, $5 fee, $6 phone, $7 first, $8 last, $9 reason,
+ * $10 posting id, $11 the method's clearing account.
+ */
 export const PAYOUT_RECORD = {
   name: 'floor-payout-record',
-  text: `INSERT INTO "Payout" (id, "organizationId", "selectedPaymentMethod", amount, fees, "recipientPhone", "recipientFirstName", "recipientLastName", reason, "sentAt", "updatedAt")
-         VALUES ($1::uuid, $2::uuid, $3::"PaymentMethod", $4::bigint, $5::bigint, $6, $7, $8, $9, now(), now())`,
+  text: `WITH debited AS (
+           UPDATE "Account" SET balance = balance - ($4::bigint + $5::bigint), "updatedAt" = now()
+           WHERE "organizationId" = $2::uuid AND name = 'main' AND balance - ($4::bigint + $5::bigint) >= 0
+           RETURNING id, balance),
+         payout AS (
+           INSERT INTO "Payout" (id, "organizationId", "selectedPaymentMethod", amount, fees, "recipientPhone", "recipientFirstName", "recipientLastName", reason, "sentAt", "updatedAt")
+           SELECT $1::uuid, $2::uuid, $3::"PaymentMethod", $4::bigint, $5::bigint, $6, $7, $8, $9, now(), now() FROM debited
+           RETURNING id)
+         INSERT INTO "LedgerEntry" (id, "postingId", "accountId", "gatewayAccount", kind, amount, "balanceAfter", "payoutId")
+         SELECT gen_random_uuid(), $10::uuid, d.id, NULL::"GatewayAccount", 'payout'::"LedgerEntryKind", -($4::bigint + $5::bigint), d.balance, $1::uuid FROM debited d
+         UNION ALL SELECT gen_random_uuid(), $10::uuid, NULL, g.account::"GatewayAccount", 'payout'::"LedgerEntryKind", g.amount, NULL, $1::uuid
+         FROM debited, (VALUES ($11::text, $4::bigint), ('fee_revenue', $5::bigint)) AS g(account, amount)
+         RETURNING "payoutId"`,
 };
 
 /** payout: the provider said yes. $1 id, $2 provider reference. */
