@@ -60,7 +60,7 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-const started = (ctx: GatewayContext, options: { perEndpointConcurrency?: number } = {}): Dispatcher => {
+const started = (ctx: GatewayContext, options: { maxConcurrency?: number } = {}): Dispatcher => {
   const dispatcher = startWebhookDispatcher(ctx, { pollMs: 10, ...options });
   closers.push(() => dispatcher.stop());
   return dispatcher;
@@ -70,12 +70,12 @@ describe('webhook dispatch across instances and Redis', () => {
   it('two instances sharing Redis send every attempt exactly once', async () => {
     const { key } = await merchantWithWebhook(gateway, receiver, '/two-instances');
     // Every delivery fails twice, then succeeds on its third attempt. Each answer takes 40 ms and
-    // each instance holds at most 2 attempts of this endpoint at once, so neither can take the
-    // whole backlog (36 attempts) while the other polls every 10 ms: both must take part, however
-    // the machine schedules them (CI once saw one instance claim everything without these limits).
+    // each instance sends one attempt at a time, holding at most 8 claimed (HOLD_FACTOR x 1): neither
+    // can take a round of 12 alone while the other polls every 10 ms, so both take part however the
+    // machine schedules them (CI once saw one instance claim all 36 without these limits).
     receiver.configure('/two-instances', { behaviour: { delayMs: 40, statusFor: (headers) => (Number(headers['x-delivery-attempt']) < 3 ? 500 : 200) } });
-    const first = started(gateway.ctx, { perEndpointConcurrency: 2 });
-    const second = started(await secondInstance(), { perEndpointConcurrency: 2 });
+    const first = started(gateway.ctx, { maxConcurrency: 1 });
+    const second = started(await secondInstance(), { maxConcurrency: 1 });
     const payments = await Promise.all(Array.from({ length: 12 }, () => paidTransaction(gateway, key)));
 
     const ids = payments.map((payment) => payment.id);
