@@ -24,7 +24,7 @@
 import type { GatewayContext } from '../domain/context.js';
 import {
   claimDeliveries,
-  dueFirstAttempts,
+  claimDueFirstAttempts,
   endpointsOf,
   overdueRetries,
   recordAttempts,
@@ -155,11 +155,20 @@ export function startWebhookDispatcher(ctx: GatewayContext, options: DispatcherO
       // Redis down: due retries come straight from the outbox (the claim still decides who sends).
       chosen = admit(await overdueRetries(ctx.db, now, 0, room, fullEndpoints()), room).kept;
     }
-    const fresh = await dueFirstAttempts(ctx.db, now, room - chosen.length, fullEndpoints());
-    // The limits over both sources together (the scheduler's first).
-    const { kept } = admit([...chosen, ...fresh], room);
-    if (kept.length === 0) return 0;
-    const claimed = await claimDeliveries(ctx.db, kept.map((due) => due.id), now, leaseMs);
+    const retries = await claimDeliveries(ctx.db, chosen.map((due) => due.id), now, leaseMs);
+    hold(retries);
+    const fresh = await claimDueFirstAttempts(ctx.db, now, leaseMs, {
+      limit: room - retries.length,
+      perEndpoint: maxHeldPerEndpoint,
+      endpointRooms: new Map([...unsentByEndpoint].map(([webhookId, count]) => [webhookId, maxHeldPerEndpoint - count])),
+    });
+    hold(fresh);
+    pump();
+    return retries.length + fresh.length;
+  }
+
+  /** Queues claimed deliveries for their endpoints' slots. */
+  function hold(claimed: ClaimedDelivery[]): void {
     for (const delivery of claimed) {
       unsent++;
       add(unsentByEndpoint, delivery.webhookId, 1);
@@ -167,8 +176,6 @@ export function startWebhookDispatcher(ctx: GatewayContext, options: DispatcherO
       if (queue) queue.push(delivery);
       else queued.set(delivery.webhookId, [delivery]);
     }
-    pump();
-    return claimed.length;
   }
 
   /** Starts queued attempts while there are slots, taking endpoints in turn. */

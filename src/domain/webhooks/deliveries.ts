@@ -4,6 +4,8 @@
  *
  *   claim   `attemptCount + 1` and `nextAttemptAt = now + lease`, only where the delivery is pending
  *           and due: of two instances claiming the same row, the second finds it no longer due.
+ *           First attempts are chosen and claimed in one statement that skips rows another
+ *           instance is claiming (FOR UPDATE SKIP LOCKED), so instances share a backlog.
  *   record  the attempt's log row and the outcome, only where `attemptCount` is still the claimed
  *           number (a claim that outlived its lease must not overwrite a later attempt's outcome).
  *
@@ -11,6 +13,7 @@
  * the sweep finds it overdue and schedules it again, as the next attempt.
  */
 import { randomUUID } from 'node:crypto';
+import { Prisma } from '../../generated/prisma/client.js';
 import type { Db } from '../context.js';
 import type { WebhookSettings } from './settings.js';
 
@@ -47,17 +50,50 @@ export type AttemptResult = { status: 'delivered' } | { status: 'retry'; dueAt: 
 /** 2xx is success; anything else (3xx included: redirects are not followed) is a failure. */
 export const isSuccess = (outcome: AttemptOutcome): boolean => outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300;
 
+/** What a claim returns (`d` the claimed delivery, `w` its webhook): a ClaimedDelivery. */
+const claimedColumns = Prisma.sql`d.id, d."webhookId", d."eventId", d.event, d.body, d."attemptCount" AS attempt,
+  COALESCE((SELECT o."createdAt" FROM "WebhookDelivery" o WHERE o.id = d."redeliveryOf"), d."createdAt") AS "eventAt",
+  w.url, w."encryptedSecret", w."isActive" AS "webhookActive"`;
+
+/** What the claim of first attempts may take: how many in all, and per endpoint. */
+export interface FirstAttemptRoom {
+  /** Deliveries claimed at most. */
+  limit: number;
+  /** Per endpoint at most, for endpoints holding none yet. */
+  perEndpoint: number;
+  /** Endpoints that already hold some, with what they may still take (0 or less: none). */
+  endpointRooms: ReadonlyMap<string, number>;
+}
+
 /**
- * First attempts (new outbox rows, redeliveries) that are due, oldest first, leaving out endpoints
- * that are already at their concurrency limit (a slow receiver does not hold the others back).
+ * Claims due first attempts (new outbox rows, redeliveries), oldest first, in ONE statement: rows
+ * another instance is claiming at that moment are skipped (FOR UPDATE SKIP LOCKED), not waited
+ * for and then lost, so two instances on one backlog each take their own share instead of
+ * colliding on the same oldest rows. Each endpoint gets at most its room (a slow receiver does
+ * not hold the others back); rows past an endpoint's room stay due for the next pass.
  */
-export async function dueFirstAttempts(db: Pick<Db, '$queryRaw'>, now: Date, limit: number, busyWebhookIds: string[]): Promise<DueDelivery[]> {
-  if (limit <= 0) return [];
-  return db.$queryRaw<DueDelivery[]>`
-    SELECT id, "webhookId" FROM "WebhookDelivery"
-    WHERE status = 'pending' AND "attemptCount" = 0 AND "nextAttemptAt" <= ${now}
-      AND NOT ("webhookId" = ANY(${busyWebhookIds}::uuid[]))
-    ORDER BY "nextAttemptAt" LIMIT ${limit}`;
+export async function claimDueFirstAttempts(db: Pick<Db, '$queryRaw'>, now: Date, leaseMs: number, room: FirstAttemptRoom): Promise<ClaimedDelivery[]> {
+  if (room.limit <= 0) return [];
+  const leaseUntil = new Date(now.getTime() + leaseMs);
+  const endpoints = [...room.endpointRooms.keys()];
+  const rooms = [...room.endpointRooms.values()];
+  const full = endpoints.filter((_, index) => rooms[index]! <= 0);
+  return db.$queryRaw<ClaimedDelivery[]>`
+    WITH candidates AS (
+      SELECT id, "webhookId", "nextAttemptAt" FROM "WebhookDelivery"
+      WHERE status = 'pending' AND "attemptCount" = 0 AND "nextAttemptAt" <= ${now}
+        AND NOT ("webhookId" = ANY(${full}::uuid[]))
+      ORDER BY "nextAttemptAt" LIMIT ${room.limit}
+      FOR UPDATE SKIP LOCKED),
+    held AS (SELECT * FROM unnest(${endpoints}::uuid[], ${rooms}::int[]) AS h("webhookId", room)),
+    admitted AS (
+      SELECT c.id FROM (SELECT id, "webhookId", row_number() OVER (PARTITION BY "webhookId" ORDER BY "nextAttemptAt", id) AS n FROM candidates) c
+      LEFT JOIN held h ON h."webhookId" = c."webhookId"
+      WHERE c.n <= COALESCE(h.room, ${room.perEndpoint}::int))
+    UPDATE "WebhookDelivery" d SET "attemptCount" = d."attemptCount" + 1, "nextAttemptAt" = ${leaseUntil}, "updatedAt" = ${now}
+    FROM "Webhook" w
+    WHERE d.id IN (SELECT id FROM admitted) AND d.status = 'pending' AND d."attemptCount" = 0 AND w.id = d."webhookId"
+    RETURNING ${claimedColumns}`;
 }
 
 /** The endpoints of deliveries named by the scheduler (to apply the per-endpoint limit before claiming). */
@@ -74,9 +110,7 @@ export async function claimDeliveries(db: Pick<Db, '$queryRaw'>, ids: string[], 
     UPDATE "WebhookDelivery" d SET "attemptCount" = d."attemptCount" + 1, "nextAttemptAt" = ${leaseUntil}, "updatedAt" = ${now}
     FROM "Webhook" w
     WHERE d.id = ANY(${ids}::uuid[]) AND d.status = 'pending' AND d."nextAttemptAt" <= ${now} AND w.id = d."webhookId"
-    RETURNING d.id, d."webhookId", d."eventId", d.event, d.body, d."attemptCount" AS attempt,
-      COALESCE((SELECT o."createdAt" FROM "WebhookDelivery" o WHERE o.id = d."redeliveryOf"), d."createdAt") AS "eventAt",
-      w.url, w."encryptedSecret", w."isActive" AS "webhookActive"`;
+    RETURNING ${claimedColumns}`;
 }
 
 /** An attempt's outcome to record, with the claimed attempt number it belongs to. */
