@@ -89,7 +89,7 @@ export const ERROR_CATALOGUE = defineCatalogue({
   business_profile_incomplete: {
     status: 403,
     message:
-      'Complete your business profile (business sector) before making new requests. Set it in the dashboard or ask the operator.',
+      'Complete your business profile (business sector) before making new requests. Ask your operator to set it (gateway org update ID --sector SECTOR).',
     graphqlCode: 'BUSINESS_PROFILE_INCOMPLETE',
   },
   transactions_disabled: { status: 503, message: 'Transaction creation is temporarily disabled', graphqlCode: 'TRANSACTIONS_DISABLED' },
