@@ -8,10 +8,13 @@ import path from 'node:path';
 import { isValid, type Figures } from './load.js';
 import type { Scenario, Target, ThroughputTarget } from './scenarios.js';
 import { LIMITS, ROOT } from './settings.js';
+import type { CliFigures } from './cli.js';
 import type { DrainFigures } from './webhookDispatch.js';
 
 /** Issue 6's memory bounds for the gateway process. */
 export const RSS_TARGETS = { idleMB: 200, underLoadMB: 300 } as const;
+/** The issue's start-up targets: /healthz after spawning (up-to-date database), an operator CLI command's wall time. */
+export const STARTUP_TARGETS = { healthzMs: 3_000, cliMs: 500 } as const;
 
 export interface Row {
   scenario: string;
@@ -99,6 +102,21 @@ export interface Memory {
   maxUnderLoadMB: number | null;
 }
 
+/** The gateway's and the CLI's start-up figures. */
+export interface Startup {
+  healthzAfterSpawnMs: number;
+  cli: CliFigures;
+}
+
+export function startupVerdicts(startup: Startup) {
+  const cliMet = (figures: CliFigures['answered']) => figures.ok && figures.medianMs <= STARTUP_TARGETS.cliMs;
+  return {
+    healthz: { ms: startup.healthzAfterSpawnMs, target: `<=${STARTUP_TARGETS.healthzMs} ms`, met: startup.healthzAfterSpawnMs <= STARTUP_TARGETS.healthzMs },
+    cliAnswered: { ...startup.cli.answered, target: `median <=${STARTUP_TARGETS.cliMs} ms`, met: cliMet(startup.cli.answered) },
+    cliRefused: { ...startup.cli.refused, target: `median <=${STARTUP_TARGETS.cliMs} ms`, met: cliMet(startup.cli.refused) },
+  };
+}
+
 export function memoryVerdicts(memory: Memory) {
   return {
     idle: { mb: memory.idleMB, target: `<=${RSS_TARGETS.idleMB} MB`, met: memory.idleMB !== null && memory.idleMB <= RSS_TARGETS.idleMB },
@@ -110,7 +128,7 @@ const HEADERS = ['scenario', 'req/s', 'p50', 'p99', 'RSS max', 'floor req/s', 'f
 
 const verdict = (met: boolean | null, invalid?: string): string => (invalid ? 'INVALID' : met === null ? '-' : met ? 'yes' : 'NO');
 
-function tableLines(rows: Row[], memory: Memory): string[][] {
+function tableLines(rows: Row[], memory: Memory, startup: Startup): string[][] {
   const cells = rows.map((row) => [
     row.scenario,
     String(row.gateway.reqPerSec),
@@ -127,12 +145,17 @@ function tableLines(rows: Row[], memory: Memory): string[][] {
   const verdicts = memoryVerdicts(memory);
   cells.push(['gateway RSS idle', '', '', '', `${verdicts.idle.mb ?? '-'} MB`, '', '', '', '', verdicts.idle.target, verdict(verdicts.idle.met)]);
   cells.push(['gateway RSS under load (max)', '', '', '', `${verdicts.underLoad.mb ?? '-'} MB`, '', '', '', '', verdicts.underLoad.target, verdict(verdicts.underLoad.met)]);
+  const started = startupVerdicts(startup);
+  cells.push(['gateway /healthz after spawning', '', '', `${started.healthz.ms} ms`, '', '', '', '', '', started.healthz.target, verdict(started.healthz.met)]);
+  for (const [name, cli] of [['CLI org list (median, max)', started.cliAnswered], ['CLI on a closed port (median, max)', started.cliRefused]] as const) {
+    cells.push([name, '', `${cli.medianMs} ms`, `${cli.maxMs} ms`, '', '', '', '', '', cli.target, verdict(cli.met)]);
+  }
   return cells;
 }
 
 /** A plain-text table, columns padded to their widest cell. */
-export function formatTable(rows: Row[], memory: Memory): string {
-  const all = [HEADERS, ...tableLines(rows, memory)];
+export function formatTable(rows: Row[], memory: Memory, startup: Startup): string {
+  const all = [HEADERS, ...tableLines(rows, memory, startup)];
   const widths = HEADERS.map((_, column) => Math.max(...all.map((line) => (line[column] ?? '').length)));
   const format = (line: string[]) => line.map((cell, column) => (column === 0 || column >= 9 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join(' | ');
   const rule = widths.map((width) => '-'.repeat(width)).join('-|-');

@@ -21,7 +21,8 @@ import { ensureDatabase, intactSeed, issueApiKey, prepareMoneyRows, preparePayou
 import { combine, measure, measurePaired, type Figures, type LoadTarget } from './load.js';
 import { rssMB, runNode } from './processes.js';
 import { summariseProfile } from './profile.js';
-import { formatTable, machine, memoryVerdicts, scenarioRow, writeResults, type Row } from './report.js';
+import { measureCli } from './cli.js';
+import { formatTable, machine, memoryVerdicts, scenarioRow, startupVerdicts, writeResults, type Row } from './report.js';
 import { SCENARIOS, isBacklogScenario, type AnyScenario, type BenchData, type RequestFactory, type Scenario, type ServerName } from './scenarios.js';
 import { BENCH_ADMIN_TOKEN, Servers, gatewayEnv, startGateway } from './servers.js';
 import { GATEWAY_COMMAND, LIMITS, LOAD, RATE_LIMIT_MAX, REDIS_URL, ROOT, SEED } from './settings.js';
@@ -183,10 +184,13 @@ async function main(): Promise<void> {
   const servers = new Servers(data, profiling ? ['--cpu-prof', '--cpu-prof-dir', PROFILE_DIR] : []);
   try {
     const idle = await idleRss(servers);
+    const cli = await measureCli((await servers.get('gateway')).url, BENCH_ADMIN_TOKEN);
+    log(`CLI: org list ${cli.answered.medianMs} ms (median of 5), on a closed port ${cli.refused.medianMs} ms`);
+    const startup = { healthzAfterSpawnMs: idle.startMs, cli };
     const { rows, baselines, skipped } = await runScenarios(scenarios, servers, data, profiling, started + LIMITS.totalMs - LIMITS.reserveMs);
     await servers.stopAll();
     const memory = { idleMB: idle.idleMB, maxUnderLoadMB: Math.max(...rows.map((row) => row.gateway.rssMaxMB ?? 0)) };
-    console.log(`\n${formatTable(rows, memory)}\n`);
+    console.log(`\n${formatTable(rows, memory, startup)}\n`);
     const totalSeconds = Math.round((Date.now() - started) / 100) / 10;
     const full = !flags.only && !profiling && skipped.length === 0;
     const report = {
@@ -197,6 +201,7 @@ async function main(): Promise<void> {
       seed: seeded,
       gateway: { healthzAfterSpawnMs: idle.startMs, limiterOff: servers.limiterOff },
       memory: memoryVerdicts(memory),
+      startup: startupVerdicts(startup),
       rows,
       baselines,
       summary: { met: rows.filter((row) => row.met === true).map((row) => row.scenario), notMet: rows.filter((row) => row.met === false).map((row) => row.scenario), skipped },
