@@ -26,6 +26,12 @@ beforeAll(async () => {
   ({ key } = await gateway.merchant());
 });
 
+/**
+ * A single call that fails at once, not after its 150 ms deadline. Bounded below the deadline
+ * with room for a scheduling hiccup on a busy 2-core machine (one call, not a median: the
+ * requests' "within 50 ms of normal" is judged on medians above).
+ */
+const FAILS_AT_ONCE_MS = 100;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -127,7 +133,7 @@ describe('Redis at a closed port', () => {
       for (const attempt of [() => dead.lock.tryAcquire('payout:1', 5_000), () => dead.scheduler.claimDue(Date.now(), 10), () => dead.scheduler.schedule({ id: 'job', dueAt: 0 })]) {
         const started = performance.now();
         await expect(attempt()).rejects.toBeInstanceOf(CoordinatorUnavailableError);
-        expect(performance.now() - started).toBeLessThan(50);
+        expect(performance.now() - started).toBeLessThan(FAILS_AT_ONCE_MS);
       }
     } finally {
       await Promise.allSettled([up.close(), down.close()]);
@@ -168,11 +174,11 @@ describe('a Redis that accepts connections but never answers', () => {
       for (const work of [() => c.rateLimiter.hit('k'), () => c.lock.tryAcquire('k', 1_000), () => c.scheduler.cancel('j')]) {
         const { error, ms } = await timed(work);
         expect(error).toBeInstanceOf(CoordinatorUnavailableError);
-        expect(ms).toBeLessThan(50);
+        expect(ms).toBeLessThan(FAILS_AT_ONCE_MS);
       }
       const ping = await timed(() => c.health.ping());
       expect(ping).toMatchObject({ value: false });
-      expect(ping.ms).toBeLessThan(50);
+      expect(ping.ms).toBeLessThan(FAILS_AT_ONCE_MS);
     } finally {
       await c.health.close();
       for (const socket of sockets) socket.destroy();
