@@ -61,9 +61,13 @@ export interface Dispatcher {
 export const DISPATCHER_DEFAULTS = { pollMs: 250, maxConcurrency: 64, perEndpointConcurrency: 16 } as const;
 /**
  * Claimed ahead of sending, as a multiple of the concurrency: claims are batched (fewer round
- * trips) while a slow endpoint holds at most HOLD_FACTOR rounds of its own attempts.
+ * trips). Overall HOLD_FACTOR rounds; per endpoint only ENDPOINT_HOLD_FACTOR rounds, so that slow
+ * endpoints with backlogs cannot take the whole claim room: it takes (64 x 8) / (16 x 2) = 16 of
+ * them at the defaults, and until then other merchants' deliveries are still claimed. (With 8 per
+ * endpoint, four slow endpoints filled it and a fifth merchant waited for their backlogs.)
  */
 const HOLD_FACTOR = 8;
+const ENDPOINT_HOLD_FACTOR = 2;
 /**
  * A claim outlives the longest it may wait and run (HOLD_FACTOR + 1 attempt deadlines) by this
  * much before the sweep may hand the delivery to another instance: only an instance that died (or
@@ -83,7 +87,7 @@ export function startWebhookDispatcher(ctx: GatewayContext, options: DispatcherO
   const { pollMs, maxConcurrency, perEndpointConcurrency } = { ...DISPATCHER_DEFAULTS, ...options };
   /** Claimed and not yet sent (queued or in flight), overall and per endpoint. */
   const maxHeld = maxConcurrency * HOLD_FACTOR;
-  const maxHeldPerEndpoint = perEndpointConcurrency * HOLD_FACTOR;
+  const maxHeldPerEndpoint = perEndpointConcurrency * ENDPOINT_HOLD_FACTOR;
   const lowWater = Math.floor(maxHeld / 2);
   /** Sent and waiting for their record: past this, no claim until the database catches up. */
   const maxRecording = maxHeld;
@@ -178,20 +182,36 @@ export function startWebhookDispatcher(ctx: GatewayContext, options: DispatcherO
     }
   }
 
-  /** Starts queued attempts while there are slots, taking endpoints in turn. */
+  /**
+   * Starts queued attempts while there are slots. Each slot goes to the waiting endpoint with the
+   * fewest attempts in flight, and a served endpoint goes to the back of the line: a slow endpoint
+   * that just got an answer does not take its slot back ahead of a merchant waiting with none.
+   */
   function pump(): void {
-    let started = true;
-    while (started && inFlight < maxConcurrency) {
-      started = false;
-      for (const [webhookId, queue] of queued) {
-        if (inFlight >= maxConcurrency) break;
-        if ((inFlightByEndpoint.get(webhookId) ?? 0) >= perEndpointConcurrency) continue;
-        const delivery = queue.shift()!;
-        if (queue.length === 0) queued.delete(webhookId);
-        launch(delivery);
-        started = true;
+    while (inFlight < maxConcurrency) {
+      const webhookId = leastBusyWaiting();
+      if (webhookId === null) return;
+      const queue = queued.get(webhookId)!;
+      const delivery = queue.shift()!;
+      queued.delete(webhookId);
+      if (queue.length > 0) queued.set(webhookId, queue);
+      launch(delivery);
+    }
+  }
+
+  /** The queued endpoint below its limit with the fewest in flight (first in line among equals), or null. */
+  function leastBusyWaiting(): string | null {
+    let chosen: string | null = null;
+    let fewest = perEndpointConcurrency;
+    for (const webhookId of queued.keys()) {
+      const busy = inFlightByEndpoint.get(webhookId) ?? 0;
+      if (busy < fewest) {
+        chosen = webhookId;
+        fewest = busy;
+        if (busy === 0) break;
       }
     }
+    return chosen;
   }
 
   function launch(delivery: ClaimedDelivery): void {
