@@ -4,7 +4,7 @@
  * get-one-transaction -> getTransaction, delete-transaction -> cancelTransaction for a pending
  * transaction and refundTransaction for a paid one.
  */
-import { authorizeMerchant } from '../../domain/auth.js';
+import { authorizeMerchant, type Caller, type MerchantAccess } from '../../domain/auth.js';
 import { DomainError } from '../../domain/errors.js';
 import type { CreateTransactionInput, ProductInput } from '../../domain/operations/createTransaction.js';
 import type { ListTransactionsInput } from '../../domain/operations/listTransactions.js';
@@ -27,6 +27,18 @@ import {
   type JsonObject,
 } from '../body.js';
 import { bind } from '../pipeline.js';
+
+const isDomainError = (error: unknown, code: DomainError['code']): boolean => error instanceof DomainError && error.code === code;
+
+/** Cancel's access when the caller's key may cancel; null when only its scope stands in the way. */
+function cancelAccessOf(caller: Caller): MerchantAccess<'cancelTransaction'> | null {
+  try {
+    return authorizeMerchant(caller, 'cancelTransaction');
+  } catch (error) {
+    if (isDomainError(error, 'permission_denied')) return null;
+    throw error;
+  }
+}
 import { queryDate, queryEnum, queryInteger, queryString, type Query } from '../query.js';
 import { REFUNDED_MESSAGE } from '../v2/refunds.js';
 import { CANCELLED_MESSAGE } from '../v2/transactions.js';
@@ -110,22 +122,34 @@ export const transactionRoutes = {
   }),
 
   /**
-   * v1's delete is v2's cancel, and v2's refund when the transaction is paid: the cancel
-   * operation decides (it refuses a paid one with `cannot_delete_paid`), then the refund
-   * operation applies its own rules. Authorised as cancel, whose scopes may also refund.
+   * v1's delete is v2's cancel for a pending transaction and v2's refund for a paid one, each under
+   * its own scopes (DESIGN: a v1 route takes the scopes of the v2 operation it maps to). The domain
+   * decides which, never this handler: cancel refuses a paid transaction (`cannot_delete_paid`),
+   * then the refund applies its own rules. The route is authorised as refund, whose scopes hold
+   * cancel's; a key that may refund but not cancel (`management`) goes straight to the refund, and
+   * what the refund finds not refundable (pending, cancelled, refunded) is a cancel's business:
+   * for that key, cancel's 403.
    */
   deleteTransaction: bind({
-    operation: 'cancelTransaction',
+    operation: 'refundTransaction',
     handle: async (ctx, access, request) => {
       const orderId = deletedOrderId(request.body, request.query);
-      try {
-        const cancelled = await cancelTransaction(ctx, access, orderId);
-        return { body: { order_id: cancelled.id, message: CANCELLED_MESSAGE } };
-      } catch (error) {
-        if (!(error instanceof DomainError && error.code === 'cannot_delete_paid')) throw error;
+      const cancelling = cancelAccessOf(access.caller);
+      if (cancelling) {
+        try {
+          const cancelled = await cancelTransaction(ctx, cancelling, orderId);
+          return { body: { order_id: cancelled.id, message: CANCELLED_MESSAGE } };
+        } catch (error) {
+          if (!isDomainError(error, 'cannot_delete_paid')) throw error;
+        }
       }
-      const refunded = await refundTransaction(ctx, authorizeMerchant(access.caller, 'refundTransaction'), orderId, { idempotencyKey: request.idempotencyKey });
-      return { body: { order_id: refunded.value.id, message: REFUNDED_MESSAGE }, replayed: refunded.replayed };
+      try {
+        const refunded = await refundTransaction(ctx, access, orderId, { idempotencyKey: request.idempotencyKey });
+        return { body: { order_id: refunded.value.id, message: REFUNDED_MESSAGE }, replayed: refunded.replayed };
+      } catch (error) {
+        if (!cancelling && isDomainError(error, 'cannot_refund')) authorizeMerchant(access.caller, 'cancelTransaction');
+        throw error;
+      }
     },
   }),
 };

@@ -74,14 +74,30 @@ describe('DELETE /api/v1/transaction/delete-transaction', () => {
     expect(await statusInDb(gateway, foreign)).toBe('pending');
   });
 
-  it('refuses no key with 401; read and management keys with 403 (delete may cancel, which management may not)', async () => {
+  it('refuses no key with 401; read and payout keys with 403', async () => {
     const { organization, key } = await merchant();
     const { order_id: orderId } = await createdV1(gateway, key);
     expectDetail(await v1.delete(gateway, undefined, orderId), 401, 'Invalid API key');
-    for (const scope of ['read', 'management', 'payout']) {
+    for (const scope of ['read', 'payout']) {
       expectDetail(await v1.delete(gateway, await gateway.createKey(organization.id, scope), orderId), 403, "You don't have permission to perform this action");
     }
     expect(await statusInDb(gateway, orderId)).toBe('pending');
+  });
+
+  it('lets a management key refund a paid transaction (v2 refund takes it) but not cancel one (v2 cancel does not): 403', async () => {
+    const { organization, key } = await merchant();
+    const management = await gateway.createKey(organization.id, 'management');
+    const paid = await paidV1(key);
+    expect(await v1.delete(gateway, management, paid)).toMatchObject({ status: 200, body: { order_id: paid, message: 'Transaction refunded successfully' } });
+    expect(await statusInDb(gateway, paid)).toBe('refunded');
+
+    const { order_id: pending } = await createdV1(gateway, key);
+    const { order_id: cancelled } = await createdV1(gateway, key);
+    expect((await v1.delete(gateway, key, cancelled)).status).toBe(200);
+    for (const orderId of [pending, cancelled, paid]) {
+      expectDetail(await v1.delete(gateway, management, orderId), 403, "You don't have permission to perform this action");
+    }
+    expect(await statusInDb(gateway, pending)).toBe('pending');
   });
 
   it('accepts write and readAndWrite keys for both a cancel and a refund', async () => {
