@@ -106,11 +106,29 @@ export async function takePayoutLock(ctx: GatewayContext, organizationId: string
   try {
     handle = await ctx.coordination.lock.tryAcquire(`payout:${organizationId}`, ctx.settings.payoutLockTtlMs ?? PAYOUT_LOCK_TTL_MS);
   } catch (error) {
-    ctx.log.warn({ err: error, organizationId }, 'payout lock unavailable; going on without it (the database guards the balance)');
+    warnWithoutLock(ctx, organizationId, error);
     return null;
   }
   if (!handle) throw new DomainError('payout_in_progress');
   return handle;
+}
+
+/** While the coordinator fails, payouts without the lock are reported at most this often (with a count), not each. */
+export const LOCKLESS_WARNING_INTERVAL_MS = 60_000;
+/** Per coordinator object, as the rate limiter's outages (rateLimit.ts). */
+const locklessSince = new WeakMap<object, { lastWarnedAt: number; payouts: number }>();
+
+function warnWithoutLock(ctx: GatewayContext, organizationId: string, error: unknown): void {
+  const now = ctx.clock.now().getTime();
+  const seen = locklessSince.get(ctx.coordination) ?? { lastWarnedAt: Number.NEGATIVE_INFINITY, payouts: 0 };
+  locklessSince.set(ctx.coordination, seen);
+  seen.payouts += 1;
+  if (now - seen.lastWarnedAt < LOCKLESS_WARNING_INTERVAL_MS) return;
+  seen.lastWarnedAt = now;
+  ctx.log.warn(
+    { err: error, organizationId, payoutsWithoutLock: seen.payouts, nextWarningInMs: LOCKLESS_WARNING_INTERVAL_MS },
+    'payout lock unavailable; going on without it (the database guards the balance)',
+  );
 }
 
 /** Releases a payout lock; a release that fails only lets the lock lapse at its ttl. */

@@ -15,7 +15,7 @@ import type { Coordination } from '../../src/domain/ports.js';
 import { buildApp } from '../../src/http/app.js';
 import { CoordinatorUnavailableError, createRedisCoordination } from '../../src/infra/redis/coordination.js';
 import { TEST_REDIS_URL } from '../support/env.js';
-import { useGateway } from '../support/gateway.js';
+import { transactionBody, useGateway } from '../support/gateway.js';
 
 const FAILING_OPEN = 'rate limiter unavailable: request let through';
 const RECOVERED = 'rate limiter recovered: the coordinator answers again, requests are counted';
@@ -56,6 +56,8 @@ function recorder() {
 interface Served {
   /** GET /api/v2/transactions with the merchant's key: status and wall time in ms. */
   list(): Promise<{ status: number; ms: number }>;
+  /** POST /api/v2/transactions (the request that took ~2 s with a dead Redis before the breaker). */
+  create(): Promise<{ status: number; ms: number }>;
   readyz(): Promise<{ status: number; body: any; ms: number }>;
   close(): Promise<void>;
 }
@@ -71,15 +73,20 @@ async function serve(coordination: Coordination, log: GatewayContext['log']): Pr
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  const get = async (path: string, headers: Record<string, string> = {}) => {
+  const get = async (path: string, headers: Record<string, string> = {}, init: RequestInit = {}) => {
     const started = performance.now();
-    const response = await fetch(`${url}${path}`, { headers });
+    const response = await fetch(`${url}${path}`, { headers, ...init });
     const body = await response.json();
     return { status: response.status, body, ms: performance.now() - started };
   };
   return {
     list: async () => {
       const { status, ms } = await get('/api/v2/transactions', { authorization: `Bearer ${key}` });
+      return { status, ms };
+    },
+    create: async () => {
+      const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+      const { status, ms } = await get('/api/v2/transactions', headers, { method: 'POST', body: JSON.stringify(transactionBody()) });
       return { status, ms };
     },
     readyz: () => get('/readyz'),
@@ -112,6 +119,19 @@ describe('Redis at a closed port', () => {
       console.info(`closed port: median ${median(downTimes).toFixed(1)} ms (max ${Math.max(...downTimes).toFixed(1)}), healthy Redis: median ${median(upTimes).toFixed(1)} ms (max ${Math.max(...upTimes).toFixed(1)})`);
       expect(median(downTimes)).toBeLessThan(100);
       expect(median(downTimes)).toBeLessThan(median(upTimes) + 50);
+
+      // Creates too (the issue's symptom: each took about 2 s with a dead Redis), interleaved the same way.
+      const upCreates: number[] = [];
+      const downCreates: number[] = [];
+      for (let i = 0; i < 10; i++) {
+        const a = await up.create();
+        const b = await down.create();
+        expect([a.status, b.status]).toEqual([200, 200]);
+        upCreates.push(a.ms);
+        downCreates.push(b.ms);
+      }
+      console.info(`closed port, creates: median ${median(downCreates).toFixed(1)} ms, healthy Redis: median ${median(upCreates).toFixed(1)} ms`);
+      expect(median(downCreates)).toBeLessThan(median(upCreates) + 50);
 
       // 23 requests let through, one warning saying why; the healthy limiter said nothing.
       expect(deadLog.warnings()).toBe(1);

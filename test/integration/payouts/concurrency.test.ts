@@ -6,7 +6,7 @@
  * twice. And when Redis cannot be asked at all, payouts go on without the lock, under the same
  * guarantees.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { useGateway } from '../../support/gateway.js';
 import { expectBalancedLedger, ledgerFacts } from '../../support/ledger.js';
 import { countingProvider, fundedMerchant, mainBalance, payoutBody, postPayout, withProvider } from './helpers.js';
@@ -63,12 +63,19 @@ describe('concurrent payouts of one organisation', () => {
         },
       },
     };
+    const log = gateway.ctx.log;
+    const warn = vi.fn();
+    gateway.ctx.log = { ...log, warn };
     try {
       const responses = await Promise.all(Array.from({ length: 4 }, () => postPayout(gateway, key)));
       expect(responses.map((response) => response.status).sort()).toEqual([200, 200, 400, 400]);
     } finally {
       gateway.ctx.coordination = coordination;
+      gateway.ctx.log = log;
     }
+    // Said once for the outage, not once per payout.
+    const lockless = warn.mock.calls.filter(([, message]) => String(message).startsWith('payout lock unavailable'));
+    expect(lockless).toHaveLength(1);
     expect(await mainBalance(gateway, organization.id)).toBe(0n);
     await expectBalancedLedger(gateway.db.prisma);
   });
