@@ -9,17 +9,23 @@ export type JsonObject = Record<string, unknown>;
 
 const invalid = (detail: string): DomainError => new DomainError('invalid_request_body', detail);
 
-/** Parses the raw body (kept as text until the caller is authenticated) into a JSON object. */
-export function parseJsonObject(raw: unknown): JsonObject {
+/**
+ * Parses the raw body (kept as text until the caller is authenticated) into a JSON object. A body
+ * that is not one is refused with `unreadable`: `Invalid request body` by default; POST /payouts
+ * passes `invalid_request`, as its spec table keeps `Invalid request` for a request that cannot
+ * be read and `Invalid request body` for the list of missing or invalid fields.
+ */
+export function parseJsonObject(raw: unknown, unreadable: 'invalid_request_body' | 'invalid_request' = 'invalid_request_body'): JsonObject {
+  const refused = () => (unreadable === 'invalid_request' ? new DomainError('invalid_request') : invalid(''));
   if (raw && typeof raw === 'object' && !Array.isArray(raw)) return raw as JsonObject;
-  if (typeof raw !== 'string' || raw.trim() === '') throw invalid('');
+  if (typeof raw !== 'string' || raw.trim() === '') throw refused();
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
   } catch {
-    throw invalid('');
+    throw refused();
   }
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw invalid('');
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw refused();
   return parsed as JsonObject;
 }
 

@@ -14,11 +14,12 @@ const present = (value: unknown): boolean => value !== undefined && value !== nu
 
 /**
  * The body's SHAPE (types, required fields), every problem at once: the spec's 400 is
- * `Invalid request body` followed by the list of missing or invalid fields. Values (method name,
+ * `Invalid request body` followed by the list of missing or invalid fields (and `Invalid request`
+ * for a body that is not a JSON object at all). Values (method name,
  * amount > 10, phone format) are the domain's rules.
  */
 export function parseCreatePayoutBody(raw: unknown): CreatePayoutInput {
-  const body = parseJsonObject(raw);
+  const body = parseJsonObject(raw, 'invalid_request');
   const problems: string[] = [];
   const text = (object: JsonObject, key: string, path: string, required: boolean): string | undefined => {
     const value = object[key];

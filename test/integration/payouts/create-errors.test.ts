@@ -21,10 +21,10 @@ async function expectNothingRecorded(organizationId: string, balance: bigint): P
 }
 
 describe('POST /api/v2/payouts refuses', () => {
-  it('a body that is not a JSON object: 400 Invalid request body', async () => {
+  it('a body that is not a JSON object: 400 Invalid request (the spec keeps "Invalid request body" for the field list)', async () => {
     const { organization, key } = await fundedMerchant(gateway);
     for (const rawBody of ['', 'not json', '[1,2]', '"text"', '{"amount": 100']) {
-      expectCatalogueError(await gateway.rest('POST', '/api/v2/payouts', { key, rawBody }), 'invalid_request_body');
+      expectCatalogueError(await gateway.rest('POST', '/api/v2/payouts', { key, rawBody }), 'invalid_request');
     }
     await expectNothingRecorded(organization.id, 1_000_000n);
   });
