@@ -19,6 +19,8 @@ export interface GatewaySettings {
    * provider call's timeout). Tests shorten it to prove the money rules hold without the lock.
    */
   payoutLockTtlMs?: number;
+  /** How long a request waits for the wallet provider (default PROVIDER_TIMEOUT_MS, 30 s); tests shorten it. */
+  providerTimeoutMs?: number;
   /** Webhook delivery rules and the key webhook secrets are stored under (see webhooks/settings.ts). */
   webhooks?: WebhookSettings;
 }

@@ -35,6 +35,7 @@ import { payoutFeeOf } from './ledger/fees.js';
 import { clearingAccountOf, debitPostingCtes, post, reverse } from './ledger/posting.js';
 import { ensureAccounts } from './organizations.js';
 import type { Db, LockHandle, ProviderAnswer, ProviderStatusAnswer } from './ports.js';
+import { callProviderOnce } from './providerCalls.js';
 import { runStatement } from './statements.js';
 import { isUuid } from './transactions.js';
 
@@ -42,9 +43,7 @@ export type PayoutRecord = Payout;
 
 /** Spec: a payout above this many XOF is `pending` until the operator reviews it. */
 export const MANUAL_REVIEW_THRESHOLD = 2_000_000n;
-/** Longest we wait for the provider before answering `pending` (the reconciler takes over). */
-export const PAYOUT_PROVIDER_TIMEOUT_MS = 30_000;
-/** The per-organisation lock outlives the provider call's own timeout, so it normally covers it. */
+/** The per-organisation lock outlives the provider call's own timeout (PROVIDER_TIMEOUT_MS), so it normally covers it. */
 export const PAYOUT_LOCK_TTL_MS = 45_000;
 /** A sent payout is asked about only once it is older than this: its request has given up on the answer. */
 export const PAYOUT_RECONCILE_AFTER_MS = 60_000;
@@ -239,19 +238,13 @@ export async function recordPayoutInOneStatement(ctx: GatewayContext, db: Db, or
  * (pending), never "failed": the money may have left.
  */
 export async function sendPayout(ctx: GatewayContext, intent: Pick<PayoutIntent, 'payoutId' | 'method' | 'phone' | 'amount'>): Promise<ProviderAnswer> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<ProviderAnswer>((resolve) => {
-    timer = setTimeout(() => resolve({ status: 'pending', providerReference: '', reason: 'no answer from the provider in time' }), PAYOUT_PROVIDER_TIMEOUT_MS);
-    timer.unref();
-  });
-  try {
-    return await Promise.race([ctx.provider.payout({ method: intent.method, phone: intent.phone, amount: intent.amount, reference: intent.payoutId }), timeout]);
-  } catch (error) {
-    ctx.log.warn({ err: error, payoutId: intent.payoutId }, 'payout call to the provider failed; the reconciler will ask what became of it');
-    return { status: 'pending', providerReference: '', reason: 'the provider call failed' };
-  } finally {
-    clearTimeout(timer);
-  }
+  const outcome = await callProviderOnce(
+    ctx,
+    () => ctx.provider.payout({ method: intent.method, phone: intent.phone, amount: intent.amount, reference: intent.payoutId }),
+    { payoutId: intent.payoutId },
+    'payout call to the provider failed; the reconciler will ask what became of it',
+  );
+  return 'answered' in outcome ? outcome.answered : { status: 'pending', providerReference: '', reason: outcome.unknown };
 }
 
 /**

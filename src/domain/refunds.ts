@@ -26,6 +26,7 @@ import { DomainError } from './errors.js';
 import { settleIntent, type Settlement } from './idempotency.js';
 import { heldInEscrow } from './ledger/escrow.js';
 import { clearingAccountOf, debitPostingCtes, post, reverse } from './ledger/posting.js';
+import { callProviderOnce } from './providerCalls.js';
 import { isUniqueViolation, runStatement, type PreparedStatement } from './statements.js';
 import type { Db, ProviderAnswer, ProviderStatusAnswer } from './ports.js';
 import { Prisma } from '../generated/prisma/client.js';
@@ -44,8 +45,6 @@ export interface RefundIntent {
   amount: bigint;
 }
 
-/** Longest we wait for the provider before answering "being confirmed" (the reconciler takes over). */
-export const REFUND_PROVIDER_TIMEOUT_MS = 30_000;
 /**
  * A pending refund is asked about only once it is older than this: well past the provider call's
  * own timeout, so the request that sent it has given up on its answer.
@@ -213,19 +212,13 @@ export async function recordRefundInOneStatement(ctx: GatewayContext, db: Db, or
  * known yet" (pending), never "failed": the money may have left.
  */
 export async function sendRefund(ctx: GatewayContext, intent: RefundIntent): Promise<ProviderAnswer> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<ProviderAnswer>((resolve) => {
-    timer = setTimeout(() => resolve({ status: 'pending', providerReference: '', reason: 'no answer from the provider in time' }), REFUND_PROVIDER_TIMEOUT_MS);
-    timer.unref();
-  });
-  try {
-    return await Promise.race([ctx.provider.refund({ method: intent.method, phone: intent.phone, amount: intent.amount, reference: providerReferenceOf(intent) }), timeout]);
-  } catch (error) {
-    ctx.log.warn({ err: error, refundId: intent.refundId }, 'refund call to the provider failed; the reconciler will ask what became of it');
-    return { status: 'pending', providerReference: '', reason: 'the provider call failed' };
-  } finally {
-    clearTimeout(timer);
-  }
+  const outcome = await callProviderOnce(
+    ctx,
+    () => ctx.provider.refund({ method: intent.method, phone: intent.phone, amount: intent.amount, reference: providerReferenceOf(intent) }),
+    { refundId: intent.refundId },
+    'refund call to the provider failed; the reconciler will ask what became of it',
+  );
+  return 'answered' in outcome ? outcome.answered : { status: 'pending', providerReference: '', reason: outcome.unknown };
 }
 
 /**

@@ -140,6 +140,26 @@ describe('an attempt left without an answer', () => {
     await expectBalancedLedger(gateway.db.prisma);
   });
 
+  it('whose wallet call hangs is answered "not confirmed" at the provider timeout, the attempt left for the reconciler', async () => {
+    const { transaction } = await pendingTransaction();
+    const { provider, asked } = lostAnswerProvider('succeeded');
+    const hanging: PaymentProvider = Object.assign(Object.create(provider) as PaymentProvider, { collect: () => new Promise(() => undefined) });
+    gateway.ctx.settings.providerTimeoutMs = 300;
+    try {
+      const started = Date.now();
+      const result = await withProvider(gateway, hanging, () => payTransaction(gateway.ctx, customer, transaction.id, { method: 'wave', phone: PHONE }));
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(result).toMatchObject({ outcome: 'pending', transaction: { status: 'pending' } });
+    } finally {
+      delete gateway.ctx.settings.providerTimeoutMs;
+    }
+    const attempt = await gateway.db.prisma.paymentAttempt.findFirstOrThrow({ where: { transactionId: transaction.id } });
+    expect(attempt.state).toBe('collecting');
+    await withProvider(gateway, hanging, () => settleStalePaymentAttempts(gateway.ctx, { olderThanMs: 0 }));
+    expect(asked).toEqual([attempt.id]);
+    expect((await gateway.db.prisma.transaction.findUniqueOrThrow({ where: { id: transaction.id } })).status).toBe('paid');
+  });
+
   it('is closed as failed when the provider never received it, and the customer may pay again', async () => {
     const { organization, transaction } = await pendingTransaction();
     const { provider } = lostAnswerProvider('not_found');

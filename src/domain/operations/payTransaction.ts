@@ -14,6 +14,7 @@ import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import { collectionFeeOf, splitPayment } from '../ledger/fees.js';
 import { recordAttempt, settleAttempt, type WalletAnswer } from '../paymentAttempts.js';
+import { callProviderOnce } from '../providerCalls.js';
 import { parsePaymentMethod } from '../paymentMethods.js';
 import { normalizePhone } from '../phones.js';
 import { switchStates } from '../switches.js';
@@ -62,17 +63,18 @@ export async function payTransaction(ctx: GatewayContext, payer: Payer, orderId:
 }
 
 /**
- * The one call to the wallet. A provider that throws (connection lost) may or may not have
- * collected: the answer is "not confirmed" and the attempt stays `collecting`, for the reconciler
- * to ask about; it is never sent again.
+ * The one call to the wallet, bounded in time. A provider that throws (connection lost) or does
+ * not answer in time may or may not have collected: the answer is "not confirmed" and the attempt
+ * stays `collecting`, for the reconciler to ask about; it is never sent again.
  */
 async function askWallet(ctx: GatewayContext, reference: string, request: { method: PaymentMethod; phone: string; amount: bigint }): Promise<WalletAnswer> {
-  try {
-    return await ctx.provider.collect({ ...request, reference });
-  } catch (error) {
-    ctx.log.warn({ err: error, attemptId: reference }, 'the wallet provider did not answer a payment request; the reconciler will ask it');
-    return { status: 'unknown' };
-  }
+  const outcome = await callProviderOnce(
+    ctx,
+    () => ctx.provider.collect({ ...request, reference }),
+    { attemptId: reference },
+    'the wallet provider did not answer a payment request; the reconciler will ask it',
+  );
+  return 'answered' in outcome ? outcome.answered : { status: 'unknown' };
 }
 
 function refuseUnlessPending(transaction: TransactionRecord): void {

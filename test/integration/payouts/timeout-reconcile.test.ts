@@ -64,6 +64,31 @@ describe('a payout the provider did not answer', () => {
     await expectBalancedLedger(gateway.db.prisma);
   });
 
+  it('whose provider call hangs is answered pending at the provider timeout, then settled by asking', async () => {
+    const { organization, key } = await fundedMerchant(gateway);
+    const provider = countingProvider(gateway.ctx.provider, {
+      payout: () => new Promise(() => undefined), // never answers
+      payoutStatus: async () => ({ status: 'succeeded', providerReference: 'prv_late' }),
+    });
+    gateway.ctx.settings.providerTimeoutMs = 300;
+    try {
+      await withProvider(gateway, provider, async () => {
+        const started = Date.now();
+        const payout = expectPayout(await postPayout(gateway, key, payoutBody({ amount: 40_000 })), 'pending');
+        // Answered at the deadline, not held for as long as the provider hangs.
+        expect(Date.now() - started).toBeLessThan(5_000);
+        expect(await gateway.ctx.db.payout.findUniqueOrThrow({ where: { id: payout.order_id } })).toMatchObject({ status: 'pending', failureReason: null });
+        expect(await reconcile()).toEqual({ settled: 1, stillPending: 0, errors: 0 });
+        expect((await gateway.rest('GET', `/api/v2/payouts/${payout.order_id}`, { key })).body).toMatchObject({ payout_status: 'completed', provider_reference: 'prv_late' });
+        expect(provider.sent.get(payout.order_id)).toBe(1);
+      });
+    } finally {
+      delete gateway.ctx.settings.providerTimeoutMs;
+    }
+    expect(await mainBalance(gateway, organization.id)).toBe(1_000_000n - 40_400n);
+    await expectBalancedLedger(gateway.db.prisma);
+  });
+
   it('that the provider later reports failed is failed, funds returned; one still pending is left for later', async () => {
     const { organization, key } = await fundedMerchant(gateway);
     let verdict: 'pending' | 'failed' = 'pending';

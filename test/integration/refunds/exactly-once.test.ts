@@ -134,6 +134,24 @@ describe('a provider that does not answer in time', () => {
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
   });
 
+  it('a refund call that hangs is answered at the provider timeout (500, being confirmed) and settled by asking', async () => {
+    const { organizationId, key, orderId } = await coveredTransaction();
+    const hanging = Object.assign(stubProvider('succeeded'), { refund: () => new Promise<never>(() => undefined) });
+    gateway.ctx.settings.providerTimeoutMs = 300;
+    try {
+      const started = Date.now();
+      expectCatalogueError(await withProvider(gateway, hanging, () => refund(gateway, key, orderId)), 'refund_unconfirmed');
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      delete gateway.ctx.settings.providerTimeoutMs;
+    }
+    expect((await gateway.ctx.db.refund.findUniqueOrThrow({ where: { transactionId: orderId } })).status).toBe('pending');
+    expect(await settlePendingRefunds({ ...gateway.ctx, provider: hanging }, { olderThanMs: 0 })).toMatchObject({ settled: 1, errors: 0 });
+    expect(await statusOf(gateway, orderId)).toBe('refunded');
+    expect((await balances(gateway, organizationId)).main).toBe(0n);
+    await expectLedgerConsistent(gateway, organizationId);
+  });
+
   it('a provider that later says it failed: the debit returns, the transaction stays paid, the key is freed', async () => {
     const { organizationId, key, orderId } = await coveredTransaction();
     expectCatalogueError(await withProvider(gateway, stubProvider('pending'), () => refund(gateway, key, orderId, 'timeout-then-failed')), 'refund_unconfirmed');
