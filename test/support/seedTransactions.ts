@@ -1,0 +1,70 @@
+/**
+ * The bench's seed (bench/seedSql.ts: INSERT ... SELECT FROM generate_series, every value derived
+ * from the row number) for tests that need a big "Transaction" table: `rows` transactions in one
+ * organisation, inserted in chunks by `workers` sessions at once, with products only for the
+ * transactions numbered in `productRows` (the ones a test reads), then VACUUM ANALYZE.
+ */
+import pg from 'pg';
+import { INSERT_PRODUCTS_SQL, INSERT_TRANSACTIONS_SQL, prepareSeedSession } from '../../bench/seedSql.js';
+
+export interface SeedTransactionsOptions {
+  url: string;
+  organizationId: string;
+  rows: number;
+  /** Newest created_at; rows spread over `spanDays` days before it, as the bench's. */
+  end: Date;
+  spanDays: number;
+  /** Inclusive range of row numbers (1..rows) that get their products. */
+  productRows: [number, number];
+  chunk?: number;
+  workers?: number;
+}
+
+export interface SeedTiming {
+  insertMs: number;
+  vacuumMs: number;
+  products: number;
+}
+
+/**
+ * Row numbers whose created_at falls in [from, to], give or take `margin` rows: the inverse of the
+ * seed's date formula (created = end - span * (1 - (i / n) ^ 0.7) days, minus up to 10 minutes).
+ */
+export function rowsCreatedBetween(options: Pick<SeedTransactionsOptions, 'rows' | 'end' | 'spanDays'>, from: Date, to: Date, margin = 1_000): [number, number] {
+  const rowAt = (date: Date) => options.rows * Math.max(0, 1 - (options.end.getTime() - date.getTime()) / (options.spanDays * 86_400_000)) ** (1 / 0.7);
+  return [Math.max(1, Math.floor(rowAt(from)) - margin), Math.min(options.rows, Math.ceil(rowAt(to)) + margin)];
+}
+
+async function withSession<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Seeds (the organisation must exist) and analyses; returns how long each part took. */
+export async function seedTransactions(options: SeedTransactionsOptions): Promise<SeedTiming> {
+  const { url, organizationId, rows, end, spanDays, productRows, chunk = 50_000, workers = 2 } = options;
+  const chunks: [number, number][] = [];
+  for (let first = 1; first <= rows; first += chunk) chunks.push([first, Math.min(first + chunk - 1, rows)]);
+  const started = performance.now();
+  let next = 0;
+  const worker = () =>
+    withSession(url, async (client) => {
+      await prepareSeedSession(client);
+      for (let range = chunks[next++]; range; range = chunks[next++]) {
+        await client.query(INSERT_TRANSACTIONS_SQL, [organizationId, range[0], range[1], rows, end.toISOString(), spanDays]);
+      }
+    });
+  await Promise.all(Array.from({ length: workers }, worker));
+  const products = await withSession(url, async (client) => {
+    await prepareSeedSession(client);
+    return (await client.query(INSERT_PRODUCTS_SQL, productRows)).rowCount ?? 0;
+  });
+  const insertMs = performance.now() - started;
+  await withSession(url, (client) => client.query(`VACUUM (ANALYZE) "Transaction", "TransactionProduct"`));
+  return { insertMs, vacuumMs: performance.now() - started - insertMs, products };
+}
