@@ -3,7 +3,8 @@
  * the YAML's schema for that operation and status (which forbids extra fields).
  */
 import { describe, expect, it } from 'vitest';
-import { V2_DEFINITION } from '../../src/rest/v2/surface.js';
+import { MERCHANT_OPERATIONS } from '../../src/domain/scopes.js';
+import { V2_DEFINITION, v2Surface } from '../../src/rest/v2/surface.js';
 import { useGateway, transactionBody } from '../support/gateway.js';
 import { useContract } from '../support/contract.js';
 
@@ -44,5 +45,19 @@ describe('responses conform to openapi/v2.yaml', () => {
     expect(response.status).toBe(200);
     expect(response.body.openapi).toMatch(/^3\./);
     expect(Object.keys(response.body.paths)).toEqual(expect.arrayContaining(['/transactions', '/transactions/{order_id}', '/refund/{order_id}', '/payouts', '/accounts/stats']));
+  });
+});
+
+describe('openapi/v2.yaml and the v2 routes', () => {
+  // The server registers the contract's routes and looks each one's binding up by operationId: a
+  // contract operation without a binding answers 404 at run time, and a binding the contract does
+  // not list is never served. The x-scopes a client reads must be what authorisation enforces.
+  it('bind every contract route, and each route\'s x-scopes are those of the operation that authorises it', () => {
+    const operations = contract.api.getOperations();
+    expect(operations.map((operation) => operation.operationId).sort()).toEqual(Object.keys(v2Surface.routes).sort());
+    for (const operation of operations) {
+      const binding = v2Surface.routes[operation.operationId!]!;
+      expect((operation as unknown as { 'x-scopes': string[] })['x-scopes'], operation.operationId).toEqual([...MERCHANT_OPERATIONS[binding.operation].scopes]);
+    }
   });
 });

@@ -3,13 +3,25 @@
  * GraphQL (each on its own fresh organisation of ONE database), gives the same outcomes (status
  * and wording, or the same result) and leaves the same rows: transactions and products, ledger
  * entries, refunds, payouts and balances (test/support/surfaces.ts: moneySurfaces, organizationRows).
+ * The reads (get-one-transaction, get-transactions) run on ONE organisation instead: each surface
+ * reads the same rows and must show the same facts and select the same order ids.
  */
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { adjustAccount } from '../../src/domain/operations/index.js';
 import { payTransaction } from '../../src/domain/operations/payTransaction.js';
 import { useGateway, type MerchantOptions } from '../support/gateway.js';
 import { expectBalancedLedger } from '../support/ledger.js';
-import { moneySurfaces, organizationRows, type DeleteTwin, type MoneySurface, type Outcome, type PortablePayout, type PortableTransaction } from '../support/surfaces.js';
+import {
+  moneySurfaces,
+  organizationRows,
+  type DeleteTwin,
+  type MoneySurface,
+  type Outcome,
+  type PortableListFilter,
+  type PortablePayout,
+  type PortableTransaction,
+  type PortableTransactionRead,
+} from '../support/surfaces.js';
 
 const gateway = useGateway();
 const { surfaces: SURFACES } = moneySurfaces(gateway);
@@ -47,8 +59,8 @@ async function expectSameThroughEverySurface(merchant: MerchantOptions, scenario
   return runs.v2!;
 }
 
-const pay = async (orderId: string, phone = '+221770000001') => {
-  const paid = await payTransaction(gateway.ctx, gateway.operator, orderId, { method: 'wave', phone });
+const pay = async (orderId: string, phone = '+221770000001', method: PortableTransaction['method'] = 'wave') => {
+  const paid = await payTransaction(gateway.ctx, gateway.operator, orderId, { method, phone });
   expect(paid.outcome).toBe('paid');
 };
 const fund = (organizationId: string, amount: number) => adjustAccount(gateway.ctx, gateway.operator, { organizationId, amount, reason: 'float' });
@@ -140,6 +152,131 @@ describe('delete-transaction = cancelTransaction (pending) or refundTransaction 
   it('answers an unknown order id with 404 alike', async () => {
     const { outcomes } = await expectSameThroughEverySurface({}, async (surface, key) => [await surface.remove(key, crypto.randomUUID(), 'cancel')]);
     expect(outcomes[0]).toEqual({ ok: false, status: 404, message: 'Transaction not found' });
+  });
+});
+
+describe('get-one-transaction = transaction, get-transactions = transactions', () => {
+  const [v1, v2, graphql] = SURFACES;
+  const unwrap = <T>(outcome: Outcome<T>, what: string): T => {
+    if (!outcome.ok) throw new Error(`${what}: ${JSON.stringify(outcome.failure)}`);
+    return outcome.value;
+  };
+
+  /**
+   * Six transactions of one organisation, created in this order (so listed newest first in the
+   * reverse one), each through a surface in turn so no surface only reads its own writes.
+   * Quantities above 1 tell a unit price (v1 `amount`, v2 `price`) from a line total.
+   */
+  const made: Record<'pendingWave' | 'paidOrange' | 'paidWave' | 'cancelled' | 'pendingOrange' | 'refunded', string> = {} as never;
+  let key = '';
+  let foreignOrderId = '';
+
+  beforeAll(async () => {
+    ({ key } = await gateway.merchant());
+    const make = async (surface: MoneySurface, request: PortableTransaction) => orderIdOf(await surface.create(key, request));
+    made.pendingWave = await make(v1, standard);
+    made.paidOrange = await make(v2, { method: 'orange_money', products: [{ name: 'Ticket', price: 800, quantity: 3 }] });
+    await pay(made.paidOrange, undefined, 'orange_money');
+    // The same amount as pendingWave, for the exact-amount filter.
+    made.paidWave = await make(graphql, { ...standard, feesCustomerSide: true });
+    await pay(made.paidWave);
+    made.cancelled = await make(v1, { method: 'wave', products: [{ name: 'Gum', price: 1_200, quantity: 1 }] });
+    unwrap(await v2.remove(key, made.cancelled, 'cancel'), 'cancel');
+    made.pendingOrange = await make(v2, { method: 'orange_money', products: [{ name: 'Attaya', price: 1_500, quantity: 2, description: 'Green tea' }], isMerchant: true });
+    made.refunded = await make(graphql, { method: 'wave', products: [{ name: 'Fan', price: 7_000, quantity: 1 }] });
+    await pay(made.refunded);
+    unwrap(await graphql.remove(key, made.refunded, 'refund'), 'refund');
+    const other = await gateway.merchant();
+    foreignOrderId = orderIdOf(await v2.create(other.key, standard));
+  });
+
+  /** Each surface's read; v1 and GraphQL must read exactly as v2 does. */
+  async function readThroughEverySurface<T>(read: (surface: MoneySurface) => Promise<Outcome<T>>): Promise<T> {
+    const [throughV1, throughV2, throughGraphql] = await Promise.all(SURFACES.map(read));
+    expect(throughV1, 'v1 against v2').toEqual(throughV2);
+    expect(throughGraphql, 'GraphQL against v2').toEqual(throughV2);
+    return unwrap(throughV2!, 'read');
+  }
+
+  it('shows each transaction (pending, paid, cancelled, refunded) with the same facts', async () => {
+    const views: Record<string, PortableTransactionRead> = {};
+    for (const [name, orderId] of Object.entries(made)) views[name] = await readThroughEverySurface((surface) => surface.getOne(key, orderId));
+    // The facts themselves, so that three surfaces agreeing on something wrong still fails.
+    const summary = (view: PortableTransactionRead) => ({ orderId: view.orderId, amount: view.amount, status: view.status, method: view.method, paid: view.paidAt !== null });
+    expect(Object.fromEntries(Object.entries(views).map(([name, view]) => [name, summary(view)]))).toEqual({
+      pendingWave: { orderId: made.pendingWave, amount: 5_500, status: 'pending', method: 'wave', paid: false },
+      paidOrange: { orderId: made.paidOrange, amount: 2_400, status: 'paid', method: 'orange_money', paid: true },
+      paidWave: { orderId: made.paidWave, amount: 5_500, status: 'paid', method: 'wave', paid: true },
+      cancelled: { orderId: made.cancelled, amount: 1_200, status: 'cancelled', method: 'wave', paid: false },
+      pendingOrange: { orderId: made.pendingOrange, amount: 3_000, status: 'pending', method: 'orange_money', paid: false },
+      refunded: { orderId: made.refunded, amount: 7_000, status: 'refunded', method: 'wave', paid: true },
+    });
+    expect(views.pendingWave!.products).toEqual([
+      { name: 'Thieboudienne', price: 2_500, quantity: 2, description: 'Family size' },
+      { name: 'Bissap', price: 500, quantity: 1, description: null },
+    ]);
+    expect(views.paidOrange!.products).toEqual([{ name: 'Ticket', price: 800, quantity: 3, description: null }]);
+    expect(views.pendingOrange).toMatchObject({ isMerchant: true, isEscrow: false, feesCustomerSide: false });
+    expect(views.paidWave).toMatchObject({ feesCustomerSide: true, successUrl: standard.successUrl, errorUrl: standard.errorUrl });
+  });
+
+  it('shows a transaction offering several methods (created through v2) by the method paid with, else the first offered', async () => {
+    const { key: ownKey } = await gateway.merchant();
+    const offeringBoth = { method_of_payment: ['orange_money', 'wave'], products: [{ name: 'Ticket', price: 800, quantity: 1 }] };
+    const create = async () => (await gateway.rest('POST', '/api/v2/transactions', { key: ownKey, body: offeringBoth })).body.order_id as string;
+    const [paidWithWave, pending] = [await create(), await create()];
+    await pay(paidWithWave, undefined, 'wave');
+    const methods = [];
+    for (const orderId of [paidWithWave, pending]) methods.push((await readThroughEverySurface((surface) => surface.getOne(ownKey, orderId))).method);
+    expect(methods).toEqual(['wave', 'orange_money']);
+  });
+
+  it.each<[string, () => string]>([
+    ['an unknown order id', () => crypto.randomUUID()],
+    ["another organisation's transaction", () => foreignOrderId],
+  ])('answers %s with the same 404', async (_name, orderIdOfCase) => {
+    const orderId = orderIdOfCase();
+    const failures = await Promise.all(SURFACES.map(async (surface) => comparableOutcome(await surface.getOne(key, orderId))));
+    expect(failures).toEqual(SURFACES.map(() => ({ ok: false, status: 404, message: 'Transaction not found' })));
+  });
+
+  /** Newest first; cancelled ones are hidden unless asked for by status. */
+  const expectedIds = (...names: (keyof typeof made)[]) => names.map((name) => made[name]);
+  const listCases: [string, PortableListFilter, () => string[]][] = [
+    ['no filter (cancelled hidden)', {}, () => expectedIds('refunded', 'pendingOrange', 'paidWave', 'paidOrange', 'pendingWave')],
+    ['status paid', { status: 'paid' }, () => expectedIds('paidWave', 'paidOrange')],
+    ['status pending', { status: 'pending' }, () => expectedIds('pendingOrange', 'pendingWave')],
+    ['status cancelled', { status: 'cancelled' }, () => expectedIds('cancelled')],
+    ['status refunded', { status: 'refunded' }, () => expectedIds('refunded')],
+    ['an exact amount', { amount: 5_500 }, () => expectedIds('paidWave', 'pendingWave')],
+    ['page 1 of 2 per page', { limit: 2, page: 1 }, () => expectedIds('refunded', 'pendingOrange')],
+    ['page 2 of 2 per page', { limit: 2, page: 2 }, () => expectedIds('paidWave', 'paidOrange')],
+    ['page 3 of 2 per page', { limit: 2, page: 3 }, () => expectedIds('pendingWave')],
+    ['past the last page', { limit: 2, page: 4 }, () => []],
+    ['status paid, page 2 of 1 per page', { status: 'paid', limit: 1, page: 2 }, () => expectedIds('paidOrange')],
+  ];
+
+  it.each(listCases)('lists %s: the same order ids in the same order, with the same facts', async (_name, filter, expected) => {
+    const listed = await readThroughEverySurface((surface) => surface.list(key, filter));
+    expect(listed.map((view) => view.orderId)).toEqual(expected());
+    // A listed transaction is what get-one shows of it.
+    for (const view of listed) expect(view).toEqual(unwrap(await v2.getOne(key, view.orderId), 'get'));
+  });
+
+  it('lists from a creation instant on alike (created_at_start = startDate)', async () => {
+    const from = unwrap(await v2.getOne(key, made.paidWave), 'get').createdAt;
+    const listed = await readThroughEverySurface((surface) => surface.list(key, { createdAtStart: from }));
+    expect(listed.map((view) => view.orderId)).toEqual(expectedIds('refunded', 'pendingOrange', 'paidWave'));
+  });
+
+  // v1's get-transactions has no method filter (openapi/v1.yaml): this one holds between v2 and GraphQL.
+  it.each<[PortableTransaction['method'], (keyof typeof made)[]]>([
+    ['wave', ['refunded', 'paidWave']],
+    ['orange_money', ['paidOrange']],
+  ])('selects the transactions paid with %s alike on v2 and GraphQL', async (method, names) => {
+    const [throughV2, throughGraphql] = await Promise.all([v2.list(key, { paymentMethod: method }), graphql.list(key, { paymentMethod: method })]);
+    expect(throughGraphql).toEqual(throughV2);
+    expect(unwrap(throughV2, 'v2 list').map((view) => view.orderId)).toEqual(expectedIds(...names));
   });
 });
 

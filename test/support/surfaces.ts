@@ -367,9 +367,52 @@ export interface PortablePayout {
 /** What v1's delete does to this transaction in v2's words: cancel it (pending) or refund it (paid). */
 export type DeleteTwin = 'cancel' | 'refund';
 
+/**
+ * A transaction as every surface reads it back, in the vocabulary all three share (v1's): ONE
+ * method (lowercase here), no customer, products priced by unit (v1 `amount` = v2 `price`), and
+ * null for "absent" (v1 and v2 write it as '').
+ */
+export interface PortableTransactionRead {
+  orderId: string;
+  amount: number;
+  fees: number;
+  currency: string;
+  status: string;
+  method: PortableTransaction['method'];
+  products: { name: string; price: number; quantity: number; description: string | null }[];
+  isEscrow: boolean;
+  isMerchant: boolean;
+  feesCustomerSide: boolean;
+  successUrl: string | null;
+  errorUrl: string | null;
+  createdAt: string;
+  updatedAt: string;
+  paidAt: string | null;
+}
+
+/** The list filters of v1's get-transactions, in the domain's names; each surface spells them its own way. */
+export interface PortableListFilter {
+  status?: string;
+  /** Exactly this amount: v1 `amount`, v2 and GraphQL a range whose two ends are this amount. */
+  amount?: number;
+  createdAtStart?: string;
+  createdAtEnd?: string;
+  page?: number;
+  limit?: number;
+  /**
+   * The method paid with: v2 and GraphQL only. v1 has no such filter, so its `list` refuses one
+   * instead of answering an unfiltered list a parity test would mistake for a filtered one.
+   */
+  paymentMethod?: PortableTransaction['method'];
+}
+
 export interface MoneySurface {
   name: 'v1' | 'v2' | 'graphql';
   create(key: string, request: PortableTransaction, idempotencyKey?: string): Promise<Outcome<{ orderId: string; amount: number; status: string }>>;
+  /** v1: GET /transaction/get-one-transaction?order_id=; v2: GET /transactions/{order_id}; GraphQL: transaction. */
+  getOne(key: string, orderId: string): Promise<Outcome<PortableTransactionRead>>;
+  /** One page, newest first. v1: GET /transaction/get-transactions; v2: GET /transactions; GraphQL: transactions. */
+  list(key: string, filter: PortableListFilter): Promise<Outcome<PortableTransactionRead[]>>;
   /** v1: DELETE /transaction/delete-transaction; v2 and GraphQL: the twin operation. */
   remove(key: string, orderId: string, twin: DeleteTwin): Promise<Outcome<void>>;
   payout(key: string, request: PortablePayout, idempotencyKey?: string): Promise<Outcome<{ amount: number; status: string; phone: string }>>;
@@ -406,8 +449,67 @@ async function graphqlOutcome(gateway: TestGateway, field: string, query: string
 
 const idempotencyHeader = (idempotencyKey?: string): Record<string, string> => (idempotencyKey ? { 'idempotency-key': idempotencyKey } : {});
 
+/** v1's uppercase method names (openapi/v1.yaml); anything else is a v1 answer this layer does not understand. */
+const FROM_V1_METHOD: Record<string, PortableTransaction['method']> = { WAVE: 'wave', ORANGE_MONEY: 'orange_money' };
+
+function fromV1Method(name: string): PortableTransaction['method'] {
+  const method = FROM_V1_METHOD[name];
+  if (!method) throw new Error(`unknown v1 method_of_payment ${JSON.stringify(name)}`);
+  return method;
+}
+
+/** A v1 get-one-transaction answer or get-transactions item. */
+function fromV1Read(t: any): PortableTransactionRead {
+  // is_done has no v2 or GraphQL field to compare with: check it against the status it stands for.
+  expect(t.is_done, `is_done of a ${t.transaction_status} transaction`).toBe(t.transaction_status !== 'pending');
+  return {
+    orderId: t.order_id,
+    amount: t.amount,
+    fees: t.fees,
+    currency: t.currency,
+    status: t.transaction_status,
+    method: fromV1Method(t.method_of_payment),
+    products: t.products.map((p: any) => ({ name: p.name, price: p.amount, quantity: p.quantity, description: emptyToNull(p.description) })),
+    isEscrow: t.is_escrow,
+    isMerchant: t.is_merchant,
+    feesCustomerSide: t.fees_customer_side,
+    successUrl: emptyToNull(t.success_url),
+    errorUrl: emptyToNull(t.error_url),
+    createdAt: t.created_at,
+    updatedAt: t.updated_at,
+    paidAt: t.paid_at,
+  };
+}
+
+/**
+ * v2's and GraphQL's view in v1's words. v1 shows one method: the one paid with, else the first
+ * offered (openapi/v1.yaml, "Differences from v2").
+ */
+function portableReadOf(t: CanonicalTransaction): PortableTransactionRead {
+  const { customer: _customer, methodOfPayment, selectedPaymentMethod, ...common } = t;
+  return { ...common, method: (selectedPaymentMethod ?? methodOfPayment[0]) as PortableTransaction['method'] };
+}
+
+/** The same filter in the words of transactionSurfaces' ListFilter (v2 and GraphQL). */
+const listFilterOf = (filter: PortableListFilter): ListFilter =>
+  defined({
+    status: filter.status,
+    paymentMethod: filter.paymentMethod,
+    minAmount: filter.amount,
+    maxAmount: filter.amount,
+    startDate: filter.createdAtStart,
+    endDate: filter.createdAtEnd,
+    page: filter.page,
+    limit: filter.limit,
+  });
+
+const mapOutcome = <T, U>(outcome: Outcome<T>, map: (value: T) => U): Outcome<U> => (outcome.ok ? { ok: true, value: map(outcome.value) } : outcome);
+
 /** REST v1, REST v2 and GraphQL over one running gateway, for the operations v1 has. */
 export function moneySurfaces(gateway: TestGateway) {
+  // v2's and GraphQL's reads are transactionSurfaces' own, seen through PortableTransactionRead.
+  const { rest: restReads, graphql: graphqlReads } = transactionSurfaces(gateway);
+
   const v1: MoneySurface = {
     name: 'v1',
     async create(key, request, idempotencyKey) {
@@ -433,6 +535,32 @@ export function moneySurfaces(gateway: TestGateway) {
       if (response.status !== 200) return { ok: false, failure: v1Failure(response) };
       expect(response.body.full_name).toBe(body.full_name);
       return { ok: true, value: { amount: response.body.amount, status: response.body.status, phone: response.body.phone_number } };
+    },
+    async getOne(key, orderId) {
+      const response = await gateway.rest('GET', `/api/v1/transaction/get-one-transaction?${new URLSearchParams({ order_id: orderId })}`, { key });
+      if (response.status !== 200) return { ok: false, failure: v1Failure(response) };
+      return { ok: true, value: fromV1Read(response.body) };
+    },
+    async list(key, filter) {
+      if (filter.paymentMethod !== undefined) throw new Error('v1 get-transactions has no payment-method filter');
+      const names: Record<Exclude<keyof PortableListFilter, 'paymentMethod'>, string> = {
+        status: 'transaction_status',
+        amount: 'amount',
+        createdAtStart: 'created_at_start',
+        createdAtEnd: 'created_at_end',
+        page: 'page',
+        limit: 'limit',
+      };
+      const query = new URLSearchParams();
+      for (const [name, value] of Object.entries(filter)) {
+        if (value !== undefined) query.set(names[name as keyof typeof names], String(value));
+      }
+      const qs = query.toString();
+      const response = await gateway.rest('GET', `/api/v1/transaction/get-transactions${qs ? `?${qs}` : ''}`, { key });
+      if (response.status !== 200) return { ok: false, failure: v1Failure(response) };
+      // v1's list is exactly {transactions}: no pagination object (openapi/v1.yaml TransactionList).
+      expect(Object.keys(response.body)).toEqual(['transactions']);
+      return { ok: true, value: response.body.transactions.map(fromV1Read) };
     },
     async mainAccount(key) {
       const response = await gateway.rest('GET', '/api/v1/account', { key });
@@ -460,6 +588,8 @@ export function moneySurfaces(gateway: TestGateway) {
       if (response.status !== 200) return { ok: false, failure: restFailure(response) };
       return { ok: true, value: { amount: response.body.amount, status: response.body.payout_status, phone: response.body.recipient.phone } };
     },
+    getOne: async (key, orderId) => mapOutcome(await restReads.get(key, orderId), portableReadOf),
+    list: async (key, filter) => mapOutcome(await restReads.list(key, listFilterOf(filter)), (listed) => listed.transactions.map(portableReadOf)),
     async mainAccount(key) {
       const response = await gateway.rest('GET', '/api/v2/accounts', { key });
       if (response.status !== 200) return { ok: false, failure: restFailure(response) };
@@ -497,6 +627,8 @@ export function moneySurfaces(gateway: TestGateway) {
       const outcome = await graphqlCall('createPayout', mutation, defined({ input, key: idempotencyKey }), key);
       return outcome.ok ? { ok: true, value: { amount: outcome.value.amount, status: outcome.value.status, phone: outcome.value.recipient.phone } } : outcome;
     },
+    getOne: async (key, orderId) => mapOutcome(await graphqlReads.get(key, orderId), portableReadOf),
+    list: async (key, filter) => mapOutcome(await graphqlReads.list(key, listFilterOf(filter)), (listed) => listed.transactions.map(portableReadOf)),
     async mainAccount(key) {
       const outcome = await graphqlCall('accounts', `{ accounts { id name balance } }`, {}, key);
       if (!outcome.ok) return outcome;
