@@ -41,10 +41,15 @@ export const LIST_PAGE = {
          ORDER BY t."createdAt" DESC, t.id DESC`,
 };
 
-/** list: the total for the pagination block (run alongside the page, on another connection). */
+/**
+ * list: the total for the pagination block (run alongside the page, on another connection).
+ * Counted over an OFFSET 0 subquery, as the gateway counts: the planner then keeps the covering
+ * index's index-only scan instead of a parallel sequential scan (the plain count made this floor
+ * slower than the gateway on the deep page: ratio 1.36).
+ */
 export const LIST_COUNT = {
   name: 'floor-list-count',
-  text: `SELECT count(*)::int AS total FROM "Transaction" t WHERE ${LIST_FILTER}`,
+  text: `SELECT count(*)::int AS total FROM (SELECT 1 FROM "Transaction" t WHERE ${LIST_FILTER} OFFSET 0) matching`,
 };
 
 /** create: who is calling and what they may use (the gateway checks the same before inserting). */
