@@ -372,23 +372,9 @@ export type DeleteTwin = 'cancel' | 'refund';
  * method (lowercase here), no customer, products priced by unit (v1 `amount` = v2 `price`), and
  * null for "absent" (v1 and v2 write it as '').
  */
-export interface PortableTransactionRead {
-  orderId: string;
-  amount: number;
-  fees: number;
-  currency: string;
-  status: string;
+export type PortableTransactionRead = Omit<CanonicalTransaction, 'methodOfPayment' | 'selectedPaymentMethod' | 'customer'> & {
   method: PortableTransaction['method'];
-  products: { name: string; price: number; quantity: number; description: string | null }[];
-  isEscrow: boolean;
-  isMerchant: boolean;
-  feesCustomerSide: boolean;
-  successUrl: string | null;
-  errorUrl: string | null;
-  createdAt: string;
-  updatedAt: string;
-  paidAt: string | null;
-}
+};
 
 /** The list filters of v1's get-transactions, in the domain's names; each surface spells them its own way. */
 export interface PortableListFilter {
