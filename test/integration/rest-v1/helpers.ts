@@ -1,8 +1,7 @@
 /** Steps shared by the REST v1 tests (not a test file itself). */
 import { expect } from 'vitest';
 import { payTransaction } from '../../../src/domain/operations/payTransaction.js';
-import { adjustAccount } from '../../../src/domain/operations/index.js';
-import type { HttpResult, MerchantOptions, TestGateway } from '../../support/gateway.js';
+import type { HttpResult, TestGateway } from '../../support/gateway.js';
 
 export const V1 = '/api/v1';
 
@@ -77,17 +76,8 @@ export async function pay(gateway: TestGateway, orderId: string, method: 'wave' 
   expect(paid.outcome).toBe('paid');
 }
 
-/** An organisation with payouts enabled, `balance` XOF in main and a key of scope `payout`. */
-export async function fundedMerchant(gateway: TestGateway, { balance = 1_000_000, ...options }: MerchantOptions & { balance?: number } = {}) {
-  const merchant = await gateway.merchant({ payoutEnabled: true, scope: 'payout', ...options });
-  if (balance > 0) await adjustAccount(gateway.ctx, gateway.operator, { organizationId: merchant.organization.id, amount: balance, reason: 'float for payouts' });
-  return merchant;
-}
-
-export async function mainBalance(gateway: TestGateway, organizationId: string): Promise<bigint> {
-  const main = await gateway.ctx.db.account.findFirstOrThrow({ where: { organizationId, name: 'main' } });
-  return main.balance;
-}
+/** The same funded merchant and balance read as the v2 payout tests (one definition). */
+export { fundedMerchant, mainBalance } from '../payouts/helpers.js';
 
 export const statusInDb = async (gateway: TestGateway, orderId: string) =>
   (await gateway.ctx.db.transaction.findUniqueOrThrow({ where: { id: orderId }, select: { status: true } })).status;
