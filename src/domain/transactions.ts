@@ -95,6 +95,23 @@ export const READ_TRANSACTION: PreparedStatement = {
     WHERE t.id = $1::uuid AND ($2::uuid IS NULL OR t."organizationId" = $2::uuid)`,
 };
 
+/** A transaction with its organisation's fee rates: what a payment reads first, in ONE statement. */
+const READ_TRANSACTION_WITH_FEE_RATES: PreparedStatement = {
+  name: 'gw_read_transaction_with_fee_rates',
+  text: `SELECT ${transactionWithProductsColumns(Prisma.raw('"TransactionProduct"')).text},
+      o."feeWaveBp", o."feeOrangeMoneyBp", o."feePayoutBp"
+    FROM "Transaction" t JOIN "Organization" o ON o.id = t."organizationId"
+    WHERE t.id = $1::uuid`,
+};
+
+/** The transaction (any organisation's: the checkout and operators) and its organisation's fee rates; 404 when unknown. */
+export async function findTransactionWithFeeRates(db: Pick<Db, '$queryRawUnsafe'>, orderId: string): Promise<{ transaction: TransactionRecord; feeRates: FeeRates }> {
+  const rows = isUuid(orderId) ? await runStatement<RawTransactionRow & FeeRates>(db, READ_TRANSACTION_WITH_FEE_RATES, [orderId]) : [];
+  if (!rows[0]) throw new DomainError('transaction_not_found');
+  const { feeWaveBp, feeOrangeMoneyBp, feePayoutBp, ...transaction } = rows[0];
+  return { transaction: transactionRecordOf(transaction), feeRates: { feeWaveBp, feeOrangeMoneyBp, feePayoutBp } };
+}
+
 async function readTransactionWithProducts(db: Pick<Db, '$queryRawUnsafe'>, id: string, organizationId: string | null): Promise<TransactionRecord | null> {
   const rows = await runStatement<RawTransactionRow>(db, READ_TRANSACTION, [id, organizationId]);
   return rows[0] ? transactionRecordOf(rows[0]) : null;

@@ -18,7 +18,7 @@ import { callProviderOnce } from '../providerCalls.js';
 import { parsePaymentMethod } from '../paymentMethods.js';
 import { normalizePhone } from '../phones.js';
 import { switchStates } from '../switches.js';
-import { findVisibleTransaction, type TransactionRecord } from '../transactions.js';
+import { findTransactionWithFeeRates, findVisibleTransaction, type TransactionRecord } from '../transactions.js';
 
 export interface PayInput {
   /** One of the methods the transaction offers; operators may omit it (the first on offer). */
@@ -44,13 +44,12 @@ export type Payer = { kind: 'customer' } | Caller;
 export async function payTransaction(ctx: GatewayContext, payer: Payer, orderId: string, input: PayInput): Promise<PaymentOutcome> {
   const isCustomer = payer.kind === 'customer';
   if (!isCustomer) authorizeOperator(payer, 'mutate');
-  const transaction = await findVisibleTransaction(ctx.db, null, orderId);
+  const { transaction, feeRates } = await findTransactionWithFeeRates(ctx.db, orderId);
   refuseUnlessPending(transaction);
   const method = await chooseMethod(ctx, transaction, input.method, isCustomer);
   const phone = normalizePhone(input.phone || (isCustomer ? '' : transaction.customerPhone || SANDBOX_DEFAULT_PHONE));
 
-  const organization = await ctx.db.organization.findUniqueOrThrow({ where: { id: transaction.organizationId }, select: { feeWaveBp: true, feeOrangeMoneyBp: true, feePayoutBp: true } });
-  const fee = collectionFeeOf(organization, method, transaction.amount);
+  const fee = collectionFeeOf(feeRates, method, transaction.amount);
   const { charged } = splitPayment(transaction.amount, fee, transaction.feesCustomerSide);
 
   const attempt = await recordAttempt(ctx, transaction.id, { method, phone, amount: charged, fee });
