@@ -6,6 +6,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createRedisCoordination } from '../../src/infra/redis/coordination.js';
+import { BATCH_MS } from '../../src/infra/redis/localFirstRateLimiter.js';
 import { TEST_REDIS_URL } from '../support/env.js';
 
 const PREFIX = `test:lf:${process.pid}:${Date.now()}:`;
@@ -31,8 +32,13 @@ describe('the Redis rate limiter, deciding locally far from the limit', () => {
     for (let i = 0; i < 20; i++) allowed.push((await coordination.rateLimiter.hit(key)).allowed);
     expect(allowed.filter(Boolean)).toHaveLength(limit);
     expect(allowed.slice(-10).every((ok) => !ok)).toBe(true);
-    // Every allowed hit reached Redis (the ones that did not wait too, once answered).
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Every allowed hit reaches Redis (the ones that did not wait in their batch, BATCH_MS later), none more.
+    let counted = 0;
+    for (const started = Date.now(); Date.now() - started < 2_000 && counted < limit; ) {
+      await new Promise((resolve) => setTimeout(resolve, BATCH_MS));
+      counted = await redis.zcard(`${PREFIX}rl:${key}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, BATCH_MS * 3));
     expect(await redis.zcard(`${PREFIX}rl:${key}`)).toBe(limit);
   });
 

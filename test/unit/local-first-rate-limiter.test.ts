@@ -4,34 +4,52 @@
  * limit or without a recent answer waits, and a failure makes the next hit ask.
  */
 import { describe, expect, it } from 'vitest';
-import type { RateLimitDecision, RateLimiter } from '../../src/domain/ports.js';
-import { localFirstRateLimiter } from '../../src/infra/redis/localFirstRateLimiter.js';
+import type { RateLimitDecision } from '../../src/domain/ports.js';
+import { BATCH_MS, localFirstRateLimiter, type RecordingRateLimiter } from '../../src/infra/redis/localFirstRateLimiter.js';
 
-/** A sliding-log stand-in that counts every hit in arrival order and answers when told. */
+/**
+ * A sliding-log stand-in that counts every hit in arrival order and answers when told: `hit`
+ * decides one hit, `record` counts a batch of hits let through already (as the Redis scripts do).
+ */
 function heldCounter(limit: number) {
   let count = 0;
   const waiting: (() => void)[] = [];
   let failNext = false;
-  const inner: RateLimiter = {
+  const held = (decide: () => boolean) =>
+    new Promise<RateLimitDecision>((resolve, reject) => {
+      const failing = failNext;
+      failNext = false;
+      const allowed = !failing && decide();
+      const remaining = limit - count;
+      waiting.push(() => (failing ? reject(new Error('redis down')) : resolve({ allowed, limit, remaining, retryAfterMs: allowed ? 0 : 1_000, resetMs: 60_000 })));
+    });
+  const inner: RecordingRateLimiter = {
     hit: () =>
-      new Promise<RateLimitDecision>((resolve, reject) => {
-        const failing = failNext;
-        failNext = false;
-        const allowed = !failing && count < limit;
-        if (allowed) count += 1;
-        const remaining = limit - count;
-        waiting.push(() => (failing ? reject(new Error('redis down')) : resolve({ allowed, limit, remaining, retryAfterMs: allowed ? 0 : 1_000, resetMs: 60_000 })));
+      held(() => {
+        if (count >= limit) return false;
+        count += 1;
+        return true;
+      }),
+    record: (_key, hits) =>
+      held(() => {
+        count += hits;
+        return true;
       }),
   };
+  /** Lets the limiter send its batches (every BATCH_MS). */
+  const batchesSent = () => new Promise((resolve) => setTimeout(resolve, BATCH_MS * 3));
   return {
     inner,
     counted: () => count,
     sent: () => waiting.length,
+    batchesSent,
     answerFirst: async () => {
       waiting.shift()?.();
       await new Promise((resolve) => setImmediate(resolve));
     },
+    /** Sends the batches, then answers every call. */
     answerAll: async () => {
+      await batchesSent();
       for (const answer of waiting.splice(0)) answer();
       await new Promise((resolve) => setImmediate(resolve));
     },
@@ -59,9 +77,44 @@ describe('localFirstRateLimiter', () => {
     const second = limiter.hit('k');
     expect(await settledAtOnce(second)).toBe(true);
     expect(await second).toMatchObject({ allowed: true, remaining: 98 });
+    expect(counter.sent()).toBe(0); // in the key's batch
+    await counter.batchesSent();
     expect(counter.sent()).toBe(1); // its hit is on its way to the inner limiter
     await counter.answerAll();
     expect(counter.counted()).toBe(2);
+  });
+
+  it('sends the hits that did not wait in one call per key and batch', async () => {
+    const counter = heldCounter(100);
+    const limiter = localFirstRateLimiter(counter.inner);
+    const first = limiter.hit('k');
+    await counter.answerAll();
+    await first;
+    const goneOn = await Promise.all(Array.from({ length: 10 }, () => limiter.hit('k')));
+    expect(goneOn.map((decision) => decision.remaining)).toEqual([98, 97, 96, 95, 94, 93, 92, 91, 90, 89]);
+    await counter.batchesSent();
+    expect(counter.sent()).toBe(1);
+    await counter.answerAll();
+    expect(counter.counted()).toBe(11);
+    // The answer taught it what is left: the next one goes on, knowing 89.
+    expect(await limiter.hit('k')).toMatchObject({ allowed: true, remaining: 88 });
+  });
+
+  it('sends the batch before a hit that waits, so the inner limiter counts them first', async () => {
+    const counter = heldCounter(20);
+    const limiter = localFirstRateLimiter(counter.inner);
+    const first = limiter.hit('k');
+    await counter.answerAll();
+    await first;
+    // 19 left, margin 2: 17 go on (batched), then one must wait; the batch goes out before it.
+    const goneOn = Array.from({ length: 17 }, () => limiter.hit('k'));
+    expect((await Promise.all(goneOn.map(settledAtOnce))).every(Boolean)).toBe(true);
+    const waits = limiter.hit('k');
+    expect(await settledAtOnce(waits)).toBe(false);
+    expect(counter.sent()).toBe(2); // the batch, then the waiting hit
+    expect(counter.counted()).toBe(19);
+    await counter.answerAll();
+    expect(await waits).toMatchObject({ allowed: true, remaining: 1 });
   });
 
   it('waits again near the limit, so the inner limiter decides every refusal: never more than the limit', async () => {

@@ -79,6 +79,26 @@ if allowed == 0 then retry = math.max(reset, 1) end
 return { allowed, max - count, retry, reset }
 `;
 
+/**
+ * Records hits already let through (see localFirstRateLimiter: they were far from the limit), in
+ * one call for a batch. KEYS[1] = the same sorted set; ARGV = max, windowMs, member prefix, count.
+ * Every one is recorded (none is refused: they were answered already). Same reply as above.
+ */
+const RATE_RECORD_LUA = `
+if redis.replicate_commands then redis.replicate_commands() end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local max, window, n = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[4])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+for i = 1, n do redis.call('ZADD', KEYS[1], now, now .. ':' .. ARGV[3] .. ':' .. i) end
+redis.call('PEXPIRE', KEYS[1], window)
+local count = redis.call('ZCARD', KEYS[1])
+local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+local reset = window
+if oldest[2] then reset = tonumber(oldest[2]) + window - now end
+return { 1, max - count, 0, reset }
+`;
+
 /** Compare-and-delete: only the token that took the lock may release it (not a later holder's lock). */
 const RELEASE_LUA = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
@@ -95,6 +115,7 @@ return ids
 /** The client with the scripts registered by `defineCommand` (ioredis adds them at runtime). */
 type ScriptedRedis = Redis & {
   gwRateLimit(key: string, max: number, windowMs: number, member: string): Promise<[number, number, number, number]>;
+  gwRateRecord(key: string, max: number, windowMs: number, memberPrefix: string, count: number): Promise<[number, number, number, number]>;
   gwRelease(key: string, token: string): Promise<number>;
   gwClaimDue(key: string, now: number, max: number): Promise<string[]>;
 };
@@ -208,6 +229,7 @@ export function createRedisCoordination(options: {
     });
 
   redis.defineCommand('gwRateLimit', { numberOfKeys: 1, lua: RATE_LIMIT_LUA });
+  redis.defineCommand('gwRateRecord', { numberOfKeys: 1, lua: RATE_RECORD_LUA });
   redis.defineCommand('gwRelease', { numberOfKeys: 1, lua: RELEASE_LUA });
   redis.defineCommand('gwClaimDue', { numberOfKeys: 1, lua: CLAIM_DUE_LUA });
 
@@ -231,6 +253,11 @@ export function createRedisCoordination(options: {
         // Unique member suffix: two hits in the same millisecond must be two entries, not one.
         const [allowed, remaining, retryAfterMs, resetMs] = await call(() => redis.gwRateLimit(`${prefix}rl:${key}`, max, windowMs, nextMember()));
         return { allowed: allowed === 1, limit: max, remaining, retryAfterMs, resetMs };
+      },
+      /** Records `count` hits let through already (a batch of them), each its own member. */
+      async record(key: string, count: number): Promise<RateLimitDecision> {
+        const [, remaining, , resetMs] = await call(() => redis.gwRateRecord(`${prefix}rl:${key}`, max, windowMs, nextMember(), count));
+        return { allowed: true, limit: max, remaining, retryAfterMs: 0, resetMs };
       },
     }),
 
