@@ -25,22 +25,28 @@ afterAll(async () => {
   await Promise.allSettled(processes.map((process) => process.stop()));
 });
 
-const start = async (nodeArgs: string[] = []) => {
-  const started = await startGatewayProcess({ DATABASE_URL: gateway.databaseUrl, GATEWAY_ADMIN_TOKEN: 'gw_op_payout_crash_token_0123456789' }, nodeArgs);
+const start = async (nodeArgs: string[] = [], env: Record<string, string> = {}) => {
+  const started = await startGatewayProcess({ DATABASE_URL: gateway.databaseUrl, GATEWAY_ADMIN_TOKEN: 'gw_op_payout_crash_token_0123456789', ...env }, nodeArgs);
   processes.push(started);
   return started;
 };
 
-/** Sends the payout to a process that dies on the way; the client sees no answer. */
-async function lostPayout(preload: string, headers: Record<string, string>, body: string): Promise<void> {
-  const doomed = await start(['--import', preload]);
+/** Sends the payout to a process that dies on the way; the client sees no answer. Returns how long the request lived (ms). */
+async function lostPayout(preload: string, headers: Record<string, string>, body: string, env: Record<string, string> = {}): Promise<number> {
+  const doomed = await start(['--import', preload], env);
+  const sentAt = performance.now();
   const lost = await fetch(`${doomed.url}/api/v2/payouts`, { method: 'POST', headers, body }).then(
     (response) => `answered ${response.status}`,
     () => 'no answer',
   );
+  const lived = performance.now() - sentAt;
   expect(lost).toBe('no answer');
   expect((await doomed.exited).signal).toBe('SIGKILL');
+  return lived;
 }
+
+/** The doomed process's sandbox takes this long to answer: a request that lived longer was in the provider call. */
+const PROVIDER_LATENCY_MS = 1_500;
 
 /** A provider that must never be asked to send: the reconciler only asks. */
 const askOnly = (status: 'succeeded' | 'not_found'): ReturnType<typeof countingProvider> =>
@@ -58,7 +64,9 @@ describe('a gateway killed in the middle of a payout', () => {
     const { organization, key } = await fundedMerchant(gateway);
     const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': 'crash-after-call' };
     const body = JSON.stringify(payoutBody({ amount: 70_000 }));
-    await lostPayout('./test/support/crash-after-call.ts', headers, body);
+    const lived = await lostPayout('./test/support/crash-after-call.ts', headers, body, { SANDBOX_LATENCY_MS: String(PROVIDER_LATENCY_MS) });
+    // The process died after the provider call, not before it: only the call waits that long.
+    expect(lived).toBeGreaterThanOrEqual(PROVIDER_LATENCY_MS);
 
     // Phase 1 is durable and the payout was handed to the provider: debited, pending, key in progress.
     const [payout, ...others] = await gateway.ctx.db.payout.findMany({ where: { organizationId: organization.id } });
