@@ -76,7 +76,7 @@ export async function whyNotClaimable(db: Pick<DbTransaction, 'transaction'>, tr
  * attempt first, this changes nothing. Returns the attempt's state after it (`collecting` when
  * there was no answer).
  */
-export async function settleAttempt(ctx: GatewayContext, attempt: PaymentAttempt, answer: WalletAnswer): Promise<Settled> {
+export async function settleAttempt(ctx: GatewayContext, attempt: PaymentAttempt, answer: WalletAnswer, claimed?: ClaimedTransaction): Promise<Settled> {
   // No answer: the attempt keeps the transaction until the reconciler learns what happened.
   if (answer.status === 'unknown') return { state: 'collecting' };
   const state: PaymentAttempt['state'] = answer.status === 'succeeded' ? 'succeeded' : answer.status === 'failed' ? 'failed' : 'unconfirmed';
@@ -85,7 +85,7 @@ export async function settleAttempt(ctx: GatewayContext, attempt: PaymentAttempt
   // (the outbox) in the same statement, with bodies built from the transaction as it will be
   // paid. An endpoint registered while this runs may or may not get this event, like one
   // registered just after it.
-  const paid = state === 'succeeded' ? await paidProjectionIfNotified(ctx, attempt, now) : null;
+  const paid = state === 'succeeded' ? await paidProjectionIfNotified(ctx, attempt, now, claimed) : null;
   const settlement = settlementStatement(attempt, state, answer, now, paid);
   // Three texts (unpaid; paid; paid with the outbox), each a named statement.
   const name = state !== 'succeeded' ? 'gw_payment_settle_unpaid' : paid ? 'gw_payment_settle_paid_notified' : 'gw_payment_settle_paid';
@@ -153,15 +153,32 @@ function settlementStatement(attempt: PaymentAttempt, state: PaymentAttempt['sta
 }
 
 /**
+ * The pending transaction as the caller read it before claiming it, and whether its organisation
+ * has an active webhook endpoint: a pending transaction changes only by its claim or a cancel
+ * (which the claim excludes), so it is still so at settlement and need not be read again.
+ */
+export interface ClaimedTransaction {
+  transaction: TransactionRecord;
+  hasActiveWebhooks: boolean;
+}
+
+/**
  * When the merchant has an active webhook endpoint: the transaction as the paid settlement will
- * leave it (read now, with the settlement's changes applied), to build the payment_status bodies
- * before the statement runs. Null without an endpoint (one EXISTS, no read of the row).
+ * leave it (with the settlement's changes applied), to build the payment_status bodies before the
+ * statement runs. From `claimed` when the caller has it (the payment request), else read (the
+ * reconciler: one EXISTS, no read of the row without an endpoint). Null without an endpoint.
  * The transaction cannot change meanwhile but by this settlement: the attempt holds its claim.
  */
-async function paidProjectionIfNotified(ctx: GatewayContext, attempt: PaymentAttempt, now: Date): Promise<TransactionRecord | null> {
-  const [row] = await runStatement<RawTransactionRow>(ctx.db, READ_IF_NOTIFIED, [attempt.transactionId]);
-  if (!row) return null;
-  const before = transactionRecordOf(row);
+async function paidProjectionIfNotified(ctx: GatewayContext, attempt: PaymentAttempt, now: Date, claimed?: ClaimedTransaction): Promise<TransactionRecord | null> {
+  let before: TransactionRecord;
+  if (claimed) {
+    if (!claimed.hasActiveWebhooks) return null;
+    before = claimed.transaction;
+  } else {
+    const [row] = await runStatement<RawTransactionRow>(ctx.db, READ_IF_NOTIFIED, [attempt.transactionId]);
+    if (!row) return null;
+    before = transactionRecordOf(row);
+  }
   return {
     ...before,
     status: before.isEscrow ? 'paid_and_blocked' : 'paid',

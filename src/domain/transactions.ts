@@ -95,21 +95,29 @@ export const READ_TRANSACTION: PreparedStatement = {
     WHERE t.id = $1::uuid AND ($2::uuid IS NULL OR t."organizationId" = $2::uuid)`,
 };
 
-/** A transaction with its organisation's fee rates: what a payment reads first, in ONE statement. */
-const READ_TRANSACTION_WITH_FEE_RATES: PreparedStatement = {
-  name: 'gw_read_transaction_with_fee_rates',
+/**
+ * What a payment reads first, in ONE statement: the transaction, its organisation's fee rates, and
+ * whether the organisation has an active webhook endpoint (its payment_status is then written with
+ * the settlement).
+ */
+const READ_FOR_PAYMENT: PreparedStatement = {
+  name: 'gw_read_for_payment',
   text: `SELECT ${transactionWithProductsColumns(Prisma.raw('"TransactionProduct"')).text},
-      o."feeWaveBp", o."feeOrangeMoneyBp", o."feePayoutBp"
+      o."feeWaveBp", o."feeOrangeMoneyBp", o."feePayoutBp",
+      EXISTS (SELECT 1 FROM "Webhook" w WHERE w."organizationId" = t."organizationId" AND w."isActive") AS "hasActiveWebhooks"
     FROM "Transaction" t JOIN "Organization" o ON o.id = t."organizationId"
     WHERE t.id = $1::uuid`,
 };
 
-/** The transaction (any organisation's: the checkout and operators) and its organisation's fee rates; 404 when unknown. */
-export async function findTransactionWithFeeRates(db: Pick<Db, '$queryRawUnsafe'>, orderId: string): Promise<{ transaction: TransactionRecord; feeRates: FeeRates }> {
-  const rows = isUuid(orderId) ? await runStatement<RawTransactionRow & FeeRates>(db, READ_TRANSACTION_WITH_FEE_RATES, [orderId]) : [];
+/** The transaction (any organisation's: the checkout and operators) as a payment needs it; 404 when unknown. */
+export async function readForPayment(
+  db: Pick<Db, '$queryRawUnsafe'>,
+  orderId: string,
+): Promise<{ transaction: TransactionRecord; feeRates: FeeRates; hasActiveWebhooks: boolean }> {
+  const rows = isUuid(orderId) ? await runStatement<RawTransactionRow & FeeRates & { hasActiveWebhooks: boolean }>(db, READ_FOR_PAYMENT, [orderId]) : [];
   if (!rows[0]) throw new DomainError('transaction_not_found');
-  const { feeWaveBp, feeOrangeMoneyBp, feePayoutBp, ...transaction } = rows[0];
-  return { transaction: transactionRecordOf(transaction), feeRates: { feeWaveBp, feeOrangeMoneyBp, feePayoutBp } };
+  const { feeWaveBp, feeOrangeMoneyBp, feePayoutBp, hasActiveWebhooks, ...transaction } = rows[0];
+  return { transaction: transactionRecordOf(transaction), feeRates: { feeWaveBp, feeOrangeMoneyBp, feePayoutBp }, hasActiveWebhooks };
 }
 
 async function readTransactionWithProducts(db: Pick<Db, '$queryRawUnsafe'>, id: string, organizationId: string | null): Promise<TransactionRecord | null> {

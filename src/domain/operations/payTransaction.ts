@@ -18,7 +18,7 @@ import { callProviderOnce } from '../providerCalls.js';
 import { parsePaymentMethod } from '../paymentMethods.js';
 import { normalizePhone } from '../phones.js';
 import { switchStates } from '../switches.js';
-import { findTransactionWithFeeRates, findVisibleTransaction, type TransactionRecord } from '../transactions.js';
+import { findVisibleTransaction, readForPayment, type TransactionRecord } from '../transactions.js';
 
 export interface PayInput {
   /** One of the methods the transaction offers; operators may omit it (the first on offer). */
@@ -44,7 +44,7 @@ export type Payer = { kind: 'customer' } | Caller;
 export async function payTransaction(ctx: GatewayContext, payer: Payer, orderId: string, input: PayInput): Promise<PaymentOutcome> {
   const isCustomer = payer.kind === 'customer';
   if (!isCustomer) authorizeOperator(payer, 'mutate');
-  const { transaction, feeRates } = await findTransactionWithFeeRates(ctx.db, orderId);
+  const { transaction, feeRates, hasActiveWebhooks } = await readForPayment(ctx.db, orderId);
   refuseUnlessPending(transaction);
   const method = await chooseMethod(ctx, transaction, input.method, isCustomer);
   const phone = normalizePhone(input.phone || (isCustomer ? '' : transaction.customerPhone || SANDBOX_DEFAULT_PHONE));
@@ -54,7 +54,7 @@ export async function payTransaction(ctx: GatewayContext, payer: Payer, orderId:
 
   const attempt = await recordAttempt(ctx, transaction.id, { method, phone, amount: charged, fee });
   const answer = await askWallet(ctx, attempt.id, { method, phone, amount: charged });
-  const { state, transaction: settled } = await settleAttempt(ctx, attempt, answer);
+  const { state, transaction: settled } = await settleAttempt(ctx, attempt, answer, { transaction, hasActiveWebhooks });
   const now = settled ?? (await findVisibleTransaction(ctx.db, null, orderId));
   if (state === 'succeeded') return { outcome: 'paid', transaction: now };
   if (state === 'failed') return { outcome: 'failed', transaction: now, reason: `The payment was declined by ${method}: ${('reason' in answer && answer.reason) || 'no reason given'}` };
