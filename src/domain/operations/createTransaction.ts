@@ -94,7 +94,12 @@ export async function createTransaction(
   options: OperationOptions = {},
 ): Promise<IdempotentOutcome<CreatedTransaction>> {
   const { organization } = access;
-  const scope = { organizationId: organization.id, key: options.idempotencyKey, operation: 'createTransaction', input: comparedInput(input) };
+  // The compared input only matters under a key (it is hashed with it).
+  const compared = options.idempotencyKey === undefined ? input : comparedInput(input);
+  const scope = { organizationId: organization.id, key: options.idempotencyKey, operation: 'createTransaction', input: compared };
+  // An unverified organisation's monthly limit is a check and an insert under a row lock: a
+  // transaction. Otherwise the insert is the only write: one statement, no transaction needed.
+  const withoutKey = organization.verified ? 'one-statement' : 'transaction';
   return runIdempotently(ctx, scope, async (tx) => {
     const switches = await switchStates(ctx, tx);
     if (!switches.get('transactions')) throw new DomainError('transactions_disabled');
@@ -105,9 +110,7 @@ export async function createTransaction(
     if (!organization.verified) await checkMonthlyLimit(ctx, tx, organization.id, Number(data.amount));
     const transaction = await insertTransaction(tx, data);
     return { transaction, checkoutUrl: checkoutUrlOf(ctx.settings, transaction.id) };
-    // An unverified organisation's monthly limit is a check and an insert under a row lock: a
-    // transaction. Otherwise the insert is the only write: one statement, no transaction needed.
-  }, { withoutKey: organization.verified ? 'one-statement' : 'transaction' });
+  }, { withoutKey });
 }
 
 /**

@@ -14,6 +14,7 @@ export { listOrganizations } from './listOrganizations.js';
 export { listApiKeys } from './listApiKeys.js';
 export { payTransaction } from './payTransaction.js';
 export { refundTransaction } from './refundTransaction.js';
+export { cancelOrRefundTransaction } from './cancelOrRefundTransaction.js';
 export { releaseEscrow } from './releaseEscrow.js';
 export { adjustAccount } from './adjustAccount.js';
 export { listAccounts } from './listAccounts.js';

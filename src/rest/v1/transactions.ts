@@ -4,17 +4,10 @@
  * get-one-transaction -> getTransaction, delete-transaction -> cancelTransaction for a pending
  * transaction and refundTransaction for a paid one.
  */
-import { authorizeMerchant, type Caller, type MerchantAccess } from '../../domain/auth.js';
 import { DomainError } from '../../domain/errors.js';
 import type { CreateTransactionInput, ProductInput } from '../../domain/operations/createTransaction.js';
 import type { ListTransactionsInput } from '../../domain/operations/listTransactions.js';
-import {
-  cancelTransaction,
-  createTransaction,
-  getTransaction,
-  listTransactions,
-  refundTransaction,
-} from '../../domain/operations/index.js';
+import { cancelOrRefundTransaction, createTransaction, getTransaction, listTransactions } from '../../domain/operations/index.js';
 import { parseTransactionStatus } from '../../domain/transactions.js';
 import {
   objectItems,
@@ -27,18 +20,6 @@ import {
   type JsonObject,
 } from '../body.js';
 import { bind } from '../pipeline.js';
-
-const isDomainError = (error: unknown, code: DomainError['code']): boolean => error instanceof DomainError && error.code === code;
-
-/** Cancel's access when the caller's key may cancel; null when only its scope stands in the way. */
-function cancelAccessOf(caller: Caller): MerchantAccess<'cancelTransaction'> | null {
-  try {
-    return authorizeMerchant(caller, 'cancelTransaction');
-  } catch (error) {
-    if (isDomainError(error, 'permission_denied')) return null;
-    throw error;
-  }
-}
 import { queryDate, queryEnum, queryInteger, queryString, type Query } from '../query.js';
 import { REFUNDED_MESSAGE } from '../v2/refunds.js';
 import { CANCELLED_MESSAGE } from '../v2/transactions.js';
@@ -121,35 +102,12 @@ export const transactionRoutes = {
     handle: async (ctx, access, request) => ({ body: v1Transaction(await getTransaction(ctx, access, requiredOrderIdIn(request.query)), access.organization) }),
   }),
 
-  /**
-   * v1's delete is v2's cancel for a pending transaction and v2's refund for a paid one, each under
-   * its own scopes (DESIGN: a v1 route takes the scopes of the v2 operation it maps to). The domain
-   * decides which, never this handler: cancel refuses a paid transaction (`cannot_delete_paid`),
-   * then the refund applies its own rules. The route is authorised as refund, whose scopes hold
-   * cancel's; a key that may refund but not cancel (`management`) goes straight to the refund, and
-   * what the refund finds not refundable (pending, cancelled, refunded) is a cancel's business:
-   * for that key, cancel's 403.
-   */
+  /** v1's delete: v2's cancel for a pending transaction, its refund for a paid one (the domain decides, under each one's scopes). */
   deleteTransaction: bind({
     operation: 'refundTransaction',
     handle: async (ctx, access, request) => {
-      const orderId = deletedOrderId(request.body, request.query);
-      const cancelling = cancelAccessOf(access.caller);
-      if (cancelling) {
-        try {
-          const cancelled = await cancelTransaction(ctx, cancelling, orderId);
-          return { body: { order_id: cancelled.id, message: CANCELLED_MESSAGE } };
-        } catch (error) {
-          if (!isDomainError(error, 'cannot_delete_paid')) throw error;
-        }
-      }
-      try {
-        const refunded = await refundTransaction(ctx, access, orderId, { idempotencyKey: request.idempotencyKey });
-        return { body: { order_id: refunded.value.id, message: REFUNDED_MESSAGE }, replayed: refunded.replayed };
-      } catch (error) {
-        if (!cancelling && isDomainError(error, 'cannot_refund')) authorizeMerchant(access.caller, 'cancelTransaction');
-        throw error;
-      }
+      const taken = await cancelOrRefundTransaction(ctx, access, deletedOrderId(request.body, request.query), { idempotencyKey: request.idempotencyKey });
+      return { body: { order_id: taken.value.id, message: taken.outcome === 'cancelled' ? CANCELLED_MESSAGE : REFUNDED_MESSAGE }, replayed: taken.replayed };
     },
   }),
 };

@@ -10,8 +10,6 @@ import type { PayoutRecord } from '../../domain/payouts.js';
 import type { TransactionRecord } from '../../domain/transactions.js';
 import { wireCustomer, wireOptionsAndTimes, wireProducts, wireTimestamp } from '../../domain/wire.js';
 
-const timestamp = wireTimestamp;
-const customerOf = wireCustomer;
 
 /** The create response: no fees, products or URLs; with checkout_url. */
 export function transactionCreated({ transaction, checkoutUrl }: CreatedTransaction) {
@@ -20,9 +18,9 @@ export function transactionCreated({ transaction, checkoutUrl }: CreatedTransact
     amount: toWireAmount(transaction.amount),
     method_of_payment: transaction.methodOfPayment,
     currency: transaction.currency,
-    created_at: timestamp(transaction.createdAt),
+    created_at: wireTimestamp(transaction.createdAt),
     transaction_status: transaction.status,
-    customer: customerOf(transaction),
+    customer: wireCustomer(transaction),
     is_escrow: transaction.isEscrow,
     is_merchant: transaction.isMerchant,
     checkout_url: checkoutUrl,
@@ -39,7 +37,7 @@ export function transactionFull(transaction: TransactionRecord) {
     selected_payment_method: transaction.selectedPaymentMethod ?? '',
     currency: transaction.currency,
     transaction_status: transaction.status,
-    customer: customerOf(transaction),
+    customer: wireCustomer(transaction),
     products: wireProducts(transaction),
     ...wireOptionsAndTimes(transaction),
   };
@@ -59,8 +57,8 @@ export function accountShape(account: AccountRecord) {
     balance: toWireAmount(account.balance),
     currency: account.currency,
     is_active: account.isActive,
-    created_at: timestamp(account.createdAt),
-    updated_at: timestamp(account.updatedAt),
+    created_at: wireTimestamp(account.createdAt),
+    updated_at: wireTimestamp(account.updatedAt),
   };
 }
 
@@ -81,14 +79,14 @@ export function payoutFull(payout: PayoutRecord) {
       first_name: payout.recipientFirstName ?? '',
       last_name: payout.recipientLastName ?? '',
       phone: payout.recipientPhone,
-      created_at: timestamp(payout.createdAt),
+      created_at: wireTimestamp(payout.createdAt),
     },
     payout_status: payout.status,
     reason: payout.reason,
     provider_reference: payout.providerReference,
-    created_at: timestamp(payout.createdAt),
-    updated_at: timestamp(payout.updatedAt),
-    paid_at: payout.paidAt ? timestamp(payout.paidAt) : null,
+    created_at: wireTimestamp(payout.createdAt),
+    updated_at: wireTimestamp(payout.updatedAt),
+    paid_at: payout.paidAt ? wireTimestamp(payout.paidAt) : null,
     is_deleted: payout.isDeleted,
   };
 }
