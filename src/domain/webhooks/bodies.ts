@@ -10,7 +10,6 @@ import { wireCustomer, wireOptionsAndTimes, wireProducts, wireTimestamp } from '
 
 export const PAYMENT_STATUS_EVENT = 'payment_status';
 
-const timestamp = wireTimestamp;
 
 export function paymentStatusBodyV2(transaction: TransactionRecord): string {
   return JSON.stringify({
@@ -38,7 +37,7 @@ export function paymentStatusBodyV1(transaction: TransactionRecord): string {
     order_id: transaction.id,
     amount: toWireAmount(transaction.amount),
     currency: transaction.currency,
-    created_at: timestamp(transaction.createdAt),
+    created_at: wireTimestamp(transaction.createdAt),
     transaction_status: transaction.status,
     payment_method: transaction.selectedPaymentMethod ? toV1MethodName(transaction.selectedPaymentMethod) : '',
   });
