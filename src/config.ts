@@ -1,4 +1,5 @@
-/** Runtime configuration from the environment (DESIGN.md's table), validated once at start. */
+/** Runtime configuration from the environment (docs/configuration.md), validated once at start. */
+import { isIP } from 'node:net';
 import { StartupError } from './infra/startupErrors.js';
 
 export interface Config {
@@ -12,11 +13,20 @@ export interface Config {
   redisUrl: string | undefined;
   adminToken: string | undefined;
   rateLimit: { max: number; windowMs: number };
-  webhook: { timeoutMs: number; retryDelayMs: number; maxRetries: number };
+  webhook: { timeoutMs: number; retryDelayMs: number; maxRetries: number; claimMarginMs: number };
   sandboxLatencyMs: number;
+  /** The provider flow's bounds (providerFlow.ts): a request's wait, and the reconcilers' pace. */
+  providerFlow: { timeoutMs: number; reconcileAfterMs: number; reconcileIntervalMs: number };
   webhookAllowPrivateUrls: boolean;
   /** WEBHOOK_SECRET_KEY: encrypts stored webhook secrets; unset = generated into the data folder. */
   webhookSecretKey: string | undefined;
+  /**
+   * TRUSTED_PROXIES: addresses / CIDRs (or `loopback`, `linklocal`, `uniquelocal`) of the reverse
+   * proxies whose X-Forwarded-For is believed. The client is the right-most address of that header
+   * that is not a trusted proxy (fastify's trustProxy walks it from the right). Empty: none, the
+   * socket's address is the client's.
+   */
+  trustedProxies: string[];
   logLevel: string;
 }
 
@@ -57,6 +67,31 @@ function webhookSecretKey(env: Env): string | undefined {
   return value;
 }
 
+/** Names proxy-addr (fastify's trustProxy) understands besides addresses and CIDRs. */
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** One TRUSTED_PROXIES entry: an IPv4/IPv6 address, an address/prefix-length, or a range name. */
+function validProxyEntry(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.includes(entry)) return true;
+  const [address = '', prefix, ...rest] = entry.split('/');
+  if (rest.length || address.includes('%')) return false;
+  const version = isIP(address);
+  if (version === 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (version === 4 ? 32 : 128);
+}
+
+function trustedProxies(env: Env): string[] {
+  const entries = (env.TRUSTED_PROXIES ?? '').split(/[\s,]+/).filter(Boolean);
+  const bad = entries.filter((entry) => !validProxyEntry(entry));
+  if (bad.length) {
+    throw new StartupError(
+      `TRUSTED_PROXIES must list addresses or CIDRs of your reverse proxies, separated by commas (e.g. "10.0.0.5, 10.1.0.0/16", or "loopback"); not understood: ${bad.map((entry) => `"${entry}"`).join(', ')}`,
+    );
+  }
+  return entries;
+}
+
 function flag(env: Env, name: string): boolean {
   return ['1', 'true', 'yes', 'on'].includes((env[name] ?? '').toLowerCase());
 }
@@ -83,10 +118,17 @@ export function loadConfig(env: Env = process.env): Config {
       timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 5_000, 1),
       retryDelayMs: integer(env, 'WEBHOOK_RETRY_DELAY_MS', 300_000),
       maxRetries: integer(env, 'WEBHOOK_MAX_RETRIES', 3),
+      claimMarginMs: integer(env, 'WEBHOOK_CLAIM_MARGIN_MS', 60_000, 0, 3_600_000),
     },
     sandboxLatencyMs: integer(env, 'SANDBOX_LATENCY_MS', 0),
+    providerFlow: {
+      timeoutMs: integer(env, 'PROVIDER_TIMEOUT_MS', 30_000, 1, 120_000),
+      reconcileAfterMs: integer(env, 'RECONCILE_AFTER_MS', 60_000, 0),
+      reconcileIntervalMs: integer(env, 'RECONCILE_INTERVAL_MS', 30_000, 10),
+    },
     webhookAllowPrivateUrls: flag(env, 'WEBHOOK_ALLOW_PRIVATE_URLS'),
     webhookSecretKey: webhookSecretKey(env),
+    trustedProxies: trustedProxies(env),
     logLevel: env.LOG_LEVEL || 'info',
   };
 }

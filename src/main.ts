@@ -3,22 +3,25 @@
  * Applies pending migrations first; shuts down gracefully on SIGTERM/SIGINT.
  */
 import { createServer } from 'node:net';
-import pino from 'pino';
 import { loadConfig } from './config.js';
 import { CallerCache } from './domain/callerCache.js';
 import { systemClock, type GatewayContext } from './domain/context.js';
 import { SwitchCache } from './domain/switches.js';
 import { buildApp } from './http/app.js';
+import { createLogger } from './http/logging.js';
 import { buildCheckoutApp } from './checkout/app.js';
 import { startBackgroundJobs } from './jobs/background.js';
-import { loadOrCreateAdminToken } from './infra/adminToken.js';
-import { loadOrCreateWebhookSecretKey } from './infra/webhookSecretKey.js';
+import { deriveWebhookSecretKey } from './domain/webhooks/secrets.js';
+import { adminTokenSource } from './infra/adminToken.js';
+import { databaseFingerprintStore, resolveSharedSecret } from './infra/sharedSecrets.js';
+import { webhookSecretKeySource } from './infra/webhookSecretKey.js';
 import { createLocalCoordination } from './infra/local/coordination.js';
 import { openDatabase } from './infra/prisma/database.js';
 import { applyMigrations } from './infra/prisma/migrate.js';
 import { migrationsUpToDate } from './infra/prisma/migrationStatus.js';
 import { createRedisCoordination } from './infra/redis/coordination.js';
 import { createSandboxProvider } from './infra/providers/sandbox.js';
+import { openProviderCallCounts } from './domain/providerFlow.js';
 import { listenStartupError, passwordOf, startupFailureReport } from './infra/startupErrors.js';
 
 /** How long in-flight requests get to finish on shutdown before we exit anyway. */
@@ -43,7 +46,8 @@ const openedSoFar: Array<() => Promise<unknown>> = [];
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const log = pino({ level: config.logLevel, redact: ['req.headers.authorization', 'adminToken', 'token', 'secret'] });
+  // No phone number nor credential in a log line: see http/logging.ts.
+  const log = createLogger(config.logLevel);
   // A busy port is the commonest start-up mistake: say so at once, not after the database opened
   // and migrated (8-13 s on a new embedded folder). The real listen below still reports a late race.
   await probePort(config.host, config.port, 'PORT');
@@ -65,31 +69,34 @@ async function main(): Promise<void> {
   openedSoFar.push(() => coordination.health.close());
   if (coordination.kind === 'local') log.warn('REDIS_URL is unset: in-process coordination, valid for ONE instance only');
 
-  let adminToken = config.adminToken ?? null;
-  if (!adminToken) {
-    const stored = await loadOrCreateAdminToken(config.dataDir);
-    adminToken = stored.token;
-    // Printed once, on creation, to the terminal of whoever started the gateway (not to the log).
-    if (stored.created) process.stdout.write(`\nOperator token (GATEWAY_ADMIN_TOKEN), stored in ${stored.file}:\n  ${stored.token}\n\n`);
-  }
+  // Secrets every host sharing the database must share: checked against the fingerprints the
+  // first host recorded there (sharedSecrets.ts); a host that would use its own refuses to start.
+  const fingerprints = db.kind === 'postgres' ? databaseFingerprintStore(db.prisma) : undefined;
+  const operator = await resolveSharedSecret('GATEWAY_ADMIN_TOKEN', config.adminToken, adminTokenSource(config.dataDir), fingerprints);
+  const adminToken = operator.value;
+  // Printed once, on creation, to the terminal of whoever started the gateway (not to the log).
+  if (operator.source === 'created') process.stdout.write(`\nOperator token (GATEWAY_ADMIN_TOKEN), stored in ${adminTokenSource(config.dataDir).where}:\n  ${adminToken}\n\n`);
 
-  const webhookKey = await loadOrCreateWebhookSecretKey(config.dataDir, config.webhookSecretKey);
-  if (webhookKey.source !== 'environment') {
+  const webhookKeySource = webhookSecretKeySource(config.dataDir);
+  const webhookSecret = await resolveSharedSecret('WEBHOOK_SECRET_KEY', config.webhookSecretKey, webhookKeySource, fingerprints);
+  if (webhookSecret.source !== 'environment') {
     const message = 'WEBHOOK_SECRET_KEY is unset: webhook secrets are encrypted under the key stored in this file (instances sharing a database must share one key)';
-    if (webhookKey.source === 'created') log.warn({ file: webhookKey.file }, message);
-    else log.info({ file: webhookKey.file }, message);
+    if (webhookSecret.source === 'created') log.warn({ file: webhookKeySource.where }, message);
+    else log.info({ file: webhookKeySource.where }, message);
   }
+  const webhookKey = { key: deriveWebhookSecretKey(webhookSecret.value) };
   const webhooks = { ...config.webhook, allowPrivateUrls: config.webhookAllowPrivateUrls, secretKey: webhookKey.key };
 
-  const provider = createSandboxProvider({ latencyMs: config.sandboxLatencyMs });
-  const ctx: GatewayContext = { db: db.prisma, clock: systemClock, coordination, settings: { checkoutPublicUrl: config.checkoutPublicUrl, webhooks }, log, provider };
+  const provider = createSandboxProvider({ db: db.prisma, latencyMs: config.sandboxLatencyMs });
+  const ctx: GatewayContext = { db: db.prisma, clock: systemClock, coordination, settings: { checkoutPublicUrl: config.checkoutPublicUrl, webhooks, providerTimeoutMs: config.providerFlow.timeoutMs, reconcileAfterMs: config.providerFlow.reconcileAfterMs, reconcileIntervalMs: config.providerFlow.reconcileIntervalMs }, log, provider };
   ctx.callers = new CallerCache(coordination.invalidations);
   ctx.switches = new SwitchCache(coordination.invalidations);
   const ready = async () => ({ database: await db.ping(), coordinator: await coordination.health.ping() });
-  const api = await buildApp({ ctx, adminToken, ready, logger: log, metrics: { poolStats: db.poolStats } });
+  const { trustedProxies } = config;
+  const api = await buildApp({ ctx, adminToken, ready, logger: log, metrics: { poolStats: db.poolStats, openProviderCalls: () => openProviderCallCounts(ctx) }, trustedProxies });
   // Every instance must accept the forms another served (a load balancer, a restart): the form
   // token key is derived from the one secret all instances share.
-  const checkout = await buildCheckoutApp({ ctx, logger: log, formSecret: adminToken });
+  const checkout = await buildCheckoutApp({ ctx, logger: log, formSecret: adminToken, trustedProxies });
   openedSoFar.push(() => api.close(), () => checkout.close());
 
   const stopBackgroundJobs = startBackgroundJobs(ctx);

@@ -32,6 +32,8 @@ export interface CheckoutOptions {
    * by another instance, is then refused as expired: the customer reloads, nothing is paid).
    */
   formSecret?: string | Buffer;
+  /** TRUSTED_PROXIES, as for the API origin: whose X-Forwarded-For gives the logged client address. */
+  trustedProxies?: string[];
 }
 
 /** A checkout form is three short fields; anything bigger is not ours. */
@@ -108,8 +110,9 @@ const FIELD_ERRORS = ['invalid_phone', 'invalid_request', 'method_not_offered', 
 type FieldError = (typeof FIELD_ERRORS)[number];
 const isFieldError = (code: string): code is FieldError => (FIELD_ERRORS as readonly string[]).includes(code);
 
-export async function buildCheckoutApp({ ctx, logger, formSecret }: CheckoutOptions): Promise<FastifyInstance> {
+export async function buildCheckoutApp({ ctx, logger, formSecret, trustedProxies }: CheckoutOptions): Promise<FastifyInstance> {
   const app = Fastify({
+    trustProxy: trustedProxies?.length ? trustedProxies : false,
     ...(logger ? { loggerInstance: logger } : { logger: false }),
     // A malformed address (bad percent-encoding...) is refused before routing: a page too, not JSON.
     frameworkErrors: (_error, request, reply) => {

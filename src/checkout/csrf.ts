@@ -5,9 +5,11 @@
  * is refused before anything is paid. What the token does not cover (method, phone) is what the
  * customer chooses; the domain refuses a method the transaction does not offer and a bad phone.
  *
- * The secret is given by the composition root (shared by every instance of a deployment) or,
- * when none is given, generated at process start: then a restart, or a POST reaching another
- * instance than the GET, shows "this form expired, open the page again" — never a payment.
+ * The secret is given by the composition root: derived from GATEWAY_ADMIN_TOKEN, which every host
+ * of a deployment must share (infra/sharedSecrets.ts refuses a host whose token differs), so a form
+ * rendered by one host is accepted by any other. When none is given (tests), it is generated at
+ * process start: then a restart, or a POST reaching another instance than the GET, shows "this
+ * form expired, open the page again" — never a payment.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 

@@ -5,9 +5,10 @@
  * English to French. `?lang=fr|en` overrides the header (the language links on every page).
  */
 import type { PaymentMethod, TransactionStatus } from '../generated/prisma/enums.js';
+import { PAYMENT_METHODS } from '../domain/enums.js';
+import { PAYMENT_METHOD_CATALOGUE } from '../domain/paymentMethods.js';
 
 export type Lang = 'fr' | 'en';
-export const LANGS: readonly Lang[] = ['fr', 'en'];
 
 /** Longest Accept-Language header we read (browsers send well under 200 characters). */
 const MAX_ACCEPT_LANGUAGE = 512;
@@ -32,7 +33,8 @@ export function pickLanguage(acceptLanguage: string | undefined, override?: unkn
 /** The example number, kept on one line on a narrow screen. */
 const EXAMPLE_PHONE = '+221\u00a077\u00a0123\u00a045\u00a067';
 
-export const METHOD_NAMES: Record<PaymentMethod, string> = { wave: 'Wave', orange_money: 'Orange Money' };
+/** What a payer reads for each method: its catalogue row's display name. */
+export const METHOD_NAMES: Record<PaymentMethod, string> = Object.fromEntries(PAYMENT_METHODS.map((method) => [method, PAYMENT_METHOD_CATALOGUE[method].displayName])) as Record<PaymentMethod, string>;
 
 export interface Messages {
   pageTitle: (merchant: string) => string;

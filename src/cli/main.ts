@@ -15,16 +15,20 @@ import {
   CreateOrganizationDocument,
   OrganizationDocument,
   OrganizationsDocument,
+  OpenProviderCallsDocument,
   RedeliverWebhookDocument,
   RejectPayoutDocument,
   ReleaseEscrowDocument,
   RevokeApiKeyDocument,
   SandboxPayDocument,
   SetSwitchDocument,
+  SettleProviderCallDocument,
   UpdateOrganizationDocument,
   type ApiScope,
   type OrganizationStatus,
   type PaymentMethod,
+  type ProviderCallKind,
+  type ProviderCallOutcome,
   type SwitchName,
   type UpdateOrganizationInput,
   type WebhookVersion,
@@ -49,6 +53,8 @@ const STATUSES = values<OrganizationStatus>({ active: true, inactive: true, bloc
 const METHODS = values<PaymentMethod>({ wave: true, orange_money: true });
 const SWITCHES = values<SwitchName>({ transactions: true, payouts: true, wave: true, orange_money: true });
 const WEBHOOK_VERSIONS = values<WebhookVersion>({ v1: true, v2: true });
+const CALL_KINDS = values<ProviderCallKind>({ PAYMENT: true, REFUND: true, PAYOUT: true }).map((kind) => kind.toLowerCase());
+const CALL_OUTCOMES = values<ProviderCallOutcome>({ SUCCEEDED: true, FAILED: true }).map((outcome) => outcome.toLowerCase());
 
 const COMMANDS = {
   'org create': {
@@ -63,7 +69,7 @@ const COMMANDS = {
       '[--methods LIST] [--sector S] [--min-amount N|none] [--max-amount N|none] [--max-payout N|none]',
     run: orgUpdate,
   },
-  'key create': { usage: `key create --org ID --scope ${SCOPES.join('|')}`, run: keyCreate },
+  'key create': { usage: `key create --org ID --scope ${SCOPES.join('|')} [--format gateway|naboo]`, run: keyCreate },
   'key list': { usage: 'key list --org ID', run: keyList },
   'key revoke': { usage: 'key revoke KEY_ID', run: keyRevoke },
   'switch set': { usage: `switch set ${SWITCHES.join('|')} on|off`, run: switchSet },
@@ -74,6 +80,11 @@ const COMMANDS = {
   'payout reject': { usage: 'payout reject ORDER_ID [--reason R]', run: payoutReject },
   'webhook create': { usage: `webhook create --org ID --url URL [--version ${WEBHOOK_VERSIONS.join('|')}]`, run: webhookCreate },
   'webhook redeliver': { usage: 'webhook redeliver DELIVERY_ID', run: webhookRedeliver },
+  'provider-call list': { usage: `provider-call list [--kind ${CALL_KINDS.join('|')}] [--stuck]`, run: providerCallList },
+  'provider-call settle': {
+    usage: `provider-call settle ${CALL_KINDS.join('|')} ID --outcome ${CALL_OUTCOMES.join('|')} --reason R`,
+    run: providerCallSettle,
+  },
 } satisfies Record<string, { usage: string; run: (argv: string[], connect: Connect) => Promise<object> }>;
 type CommandName = keyof typeof COMMANDS;
 
@@ -162,11 +173,13 @@ async function orgUpdate(argv: string[], connect: Connect) {
 }
 
 async function keyCreate(argv: string[], connect: Connect) {
-  const { values: flags } = parseArgs({ args: argv, options: { org: { type: 'string' }, scope: { type: 'string' } } });
+  const { values: flags } = parseArgs({ args: argv, options: { org: { type: 'string' }, scope: { type: 'string' }, format: { type: 'string' } } });
   if (!flags.org) throw new UsageError('--org is required');
   if (flags.scope === undefined) throw new UsageError('--scope is required');
   const scope = oneOf('--scope', flags.scope, SCOPES);
-  const { createApiKey } = await connect().request(CreateApiKeyDocument, { organizationId: flags.org, scope });
+  // naboo: a key the official NabooPay Python SDK accepts (gw_sk_..._naboo-v1); see createApiKey.
+  const format = flags.format === undefined ? undefined : ({ gateway: 'GATEWAY', naboo: 'NABOO' } as const)[oneOf('--format', flags.format, ['gateway', 'naboo'] as const)];
+  const { createApiKey } = await connect().request(CreateApiKeyDocument, { organizationId: flags.org, scope, format });
   // Exactly the contract's fields (DESIGN: {"id", "key", "scope"}); the key is shown only here.
   return { id: createApiKey.apiKey.id, key: createApiKey.key, scope: createApiKey.apiKey.scope };
 }
@@ -199,7 +212,8 @@ async function keyList(argv: string[], connect: Connect) {
 async function keyRevoke(argv: string[], connect: Connect) {
   const [id] = expectPositionals(parseArgs({ args: argv, allowPositionals: true }).positionals, ['KEY_ID']);
   const { revokeApiKey } = await connect().request(RevokeApiKeyDocument, { id });
-  return { id: revokeApiKey.id, revoked: revokeApiKey.revoked };
+  // propagationConfirmed false: revoked, but not every instance could be told in time (see the schema).
+  return { id: revokeApiKey.id, revoked: revokeApiKey.revoked, propagationConfirmed: revokeApiKey.propagationConfirmed };
 }
 
 async function switchSet(argv: string[], connect: Connect) {
@@ -266,6 +280,29 @@ async function payoutReject(argv: string[], connect: Connect) {
   const [orderId] = expectPositionals(positionals, ['ORDER_ID']);
   const { rejectPayout } = await connect().request(RejectPayoutDocument, { orderId, reason: flags.reason });
   return rejectPayout;
+}
+
+/** Provider calls whose outcome is not known yet (oldest first), for an operator to check. */
+async function providerCallList(argv: string[], connect: Connect) {
+  const { values: flags } = parseArgs({ args: argv, options: { kind: { type: 'string' }, stuck: { type: 'boolean' } } });
+  const kind = flags.kind === undefined ? undefined : oneOf('--kind', flags.kind, CALL_KINDS);
+  const { openProviderCalls } = await connect().request(OpenProviderCallsDocument, { kind: kind?.toUpperCase() as ProviderCallKind | undefined, stuckOnly: flags.stuck });
+  return { calls: openProviderCalls };
+}
+
+/** Records what the provider did with an open call (after checking with it): the money follows. */
+async function providerCallSettle(argv: string[], connect: Connect) {
+  const { values: flags, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { outcome: { type: 'string' }, reason: { type: 'string' } } });
+  const [kind, id] = expectPositionals(positionals, ['KIND', 'ID']);
+  if (!flags.outcome) throw new UsageError('--outcome is required');
+  if (!flags.reason) throw new UsageError('--reason is required (what the provider said)');
+  const { settleProviderCall } = await connect().request(SettleProviderCallDocument, {
+    kind: oneOf('KIND', kind, CALL_KINDS).toUpperCase() as ProviderCallKind,
+    id,
+    outcome: oneOf('--outcome', flags.outcome, CALL_OUTCOMES).toUpperCase() as ProviderCallOutcome,
+    reason: flags.reason,
+  });
+  return settleProviderCall;
 }
 
 // --- argument values --------------------------------------------------------------------------

@@ -4,27 +4,14 @@
  * Secrets are never stored: only their SHA-256 digests.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { ApiScope, OperatorRole } from '../generated/prisma/enums.js';
 import type { Organization } from '../generated/prisma/client.js';
+import type { Caller, MerchantCaller } from './access/caller.js';
 import type { GatewayContext } from './context.js';
 import { DomainError } from './errors.js';
-import { MERCHANT_OPERATIONS, type MerchantOperation } from './scopes.js';
+import { authorize, organizationOf, type Operation } from './access/policy.js';
+import type { MerchantOperation } from './scopes.js';
 
-export interface MerchantCaller {
-  kind: 'merchant';
-  apiKeyId: string;
-  scope: ApiScope;
-  organization: Organization;
-}
-
-export interface OperatorCaller {
-  kind: 'operator';
-  role: OperatorRole;
-  /** null for the bootstrap GATEWAY_ADMIN_TOKEN. */
-  tokenId: string | null;
-}
-
-export type Caller = MerchantCaller | OperatorCaller;
+export type { Caller, MerchantCaller, OperatorCaller } from './access/caller.js';
 
 /** Prefixes make leaked secrets recognisable (secret scanners, logs) and tell key from token. */
 export const API_KEY_PREFIX = 'gw_sk_';
@@ -49,6 +36,24 @@ export function parseBearer(header: string | undefined): string | null {
   const match = /^Bearer +([A-Za-z0-9._~+/=-]+) *$/i.exec(header);
   const token = match?.[1];
   return token && token.length <= MAX_TOKEN_LENGTH ? token : null;
+}
+
+/**
+ * The one Authorization header of a request, from its raw header list (name, value, name, value...).
+ * Node keeps only the first of several in `headers.authorization`, so a request carrying two (one a
+ * proxy added, one the client sent; or a smuggling attempt) would be judged by whichever came
+ * first. Two or more are ambiguous: undefined, which `authenticate` refuses with 401.
+ */
+export function singleAuthorizationHeader(rawHeaders: readonly string[]): string | undefined {
+  let value: string | undefined;
+  let seen = 0;
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]!;
+    if (name.length !== 13 || name.toLowerCase() !== 'authorization') continue;
+    seen += 1;
+    value = rawHeaders[i + 1];
+  }
+  return seen === 1 ? value : undefined;
 }
 
 function sameSecret(a: string, b: string): boolean {
@@ -100,7 +105,7 @@ async function authenticateApiKey(ctx: GatewayContext, digest: string): Promise<
  * access meant for another one: `MerchantAccess<'getTransaction'>` does not type-check as
  * `MerchantAccess<'createTransaction'>`.
  */
-export interface MerchantAccess<Op extends MerchantOperation = MerchantOperation> {
+export interface MerchantAccess<Op extends Operation = MerchantOperation> {
   readonly operation: Op;
   readonly caller: MerchantCaller;
   readonly organization: Organization;
@@ -111,43 +116,26 @@ export interface MerchantAccess<Op extends MerchantOperation = MerchantOperation
  * Access for reading: one organisation's data, or every organisation's (`organizationId` null)
  * for operators. A MerchantAccess is one.
  */
-export interface ReadAccess<Op extends MerchantOperation = MerchantOperation> {
+export interface ReadAccess<Op extends Operation = MerchantOperation> {
   readonly operation: Op;
   readonly organizationId: string | null;
 }
 
-/**
- * The spec's access rules for a merchant operation, in order: blocked organisations get 403 on
- * everything, inactive ones 401 on writes (reads still work), then the key's scope.
- */
-export function authorizeMerchant<Op extends MerchantOperation>(caller: Caller, operation: Op): MerchantAccess<Op> {
+/** A merchant key running `operation` on its organisation, by the one access policy. */
+export function authorizeMerchant<Op extends Operation>(caller: Caller, operation: Op): MerchantAccess<Op> {
   if (caller.kind !== 'merchant') throw new DomainError('permission_denied');
-  const { organization } = caller;
-  const access = MERCHANT_OPERATIONS[operation];
-  if (organization.status === 'blocked') throw new DomainError('organization_blocked');
-  if (organization.status === 'inactive' && access.write) throw new DomainError('organization_inactive');
-  if (!(access.scopes as readonly ApiScope[]).includes(caller.scope)) throw new DomainError('permission_denied');
+  const { organization } = authorize(caller, operation);
   return { operation, caller, organization, organizationId: organization.id };
 }
 
 /**
- * Reads of merchant data: a merchant reads its own organisation (by the rules above); every
- * operator role reads any organisation, or all of them when `organizationId` is omitted.
- * A merchant naming another organisation is refused.
+ * Reads of merchant data, by the one access policy: a merchant reads its own organisation; an
+ * operator whose role the policy admits reads any organisation, or all of them when
+ * `organizationId` is omitted. A merchant naming another organisation is refused.
  */
-export function authorizeRead<Op extends MerchantOperation>(caller: Caller, operation: Op, organizationId?: string | null): ReadAccess<Op> {
-  if (caller.kind === 'operator') {
-    authorizeOperator(caller, 'read');
-    return { operation, organizationId: organizationId ?? null };
-  }
+export function authorizeRead<Op extends Operation>(caller: Caller, operation: Op, organizationId?: string | null): ReadAccess<Op> {
+  if (caller.kind === 'operator') return { operation, organizationId: organizationOf(authorize(caller, operation), organizationId) };
   const access = authorizeMerchant(caller, operation);
-  if (organizationId && organizationId !== access.organizationId) throw new DomainError('permission_denied');
+  organizationOf(caller, organizationId);
   return access;
-}
-
-/** Operator actions: `admin` may change things; `analyst` and `support` only read. */
-export function authorizeOperator(caller: Caller, action: 'read' | 'mutate'): OperatorCaller {
-  if (caller.kind !== 'operator') throw new DomainError('permission_denied');
-  if (action === 'mutate' && caller.role !== 'admin') throw new DomainError('operator_forbidden');
-  return caller;
 }

@@ -21,6 +21,13 @@ export interface GatewaySettings {
   payoutLockTtlMs?: number;
   /** How long a request waits for the wallet provider (default PROVIDER_TIMEOUT_MS, 30 s); tests shorten it. */
   providerTimeoutMs?: number;
+  /**
+   * How old an open provider call must be before the reconciler first asks about it, and the first
+   * pause before asking again (default RECONCILE_AFTER_MS, 60 s; providerFlow.ts). Tests shorten it.
+   */
+  reconcileAfterMs?: number;
+  /** How often the reconcilers run (default 30 s; background.ts). */
+  reconcileIntervalMs?: number;
   /** Webhook delivery rules and the key webhook secrets are stored under (see webhooks/settings.ts). */
   webhooks?: WebhookSettings;
 }

@@ -12,6 +12,7 @@ interface ErrorSpec {
   graphqlCode: string;
 }
 
+import { PAYMENT_METHODS } from './enums.js';
 import { UNVERIFIED_MONTHLY_LIMIT } from './money.js';
 
 const defineCatalogue = <T extends Record<string, ErrorSpec>>(catalogue: T) => catalogue;
@@ -156,18 +157,24 @@ export const ERROR_CATALOGUE = defineCatalogue({
   payout_in_progress: { status: 409, message: 'A payout is already in progress. Please wait.', graphqlCode: 'PAYOUT_IN_PROGRESS' },
   payout_failed: {
     status: 500,
-    message: (method) =>
-      `Failed to withdraw: the withdrawal failed at the ${method === 'orange_money' ? 'orange' : 'wave'} provider level. The amount and fees were returned to your balance.`,
+    // The detail is the provider's name as its payment method row gives it (payoutProviderName).
+    message: (providerName) =>
+      `Failed to withdraw: the withdrawal failed at the ${providerName} provider level. The amount and fees were returned to your balance.`,
     graphqlCode: 'PAYOUT_FAILED',
   },
   payouts_disabled: { status: 503, message: 'Payout is temporarily disabled', graphqlCode: 'PAYOUTS_DISABLED' },
   payout_method_unavailable: {
     status: 503,
     message: (method) =>
-      `The ${method} provider is unavailable: payouts with ${method} are temporarily disabled. Please use the other payment method (${method === 'wave' ? 'orange_money' : 'wave'}) or try again later.`,
+      `The ${method} provider is unavailable: payouts with ${method} are temporarily disabled. Please use the other payment method (${PAYMENT_METHODS.filter((other) => other !== method).join(' or ')}) or try again later.`,
     graphqlCode: 'PAYOUT_METHOD_UNAVAILABLE',
   },
   payout_not_found: { status: 404, message: 'Payout not found', graphqlCode: 'PAYOUT_NOT_FOUND' },
+  provider_call_not_open: {
+    status: 409,
+    message: 'This provider call is not open: it was settled already, or no such call exists',
+    graphqlCode: 'PROVIDER_CALL_NOT_OPEN',
+  },
   payout_not_awaiting_review: {
     status: 400,
     message: (state) => `This payout is not awaiting review: it is ${state}`,
@@ -201,7 +208,7 @@ export const ERROR_CATALOGUE = defineCatalogue({
   api_key_not_found: { status: 404, message: 'API key not found', graphqlCode: 'API_KEY_NOT_FOUND' },
   invalid_input: { status: 400, message: (detail) => `Invalid input: ${detail}`, graphqlCode: 'BAD_USER_INPUT' },
 
-  // Webhooks (issue 9)
+  // Webhooks
   invalid_webhook_url: { status: 400, message: (detail) => `Invalid webhook URL: ${detail}`, graphqlCode: 'INVALID_WEBHOOK_URL' },
   private_webhook_url: {
     status: 400,
@@ -212,10 +219,10 @@ export const ERROR_CATALOGUE = defineCatalogue({
   webhook_not_found: { status: 404, message: 'Webhook not found', graphqlCode: 'WEBHOOK_NOT_FOUND' },
   webhook_delivery_not_found: { status: 404, message: 'Webhook delivery not found', graphqlCode: 'WEBHOOK_DELIVERY_NOT_FOUND' },
 
-  // GET /refund/{order_id} when the wallet provider did not answer in time (added by the refunds
-  // work): the amount IS debited while the refund is confirmed, so refund_failed's "Nothing was
-  // debited" would be false. 500 because the spec's 500 row says "read the transaction before
-  // trying again", which is exactly what the caller must do.
+  // GET /refund/{order_id} when the wallet provider did not answer in time: the amount IS debited
+  // while the refund is confirmed, so refund_failed's "Nothing was debited" would be false. 500
+  // because the spec's 500 row says "read the transaction before trying again", which is exactly
+  // what the caller must do.
   refund_unconfirmed: {
     status: 500,
     message:

@@ -26,6 +26,7 @@ import type { IdempotencyKey, Prisma } from '../generated/prisma/client.js';
 import type { DbTransaction, GatewayContext } from './context.js';
 import type { Db } from './ports.js';
 import { DomainError, isErrorCode } from './errors.js';
+import { settleDurably } from './providerFlow.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /** Visible ASCII, 1 to 255 characters: room for a UUID or an order reference, bounded for the index. */
@@ -39,6 +40,12 @@ export interface IdempotencyScope {
   operation: string;
   /** The operation's normalised input (absent and null fields are equivalent). */
   input: unknown;
+  /**
+   * false for a key the gateway derived for a client that retries blindly (blindRetries.ts): a
+   * refusal before anything moved (a 4xx such as insufficient balance) is not kept, so the same
+   * request after the merchant fixed its cause runs again. Default true (a client's own key).
+   */
+  keepRefusals?: boolean;
 }
 
 export interface IdempotentOutcome<T> {
@@ -76,7 +83,7 @@ export async function runIdempotently<T>(
   if (!KEY_PATTERN.test(scope.key)) throw new DomainError('invalid_idempotency_key');
   const key = { organizationId: scope.organizationId, key: scope.key };
   const requestHash = fingerprintOf(scope.operation, scope.input);
-  const outcome = await runClaimed<T, T>(ctx, key, requestHash, work, (result) => keyRow(ctx, key, requestHash, 200, { value: result }));
+  const outcome = await runClaimed<T, T>(ctx, key, requestHash, work, (result) => keyRow(ctx, key, requestHash, 200, { value: result }), scope.keepRefusals);
   return 'replay' in outcome ? outcome.replay : { value: outcome.ran, replayed: false };
 }
 
@@ -93,6 +100,7 @@ async function runClaimed<T, Answer>(
   requestHash: string,
   work: (tx: DbTransaction) => Promise<T>,
   rowFor: (result: T) => IdempotencyKeyRow,
+  keepRefusals = true,
 ): Promise<{ ran: T } | { replay: IdempotentOutcome<Answer> }> {
   // The common retry: the first request committed long ago. One read, no transaction.
   const stored = await findLiveKey(ctx, ctx.db, key);
@@ -112,7 +120,7 @@ async function runClaimed<T, Answer>(
       const winner = await findLiveKey(ctx, ctx.db, key);
       if (winner) return { replay: replay<Answer>(winner, requestHash) };
     }
-    if (error instanceof DomainError && isFinalRefusal(error)) await storeRefusal(ctx, key, requestHash, error);
+    if (keepRefusals && error instanceof DomainError && isFinalRefusal(error)) await storeRefusal(ctx, key, requestHash, error);
     throw error;
   }
 }
@@ -183,22 +191,31 @@ export async function runIdempotentlyTwoPhase<Intent, Reply, T>(
     key = { organizationId: scope.organizationId, key: scope.key };
     const requestHash = fingerprintOf(scope.operation, scope.input);
     const claimed = key;
-    const outcome = await runClaimed<Intent, T>(ctx, claimed, requestHash, (tx) => steps.record(tx), (recorded) =>
-      inProgressKeyRow(ctx, claimed, requestHash, steps.intentName(recorded)),
+    const outcome = await runClaimed<Intent, T>(
+      ctx,
+      claimed,
+      requestHash,
+      (tx) => steps.record(tx),
+      (recorded) => inProgressKeyRow(ctx, claimed, requestHash, steps.intentName(recorded)),
+      scope.keepRefusals,
     );
     if ('replay' in outcome) return outcome.replay;
     intent = outcome.ran;
   }
   const reply = await steps.call(intent);
-  if (!key && steps.settleInOneStatement) {
-    const settled = await steps.settleInOneStatement(ctx.db, intent, reply);
-    if (settled) return { value: outcomeOf(settled), replayed: false };
-  }
-  const marker = intentMarker(steps.intentName(intent));
-  const settlement = await ctx.db.$transaction(async (tx) => {
-    const settled = await steps.settle(tx, intent, reply);
-    if (key) await finishKeys(ctx, tx, { ...key, state: 'in_progress', responseBody: marker }, settled);
-    return settled;
+  // Settling is conditional on the intent still being open, so a try that failed on a deadlock
+  // or a dropped connection (maybe after committing) is simply run again (providerFlow.ts).
+  const intentName = steps.intentName(intent);
+  const settlement = await settleDurably(ctx, { intent: intentName }, async () => {
+    if (!key && steps.settleInOneStatement) {
+      const settled = await steps.settleInOneStatement(ctx.db, intent, reply);
+      if (settled) return settled;
+    }
+    return ctx.db.$transaction(async (tx) => {
+      const settled = await steps.settle(tx, intent, reply);
+      if (key) await finishKeys(ctx, tx, { ...key, state: 'in_progress', responseBody: intentMarker(intentName) }, settled);
+      return settled;
+    });
   });
   return { value: outcomeOf(settlement), replayed: false };
 }
@@ -214,11 +231,13 @@ export async function settleIntent<T>(
   intentName: string,
   settle: (tx: DbTransaction) => Promise<Settlement<T>>,
 ): Promise<T> {
-  const settlement = await ctx.db.$transaction(async (tx) => {
-    const settled = await settle(tx);
-    await finishKeys(ctx, tx, { organizationId, state: 'in_progress', responseBody: intentMarker(intentName) }, settled);
-    return settled;
-  });
+  const settlement = await settleDurably(ctx, { intent: intentName }, () =>
+    ctx.db.$transaction(async (tx) => {
+      const settled = await settle(tx);
+      await finishKeys(ctx, tx, { organizationId, state: 'in_progress', responseBody: intentMarker(intentName) }, settled);
+      return settled;
+    }),
+  );
   return outcomeOf(settlement);
 }
 

@@ -23,9 +23,10 @@ import { DomainError } from './errors.js';
 import { runStatement, type PreparedStatement } from './statements.js';
 import { clearingAccountOf, creditPostingCtes } from './ledger/posting.js';
 import type { ProviderAnswer } from './ports.js';
+import { reconcileOpenCalls, type OpenCallStore, type OpenProviderCall, type ReconcileTally } from './providerFlow.js';
 import { paymentStatusBodyV1, paymentStatusBodyV2 } from './webhooks/bodies.js';
 import { paymentStatusOutboxCte } from './webhooks/outbox.js';
-import { transactionRecordOf, transactionWithProductsColumns, type RawTransactionRow, type TransactionRecord } from './transactions.js';
+import { isUuid, transactionRecordOf, transactionWithProductsColumns, type RawTransactionRow, type TransactionRecord } from './transactions.js';
 
 /** What the wallet is asked for, and how the payment is split once it pays. */
 export interface AttemptTerms {
@@ -39,10 +40,6 @@ export interface AttemptTerms {
 /** The wallet's answer, or `unknown` when the call itself failed (it may or may not have collected). */
 export type WalletAnswer = ProviderAnswer | { status: 'unknown' };
 
-/** A `collecting` attempt is asked about only once it is older than this (the request gave up long before). */
-export const PAYMENT_RECONCILE_AFTER_MS = 60_000;
-/** Most stale attempts one reconciler run looks at. */
-const RECONCILE_BATCH = 100;
 
 /** Phase 1: the claim and the attempt, in one statement, before the wallet is asked. */
 export async function recordAttempt(ctx: GatewayContext, transactionId: string, terms: AttemptTerms): Promise<PaymentAttempt> {
@@ -211,37 +208,61 @@ async function currentStateOf(ctx: GatewayContext, attempt: PaymentAttempt): Pro
   return (await ctx.db.paymentAttempt.findUniqueOrThrow({ where: { id: attempt.id }, select: { state: true } })).state;
 }
 
+/** An attempt left `collecting` (a crash, or no answer in time): the wallet may or may not have collected. */
+interface OpenAttempt extends OpenProviderCall {
+  attempt: PaymentAttempt;
+}
+
 /**
- * Settles attempts left `collecting` (a crash or a lost answer) by ASKING the provider what became
- * of each: paid -> the payment is recorded; declined, unconfirmed or never received -> closed.
- * Run periodically by the process; safe to run from several instances at once (settleAttempt is
- * conditional).
+ * The store side of the payment reconciler (providerFlow.ts): attempts left `collecting` are asked
+ * about, never collected again. paid -> the payment is recorded; declined or unconfirmed -> the
+ * attempt closes and the customer may pay again; never received ("not found") -> it stays open
+ * (unknown is not failed) and is asked again with backoff until the provider knows it or an
+ * operator decides (settleOpenAttempt).
  */
-export async function settleStalePaymentAttempts(
-  ctx: GatewayContext,
-  options: { olderThanMs?: number; limit?: number } = {},
-): Promise<{ settled: number; errors: number }> {
-  const cutoff = new Date(ctx.clock.now().getTime() - (options.olderThanMs ?? PAYMENT_RECONCILE_AFTER_MS));
-  const stale = await ctx.db.paymentAttempt.findMany({
-    where: { state: 'collecting', createdAt: { lte: cutoff } },
+export const openAttempts = (ctx: GatewayContext): OpenCallStore<OpenAttempt> => ({
+  kind: 'payment',
+  finalStatuses: ['succeeded', 'failed', 'pending'],
+  listDue: (now, openedBefore, limit) =>
+    selectOpenAttempts(ctx, { OR: [{ nextProviderCheckAt: null, createdAt: { lte: openedBefore } }, { nextProviderCheckAt: { lte: now } }] }, limit),
+  listOpen: (minChecks, limit) => selectOpenAttempts(ctx, { providerChecks: { gte: minChecks } }, limit),
+  findOpen: async (id) => (isUuid(id) ? ((await selectOpenAttempts(ctx, { id }, 1))[0] ?? null) : null),
+  ask: (call) => ctx.provider.collectStatus(call.reference),
+  settle: async (call, answer) => {
+    await settleAttempt(ctx, call.attempt, answer);
+  },
+  async postpone(call, nextCheckAt) {
+    await ctx.db.paymentAttempt.updateMany({ where: { id: call.id, state: 'collecting' }, data: { providerChecks: { increment: 1 }, nextProviderCheckAt: nextCheckAt } });
+  },
+  async countOpen(stuckAfterChecks) {
+    const [open, stuck] = await Promise.all([
+      ctx.db.paymentAttempt.count({ where: { state: 'collecting' } }),
+      ctx.db.paymentAttempt.count({ where: { state: 'collecting', providerChecks: { gte: stuckAfterChecks } } }),
+    ]);
+    return { open, stuck };
+  },
+});
+
+/** Attempts still collecting that match `where`, oldest first, as open provider calls. */
+async function selectOpenAttempts(ctx: GatewayContext, where: Prisma.PaymentAttemptWhereInput, limit: number): Promise<OpenAttempt[]> {
+  const attempts = await ctx.db.paymentAttempt.findMany({
+    where: { AND: [{ state: 'collecting' }, where] },
     orderBy: { createdAt: 'asc' },
-    take: options.limit ?? RECONCILE_BATCH,
+    take: limit,
+    include: { transaction: { select: { organizationId: true } } },
   });
-  const tally = { settled: 0, errors: 0 };
-  for (const attempt of stale) {
-    try {
-      const status = await ctx.provider.collectStatus(attempt.id);
-      const answer: ProviderAnswer =
-        status.status === 'not_found'
-          ? { status: 'failed', providerReference: '', reason: status.reason ?? 'the provider never received the payment request' }
-          : { status: status.status, providerReference: status.providerReference, reason: status.reason };
-      await settleAttempt(ctx, attempt, answer);
-      tally.settled += 1;
-    } catch (error) {
-      tally.errors += 1;
-      ctx.log.warn({ err: error, attemptId: attempt.id }, 'could not reconcile a payment attempt; will try again');
-    }
-  }
-  if (stale.length) ctx.log.info({ ...tally }, 'stale payment attempts reconciled');
-  return tally;
+  return attempts.map(({ transaction, ...attempt }) => ({
+    kind: 'payment',
+    id: attempt.id,
+    organizationId: transaction.organizationId,
+    reference: attempt.id,
+    providerChecks: attempt.providerChecks,
+    openedAt: attempt.createdAt,
+    attempt,
+  }));
+}
+
+/** The reconciler's run over payment attempts (background.ts); safe in several instances at once. */
+export function settleStalePaymentAttempts(ctx: GatewayContext, options: { olderThanMs?: number; limit?: number } = {}): Promise<ReconcileTally> {
+  return reconcileOpenCalls(ctx, openAttempts(ctx), options);
 }

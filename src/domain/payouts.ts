@@ -19,10 +19,12 @@
  * Above the threshold the operator approves (sentAt is set in its own transaction, then the same
  * call and settlement run) or rejects (`cancelled`, the posting reversed).
  *
- * "One payout per organisation at a time" is a lock of the coordination port taken by the
- * operations (createPayout, approvePayout): it answers a concurrent request 409 at once. Money
- * never rests on it: if it lapses mid-payout, each payout still debits its own amount under
- * PostgreSQL's conditional update and is sent once, under its own reference.
+ * "One payout per organisation at a time" is a lease in PostgreSQL (PayoutLease) taken by the
+ * operations (createPayout, approvePayout): it answers a concurrent request 409 at once, from any
+ * instance, whether Redis answers or not. It lapses at its ttl (past the provider timeout), so a
+ * killed process cannot hold it forever. Money never rests on it: if it lapses mid-payout, each
+ * payout still debits its own amount under PostgreSQL's conditional update and is sent once, under
+ * its own reference.
  */
 import { randomUUID } from 'node:crypto';
 import { Prisma, type Organization, type Payout } from '../generated/prisma/client.js';
@@ -34,8 +36,9 @@ import { settleIntent, type Settlement } from './idempotency.js';
 import { payoutFeeOf } from './ledger/fees.js';
 import { clearingAccountOf, debitPostingCtes, post, reverse } from './ledger/posting.js';
 import { ensureAccounts } from './organizations.js';
-import type { Db, LockHandle, ProviderAnswer, ProviderStatusAnswer } from './ports.js';
-import { callProviderOnce } from './providerCalls.js';
+import { paymentMethodRow } from './paymentMethods.js';
+import type { Db, ProviderAnswer } from './ports.js';
+import { PROVIDER_TIMEOUT_MS, answerOrPending, callProviderOnce, reconcileOpenCalls, settleDurably, type OpenCallStore, type OpenProviderCall, type ReconcileTally } from './providerFlow.js';
 import { runStatement } from './statements.js';
 import { isUuid } from './transactions.js';
 
@@ -43,12 +46,8 @@ export type PayoutRecord = Payout;
 
 /** Spec: a payout above this many XOF is `pending` until the operator reviews it. */
 export const MANUAL_REVIEW_THRESHOLD = 2_000_000n;
-/** The per-organisation lock outlives the provider call's own timeout (PROVIDER_TIMEOUT_MS), so it normally covers it. */
+/** The per-organisation lease outlives the provider call's own timeout (PROVIDER_TIMEOUT_MS), so it normally covers it. */
 export const PAYOUT_LOCK_TTL_MS = 45_000;
-/** A sent payout is asked about only once it is older than this: its request has given up on the answer. */
-export const PAYOUT_RECONCILE_AFTER_MS = 60_000;
-/** Most pending payouts one reconciler run looks at. */
-const RECONCILE_BATCH = 100;
 
 /** A payout as recorded, ready for phase 1 (validated by the operation). */
 export interface NewPayout {
@@ -96,43 +95,63 @@ export async function findVisiblePayout(db: Pick<Db, 'payout'>, organizationId: 
   return payout;
 }
 
+/** A held payout lease: release it when the request ends. */
+export interface PayoutLease {
+  organizationId: string;
+  holder: string;
+}
+
 /**
- * "One payout per organisation at a time" (409 at once, no waiting). When the coordinator cannot
- * be asked (Redis down) the payout goes on without the lock: PostgreSQL still guards the money.
+ * Takes the organisation's lease, or takes nothing when another payout holds it: PostgreSQL
+ * decides, on every instance; an expired lease is taken over, a live one is not (the database's
+ * clock, the same for every instance). RETURNING says whether this request got it. One fragment:
+ * a statement of its own (takePayoutLease) or the first CTE of phase 1's statement.
  */
-export async function takePayoutLock(ctx: GatewayContext, organizationId: string): Promise<LockHandle | null> {
-  let handle: LockHandle | null;
-  try {
-    handle = await ctx.coordination.lock.tryAcquire(`payout:${organizationId}`, ctx.settings.payoutLockTtlMs ?? PAYOUT_LOCK_TTL_MS);
-  } catch (error) {
-    warnWithoutLock(ctx, organizationId, error);
-    return null;
-  }
-  if (!handle) throw new DomainError('payout_in_progress');
-  return handle;
+const takeLeaseSql = (lease: PayoutLease, ttlMs: number): Prisma.Sql => Prisma.sql`
+  INSERT INTO "PayoutLease" ("organizationId", holder, "expiresAt")
+  VALUES (${lease.organizationId}::uuid, ${lease.holder}::uuid, now() + ${ttlMs}::int * interval '1 millisecond')
+  ON CONFLICT ("organizationId") DO UPDATE SET holder = EXCLUDED.holder, "expiresAt" = EXCLUDED."expiresAt"
+  WHERE "PayoutLease"."expiresAt" < now()
+  RETURNING holder`;
+
+/**
+ * Releasing expires the row rather than deleting it: the next payout of the organisation updates
+ * it in place (a HOT update: no index entry, no dead row per payout), which the bench showed
+ * matters at hundreds of payouts a second.
+ */
+const RELEASE_LEASE = {
+  name: 'gw_payout_lease_release',
+  text: `UPDATE "PayoutLease" SET "expiresAt" = '-infinity' WHERE "organizationId" = $1::uuid AND holder = $2::uuid`,
+};
+
+/**
+ * Inside phase 1's transaction (`db` is then its client) the lease commits with the payout, or
+ * rolls back with a refused one; a concurrent payout waits only for that commit, then sees it held.
+ */
+export async function takePayoutLease(ctx: GatewayContext, organizationId: string, db: Db | DbTransaction = ctx.db): Promise<PayoutLease> {
+  const lease = newPayoutLease(organizationId);
+  const statement = takeLeaseSql(lease, leaseTtlMs(ctx));
+  const rows = await runStatement<{ holder: string }>(db, { name: 'gw_payout_lease_take', text: statement.text }, statement.values);
+  if (rows[0]?.holder !== lease.holder) throw new DomainError('payout_in_progress');
+  return lease;
 }
 
-/** While the coordinator fails, payouts without the lock are reported at most this often (with a count), not each. */
-export const LOCKLESS_WARNING_INTERVAL_MS = 60_000;
-/** Per coordinator object, as the rate limiter's outages (rateLimit.ts). */
-const locklessSince = new WeakMap<object, { lastWarnedAt: number; payouts: number }>();
+/** A lease this request will try to take (in its own statement, or folded into phase 1's). */
+export const newPayoutLease = (organizationId: string): PayoutLease => ({ organizationId, holder: randomUUID() });
 
-function warnWithoutLock(ctx: GatewayContext, organizationId: string, error: unknown): void {
-  const now = ctx.clock.now().getTime();
-  const seen = locklessSince.get(ctx.coordination) ?? { lastWarnedAt: Number.NEGATIVE_INFINITY, payouts: 0 };
-  locklessSince.set(ctx.coordination, seen);
-  seen.payouts += 1;
-  if (now - seen.lastWarnedAt < LOCKLESS_WARNING_INTERVAL_MS) return;
-  seen.lastWarnedAt = now;
-  ctx.log.warn(
-    { err: error, organizationId, payoutsWithoutLock: seen.payouts, nextWarningInMs: LOCKLESS_WARNING_INTERVAL_MS },
-    'payout lock unavailable; going on without it (the database guards the balance)',
+/** The lease outlives the provider call it covers: PROVIDER_TIMEOUT_MS may be set above the default. */
+const LEASE_PAST_PROVIDER_TIMEOUT_MS = 15_000;
+const leaseTtlMs = (ctx: GatewayContext): number =>
+  ctx.settings.payoutLockTtlMs ?? Math.max(PAYOUT_LOCK_TTL_MS, (ctx.settings.providerTimeoutMs ?? PROVIDER_TIMEOUT_MS) + LEASE_PAST_PROVIDER_TIMEOUT_MS);
+
+/** Releases the lease if this request still holds it; a release that fails only lets it lapse at its ttl. */
+export async function releasePayoutLease(ctx: GatewayContext, lease: PayoutLease | null): Promise<void> {
+  if (!lease) return;
+  // Retried across a dropped connection (a release is idempotent): a lease left behind would
+  // refuse the organisation's payouts (409) until its ttl.
+  await settleDurably(ctx, { organizationId: lease.organizationId }, () => runStatement(ctx.db, RELEASE_LEASE, [lease.organizationId, lease.holder])).catch((error: unknown) =>
+    ctx.log.warn({ err: error, organizationId: lease.organizationId }, 'could not release a payout lease; it lapses at its ttl'),
   );
-}
-
-/** Releases a payout lock; a release that fails only lets the lock lapse at its ttl. */
-export async function releasePayoutLock(ctx: GatewayContext, handle: LockHandle | null): Promise<void> {
-  await handle?.release().catch((error: unknown) => ctx.log.warn({ err: error }, 'could not release a payout lock; it lapses at its ttl'));
 }
 
 /** What phase 1 writes, decided once for both ways of writing it. */
@@ -201,12 +220,21 @@ export async function recordPayout(ctx: GatewayContext, tx: DbTransaction, organ
 }
 
 /**
- * Phase 1 as ONE statement (no Idempotency-Key, the common case): the same debit, entries and row
- * as recordPayout, atomic without an interactive transaction, so `main` is locked for one
- * statement instead of four round trips. Null when the debit was refused (or `main` is missing):
- * nothing was written, and recordPayout then gives the exact refusal.
+ * Phase 1 as ONE statement (no Idempotency-Key, the common case): the organisation's lease, then
+ * the same debit, entries and row as recordPayout, atomic without an interactive transaction, so
+ * `main` is locked for one statement instead of four round trips, and one commit (one WAL flush)
+ * serves the lease and the payout. `leased` false: another payout holds the lease, nothing was
+ * written (409). `intent` null with the lease taken: the debit was refused (or `main` is missing),
+ * nothing but the lease was written; the caller releases it and recordPayout gives the exact
+ * refusal.
  */
-export async function recordPayoutInOneStatement(ctx: GatewayContext, db: Db, organization: Organization, payout: NewPayout): Promise<PayoutIntent | null> {
+export async function recordPayoutInOneStatement(
+  ctx: GatewayContext,
+  db: Db,
+  organization: Organization,
+  payout: NewPayout,
+  lease: PayoutLease,
+): Promise<{ leased: boolean; intent: PayoutIntent | null }> {
   const terms = payoutTerms(organization, payout);
   const now = ctx.clock.now();
   const debit = debitPostingCtes({
@@ -217,9 +245,11 @@ export async function recordPayoutInOneStatement(ctx: GatewayContext, db: Db, or
     description: `payout ${terms.id}`,
     debit: payout.amount + terms.fee,
     gatewaySides: terms.gatewaySides,
+    onlyIf: 'lease',
   });
   const statement = Prisma.sql`
-    WITH ${debit},
+    WITH lease AS (${takeLeaseSql(lease, leaseTtlMs(ctx))}),
+    ${debit},
     recorded AS (
       INSERT INTO "Payout" (id, "organizationId", "selectedPaymentMethod", amount, fees, "recipientFirstName", "recipientLastName", "recipientPhone",
         reason, status, "sentAt", "createdAt", "updatedAt")
@@ -228,9 +258,9 @@ export async function recordPayoutInOneStatement(ctx: GatewayContext, db: Db, or
         ${terms.send ? now : null}::timestamptz, ${now}::timestamptz, ${now}::timestamptz
       FROM debited
       RETURNING id)
-    SELECT id FROM recorded`;
-  const rows = await runStatement<{ id: string }>(db, { name: 'gw_payout_record', text: statement.text }, statement.values);
-  return rows[0] ? intentOf(organization, payout, terms) : null;
+    SELECT EXISTS (SELECT 1 FROM lease) AS leased, (SELECT id FROM recorded) AS id`;
+  const [row] = await runStatement<{ leased: boolean; id: string | null }>(db, { name: 'gw_payout_record', text: statement.text }, statement.values);
+  return { leased: row?.leased === true, intent: row?.id ? intentOf(organization, payout, terms) : null };
 }
 
 /**
@@ -240,11 +270,11 @@ export async function recordPayoutInOneStatement(ctx: GatewayContext, db: Db, or
 export async function sendPayout(ctx: GatewayContext, intent: Pick<PayoutIntent, 'payoutId' | 'method' | 'phone' | 'amount'>): Promise<ProviderAnswer> {
   const outcome = await callProviderOnce(
     ctx,
-    () => ctx.provider.payout({ method: intent.method, phone: intent.phone, amount: intent.amount, reference: intent.payoutId }),
+    (signal) => ctx.provider.payout({ method: intent.method, phone: intent.phone, amount: intent.amount, reference: intent.payoutId, signal }),
     { payoutId: intent.payoutId },
     'payout call to the provider failed; the reconciler will ask what became of it',
   );
-  return 'answered' in outcome ? outcome.answered : { status: 'pending', providerReference: '', reason: outcome.unknown };
+  return answerOrPending(outcome);
 }
 
 /**
@@ -278,24 +308,30 @@ export async function settlePayout(ctx: GatewayContext, tx: DbTransaction, payou
  * under the Idempotency-Key (final) so that a retry replays it instead of sending a new payout.
  */
 export function settlementOf(payout: PayoutRecord): Settlement<PayoutRecord> {
-  if (payout.status === 'failed') return { refusal: new DomainError('payout_failed', payout.selectedPaymentMethod), final: true };
+  if (payout.status === 'failed') return { refusal: new DomainError('payout_failed', paymentMethodRow(payout.selectedPaymentMethod).payoutProviderName), final: true };
   return { answer: payout };
 }
 
 /**
- * The provider sent it: `pending` -> `completed` in one conditional statement (no transaction:
- * nothing else changes). Null when the payout is no longer pending (settled by someone else) or
- * the answer is another one: the full settlePayout handles those.
+ * The provider sent it: `pending` -> `completed` and the organisation's lease released, in one
+ * conditional statement (one commit; nothing else changes). Null when the payout is no longer
+ * pending (settled by someone else) or the answer is another one: the full settlePayout handles
+ * those, and the lease is released by the caller.
  */
-export async function completePayoutInOneStatement(ctx: GatewayContext, db: Db, payoutId: string, answer: ProviderAnswer | null): Promise<PayoutRecord | null> {
+export async function completePayoutInOneStatement(ctx: GatewayContext, db: Db, payoutId: string, answer: ProviderAnswer | null, lease: PayoutLease | null): Promise<PayoutRecord | null> {
   if (answer?.status !== 'succeeded') return null;
   // Enums as text: Prisma's raw queries return them so, as its own reads do.
   const statement = Prisma.sql`
-    UPDATE "Payout" SET status = 'completed', "paidAt" = ${ctx.clock.now()}::timestamptz, "providerReference" = ${answer.providerReference ?? ''}::text, "updatedAt" = ${ctx.clock.now()}::timestamptz
-    WHERE id = ${payoutId}::uuid AND status = 'pending'
-    RETURNING id, "organizationId", "selectedPaymentMethod"::text AS "selectedPaymentMethod", amount, fees, currency, "recipientFirstName",
-      "recipientLastName", "recipientPhone", status::text AS status, reason, "providerReference", "failureReason", "isDeleted", "paidAt",
-      "sentAt", "createdAt", "updatedAt"`;
+    WITH completed AS (
+      UPDATE "Payout" SET status = 'completed', "paidAt" = ${ctx.clock.now()}::timestamptz, "providerReference" = ${answer.providerReference ?? ''}::text, "updatedAt" = ${ctx.clock.now()}::timestamptz
+      WHERE id = ${payoutId}::uuid AND status = 'pending'
+      RETURNING id, "organizationId", "selectedPaymentMethod"::text AS "selectedPaymentMethod", amount, fees, currency, "recipientFirstName",
+        "recipientLastName", "recipientPhone", status::text AS status, reason, "providerReference", "failureReason", "isDeleted", "paidAt",
+        "sentAt", "createdAt", "updatedAt", "providerChecks", "nextProviderCheckAt"),
+    released AS (
+      UPDATE "PayoutLease" SET "expiresAt" = '-infinity'
+      WHERE "organizationId" = ${lease?.organizationId ?? null}::uuid AND holder = ${lease?.holder ?? null}::uuid AND EXISTS (SELECT 1 FROM completed))
+    SELECT * FROM completed`;
   const rows = await runStatement<PayoutRecord>(db, { name: 'gw_payout_complete', text: statement.text }, statement.values);
   return rows[0] ?? null;
 }
@@ -314,48 +350,61 @@ export async function returnFunds(tx: DbTransaction, payoutId: string, why: stri
   await reverse(tx, debit.postingId, 'payout_reversal', `payout ${payoutId} ${why}`);
 }
 
+/** A payout handed to the provider whose outcome it has not told us yet. */
+type OpenPayout = OpenProviderCall;
+
 /**
- * The reconciler: settles payouts sent but left `pending` (a provider timeout, or a crash between
- * the phases) by asking the provider what became of each, then running the same settlement
- * (which also completes an Idempotency-Key still waiting on it). It never sends a payout: one the
- * provider never received (`not_found`) is settled as failed and its funds returned. Payouts
- * awaiting review (never sent) are not its business. Safe to run in several instances at once.
+ * The store side of the payout reconciler (providerFlow.ts): payouts sent but left `pending` (a
+ * provider timeout, or a crash between the phases) are asked about, never sent again. One the
+ * provider says it never received stays pending: unknown is not failed (it may yet appear, or the
+ * process died before sending it); an operator decides a stuck one (settleOpenPayout). Payouts
+ * awaiting review (never sent) are not its business.
  */
-export async function settlePendingPayouts(
-  ctx: GatewayContext,
-  options: { olderThanMs?: number; limit?: number } = {},
-): Promise<{ settled: number; stillPending: number; errors: number }> {
-  const cutoff = new Date(ctx.clock.now().getTime() - (options.olderThanMs ?? PAYOUT_RECONCILE_AFTER_MS));
-  const pending = await ctx.db.payout.findMany({
-    where: { status: 'pending', sentAt: { not: null, lte: cutoff } },
-    orderBy: { sentAt: 'asc' },
-    take: Math.min(options.limit ?? RECONCILE_BATCH, RECONCILE_BATCH),
-    select: { id: true, organizationId: true },
-  });
-  const tally = { settled: 0, stillPending: 0, errors: 0 };
-  for (const payout of pending) {
-    try {
-      const status = await ctx.provider.payoutStatus(payout.id);
-      if (status.status === 'pending') {
-        tally.stillPending += 1;
-        continue;
-      }
-      await settleIntent(ctx, payout.organizationId, payoutIntentName(payout.id), async (tx) => settlementOf(await settlePayout(ctx, tx, payout.id, answerOf(status))));
-      tally.settled += 1;
-    } catch (error) {
-      if (error instanceof DomainError && error.code === 'payout_failed') {
-        tally.settled += 1;
-        continue;
-      }
-      tally.errors += 1;
-      ctx.log.warn({ err: error, payoutId: payout.id }, 'could not reconcile a pending payout; will try again');
-    }
-  }
-  if (pending.length) ctx.log.info({ ...tally }, 'pending payouts reconciled');
-  return tally;
+export const openPayouts = (ctx: GatewayContext): OpenCallStore<OpenPayout> => ({
+  kind: 'payout',
+  listDue: (now, openedBefore, limit) =>
+    selectOpenPayouts(ctx, Prisma.sql`(("nextProviderCheckAt" IS NULL AND "sentAt" <= ${openedBefore}) OR "nextProviderCheckAt" <= ${now})`, limit),
+  listOpen: (minChecks, limit) => selectOpenPayouts(ctx, Prisma.sql`"providerChecks" >= ${minChecks}`, limit),
+  findOpen: async (id) => (isUuid(id) ? ((await selectOpenPayouts(ctx, Prisma.sql`id = ${id}::uuid`, 1))[0] ?? null) : null),
+  ask: (call) => ctx.provider.payoutStatus(call.reference),
+  settle: async (call, answer) => {
+    await settleOpenPayout(ctx, call.organizationId, call.id, answer);
+  },
+  async postpone(call, nextCheckAt) {
+    await ctx.db.$executeRaw`UPDATE "Payout" SET "providerChecks" = "providerChecks" + 1, "nextProviderCheckAt" = ${nextCheckAt} WHERE id = ${call.id}::uuid AND status = 'pending'`;
+  },
+  async countOpen(stuckAfterChecks) {
+    const [row] = await ctx.db.$queryRaw<{ open: bigint; stuck: bigint }[]>`
+      SELECT count(*) AS open, count(*) FILTER (WHERE "providerChecks" >= ${stuckAfterChecks}) AS stuck FROM "Payout" WHERE status = 'pending' AND "sentAt" IS NOT NULL`;
+    return { open: Number(row?.open ?? 0), stuck: Number(row?.stuck ?? 0) };
+  },
+});
+
+/** Sent pending payouts matching `where`, oldest first, as open provider calls. */
+async function selectOpenPayouts(ctx: GatewayContext, where: Prisma.Sql, limit: number): Promise<OpenPayout[]> {
+  const rows = await ctx.db.$queryRaw<{ id: string; organizationId: string; providerChecks: number; sentAt: Date }[]>`
+    SELECT id, "organizationId", "providerChecks", "sentAt" FROM "Payout"
+    WHERE status = 'pending' AND "sentAt" IS NOT NULL AND ${where}
+    ORDER BY "sentAt" LIMIT ${limit}`;
+  return rows.map((row) => ({ kind: 'payout', id: row.id, organizationId: row.organizationId, reference: row.id, providerChecks: row.providerChecks, openedAt: row.sentAt }));
 }
 
-function answerOf(status: ProviderStatusAnswer): ProviderAnswer {
-  if (status.status === 'not_found') return { status: 'failed', providerReference: '', reason: 'the provider never received the payout' };
-  return { status: status.status, providerReference: status.providerReference, reason: status.reason };
+/**
+ * Applies a final outcome to a sent pending payout, by the reconciler or an operator: the same
+ * settlement as the request's (it also completes an Idempotency-Key waiting on it). A no-op when
+ * someone settled it first. Returns the payout after it.
+ */
+export async function settleOpenPayout(ctx: GatewayContext, organizationId: string, payoutId: string, answer: ProviderAnswer): Promise<PayoutRecord> {
+  let settled: PayoutRecord | undefined;
+  try {
+    await settleIntent(ctx, organizationId, payoutIntentName(payoutId), async (tx) => settlementOf((settled = await settlePayout(ctx, tx, payoutId, answer))));
+  } catch (error) {
+    if (!(error instanceof DomainError && error.code === 'payout_failed')) throw error;
+  }
+  return settled ?? ctx.db.payout.findUniqueOrThrow({ where: { id: payoutId } });
+}
+
+/** The reconciler's run over payouts (background.ts); safe in several instances at once. */
+export function settlePendingPayouts(ctx: GatewayContext, options: { olderThanMs?: number; limit?: number } = {}): Promise<ReconcileTally> {
+  return reconcileOpenCalls(ctx, openPayouts(ctx), options);
 }

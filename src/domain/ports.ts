@@ -4,10 +4,10 @@
  * Storage is Prisma's typed client (`Db`): operations use it but never construct it, so the
  * same operations run on PostgreSQL and on embedded PGlite through driver adapters.
  *
- * Coordination (rate limits, locks, scheduling) comes from Redis across instances, or from an
- * in-process implementation for the single-instance embedded default. Correctness of money never
- * rests on these: PostgreSQL enforces it. They make the common case fast and fair (rate limits,
- * "one payout at a time" fail-fast, retries on time).
+ * Coordination (rate limits, scheduling, cache invalidation) comes from Redis across instances, or
+ * from an in-process implementation for the single-instance embedded default. Correctness of money
+ * never rests on these: PostgreSQL enforces it (including "one payout at a time", a lease row). They
+ * make the common case fast and fair (rate limits, retries on time, fresh caches).
  */
 import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
 import type { PaymentMethod } from '../generated/prisma/enums.js';
@@ -43,19 +43,6 @@ export interface RateLimiter {
   hit(key: string): Promise<RateLimitDecision>;
 }
 
-export interface LockHandle {
-  /** Releases the lock if this handle still owns it; a no-op after expiry or takeover. */
-  release(): Promise<void>;
-}
-
-export interface Lock {
-  /**
-   * Tries once to take `key` for at most `ttlMs` (a crash cannot hold it forever).
-   * Returns null at once when another holder has it: callers fail fast, they do not wait.
-   */
-  tryAcquire(key: string, ttlMs: number): Promise<LockHandle | null>;
-}
-
 export interface ScheduledJob {
   /** Stable id; scheduling the same id again replaces its due time (no duplicates). */
   id: string;
@@ -87,6 +74,12 @@ export interface InvalidationBus {
   publish(message: string): Promise<void>;
   /** Calls `listener` for each message published by any instance. */
   subscribe(listener: (message: string) => void): void;
+  /**
+   * True while this instance is known to receive what any instance publishes (its subscription
+   * confirmed live within a short bound). A cache must not answer from memory while this is false.
+   * Absent: always receiving (in-process, one instance).
+   */
+  receiving?(): boolean;
 }
 
 /** Readiness probe for a coordinator (Redis reachable, or always true in-process). */
@@ -97,7 +90,6 @@ export interface CoordinatorHealth {
 
 export interface Coordination {
   rateLimiter: RateLimiter;
-  lock: Lock;
   scheduler: Scheduler;
   invalidations: InvalidationBus;
   health: CoordinatorHealth;
@@ -119,6 +111,11 @@ export interface ProviderRequest {
   amount: bigint;
   /** Our id for the operation (transaction, refund or payout id): the provider's idempotency key. */
   reference: string;
+  /**
+   * Aborted when the gateway stops waiting (the provider flow's deadline): a provider stops its
+   * HTTP call. The call may still have reached the wallet, so the outcome stays "not known yet".
+   */
+  signal?: AbortSignal;
 }
 
 export interface ProviderAnswer {

@@ -26,9 +26,9 @@ import { DomainError } from './errors.js';
 import { settleIntent, type Settlement } from './idempotency.js';
 import { heldInEscrow } from './ledger/escrow.js';
 import { clearingAccountOf, debitPostingCtes, post, reverse } from './ledger/posting.js';
-import { callProviderOnce } from './providerCalls.js';
+import { answerOrPending, callProviderOnce, reconcileOpenCalls, type OpenCallStore, type OpenProviderCall, type ReconcileTally } from './providerFlow.js';
 import { isUniqueViolation, runStatement, type PreparedStatement } from './statements.js';
-import type { Db, ProviderAnswer, ProviderStatusAnswer } from './ports.js';
+import type { Db, ProviderAnswer } from './ports.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { findVisibleTransaction, isUuid, transactionRecordOf, transactionWithProductsColumns, type RawTransactionRow, type TransactionRecord } from './transactions.js';
 
@@ -44,14 +44,6 @@ export interface RefundIntent {
   phone: string;
   amount: bigint;
 }
-
-/**
- * A pending refund is asked about only once it is older than this: well past the provider call's
- * own timeout, so the request that sent it has given up on its answer.
- */
-export const REFUND_RECONCILE_AFTER_MS = 60_000;
-/** Most pending refunds one reconciler run looks at. */
-const RECONCILE_BATCH = 100;
 
 export const refundIntentName = (intent: Pick<RefundIntent, 'refundId' | 'attempt'>): string => `refundTransaction:${intent.refundId}:${intent.attempt}`;
 
@@ -214,11 +206,11 @@ export async function recordRefundInOneStatement(ctx: GatewayContext, db: Db, or
 export async function sendRefund(ctx: GatewayContext, intent: RefundIntent): Promise<ProviderAnswer> {
   const outcome = await callProviderOnce(
     ctx,
-    () => ctx.provider.refund({ method: intent.method, phone: intent.phone, amount: intent.amount, reference: providerReferenceOf(intent) }),
+    (signal) => ctx.provider.refund({ method: intent.method, phone: intent.phone, amount: intent.amount, reference: providerReferenceOf(intent), signal }),
     { refundId: intent.refundId },
     'refund call to the provider failed; the reconciler will ask what became of it',
   );
-  return 'answered' in outcome ? outcome.answered : { status: 'pending', providerReference: '', reason: outcome.unknown };
+  return answerOrPending(outcome);
 }
 
 /**
@@ -227,13 +219,13 @@ export async function sendRefund(ctx: GatewayContext, intent: RefundIntent): Pro
  * attempt is settled; the later one finds it settled and answers what it became.
  */
 export async function settleRefund(ctx: GatewayContext, tx: DbTransaction, intent: RefundIntent, answer: ProviderAnswer): Promise<Settlement<TransactionRecord>> {
+  // Locks in one order in every refund path (the transaction, the refund, then accounts in
+  // post()): a concurrent phase 1, escrow release or settlement waits instead of deadlocking.
+  await tx.$queryRaw`SELECT id FROM "Transaction" WHERE id = ${intent.transactionId}::uuid FOR UPDATE`;
   const [refund] = await tx.$queryRaw<{ status: string; attempts: number }[]>`
     SELECT status::text AS status, attempts FROM "Refund" WHERE id = ${intent.refundId}::uuid FOR UPDATE`;
   if (!refund) throw new Error(`refund ${intent.refundId} vanished before it was settled`);
   if (refund.status !== 'pending' || refund.attempts !== intent.attempt) return settledAlready(ctx, tx, intent, refund, answer);
-  // Locks in one order everywhere here (refund, transaction, then accounts in post()): a
-  // concurrent escrow release or another settlement of this row waits instead of deadlocking.
-  await tx.$queryRaw`SELECT id FROM "Transaction" WHERE id = ${intent.transactionId}::uuid FOR UPDATE`;
 
   const providerReference = answer.providerReference ?? '';
   if (answer.status === 'succeeded') {
@@ -259,15 +251,22 @@ export async function settleRefund(ctx: GatewayContext, tx: DbTransaction, inten
  * the Refund `succeeded` (only while it is this attempt and pending, and its transaction is still
  * paid) and the transaction `refunded`, returned as the answer. Null for any other answer or when
  * someone settled it first: settleRefund handles those.
+ *
+ * Lock order: the Transaction row FIRST (`locked`, an uncorrelated CTE PostgreSQL runs before it
+ * touches the Refund), then the Refund row, as in every other refund path (recordRefund and
+ * settleRefund). The old order (Refund, then Transaction) deadlocked against a concurrent phase 1
+ * that held the Transaction row and waited on the Refund's unique index: PostgreSQL killed the
+ * settlement of a refund the provider had executed (test/faults/refund-race.test.ts).
  */
 export async function completeRefundInOneStatement(ctx: GatewayContext, db: Db, intent: RefundIntent, answer: ProviderAnswer): Promise<Settlement<TransactionRecord> | null> {
   if (answer.status !== 'succeeded') return null;
   const now = ctx.clock.now();
   const statement = Prisma.sql`
-    WITH settled AS (
+    WITH locked AS (
+      SELECT id FROM "Transaction" WHERE id = ${intent.transactionId}::uuid AND status IN ('paid', 'paid_and_blocked') FOR UPDATE),
+    settled AS (
       UPDATE "Refund" SET status = 'succeeded', "providerReference" = ${answer.providerReference ?? ''}::text, "updatedAt" = ${now}::timestamptz
-      WHERE id = ${intent.refundId}::uuid AND status = 'pending' AND attempts = ${intent.attempt}::int
-        AND EXISTS (SELECT 1 FROM "Transaction" WHERE id = ${intent.transactionId}::uuid AND status IN ('paid', 'paid_and_blocked'))
+      WHERE id = ${intent.refundId}::uuid AND status = 'pending' AND attempts = ${intent.attempt}::int AND EXISTS (SELECT 1 FROM locked)
       RETURNING "transactionId"),
     refunded AS (
       UPDATE "Transaction" t SET status = 'refunded', "refundedAt" = ${now}::timestamptz, "updatedAt" = ${now}::timestamptz
@@ -311,57 +310,64 @@ async function settledAlready(
   return { refusal: new DomainError('refund_failed') };
 }
 
-/**
- * The reconciler: settles refunds left `pending` (a provider timeout, or a crash between the
- * phases) by asking the provider what became of each, then running the same settlement (which
- * also completes an Idempotency-Key waiting on it). It never sends a refund: one the provider
- * never received (`not_found`) is settled as failed and its debit returned; the merchant may then
- * ask again. Safe to run in several instances at once (settlement is conditional).
- */
-export async function settlePendingRefunds(
-  ctx: GatewayContext,
-  options: { olderThanMs?: number; limit?: number } = {},
-): Promise<{ settled: number; stillPending: number; errors: number }> {
-  const cutoff = new Date(ctx.clock.now().getTime() - (options.olderThanMs ?? REFUND_RECONCILE_AFTER_MS));
-  const pending = await ctx.db.refund.findMany({
-    where: { status: 'pending', updatedAt: { lte: cutoff } },
-    orderBy: { updatedAt: 'asc' },
-    take: options.limit ?? RECONCILE_BATCH,
-    include: { transaction: { select: { payerPhone: true } } },
-  });
-  const tally = { settled: 0, stillPending: 0, errors: 0 };
-  for (const refund of pending) {
-    const intent: RefundIntent = {
-      refundId: refund.id,
-      attempt: refund.attempts,
-      organizationId: refund.organizationId,
-      transactionId: refund.transactionId,
-      method: refund.method,
-      phone: refund.transaction.payerPhone ?? '',
-      amount: refund.amount,
-    };
-    try {
-      const status = await ctx.provider.refundStatus(providerReferenceOf(intent));
-      if (status.status === 'pending') {
-        tally.stillPending += 1;
-        continue;
-      }
-      await settleIntent(ctx, intent.organizationId, refundIntentName(intent), (tx) => settleRefund(ctx, tx, intent, answerOf(status)));
-      tally.settled += 1;
-    } catch (error) {
-      if (error instanceof DomainError && (error.code === 'refund_failed' || error.code === 'refund_in_progress')) {
-        tally.settled += 1;
-        continue;
-      }
-      tally.errors += 1;
-      ctx.log.warn({ err: error, refundId: refund.id }, 'could not reconcile a pending refund; will try again');
-    }
-  }
-  if (pending.length) ctx.log.info({ ...tally }, 'pending refunds reconciled');
-  return tally;
+/** A refund recorded (and maybe sent) whose outcome the provider has not told us yet. */
+interface OpenRefund extends OpenProviderCall {
+  intent: RefundIntent;
 }
 
-function answerOf(status: ProviderStatusAnswer): ProviderAnswer {
-  if (status.status === 'not_found') return { status: 'failed', providerReference: '', reason: 'the provider never received the refund' };
-  return { status: status.status, providerReference: status.providerReference, reason: status.reason };
+/**
+ * The store side of the refund reconciler (providerFlow.ts): pending refunds are asked about, never
+ * sent again. A refund the provider says it never received stays pending (unknown is not
+ * failed: it may yet appear, or the process crashed before sending it); after STUCK_AFTER_CHECKS
+ * questions an operator decides (settleOpenRefund).
+ */
+export const openRefunds = (ctx: GatewayContext): OpenCallStore<OpenRefund> => ({
+  kind: 'refund',
+  listDue: (now, openedBefore, limit) =>
+    selectOpenRefunds(ctx, Prisma.sql`((r."nextProviderCheckAt" IS NULL AND r."updatedAt" <= ${openedBefore}) OR r."nextProviderCheckAt" <= ${now})`, limit),
+  listOpen: (minChecks, limit) => selectOpenRefunds(ctx, Prisma.sql`r."providerChecks" >= ${minChecks}`, limit),
+  findOpen: async (id) => (isUuid(id) ? ((await selectOpenRefunds(ctx, Prisma.sql`r.id = ${id}::uuid`, 1))[0] ?? null) : null),
+  ask: (call) => ctx.provider.refundStatus(call.reference),
+  settle: (call, answer) => settleOpenRefund(ctx, call.intent, answer),
+  async postpone(call, nextCheckAt) {
+    await ctx.db.$executeRaw`UPDATE "Refund" SET "providerChecks" = "providerChecks" + 1, "nextProviderCheckAt" = ${nextCheckAt}
+      WHERE id = ${call.id}::uuid AND status = 'pending' AND attempts = ${call.intent.attempt}`;
+  },
+  async countOpen(stuckAfterChecks) {
+    const [row] = await ctx.db.$queryRaw<{ open: bigint; stuck: bigint }[]>`
+      SELECT count(*) AS open, count(*) FILTER (WHERE "providerChecks" >= ${stuckAfterChecks}) AS stuck FROM "Refund" WHERE status = 'pending'`;
+    return { open: Number(row?.open ?? 0), stuck: Number(row?.stuck ?? 0) };
+  },
+});
+
+/** Pending refunds matching `where` (over Refund r), oldest first, as open provider calls. */
+async function selectOpenRefunds(ctx: GatewayContext, where: Prisma.Sql, limit: number): Promise<OpenRefund[]> {
+  const rows = await ctx.db.$queryRaw<{ id: string; attempts: number; organizationId: string; transactionId: string; method: PaymentMethod; payerPhone: string | null; amount: bigint; providerChecks: number; updatedAt: Date }[]>`
+    SELECT r.id, r.attempts, r."organizationId", r."transactionId", r.method::text AS method, t."payerPhone", r.amount, r."providerChecks", r."updatedAt"
+    FROM "Refund" r JOIN "Transaction" t ON t.id = r."transactionId"
+    WHERE r.status = 'pending' AND ${where}
+    ORDER BY r."updatedAt" LIMIT ${limit}`;
+  return rows.map((row) => {
+    const intent: RefundIntent = { refundId: row.id, attempt: row.attempts, organizationId: row.organizationId, transactionId: row.transactionId, method: row.method, phone: row.payerPhone ?? '', amount: BigInt(row.amount) };
+    return { kind: 'refund', id: row.id, organizationId: row.organizationId, reference: providerReferenceOf(intent), providerChecks: row.providerChecks, openedAt: row.updatedAt, intent };
+  });
+}
+
+/**
+ * Applies a final outcome to a pending refund, by the reconciler or an operator: the same
+ * settlement as the request's (it also completes an Idempotency-Key waiting on it). A no-op when
+ * it was settled first; a refusal of the settled outcome (failed) is not an error here.
+ */
+export async function settleOpenRefund(ctx: GatewayContext, intent: RefundIntent, answer: ProviderAnswer): Promise<void> {
+  try {
+    await settleIntent(ctx, intent.organizationId, refundIntentName(intent), (tx) => settleRefund(ctx, tx, intent, answer));
+  } catch (error) {
+    if (error instanceof DomainError && (error.code === 'refund_failed' || error.code === 'refund_in_progress')) return;
+    throw error;
+  }
+}
+
+/** The reconciler's run over refunds (background.ts); safe in several instances at once. */
+export function settlePendingRefunds(ctx: GatewayContext, options: { olderThanMs?: number; limit?: number } = {}): Promise<ReconcileTally> {
+  return reconcileOpenCalls(ctx, openRefunds(ctx), options);
 }

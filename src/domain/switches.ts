@@ -25,12 +25,6 @@ export type SwitchStates = ReadonlyMap<SwitchName, boolean>;
 
 type SwitchReader = Pick<Db, 'switch'>;
 
-/** One switch, read from the database (paths that are not hot read it directly). */
-export async function isSwitchOn(db: SwitchReader, name: SwitchName): Promise<boolean> {
-  const row = await db.switch.findUnique({ where: { name } });
-  return row?.on ?? true;
-}
-
 /** Every switch in one statement. */
 export async function readSwitches(db: SwitchReader): Promise<SwitchStates> {
   const rows = await db.switch.findMany();

@@ -2,7 +2,7 @@
 import { Prisma, type Transaction, type TransactionProduct } from '../generated/prisma/client.js';
 import { runStatement, type PreparedStatement } from './statements.js';
 import type { PaymentMethod, TransactionStatus } from '../generated/prisma/enums.js';
-import { collectionFeeOf, splitPayment, type FeeRates } from './ledger/fees.js';
+import { FEE_RATE_COLUMNS, collectionFeeOf, splitPayment, takeFeeRates, type FeeRates } from './ledger/fees.js';
 import type { GatewaySettings } from './context.js';
 import { TRANSACTION_STATUSES, isOneOf } from './enums.js';
 import { DomainError } from './errors.js';
@@ -103,7 +103,7 @@ export const READ_TRANSACTION: PreparedStatement = {
 const READ_FOR_PAYMENT: PreparedStatement = {
   name: 'gw_read_for_payment',
   text: `SELECT ${transactionWithProductsColumns(Prisma.raw('"TransactionProduct"')).text},
-      o."feeWaveBp", o."feeOrangeMoneyBp", o."feePayoutBp",
+      ${FEE_RATE_COLUMNS.map((column) => `o."${column}"`).join(', ')},
       EXISTS (SELECT 1 FROM "Webhook" w WHERE w."organizationId" = t."organizationId" AND w."isActive") AS "hasActiveWebhooks"
     FROM "Transaction" t JOIN "Organization" o ON o.id = t."organizationId"
     WHERE t.id = $1::uuid`,
@@ -116,8 +116,9 @@ export async function readForPayment(
 ): Promise<{ transaction: TransactionRecord; feeRates: FeeRates; hasActiveWebhooks: boolean }> {
   const rows = isUuid(orderId) ? await runStatement<RawTransactionRow & FeeRates & { hasActiveWebhooks: boolean }>(db, READ_FOR_PAYMENT, [orderId]) : [];
   if (!rows[0]) throw new DomainError('transaction_not_found');
-  const { feeWaveBp, feeOrangeMoneyBp, feePayoutBp, hasActiveWebhooks, ...transaction } = rows[0];
-  return { transaction: transactionRecordOf(transaction), feeRates: { feeWaveBp, feeOrangeMoneyBp, feePayoutBp }, hasActiveWebhooks };
+  const { hasActiveWebhooks, ...row } = rows[0];
+  const { feeRates, rest: transaction } = takeFeeRates(row);
+  return { transaction: transactionRecordOf(transaction), feeRates, hasActiveWebhooks };
 }
 
 async function readTransactionWithProducts(db: Pick<Db, '$queryRawUnsafe'>, id: string, organizationId: string | null): Promise<TransactionRecord | null> {

@@ -6,7 +6,7 @@
  */
 import { GraphQLError } from 'graphql';
 import { createYoga as createYogaServer, useErrorHandler, type GraphiQLOptions } from 'graphql-yoga';
-import { authenticate } from '../domain/auth.js';
+import { authenticate, singleAuthorizationHeader } from '../domain/auth.js';
 import type { GatewayContext } from '../domain/context.js';
 import { DomainError } from '../domain/errors.js';
 import type { GraphQLContext } from './builder.js';
@@ -41,7 +41,20 @@ function isUnexpected(error: unknown): boolean {
   return !(isGraphQLError(error) && (original === undefined || isGraphQLError(original)));
 }
 
-/** A refusal outside execution (the rate limit), as a GraphQL response body. */
+/** A public GraphQL error as it leaves: with an `extensions.code`, BAD_USER_INPUT when it had none. */
+function withCode(error: GraphQLError): GraphQLError {
+  if (typeof error.extensions?.code === 'string') return error;
+  return new GraphQLError(error.message, {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    path: error.path,
+    originalError: error.originalError,
+    extensions: { ...error.extensions, code: 'BAD_USER_INPUT' },
+  });
+}
+
+/** A refusal outside execution (the rate limit, a body refused before Yoga), as a GraphQL response body. */
 export function graphqlErrorBody(error: DomainError): string {
   return JSON.stringify({ errors: [{ message: error.message, extensions: { code: error.graphqlCode, status: error.status } }] });
 }
@@ -50,6 +63,8 @@ export function graphqlErrorBody(error: DomainError): string {
 export interface YogaServerContext {
   requestId: string;
   responseHeaders: Map<string, string>;
+  /** The raw header list (Node keeps only the first of two Authorization headers; this has both). */
+  rawHeaders: readonly string[];
 }
 
 /**
@@ -78,9 +93,10 @@ export function createYoga({ ctx, adminToken }: YogaOptions) {
     // Logging goes through the gateway's pino logger, not Yoga's console one.
     logging: false,
     landingPage: false,
-    context: async ({ request, requestId, responseHeaders }) => {
+    context: async ({ request, requestId, responseHeaders, rawHeaders }) => {
       try {
-        const caller = await authenticate(ctx, request.headers.get('authorization') ?? undefined, { adminToken, allowOperators: true });
+        const authorization = singleAuthorizationHeader(rawHeaders);
+        const caller = await authenticate(ctx, authorization, { adminToken, allowOperators: true });
         return { gateway: ctx, caller, requestId, responseHeaders, idempotencyKey: request.headers.get('idempotency-key') ?? undefined };
       } catch (error) {
         if (error instanceof DomainError) throw toGraphQLError(error);
@@ -103,8 +119,9 @@ export function createYoga({ ctx, adminToken }: YogaOptions) {
         const original = (error as { originalError?: unknown }).originalError;
         if (original instanceof DomainError) return toGraphQLError(original, error as GraphQLError);
         // Parse, validation and variable errors, and GraphQL errors thrown on purpose (complexity
-        // bounds) are already public. Keep the outer error, whose message names the variable or field.
-        if (!isUnexpected(error)) return error as GraphQLError;
+        // bounds) are already public. Keep the outer error, whose message names the variable or field,
+        // with a code: one graphql-js leaves without (a variable of the wrong type) is the client's input.
+        if (!isUnexpected(error)) return withCode(error as GraphQLError);
         return new GraphQLError('Internal server error', { extensions: { code: 'INTERNAL_SERVER_ERROR', status: 500 } });
       },
     },

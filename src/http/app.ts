@@ -3,11 +3,14 @@
  * and docs. Cross-cutting HTTP concerns live here: request ids, body limits, JSON errors, logging.
  */
 import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { GatewayContext } from '../domain/context.js';
-import { DomainError } from '../domain/errors.js';
+import { DomainError, ERROR_CATALOGUE } from '../domain/errors.js';
 import { RateLimitedError } from '../domain/rateLimit.js';
-import { toPublicError } from '../rest/errors.js';
+import { requestJsonProblem } from '../domain/text.js';
+import { toPublicError, type PublicError } from '../rest/errors.js';
 import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
 import { registerRestSurface, type RestSurface } from '../rest/pipeline.js';
@@ -17,7 +20,7 @@ import { createYoga, graphqlErrorBody } from '../graphql/yoga.js';
 import { registerDocs } from './docs.js';
 import { registerMetrics, type MetricsOptions } from './metrics.js';
 import { registerWebhookMetrics } from '../webhooks/metrics.js';
-import { enforceRateLimitOn } from './rateLimit.js';
+import { enforceRateLimitOn } from '../edge/rateLimit.js';
 
 export interface AppOptions {
   ctx: GatewayContext;
@@ -28,6 +31,8 @@ export interface AppOptions {
   logger: FastifyBaseLogger | false;
   /** Prometheus metrics at /metrics, or false for none (most tests: many gateways in one process). */
   metrics?: MetricsOptions | false;
+  /** TRUSTED_PROXIES: whose X-Forwarded-For gives request.ip (rate limit, logs); none by default. */
+  trustedProxies?: string[];
 }
 
 /** Largest request body accepted: a transaction of 100 products is a few kB; refuse before parsing. */
@@ -42,6 +47,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
     bodyLimit: BODY_LIMIT_BYTES,
     requestTimeout: REQUEST_TIMEOUT_MS,
+    // The client is the right-most X-Forwarded-For address that is not a trusted proxy.
+    trustProxy: options.trustedProxies?.length ? options.trustedProxies : false,
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && REQUEST_ID_PATTERN.test(incoming) ? incoming : randomUUID();
@@ -49,6 +56,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // Errors fastify raises before routing (a malformed percent-encoding in the path...) leave
     // in the API's error shape too.
     frameworkErrors: (error, request, reply) => sendError(request, reply, error),
+    // And so do requests node's HTTP parser refuses (a bad Content-Length, oversized headers, a
+    // slow client), instead of fastify's `{"error","message","statusCode"}`.
+    clientErrorHandler: answerClientError,
   });
 
   app.addHook('onRequest', async (request, reply) => {
@@ -82,29 +92,38 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   for (const surface of REST_SURFACES) await registerSurfaceWithContract(app, options, surface);
 
   const yoga = createYoga({ ctx: options.ctx, adminToken: options.adminToken });
-  app.route({
-    url: yoga.graphqlEndpoint,
-    method: ['GET', 'POST', 'OPTIONS'],
-    handler: async (request, reply) => {
-      try {
-        await enforceRateLimitOn(options.ctx, request, reply, `${request.method} ${yoga.graphqlEndpoint}`);
-      } catch (error) {
-        // GraphQL renders its own refusals: a GraphQL error with extensions.code, status 429.
-        if (error instanceof RateLimitedError) return reply.code(error.status).type('application/json; charset=utf-8').send(graphqlErrorBody(error));
-        throw error;
-      }
-      const responseHeaders = new Map<string, string>();
-      const response = await yoga.handleNodeRequestAndResponse(request, reply, { requestId: request.id, responseHeaders });
-      response.headers.forEach((value: string, key: string) => {
-        reply.header(key, value);
-      });
-      for (const [name, value] of responseHeaders) reply.header(name, value);
-      reply.status(response.status);
-      // The whole answer at once, with a Content-Length: sent as yoga's stream it left in a
-      // chunked encoding, several writes per answer (the GraphQL page's profile was a quarter writev).
-      reply.send(Buffer.from(await response.arrayBuffer()));
-      return reply;
-    },
+  await app.register(async (scope) => {
+    // GraphQL reads its own bodies: raw text whatever the content type, then parsed and checked
+    // here (JSON only, the text rule of domain/text.ts), so that every refusal, the body limit's
+    // included, answers in GraphQL's shape rather than fastify's or Yoga's.
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+    scope.setErrorHandler((error, request, reply) => sendError(request, reply, error));
+    scope.route({
+      url: yoga.graphqlEndpoint,
+      method: ['GET', 'POST', 'OPTIONS'],
+      handler: async (request, reply) => {
+        try {
+          await enforceRateLimitOn(options.ctx, request, reply, `${request.method} ${yoga.graphqlEndpoint}`);
+        } catch (error) {
+          // GraphQL renders its own refusals: a GraphQL error with extensions.code, status 429.
+          if (error instanceof RateLimitedError) return reply.code(error.status).type('application/json; charset=utf-8').send(graphqlErrorBody(error));
+          throw error;
+        }
+        checkGraphQLRequest(request);
+        const responseHeaders = new Map<string, string>();
+        const response = await yoga.handleNodeRequestAndResponse(request, reply, { requestId: request.id, responseHeaders, rawHeaders: request.raw.rawHeaders });
+        response.headers.forEach((value: string, key: string) => {
+          reply.header(key, value);
+        });
+        for (const [name, value] of responseHeaders) reply.header(name, value);
+        reply.status(response.status);
+        // The whole answer at once, with a Content-Length: sent as yoga's stream it left in a
+        // chunked encoding, several writes per answer (the GraphQL page's profile was a quarter writev).
+        reply.send(Buffer.from(await response.arrayBuffer()));
+        return reply;
+      },
+    });
   });
 
   return app;
@@ -136,16 +155,103 @@ const REST_SURFACES = [v2Surface, v1Surface];
 const surfaceAt = (url: string): RestSurface | undefined =>
   REST_SURFACES.find((surface) => url === surface.root || url.startsWith(`${surface.root}/`) || url.startsWith(`${surface.root}?`));
 
+const GRAPHQL_PATH = '/graphql';
+const isGraphQLPath = (url: string): boolean => url === GRAPHQL_PATH || url.startsWith(`${GRAPHQL_PATH}?`) || url.startsWith(`${GRAPHQL_PATH}/`);
+
+/** Media types a GraphQL POST may carry: JSON (Yoga would also take others; this API does not). */
+const GRAPHQL_BODY_TYPES = new Set(['application/json', 'application/graphql+json']);
+
+/**
+ * A GraphQL request's body, before Yoga sees it: a POST carries a JSON object (415 otherwise, 400
+ * when it is not one) that meets the text rule; a GET's `variables` and `extensions` meet it too.
+ * The parsed object replaces the raw text, so Yoga never parses it again.
+ */
+function checkGraphQLRequest(request: FastifyRequest): void {
+  if (request.method === 'GET') {
+    const query = (request.query ?? {}) as Record<string, unknown>;
+    const refused = (problem: string) => new DomainError('invalid_request', '', { message: `Invalid request: ${problem}` });
+    for (const name of ['variables', 'extensions']) {
+      if (query[name] !== undefined && parseJsonOrNull(query[name]) === null) throw refused(`${name} must be a JSON object`);
+    }
+    const problem = requestJsonProblem({ ...query, variables: parseJsonOrNull(query.variables), extensions: parseJsonOrNull(query.extensions) });
+    if (problem) throw refused(problem);
+    return;
+  }
+  if (request.method !== 'POST') return;
+  const mediaType = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (!GRAPHQL_BODY_TYPES.has(mediaType)) throw new DomainError('unsupported_media_type');
+  const raw = typeof request.body === 'string' ? request.body : '';
+  const parsed = parseJsonOrNull(raw);
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new DomainError('invalid_request_body');
+  // Yoga reads the raw stream again when handed an empty object; there is no query to run anyway.
+  if (Object.keys(parsed).length === 0) throw new DomainError('invalid_request_body', 'query is required');
+  const problem = requestJsonProblem(parsed);
+  if (problem) throw new DomainError('invalid_request_body', problem);
+  request.body = parsed;
+}
+
+function parseJsonOrNull(value: unknown): unknown {
+  if (typeof value !== 'string' || value.trim() === '') return null;
+  try {
+    return JSON.parse(value);
+  } catch {
+    return null;
+  }
+}
+
+/** A public error in GraphQL's shape: `{"errors": [{message, extensions: {code, status}}]}`. */
+const graphqlBodyOf = (publicError: PublicError): string =>
+  graphqlErrorBody(new DomainError(publicError.code, '', { message: publicError.message }));
+
+/** The error body for a path: its REST surface's shape, GraphQL's, or the API's general `{"error"}`. */
+function errorBodyFor(url: string, publicError: PublicError): { body: unknown; headers?: Record<string, string> } {
+  if (isGraphQLPath(url)) return { body: graphqlBodyOf(publicError), headers: { 'content-type': 'application/json; charset=utf-8' } };
+  const surface = surfaceAt(url);
+  return surface ? { body: surface.errorBody(publicError.message), headers: surface.headers } : { body: { error: publicError.message } };
+}
+
 /**
  * Errors outside the REST surfaces' routes: under a surface's root (its bare root, a path fastify
  * refused before routing, such as a malformed percent-encoding) in that surface's shape and with its
- * headers; elsewhere (health, docs, unknown paths) as `{"error": "..."}`, the API's general shape.
- * Unexpected ones are logged, never detailed.
+ * headers; at /graphql (its body refused: too large, not JSON...) in GraphQL's; elsewhere (health,
+ * docs, unknown paths) as `{"error": "..."}`, the API's general shape. Unexpected ones are logged,
+ * never detailed.
  */
 function sendError(request: FastifyRequest, reply: FastifyReply, error: unknown) {
   const publicError = toPublicError(error);
   if (publicError.unexpected) request.log.error({ err: error, requestId: request.id }, 'unexpected error');
-  const surface = surfaceAt(request.url);
-  if (surface?.headers) reply.headers(surface.headers);
-  return reply.code(publicError.status).send(surface ? surface.errorBody(publicError.message) : { error: publicError.message });
+  const { body, headers } = errorBodyFor(request.url, publicError);
+  if (headers) reply.headers(headers);
+  return reply.code(publicError.status).send(body);
+}
+
+/** What node's HTTP parser refuses, by its error code: status and public wording. */
+function clientErrorOf(code: string | undefined): { status: number; message: string } {
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return { status: 408, message: 'Request timeout' };
+  if (code === 'HPE_HEADER_OVERFLOW') return { status: 431, message: 'Request headers too large' };
+  return { status: 400, message: ERROR_CATALOGUE.invalid_request.message };
+}
+
+/**
+ * A request node could not parse (bad Content-Length, bad chunking, oversized headers, too slow):
+ * answered in the shape of the surface its request line names, when it can be read, then closed.
+ */
+function answerClientError(error: Error & { code?: string; rawPacket?: unknown }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const { status, message } = clientErrorOf(error.code);
+  // Typed by fastify as a serialised Buffer; node hands the Buffer itself.
+  const packet = Buffer.isBuffer(error.rawPacket) ? error.rawPacket : undefined;
+  const path = packet?.toString('latin1', 0, 2048).split('\r\n', 1)[0]?.split(' ')[1] ?? '';
+  const { body, headers = {} } = errorBodyFor(path, { status, message, code: 'invalid_request' });
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  const extra = Object.entries(headers)
+    .filter(([name]) => name.toLowerCase() !== 'content-type')
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\n${extra}Connection: close\r\n\r\n${text}`,
+    );
+  }
+  socket.destroy();
 }

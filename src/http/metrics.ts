@@ -4,14 +4,18 @@
  *   raw path: order ids would make the series unbounded) and status;
  * - rate_limit_rejections_total per route (every 429 the API sends is the limiter's);
  * - db_pool_connections{state} (total, idle, waiting) when the database is a pool;
+ * - gateway_provider_calls_open{kind} and gateway_provider_calls_stuck{kind}: payments, refunds
+ *   and payouts whose provider outcome is not known yet, and those asked about so often without
+ *   an answer that an operator should decide (alert on stuck > 0);
  * - rest_v1_requests_total{api_key, route}: authorised calls of the deprecated REST v1 per API key
  *   (its id, never the secret: bounded by the keys an operator created) and v1 route, so an
- *   operator sees who still calls v1 before its Sunset date;
+ *   operator sees who still calls v1 before its Sunset date (counted by rest/v1/metrics.ts);
  * - the process's own: event-loop lag, resident memory, heap, CPU (prom-client's defaults).
  * Each app has its own registry, so several gateways in one process (tests) do not collide.
  */
 import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { restV1Requests } from '../rest/v1/metrics.js';
 
 export interface PoolStats {
   total: number;
@@ -22,22 +26,8 @@ export interface PoolStats {
 export interface MetricsOptions {
   /** The database pool's counts, when there is a pool (PostgreSQL); absent for embedded PGlite. */
   poolStats?: () => PoolStats;
-}
-
-/**
- * One counter for the process, registered in every app's registry: the v1 routes count where the
- * caller's key is known (after authorisation), which is not where an app's registry is reachable.
- * A production process has one app; test gateways sharing a process keep apart by their keys.
- */
-const restV1Requests = new Counter({
-  name: 'rest_v1_requests_total',
-  help: 'Authorised REST v1 (deprecated) calls, per API key id and v1 route',
-  labelNames: ['api_key', 'route'],
-  registers: [],
-});
-
-export function countRestV1Call(apiKeyId: string, route: string): void {
-  restV1Requests.inc({ api_key: apiKeyId, route });
+  /** Provider calls still open and stuck per kind, as the reconcilers last counted them (providerFlow.ts). */
+  openProviderCalls?: () => ReadonlyMap<string, { open: number; stuck: number }>;
 }
 
 /** Latency buckets (seconds): a hot read is a few ms, a provider call up to seconds. */
@@ -65,6 +55,22 @@ export function registerMetrics(app: FastifyInstance, options: MetricsOptions = 
         this.set({ state: 'waiting' }, waiting);
       },
     });
+  }
+
+  if (options.openProviderCalls) {
+    const counts = options.openProviderCalls;
+    const gauge = (name: string, help: string, pick: (count: { open: number; stuck: number }) => number) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ['kind'],
+        registers: [registry],
+        collect() {
+          for (const [kind, count] of counts()) this.set({ kind }, pick(count));
+        },
+      });
+    gauge('gateway_provider_calls_open', 'Provider calls (payment, refund, payout) whose outcome is not known yet', (count) => count.open);
+    gauge('gateway_provider_calls_stuck', 'Open provider calls the provider has not resolved after many questions: an operator should decide', (count) => count.stuck);
   }
 
   app.addHook('onResponse', async (request, reply) => {

@@ -16,18 +16,21 @@ import { startWebhookDispatcher } from '../webhooks/dispatcher.js';
 
 interface Job {
   name: string;
-  everyMs: number;
+  /** A number, or read from the settings (the reconcilers' pace is configurable). */
+  everyMs: number | ((ctx: GatewayContext) => number);
   run(ctx: GatewayContext): Promise<unknown>;
 }
+
+const reconcilePace = (ctx: GatewayContext): number => ctx.settings.reconcileIntervalMs ?? 30_000;
 
 const JOBS: Job[] = [
   // Keys live 24 h; purging hourly keeps the table to about a day of keys.
   { name: 'purge expired idempotency keys', everyMs: 60 * 60 * 1000, run: purgeExpiredIdempotencyKeys },
-  // Provider timeouts and crashes between the phases of a refund or a payment.
-  { name: 'reconcile pending refunds', everyMs: 30 * 1000, run: (ctx) => settlePendingRefunds(ctx) },
-  { name: 'reconcile stale payment attempts', everyMs: 30 * 1000, run: (ctx) => settleStalePaymentAttempts(ctx) },
-  // Payouts sent whose provider did not answer (a timeout, a crash after the call): asked, never re-sent.
-  { name: 'reconcile pending payouts', everyMs: 30 * 1000, run: (ctx) => settlePendingPayouts(ctx) },
+  // The provider flow's last step (providerFlow.ts): calls left open by a timeout, an unknown answer
+  // or a crash between the phases are asked about (never sent again), with backoff.
+  { name: 'reconcile pending refunds', everyMs: reconcilePace, run: (ctx) => settlePendingRefunds(ctx) },
+  { name: 'reconcile stale payment attempts', everyMs: reconcilePace, run: (ctx) => settleStalePaymentAttempts(ctx) },
+  { name: 'reconcile pending payouts', everyMs: reconcilePace, run: (ctx) => settlePendingPayouts(ctx) },
   // Webhook retries the scheduler lost (Redis flushed) or an instance died sending: back from the outbox.
   { name: 'reschedule overdue webhook deliveries', everyMs: 10 * 1000, run: (ctx) => rescheduleOverdueDeliveries(ctx) },
   // The delivery log is kept 30 days.
@@ -51,7 +54,7 @@ export function startBackgroundJobs(ctx: GatewayContext): () => Promise<void> {
         .finally(() => {
           running = false;
         });
-    }, job.everyMs);
+    }, typeof job.everyMs === 'number' ? job.everyMs : job.everyMs(ctx));
     timer.unref();
     return timer;
   });

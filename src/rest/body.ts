@@ -4,6 +4,7 @@
  * null counts as absent; unknown fields are ignored.
  */
 import { DomainError } from '../domain/errors.js';
+import { requestJsonProblem } from '../domain/text.js';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -14,18 +15,24 @@ const invalid = (detail: string): DomainError => new DomainError('invalid_reques
  * that is not one is refused with `unreadable`: `Invalid request body` by default; POST /payouts
  * passes `invalid_request`, as its spec table keeps `Invalid request` for a request that cannot
  * be read and `Invalid request body` for the list of missing or invalid fields.
+ *
+ * The whole body then meets the text rule of src/domain/text.ts (no NUL, no lone surrogate, no
+ * `__proto__` key, bounded nesting), every field at once, known or not: `Invalid request body: <why>`.
  */
 export function parseJsonObject(raw: unknown, unreadable: 'invalid_request_body' | 'invalid_request' = 'invalid_request_body'): JsonObject {
   const refused = () => (unreadable === 'invalid_request' ? new DomainError('invalid_request') : invalid(''));
-  if (raw && typeof raw === 'object' && !Array.isArray(raw)) return raw as JsonObject;
-  if (typeof raw !== 'string' || raw.trim() === '') throw refused();
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw);
-  } catch {
-    throw refused();
+  let parsed: unknown = raw;
+  if (typeof raw === 'string') {
+    if (raw.trim() === '') throw refused();
+    try {
+      parsed = JSON.parse(raw);
+    } catch {
+      throw refused();
+    }
   }
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw refused();
+  const problem = requestJsonProblem(parsed);
+  if (problem) throw invalid(problem);
   return parsed as JsonObject;
 }
 

@@ -1,5 +1,5 @@
 /**
- * One REST pipeline, parameterised per surface (v2 now, v1 next). For each request, in order:
+ * One REST pipeline, parameterised per surface (v2 and v1). For each request, in order:
  *
  *   match the route (once: fastify's router, from a table built at start out of the surface's
  *   OpenAPI file) -> rate limit -> authenticate -> authorise (once) -> the route's binding
@@ -12,13 +12,13 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { OpenAPIBackend } from 'openapi-backend';
-import { authenticate, authorizeMerchant, type MerchantAccess } from '../domain/auth.js';
+import { authenticate, authorizeMerchant, singleAuthorizationHeader, type MerchantAccess } from '../domain/auth.js';
 import type { GatewayContext } from '../domain/context.js';
 import { DomainError } from '../domain/errors.js';
 import { MERCHANT_OPERATIONS, type MerchantOperation } from '../domain/scopes.js';
 import { toPublicError } from './errors.js';
 import type { Query } from './query.js';
-import { enforceRateLimitOn } from '../http/rateLimit.js';
+import { enforceRateLimitOn } from '../edge/rateLimit.js';
 
 /** What a binding reads of the request, already matched and authorised. */
 export interface RestRequest {
@@ -140,7 +140,7 @@ export async function registerRestSurface(app: FastifyInstance, ctx: GatewayCont
 
 /** Authentication, then the operation's access rule: the one authorisation of the request. */
 async function authorize(ctx: GatewayContext, request: FastifyRequest, operation: MerchantOperation, adminToken: string | null): Promise<MerchantAccess> {
-  const caller = await authenticate(ctx, request.headers.authorization, { adminToken, allowOperators: false });
+  const caller = await authenticate(ctx, singleAuthorizationHeader(request.raw.rawHeaders), { adminToken, allowOperators: false });
   return authorizeMerchant(caller, operation);
 }
 

@@ -73,7 +73,7 @@ const ENDPOINT_HOLD_FACTOR = 2;
  * much before the sweep may hand the delivery to another instance: only an instance that died (or
  * froze that long) loses it.
  */
-const LEASE_MARGIN_MS = 60_000;
+const LEASE_MARGIN_MS = 60_000; // default of settings.claimMarginMs
 /** Finished attempts recorded in one statement at most. */
 const RECORD_BATCH = 500;
 /** Scheduler entries held back by an endpoint's limit come back after this. */
@@ -92,7 +92,7 @@ export function startWebhookDispatcher(ctx: GatewayContext, options: DispatcherO
   /** Sent and waiting for their record: past this, no claim until the database catches up. */
   const maxRecording = maxHeld;
   const settings = webhookSettingsOf(ctx);
-  const leaseMs = settings.timeoutMs * (HOLD_FACTOR + 1) + LEASE_MARGIN_MS;
+  const leaseMs = settings.timeoutMs * (HOLD_FACTOR + 1) + (settings.claimMarginMs ?? LEASE_MARGIN_MS);
   const scheduler = ctx.coordination.scheduler;
 
   /** Decrypted secrets by their stored (encrypted) value. */

@@ -15,6 +15,7 @@ import { Prisma } from '../../generated/prisma/client.js';
 import type { AccountName, GatewayAccount, LedgerEntryKind, PaymentMethod } from '../../generated/prisma/enums.js';
 import type { DbTransaction } from '../context.js';
 import { DomainError } from '../errors.js';
+import { paymentMethodRow } from '../paymentMethods.js';
 
 export type LedgerSide =
   | { organizationId: string; account: AccountName }
@@ -41,7 +42,8 @@ export interface PostedBalance {
   balance: bigint;
 }
 
-export const clearingAccountOf = (method: PaymentMethod): GatewayAccount => (method === 'wave' ? 'provider_clearing_wave' : 'provider_clearing_orange_money');
+/** The gateway account a method's provider money moves through: the method's catalogue row. */
+export const clearingAccountOf = (method: PaymentMethod): GatewayAccount => paymentMethodRow(method).clearingAccount;
 
 /**
  * Writes one balanced posting. Throws `insufficient_balance` (and so rolls the caller's

@@ -4,12 +4,14 @@
  * reason. It is a ledger posting like any other: balanced, and never below zero.
  */
 import type { Account } from '../../generated/prisma/client.js';
-import { authorizeOperator, type Caller } from '../auth.js';
+import type { Caller } from '../access/caller.js';
+import { authorize } from '../access/policy.js';
 import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import { post } from '../ledger/posting.js';
 import { MAXIMUM_AMOUNT } from '../money.js';
 import { findOrganization } from '../organizations.js';
+import { boundedInputText } from '../text.js';
 
 /** Long enough for a ticket number and a sentence; an adjustment's reason is read in audits. */
 export const MAX_ADJUSTMENT_REASON_LENGTH = 500;
@@ -22,7 +24,7 @@ export interface AdjustAccountInput {
 }
 
 export async function adjustAccount(ctx: GatewayContext, caller: Caller, input: AdjustAccountInput): Promise<Account> {
-  authorizeOperator(caller, 'mutate');
+  authorize(caller, 'adjustAccount');
   const { amount, reason } = validAdjustment(input);
   const organization = await findOrganization(ctx.db, input.organizationId);
   return ctx.db.$transaction(async (tx) => {
@@ -44,5 +46,5 @@ function validAdjustment(input: AdjustAccountInput): { amount: bigint; reason: s
   }
   const reason = (input.reason ?? '').trim();
   if (!reason || reason.length > MAX_ADJUSTMENT_REASON_LENGTH) throw new DomainError('invalid_input', `reason must be 1 to ${MAX_ADJUSTMENT_REASON_LENGTH} characters`);
-  return { amount: BigInt(input.amount), reason };
+  return { amount: BigInt(input.amount), reason: boundedInputText('reason', reason, MAX_ADJUSTMENT_REASON_LENGTH) };
 }

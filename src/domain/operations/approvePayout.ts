@@ -1,20 +1,23 @@
 /**
  * Operator (`gateway payout approve ORDER_ID`, GraphQL): sends a payout that waits for review
- * (above 2,000,000 XOF, funds already reserved by its creation). Like a creation it takes the
- * organisation's payout lock (409 while another payout of it runs) and is sent at most once:
+ * (above 2,000,000 XOF, funds already reserved by its creation), through the provider flow
+ * (providerFlow.ts). Like a creation it takes the organisation's payout lease (409 while another
+ * payout of it runs) and is sent at most once:
  * `sentAt` is set by a conditional update committed BEFORE the call (of two approvals, or an
  * approval racing a rejection, exactly one wins), then the provider is called and its answer
  * settled (payouts.ts). Returns the payout: `completed`, `failed` (funds returned) or still
  * `pending` (no answer in time: the reconciler settles it).
  */
-import { authorizeOperator, type Caller } from '../auth.js';
+import type { Caller } from '../access/caller.js';
+import { authorize } from '../access/policy.js';
 import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
-import { findVisiblePayout, refuseUnlessAwaitingReview, releasePayoutLock, sendPayout, settlePayout, takePayoutLock, type PayoutRecord } from '../payouts.js';
+import { findVisiblePayout, refuseUnlessAwaitingReview, releasePayoutLease, sendPayout, settlePayout, takePayoutLease, type PayoutRecord } from '../payouts.js';
+import { settleDurably } from '../providerFlow.js';
 import { switchStates } from '../switches.js';
 
 export async function approvePayout(ctx: GatewayContext, caller: Caller, orderId: string): Promise<PayoutRecord> {
-  authorizeOperator(caller, 'mutate');
+  authorize(caller, 'approvePayout');
   const payout = await findVisiblePayout(ctx.db, null, orderId);
   refuseUnlessAwaitingReview(payout);
   // A switched-off payout or method is not sent, even by the operator: it stays in the queue.
@@ -22,7 +25,7 @@ export async function approvePayout(ctx: GatewayContext, caller: Caller, orderId
   if (!switches.get('payouts')) throw new DomainError('payouts_disabled');
   if (!switches.get(payout.selectedPaymentMethod)) throw new DomainError('payout_method_unavailable', payout.selectedPaymentMethod);
 
-  const lock = await takePayoutLock(ctx, payout.organizationId);
+  const lock = await takePayoutLease(ctx, payout.organizationId);
   try {
     const { count } = await ctx.db.payout.updateMany({ where: { id: payout.id, status: 'pending', sentAt: null }, data: { sentAt: ctx.clock.now() } });
     if (count === 0) {
@@ -31,8 +34,8 @@ export async function approvePayout(ctx: GatewayContext, caller: Caller, orderId
       throw new Error(`payout ${payout.id} awaits review but could not be marked as sent`);
     }
     const answer = await sendPayout(ctx, { payoutId: payout.id, method: payout.selectedPaymentMethod, phone: payout.recipientPhone, amount: payout.amount });
-    return await ctx.db.$transaction((tx) => settlePayout(ctx, tx, payout.id, answer));
+    return await settleDurably(ctx, { payoutId: payout.id }, () => ctx.db.$transaction((tx) => settlePayout(ctx, tx, payout.id, answer)));
   } finally {
-    await releasePayoutLock(ctx, lock);
+    await releasePayoutLease(ctx, lock);
   }
 }

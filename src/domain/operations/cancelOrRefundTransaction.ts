@@ -1,20 +1,27 @@
 /**
  * Takes a transaction back, whatever became of it: cancels it while pending, refunds it once
- * paid (REST v1's delete; v2 and GraphQL keep the two operations apart). Each outcome runs its
- * own operation under that operation's scopes (DESIGN: v1 takes the scopes of the operation it
- * maps to), and the operations decide which applies, never the caller: cancel refuses a paid
- * transaction (`cannot_delete_paid`), then the refund applies its own rules.
+ * paid (REST v1's delete; v2 and GraphQL keep the two operations apart).
  *
- * Authorised as refund, whose scopes hold cancel's: a key that may refund but not cancel
- * (`management`) goes straight to the refund, and whatever the refund finds not refundable
- * (pending, cancelled, refunded) is a cancel's business, refused to that key with cancel's 403.
+ * One read of the transaction decides which operation it is, and that operation alone runs,
+ * under its own scopes (DESIGN: v1 takes the scopes of the operation it maps to) and with the
+ * request's Idempotency-Key (the key's fingerprint is that operation's, so a v1 delete that
+ * refunded and a v2 refund with one key are one request):
+ * - pending or cancelled: cancel's business (a cancelled one gets cancel's `already_deleted`);
+ * - paid, paid_and_blocked or refunded: refund's (a refunded one gets refund's `cannot_refund`).
+ *
+ * The route is authorised as refund, whose scopes hold cancel's. A key that may refund but not
+ * cancel (`management`) is refused with cancel's 403 whatever is cancel's business: a pending or
+ * cancelled transaction, and a refunded one (not refundable, so a refund has nothing to say to it;
+ * unless its key replays the refund that key made).
  */
-import { authorizeMerchant, type Caller, type MerchantAccess } from '../auth.js';
+import type { Caller } from '../access/caller.js';
+import { mayRun } from '../access/policy.js';
+import { authorizeMerchant, type MerchantAccess } from '../auth.js';
 import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
-import type { IdempotentOutcome } from '../idempotency.js';
-import type { TransactionRecord } from '../transactions.js';
-import { cancelTransaction } from './cancelTransaction.js';
+import { runIdempotently, type IdempotentOutcome } from '../idempotency.js';
+import { findVisibleTransaction, type TransactionRecord } from '../transactions.js';
+import { cancelReadTransaction } from './cancelTransaction.js';
 import type { OperationOptions } from './createTransaction.js';
 import { refundTransaction } from './refundTransaction.js';
 
@@ -26,30 +33,35 @@ export async function cancelOrRefundTransaction(
   orderId: string,
   options: OperationOptions = {},
 ): Promise<TakenBack> {
-  const cancelling = cancelAccessOf(access.caller);
-  if (cancelling) {
-    try {
-      return { outcome: 'cancelled', value: await cancelTransaction(ctx, cancelling, orderId), replayed: false };
-    } catch (error) {
-      if (!isDomainError(error, 'cannot_delete_paid')) throw error;
-    }
+  const transaction = await findVisibleTransaction(ctx.db, access.organizationId, orderId);
+  if (transaction.status === 'pending' || transaction.status === 'cancelled') {
+    const cancelling = authorizeMerchant(access.caller, 'cancelTransaction');
+    const scope = { organizationId: cancelling.organizationId, key: options.idempotencyKey, operation: 'cancelTransaction', input: { orderId: transaction.id } };
+    const cancelled = await runIdempotently(
+      ctx,
+      scope,
+      async (db) => {
+        try {
+          return await cancelReadTransaction(ctx, db, cancelling.organizationId, transaction);
+        } catch (error) {
+          // Paid between the read and the cancel: not a refusal to keep under the key (a 409 is
+          // not kept), so a retry with it reads the transaction paid and refunds it, as a delete
+          // of a paid transaction does.
+          if (error instanceof DomainError && error.code === 'cannot_delete_paid') throw new DomainError('payment_in_progress');
+          throw error;
+        }
+      },
+      { withoutKey: 'one-statement' },
+    );
+    return { outcome: 'cancelled', ...cancelled };
   }
   try {
     return { outcome: 'refunded', ...(await refundTransaction(ctx, access, orderId, options)) };
   } catch (error) {
-    if (!cancelling && isDomainError(error, 'cannot_refund')) authorizeMerchant(access.caller, 'cancelTransaction');
+    // Refunded already: for a key that may not cancel, cancel's 403 (see above).
+    if (error instanceof DomainError && error.code === 'cannot_refund' && !mayCancel(access.caller)) throw new DomainError('permission_denied');
     throw error;
   }
 }
 
-const isDomainError = (error: unknown, code: DomainError['code']): boolean => error instanceof DomainError && error.code === code;
-
-/** Cancel's access when the caller's key may cancel; null when only its scope stands in the way. */
-function cancelAccessOf(caller: Caller): MerchantAccess<'cancelTransaction'> | null {
-  try {
-    return authorizeMerchant(caller, 'cancelTransaction');
-  } catch (error) {
-    if (isDomainError(error, 'permission_denied')) return null;
-    throw error;
-  }
-}
+const mayCancel = (caller: Caller): boolean => caller.kind === 'merchant' && mayRun(caller, 'cancelTransaction');

@@ -1,11 +1,12 @@
 /** Operator: registers a merchant organisation with its `main` and `escrow` accounts. */
-import { authorizeOperator, type Caller } from '../auth.js';
+import type { Caller } from '../access/caller.js';
+import { authorize } from '../access/policy.js';
 import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import { DEFAULT_BUSINESS_SECTOR, ORGANIZATION_ACCOUNTS, withAccounts, type OrganizationRecord } from '../organizations.js';
 import { PAYMENT_METHODS } from '../enums.js';
 import { parseMethodList } from '../paymentMethods.js';
-import { MAX_NAME_LENGTH } from '../text.js';
+import { boundedInputText, MAX_NAME_LENGTH } from '../text.js';
 
 export interface CreateOrganizationInput {
   name: string;
@@ -19,9 +20,11 @@ export interface CreateOrganizationInput {
 }
 
 export async function createOrganization(ctx: GatewayContext, caller: Caller, input: CreateOrganizationInput): Promise<OrganizationRecord> {
-  authorizeOperator(caller, 'mutate');
+  authorize(caller, 'createOrganization');
   const name = input.name.trim();
   if (!name || name.length > MAX_NAME_LENGTH) throw new DomainError('invalid_input', `name must be 1 to ${MAX_NAME_LENGTH} characters`);
+  boundedInputText('name', name, MAX_NAME_LENGTH);
+  if (input.businessSector) boundedInputText('businessSector', input.businessSector, MAX_NAME_LENGTH);
   return ctx.db.organization.create({
     data: {
       name,

@@ -1,5 +1,5 @@
 /**
- * POST /payouts (and, later, GraphQL `createPayout`, v1 cashout): sends money from `main` to a
+ * POST /payouts (and GraphQL `createPayout`, v1 cashout): sends money from `main` to a
  * wallet. The rules and the two phases around the provider call live in ../payouts.ts; the
  * Idempotency-Key in ../idempotency.ts (runIdempotentlyTwoPhase).
  *
@@ -21,17 +21,19 @@ import {
   payoutIntentName,
   recordPayout,
   recordPayoutInOneStatement,
-  releasePayoutLock,
+  releasePayoutLease,
   sendPayout,
   settlementOf,
   settlePayout,
-  takePayoutLock,
+  newPayoutLease,
+  takePayoutLease,
   type NewPayout,
   type PayoutIntent,
+  type PayoutLease,
   type PayoutRecord,
 } from '../payouts.js';
 import { normalizePhone } from '../phones.js';
-import type { Db, LockHandle, ProviderAnswer } from '../ports.js';
+import type { Db, ProviderAnswer } from '../ports.js';
 import { switchStates } from '../switches.js';
 import { MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH, optionalBoundedText } from '../text.js';
 import type { OperationOptions, PersonInput } from './createTransaction.js';
@@ -51,30 +53,42 @@ export async function createPayout(
   options: OperationOptions = {},
 ): Promise<IdempotentOutcome<PayoutRecord>> {
   const { organization } = access;
-  const scope = { organizationId: organization.id, key: options.idempotencyKey, operation: 'createPayout', input };
-  // Taken inside phase 1 (so a replayed key never waits for it), released when the request ends.
-  const held: { lock: LockHandle | null } = { lock: null };
-  const checkAndLock = async (db: Db | DbTransaction): Promise<NewPayout> => {
-    const payout = await checkPayout(ctx, db, organization, input);
-    // Once per request: `record` runs after `recordInOneStatement` when the latter wrote nothing.
-    held.lock ??= await takePayoutLock(ctx, organization.id);
+  const scope = { organizationId: organization.id, key: options.idempotencyKey, operation: 'createPayout', input, keepRefusals: !options.idempotencyKeyDerived };
+  // The organisation's lease (one payout at a time), taken inside phase 1 (so a replayed key never
+  // waits for it) and released when the request ends, or by the completing statement.
+  const held: { lease: PayoutLease | null } = { lease: null };
+  const checkAndLock = async (tx: DbTransaction): Promise<NewPayout> => {
+    const payout = await checkPayout(ctx, tx, organization, input);
+    held.lease = await takePayoutLease(ctx, organization.id, tx);
     return payout;
+  };
+  /** Without a key: the lease, debit, entries and row in one statement (one commit). */
+  const recordInOneStatement = async (db: Db): Promise<PayoutIntent | null> => {
+    const payout = await checkPayout(ctx, db, organization, input);
+    const lease = newPayoutLease(organization.id);
+    const { leased, intent } = await recordPayoutInOneStatement(ctx, db, organization, payout, lease);
+    if (!leased) throw new DomainError('payout_in_progress');
+    if (intent) held.lease = lease;
+    // Refused debit: give the lease back; `record` takes it again and gives the exact refusal.
+    else await releasePayoutLease(ctx, lease);
+    return intent;
   };
   try {
     return await runIdempotentlyTwoPhase<PayoutIntent, ProviderAnswer | null, PayoutRecord>(ctx, scope, {
-      recordInOneStatement: async (db) => recordPayoutInOneStatement(ctx, db, organization, await checkAndLock(db)),
+      recordInOneStatement,
       record: async (tx) => recordPayout(ctx, tx, organization, await checkAndLock(tx)),
       intentName: (intent) => payoutIntentName(intent.payoutId),
       call: async (intent) => (intent.send ? sendPayout(ctx, intent) : null),
       settleInOneStatement: async (db, intent, answer) => {
-        const completed = await completePayoutInOneStatement(ctx, db, intent.payoutId, answer);
+        const completed = await completePayoutInOneStatement(ctx, db, intent.payoutId, answer, held.lease);
+        if (completed) held.lease = null; // released by that statement
         return completed && settlementOf(completed);
       },
       settle: async (tx, intent, answer) =>
         settlementOf(answer ? await settlePayout(ctx, tx, intent.payoutId, answer) : await tx.payout.findUniqueOrThrow({ where: { id: intent.payoutId } })),
     });
   } finally {
-    await releasePayoutLock(ctx, held.lock);
+    await releasePayoutLease(ctx, held.lease);
   }
 }
 

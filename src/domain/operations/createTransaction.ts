@@ -64,6 +64,8 @@ export interface CreatedTransaction {
 export interface OperationOptions {
   /** The client's Idempotency-Key (header or argument), if any. */
   idempotencyKey?: string;
+  /** The key was derived by the gateway for a client that retries blindly: refusals are not kept (idempotency.ts). */
+  idempotencyKeyDerived?: boolean;
 }
 
 /**

@@ -27,7 +27,7 @@ export interface IssuedWebhook {
 }
 
 export async function createWebhook(ctx: GatewayContext, caller: Caller, input: CreateWebhookInput): Promise<IssuedWebhook> {
-  const organizationId = webhookScope(caller, 'mutate', input.organizationId);
+  const organizationId = webhookScope(caller, 'createWebhook', input.organizationId);
   if (!organizationId) throw new DomainError('invalid_input', 'organizationId is required');
   const version = input.version ?? 'v2';
   if (version !== 'v1' && version !== 'v2') throw new DomainError('invalid_input', 'version must be v1 or v2');

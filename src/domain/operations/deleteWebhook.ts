@@ -8,7 +8,7 @@ import { WEBHOOK_FIELDS, webhookScope, type WebhookRecord } from '../webhooks/ac
 import { findWebhook } from '../webhooks/endpoints.js';
 
 export async function deleteWebhook(ctx: GatewayContext, caller: Caller, webhookId: string): Promise<WebhookRecord> {
-  const organizationId = webhookScope(caller, 'mutate');
+  const organizationId = webhookScope(caller, 'deleteWebhook');
   const existing = await findWebhook(ctx.db, organizationId, webhookId);
   return ctx.db.webhook.update({ where: { id: existing.id }, data: { isActive: false }, select: WEBHOOK_FIELDS });
 }

@@ -6,12 +6,9 @@ import { Prisma } from '../../generated/prisma/client.js';
 import type { ReadAccess } from '../auth.js';
 import { requireOrganization, type AccountStats } from '../accounts.js';
 import type { GatewayContext } from '../context.js';
-import { DomainError } from '../errors.js';
-import { isUuid } from '../transactions.js';
 
 export async function getAccountStats(ctx: GatewayContext, access: ReadAccess<'getAccountStats'>): Promise<AccountStats> {
   const { organizationId } = access;
-  if (organizationId !== null && !isUuid(organizationId)) throw new DomainError('organization_not_found');
   const scope = organizationId === null ? Prisma.empty : Prisma.sql`WHERE "organizationId" = ${organizationId}::uuid`;
   const [row] = await ctx.db.$queryRaw<{ total: bigint | string; accounts: number; active: number }[]>`
     SELECT COALESCE(SUM(balance), 0)::bigint AS total, COUNT(*)::int AS accounts, (COUNT(*) FILTER (WHERE "isActive"))::int AS active

@@ -10,7 +10,7 @@
 import type { PaymentMethod } from '../../generated/prisma/enums.js';
 import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
-import { collectionFeeOf, splitPayment } from '../ledger/fees.js';
+import { FEE_RATE_SELECT, collectionFeeOf, splitPayment } from '../ledger/fees.js';
 import { switchStates } from '../switches.js';
 import { amountToPay, findVisibleTransaction, type TransactionRecord } from '../transactions.js';
 
@@ -41,7 +41,7 @@ export async function getCheckout(ctx: GatewayContext, orderId: string): Promise
   const transaction = await findVisibleTransaction(ctx.db, null, orderId);
   const organization = await ctx.db.organization.findUnique({
     where: { id: transaction.organizationId },
-    select: { name: true, feeWaveBp: true, feeOrangeMoneyBp: true, feePayoutBp: true },
+    select: { name: true, ...FEE_RATE_SELECT },
   });
   if (!organization) throw new DomainError('transaction_not_found');
   const payable = transaction.status === 'pending';

@@ -1,9 +1,10 @@
 /** Operator: one organisation with its accounts. */
-import { authorizeOperator, type Caller } from '../auth.js';
+import type { Caller } from '../access/caller.js';
+import { authorize } from '../access/policy.js';
 import type { GatewayContext } from '../context.js';
 import { findOrganization, type OrganizationRecord } from '../organizations.js';
 
 export async function getOrganization(ctx: GatewayContext, caller: Caller, id: string): Promise<OrganizationRecord> {
-  authorizeOperator(caller, 'read');
+  authorize(caller, 'getOrganization');
   return findOrganization(ctx.db, id);
 }

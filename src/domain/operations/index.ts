@@ -26,6 +26,7 @@ export { getPayout } from './getPayout.js';
 export { listPayouts } from './listPayouts.js';
 export { approvePayout } from './approvePayout.js';
 export { rejectPayout } from './rejectPayout.js';
+export { listOpenProviderCalls, settleProviderCall } from './providerCalls.js';
 export { listPendingPayouts } from './listPendingPayouts.js';
 export { createWebhook } from './createWebhook.js';
 export { rotateWebhookSecret } from './rotateWebhookSecret.js';

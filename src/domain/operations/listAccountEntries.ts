@@ -1,6 +1,6 @@
 /**
  * An account's ledger entries, newest first, paginated like every list. Reading them is reading
- * the account (the getAccount access rule); an account the caller may not see has no entries for
+ * the account (its access row equals getAccount's); an account the caller may not see has no entries for
  * it (the organisation condition joins the same statement).
  */
 import type { ReadAccess } from '../auth.js';
@@ -9,7 +9,7 @@ import type { GatewayContext } from '../context.js';
 import { resolvePage, toPage, type Page, type PageRequest } from '../pagination.js';
 import { isUuid } from '../transactions.js';
 
-export async function listAccountEntries(ctx: GatewayContext, access: ReadAccess<'getAccount'>, accountId: string, request: PageRequest): Promise<Page<LedgerEntryRecord>> {
+export async function listAccountEntries(ctx: GatewayContext, access: ReadAccess<'listAccountEntries'>, accountId: string, request: PageRequest): Promise<Page<LedgerEntryRecord>> {
   const { page, limit, skip } = resolvePage(request);
   if (!isUuid(accountId)) return toPage([], 0, page, limit);
   const where = { accountId, ...(access.organizationId !== null && { account: { organizationId: access.organizationId } }) };

@@ -6,12 +6,10 @@ import type { ReadAccess } from '../auth.js';
 import { accountOrder, requireOrganization, type AccountRecord } from '../accounts.js';
 import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
-import { isUuid } from '../transactions.js';
 
 export async function listAccounts(ctx: GatewayContext, access: ReadAccess<'listAccounts'>): Promise<AccountRecord[]> {
   const { organizationId } = access;
   if (organizationId === null) throw new DomainError('invalid_input', 'organizationId is required: accounts are listed per organisation');
-  if (!isUuid(organizationId)) throw new DomainError('organization_not_found');
   const accounts = await ctx.db.account.findMany({ where: { organizationId }, orderBy: accountOrder });
   // Every organisation has accounts from birth, so an empty answer is rare: only then tell an
   // unknown organisation (an operator's typo) from one whose accounts are not prepared yet.

@@ -1,6 +1,7 @@
 /** Operator: an organisation's API keys, newest first: metadata only, never a digest or secret. */
 import type { ApiKey } from '../../generated/prisma/client.js';
-import { authorizeOperator, type Caller } from '../auth.js';
+import type { Caller } from '../access/caller.js';
+import { authorize } from '../access/policy.js';
 import type { GatewayContext } from '../context.js';
 import { findOrganization } from '../organizations.js';
 
@@ -26,7 +27,7 @@ const API_KEY_METADATA = {
 export type ApiKeyMetadata = Pick<ApiKey, keyof typeof API_KEY_METADATA>;
 
 export async function listApiKeys(ctx: GatewayContext, caller: Caller, organizationId: string): Promise<ApiKeyMetadata[]> {
-  authorizeOperator(caller, 'read');
+  authorize(caller, 'listApiKeys');
   await findOrganization(ctx.db, organizationId);
   return ctx.db.apiKey.findMany({
     where: { organizationId },

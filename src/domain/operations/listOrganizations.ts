@@ -1,6 +1,7 @@
 /** Operator: organisations with their accounts, newest first, filtered and paginated. */
 import type { Prisma } from '../../generated/prisma/client.js';
-import { authorizeOperator, type Caller } from '../auth.js';
+import type { Caller } from '../access/caller.js';
+import { authorize } from '../access/policy.js';
 import type { GatewayContext } from '../context.js';
 import { ORGANIZATION_STATUSES, isOneOf } from '../enums.js';
 import { DomainError } from '../errors.js';
@@ -15,7 +16,7 @@ export interface ListOrganizationsInput extends PageRequest {
 }
 
 export async function listOrganizations(ctx: GatewayContext, caller: Caller, input: ListOrganizationsInput = {}): Promise<Page<OrganizationRecord>> {
-  authorizeOperator(caller, 'read');
+  authorize(caller, 'listOrganizations');
   const { page, limit, skip } = resolvePage(input);
   const where = organizationFilter(input);
   const [items, totalCount] = await Promise.all([

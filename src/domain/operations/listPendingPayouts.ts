@@ -2,7 +2,8 @@
  * Operator: the review queue, payouts above the review threshold waiting for approval or
  * rejection, across organisations (or one), oldest first (the longest waiting comes first).
  */
-import { authorizeOperator, type Caller } from '../auth.js';
+import type { Caller } from '../access/caller.js';
+import { authorize } from '../access/policy.js';
 import type { GatewayContext } from '../context.js';
 import { resolvePage, toPage, type Page, type PageRequest } from '../pagination.js';
 import type { PayoutRecord } from '../payouts.js';
@@ -14,7 +15,7 @@ export interface ListPendingPayoutsInput extends PageRequest {
 }
 
 export async function listPendingPayouts(ctx: GatewayContext, caller: Caller, input: ListPendingPayoutsInput = {}): Promise<Page<PayoutRecord>> {
-  authorizeOperator(caller, 'read');
+  authorize(caller, 'listPendingPayouts');
   const { page, limit, skip } = resolvePage(input);
   const organizationId = input.organizationId || undefined;
   // A malformed organisation id matches nothing, like an unknown one.

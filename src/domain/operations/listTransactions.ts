@@ -12,6 +12,8 @@ import { isUuid, transactionRecordOf, transactionWithProductsColumns, type RawTr
 
 export interface ListTransactionsInput extends PageRequest {
   status?: TransactionStatus;
+  /** Any of these statuses (REST v1's `done` = cancelled or refunded); an empty list matches nothing. */
+  statuses?: TransactionStatus[];
   /** The method the customer paid with. */
   paymentMethod?: PaymentMethod;
   customerPhone?: string;
@@ -61,8 +63,11 @@ function transactionFilter(organizationId: string | null, input: ListTransaction
   if (organizationId !== null) conditions.push(Prisma.sql`t."organizationId" = ${organizationId}::uuid`);
   // Cancelled transactions are soft-deleted: hidden unless asked for, either with
   // include_deleted=true or by filtering on status=cancelled explicitly.
-  if (!(input.includeDeleted || input.status === 'cancelled')) conditions.push(Prisma.sql`t."isDeleted" = false`);
+  if (!(input.includeDeleted || input.status === 'cancelled' || input.statuses?.includes('cancelled'))) conditions.push(Prisma.sql`t."isDeleted" = false`);
   if (input.status) conditions.push(Prisma.sql`t.status = ${input.status}::"TransactionStatus"`);
+  if (input.statuses) {
+    conditions.push(input.statuses.length ? Prisma.sql`t.status IN (${Prisma.join(input.statuses.map((status) => Prisma.sql`${status}::"TransactionStatus"`))})` : Prisma.sql`FALSE`);
+  }
   if (input.paymentMethod) conditions.push(Prisma.sql`t."selectedPaymentMethod" = ${input.paymentMethod}::"PaymentMethod"`);
   if (customerPhone) conditions.push(Prisma.sql`t."customerPhone" = ${customerPhone}::text`);
   if (input.isEscrow !== undefined) conditions.push(Prisma.sql`t."isEscrow" = ${input.isEscrow}::boolean`);

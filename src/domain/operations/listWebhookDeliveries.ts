@@ -24,7 +24,7 @@ export interface ListWebhookDeliveriesInput {
 export type DeliveryRecord = WebhookDelivery & { attempts: WebhookAttempt[] };
 
 export async function listWebhookDeliveries(ctx: GatewayContext, caller: Caller, input: ListWebhookDeliveriesInput = {}): Promise<DeliveryRecord[]> {
-  const organizationId = webhookScope(caller, 'read', input.organizationId);
+  const organizationId = webhookScope(caller, 'listWebhookDeliveries', input.organizationId);
   const limit = input.limit ?? 20;
   if (!Number.isInteger(limit) || limit < 1) throw new DomainError('invalid_input', 'limit must be a positive integer');
   // An id that cannot exist matches nothing.

@@ -7,7 +7,7 @@ import { MAX_WEBHOOKS_PER_ORGANIZATION, WEBHOOK_FIELDS, webhookScope, type Webho
 const MAX_LISTED_WEBHOOKS = 100;
 
 export async function listWebhooks(ctx: GatewayContext, caller: Caller, organizationId?: string | null): Promise<WebhookRecord[]> {
-  const scope = webhookScope(caller, 'read', organizationId);
+  const scope = webhookScope(caller, 'listWebhooks', organizationId);
   return ctx.db.webhook.findMany({
     where: { isActive: true, ...(scope && { organizationId: scope }) },
     select: WEBHOOK_FIELDS,

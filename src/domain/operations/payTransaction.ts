@@ -9,12 +9,13 @@
  * ledger posting. Nothing of ours moves before the wallet says yes.
  */
 import type { PaymentMethod } from '../../generated/prisma/enums.js';
-import { authorizeOperator, type Caller } from '../auth.js';
+import type { Caller } from '../access/caller.js';
+import { authorize, type CustomerPrincipal } from '../access/policy.js';
 import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import { collectionFeeOf, splitPayment } from '../ledger/fees.js';
 import { recordAttempt, settleAttempt, type WalletAnswer } from '../paymentAttempts.js';
-import { callProviderOnce } from '../providerCalls.js';
+import { callProviderOnce, settleDurably } from '../providerFlow.js';
 import { parsePaymentMethod } from '../paymentMethods.js';
 import { normalizePhone } from '../phones.js';
 import { switchStates } from '../switches.js';
@@ -38,12 +39,12 @@ export interface PaymentOutcome {
 /** A sandbox wallet that always pays (DESIGN.md's table: any suffix but 0000, 1111, 0009). */
 const SANDBOX_DEFAULT_PHONE = '+221770000001';
 
-/** Who pays: the customer on the checkout page, or an operator (admin) driving the sandbox. */
-export type Payer = { kind: 'customer' } | Caller;
+/** Who pays: the customer on the checkout page, or an operator driving the sandbox (the access policy says which). */
+export type Payer = CustomerPrincipal | Caller;
 
 export async function payTransaction(ctx: GatewayContext, payer: Payer, orderId: string, input: PayInput): Promise<PaymentOutcome> {
+  authorize(payer, 'payTransaction');
   const isCustomer = payer.kind === 'customer';
-  if (!isCustomer) authorizeOperator(payer, 'mutate');
   const { transaction, feeRates, hasActiveWebhooks } = await readForPayment(ctx.db, orderId);
   refuseUnlessPending(transaction);
   const method = await chooseMethod(ctx, transaction, input.method, isCustomer);
@@ -54,7 +55,9 @@ export async function payTransaction(ctx: GatewayContext, payer: Payer, orderId:
 
   const attempt = await recordAttempt(ctx, transaction.id, { method, phone, amount: charged, fee });
   const answer = await askWallet(ctx, attempt.id, { method, phone, amount: charged });
-  const { state, transaction: settled } = await settleAttempt(ctx, attempt, answer, { transaction, hasActiveWebhooks });
+  // Conditional on the attempt still collecting, so a try cut off by a dropped connection (maybe
+  // after committing) is simply run again; it then reads what the first try settled.
+  const { state, transaction: settled } = await settleDurably(ctx, { attemptId: attempt.id }, () => settleAttempt(ctx, attempt, answer, { transaction, hasActiveWebhooks }));
   const now = settled ?? (await findVisibleTransaction(ctx.db, null, orderId));
   if (state === 'succeeded') return { outcome: 'paid', transaction: now };
   if (state === 'failed') return { outcome: 'failed', transaction: now, reason: `The payment was declined by ${method}: ${('reason' in answer && answer.reason) || 'no reason given'}` };
@@ -69,7 +72,7 @@ export async function payTransaction(ctx: GatewayContext, payer: Payer, orderId:
 async function askWallet(ctx: GatewayContext, reference: string, request: { method: PaymentMethod; phone: string; amount: bigint }): Promise<WalletAnswer> {
   const outcome = await callProviderOnce(
     ctx,
-    () => ctx.provider.collect({ ...request, reference }),
+    (signal) => ctx.provider.collect({ ...request, reference, signal }),
     { attemptId: reference },
     'the wallet provider did not answer a payment request; the reconciler will ask it',
   );

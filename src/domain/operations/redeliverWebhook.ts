@@ -12,7 +12,7 @@ import { webhookScope } from '../webhooks/access.js';
 import type { DeliveryRecord } from './listWebhookDeliveries.js';
 
 export async function redeliverWebhook(ctx: GatewayContext, caller: Caller, deliveryId: string): Promise<DeliveryRecord> {
-  const organizationId = webhookScope(caller, 'mutate');
+  const organizationId = webhookScope(caller, 'redeliverWebhook');
   const original = isUuid(deliveryId) ? await ctx.db.webhookDelivery.findUnique({ where: { id: deliveryId }, include: { webhook: true } }) : null;
   if (!original || (organizationId && original.webhook.organizationId !== organizationId)) throw new DomainError('webhook_delivery_not_found');
   if (!original.webhook.isActive) throw new DomainError('webhook_not_found');

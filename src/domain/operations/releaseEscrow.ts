@@ -4,7 +4,8 @@
  * in ONE database transaction. The status change is conditional, so of two concurrent releases
  * (or a release racing a refund, which also takes the held proceeds) exactly one moves the money.
  */
-import { authorizeOperator, type Caller } from '../auth.js';
+import type { Caller } from '../access/caller.js';
+import { authorize } from '../access/policy.js';
 import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import { heldInEscrow } from '../ledger/escrow.js';
@@ -13,7 +14,7 @@ import { findVisibleTransaction, type TransactionRecord } from '../transactions.
 import { enqueuePaymentStatus } from '../webhooks/outbox.js';
 
 export async function releaseEscrow(ctx: GatewayContext, caller: Caller, orderId: string): Promise<TransactionRecord> {
-  authorizeOperator(caller, 'mutate');
+  authorize(caller, 'releaseEscrow');
   const transaction = await findVisibleTransaction(ctx.db, null, orderId);
   if (transaction.status !== 'paid_and_blocked') throw new DomainError('not_in_escrow');
 

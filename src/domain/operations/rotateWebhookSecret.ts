@@ -11,7 +11,7 @@ import { encryptWebhookSecret, generateWebhookSecret } from '../webhooks/secrets
 import { webhookSettingsOf } from '../webhooks/settings.js';
 
 export async function rotateWebhookSecret(ctx: GatewayContext, caller: Caller, webhookId: string): Promise<IssuedWebhook> {
-  const organizationId = webhookScope(caller, 'mutate');
+  const organizationId = webhookScope(caller, 'rotateWebhookSecret');
   const existing = await findWebhook(ctx.db, organizationId, webhookId);
   const secret = generateWebhookSecret();
   const webhook = await ctx.db.webhook.update({

@@ -1,5 +1,6 @@
 /** Operator: turns a kill switch (transactions, payouts, wave, orange_money) on or off. */
-import { authorizeOperator, type Caller } from '../auth.js';
+import type { Caller } from '../access/caller.js';
+import { authorize } from '../access/policy.js';
 import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import { isOneOf } from '../enums.js';
@@ -11,7 +12,7 @@ export interface SwitchState {
 }
 
 export async function setSwitch(ctx: GatewayContext, caller: Caller, name: string, on: boolean): Promise<SwitchState> {
-  authorizeOperator(caller, 'mutate');
+  authorize(caller, 'setSwitch');
   if (!isOneOf(SWITCH_NAMES, name)) throw new DomainError('invalid_input', `switch must be one of ${SWITCH_NAMES.join(', ')}`);
   const row = await ctx.db.switch.upsert({ where: { name }, create: { name, on }, update: { on } });
   await invalidateSwitches(ctx);
@@ -29,7 +30,7 @@ async function invalidateSwitches(ctx: GatewayContext): Promise<void> {
 }
 
 export async function listSwitches(ctx: GatewayContext, caller: Caller): Promise<SwitchState[]> {
-  authorizeOperator(caller, 'read');
+  authorize(caller, 'listSwitches');
   const states = await readSwitches(ctx.db);
   return SWITCH_NAMES.map((name) => ({ name, on: states.get(name)! }));
 }

@@ -1,5 +1,6 @@
 /** Operator: changes an organisation's status, flags, methods, profile and limits. */
-import { authorizeOperator, type Caller } from '../auth.js';
+import type { Caller } from '../access/caller.js';
+import { authorize } from '../access/policy.js';
 import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import { invalidationOfOrganization } from '../callerCache.js';
@@ -7,7 +8,7 @@ import { findOrganization, invalidateCallers, withAccounts, type OrganizationRec
 import { ORGANIZATION_STATUSES, isOneOf } from '../enums.js';
 import { MAXIMUM_AMOUNT } from '../money.js';
 import { parseMethodList } from '../paymentMethods.js';
-import { MAX_NAME_LENGTH } from '../text.js';
+import { boundedInputText, MAX_NAME_LENGTH } from '../text.js';
 
 export interface UpdateOrganizationInput {
   status?: string | null;
@@ -24,7 +25,7 @@ export interface UpdateOrganizationInput {
 }
 
 export async function updateOrganization(ctx: GatewayContext, caller: Caller, id: string, input: UpdateOrganizationInput): Promise<OrganizationRecord> {
-  authorizeOperator(caller, 'mutate');
+  authorize(caller, 'updateOrganization');
   const current = await findOrganization(ctx.db, id);
 
   const status = input.status ?? undefined;
@@ -40,6 +41,7 @@ export async function updateOrganization(ctx: GatewayContext, caller: Caller, id
   }
   const sector = input.businessSector?.trim();
   if (sector && sector.length > MAX_NAME_LENGTH) throw new DomainError('invalid_input', 'business sector is too long');
+  if (sector) boundedInputText('businessSector', sector, MAX_NAME_LENGTH);
 
   const updated = await ctx.db.organization.update({
     where: { id },

@@ -1,14 +1,14 @@
 /**
- * Who manages an organisation's webhooks: operators (admin to change, any role to read), and the
+ * Who manages an organisation's webhooks (the access policy's rows): operators by role, and the
  * organisation itself through an API key with the `management` scope (the spec's dashboard is
  * where merchants register webhooks; this is its API). Another organisation's webhook or delivery
  * answers like a missing one.
  */
 import type { Webhook } from '../../generated/prisma/client.js';
-import { authorizeOperator, type Caller } from '../auth.js';
-import { DomainError } from '../errors.js';
+import type { Caller } from '../access/caller.js';
+import { authorize, organizationOf, type Operation } from '../access/policy.js';
 
-export const WEBHOOK_MANAGEMENT_SCOPES = ['management'] as const;
+export type WebhookOperation = Extract<Operation, 'listWebhooks' | 'listWebhookDeliveries' | 'createWebhook' | 'rotateWebhookSecret' | 'deleteWebhook' | 'redeliverWebhook'>;
 /** Endpoints per organisation: a bound on the fan-out of each event. */
 export const MAX_WEBHOOKS_PER_ORGANIZATION = 10;
 
@@ -25,18 +25,11 @@ export const WEBHOOK_FIELDS = {
 } as const;
 
 /**
- * The organisation the caller acts on: a merchant's own (naming another one is refused), or the
- * one an operator names (null = all, for reads).
+ * The organisation the caller acts on, once the one access policy allows `operation`: a
+ * merchant's own (naming another one is refused), or the one an operator names (null = all, for
+ * reads).
  */
-export function webhookScope(caller: Caller, action: 'read' | 'mutate', organizationId?: string | null): string | null {
-  if (caller.kind === 'operator') {
-    authorizeOperator(caller, action);
-    return organizationId ?? null;
-  }
-  const { organization } = caller;
-  if (organization.status === 'blocked') throw new DomainError('organization_blocked');
-  if (organization.status === 'inactive' && action === 'mutate') throw new DomainError('organization_inactive');
-  if (!(WEBHOOK_MANAGEMENT_SCOPES as readonly string[]).includes(caller.scope)) throw new DomainError('permission_denied');
-  if (organizationId && organizationId !== organization.id) throw new DomainError('permission_denied');
-  return organization.id;
+export function webhookScope(caller: Caller, operation: WebhookOperation, organizationId?: string | null): string | null {
+  authorize(caller, operation);
+  return organizationOf(caller, organizationId);
 }

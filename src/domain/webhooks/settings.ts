@@ -2,8 +2,6 @@
  * Delivery rules (DESIGN.md's WEBHOOK_* variables) and the server key that encrypts webhook
  * secrets. The composition root (main.ts, or a test gateway) puts them in ctx.settings.webhooks.
  */
-import type { GatewayContext } from '../context.js';
-
 export interface WebhookSettings {
   /** A delivery succeeds when the receiver answers 2xx within this (WEBHOOK_TIMEOUT_MS, spec: 5 s). */
   timeoutMs: number;
@@ -15,11 +13,18 @@ export interface WebhookSettings {
   allowPrivateUrls: boolean;
   /** The 32-byte AES-256-GCM key webhook secrets are stored under (see secrets.ts). */
   secretKey: Buffer;
+  /**
+   * How long past its longest wait and run an instance's claim on a delivery lasts before another
+   * instance may send it (WEBHOOK_CLAIM_MARGIN_MS, default 60 s): only an instance that died, or
+   * froze that long, loses its claims. Tests shorten it.
+   */
+  claimMarginMs?: number;
 }
 
 export const DEFAULT_WEBHOOK_RULES = { timeoutMs: 5_000, retryDelayMs: 300_000, maxRetries: 3, allowPrivateUrls: false } as const;
 
-export function webhookSettingsOf(ctx: Pick<GatewayContext, 'settings'>): WebhookSettings {
+/** Takes any holder of settings (a GatewayContext): typed structurally, as the context's own module imports this one. */
+export function webhookSettingsOf(ctx: { settings: { webhooks?: WebhookSettings } }): WebhookSettings {
   const settings = ctx.settings.webhooks;
   // A composition mistake, not a user's: every real start sets them.
   if (!settings) throw new Error('webhook settings are missing from the gateway context (ctx.settings.webhooks)');

@@ -51,7 +51,7 @@ builder.objectField(AccountRef, 'entries', (t) =>
     args: { page: t.arg.int(), limit: t.arg.int() },
     // Reading the entries is reading the account: the same access rule, for the account's organisation.
     resolve: (account, { page, limit }, ctx) =>
-      listAccountEntries(ctx.gateway, authorizeRead(ctx.caller, 'getAccount', account.organizationId), account.id, {
+      listAccountEntries(ctx.gateway, authorizeRead(ctx.caller, 'listAccountEntries', account.organizationId), account.id, {
         page: page ?? undefined,
         limit: limit ?? undefined,
       }),

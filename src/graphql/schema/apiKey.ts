@@ -4,18 +4,37 @@ import type { ApiKeyMetadata } from '../../domain/operations/listApiKeys.js';
 import { builder } from '../builder.js';
 import { ApiScopeEnum } from './enums.js';
 
+type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+
+/** The fields of an API key's metadata, shared by ApiKey and RevokedApiKey. */
+const apiKeyFields = <Key extends ApiKeyMetadata>(t: PothosSchemaTypes.ObjectFieldBuilder<Types, Key>) => ({
+  id: t.id({ resolve: (key) => key.id }),
+  organizationId: t.id({ resolve: (key) => key.organizationId }),
+  scope: t.field({ type: ApiScopeEnum, description: 'What the key may do', resolve: (key) => key.scope }),
+  prefix: t.string({ description: 'The first characters of the key, to recognise it', resolve: (key) => key.prefix }),
+  revoked: t.boolean({ description: 'True once revoked: the key is refused from then on', resolve: (key) => key.revokedAt !== null }),
+  revokedAt: t.field({ type: 'DateTime', nullable: true, description: 'When it was revoked; null while it works', resolve: (key) => key.revokedAt }),
+  createdAt: t.field({ type: 'DateTime', description: 'When it was issued', resolve: (key) => key.createdAt }),
+});
+
 // Typed by the metadata, not the database row: this type cannot reach a key's digest, whatever
 // an operation hands it (a full row from createApiKey is a superset and fits).
 export const ApiKeyRef = builder.objectRef<ApiKeyMetadata>('ApiKey').implement({
   description: 'An API key of one organisation: metadata only (the key itself is shown once, by createApiKey).',
+  fields: (t) => apiKeyFields(t),
+});
+
+const RevokedApiKeyRef = builder.objectRef<ApiKeyMetadata & { propagationConfirmed: boolean }>('RevokedApiKey').implement({
+  description: 'The answer of revokeApiKey: the key (now revoked) and whether every instance was told.',
   fields: (t) => ({
-    id: t.exposeID('id'),
-    organizationId: t.exposeID('organizationId'),
-    scope: t.field({ type: ApiScopeEnum, description: 'What the key may do', resolve: (key) => key.scope }),
-    prefix: t.exposeString('prefix', { description: 'The first characters of the key, to recognise it' }),
-    revoked: t.boolean({ description: 'True once revoked: the key is refused from then on', resolve: (key) => key.revokedAt !== null }),
-    revokedAt: t.expose('revokedAt', { type: 'DateTime', nullable: true, description: 'When it was revoked; null while it works' }),
-    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was issued' }),
+    ...apiKeyFields(t),
+    propagationConfirmed: t.boolean({
+      description:
+        'True: every gateway instance refuses the key from now on. False: the key is revoked in the database, but the ' +
+        'message to the other instances could not be confirmed (Redis did not answer within 1 s); instances cut off from ' +
+        'Redis stop trusting their caches within 2 s and the message is sent again in the background. Revoke again to confirm.',
+      resolve: (revoked) => revoked.propagationConfirmed,
+    }),
   }),
 });
 
@@ -35,19 +54,31 @@ builder.queryField('apiKeys', (t) =>
   }),
 );
 
+const ApiKeyFormatEnum = builder.enumType('ApiKeyFormat', {
+  description: 'How a new key is spelled. Both are ordinary keys (same scopes, revocation).',
+  values: {
+    GATEWAY: { value: 'gateway', description: '`gw_sk_` + 43 base64url characters (the default).' },
+    NABOO: { value: 'naboo', description: '`gw_sk_` + 43 base64url characters + `_naboo-v1`: the form the official NabooPay Python SDK 1.0.2 accepts (it prints only `v1` of it).' },
+  } as const,
+});
+
 builder.mutationField('createApiKey', (t) =>
   t.field({
     type: IssuedApiKeyRef,
     description: 'Operators (admin): issues an API key with one scope.',
-    args: { organizationId: t.arg.id({ required: true }), scope: t.arg({ type: ApiScopeEnum, required: true }) },
-    resolve: (_root, args, ctx) => createApiKey(ctx.gateway, ctx.caller, String(args.organizationId), args.scope),
+    args: {
+      organizationId: t.arg.id({ required: true }),
+      scope: t.arg({ type: ApiScopeEnum, required: true }),
+      format: t.arg({ type: ApiKeyFormatEnum, required: false, description: 'GATEWAY when omitted.' }),
+    },
+    resolve: (_root, args, ctx) => createApiKey(ctx.gateway, ctx.caller, String(args.organizationId), args.scope, { format: args.format ?? undefined }),
   }),
 );
 
 builder.mutationField('revokeApiKey', (t) =>
   t.field({
-    type: ApiKeyRef,
-    description: 'Operators (admin): revokes an API key at once.',
+    type: RevokedApiKeyRef,
+    description: 'Operators (admin): revokes an API key. Answers once every instance refuses it, or says it could not confirm that (propagationConfirmed).',
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, args, ctx) => revokeApiKey(ctx.gateway, ctx.caller, String(args.id)),
   }),

@@ -11,6 +11,7 @@ import './account.js';
 import './payment.js';
 import './payout.js';
 import './webhook.js';
+import './providerCall.js';
 import { builder } from '../builder.js';
 
 export const schema = builder.toSchema({ sortSchema: true });

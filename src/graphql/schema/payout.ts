@@ -1,7 +1,7 @@
 /**
  * Payouts: the same operations as REST v2's POST /payouts, GET /payouts/{order_id} and GET /payouts
  * for merchants (API keys: scope payout creates; payout or read reads); operators read every
- * organisation's, and admins decide the review queue (payouts above 2,000,000 XOF): approve
+ * organisation's, and admin or support decide the review queue (payouts above 2,000,000 XOF): approve
  * (sent) or reject (cancelled, funds returned). Rules are the domain's (payouts.ts).
  */
 import { authorizeMerchant, authorizeRead } from '../../domain/auth.js';
@@ -150,7 +150,7 @@ builder.mutationField('approvePayout', (t) =>
   t.field({
     type: PayoutRef,
     description:
-      'Operators (admin): sends a payout awaiting review; answers it completed, failed (the provider refused: funds returned) or pending (no answer yet: the gateway reconciles it). PAYOUT_NOT_AWAITING_REVIEW once decided.',
+      'Operators (admin, support): sends a payout awaiting review; answers it completed, failed (the provider refused: funds returned) or pending (no answer yet: the gateway reconciles it). PAYOUT_NOT_AWAITING_REVIEW once decided.',
     args: { orderId: t.arg.id({ required: true }) },
     resolve: (_root, { orderId }, ctx) => approvePayout(ctx.gateway, ctx.caller, String(orderId)),
   }),
@@ -160,7 +160,7 @@ builder.mutationField('rejectPayout', (t) =>
   t.field({
     type: PayoutRef,
     description:
-      'Operators (admin): refuses a payout awaiting review; it is cancelled, its amount and fees returned to main, nothing sent. reason (at most 1,000 characters; default "rejected by the operator") is kept as its failureReason.',
+      'Operators (admin, support): refuses a payout awaiting review; it is cancelled, its amount and fees returned to main, nothing sent. reason (at most 1,000 characters; default "rejected by the operator") is kept as its failureReason.',
     args: { orderId: t.arg.id({ required: true }), reason: t.arg.string() },
     resolve: (_root, { orderId, reason }, ctx) => rejectPayout(ctx.gateway, ctx.caller, String(orderId), reason),
   }),

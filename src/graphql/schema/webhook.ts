@@ -1,6 +1,6 @@
 /**
  * Webhooks: endpoints (the secret appears once, in createWebhook and rotateWebhookSecret), the
- * delivery log with every attempt, and redelivery. Operators (admin to change), or the
+ * delivery log with every attempt, and redelivery. Operators (admin to change, support to redeliver), or the
  * organisation itself with a `management` API key.
  */
 import {

@@ -1,10 +1,9 @@
 /**
  * In-process implementation of the coordination ports, for the embedded single-instance default.
  * Same semantics as the Redis one, but the state lives in this process: with TWO OR MORE instances
- * each would have its own limits, locks and schedule, so use Redis there.
+ * each would have its own limits, schedule and caches, so use Redis there.
  */
-import { randomUUID } from 'node:crypto';
-import type { Coordination, LockHandle, RateLimitDecision } from '../../domain/ports.js';
+import type { Coordination, RateLimitDecision } from '../../domain/ports.js';
 
 /**
  * Rate-limit keys are per client IP and endpoint, so their number is driven by clients, not by us:
@@ -22,7 +21,6 @@ export function createLocalCoordination(options: {
 
   /** key -> hit times (ms), oldest first. Map order = least recently used first (re-inserted on each hit). */
   const hits = new Map<string, number[]>();
-  const locks = new Map<string, { token: string; expiresAt: number }>();
   const jobs = new Map<string, number>(); // id -> dueAt
   const invalidationListeners: ((message: string) => void)[] = [];
 
@@ -48,21 +46,6 @@ export function createLocalCoordination(options: {
           remaining: max - times.length,
           retryAfterMs: allowed ? 0 : Math.max(resetMs, 1),
           resetMs,
-        };
-      },
-    },
-
-    lock: {
-      async tryAcquire(key: string, ttlMs: number): Promise<LockHandle | null> {
-        const held = locks.get(key);
-        if (held && held.expiresAt > now()) return null;
-        const token = randomUUID();
-        locks.set(key, { token, expiresAt: now() + ttlMs });
-        return {
-          async release() {
-            // Only if still ours: after expiry someone else may hold it now.
-            if (locks.get(key)?.token === token) locks.delete(key);
-          },
         };
       },
     },
@@ -103,7 +86,6 @@ export function createLocalCoordination(options: {
       },
       async close() {
         hits.clear();
-        locks.clear();
         jobs.clear();
       },
     },

@@ -1,6 +1,6 @@
 /**
  * Redis implementation of the coordination ports: shared by every gateway instance, so rate limits,
- * "one payout at a time" and webhook retry schedules hold across the whole deployment.
+ * cache invalidations and webhook retry schedules hold across the whole deployment.
  *
  * Every multi-step operation is a single Lua script (run with EVALSHA via `defineCommand`, which falls
  * back to EVAL after a SCRIPT FLUSH): Redis runs a script atomically, so concurrent instances can never
@@ -13,14 +13,14 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Redis, ReplyError } from 'ioredis';
-import { INVALIDATE_ALL, type Coordination, type LockHandle, type RateLimitDecision } from '../../domain/ports.js';
+import { INVALIDATE_ALL, type Coordination, type RateLimitDecision } from '../../domain/ports.js';
 import { localFirstRateLimiter } from './localFirstRateLimiter.js';
 import { CircuitBreaker, CoordinatorUnavailableError } from './circuitBreaker.js';
 
 export { CoordinatorUnavailableError } from './circuitBreaker.js';
 
 /**
- * Deadline of every coordination call (rate-limit hit, lock, scheduler, ping), waiting for a
+ * Deadline of every coordination call (rate-limit hit, scheduler, ping), waiting for a
  * connection included. Redis answers these in well under 1 ms on a LAN, and a busy gateway's event
  * loop may read the reply tens of ms late: 150 ms leaves wide margin for both, so a healthy Redis
  * never trips it, while a stuck one costs a request at most 150 ms, and only the few requests before
@@ -48,6 +48,15 @@ const CONNECT_TIMEOUT_MS = 1_000;
  * command's promise settle too, and is generous because it also bounds the INFO ready check on connect.
  */
 const COMMAND_TIMEOUT_MS = 1_000;
+/**
+ * The subscribed connection that carries cache invalidations is pinged this often, and counts as
+ * live for SUBSCRIPTION_TRUST_MS after a PING it answered was sent (see subscribeToInvalidations).
+ * Two missed PINGs, not one: a gateway busy for a moment must not drop its caches. The trust
+ * window is the bound on how long another instance may still serve a revoked key when Redis
+ * freezes or the network drops silently.
+ */
+export const SUBSCRIPTION_PING_INTERVAL_MS = 1_000;
+export const SUBSCRIPTION_TRUST_MS = 2_000;
 /** Connection errors repeat on every reconnect attempt (every second when down): report one per minute. */
 const ERROR_REPORT_INTERVAL_MS = 60_000;
 
@@ -99,12 +108,6 @@ if oldest[2] then reset = tonumber(oldest[2]) + window - now end
 return { 1, max - count, 0, reset }
 `;
 
-/** Compare-and-delete: only the token that took the lock may release it (not a later holder's lock). */
-const RELEASE_LUA = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
-`;
-
 /** Claims due jobs: read and remove in one step, so two instances never claim the same id. */
 const CLAIM_DUE_LUA = `
 local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[2])
@@ -116,7 +119,6 @@ return ids
 type ScriptedRedis = Redis & {
   gwRateLimit(key: string, max: number, windowMs: number, member: string): Promise<[number, number, number, number]>;
   gwRateRecord(key: string, max: number, windowMs: number, memberPrefix: string, count: number): Promise<[number, number, number, number]>;
-  gwRelease(key: string, token: string): Promise<number>;
   gwClaimDue(key: string, now: number, max: number): Promise<string[]>;
 };
 
@@ -136,8 +138,8 @@ export function createRedisCoordination(options: {
 
   const redis = new Redis(options.url, {
     // No offline queue: a command sent while disconnected fails at once instead of waiting for a
-    // reconnect and running later, stale (a rate-limit hit for a request long answered, a lock
-    // nobody waits for). Calls made while a connection attempt is in flight (start-up) wait for it,
+    // reconnect and running later, stale (a rate-limit hit for a request long
+    // answered). Calls made while a connection attempt is in flight (start-up) wait for it,
     // bounded by their deadline: see `call` below.
     enableOfflineQueue: false,
     // When the connection drops, commands already sent fail at once rather than being re-sent after
@@ -160,16 +162,57 @@ export function createRedisCoordination(options: {
    * connection can do nothing else). It queues its SUBSCRIBE until connected and ioredis
    * resubscribes after every reconnect; messages published while it was away are lost, so each
    * (re)subscription tells the listeners to drop everything (INVALIDATE_ALL).
+   *
+   * Whether this instance is RECEIVING is known, not assumed: the subscribed connection is pinged
+   * every SUBSCRIPTION_PING_INTERVAL_MS. Redis answers a connection in order, so a PONG proves that
+   * every message published before Redis read that PING has been delivered here. The subscription
+   * counts as live until SUBSCRIPTION_TRUST_MS after the SENDING of the last answered PING (not its
+   * arrival: a PING answered late says nothing about the time in between), and at once not live
+   * when the connection closes. A frozen Redis (SIGSTOP), a silent network partition or a blocked
+   * event loop all end in "not receiving" within SUBSCRIPTION_TRUST_MS; caches then stop trusting
+   * themselves (callerCache.ts). The first PONG after a gap emits INVALIDATE_ALL: whatever was
+   * published during the gap may have been missed.
    */
   const invalidationChannel = `${prefix}invalidations`;
   const invalidationListeners: ((message: string) => void)[] = [];
+  const notifyInvalidation = (message: string) => invalidationListeners.forEach((listener) => listener(message));
   let subscriber: Redis | undefined;
+  let subscriptionPinger: NodeJS.Timeout | undefined;
+  /** When the last answered PING on the subscribed connection was sent; -Infinity = not receiving. */
+  let receivingConfirmedAt = Number.NEGATIVE_INFINITY;
+  const receiving = () => Date.now() - receivingConfirmedAt < SUBSCRIPTION_TRUST_MS;
   const subscribeToInvalidations = (): Redis => {
     const connection = redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null, commandTimeout: undefined });
     connection.on('error', () => undefined); // reported through the main connection's onError
-    connection.on('message', (_channel: string, message: string) => invalidationListeners.forEach((listener) => listener(message)));
-    connection.on('ready', () => invalidationListeners.forEach((listener) => listener(INVALIDATE_ALL)));
+    connection.on('message', (_channel: string, message: string) => notifyInvalidation(message));
+    connection.on('ready', () => notifyInvalidation(INVALIDATE_ALL));
+    connection.on('close', () => {
+      receivingConfirmedAt = Number.NEGATIVE_INFINITY; // gone: not receiving, from now
+    });
     void connection.subscribe(invalidationChannel).catch(() => undefined);
+    let pingInFlight = false;
+    const pingSubscription = () => {
+      // One PING at a time: behind a frozen Redis they would pile up, and the oldest one decides anyway.
+      if (pingInFlight || connection.status !== 'ready') return;
+      pingInFlight = true;
+      const sentAt = Date.now();
+      connection.ping().then(
+        () => {
+          pingInFlight = false;
+          if (connection.status !== 'ready') return;
+          if (!receiving()) notifyInvalidation(INVALIDATE_ALL); // back after a gap: messages may have been lost
+          receivingConfirmedAt = Math.max(receivingConfirmedAt, sentAt);
+        },
+        () => {
+          pingInFlight = false;
+        },
+      );
+    };
+    // ioredis emits 'ready' BEFORE it writes the (re)SUBSCRIBE: ping on the next turn, so the PING
+    // follows the SUBSCRIBE on the wire and its PONG proves the subscription is in place.
+    connection.on('ready', () => setImmediate(pingSubscription));
+    subscriptionPinger = setInterval(pingSubscription, SUBSCRIPTION_PING_INTERVAL_MS);
+    subscriptionPinger.unref();
     return connection;
   };
 
@@ -230,7 +273,6 @@ export function createRedisCoordination(options: {
 
   redis.defineCommand('gwRateLimit', { numberOfKeys: 1, lua: RATE_LIMIT_LUA });
   redis.defineCommand('gwRateRecord', { numberOfKeys: 1, lua: RATE_RECORD_LUA });
-  redis.defineCommand('gwRelease', { numberOfKeys: 1, lua: RELEASE_LUA });
   redis.defineCommand('gwClaimDue', { numberOfKeys: 1, lua: CLAIM_DUE_LUA });
 
   const schedKey = `${prefix}sched`;
@@ -260,38 +302,6 @@ export function createRedisCoordination(options: {
         return { allowed: true, limit: max, remaining, retryAfterMs: 0, resetMs };
       },
     }),
-
-    lock: {
-      /**
-       * While Redis cannot be asked this REJECTS with CoordinatorUnavailableError (fast) rather than
-       * answering null: null says "someone else holds it" (answer "in progress", try later), but the
-       * truth is "unknown". The lock only makes the common case fail fast; PostgreSQL enforces the
-       * money rules (row locks, constraints). So a caller that catches CoordinatorUnavailableError may
-       * go on without the lock and let PostgreSQL decide, or answer a retryable 503; it must never
-       * read it as "acquired". A SET that timed out may still have taken the key: it lapses at ttlMs.
-       */
-      async tryAcquire(key: string, ttlMs: number): Promise<LockHandle | null> {
-        const lockKey = `${prefix}lock:${key}`;
-        const mine = token();
-        // NX: fail at once if held; PX: a crashed holder cannot keep it forever (PX needs an integer >= 1).
-        const ok = await call(() => redis.set(lockKey, mine, 'PX', Math.max(1, Math.ceil(ttlMs)), 'NX'));
-        if (ok !== 'OK') return null;
-        return {
-          /**
-           * Fails fast like every call, but does not reject when Redis cannot be asked: the lock then
-           * lapses at its ttl, which is what the ttl is for, and a release in a `finally` must not turn
-           * a finished operation into an error. An error reply still rejects (that is a bug).
-           */
-          async release() {
-            try {
-              await call(() => redis.gwRelease(lockKey, mine));
-            } catch (error) {
-              if (!(error instanceof CoordinatorUnavailableError)) throw error;
-            }
-          },
-        };
-      },
-    },
 
     /**
      * Fails fast (CoordinatorUnavailableError) while Redis cannot be asked. The schedule is a fast index,
@@ -323,6 +333,7 @@ export function createRedisCoordination(options: {
         invalidationListeners.push(listener);
         subscriber ??= subscribeToInvalidations();
       },
+      receiving,
     },
 
     health: {
@@ -338,6 +349,7 @@ export function createRedisCoordination(options: {
         );
       },
       async close() {
+        clearInterval(subscriptionPinger);
         subscriber?.disconnect();
         // QUIT lets in-flight replies arrive; when not connected there is nothing to wait for, so drop
         // the connection (and stop reconnecting) at once.

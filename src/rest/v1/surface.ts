@@ -4,7 +4,7 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { countRestV1Call } from '../../http/metrics.js';
+import { countRestV1Call } from './metrics.js';
 import type { RestSurface, RouteBinding } from '../pipeline.js';
 import { V2_ROOT } from '../v2/surface.js';
 import { accountRoutes } from './accounts.js';

@@ -4,11 +4,11 @@
  * get-one-transaction -> getTransaction, delete-transaction -> cancelTransaction for a pending
  * transaction and refundTransaction for a paid one.
  */
+import type { PaymentMethod } from '../../generated/prisma/enums.js';
 import { DomainError } from '../../domain/errors.js';
 import type { CreateTransactionInput, ProductInput } from '../../domain/operations/createTransaction.js';
 import type { ListTransactionsInput } from '../../domain/operations/listTransactions.js';
 import { cancelOrRefundTransaction, createTransaction, getTransaction, listTransactions } from '../../domain/operations/index.js';
-import { parseTransactionStatus } from '../../domain/transactions.js';
 import {
   objectItems,
   optionalArray,
@@ -17,6 +17,7 @@ import {
   parseJsonObject,
   requiredInteger,
   requiredString,
+  stringItems,
   type JsonObject,
 } from '../body.js';
 import { bind } from '../pipeline.js';
@@ -24,7 +25,7 @@ import { queryDate, queryEnum, queryInteger, queryString, type Query } from '../
 import { REFUNDED_MESSAGE } from '../v2/refunds.js';
 import { CANCELLED_MESSAGE } from '../v2/transactions.js';
 import { parseV1MethodName } from '../../domain/paymentMethods.js';
-import { v1Created, v1Transaction } from './shapes.js';
+import { v1Created, v1Transaction, v2StatusesOfV1Filter } from './shapes.js';
 
 /** A v1 product: `amount` is the unit price (v2's `price`); `category` is stored with it. */
 const v1Product = (product: JsonObject, index: number): ProductInput => ({
@@ -35,19 +36,53 @@ const v1Product = (product: JsonObject, index: number): ProductInput => ({
   category: optionalString(product, 'category', `products[${index}].category`),
 });
 
+/**
+ * `method_of_payment`: every v1 client sends an array of uppercase methods (`["WAVE"]`); a single
+ * string is read as an array of one. Each is checked (FREE_MONEY and BANK: 400 with the reason).
+ */
+function v1Methods(body: JsonObject): PaymentMethod[] {
+  const value = body.method_of_payment;
+  if (value === undefined || value === null) return [];
+  const names = typeof value === 'string' ? [value] : stringItems(optionalArray(body, 'method_of_payment') ?? [], 'method_of_payment');
+  return [...new Set(names.map(parseV1MethodName))];
+}
+
 export function parseV1CreateBody(raw: unknown): CreateTransactionInput {
   const body = parseJsonObject(raw);
-  const method = optionalString(body, 'method_of_payment');
   return {
     // No method: the domain's "Add minimum one payment method".
-    methodOfPayment: method === undefined ? [] : [parseV1MethodName(method)],
+    methodOfPayment: v1Methods(body),
     products: objectItems(optionalArray(body, 'products') ?? [], 'products').map(v1Product),
     successUrl: optionalString(body, 'success_url'),
     errorUrl: optionalString(body, 'error_url'),
-    feesCustomerSide: optionalBoolean(body, 'fees_customer_side'),
+    // The v1 SDKs' request models default it to true, and the Python SDK sends only the fields a
+    // merchant set: absent means what the merchant's model said, true (v2's default is false).
+    feesCustomerSide: optionalBoolean(body, 'fees_customer_side') ?? true,
     isEscrow: optionalBoolean(body, 'is_escrow'),
     isMerchant: optionalBoolean(body, 'is_merchant'),
   };
+}
+
+const BARE_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/**
+ * `created_at_start` / `created_at_end`: RFC 3339, or a bare date `YYYY-MM-DD` meaning that whole
+ * UTC day (the start takes its first millisecond, the end its last), as the SDKs' examples send.
+ */
+function v1QueryDate(query: Query, name: string, edge: 'start' | 'end'): Date | undefined {
+  const value = queryString(query, name);
+  // The Node SDK (axios) leaves "+" unescaped in query strings, so an offset like +00:00 arrives
+  // as a space: read it back as the "+" it was.
+  const offsetAsSpace = value === undefined ? null : /^(.+T[\d:.]+) (\d{2}:\d{2})$/.exec(value);
+  if (offsetAsSpace) return queryDate({ [name]: `${offsetAsSpace[1]}+${offsetAsSpace[2]}` }, name);
+  const match = value === undefined ? null : BARE_DATE.exec(value);
+  if (!match) return queryDate(query, name);
+  const [year, month, day] = match.slice(1, 4).map(Number) as [number, number, number];
+  const start = new Date(Date.UTC(year, month - 1, day));
+  if (start.getUTCFullYear() !== year || start.getUTCMonth() !== month - 1 || start.getUTCDate() !== day) {
+    throw new DomainError('invalid_query', `${name} must be a date (YYYY-MM-DD) or an RFC 3339 date-time`);
+  }
+  return edge === 'start' ? start : new Date(start.getTime() + 24 * 60 * 60 * 1000 - 1);
 }
 
 /** v1's filters in the domain's terms: an exact `amount` is the range [amount, amount]. */
@@ -58,9 +93,9 @@ export function parseV1ListQuery(query: Query): ListTransactionsInput {
     page: queryInteger(query, 'page'),
     minAmount: amount,
     maxAmount: amount,
-    status: queryEnum(query, 'transaction_status', parseTransactionStatus),
-    startDate: queryDate(query, 'created_at_start'),
-    endDate: queryDate(query, 'created_at_end'),
+    statuses: queryEnum(query, 'transaction_status', v2StatusesOfV1Filter),
+    startDate: v1QueryDate(query, 'created_at_start', 'start'),
+    endDate: v1QueryDate(query, 'created_at_end', 'end'),
   };
 }
 
@@ -79,27 +114,31 @@ function deletedOrderId(rawBody: unknown, query: Query): string {
   return orderId;
 }
 
+const createRoute = bind({
+  operation: 'createTransaction',
+  handle: async (ctx, access, request) => {
+    const input = parseV1CreateBody(request.body);
+    const outcome = await createTransaction(ctx, access, input, { idempotencyKey: request.idempotencyKey });
+    return { body: v1Created(outcome.value, access.organization), replayed: outcome.replayed };
+  },
+});
+
 export const transactionRoutes = {
-  createTransaction: bind({
-    operation: 'createTransaction',
-    handle: async (ctx, access, request) => {
-      const input = parseV1CreateBody(request.body);
-      const outcome = await createTransaction(ctx, access, input, { idempotencyKey: request.idempotencyKey });
-      return { body: v1Created(outcome.value, access.organization), replayed: outcome.replayed };
-    },
-  }),
+  createTransaction: createRoute,
+  // NabooPay's generated client (naboo-python) creates with PUT: the same operation.
+  createTransactionWithPut: createRoute,
 
   listTransactions: bind({
     operation: 'listTransactions',
     handle: async (ctx, access, request) => {
       const { items } = await listTransactions(ctx, access, parseV1ListQuery(request.query));
-      return { body: { transactions: items.map((transaction) => v1Transaction(transaction, access.organization)) } };
+      return { body: { transactions: items.map((transaction) => v1Transaction(transaction, access.organization, ctx.settings)) } };
     },
   }),
 
   getTransaction: bind({
     operation: 'getTransaction',
-    handle: async (ctx, access, request) => ({ body: v1Transaction(await getTransaction(ctx, access, requiredOrderIdIn(request.query)), access.organization) }),
+    handle: async (ctx, access, request) => ({ body: v1Transaction(await getTransaction(ctx, access, requiredOrderIdIn(request.query)), access.organization, ctx.settings) }),
   }),
 
   /** v1's delete: v2's cancel for a pending transaction, its refund for a paid one (the domain decides, under each one's scopes). */

@@ -3,6 +3,9 @@
  * every answer. The client IP is the socket's: behind a proxy, configure trust before relying on
  * this. The rule itself (what counts, failing open) is the domain's (domain/rateLimit.ts); each
  * surface renders a refusal in its own shape.
+ *
+ * Shared by the surfaces (the REST pipeline, GraphQL), so it sits below them, not in their host
+ * (src/http mounts them: a surface importing from its host would be an upward arrow).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { GatewayContext } from '../domain/context.js';

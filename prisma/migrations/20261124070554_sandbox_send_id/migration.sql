@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "SandboxProviderCall" ADD COLUMN     "lastSendId" UUID;

@@ -1,0 +1,169 @@
+/**
+ * The one access policy: who may run which operation. Every principal (a merchant API key by its
+ * scope, an operator token by its role, the customer holding an order id) meets every operation in
+ * ACCESS_POLICY, and `authorize` reads it once per call. Adapters and operations name the
+ * operation they run, never a scope or a role; a new capability adds its rows here.
+ *
+ * Roles (DESIGN.md, the CLI contract): `admin` does everything; `analyst` reads everything across
+ * organisations and mutates nothing; `support` reads, approves or rejects payouts, releases escrow
+ * and redelivers webhooks. Merchant scopes are the spec's Authentication table (openapi/v2.yaml
+ * repeats them as `x-scopes`; a test keeps the two equal).
+ */
+import type { ApiScope, OperatorRole } from '../../generated/prisma/enums.js';
+import { DomainError } from '../errors.js';
+import type { Caller, MerchantCaller, OperatorCaller } from './caller.js';
+
+export interface AccessRule {
+  /** The API-key scopes that may run it; none: no merchant key may. */
+  readonly scopes: readonly ApiScope[];
+  /** The operator roles that may run it; none: no operator may. */
+  readonly roles: readonly OperatorRole[];
+  /** A write: an inactive organisation's key may not run it (reads still work). */
+  readonly write: boolean;
+  /** Anyone holding the unguessable order id (the checkout page's customer) may run it. */
+  readonly customer?: boolean;
+}
+
+/** The customer on the checkout page: no credential but the order id. */
+export interface CustomerPrincipal {
+  kind: 'customer';
+}
+export type Principal = Caller | CustomerPrincipal;
+
+const NONE = [] as const;
+const EVERY_ROLE = ['admin', 'analyst', 'support'] as const;
+const ADMIN = ['admin'] as const;
+/** Support's work: payout review, escrow release, webhook redelivery. */
+const ADMIN_AND_SUPPORT = ['admin', 'support'] as const;
+
+const CHECKOUT_WRITE = ['checkout', 'write', 'readAndWrite'] as const;
+const CHECKOUT_READ = ['checkout', 'read', 'readAndWrite'] as const;
+const ACCOUNT_READ = ['read', 'readAndWrite', 'management'] as const;
+const WEBHOOK_MANAGEMENT = ['management'] as const;
+
+export const ACCESS_POLICY = {
+  // Transactions (the spec's table).
+  createTransaction: { scopes: CHECKOUT_WRITE, roles: NONE, write: true },
+  getTransaction: { scopes: CHECKOUT_READ, roles: EVERY_ROLE, write: false },
+  listTransactions: { scopes: CHECKOUT_READ, roles: EVERY_ROLE, write: false },
+  cancelTransaction: { scopes: CHECKOUT_WRITE, roles: NONE, write: true },
+  // GET /refund is a write although its verb is GET.
+  refundTransaction: { scopes: ['checkout', 'write', 'readAndWrite', 'management'], roles: NONE, write: true },
+  // v1's delete runs as refund (whose scopes hold cancel's), then as cancel when cancel is its business.
+  cancelOrRefundTransaction: { scopes: ['checkout', 'write', 'readAndWrite', 'management'], roles: NONE, write: true },
+  // The checkout page, and the sandbox payment an admin drives.
+  getCheckout: { scopes: NONE, roles: NONE, write: false, customer: true },
+  payTransaction: { scopes: NONE, roles: ADMIN, write: true, customer: true },
+  releaseEscrow: { scopes: NONE, roles: ADMIN_AND_SUPPORT, write: true },
+
+  // Payouts.
+  createPayout: { scopes: ['payout'], roles: NONE, write: true },
+  getPayout: { scopes: ['payout', 'read'], roles: EVERY_ROLE, write: false },
+  listPayouts: { scopes: ['payout', 'read'], roles: EVERY_ROLE, write: false },
+  listPendingPayouts: { scopes: NONE, roles: EVERY_ROLE, write: false },
+  approvePayout: { scopes: NONE, roles: ADMIN_AND_SUPPORT, write: true },
+  rejectPayout: { scopes: NONE, roles: ADMIN_AND_SUPPORT, write: true },
+  listOpenProviderCalls: { scopes: NONE, roles: EVERY_ROLE, write: false },
+  settleProviderCall: { scopes: NONE, roles: ADMIN, write: true },
+
+  // Ledger accounts.
+  listAccounts: { scopes: ACCOUNT_READ, roles: EVERY_ROLE, write: false },
+  getAccountStats: { scopes: ACCOUNT_READ, roles: EVERY_ROLE, write: false },
+  getAccount: { scopes: ACCOUNT_READ, roles: EVERY_ROLE, write: false },
+  listAccountEntries: { scopes: ACCOUNT_READ, roles: EVERY_ROLE, write: false },
+  adjustAccount: { scopes: NONE, roles: ADMIN, write: true },
+
+  // Webhooks: the organisation through a management key, or operators.
+  listWebhooks: { scopes: WEBHOOK_MANAGEMENT, roles: EVERY_ROLE, write: false },
+  listWebhookDeliveries: { scopes: WEBHOOK_MANAGEMENT, roles: EVERY_ROLE, write: false },
+  createWebhook: { scopes: WEBHOOK_MANAGEMENT, roles: ADMIN, write: true },
+  rotateWebhookSecret: { scopes: WEBHOOK_MANAGEMENT, roles: ADMIN, write: true },
+  deleteWebhook: { scopes: WEBHOOK_MANAGEMENT, roles: ADMIN, write: true },
+  redeliverWebhook: { scopes: WEBHOOK_MANAGEMENT, roles: ADMIN_AND_SUPPORT, write: true },
+
+  // Organisations, their keys and the gateway's switches: operators only.
+  getOrganization: { scopes: NONE, roles: EVERY_ROLE, write: false },
+  listOrganizations: { scopes: NONE, roles: EVERY_ROLE, write: false },
+  createOrganization: { scopes: NONE, roles: ADMIN, write: true },
+  updateOrganization: { scopes: NONE, roles: ADMIN, write: true },
+  listApiKeys: { scopes: NONE, roles: EVERY_ROLE, write: false },
+  createApiKey: { scopes: NONE, roles: ADMIN, write: true },
+  revokeApiKey: { scopes: NONE, roles: ADMIN, write: true },
+  listSwitches: { scopes: NONE, roles: EVERY_ROLE, write: false },
+  setSwitch: { scopes: NONE, roles: ADMIN, write: true },
+} as const satisfies Record<string, AccessRule>;
+
+export type Operation = keyof typeof ACCESS_POLICY;
+
+/**
+ * The one evaluation of the policy, in the spec's order for merchant keys: a blocked organisation
+ * gets 403 on everything, an inactive one 401 on writes (reads still work), then the key's scope.
+ * An operator whose role the row does not hold gets `operator_forbidden`; a principal of a kind
+ * the row does not admit at all gets `permission_denied`.
+ */
+export function authorize(principal: MerchantCaller, operation: Operation): MerchantCaller;
+export function authorize(principal: OperatorCaller, operation: Operation): OperatorCaller;
+export function authorize(principal: Caller, operation: Operation): Caller;
+export function authorize(principal: Principal, operation: Operation): Principal;
+export function authorize(principal: Principal, operation: Operation): Principal {
+  const rule: AccessRule = ACCESS_POLICY[operation];
+  switch (principal.kind) {
+    case 'customer':
+      if (!rule.customer) throw new DomainError('permission_denied');
+      return principal;
+    case 'operator':
+      if (rule.roles.length === 0) throw new DomainError('permission_denied');
+      if (!rule.roles.includes(principal.role)) throw new DomainError('operator_forbidden');
+      return principal;
+    case 'merchant': {
+      if (rule.scopes.length === 0) throw new DomainError('permission_denied');
+      const { status } = principal.organization;
+      if (status === 'blocked') throw new DomainError('organization_blocked');
+      if (status === 'inactive' && rule.write) throw new DomainError('organization_inactive');
+      if (!rule.scopes.includes(principal.scope)) throw new DomainError('permission_denied');
+      return principal;
+    }
+  }
+}
+
+/** Whether the policy lets `principal` run `operation` (the same evaluation, without the refusal). */
+export function mayRun(principal: Principal, operation: Operation): boolean {
+  try {
+    authorize(principal, operation);
+    return true;
+  } catch (error) {
+    if (error instanceof DomainError) return false;
+    throw error;
+  }
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The organisation an allowed caller acts on: a merchant's own (naming another one is refused),
+ * or the one an operator names (null = all of them, for reads).
+ */
+export function organizationOf(caller: Caller, organizationId?: string | null): string | null {
+  if (caller.kind === 'operator') {
+    // An id that cannot be one names no organisation: 404, not a query PostgreSQL refuses (500).
+    if (organizationId != null && !UUID.test(organizationId)) throw new DomainError('organization_not_found');
+    return organizationId ?? null;
+  }
+  if (organizationId && organizationId !== caller.organization.id) throw new DomainError('permission_denied');
+  return caller.organization.id;
+}
+
+/** The operations of the spec's Authentication table (REST v2 / v1): the merchant API. */
+export const SPEC_OPERATIONS = [
+  'createTransaction',
+  'getTransaction',
+  'listTransactions',
+  'cancelTransaction',
+  'refundTransaction',
+  'createPayout',
+  'getPayout',
+  'listPayouts',
+  'listAccounts',
+  'getAccountStats',
+  'getAccount',
+] as const satisfies readonly Operation[];
