@@ -12,7 +12,7 @@ import { sha256Hex } from '../../src/domain/auth.js';
 import { runCli } from '../support/cli.js';
 import { useGateway } from '../support/gateway.js';
 import { expectBalancedLedger } from '../support/ledger.js';
-import { PHONES, expectPayout, fundedMerchant, mainBalance, payoutBody, postPayout } from '../integration/payouts/helpers.js';
+import { PHONES, expectPayout, fundedMerchant, mainBalance, payoutBody, postPayout } from '../support/payouts.js';
 
 const gateway = useGateway();
 

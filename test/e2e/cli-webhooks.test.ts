@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { payTransaction } from '../../src/domain/operations/index.js';
 import { runCli } from '../support/cli.js';
 import { useGateway } from '../support/gateway.js';
-import { pendingTransaction } from '../integration/accounts/helpers.js';
+import { pendingTransaction } from '../support/accounts.js';
 
 const gateway = useGateway();
 const URL = 'https://93.184.215.14/hooks/payments';

@@ -74,7 +74,7 @@ describe('gateway CLI', () => {
 
     const revoked = await cli(['key', 'revoke', created.json.id]);
     expect(revoked.code).toBe(0);
-    expect(revoked.json).toEqual({ id: created.json.id, revoked: true });
+    expect(revoked.json).toEqual({ id: created.json.id, revoked: true, propagationConfirmed: true });
     expect((await gateway.rest('POST', '/api/v2/transactions', { key, body: transactionBody() })).status).toBe(401);
   });
 

@@ -5,18 +5,20 @@
  * - after the provider was called, before its answer was recorded: the retry never sends it again
  *   (409 while it is unsettled); the reconciler ASKS the provider, settles it `completed`, and the
  *   retry then replays that payout;
- * - after phase 1 committed, before the call: the provider never received it, so the reconciler
- *   settles it `failed` with the funds returned, and the retry replays that answer.
+ * - after phase 1 committed, before the call: the provider never received it; "not found" is not
+ *   "failed", so it stays open (the retry gets 409) until an operator decides it failed: the funds
+ *   return and the retry replays that answer.
  *
  * Either way there is one payout row, one debit at most, and no second send.
  */
 import { afterAll, describe, expect, it } from 'vitest';
+import { settleProviderCall } from '../../src/domain/operations/index.js';
 import { settlePendingPayouts } from '../../src/domain/payouts.js';
 import type { PaymentProvider } from '../../src/domain/ports.js';
 import { useGateway } from '../support/gateway.js';
 import { expectBalancedLedger } from '../support/ledger.js';
 import { startGatewayProcess, type GatewayProcess } from '../support/processes.js';
-import { countingProvider, fundedMerchant, mainBalance, payoutBody } from '../integration/payouts/helpers.js';
+import { countingProvider, fundedMerchant, mainBalance, payoutBody } from '../support/payouts.js';
 
 const gateway = useGateway();
 const processes: GatewayProcess[] = [];
@@ -97,7 +99,7 @@ describe('a gateway killed in the middle of a payout', () => {
     await expectBalancedLedger(gateway.db.prisma);
   }, 120_000);
 
-  it('before the provider call: the reconciler fails it (never received), returns the funds, and the retry replays that answer', async () => {
+  it('before the provider call: "never received" keeps it open (funds reserved, the retry waits with 409); an operator fails it, the funds return, and the retry replays that answer', async () => {
     const { organization, key } = await fundedMerchant(gateway);
     const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': 'crash-before-call' };
     const body = JSON.stringify(payoutBody({ amount: 20_000 }));
@@ -108,12 +110,17 @@ describe('a gateway killed in the middle of a payout', () => {
     expect(await mainBalance(gateway, organization.id)).toBe(1_000_000n - 20_200n);
 
     const provider = askOnly('not_found');
-    expect(await settleWith(provider)).toMatchObject({ settled: 1, errors: 0 });
+    expect(await settleWith(provider)).toMatchObject({ settled: 0, stillPending: 1, errors: 0 });
     expect(provider.sent.size).toBe(0);
+    expect(await gateway.ctx.db.payout.findUniqueOrThrow({ where: { id: payout!.id } })).toMatchObject({ status: 'pending', providerChecks: 1 });
+    expect(await mainBalance(gateway, organization.id)).toBe(1_000_000n - 20_200n);
+    const fresh = await start();
+    expect((await fetch(`${fresh.url}/api/v2/payouts`, { method: 'POST', headers, body })).status).toBe(409);
+
+    await settleProviderCall(gateway.ctx, gateway.operator, { kind: 'payout', id: payout!.id, outcome: 'failed' }, 'the provider has no such payout');
     expect(await gateway.ctx.db.payout.findUniqueOrThrow({ where: { id: payout!.id } })).toMatchObject({ status: 'failed' });
     expect(await mainBalance(gateway, organization.id)).toBe(1_000_000n);
 
-    const fresh = await start();
     const retried = await fetch(`${fresh.url}/api/v2/payouts`, { method: 'POST', headers, body });
     expect(retried.status).toBe(500);
     expect(retried.headers.get('idempotent-replayed')).toBe('true');

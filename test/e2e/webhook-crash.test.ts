@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_WEBHOOK_SERVER_KEY, useGateway } from '../support/gateway.js';
 import { startGatewayProcess, type GatewayProcess } from '../support/processes.js';
 import { eventually, startWebhookReceiver, type WebhookReceiver } from '../support/webhookReceiver.js';
-import { pendingTransaction } from '../integration/accounts/helpers.js';
-import { deliveriesOf, merchantWithWebhook } from '../integration/webhooks/helpers.js';
+import { pendingTransaction } from '../support/accounts.js';
+import { deliveriesOf, merchantWithWebhook } from '../support/webhooks.js';
 
 const gateway = useGateway();
 const processes: GatewayProcess[] = [];

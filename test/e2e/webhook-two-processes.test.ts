@@ -11,7 +11,7 @@ import { TEST_REDIS_URL } from '../support/env.js';
 import { TEST_WEBHOOK_SERVER_KEY, useGateway } from '../support/gateway.js';
 import { startGatewayProcess, type GatewayProcess } from '../support/processes.js';
 import { eventually, startWebhookReceiver, type WebhookReceiver } from '../support/webhookReceiver.js';
-import { merchantWithWebhook, paidTransaction } from '../integration/webhooks/helpers.js';
+import { merchantWithWebhook, paidTransaction } from '../support/webhooks.js';
 
 /**
  * The processes' Redis keys use the production prefix: a logical database of their own keeps them

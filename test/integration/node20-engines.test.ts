@@ -1,7 +1,7 @@
 /**
  * Some dependencies declare Node >= 22 in `engines` (npm prints EBADENGINE on Node 20); the
  * machines run Node 20.20. Their declared minimums are not real requirements on the paths we use
- * (README, "Installing"): each such path is exercised here, on the Node that runs the suite.
+ * (docs/development.md, "Installing"): each such path is exercised here, on the Node that runs the suite.
  */
 import { describe, expect, it } from 'vitest';
 import { V2_DEFINITION } from '../../src/rest/v2/surface.js';

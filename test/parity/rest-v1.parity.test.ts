@@ -2,7 +2,7 @@
  * REST v1 is a second door onto the v2 operations: the same scenario, run through v1, v2 and
  * GraphQL (each on its own fresh organisation of ONE database), gives the same outcomes (status
  * and wording, or the same result) and leaves the same rows: transactions and products, ledger
- * entries, refunds, payouts and balances (test/support/surfaces.ts: moneySurfaces, organizationRows).
+ * entries, refunds, payouts and balances (test/support/surfaces/money.ts: moneySurfaces, organizationRows).
  * The reads (get-one-transaction, get-transactions) run on ONE organisation instead: each surface
  * reads the same rows and must show the same facts and select the same order ids.
  */
@@ -21,7 +21,7 @@ import {
   type PortablePayout,
   type PortableTransaction,
   type PortableTransactionRead,
-} from '../support/surfaces.js';
+} from '../support/surfaces/money.js';
 
 const gateway = useGateway();
 const { surfaces: SURFACES } = moneySurfaces(gateway);
@@ -202,14 +202,15 @@ describe('get-one-transaction = transaction, get-transactions = transactions', (
     const views: Record<string, PortableTransactionRead> = {};
     for (const [name, orderId] of Object.entries(made)) views[name] = await readThroughEverySurface((surface) => surface.getOne(key, orderId));
     // The facts themselves, so that three surfaces agreeing on something wrong still fails.
-    const summary = (view: PortableTransactionRead) => ({ orderId: view.orderId, amount: view.amount, status: view.status, method: view.method, paid: view.paidAt !== null });
+    const summary = (view: PortableTransactionRead) => ({ orderId: view.orderId, amount: view.amount, status: view.status, methods: view.methods, paid: view.paidAt !== null });
     expect(Object.fromEntries(Object.entries(views).map(([name, view]) => [name, summary(view)]))).toEqual({
-      pendingWave: { orderId: made.pendingWave, amount: 5_500, status: 'pending', method: 'wave', paid: false },
-      paidOrange: { orderId: made.paidOrange, amount: 2_400, status: 'paid', method: 'orange_money', paid: true },
-      paidWave: { orderId: made.paidWave, amount: 5_500, status: 'paid', method: 'wave', paid: true },
-      cancelled: { orderId: made.cancelled, amount: 1_200, status: 'cancelled', method: 'wave', paid: false },
-      pendingOrange: { orderId: made.pendingOrange, amount: 3_000, status: 'pending', method: 'orange_money', paid: false },
-      refunded: { orderId: made.refunded, amount: 7_000, status: 'refunded', method: 'wave', paid: true },
+      // Statuses in v1's words (the vocabulary the v1 clients' enum knows): cancelled and refunded are `done`.
+      pendingWave: { orderId: made.pendingWave, amount: 5_500, status: 'pending', methods: ['wave'], paid: false },
+      paidOrange: { orderId: made.paidOrange, amount: 2_400, status: 'paid', methods: ['orange_money'], paid: true },
+      paidWave: { orderId: made.paidWave, amount: 5_500, status: 'paid', methods: ['wave'], paid: true },
+      cancelled: { orderId: made.cancelled, amount: 1_200, status: 'done', methods: ['wave'], paid: false },
+      pendingOrange: { orderId: made.pendingOrange, amount: 3_000, status: 'pending', methods: ['orange_money'], paid: false },
+      refunded: { orderId: made.refunded, amount: 7_000, status: 'done', methods: ['wave'], paid: true },
     });
     expect(views.pendingWave!.products).toEqual([
       { name: 'Thieboudienne', price: 2_500, quantity: 2, description: 'Family size' },
@@ -220,15 +221,15 @@ describe('get-one-transaction = transaction, get-transactions = transactions', (
     expect(views.paidWave).toMatchObject({ feesCustomerSide: true, successUrl: standard.successUrl, errorUrl: standard.errorUrl });
   });
 
-  it('shows a transaction offering several methods (created through v2) by the method paid with, else the first offered', async () => {
+  it('shows a transaction offering several methods (created through v2) by the method paid with, else every offered one', async () => {
     const { key: ownKey } = await gateway.merchant();
     const offeringBoth = { method_of_payment: ['orange_money', 'wave'], products: [{ name: 'Ticket', price: 800, quantity: 1 }] };
     const create = async () => (await gateway.rest('POST', '/api/v2/transactions', { key: ownKey, body: offeringBoth })).body.order_id as string;
     const [paidWithWave, pending] = [await create(), await create()];
     await pay(paidWithWave, undefined, 'wave');
     const methods = [];
-    for (const orderId of [paidWithWave, pending]) methods.push((await readThroughEverySurface((surface) => surface.getOne(ownKey, orderId))).method);
-    expect(methods).toEqual(['wave', 'orange_money']);
+    for (const orderId of [paidWithWave, pending]) methods.push((await readThroughEverySurface((surface) => surface.getOne(ownKey, orderId))).methods);
+    expect(methods).toEqual([['wave'], ['orange_money', 'wave']]);
   });
 
   it.each<[string, () => string]>([

@@ -1,7 +1,7 @@
 /**
  * REST v2 and GraphQL are two thin adapters over the same domain operations: the same input must
  * give the same outcome through both. Parity, errors: the same refusal, with the same status, wording and code, through REST and GraphQL.
- * Each scenario is written once against a Surface (test/support/surfaces.ts) and run through
+ * Each scenario is written once against a Surface (test/support/surfaces/transactions.ts) and run through
  * both, each on its own fresh organisation.
  */
 import { randomUUID } from 'node:crypto';
@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { DomainError, ERROR_CATALOGUE, type ErrorCode } from '../../src/domain/errors.js';
 import { revokeApiKey, setSwitch, updateOrganization } from '../../src/domain/operations/index.js';
 import { useGateway, transactionBody, type MerchantOptions } from '../support/gateway.js';
-import { type Failure, type Outcome, type Surface, must, failureOf, type Merchant, product, transactionSurfaces } from '../support/surfaces.js';
+import { type Failure, type Outcome, type Surface, must, failureOf, type Merchant, product, transactionSurfaces } from '../support/surfaces/transactions.js';
 
 const gateway = useGateway();
 const { surfaces: SURFACES, newMerchant } = transactionSurfaces(gateway);

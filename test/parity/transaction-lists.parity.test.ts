@@ -1,12 +1,12 @@
 /**
  * REST v2 and GraphQL are two thin adapters over the same domain operations: the same input must
  * give the same outcome through both. Parity, lists: the same filters give the same order ids in the same order, through REST and GraphQL.
- * Each scenario is written once against a Surface (test/support/surfaces.ts) and run through
+ * Each scenario is written once against a Surface (test/support/surfaces/transactions.ts) and run through
  * both, each on its own fresh organisation.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useGateway, transactionBody } from '../support/gateway.js';
-import { type ListFilter, must, type Merchant, product, transactionSurfaces } from '../support/surfaces.js';
+import { type ListFilter, must, type Merchant, product, transactionSurfaces } from '../support/surfaces/transactions.js';
 
 const gateway = useGateway();
 const { surfaces: SURFACES, rest: restSurface, graphql: graphqlSurface, newMerchant } = transactionSurfaces(gateway);

@@ -1,13 +1,13 @@
 /**
  * REST v2 and GraphQL are two thin adapters over the same domain operations: the same input must
  * give the same outcome through both. Parity, success: the same request gives the same transaction, through REST and GraphQL.
- * Each scenario is written once against a Surface (test/support/surfaces.ts) and run through
+ * Each scenario is written once against a Surface (test/support/surfaces/transactions.ts) and run through
  * both, each on its own fresh organisation.
  */
 import { describe, expect, it } from 'vitest';
 import { updateOrganization } from '../../src/domain/operations/index.js';
 import { useGateway, transactionBody, type MerchantOptions } from '../support/gateway.js';
-import { type CanonicalTransaction, type Created, must, type Merchant, comparable, product, transactionSurfaces, createdViewOf } from '../support/surfaces.js';
+import { type CanonicalTransaction, type Created, must, type Merchant, comparable, product, transactionSurfaces, createdViewOf } from '../support/surfaces/transactions.js';
 
 const gateway = useGateway();
 const { surfaces: SURFACES, rest: restSurface, graphql: graphqlSurface, newMerchant } = transactionSurfaces(gateway);

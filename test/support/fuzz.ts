@@ -2,6 +2,8 @@
  * Seeded mutations of valid request bodies, for "bad input never answers 500 nor writes a row"
  * tests: the same seed gives the same inputs, so a failure replays.
  */
+import fc from 'fast-check';
+import pg from 'pg';
 
 /** mulberry32: a tiny seeded generator. */
 export function seededRandom(seed: number): () => number {
@@ -40,4 +42,198 @@ export function mutated(body: Record<string, unknown>, fields: readonly FieldSet
     }
   }
   return next() < 0.1 ? pick(ODD_VALUES) : copy;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Property-based hostile input (fast-check), for test/integration/hostile-input: every operation
+// of REST v2, REST v1 and GraphQL gets bodies, queries, paths and content types no client should
+// send. Seeded (FUZZ_SEED) and bounded (FUZZ_RUNS per operation), so a failure replays and the
+// whole suite stays a few seconds per surface; fast-check prints the seed and path to replay.
+// ---------------------------------------------------------------------------------------------
+export const FUZZ_SEED = Number(process.env.FUZZ_SEED ?? 20261124);
+export const FUZZ_RUNS = Number(process.env.FUZZ_RUNS ?? 100);
+/** fast-check parameters for one operation's property: seeded, bounded, without a per-run timeout. */
+export const fuzzParameters = (runs = FUZZ_RUNS): fc.Parameters<unknown> => ({ seed: FUZZ_SEED, numRuns: runs, endOnFailure: true });
+
+/** `depth` arrays (or objects) inside each other: `[[[...]]]`. */
+export function nested(depth: number, kind: 'array' | 'object' = 'array'): unknown {
+  let value: unknown = kind === 'array' ? [] : {};
+  for (let i = 0; i < depth; i++) value = kind === 'array' ? [value] : { a: value };
+  return value;
+}
+
+/** Objects whose keys reach for the prototype (own `__proto__` keys, as JSON.parse makes them). */
+const PROTOTYPE_KEYED: readonly unknown[] = [
+  JSON.parse('{"__proto__": {"polluted": true}}'),
+  JSON.parse('{"__proto__": []}'),
+  { constructor: { prototype: { polluted: true } } },
+  JSON.parse('{"name": "x", "__proto__": {"isAdmin": true}}'),
+];
+
+/** Text PostgreSQL cannot store or a client should not send: lone surrogates, NUL, huge, tricky. */
+export const HOSTILE_STRINGS: readonly string[] = [
+  '\ud800', '\udfff', 'Bissap \ud800 juice', '\udc00\ud800', '\u0000', 'a\u0000b', '%00', '\u202egnp.exe', '\ufeff', '\u2028', '',
+  ' ', 'x'.repeat(20_000), '😀'.repeat(300), 'é'.repeat(201), '../../etc/passwd', `'; DROP TABLE "Transaction"; --`, '%', '%E0%A4%A', '\\',
+  '"', '{{7*7}}', '<script>alert(1)</script>', 'javascript:alert(1)', 'https://127.0.0.1/\u0000', '+221771234567\u0000', '00000000-0000-0000-0000-000000000000',
+  'NaN', 'Infinity', '-0', '1e308', '9223372036854775808', '0x10', 'true', 'null', 'WAVE', 'wave ', 'wave\u0000',
+];
+
+/** Numbers at the edges of JSON and of int64. */
+export const HOSTILE_NUMBERS: readonly number[] = [1e308, -1e308, 2 ** 63, -(2 ** 63), 2 ** 64, 2 ** 53, Number.MAX_SAFE_INTEGER + 2, -0, 0, -1, 0.5, 1e-300, 2 ** 31, -(2 ** 31) - 1];
+
+/** A string of odd units: lone surrogates, NUL and control characters among ordinary letters. */
+const oddText = fc.string({ unit: fc.constantFrom('\ud800', '\udbff', '\udc00', '\udfff', '\u0000', '\u0001', '\u007f', 'a', 'é', '😀', '"', '\\', '%'), minLength: 1, maxLength: 12 });
+
+export const hostileString: fc.Arbitrary<string> = fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...HOSTILE_STRINGS) }, { weight: 2, arbitrary: oddText }, fc.string({ unit: 'binary', maxLength: 20 }));
+
+/** Any value in a JSON body where something else is expected. */
+export const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
+  { weight: 5, arbitrary: hostileString },
+  { weight: 3, arbitrary: fc.constantFrom(...HOSTILE_NUMBERS) },
+  { weight: 1, arbitrary: fc.constantFrom(nested(40), nested(40, 'object'), nested(3000), [{}], [null], ['wave', 'orange_money'], {}, [], null, true, false) },
+  { weight: 1, arbitrary: fc.constantFrom(...PROTOTYPE_KEYED) },
+  { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
+);
+
+/** A copy of `valid` with 1 to 3 of `fields` set to hostile values (setters that no longer apply are skipped). */
+export function mutatedBody(valid: Record<string, unknown>, fields: readonly FieldSetter[]): fc.Arbitrary<Record<string, unknown>> {
+  return fc.array(fc.tuple(fc.nat(fields.length - 1), hostileValue), { minLength: 1, maxLength: 3 }).map((mutations) => {
+    const copy = structuredClone(valid) as Record<string, any>;
+    for (const [index, value] of mutations) {
+      try {
+        fields[index]!(copy, value);
+      } catch {
+        // An earlier mutation made the parent a primitive: this one has nothing to change.
+      }
+    }
+    return copy;
+  });
+}
+
+/** What a fuzzed request carries: its body bytes and Content-Type (undefined: no header at all). */
+export interface HostileBody {
+  body: Buffer;
+  contentType: string | undefined;
+}
+
+const CONTENT_TYPES: readonly (string | undefined)[] = [
+  undefined, 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml', 'application/json; charset=latin1',
+  'application/json, text/plain', 'application/graphql', '*/*', 'application/octet-stream', 'APPLICATION/JSON', 'application/json;;charset=',
+];
+
+/** The JSON text of a body, bent at the text level: duplicate keys, BOM, garbage, odd number literals. */
+function bentText(json: string, how: number, value: unknown): Buffer {
+  const literal = JSON.stringify(value) ?? 'null';
+  switch (how) {
+    case 0: // A duplicate of the first key, hostile (then the valid one wins in JSON.parse, or the reverse).
+      return Buffer.from(json.replace(/^\{"([^"]+)":/, (_all, key: string) => `{"${key}":${literal},"${key}":`));
+    case 1:
+      return Buffer.from(json.replace(/\}$/, `,${JSON.stringify(Object.keys(JSON.parse(json))[0] ?? 'x')}:${literal}}`));
+    case 2:
+      return Buffer.from(`\ufeff${json}`);
+    case 3:
+      return Buffer.from(json.slice(0, Math.max(1, Math.floor(json.length / 2))));
+    case 4:
+      return Buffer.from(`${json} ${json}`);
+    case 5: // Number literals JSON.parse takes but JavaScript cannot hold exactly.
+      return Buffer.from(json.replace(/:(-?\d+)([,}])/, ':1e400$2').replace(/:(-?\d+)([,}])/, ':-0$2').replace(/:(-?\d+)([,}])/, ':9223372036854775808$2'));
+    case 6:
+      return Buffer.from(json.replace(/:(-?\d+)([,}])/, ':NaN$2'));
+    case 7: // Bytes that are not UTF-8 (a surrogate encoded as CESU-8, an overlong NUL).
+      return Buffer.concat([Buffer.from(json.slice(0, -2)), Buffer.from([0xed, 0xa0, 0x80, 0xc0, 0x80]), Buffer.from(json.slice(-2))]);
+    default:
+      return Buffer.from(json.replace(/"[^"]*"\s*:\s*"/, (match) => `${match}\u0001\u0000`));
+  }
+}
+
+/** A HostileBody that fast-check prints readably in a counterexample (text, not bytes). */
+export function hostile(body: Buffer, contentType: string | undefined): HostileBody {
+  const text = body.toString('utf8');
+  return Object.assign({ body, contentType }, {
+    [fc.toStringMethod]: () => `${contentType ?? '(no content type)'} ${text.length > 300 ? `${text.slice(0, 300)}… (${body.length} bytes)` : text}`,
+  });
+}
+
+/**
+ * Hostile bodies for an operation that takes `valid`: mutated fields, the whole body replaced
+ * (arrays where an object is expected...), bent JSON text, and wrong content types.
+ */
+export function hostileBody(valid: Record<string, unknown>, fields: readonly FieldSetter[]): fc.Arbitrary<HostileBody> {
+  const json = (value: unknown): HostileBody => hostile(Buffer.from(JSON.stringify(value) ?? ''), 'application/json');
+  return fc.oneof(
+    { weight: 6, arbitrary: mutatedBody(valid, fields).map(json) },
+    { weight: 1, arbitrary: hostileValue.map(json) },
+    { weight: 2, arbitrary: fc.tuple(mutatedBody(valid, fields), fc.nat(8), hostileValue).map(([body, how, value]) => hostile(bentText(JSON.stringify(body), how, value), 'application/json')) },
+    { weight: 1, arbitrary: fc.tuple(mutatedBody(valid, fields), fc.constantFrom(...CONTENT_TYPES)).map(([body, contentType]) => hostile(Buffer.from(JSON.stringify(body)), contentType)) },
+    { weight: 1, arbitrary: fc.constantFrom(hostile(Buffer.alloc(0), 'application/json'), hostile(Buffer.from('x'.repeat(200 * 1024)), 'application/json')) },
+  );
+}
+
+/** Percent-encodes any string, lone surrogates included (as the bytes a careless client would send). */
+export function encodeHostile(value: string): string {
+  let out = '';
+  for (const char of value) {
+    if (/\p{Cs}/u.test(char)) out += '%ED%A0%80';
+    else out += encodeURIComponent(char);
+  }
+  return out;
+}
+
+/** Path segments: hostile text (encoded), and raw sequences that are not valid percent-encoding. */
+export const hostilePathSegment: fc.Arbitrary<string> = fc.oneof(
+  { weight: 3, arbitrary: hostileString.map(encodeHostile) },
+  fc.constantFrom('%', '%E0%A4%A', '%ED%A0%80', '%C0%80', '%00', '..%2F..%2F', '%2e%2e', 'a'.repeat(3000), '-0', '1e308', '9223372036854775808', '%FF%FE'),
+);
+
+/** A query string over `names` (plus prototype-ish and unknown names): hostile values, repeats, brackets. */
+export function hostileQuery(names: readonly string[]): fc.Arbitrary<string> {
+  const name = fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...names) }, fc.constantFrom('__proto__', 'constructor[prototype][x]', 'a[b][c]', '%00', 'search[]'));
+  const value = fc.oneof({ weight: 3, arbitrary: hostileString.map(encodeHostile) }, fc.constantFrom('%', '%E0%A4%A', '%ED%A0%80', '-0', '1e308', '9223372036854775808', '0', '-1', '2026-13-45', '9999999-01-01T00:00:00Z', 'true', ''));
+  return fc.array(fc.tuple(name, value), { minLength: 1, maxLength: 5 }).map((pairs) => `?${pairs.map(([n, v]) => `${n}=${v}`).join('&')}`);
+}
+
+/** A raw HTTP answer, for fuzzed requests the harness's JSON helper would not send as such. */
+export interface RawAnswer {
+  status: number;
+  text: string;
+  body: any;
+}
+
+/** Sends bytes as they are (no content type unless given), and reads the answer as JSON when it is JSON. */
+export async function sendRaw(url: string, method: string, init: { headers?: Record<string, string>; body?: Buffer; contentType?: string }): Promise<RawAnswer> {
+  const headers: Record<string, string> = { ...init.headers };
+  if (init.contentType !== undefined) headers['content-type'] = init.contentType;
+  const withBody = init.body !== undefined && method !== 'GET' && method !== 'HEAD';
+  const response = await fetch(url, { method, headers, body: withBody ? new Uint8Array(init.body!) : undefined });
+  const text = await response.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  return { status: response.status, text, body };
+}
+
+/**
+ * A fingerprint of everything the gateway stores (every table but the migrations log, with the
+ * columns that legitimately move on a read left out: an API key's lastUsedAt; `except` names
+ * tables to leave out too): equal before and after a refused request means the refusal changed nothing.
+ */
+export async function stateFingerprint(client: pg.Client, except: readonly string[] = []): Promise<string> {
+  const tables = await client.query<{ name: string }>(
+    `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' AND table_name <> '_prisma_migrations' ORDER BY table_name`,
+  );
+  const parts = tables.rows.filter(({ name }) => !except.includes(name)).map(
+    ({ name }) => `SELECT '${name}' AS t, count(*) AS n, md5(coalesce(string_agg((to_jsonb(x) - 'lastUsedAt')::text, '|' ORDER BY (to_jsonb(x) - 'lastUsedAt')::text), '')) AS h FROM "${name}" x`,
+  );
+  const result = await client.query<{ t: string; n: string; h: string }>(parts.join(' UNION ALL '));
+  return result.rows.map((row) => `${row.t}:${row.n}:${row.h}`).join('\n');
+}
+
+/** A connection for fingerprints, to the test gateway's own database. */
+export async function fingerprintClient(databaseUrl: string): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  return client;
 }

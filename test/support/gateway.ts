@@ -22,6 +22,7 @@ import { openDatabase, type Database } from '../../src/infra/prisma/database.js'
 import { applyMigrations } from '../../src/infra/prisma/migrate.js';
 import { createRedisCoordination } from '../../src/infra/redis/coordination.js';
 import { createSandboxProvider } from '../../src/infra/providers/sandbox.js';
+import { openProviderCallCounts } from '../../src/domain/providerFlow.js';
 import { deriveWebhookSecretKey } from '../../src/domain/webhooks/secrets.js';
 import { DEFAULT_WEBHOOK_RULES, type WebhookSettings } from '../../src/domain/webhooks/settings.js';
 import { afterAll, beforeAll, inject } from 'vitest';
@@ -128,12 +129,12 @@ export async function startGateway(options: GatewayOptions = {}): Promise<TestGa
   // The checkout address must be known before the apps exist: reserve it with a placeholder and
   // fill it in once the checkout server has its port.
   const settings = { checkoutPublicUrl: '', webhooks: { ...DEFAULT_WEBHOOK_RULES, ...options.webhooks, secretKey: TEST_WEBHOOK_SECRET_KEY } };
-  const provider = createSandboxProvider({ latencyMs: options.sandboxLatencyMs ?? 0 });
+  const provider = createSandboxProvider({ db: db.prisma, latencyMs: options.sandboxLatencyMs ?? 0 });
   const ctx: GatewayContext = { db: db.prisma, clock: systemClock, coordination, settings, log: options.log ?? silent, provider };
   ctx.callers = new CallerCache(coordination.invalidations);
   ctx.switches = new SwitchCache(coordination.invalidations);
 
-  const metrics = options.metrics ? { poolStats: db.poolStats } : (false as const);
+  const metrics = options.metrics ? { poolStats: db.poolStats, openProviderCalls: () => openProviderCallCounts(ctx) } : (false as const);
   const api = await buildApp({ ctx, adminToken, logger: false, metrics, ready: async () => ({ database: await db.ping(), coordinator: await coordination.health.ping() }) });
   const checkout = await buildCheckoutApp({ ctx, logger: false });
   const url = await listen(api);

@@ -85,3 +85,23 @@ describe('startOfUtcMonth', () => {
     expect(startOfUtcMonth(new Date('2026-04-01T00:00:00.000Z')).toISOString()).toBe('2026-04-01T00:00:00.000Z');
   });
 });
+
+describe('the provider flow asks about an open call with backoff', () => {
+  it('doubles the pause from the first-ask age, capped at an hour', async () => {
+    const { recheckDelayMs, MAX_RECHECK_MS } = await import('../../src/domain/providerFlow.js');
+    expect(recheckDelayMs(1, 60_000)).toBe(120_000);
+    expect(recheckDelayMs(2, 60_000)).toBe(240_000);
+    expect(recheckDelayMs(30, 60_000)).toBe(MAX_RECHECK_MS);
+    expect(recheckDelayMs(3, 0)).toBe(0);
+  });
+
+  it('treats deadlocks and dropped connections as transient, and a broken rule as not', async () => {
+    const { isTransientDatabaseError } = await import('../../src/domain/providerFlow.js');
+    expect(isTransientDatabaseError({ code: '40P01' })).toBe(true);
+    expect(isTransientDatabaseError({ code: 'P2010', meta: { code: '40P01' } })).toBe(true);
+    expect(isTransientDatabaseError({ code: '57P01' })).toBe(true);
+    expect(isTransientDatabaseError(new Error('Connection terminated unexpectedly'))).toBe(true);
+    expect(isTransientDatabaseError({ code: '23505' })).toBe(false);
+    expect(isTransientDatabaseError(new Error('refund vanished'))).toBe(false);
+  });
+});

@@ -9,7 +9,7 @@ import { sha256Hex } from '../../../src/domain/auth.js';
 import { expectGraphqlError, graphqlData } from '../../support/assertions.js';
 import { useGateway } from '../../support/gateway.js';
 import { expectBalancedLedger } from '../../support/ledger.js';
-import { ADJUST_ACCOUNT, balances } from './helpers.js';
+import { ADJUST_ACCOUNT, balances } from '../../support/accounts.js';
 
 const gateway = useGateway();
 

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { graphqlData } from '../../support/assertions.js';
 import { useGateway } from '../../support/gateway.js';
 import { expectBalancedLedger } from '../../support/ledger.js';
-import { ACCOUNTS_WITH_ENTRIES, ADJUST_ACCOUNT, RELEASE_ESCROW, pendingTransaction, sandboxPay } from './helpers.js';
+import { ACCOUNTS_WITH_ENTRIES, ADJUST_ACCOUNT, RELEASE_ESCROW, pendingTransaction, sandboxPay } from '../../support/accounts.js';
 
 const gateway = useGateway({ embedded: true });
 

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { expectGraphqlError, graphqlData, RFC3339_UTC } from '../../support/assertions.js';
 import { useGateway } from '../../support/gateway.js';
 import { expectBalancedLedger } from '../../support/ledger.js';
-import { ACCOUNTS_WITH_ENTRIES, SANDBOX_PAY, balances, pendingTransaction, postingSums, sandboxPay } from './helpers.js';
+import { ACCOUNTS_WITH_ENTRIES, SANDBOX_PAY, balances, pendingTransaction, postingSums, sandboxPay } from '../../support/accounts.js';
 
 const gateway = useGateway();
 

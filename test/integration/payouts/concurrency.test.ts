@@ -1,15 +1,15 @@
 /**
- * One payout per organisation at a time (Redis lock): 20 concurrent payouts of one organisation
- * -> exactly one runs, the others get 409 at once, and the balance is exact. The lock is only the
- * fast path: when it expires mid-payout (a short TTL and a slow provider) payouts overlap, and
- * still main never goes below zero (the conditional debit in PostgreSQL) and no payout is sent
- * twice. And when Redis cannot be asked at all, payouts go on without the lock, under the same
- * guarantees.
+ * One payout per organisation at a time (a lease in PostgreSQL): 20 concurrent payouts of one
+ * organisation -> exactly one runs, the others get 409 at once, and the balance is exact, whether
+ * Redis answers or not. When the lease expires mid-payout (a short TTL and a slow provider)
+ * payouts overlap, and still main never goes below zero (the conditional debit in PostgreSQL) and
+ * no payout is sent twice.
  */
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CoordinatorUnavailableError } from '../../../src/infra/redis/circuitBreaker.js';
 import { useGateway } from '../../support/gateway.js';
 import { expectBalancedLedger, ledgerFacts } from '../../support/ledger.js';
-import { countingProvider, fundedMerchant, mainBalance, payoutBody, postPayout, withProvider } from './helpers.js';
+import { countingProvider, fundedMerchant, mainBalance, payoutBody, postPayout, withProvider } from '../../support/payouts.js';
 
 const LATENCY_MS = 600;
 const gateway = useGateway({ redis: true, sandboxLatencyMs: LATENCY_MS });
@@ -52,31 +52,32 @@ describe('concurrent payouts of one organisation', () => {
     expect(responses.map((response) => response.status)).toEqual([200, 200, 200, 200]);
   });
 
-  it('goes on without the lock when the coordinator cannot be asked: the database still guards the balance', async () => {
-    const { organization, key } = await fundedMerchant(gateway, { balance: 20_200 });
+  it('with the coordinator (Redis) unable to answer, PostgreSQL still lets one run and answers 409 to the others', async () => {
+    const { organization, key } = await fundedMerchant(gateway, { balance: 100_000 });
     const coordination = gateway.ctx.coordination;
+    const down = async (): Promise<never> => {
+      throw new CoordinatorUnavailableError('coordinator did not answer');
+    };
+    let asked = 0;
+    const counted = async (): Promise<never> => {
+      asked++;
+      return down();
+    };
+    // Every call a request could make to the coordinator fails: the lease is PostgreSQL's alone.
     gateway.ctx.coordination = {
       ...coordination,
-      lock: {
-        tryAcquire: async () => {
-          throw new Error('coordinator did not answer');
-        },
-      },
+      rateLimiter: { hit: counted },
+      scheduler: { schedule: counted, cancel: counted, claimDue: counted },
+      invalidations: { ...coordination.invalidations, publish: counted },
     };
-    const log = gateway.ctx.log;
-    const warn = vi.fn();
-    gateway.ctx.log = { ...log, warn };
     try {
-      const responses = await Promise.all(Array.from({ length: 4 }, () => postPayout(gateway, key)));
-      expect(responses.map((response) => response.status).sort()).toEqual([200, 200, 400, 400]);
+      const responses = await Promise.all(Array.from({ length: 4 }, () => postPayout(gateway, key, payoutBody({ amount: 10_000 }))));
+      expect(responses.map((response) => response.status).sort()).toEqual([200, 409, 409, 409]);
+      expect(asked).toBeGreaterThanOrEqual(4); // the coordinator was asked (the rate limit) and could not answer
     } finally {
       gateway.ctx.coordination = coordination;
-      gateway.ctx.log = log;
     }
-    // Said once for the outage, not once per payout.
-    const lockless = warn.mock.calls.filter(([, message]) => String(message).startsWith('payout lock unavailable'));
-    expect(lockless).toHaveLength(1);
-    expect(await mainBalance(gateway, organization.id)).toBe(0n);
+    expect(await mainBalance(gateway, organization.id)).toBe(100_000n - 10_100n);
     await expectBalancedLedger(gateway.db.prisma);
   });
 

@@ -10,7 +10,7 @@ import { settlePendingPayouts } from '../../../src/domain/payouts.js';
 import { expectCatalogueError } from '../../support/assertions.js';
 import { useGateway } from '../../support/gateway.js';
 import { expectBalancedLedger } from '../../support/ledger.js';
-import { PHONES, expectPayout, fundedMerchant, mainBalance, payoutBody, postPayout } from './helpers.js';
+import { PHONES, expectPayout, fundedMerchant, mainBalance, payoutBody, postPayout } from '../../support/payouts.js';
 
 const gateway = useGateway({ embedded: true, sandboxLatencyMs: 400 });
 

@@ -2,16 +2,16 @@
  * Above 2,000,000 XOF a payout is `pending` with its funds reserved (amount + fees debited) and
  * nothing sent; the operator approves it (sent: `completed`, or `failed` with the funds returned)
  * or rejects it (`cancelled`, funds returned). The review queue lists such payouts across
- * organisations. Only admin operators decide; each payout is decided once and sent at most once.
+ * organisations. Admin and support operators decide; each payout is decided once and sent at most once.
  */
 import { describe, expect, it } from 'vitest';
 import type { OperatorCaller } from '../../../src/domain/auth.js';
 import { DomainError } from '../../../src/domain/errors.js';
 import { approvePayout, listPendingPayouts, rejectPayout, setSwitch } from '../../../src/domain/operations/index.js';
-import { settlePendingPayouts } from '../../../src/domain/payouts.js';
+import { releasePayoutLease, settlePendingPayouts, takePayoutLease } from '../../../src/domain/payouts.js';
 import { useGateway } from '../../support/gateway.js';
 import { expectBalancedLedger } from '../../support/ledger.js';
-import { PHONES, countingProvider, expectPayout, fundedMerchant, mainBalance, payoutBody, payoutEntries, postPayout, withProvider } from './helpers.js';
+import { PHONES, countingProvider, expectPayout, fundedMerchant, mainBalance, payoutBody, payoutEntries, postPayout, withProvider } from '../../support/payouts.js';
 
 const gateway = useGateway();
 
@@ -139,12 +139,13 @@ describe('a payout above 2,000,000 XOF', () => {
         await setSwitch(gateway.ctx, gateway.operator, name, true);
       }
     }
-    const held = await gateway.ctx.coordination.lock.tryAcquire(`payout:${payout.organization_id}`, 10_000);
+    // Another payout of the organisation holds its lease (in PostgreSQL).
+    const held = await takePayoutLease(gateway.ctx, payout.organization_id);
     try {
       expect((await refusalOf(approvePayout(gateway.ctx, gateway.operator, payout.order_id))).code).toBe('payout_in_progress');
       expect((await postPayout(gateway, key)).status).toBe(409);
     } finally {
-      await held?.release();
+      await releasePayoutLease(gateway.ctx, held);
     }
     expect((await approvePayout(gateway.ctx, gateway.operator, payout.order_id)).status).toBe('completed');
   });

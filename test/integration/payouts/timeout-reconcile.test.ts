@@ -2,14 +2,16 @@
  * A payout whose provider does not answer (sandbox wallet ...1111, or a call that fails on the
  * way) stays `pending` with its funds debited, and the caller finds it by `recipient_phone` as the
  * spec says. The reconciler settles it later by ASKING the provider (payoutStatus), never by
- * sending it again: succeeded -> completed; failed or never received -> failed, funds returned;
- * still pending -> left for the next run. Several reconcilers at once settle it once.
+ * sending it again: succeeded -> completed; failed -> failed, funds returned; still pending or
+ * never received ("not found": unknown is not failed) -> left open, asked again with backoff,
+ * until the provider knows or an operator decides. Several reconcilers at once settle it once.
  */
 import { describe, expect, it } from 'vitest';
+import { settleProviderCall } from '../../../src/domain/operations/index.js';
 import { settlePendingPayouts } from '../../../src/domain/payouts.js';
 import { useGateway } from '../../support/gateway.js';
 import { expectBalancedLedger } from '../../support/ledger.js';
-import { PHONES, countingProvider, expectPayout, fundedMerchant, mainBalance, payoutBody, postPayout, withProvider } from './helpers.js';
+import { PHONES, countingProvider, expectPayout, fundedMerchant, mainBalance, payoutBody, postPayout, withProvider } from '../../support/payouts.js';
 
 const gateway = useGateway();
 
@@ -46,7 +48,7 @@ describe('a payout the provider did not answer', () => {
     await expectBalancedLedger(gateway.db.prisma);
   });
 
-  it('that the provider never received (the call failed on the way) is failed by the reconciler, funds returned', async () => {
+  it('that the provider says it never received (the call failed on the way) stays open with its next question scheduled, and is failed only by an operator', async () => {
     const { organization, key } = await fundedMerchant(gateway);
     const provider = countingProvider(gateway.ctx.provider, {
       payout: async () => {
@@ -55,9 +57,13 @@ describe('a payout the provider did not answer', () => {
     });
     await withProvider(gateway, provider, async () => {
       const payout = expectPayout(await postPayout(gateway, key, payoutBody({ amount: 50_000 })), 'pending');
-      expect(await reconcile()).toMatchObject({ settled: 1 });
+      expect(await reconcile()).toMatchObject({ settled: 0, stillPending: 1 });
+      const open = await gateway.ctx.db.payout.findUniqueOrThrow({ where: { id: payout.order_id } });
+      expect(open).toMatchObject({ status: 'pending', providerChecks: 1, nextProviderCheckAt: expect.any(Date) });
+      expect(await mainBalance(gateway, organization.id)).toBe(1_000_000n - 50_500n);
+      await settleProviderCall(gateway.ctx, gateway.operator, { kind: 'payout', id: payout.order_id, outcome: 'failed' }, 'not in the provider statement');
       const row = await gateway.ctx.db.payout.findUniqueOrThrow({ where: { id: payout.order_id } });
-      expect(row).toMatchObject({ status: 'failed', failureReason: 'the provider never received the payout' });
+      expect(row).toMatchObject({ status: 'failed', failureReason: 'decided by an operator: not in the provider statement' });
       expect(provider.sent.get(payout.order_id)).toBe(1);
     });
     expect(await mainBalance(gateway, organization.id)).toBe(1_000_000n);
@@ -128,7 +134,7 @@ describe('a payout the provider did not answer', () => {
     await expectBalancedLedger(gateway.db.prisma);
   });
 
-  it('keeps going when asking about one payout fails, and counts it', async () => {
+  it('keeps going when asking about one payout fails: no answer leaves it open and counted as a question', async () => {
     const { key } = await fundedMerchant(gateway);
     const provider = countingProvider(gateway.ctx.provider, {
       payout: async () => ({ status: 'pending', providerReference: '', reason: 'no answer' }),
@@ -139,8 +145,8 @@ describe('a payout the provider did not answer', () => {
     await withProvider(gateway, provider, async () => {
       const payout = expectPayout(await postPayout(gateway, key), 'pending');
       const tally = await reconcile();
-      expect(tally.errors).toBeGreaterThanOrEqual(1);
-      expect((await gateway.ctx.db.payout.findUniqueOrThrow({ where: { id: payout.order_id } })).status).toBe('pending');
+      expect(tally.stillPending).toBeGreaterThanOrEqual(1);
+      expect(await gateway.ctx.db.payout.findUniqueOrThrow({ where: { id: payout.order_id } })).toMatchObject({ status: 'pending', providerChecks: 1 });
     });
     // Left for a later run with a provider that answers.
     await reconcile();

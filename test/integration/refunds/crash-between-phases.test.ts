@@ -2,14 +2,16 @@
  * A real gateway process killed (SIGKILL) right after the refund's first transaction committed
  * (intent, debit and `in_progress` Idempotency-Key), before it called the provider. The client saw
  * no answer. A retry on a fresh process must not send the refund (409: the key is in progress);
- * the reconciler settles the intent by asking the provider (which never received it), returns the
- * debit and frees the key; the retry then runs as a new attempt and succeeds exactly once.
+ * the reconciler asks the provider, which never received it: "not found" is not "failed", so the
+ * refund stays open until an operator decides; the decision returns the debit and frees the key;
+ * the retry then runs as a new attempt and succeeds exactly once.
  */
 import { afterAll, describe, expect, it } from 'vitest';
+import { settleProviderCall } from '../../../src/domain/operations/index.js';
 import { settlePendingRefunds } from '../../../src/domain/refunds.js';
 import { useGateway } from '../../support/gateway.js';
 import { startGatewayProcess, type GatewayProcess } from '../../support/processes.js';
-import { balances, expectLedgerConsistent, paidTransaction, statusOf, stubProvider } from './helpers.js';
+import { balances, expectLedgerConsistent, paidTransaction, statusOf, stubProvider } from '../../support/refunds.js';
 
 const gateway = useGateway();
 const processes: GatewayProcess[] = [];
@@ -25,7 +27,7 @@ const start = async (nodeArgs: string[] = []) => {
 };
 
 describe('a crash between recording a refund and calling the provider', () => {
-  it('is never sent twice: the retry waits (409), the reconciler settles it, the next attempt succeeds once', async () => {
+  it('is never sent twice: the retry waits (409), the provider\'s "not found" keeps it open, an operator decides, the next attempt succeeds once', async () => {
     const { organization, key } = await gateway.merchant({ verified: true });
     const orderId = await paidTransaction(gateway, key, { price: 3000, feesCustomerSide: true });
     const headers = { authorization: `Bearer ${key}`, 'idempotency-key': 'crash-refund' };
@@ -50,8 +52,10 @@ describe('a crash between recording a refund and calling the provider', () => {
     expect(meanwhile.status).toBe(409);
 
     const provider = stubProvider('not_found');
-    expect(await settlePendingRefunds({ ...gateway.ctx, provider }, { olderThanMs: 0 })).toMatchObject({ settled: 1 });
+    expect(await settlePendingRefunds({ ...gateway.ctx, provider }, { olderThanMs: 0 })).toMatchObject({ settled: 0, stillPending: 1 });
     expect(provider.calls).toEqual({ refund: 0, refundStatus: [refundRow.id] });
+    expect((await balances(gateway, organization.id)).main).toBe(0n);
+    await settleProviderCall(gateway.ctx, gateway.operator, { kind: 'refund', id: refundRow.id, outcome: 'failed' }, 'the provider has no record of it');
     expect(await statusOf(gateway, orderId)).toBe('paid');
     expect((await balances(gateway, organization.id)).main).toBe(3000n);
     expect(await gateway.ctx.db.idempotencyKey.count({ where: { organizationId: organization.id, key: 'crash-refund' } })).toBe(0);

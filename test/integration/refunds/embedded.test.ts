@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { settlePendingRefunds } from '../../../src/domain/refunds.js';
 import { expectCatalogueError } from '../../support/assertions.js';
 import { useGateway } from '../../support/gateway.js';
-import { PHONES, balances, expectLedgerConsistent, paidTransaction, refund, statusOf, stubProvider, withProvider } from './helpers.js';
+import { PHONES, balances, expectLedgerConsistent, paidTransaction, refund, statusOf, stubProvider, withProvider } from '../../support/refunds.js';
 
 const gateway = useGateway({ embedded: true });
 

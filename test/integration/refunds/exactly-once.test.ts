@@ -5,10 +5,11 @@
  * between recording the refund and calling the provider.
  */
 import { describe, expect, it } from 'vitest';
+import { settleProviderCall } from '../../../src/domain/operations/index.js';
 import { recordRefund, settlePendingRefunds } from '../../../src/domain/refunds.js';
 import { expectCatalogueError } from '../../support/assertions.js';
 import { useGateway } from '../../support/gateway.js';
-import { PHONES, balances, entriesOf, expectLedgerConsistent, paidTransaction, refund, statusOf, stubProvider, withProvider } from './helpers.js';
+import { PHONES, balances, entriesOf, expectLedgerConsistent, paidTransaction, refund, statusOf, stubProvider, withProvider } from '../../support/refunds.js';
 
 const gateway = useGateway();
 
@@ -178,20 +179,28 @@ describe('a provider that does not answer in time', () => {
 });
 
 describe('a crash between recording the refund and calling the provider', () => {
-  it('is settled by the reconciler without sending the refund; a later request is a new attempt', async () => {
+  it('is never failed by a provider that says "not found": it stays open, and an operator decision returns the debit; a later request is a new attempt', async () => {
     const { organizationId, key, orderId } = await coveredTransaction();
     // Phase 1 commits, then the process "dies": the provider is never called.
-    await gateway.ctx.db.$transaction((tx) => recordRefund(tx, organizationId, orderId));
+    const intent = await gateway.ctx.db.$transaction((tx) => recordRefund(tx, organizationId, orderId));
     expect((await balances(gateway, organizationId)).main).toBe(0n);
     expectCatalogueError(await refund(gateway, key, orderId), 'refund_in_progress');
 
+    // "Not found" may only mean "not yet": the reconciler asks again later, it never fails it.
     const provider = stubProvider('not_found');
-    await settlePendingRefunds({ ...gateway.ctx, provider }, { olderThanMs: 0 });
+    expect(await settlePendingRefunds({ ...gateway.ctx, provider }, { olderThanMs: 0 })).toMatchObject({ settled: 0, stillPending: 1 });
     expect(provider.calls.refund).toBe(0);
     expect(provider.calls.refundStatus).toHaveLength(1);
+    expect(await gateway.ctx.db.refund.findUniqueOrThrow({ where: { id: intent.refundId } })).toMatchObject({ status: 'pending', providerChecks: 1 });
+    expect((await balances(gateway, organizationId)).main).toBe(0n);
+
+    // The operator checked with the provider: it never got it.
+    await settleProviderCall(gateway.ctx, gateway.operator, { kind: 'refund', id: intent.refundId, outcome: 'failed' }, 'not in the provider statement');
     expect(await statusOf(gateway, orderId)).toBe('paid');
     expect((await balances(gateway, organizationId)).main).toBe(3000n);
     await expectLedgerConsistent(gateway, organizationId);
+    // Applied once: a second decision finds nothing open.
+    await expect(settleProviderCall(gateway.ctx, gateway.operator, { kind: 'refund', id: intent.refundId, outcome: 'failed' }, 'again')).rejects.toMatchObject({ code: 'provider_call_not_open' });
 
     const retried = await refund(gateway, key, orderId);
     expect(retried.status).toBe(200);
@@ -201,12 +210,12 @@ describe('a crash between recording the refund and calling the provider', () => 
     await expectLedgerConsistent(gateway, organizationId);
   });
 
-  it('for a held transaction, puts the proceeds back in escrow', async () => {
+  it('for a held transaction, an operator\'s failed decision puts the proceeds back in escrow', async () => {
     const { organization, key } = await gateway.merchant({ verified: true, escrowEnabled: true });
     const orderId = await paidTransaction(gateway, key, { price: 3000, isEscrow: true, feesCustomerSide: true });
-    await gateway.ctx.db.$transaction((tx) => recordRefund(tx, organization.id, orderId));
+    const intent = await gateway.ctx.db.$transaction((tx) => recordRefund(tx, organization.id, orderId));
     expect(await balances(gateway, organization.id)).toEqual({ main: 0n, escrow: 0n });
-    await settlePendingRefunds({ ...gateway.ctx, provider: stubProvider('not_found') }, { olderThanMs: 0 });
+    await settleProviderCall(gateway.ctx, gateway.operator, { kind: 'refund', id: intent.refundId, outcome: 'failed' }, 'never received');
     expect(await statusOf(gateway, orderId)).toBe('paid_and_blocked');
     expect(await balances(gateway, organization.id)).toEqual({ main: 0n, escrow: 3000n });
     await expectLedgerConsistent(gateway, organization.id);

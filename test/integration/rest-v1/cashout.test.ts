@@ -16,12 +16,12 @@ describe.each([
   ['wave', 'wave'],
   ['orange-money', 'orange_money'],
 ] as const)('POST /api/v1/cashout/%s (v2 POST /payouts with %s)', (route, method) => {
-  it('sends the money: {phone_number, amount, full_name, status: completed}, main debited amount + fees', async () => {
+  it('sends the money: {phone_number, amount, full_name, status: done (v2 completed)}, main debited amount + fees', async () => {
     const { organization, key } = await fundedMerchant(gateway);
     const response = await v1.cashout(gateway, key, route, cashoutBody());
     expect(response.status, JSON.stringify(response.body)).toBe(200);
     expectV1Headers(response);
-    expect(response.body).toEqual({ phone_number: PHONES.succeeds, amount: 10_000, full_name: 'Moussa Ndiaye', status: 'completed' });
+    expect(response.body).toEqual({ phone_number: PHONES.succeeds, amount: 10_000, full_name: 'Moussa Ndiaye', status: 'done' });
     const [payout] = await payoutsOf(organization.id);
     expect(payout).toMatchObject({ selectedPaymentMethod: method, amount: 10_000n, recipientFirstName: 'Moussa', recipientLastName: 'Ndiaye', recipientPhone: PHONES.succeeds, status: 'completed' });
     expect(await mainBalance(gateway, organization.id)).toBe(1_000_000n - 10_000n - FEE_OF_10_000);

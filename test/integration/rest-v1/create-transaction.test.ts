@@ -6,7 +6,7 @@ import { CREATED_FIELDS, createdV1, expectDetail, expectV1Headers, v1, v1Transac
 const gateway = useGateway();
 
 describe('POST /api/v1/transaction/create-transaction creates a transaction', () => {
-  it('answers 200 with exactly the v1 create fields: one uppercase method, amount and amount_to_pay', async () => {
+  it('answers 200 with exactly the v1 create fields: the uppercase methods as an array, amount and amount_to_pay', async () => {
     const { key } = await gateway.merchant();
     const response = await v1.create(gateway, key);
     expect(response.status, JSON.stringify(response.body)).toBe(200);
@@ -16,7 +16,7 @@ describe('POST /api/v1/transaction/create-transaction creates a transaction', ()
     // In the order the v1 SDKs document it (DESIGN.md's v1 wire facts).
     expect(Object.keys(body)).toEqual(['order_id', 'method_of_payment', 'amount', 'amount_to_pay', 'currency', 'created_at', 'transaction_status', 'is_escrow', 'is_merchant', 'checkout_url']);
     expect(body).toMatchObject({
-      method_of_payment: 'WAVE',
+      method_of_payment: ['WAVE'],
       amount: 3000,
       amount_to_pay: 3000,
       currency: 'XOF',
@@ -33,10 +33,10 @@ describe('POST /api/v1/transaction/create-transaction creates a transaction', ()
     const created = await createdV1(
       gateway,
       key,
-      v1TransactionBody({ method_of_payment: 'ORANGE_MONEY', products: [{ name: 'Thiof', category: 'fish', amount: 2500, quantity: 3 }, { name: 'Rice', amount: 700, quantity: 1 }] }),
+      v1TransactionBody({ method_of_payment: ['ORANGE_MONEY'], products: [{ name: 'Thiof', category: 'fish', amount: 2500, quantity: 3 }, { name: 'Rice', amount: 700, quantity: 1 }] }),
     );
     expect(created.amount).toBe(2500 * 3 + 700);
-    expect(created.method_of_payment).toBe('ORANGE_MONEY');
+    expect(created.method_of_payment).toEqual(['ORANGE_MONEY']);
     const row = await gateway.ctx.db.transaction.findUniqueOrThrow({ where: { id: created.order_id }, include: { products: { orderBy: { position: 'asc' } } } });
     expect(row.methodOfPayment).toEqual(['orange_money']);
     expect(row.products.map(({ name, price, quantity, category, description }) => ({ name, price, quantity, category, description }))).toEqual([
@@ -47,6 +47,27 @@ describe('POST /api/v1/transaction/create-transaction creates a transaction', ()
     const v2 = await gateway.rest('GET', `/api/v2/transactions/${created.order_id}`, { key });
     expect(v2.body.products[0]).toEqual({ name: 'Thiof', price: 2500, quantity: 3, description: '' });
     expect(v2.body.method_of_payment).toEqual(['orange_money']);
+  });
+
+  it('takes an array of several methods (offered on the checkout), a single string as an array of one, and PUT as POST', async () => {
+    const { key } = await gateway.merchant();
+    const both = await createdV1(gateway, key, v1TransactionBody({ method_of_payment: ['WAVE', 'ORANGE_MONEY', 'WAVE'] }));
+    expect(both.method_of_payment).toEqual(['WAVE', 'ORANGE_MONEY']);
+    expect((await gateway.ctx.db.transaction.findUniqueOrThrow({ where: { id: both.order_id } })).methodOfPayment).toEqual(['wave', 'orange_money']);
+    expect((await v1.getOne(gateway, key, both.order_id)).body.method_of_payment).toEqual(['WAVE', 'ORANGE_MONEY']);
+    expect((await createdV1(gateway, key, v1TransactionBody({ method_of_payment: 'ORANGE_MONEY' }))).method_of_payment).toEqual(['ORANGE_MONEY']);
+    const put = await gateway.rest('PUT', '/api/v1/transaction/create-transaction', { key, body: v1TransactionBody() });
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    expectV1Headers(put);
+    expect(put.body).toMatchObject({ method_of_payment: ['WAVE'], amount: 3000, transaction_status: 'pending' });
+  });
+
+  it('fees_customer_side left out is true (the v1 SDKs\' default), unlike v2', async () => {
+    const { key } = await gateway.merchant();
+    const { fees_customer_side: _left, ...body } = v1TransactionBody();
+    const created = await createdV1(gateway, key, body);
+    expect(created.amount_to_pay).toBe(3030);
+    expect((await gateway.ctx.db.transaction.findUniqueOrThrow({ where: { id: created.order_id } })).feesCustomerSide).toBe(true);
   });
 
   it('amount_to_pay is amount plus the method fee when fees are on the customer, as the checkout and the payment charge it', async () => {
@@ -103,7 +124,14 @@ describe('POST /api/v1/transaction/create-transaction refuses', () => {
     const { key } = await gateway.merchant();
     expectDetail(await gateway.rest('POST', '/api/v1/transaction/create-transaction', { key, rawBody: '{oops' }), 400, 'Invalid request body');
     expectDetail(await v1.create(gateway, key, v1TransactionBody({ products: [{ name: 'x', amount: '500', quantity: 1 }] })), 400, 'Invalid request body: products[0].amount must be an integer');
-    expectDetail(await v1.create(gateway, key, v1TransactionBody({ method_of_payment: ['WAVE'] })), 400, 'Invalid request body: method_of_payment must be a string');
+    expectDetail(await v1.create(gateway, key, v1TransactionBody({ method_of_payment: 42 })), 400, 'Invalid request body: method_of_payment must be an array');
+    expectDetail(await v1.create(gateway, key, v1TransactionBody({ method_of_payment: ['WAVE', 7] })), 400, 'Invalid request body: method_of_payment[1] must be a string');
+  });
+
+  it('an array with FREE_MONEY or BANK beside a supported method with 400, creating nothing', async () => {
+    const { organization, key } = await gateway.merchant();
+    expectDetail(await v1.create(gateway, key, v1TransactionBody({ method_of_payment: ['WAVE', 'BANK'] })), 400, 'Unsupported payment method: BANK is not supported by this gateway. Use WAVE or ORANGE_MONEY.');
+    expect(await gateway.ctx.db.transaction.count({ where: { organizationId: organization.id } })).toBe(0);
   });
 
   it('no key with 401, a key of another scope with 403', async () => {

@@ -28,7 +28,8 @@ export function expectDetail(response: HttpResult, status: number, message: stri
 /** A valid v1 create-transaction body; override what a test is about. */
 export function v1TransactionBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
-    method_of_payment: 'WAVE',
+    // An array of uppercase methods, as every public v1 client sends it.
+    method_of_payment: ['WAVE'],
     products: [{ name: 'Bissap juice', category: 'drinks', amount: 1500, quantity: 2, description: '1 L bottle' }],
     success_url: 'https://shop.example.sn/merci',
     error_url: 'https://shop.example.sn/erreur',
@@ -44,7 +45,7 @@ export const CREATED_FIELDS = 'amount amount_to_pay checkout_url created_at curr
 
 /** The v1 transaction's fields (get-one, and each listed item), sorted. */
 export const TRANSACTION_FIELDS = (
-  'amount amount_to_pay created_at currency error_url fees fees_customer_side is_done is_escrow is_merchant ' +
+  'amount amount_to_pay checkout_url created_at currency error_url fees fees_customer_side is_done is_escrow is_merchant ' +
   'method_of_payment order_id paid_at products success_url transaction_status updated_at'
 ).split(' ');
 
@@ -77,7 +78,7 @@ export async function pay(gateway: TestGateway, orderId: string, method: 'wave' 
 }
 
 /** The same funded merchant and balance read as the v2 payout tests (one definition). */
-export { fundedMerchant, mainBalance } from '../payouts/helpers.js';
+export { fundedMerchant, mainBalance } from '../../support/payouts.js';
 
 export const statusInDb = async (gateway: TestGateway, orderId: string) =>
   (await gateway.ctx.db.transaction.findUniqueOrThrow({ where: { id: orderId }, select: { status: true } })).status;

@@ -40,7 +40,7 @@ describe('Idempotency-Key on REST v1', () => {
     const replay = await v1.create(gateway, key, v1Body, 'cross-surface');
     expect(replay.status, JSON.stringify(replay.body)).toBe(200);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
-    expect(replay.body).toMatchObject({ order_id: original.body.order_id, method_of_payment: 'WAVE', amount: 3000, created_at: original.body.created_at, checkout_url: original.body.checkout_url });
+    expect(replay.body).toMatchObject({ order_id: original.body.order_id, method_of_payment: ['WAVE'], amount: 3000, created_at: original.body.created_at, checkout_url: original.body.checkout_url });
     expect(await countOf(organization.id)).toBe(1);
   });
 
@@ -90,6 +90,31 @@ describe('Idempotency-Key on REST v1', () => {
     expect(await mainBalance(gateway, organization.id)).toBe(1_000_000n - 10_100n);
     // The other route is another method: another request.
     expectDetail(await v1.cashout(gateway, key, 'orange-money', { full_name: 'Moussa Ndiaye', amount: 10_000, phone_number: '+221770000001' }, 'pay-once'), 422, 'This Idempotency-Key was already used with a different request');
+  });
+
+  it('replays a v1 delete of a pending transaction retried with its key: cancelled once, Idempotent-Replayed: true', async () => {
+    const { key } = await gateway.merchant();
+    const { order_id: orderId } = await createdV1(gateway, key);
+    const first = await v1.delete(gateway, key, orderId, 'cancel-once');
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(first.body).toEqual({ order_id: orderId, message: 'Transaction cancelled successfully' });
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+    const cancelled = await gateway.ctx.db.transaction.findUniqueOrThrow({ where: { id: orderId } });
+    expect(cancelled.status).toBe('cancelled');
+
+    const again = await v1.delete(gateway, key, orderId, 'cancel-once');
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+    expect(again.body).toEqual(first.body);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    // Cancelled once: the retry wrote nothing.
+    const after = await gateway.ctx.db.transaction.findUniqueOrThrow({ where: { id: orderId } });
+    expect(after.cancelledAt).toEqual(cancelled.cancelledAt);
+    expect(after.updatedAt).toEqual(cancelled.updatedAt);
+    // Without the key the same delete is a new request, refused by cancel's rule.
+    expectDetail(await v1.delete(gateway, key, orderId), 400, 'Transaction is already deleted');
+    // The key is the cancel's: a refund of the same transaction with it is another request.
+    const refund = await gateway.rest('GET', `/api/v2/refund/${orderId}`, { key, headers: { 'idempotency-key': 'cancel-once' } });
+    expect(refund).toMatchObject({ status: 422, body: { error: 'This Idempotency-Key was already used with a different request' } });
   });
 
   it('makes a v1 delete of a paid transaction and a v2 refund with one key one refund', async () => {

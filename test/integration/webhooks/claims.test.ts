@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimDueFirstAttempts, type FirstAttemptRoom } from '../../../src/domain/webhooks/deliveries.js';
 import { useGateway } from '../../support/gateway.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhookReceiver.js';
-import { addWebhook, merchantWithWebhook, paidTransaction } from './helpers.js';
+import { addWebhook, merchantWithWebhook, paidTransaction } from '../../support/webhooks.js';
 
 const gateway = useGateway({ webhooks: { allowPrivateUrls: true } });
 const LEASE_MS = 60_000;

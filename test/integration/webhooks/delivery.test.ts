@@ -10,8 +10,8 @@ import { enqueuePaymentStatus } from '../../../src/domain/webhooks/outbox.js';
 import { purgeOldDeliveries } from '../../../src/domain/webhooks/schedule.js';
 import { useGateway } from '../../support/gateway.js';
 import { eventually } from '../../support/webhookReceiver.js';
-import { pendingTransaction } from '../accounts/helpers.js';
-import { addWebhook, deliveredDeliveries, deliveriesOf, merchantWithWebhook, paidTransaction, useDispatching } from './helpers.js';
+import { pendingTransaction } from '../../support/accounts.js';
+import { addWebhook, deliveredDeliveries, deliveriesOf, merchantWithWebhook, paidTransaction, useDispatching } from '../../support/webhooks.js';
 import { paymentStatusBodyV1, paymentStatusBodyV2 } from '../../../src/domain/webhooks/bodies.js';
 import { findVisibleTransaction } from '../../../src/domain/transactions.js';
 

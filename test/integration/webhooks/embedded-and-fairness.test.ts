@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { useGateway } from '../../support/gateway.js';
 import { eventually } from '../../support/webhookReceiver.js';
-import { deliveredDeliveries, merchantWithWebhook, paidTransaction, useDispatching } from './helpers.js';
+import { deliveredDeliveries, merchantWithWebhook, paidTransaction, useDispatching } from '../../support/webhooks.js';
 
 const gateway = useGateway({ embedded: true, webhooks: { allowPrivateUrls: true, retryDelayMs: 100, maxRetries: 2, timeoutMs: 10_000 } });
 const delivering = useDispatching(gateway, { maxConcurrency: 8, perEndpointConcurrency: 2 });

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { useGateway } from '../../support/gateway.js';
 import { eventually } from '../../support/webhookReceiver.js';
-import { addWebhook, merchantWithWebhook, paidTransaction, useDispatching } from './helpers.js';
+import { addWebhook, merchantWithWebhook, paidTransaction, useDispatching } from '../../support/webhooks.js';
 
 const SLOW_ANSWER_MS = 1_500;
 const gateway = useGateway({ webhooks: { allowPrivateUrls: true, timeoutMs: 10_000 } });

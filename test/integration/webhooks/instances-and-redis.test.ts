@@ -14,7 +14,7 @@ import { startWebhookDispatcher, type Dispatcher } from '../../../src/webhooks/d
 import { TEST_REDIS_URL } from '../../support/env.js';
 import { useGateway } from '../../support/gateway.js';
 import { eventually, startWebhookReceiver, type WebhookReceiver } from '../../support/webhookReceiver.js';
-import { deliveriesOf, merchantWithWebhook, paidTransaction } from './helpers.js';
+import { deliveriesOf, merchantWithWebhook, paidTransaction } from '../../support/webhooks.js';
 
 const prefix = `test:gw:webhooks:${randomBytes(4).toString('hex')}:`;
 const RETRY_DELAY_MS = 300;
@@ -100,14 +100,19 @@ describe('webhook dispatch across instances and Redis', () => {
   it('rebuilds the retry schedule from the outbox when Redis loses it', async () => {
     const { key } = await merchantWithWebhook(gateway, receiver, '/redis-flushed');
     receiver.configure('/redis-flushed', { behaviour: { statuses: [500, 200] } });
-    const dispatcher = started(gateway.ctx);
+    // A retry delay long enough that a loaded machine (CI once took over 300 ms between the record
+    // and the delete below) cannot claim the retry before the schedule is lost.
+    const webhooks = { ...gateway.ctx.settings.webhooks!, retryDelayMs: 1_500 };
+    const dispatcher = started({ ...gateway.ctx, settings: { ...gateway.ctx.settings, webhooks } });
     const paid = await paidTransaction(gateway, key);
     // The first attempt failed and its retry sits in Redis...
     await eventually(async () => (await deliveriesOf(gateway, paid.id))[0]?.attempts.length === 1);
     expect(await redis.zcard(`${prefix}sched`)).toBe(1);
     // ...when Redis loses it (this deployment's keys only: other tests share the server).
-    await redis.del(`${prefix}sched`);
-    await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS * 3));
+    expect(await redis.del(`${prefix}sched`)).toBe(1);
+    const [row] = await gateway.ctx.db.webhookDelivery.findMany({ where: { transactionId: paid.id } });
+    // Well past the retry's due time, nothing was sent: only the scheduler would have named it.
+    await new Promise((resolve) => setTimeout(resolve, row!.nextAttemptAt!.getTime() - Date.now() + 500));
     expect(receiver.on('/redis-flushed')).toHaveLength(1);
     expect((await deliveriesOf(gateway, paid.id))[0]!.status).toBe('pending');
 

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWebhookDispatcher, type Dispatcher } from '../../../src/webhooks/dispatcher.js';
 import { useGateway } from '../../support/gateway.js';
 import { eventually, signatureMatches, startWebhookReceiver, type WebhookReceiver } from '../../support/webhookReceiver.js';
-import { addWebhook } from './helpers.js';
+import { addWebhook } from '../../support/webhooks.js';
 
 const CONCURRENCY = 64;
 const BURSTS = 6;

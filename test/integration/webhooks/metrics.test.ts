@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWebhookDispatcher, type Dispatcher } from '../../../src/webhooks/dispatcher.js';
 import { useGateway } from '../../support/gateway.js';
 import { eventually, startWebhookReceiver, type WebhookReceiver } from '../../support/webhookReceiver.js';
-import { deliveriesOf, merchantWithWebhook, paidTransaction } from './helpers.js';
+import { deliveriesOf, merchantWithWebhook, paidTransaction } from '../../support/webhooks.js';
 
 const gateway = useGateway({ metrics: true, webhooks: { allowPrivateUrls: true, retryDelayMs: 100, maxRetries: 1, timeoutMs: 2_000 } });
 let receiver: WebhookReceiver;

@@ -1,0 +1,208 @@
+/**
+ * The public NabooPay v1 SDKs retry failed calls, POSTs included, and never send an
+ * Idempotency-Key: Node `naboopay` 2.0.0 three more times through async-retry (1 s, 2 s, 4 s
+ * base waits, randomised up to twice that), Python `naboopay` 1.0.2 twice more through tenacity
+ * (random waits under 2 s). These tests replay DESIGN's 1 s, 2 s, 4 s schedule against
+ * the v1 cashout routes, with a failing wallet, a wallet slower than the client's patience, and
+ * across a 5-minute bucket boundary, and count the payouts the gateway recorded (each Payout row is
+ * one payout sent to the provider) and what left the main account.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { startGateway, useGateway, type HttpResult, type TestGateway } from '../../support/gateway.js';
+import { expectBalancedLedger } from '../../support/ledger.js';
+import { RETRY_WINDOW_MS } from '../../../src/domain/blindRetries.js';
+import { systemClock } from '../../../src/domain/context.js';
+import { adjustAccount } from '../../../src/domain/operations/index.js';
+import { PHONES, feeOf, fundedMerchant, mainBalance, postPayout } from '../../support/payouts.js';
+
+const gateway = useGateway();
+
+/** The waits between the SDKs' four attempts. */
+const SDK_RETRY_DELAYS_MS = [1_000, 2_000, 4_000];
+/** What the Node SDK (axios) sends with a JSON body. */
+const NODE_SDK_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/plain, */*', 'user-agent': 'axios/1.7.2' };
+
+interface Attempt {
+  at: number;
+  status: number | 'gave up';
+  body?: unknown;
+  replayed?: string | null;
+}
+
+/**
+ * One SDK call: the first attempt, then a retry after each failure (a non-2xx answer, or no answer
+ * within `patienceMs`), 1 s, 2 s, 4 s apart; stops at the first 2xx. Returns every attempt.
+ */
+async function callLikeTheSdk(send: (signal: AbortSignal) => Promise<HttpResult>, patienceMs = 60_000): Promise<Attempt[]> {
+  const started = Date.now();
+  const attempts: Attempt[] = [];
+  for (let attempt = 0; attempt <= SDK_RETRY_DELAYS_MS.length; attempt += 1) {
+    const at = Date.now() - started;
+    try {
+      const response = await send(AbortSignal.timeout(patienceMs));
+      attempts.push({ at, status: response.status, body: response.body, replayed: response.headers.get('idempotent-replayed') });
+      if (response.status >= 200 && response.status < 300) return attempts;
+    } catch {
+      attempts.push({ at, status: 'gave up' });
+    }
+    if (attempt < SDK_RETRY_DELAYS_MS.length) await new Promise((resolve) => setTimeout(resolve, SDK_RETRY_DELAYS_MS[attempt]));
+  }
+  return attempts;
+}
+
+/** A cashout exactly as the SDKs send it (their body's field order), through the fetch of the test. */
+function cashout(target: TestGateway, key: string, route: 'wave' | 'orange-money', body: { full_name: string; amount: number; phone_number: string }) {
+  return async (signal: AbortSignal): Promise<HttpResult> => {
+    const response = await fetch(`${target.url}/api/v1/cashout/${route}`, {
+      method: 'POST',
+      headers: { ...NODE_SDK_HEADERS, authorization: `Bearer ${key}` },
+      body: JSON.stringify(body),
+      signal,
+    });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
+  };
+}
+
+const payoutsOf = (target: TestGateway, organizationId: string) =>
+  target.ctx.db.payout.findMany({ where: { organizationId }, orderBy: { createdAt: 'asc' }, select: { status: true, amount: true, recipientPhone: true } });
+
+describe('v1 cashout under the SDKs\' blind retries (3 more tries, 1 s / 2 s / 4 s, no Idempotency-Key)', () => {
+  afterEach(() => {
+    gateway.ctx.clock = systemClock;
+  });
+
+  it('a wallet that refuses: four attempts, one payout sent; every retry replays the first 500, funds returned once', async () => {
+    const { organization, key } = await fundedMerchant(gateway, { balance: 50_000 });
+    const attempts = await callLikeTheSdk(cashout(gateway, key, 'wave', { full_name: 'Awa Diop', amount: 10_000, phone_number: PHONES.fails }));
+
+    expect(attempts.map((attempt) => attempt.status)).toEqual([500, 500, 500, 500]);
+    // The retries really followed the schedule (about 0, 1, 3 and 7 s).
+    expect(attempts[3]!.at).toBeGreaterThanOrEqual(7_000);
+    expect(attempts.map((attempt) => attempt.replayed)).toEqual([null, 'true', 'true', 'true']);
+    expect(new Set(attempts.map((attempt) => JSON.stringify(attempt.body))).size).toBe(1);
+    expect((attempts[0]!.body as { Detail: string }).Detail).toMatch(/^Failed to withdraw/);
+    expect(await payoutsOf(gateway, organization.id)).toEqual([{ status: 'failed', amount: 10_000n, recipientPhone: PHONES.fails }]);
+    expect(await mainBalance(gateway, organization.id)).toBe(50_000n);
+    await expectBalancedLedger(gateway.ctx.db);
+  }, 20_000);
+
+  it('across a 5-minute bucket boundary: a retry 1 s later, in the next bucket, still replays the first payout', async () => {
+    const { organization, key } = await fundedMerchant(gateway, { balance: 50_000 });
+    const boundary = (Math.floor(Date.now() / RETRY_WINDOW_MS) + 1) * RETRY_WINDOW_MS;
+    const send = cashout(gateway, key, 'orange-money', { full_name: 'Moussa Ndiaye', amount: 10_000, phone_number: PHONES.succeeds });
+
+    gateway.ctx.clock = { now: () => new Date(boundary - 300) };
+    const first = await send(AbortSignal.timeout(10_000));
+    gateway.ctx.clock = { now: () => new Date(boundary + 700) };
+    const retry = await send(AbortSignal.timeout(10_000));
+
+    expect([first.status, retry.status]).toEqual([200, 200]);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(retry.body).toEqual(first.body);
+    expect(first.body).toEqual({ phone_number: PHONES.succeeds, amount: 10_000, full_name: 'Moussa Ndiaye', status: 'done' });
+    expect(await payoutsOf(gateway, organization.id)).toHaveLength(1);
+    expect(await mainBalance(gateway, organization.id)).toBe(50_000n - 10_000n - BigInt(feeOf(10_000)));
+  });
+
+  it('the same cashout 5 minutes or more after the first is a new payout; another amount or phone at once is too', async () => {
+    const { organization, key } = await fundedMerchant(gateway, { balance: 100_000 });
+    const start = Date.now();
+    const body: { full_name: string; amount: number; phone_number: string } = { full_name: 'Awa Diop', amount: 10_000, phone_number: PHONES.succeeds };
+    const send = (overrides: Partial<typeof body> = {}) => cashout(gateway, key, 'wave', { ...body, ...overrides })(AbortSignal.timeout(10_000));
+
+    gateway.ctx.clock = { now: () => new Date(start) };
+    expect((await send()).status).toBe(200);
+    expect((await send({ amount: 12_000 })).status).toBe(200);
+    expect((await send({ phone_number: '+221770000002' })).status).toBe(200);
+    gateway.ctx.clock = { now: () => new Date(start + RETRY_WINDOW_MS - 1_000) };
+    const stillTheFirst = await send();
+    expect(stillTheFirst.headers.get('idempotent-replayed')).toBe('true');
+    gateway.ctx.clock = { now: () => new Date(start + RETRY_WINDOW_MS) };
+    const later = await send();
+    expect(later.status).toBe(200);
+    expect(later.headers.get('idempotent-replayed')).toBeNull();
+    expect((await payoutsOf(gateway, organization.id)).map((payout) => [payout.amount, payout.recipientPhone])).toEqual([
+      [10_000n, PHONES.succeeds],
+      [12_000n, PHONES.succeeds],
+      [10_000n, '+221770000002'],
+      [10_000n, PHONES.succeeds],
+    ]);
+  });
+
+  it('leaves v2 as it was: two identical POST /payouts without a key are two payouts', async () => {
+    const { organization, key } = await fundedMerchant(gateway, { balance: 50_000 });
+    expect((await postPayout(gateway, key)).status).toBe(200);
+    expect((await postPayout(gateway, key)).status).toBe(200);
+    expect(await payoutsOf(gateway, organization.id)).toHaveLength(2);
+  });
+
+  it('a merchant\'s own Idempotency-Key is used as given (no 5-minute rule on top of it)', async () => {
+    const { organization, key } = await fundedMerchant(gateway, { balance: 50_000 });
+    const body = { full_name: 'Awa Diop', amount: 10_000, phone_number: PHONES.succeeds };
+    const withKey = (idempotencyKey: string) => gateway.rest('POST', '/api/v1/cashout/wave', { key, body, headers: { 'idempotency-key': idempotencyKey } });
+    expect((await withKey('order-1')).status).toBe(200);
+    expect((await withKey('order-2')).status).toBe(200);
+    expect((await withKey('order-1')).headers.get('idempotent-replayed')).toBe('true');
+    expect(await payoutsOf(gateway, organization.id)).toHaveLength(2);
+  });
+});
+
+describe('v1 cashout against a wallet slower than the client\'s patience (SANDBOX_LATENCY_MS)', () => {
+  let slow: TestGateway | undefined;
+  afterEach(async () => {
+    await slow?.close();
+    slow = undefined;
+  });
+
+  it('the client gives up after 0.5 s, retries on the SDK schedule while the first is still sending: one payout, the retry gets its answer', async () => {
+    slow = await startGateway({ sandboxLatencyMs: 2_500 });
+    const { organization, key } = await fundedMerchant(slow, { balance: 50_000 });
+    const attempts = await callLikeTheSdk(cashout(slow, key, 'wave', { full_name: 'Awa Diop', amount: 10_000, phone_number: PHONES.succeeds }), 500);
+
+    // Attempt 1 abandoned mid-call; attempt 2 (t ~ 1.5 s) finds it still running: 409; attempt 3
+    // (t ~ 3.5 s) gets the first one's answer, replayed.
+    expect(attempts.map((attempt) => attempt.status)).toEqual(['gave up', 409, 200]);
+    expect((attempts[1]!.body as { Detail: string }).Detail).toMatch(/^An identical cashout .* is still being processed/);
+    expect(attempts[2]).toMatchObject({ replayed: 'true', body: { phone_number: PHONES.succeeds, amount: 10_000, full_name: 'Awa Diop', status: 'done' } });
+    expect(await payoutsOf(slow, organization.id)).toEqual([{ status: 'completed', amount: 10_000n, recipientPhone: PHONES.succeeds }]);
+    expect(await mainBalance(slow, organization.id)).toBe(50_000n - 10_000n - BigInt(feeOf(10_000)));
+    await expectBalancedLedger(slow.ctx.db);
+  }, 30_000);
+
+  it('a failing wallet, slow too: every attempt of the schedule, one payout attempt, funds returned', async () => {
+    slow = await startGateway({ sandboxLatencyMs: 2_500 });
+    const { organization, key } = await fundedMerchant(slow, { balance: 50_000 });
+    const attempts = await callLikeTheSdk(cashout(slow, key, 'orange-money', { full_name: 'Awa Diop', amount: 10_000, phone_number: PHONES.fails }), 500);
+
+    expect(attempts.map((attempt) => attempt.status)).toEqual(['gave up', 409, 500, 500]);
+    expect(attempts.slice(2).map((attempt) => attempt.replayed)).toEqual(['true', 'true']);
+    expect(await payoutsOf(slow, organization.id)).toEqual([{ status: 'failed', amount: 10_000n, recipientPhone: PHONES.fails }]);
+    expect(await mainBalance(slow, organization.id)).toBe(50_000n);
+  }, 30_000);
+
+  it('a refusal before money moved (insufficient balance) is not replayed: after a top-up the same cashout is sent, once', async () => {
+    const { organization, key } = await fundedMerchant(gateway, { balance: 1_000 });
+    const body = { full_name: 'Moussa Sow', amount: 5_000, phone_number: '+221770000001' };
+    const refused = await cashout(gateway, key, 'wave', body)(AbortSignal.timeout(10_000));
+    expect(refused.status).toBe(400);
+    expect(refused.body).toEqual({ Detail: 'Insufficient balance' });
+    await adjustAccount(gateway.ctx, gateway.operator, { organizationId: organization.id, amount: 10_000, reason: 'top-up' });
+    const sent = await cashout(gateway, key, 'wave', body)(AbortSignal.timeout(10_000));
+    expect(sent.status).toBe(200);
+    expect(sent.headers.get('idempotent-replayed')).toBeNull();
+    // The retry after that replays the payout: still one sent.
+    const retried = await cashout(gateway, key, 'wave', body)(AbortSignal.timeout(10_000));
+    expect(retried.headers.get('idempotent-replayed')).toBe('true');
+    expect(await payoutsOf(gateway, organization.id)).toHaveLength(1);
+  });
+
+  it('the same phone spelled otherwise is another request (another payout), never a 422 about a key the client did not send', async () => {
+    const { organization, key } = await fundedMerchant(gateway);
+    const first = await cashout(gateway, key, 'wave', { full_name: 'Awa Diop', amount: 2_000, phone_number: '+221 77 000 00 01' })(AbortSignal.timeout(10_000));
+    const second = await cashout(gateway, key, 'wave', { full_name: 'Awa Diop', amount: 2_000, phone_number: '+221770000001' })(AbortSignal.timeout(10_000));
+    expect([first.status, second.status]).toEqual([200, 200]);
+    expect(second.headers.get('idempotent-replayed')).toBeNull();
+    expect(await payoutsOf(gateway, organization.id)).toHaveLength(2);
+  });
+});

@@ -1,0 +1,70 @@
+/** Steps shared by the account and money-in tests (not a test file itself). */
+import { expect } from 'vitest';
+import { graphqlData } from './assertions.js';
+import { transactionBody, type TestGateway } from './gateway.js';
+
+/** The spec's Account fields, exactly. */
+export const ACCOUNT_FIELDS = ['balance', 'created_at', 'currency', 'id', 'is_active', 'name', 'organization_id', 'type', 'updated_at'];
+
+export const TRANSACTION = `orderId organizationId amount fees status selectedPaymentMethod paidAt isEscrow feesCustomerSide`;
+export const ACCOUNT = `id organizationId name type balance currency isActive createdAt updatedAt`;
+export const ENTRY = `id postingId kind amount balanceAfter transactionId description createdAt`;
+
+export const SANDBOX_PAY = `mutation($orderId: ID!, $method: PaymentMethod, $phone: String) {
+  sandboxPay(orderId: $orderId, method: $method, phone: $phone) { outcome reason transaction { ${TRANSACTION} } }
+}`;
+export const RELEASE_ESCROW = `mutation($orderId: ID!) { releaseEscrow(orderId: $orderId) { ${TRANSACTION} } }`;
+export const ADJUST_ACCOUNT = `mutation($organizationId: ID!, $amount: SafeInt!, $reason: String!) {
+  adjustAccount(organizationId: $organizationId, amount: $amount, reason: $reason) { ${ACCOUNT} }
+}`;
+export const ACCOUNTS_WITH_ENTRIES = `query($organizationId: ID, $page: Int, $limit: Int) {
+  accounts(organizationId: $organizationId) { ${ACCOUNT} entries(page: $page, limit: $limit) { entries { ${ENTRY} } pagination { page limit totalCount totalPages } } }
+}`;
+
+/** A wallet the sandbox always pays from (DESIGN.md's phone table). */
+export const PAYING_PHONE = '+221770000001';
+
+export interface CreateOptions {
+  price?: number;
+  feesCustomerSide?: boolean;
+  isEscrow?: boolean;
+  methods?: ('wave' | 'orange_money')[];
+}
+
+/** Creates a pending transaction through REST v2 (one product of `price`); returns its order id. */
+export async function pendingTransaction(gateway: TestGateway, key: string, options: CreateOptions = {}): Promise<string> {
+  const created = await gateway.rest('POST', '/api/v2/transactions', {
+    key,
+    body: transactionBody({
+      method_of_payment: options.methods ?? ['wave', 'orange_money'],
+      products: [{ name: 'Thiakry', price: options.price ?? 10_000, quantity: 1 }],
+      fees_customer_side: options.feesCustomerSide ?? false,
+      is_escrow: options.isEscrow ?? false,
+    }),
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(200);
+  return created.body.order_id;
+}
+
+/** Pays through the operator's GraphQL mutation and insists it was collected; returns the transaction. */
+export async function sandboxPay(gateway: TestGateway, orderId: string, method: 'wave' | 'orange_money' = 'wave', phone = PAYING_PHONE) {
+  const { sandboxPay: payment } = await graphqlData(gateway, SANDBOX_PAY, { orderId, method, phone });
+  expect(payment.outcome, JSON.stringify(payment)).toBe('paid');
+  expect(payment.reason).toBeNull();
+  return payment.transaction;
+}
+
+/** main and escrow balances, read straight from the database. */
+export async function balances(gateway: TestGateway, organizationId: string): Promise<{ main: bigint; escrow: bigint }> {
+  const accounts = await gateway.ctx.db.account.findMany({ where: { organizationId } });
+  const of = (name: string) => accounts.find((account) => account.name === name)?.balance ?? 0n;
+  return { main: of('main'), escrow: of('escrow') };
+}
+
+/** The sum of every entry of each of these postings (merchant and gateway sides): all must be 0n. */
+export async function postingSums(gateway: TestGateway, postingIds: string[]): Promise<Record<string, bigint>> {
+  const entries = await gateway.ctx.db.ledgerEntry.findMany({ where: { postingId: { in: postingIds } } });
+  const sums: Record<string, bigint> = {};
+  for (const entry of entries) sums[entry.postingId] = (sums[entry.postingId] ?? 0n) + entry.amount;
+  return sums;
+}

@@ -1,0 +1,45 @@
+/**
+ * Preloaded (`node --import`) into a gateway process by the fault suite: the process kills itself
+ * (SIGKILL) INSIDE a provider call, at its worst moment: the sandbox provider has recorded the call
+ * of kind FAULT_CRASH_KIND (`collect` | `refund` | `payout`) in its books, i.e. the wallet moved
+ * the money, and the gateway dies before it hears the answer. Whatever recovers it must ask the
+ * provider, never send again, and settle it exactly once.
+ *
+ * Nothing in the gateway knows about it: it wraps the database driver the sandbox writes its books
+ * through (pg's Client#query on PostgreSQL, PGlite#query when embedded).
+ */
+const kind = process.env.FAULT_CRASH_KIND ?? '';
+const RECORDS_A_CALL = /INSERT INTO "(public"\.")?SandboxProviderCall"/;
+
+const die = (): never => {
+  process.kill(process.pid, 'SIGKILL');
+  throw new Error('unreachable: killed');
+};
+
+const textOf = (config: unknown): string => (typeof config === 'string' ? config : ((config as { text?: string } | undefined)?.text ?? ''));
+const valuesOf = (args: unknown[]): unknown[] =>
+  (Array.isArray(args[1]) ? args[1] : ((args[0] as { values?: unknown[] } | undefined)?.values ?? [])) as unknown[];
+
+/** The sandbox's statement recording a call of our kind (the kind is its first parameter). */
+const recordsOurCall = (args: unknown[]): boolean => RECORDS_A_CALL.test(textOf(args[0])) && valuesOf(args)[0] === kind;
+
+if (process.env.DATABASE_URL) {
+  const { default: pg } = await import('pg');
+  const original = pg.Client.prototype.query as (...args: unknown[]) => unknown;
+  pg.Client.prototype.query = function (this: object, ...args: unknown[]) {
+    if (!recordsOurCall(args)) return original.apply(this, args);
+    // pg.Pool#query passes a callback (and gets no promise); other callers await the promise.
+    const callback = args.at(-1);
+    if (typeof callback === 'function') {
+      return original.apply(this, [...args.slice(0, -1), (error: unknown, value: unknown) => (error ? callback(error, value) : die())]);
+    }
+    return (original.apply(this, args) as Promise<unknown>).then(die);
+  } as typeof pg.Client.prototype.query;
+} else {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const original = PGlite.prototype.query as (...args: unknown[]) => Promise<unknown>;
+  PGlite.prototype.query = function (this: unknown, ...args: unknown[]) {
+    if (!recordsOurCall(args)) return original.apply(this, args);
+    return original.apply(this, args).then(die);
+  } as typeof PGlite.prototype.query;
+}
