@@ -54,6 +54,9 @@ export async function ensureDatabase(fresh: boolean): Promise<boolean> {
 /** The intact seed, after deleting what earlier runs added to it; null when it must be seeded. */
 export async function intactSeed(): Promise<Seed | null> {
   return withClient(benchDatabaseUrl(), async (client) => {
+    // Each run gives the gateway new secrets (servers.ts): forget the fingerprints an earlier run's
+    // gateway recorded, or it would refuse to start as a host with the wrong secrets (a rotation).
+    await client.query(`DELETE FROM "SharedSecretFingerprint"`).catch(() => undefined);
     const marker = await client.query(`SELECT * FROM bench.seed WHERE version = $1`, [SEED.version]).catch(() => null);
     const row = marker?.rows[0];
     if (!row || row.transactions !== SEED.transactions) return null;

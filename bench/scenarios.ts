@@ -208,9 +208,9 @@ const GET_FLOOR = floor('get: 1 prepared statement', getTransaction);
 const LIST_FLOOR = floor('list page 1: count + page', listPage(1));
 const DEEP_FLOOR = floor(`list page ${DEEP_PAGE}: count + page`, listPage(DEEP_PAGE));
 const CREATE_FLOOR = floor('create: key, then the row and its products (1 statement)', createTransaction);
-const PAY_FLOOR = floor('pay: read, claim + attempt, settle + posting (3 statements)', payByCheckout);
-const PAYOUT_FLOOR = floor('payout: caller, then debit + posting + row (1 statement), then completed', payout);
-const REFUND_FLOOR = floor('refund: debit + posting + refund (1 statement), then outcome (1 statement)', refund);
+const PAY_FLOOR = floor('pay: read, claim + attempt, the sandbox wallet, settle + posting', payByCheckout);
+const PAYOUT_FLOOR = floor('payout: caller, debit + posting + row (1 statement), the sandbox wallet, completed', payout);
+const REFUND_FLOOR = floor('refund: debit + posting + refund (1 statement), the sandbox wallet, outcome (1 statement)', refund);
 
 /** The same get on a gateway whose limiter is off (see run.ts: startGatewayWithoutLimiter). */
 const LIMITER_OFF: Baseline = { name: 'get, limiter off', server: 'gatewayWithoutLimiter', request: getTransaction };
