@@ -10,8 +10,8 @@
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { API_KEY_PREFIX } from '../src/domain/auth.js';
-import { ORGANIZATION_ACCOUNTS } from '../src/domain/organizations.js';
+import { API_KEY_PREFIX } from '../src/domain/access/auth.js';
+import { ORGANIZATION_ACCOUNTS } from '../src/domain/organizations/organizations.js';
 import { insertSeedChunk, prepareSeedSession } from './seedSql.js';
 import { BENCH_DATABASE, LIMITS, POSTGRES_ADMIN_URL, SEED } from './settings.js';
 

@@ -4,9 +4,9 @@
  */
 import { createServer } from 'node:net';
 import { loadConfig } from './config.js';
-import { CallerCache } from './domain/callerCache.js';
+import { CallerCache } from './domain/access/callerCache.js';
 import { systemClock, type GatewayContext } from './domain/context.js';
-import { SwitchCache } from './domain/switches.js';
+import { SwitchCache } from './domain/organizations/switches.js';
 import { buildApp } from './http/app.js';
 import { createLogger } from './http/logging.js';
 import { buildCheckoutApp } from './checkout/app.js';

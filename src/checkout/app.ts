@@ -15,10 +15,11 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRepl
 import type { PaymentMethod } from '../generated/prisma/enums.js';
 import type { GatewayContext } from '../domain/context.js';
 import { DomainError } from '../domain/errors.js';
-import { getCheckout, type CheckoutView } from '../domain/operations/getCheckout.js';
-import { payTransaction } from '../domain/operations/payTransaction.js';
+import { getCheckout, type CheckoutView } from '../domain/payments/getCheckout.js';
+import { payTransaction } from '../domain/payments/payTransaction.js';
 import { compactPhone } from '../domain/phones.js';
-import { defaultErrorUrlOf, defaultSuccessUrlOf, isUuid } from '../domain/transactions.js';
+import { isUuid } from '../domain/ids.js';
+import { defaultErrorUrlOf, defaultSuccessUrlOf } from '../domain/transactions/transactions.js';
 import { createFormTokens } from './csrf.js';
 import { MESSAGES, pickLanguage, type Lang } from './i18n.js';
 import { STYLE_HASH, messagePage, renderAwaitingConfirmation, renderCheckout, renderResult } from './render.js';

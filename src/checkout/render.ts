@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { PaymentMethod } from '../generated/prisma/enums.js';
 import { toWireAmount } from '../domain/money.js';
-import type { CheckoutView } from '../domain/operations/getCheckout.js';
+import type { CheckoutView } from '../domain/payments/getCheckout.js';
 import { METHOD_NAMES, MESSAGES, formatDate, type Lang } from './i18n.js';
 
 export const escapeHtml = (text: string): string =>

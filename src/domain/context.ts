@@ -2,9 +2,9 @@
  * What every operation receives: its dependencies (ports) and settings. Adapters build it once;
  * operations never construct clients themselves.
  */
-import type { CallerCache } from './callerCache.js';
+import type { CallerCache } from './access/callerCache.js';
 import type { Clock, Coordination, Db, Logger, PaymentProvider } from './ports.js';
-import type { SwitchCache } from './switches.js';
+import type { SwitchCache } from './organizations/switches.js';
 import type { WebhookSettings } from './webhooks/settings.js';
 
 export type { Clock, Db, DbTransaction, Logger } from './ports.js';

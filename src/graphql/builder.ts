@@ -8,7 +8,7 @@ import ComplexityPlugin from '@pothos/plugin-complexity';
 import PrismaPlugin from '@pothos/plugin-prisma';
 import type PrismaTypes from '../generated/pothos-types.js';
 import { getDatamodel } from '../generated/pothos-types.js';
-import type { Caller } from '../domain/auth.js';
+import type { Caller } from '../domain/access/auth.js';
 import type { GatewayContext } from '../domain/context.js';
 
 export interface GraphQLContext {

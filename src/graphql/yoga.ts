@@ -6,7 +6,7 @@
  */
 import { GraphQLError } from 'graphql';
 import { createYoga as createYogaServer, useErrorHandler, type GraphiQLOptions } from 'graphql-yoga';
-import { authenticate, singleAuthorizationHeader } from '../domain/auth.js';
+import { authenticate, singleAuthorizationHeader } from '../domain/access/auth.js';
 import type { GatewayContext } from '../domain/context.js';
 import { DomainError } from '../domain/errors.js';
 import type { GraphQLContext } from './builder.js';

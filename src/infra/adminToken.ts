@@ -5,7 +5,7 @@
  */
 import { mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { OPERATOR_TOKEN_PREFIX, generateSecret } from '../domain/auth.js';
+import { OPERATOR_TOKEN_PREFIX, generateSecret } from '../domain/access/auth.js';
 import type { LocalSecretSource } from './sharedSecrets.js';
 import { StartupError } from './startupErrors.js';
 

@@ -8,9 +8,9 @@
  */
 import type { GatewayContext } from '../domain/context.js';
 import { purgeExpiredIdempotencyKeys } from '../domain/idempotency.js';
-import { settleStalePaymentAttempts } from '../domain/paymentAttempts.js';
-import { settlePendingPayouts } from '../domain/payouts.js';
-import { settlePendingRefunds } from '../domain/refunds.js';
+import { settleStalePaymentAttempts } from '../domain/payments/attempts.js';
+import { settlePendingPayouts } from '../domain/payouts/payouts.js';
+import { settlePendingRefunds } from '../domain/refunds/refunds.js';
 import { purgeOldDeliveries, rescheduleOverdueDeliveries } from '../domain/webhooks/schedule.js';
 import { startWebhookDispatcher } from '../webhooks/dispatcher.js';
 

@@ -12,10 +12,10 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { OpenAPIBackend } from 'openapi-backend';
-import { authenticate, authorizeMerchant, singleAuthorizationHeader, type MerchantAccess } from '../domain/auth.js';
+import { authenticate, authorizeMerchant, singleAuthorizationHeader, type MerchantAccess } from '../domain/access/auth.js';
 import type { GatewayContext } from '../domain/context.js';
 import { DomainError } from '../domain/errors.js';
-import { MERCHANT_OPERATIONS, type MerchantOperation } from '../domain/scopes.js';
+import { MERCHANT_OPERATIONS, type MerchantOperation } from '../domain/access/scopes.js';
 import { toPublicError } from './errors.js';
 import type { Query } from './query.js';
 import { enforceRateLimitOn } from '../edge/rateLimit.js';

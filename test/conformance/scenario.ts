@@ -5,9 +5,9 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ValidateFunction } from 'ajv';
-import { adjustAccount } from '../../src/domain/operations/index.js';
-import { createApiKey } from '../../src/domain/operations/createApiKey.js';
-import { payTransaction } from '../../src/domain/operations/payTransaction.js';
+import { adjustAccount } from '../../src/domain/operations.js';
+import { createApiKey } from '../../src/domain/organizations/createApiKey.js';
+import { payTransaction } from '../../src/domain/payments/payTransaction.js';
 import { useGateway } from '../support/gateway.js';
 import { compileModels, sendExactly, type ReplyModel, type WireAnswer } from './clients.js';
 

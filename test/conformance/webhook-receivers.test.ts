@@ -9,7 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createWebhook, payTransaction } from '../../src/domain/operations/index.js';
+import { createWebhook, payTransaction } from '../../src/domain/operations.js';
 import { startWebhookDispatcher, type Dispatcher } from '../../src/webhooks/dispatcher.js';
 import { useGateway } from '../support/gateway.js';
 import { freePort, waitFor } from '../support/processes.js';

@@ -4,7 +4,7 @@
  */
 import { createServer } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { setSwitch } from '../../src/domain/operations/setSwitch.js';
+import { setSwitch } from '../../src/domain/organizations/setSwitch.js';
 import { FORM_BODY_LIMIT } from '../../src/checkout/app.js';
 import { startGateway, transactionBody, useGateway } from '../support/gateway.js';
 

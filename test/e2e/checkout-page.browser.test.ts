@@ -7,7 +7,7 @@
 import { createServer, type Server } from 'node:http';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setSwitch } from '../../src/domain/operations/setSwitch.js';
+import { setSwitch } from '../../src/domain/organizations/setSwitch.js';
 import { newPhonePage, recordOutsideRequests, saveScreenshot, useGatewayWithBrowser } from '../support/browser.js';
 import { transactionBody } from '../support/gateway.js';
 

@@ -8,7 +8,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { sha256Hex } from '../../src/domain/auth.js';
+import { sha256Hex } from '../../src/domain/access/auth.js';
 import { runCli } from '../support/cli.js';
 import { useGateway } from '../support/gateway.js';
 import { expectBalancedLedger } from '../support/ledger.js';

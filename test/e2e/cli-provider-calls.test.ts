@@ -6,7 +6,7 @@
  * returns its funds, once; a second decision is refused. Analysts and support cannot decide.
  */
 import { describe, expect, it } from 'vitest';
-import { settlePendingPayouts } from '../../src/domain/payouts.js';
+import { settlePendingPayouts } from '../../src/domain/payouts/payouts.js';
 import { STUCK_AFTER_CHECKS } from '../../src/domain/providerFlow.js';
 import { runCli } from '../support/cli.js';
 import { useGateway } from '../support/gateway.js';

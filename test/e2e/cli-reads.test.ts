@@ -5,8 +5,8 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { sha256Hex } from '../../src/domain/auth.js';
-import { createApiKey, revokeApiKey } from '../../src/domain/operations/index.js';
+import { sha256Hex } from '../../src/domain/access/auth.js';
+import { createApiKey, revokeApiKey } from '../../src/domain/operations.js';
 import { useGateway } from '../support/gateway.js';
 import { runCli } from '../support/cli.js';
 

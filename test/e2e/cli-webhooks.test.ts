@@ -3,7 +3,7 @@
  * object on stdout, exit 0; {"error"} and exit 1 on a refusal.
  */
 import { describe, expect, it } from 'vitest';
-import { payTransaction } from '../../src/domain/operations/index.js';
+import { payTransaction } from '../../src/domain/operations.js';
 import { runCli } from '../support/cli.js';
 import { useGateway } from '../support/gateway.js';
 import { pendingTransaction } from '../support/accounts.js';

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATOR } from '../support/callers.js';
 import { cloneTemplateDatabase, transactionBody } from '../support/gateway.js';
 import { startGatewayProcess, type GatewayProcess } from '../support/processes.js';
-import { createApiKey, createOrganization } from '../../src/domain/operations/index.js';
+import { createApiKey, createOrganization } from '../../src/domain/operations.js';
 import { openDatabase, type Database } from '../../src/infra/prisma/database.js';
 import { systemClock, type GatewayContext } from '../../src/domain/context.js';
 import { createSandboxProvider } from '../../src/infra/providers/sandbox.js';

@@ -12,8 +12,8 @@
  * Either way there is one payout row, one debit at most, and no second send.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { settleProviderCall } from '../../src/domain/operations/index.js';
-import { settlePendingPayouts } from '../../src/domain/payouts.js';
+import { settleProviderCall } from '../../src/domain/operations.js';
+import { settlePendingPayouts } from '../../src/domain/payouts/payouts.js';
 import type { PaymentProvider } from '../../src/domain/ports.js';
 import { useGateway } from '../support/gateway.js';
 import { expectBalancedLedger } from '../support/ledger.js';

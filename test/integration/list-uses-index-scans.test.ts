@@ -34,9 +34,9 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ReadAccess } from '../../src/domain/auth.js';
+import type { ReadAccess } from '../../src/domain/access/auth.js';
 import type { GatewayContext } from '../../src/domain/context.js';
-import { listTransactions, type ListTransactionsInput } from '../../src/domain/operations/listTransactions.js';
+import { listTransactions, type ListTransactionsInput } from '../../src/domain/transactions/listTransactions.js';
 import { openDatabase, type Database } from '../../src/infra/prisma/database.js';
 import { cloneTemplateDatabase } from '../support/gateway.js';
 import { rowsCreatedBetween, seedTransactions } from '../support/seedTransactions.js';

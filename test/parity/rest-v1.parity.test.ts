@@ -7,8 +7,8 @@
  * reads the same rows and must show the same facts and select the same order ids.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { adjustAccount } from '../../src/domain/operations/index.js';
-import { payTransaction } from '../../src/domain/operations/payTransaction.js';
+import { adjustAccount } from '../../src/domain/operations.js';
+import { payTransaction } from '../../src/domain/payments/payTransaction.js';
 import { useGateway, type MerchantOptions } from '../support/gateway.js';
 import { expectBalancedLedger } from '../support/ledger.js';
 import {

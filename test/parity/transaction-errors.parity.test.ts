@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { DomainError, ERROR_CATALOGUE, type ErrorCode } from '../../src/domain/errors.js';
-import { revokeApiKey, setSwitch, updateOrganization } from '../../src/domain/operations/index.js';
+import { revokeApiKey, setSwitch, updateOrganization } from '../../src/domain/operations.js';
 import { useGateway, transactionBody, type MerchantOptions } from '../support/gateway.js';
 import { type Failure, type Outcome, type Surface, must, failureOf, type Merchant, product, transactionSurfaces } from '../support/surfaces/transactions.js';
 

@@ -5,7 +5,7 @@
  * both, each on its own fresh organisation.
  */
 import { describe, expect, it } from 'vitest';
-import { updateOrganization } from '../../src/domain/operations/index.js';
+import { updateOrganization } from '../../src/domain/operations.js';
 import { useGateway, transactionBody, type MerchantOptions } from '../support/gateway.js';
 import { type CanonicalTransaction, type Created, must, type Merchant, comparable, product, transactionSurfaces, createdViewOf } from '../support/surfaces/transactions.js';
 

@@ -1,6 +1,6 @@
 /** Steps shared by the payout tests (not a test file itself). */
 import { expect } from 'vitest';
-import { adjustAccount } from '../../src/domain/operations/index.js';
+import { adjustAccount } from '../../src/domain/operations.js';
 import type { PaymentProvider } from '../../src/domain/ports.js';
 import type { MerchantOptions, TestGateway } from './gateway.js';
 

@@ -1,6 +1,6 @@
 /** Steps shared by the refund tests (not a test file itself). */
 import { expect } from 'vitest';
-import { payTransaction } from '../../src/domain/operations/payTransaction.js';
+import { payTransaction } from '../../src/domain/payments/payTransaction.js';
 import type { PaymentProvider, ProviderAnswer, ProviderStatusAnswer } from '../../src/domain/ports.js';
 import { transactionBody, type TestGateway } from './gateway.js';
 

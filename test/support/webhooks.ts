@@ -1,7 +1,7 @@
 /** Steps shared by the webhook tests (not a test file itself). */
 import { afterAll, beforeAll, expect } from 'vitest';
-import type { Caller } from '../../src/domain/auth.js';
-import { createWebhook, payTransaction } from '../../src/domain/operations/index.js';
+import type { Caller } from '../../src/domain/access/auth.js';
+import { createWebhook, payTransaction } from '../../src/domain/operations.js';
 import type { TestGateway } from './gateway.js';
 import { startWebhookDispatcher, type Dispatcher, type DispatcherOptions } from '../../src/webhooks/dispatcher.js';
 import { eventually, startWebhookReceiver, type WebhookReceiver } from './webhookReceiver.js';

@@ -4,8 +4,8 @@
  * in the background until it goes through.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { MerchantCaller } from '../../src/domain/auth.js';
-import { CallerCache, invalidationOfKey, PUBLISH_TIMEOUT_MS } from '../../src/domain/callerCache.js';
+import type { MerchantCaller } from '../../src/domain/access/auth.js';
+import { CallerCache, invalidationOfKey, PUBLISH_TIMEOUT_MS } from '../../src/domain/access/callerCache.js';
 import type { InvalidationBus } from '../../src/domain/ports.js';
 
 const caller = { kind: 'merchant', apiKeyId: 'key-1', scope: 'read', organization: { id: 'org-1' } } as unknown as MerchantCaller;

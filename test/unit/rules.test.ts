@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseBearer } from '../../src/domain/auth.js';
+import { parseBearer } from '../../src/domain/access/auth.js';
 import { DomainError } from '../../src/domain/errors.js';
 import { resolvePage, toPage } from '../../src/domain/pagination.js';
 import { startOfUtcMonth } from '../../src/domain/money.js';

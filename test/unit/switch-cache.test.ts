@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { INVALIDATE_ALL, type InvalidationBus } from '../../src/domain/ports.js';
-import { SWITCH_CACHE_TTL_MS, SWITCHES_CHANGED, SwitchCache } from '../../src/domain/switches.js';
+import { SWITCH_CACHE_TTL_MS, SWITCHES_CHANGED, SwitchCache } from '../../src/domain/organizations/switches.js';
 
 function setup() {
   let now = 1_000_000;

@@ -131,7 +131,7 @@ async function moveBalance(tx: DbTransaction, organizationId: string, account: A
 /**
  * A posting that CREDITS one merchant account, as CTEs of the caller's single statement: a credit
  * cannot be refused, so nothing else in that statement can be left half done, and no interactive
- * transaction is needed (a payment's settlement: see paymentAttempts.ts). The merchant account and
+ * transaction is needed (a payment's settlement: see payments/attempts.ts). The merchant account and
  * the entries' kind come from the one row of an earlier CTE named `source` (columns
  * "organizationId", "accountName", "kind"); without that row nothing is written. Checked balanced
  * here, like post().

@@ -2,7 +2,7 @@
 import type { Webhook } from '../../generated/prisma/client.js';
 import type { Db } from '../context.js';
 import { DomainError } from '../errors.js';
-import { isUuid } from '../transactions.js';
+import { isUuid } from '../ids.js';
 
 /** A webhook of `organizationId` (null: any, for operators); deleted ones and others' answer not found. */
 export async function findWebhook(db: Pick<Db, 'webhook'>, organizationId: string | null, webhookId: string): Promise<Webhook> {

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { Prisma } from '../../generated/prisma/client.js';
 import type { DbTransaction } from '../context.js';
-import { findVisibleTransaction, type TransactionRecord } from '../transactions.js';
+import { findVisibleTransaction, type TransactionRecord } from '../transactions/transactions.js';
 import { PAYMENT_STATUS_EVENT, paymentStatusBodyV1, paymentStatusBodyV2 } from './bodies.js';
 
 interface ActiveEndpoint {
@@ -46,7 +46,7 @@ export async function enqueuePaymentStatus(tx: DbTransaction, transactionId: str
  * one per active endpoint of the organisation of the row in the earlier CTE `source` (columns id,
  * "organizationId"), none when `source` is empty. `transaction` must be the row exactly as that
  * statement leaves it: the bodies are built from it here, before the statement runs (see
- * paymentAttempts.ts, which checks it against the row the statement returns).
+ * payments/attempts.ts, which checks it against the row the statement returns).
  */
 export function paymentStatusOutboxCte(source: string, transaction: TransactionRecord, now: Date): Prisma.Sql {
   const from = Prisma.raw(`"${source.replace(/"/g, '')}"`);

@@ -4,10 +4,10 @@
  * operators (any organisation's); plus the operators' (admin) signed adjustment.
  */
 import { LedgerEntryKind } from '../../generated/prisma/enums.js';
-import { authorizeRead } from '../../domain/auth.js';
-import type { AccountStats, LedgerEntryRecord } from '../../domain/accounts.js';
+import { authorizeRead } from '../../domain/access/auth.js';
+import type { AccountStats, LedgerEntryRecord } from '../../domain/ledger/accounts.js';
 import { toWireAmount } from '../../domain/money.js';
-import { adjustAccount, getAccount, getAccountStats, listAccountEntries, listAccounts } from '../../domain/operations/index.js';
+import { adjustAccount, getAccount, getAccountStats, listAccountEntries, listAccounts } from '../../domain/operations.js';
 import type { Page } from '../../domain/pagination.js';
 import { builder } from '../builder.js';
 import { AccountRef } from './organization.js';

@@ -1,5 +1,5 @@
 import { API_SCOPES, ORGANIZATION_STATUSES, PAYMENT_METHODS, PAYOUT_STATUSES, TRANSACTION_STATUSES } from '../../domain/enums.js';
-import { SWITCH_NAMES } from '../../domain/switches.js';
+import { SWITCH_NAMES } from '../../domain/organizations/switches.js';
 import { builder } from '../builder.js';
 
 export const PaymentMethodEnum = builder.enumType('PaymentMethod', { values: PAYMENT_METHODS });

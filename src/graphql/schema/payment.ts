@@ -2,8 +2,8 @@
  * Operators (admin) move money in: a sandbox payment (the same operation the checkout page runs)
  * and the release of escrowed proceeds.
  */
-import type { PaymentOutcome } from '../../domain/operations/payTransaction.js';
-import { payTransaction, releaseEscrow } from '../../domain/operations/index.js';
+import type { PaymentOutcome } from '../../domain/payments/payTransaction.js';
+import { payTransaction, releaseEscrow } from '../../domain/operations.js';
 import { builder } from '../builder.js';
 import { PaymentMethodEnum } from './enums.js';
 import { TransactionRef } from './transaction.js';

@@ -2,13 +2,13 @@
  * Payouts: the same operations as REST v2's POST /payouts, GET /payouts/{order_id} and GET /payouts
  * for merchants (API keys: scope payout creates; payout or read reads); operators read every
  * organisation's, and admin or support decide the review queue (payouts above 2,000,000 XOF): approve
- * (sent) or reject (cancelled, funds returned). Rules are the domain's (payouts.ts).
+ * (sent) or reject (cancelled, funds returned). Rules are the domain's (domain/payouts/).
  */
-import { authorizeMerchant, authorizeRead } from '../../domain/auth.js';
+import { authorizeMerchant, authorizeRead } from '../../domain/access/auth.js';
 import { toWireAmount } from '../../domain/money.js';
-import { approvePayout, createPayout, getPayout, listPayouts, listPendingPayouts, rejectPayout } from '../../domain/operations/index.js';
+import { approvePayout, createPayout, getPayout, listPayouts, listPendingPayouts, rejectPayout } from '../../domain/operations.js';
 import type { Page } from '../../domain/pagination.js';
-import { isAwaitingReview, type PayoutRecord } from '../../domain/payouts.js';
+import { isAwaitingReview, type PayoutRecord } from '../../domain/payouts/payouts.js';
 import { builder } from '../builder.js';
 import { announcingReplays, idempotencyKeyOf } from '../idempotency.js';
 import { PaymentMethodEnum, PayoutStatusEnum } from './enums.js';

@@ -1,10 +1,10 @@
 /**
  * Provider calls whose outcome is not known yet (a timeout, an unknown answer, a crash between the
  * phases): what the reconcilers keep asking the provider about, and the operator's decision on one
- * the provider cannot resolve. Rules are the domain's (providerFlow.ts, operations/providerCalls.ts).
+ * the provider cannot resolve. Rules are the domain's (domain/providerFlow.ts, domain/providerCalls/).
  */
-import { listOpenProviderCalls, settleProviderCall } from '../../domain/operations/index.js';
-import type { ProviderCallDecision, ProviderCallView } from '../../domain/operations/providerCalls.js';
+import { listOpenProviderCalls, settleProviderCall } from '../../domain/operations.js';
+import type { ProviderCallDecision, ProviderCallView } from '../../domain/providerCalls/providerCalls.js';
 import { builder } from '../builder.js';
 
 const ProviderCallKindEnum = builder.enumType('ProviderCallKind', {

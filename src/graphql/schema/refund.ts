@@ -2,8 +2,8 @@
  * Refunds: the same operation as REST v2's GET /refund/{order_id}, for merchants (API keys with
  * scope checkout, write, readAndWrite or management). Answers the refunded transaction.
  */
-import { authorizeMerchant } from '../../domain/auth.js';
-import { refundTransaction } from '../../domain/operations/index.js';
+import { authorizeMerchant } from '../../domain/access/auth.js';
+import { refundTransaction } from '../../domain/operations.js';
 import { builder } from '../builder.js';
 import { announcingReplays, idempotencyKeyOf } from '../idempotency.js';
 import { TransactionRef } from './transaction.js';

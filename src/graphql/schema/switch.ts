@@ -1,6 +1,6 @@
 /** Operator kill switches: transactions, payouts, wave, orange_money. */
-import { listSwitches, setSwitch } from '../../domain/operations/index.js';
-import type { SwitchState } from '../../domain/operations/setSwitch.js';
+import { listSwitches, setSwitch } from '../../domain/operations.js';
+import type { SwitchState } from '../../domain/organizations/setSwitch.js';
 import { builder } from '../builder.js';
 import { SwitchNameEnum } from './enums.js';
 

@@ -2,11 +2,11 @@
  * Transactions: the same four operations as REST v2 for merchants (API keys); operators read
  * every organisation's.
  */
-import { authorizeMerchant, authorizeRead } from '../../domain/auth.js';
+import { authorizeMerchant, authorizeRead } from '../../domain/access/auth.js';
 import { toWireAmount } from '../../domain/money.js';
-import { cancelTransaction, createTransaction, getTransaction, listTransactions } from '../../domain/operations/index.js';
-import type { CreatedTransaction } from '../../domain/operations/createTransaction.js';
-import type { TransactionRecord } from '../../domain/transactions.js';
+import { cancelTransaction, createTransaction, getTransaction, listTransactions } from '../../domain/operations.js';
+import type { CreatedTransaction } from '../../domain/transactions/createTransaction.js';
+import type { TransactionRecord } from '../../domain/transactions/transactions.js';
 import { builder } from '../builder.js';
 import { announcingReplays, idempotencyKeyOf } from '../idempotency.js';
 import { PaymentMethodEnum, TransactionStatusEnum } from './enums.js';

@@ -10,10 +10,10 @@ import {
   listWebhooks,
   redeliverWebhook,
   rotateWebhookSecret,
-} from '../../domain/operations/index.js';
-import type { IssuedWebhook } from '../../domain/operations/createWebhook.js';
-import type { DeliveryRecord } from '../../domain/operations/listWebhookDeliveries.js';
-import { MAX_LISTED_ATTEMPTS, MAX_LISTED_DELIVERIES } from '../../domain/operations/listWebhookDeliveries.js';
+} from '../../domain/operations.js';
+import type { IssuedWebhook } from '../../domain/webhooks/createWebhook.js';
+import type { DeliveryRecord } from '../../domain/webhooks/listWebhookDeliveries.js';
+import { MAX_LISTED_ATTEMPTS, MAX_LISTED_DELIVERIES } from '../../domain/webhooks/listWebhookDeliveries.js';
 import type { WebhookRecord } from '../../domain/webhooks/access.js';
 import type { WebhookAttempt } from '../../generated/prisma/client.js';
 import { builder } from '../builder.js';

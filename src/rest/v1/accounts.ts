@@ -1,7 +1,7 @@
 /** REST v1 `GET /account` (and `/account/`): the `main` account of GET /accounts, in v1's view. */
 import { DomainError } from '../../domain/errors.js';
 import { toWireAmount } from '../../domain/money.js';
-import { listAccounts } from '../../domain/operations/index.js';
+import { listAccounts } from '../../domain/operations.js';
 import { bind } from '../pipeline.js';
 import { toV1MethodName } from '../../domain/paymentMethods.js';
 import type { PaymentMethod } from '../../generated/prisma/enums.js';

@@ -9,12 +9,12 @@
  * used as given (v2's rules).
  */
 import type { PaymentMethod } from '../../generated/prisma/enums.js';
-import type { CreatePayoutInput } from '../../domain/operations/createPayout.js';
-import { createPayout } from '../../domain/operations/index.js';
+import type { CreatePayoutInput } from '../../domain/payouts/createPayout.js';
+import { createPayout } from '../../domain/operations.js';
 import { blindRetryKey } from '../../domain/blindRetries.js';
 import { DomainError } from '../../domain/errors.js';
 import { toWireAmount } from '../../domain/money.js';
-import type { PayoutRecord } from '../../domain/payouts.js';
+import type { PayoutRecord } from '../../domain/payouts/payouts.js';
 import { optionalString, parseJsonObject, requiredInteger, requiredString } from '../body.js';
 import { bind } from '../pipeline.js';
 import { toV1PayoutStatus } from './shapes.js';

@@ -7,12 +7,12 @@
  * statuses in the v1 vocabulary the clients' enums know (`pending`, `paid`, `done`, `part_paid`).
  */
 import type { PaymentMethod, PayoutStatus, TransactionStatus } from '../../generated/prisma/enums.js';
-import type { CreatedTransaction } from '../../domain/operations/createTransaction.js';
+import type { CreatedTransaction } from '../../domain/transactions/createTransaction.js';
 import type { GatewaySettings } from '../../domain/context.js';
 import { DomainError } from '../../domain/errors.js';
 import { toWireAmount } from '../../domain/money.js';
 import type { FeeRates } from '../../domain/ledger/fees.js';
-import { amountToPayWith, checkoutUrlOf, type TransactionRecord } from '../../domain/transactions.js';
+import { amountToPayWith, checkoutUrlOf, type TransactionRecord } from '../../domain/transactions/transactions.js';
 import { transactionCreated, transactionFull } from '../v2/shapes.js';
 import { toV1MethodName } from '../../domain/paymentMethods.js';
 

@@ -6,9 +6,9 @@
  */
 import type { PaymentMethod } from '../../generated/prisma/enums.js';
 import { DomainError } from '../../domain/errors.js';
-import type { CreateTransactionInput, ProductInput } from '../../domain/operations/createTransaction.js';
-import type { ListTransactionsInput } from '../../domain/operations/listTransactions.js';
-import { cancelOrRefundTransaction, createTransaction, getTransaction, listTransactions } from '../../domain/operations/index.js';
+import type { CreateTransactionInput, ProductInput } from '../../domain/transactions/createTransaction.js';
+import type { ListTransactionsInput } from '../../domain/transactions/listTransactions.js';
+import { cancelOrRefundTransaction, createTransaction, getTransaction, listTransactions } from '../../domain/operations.js';
 import {
   objectItems,
   optionalArray,

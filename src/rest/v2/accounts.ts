@@ -1,5 +1,5 @@
 /** REST v2 account routes: GET /accounts (a bare array), /accounts/stats, /accounts/{id}. */
-import { getAccount, getAccountStats, listAccounts } from '../../domain/operations/index.js';
+import { getAccount, getAccountStats, listAccounts } from '../../domain/operations.js';
 import { bind } from '../pipeline.js';
 import { accountShape, accountStatsShape } from './shapes.js';
 

@@ -1,10 +1,10 @@
 /** REST v2 payout routes: parse the v2 shape, call the operation, render the v2 shape. */
-import { createPayout, getPayout, listPayouts } from '../../domain/operations/index.js';
-import type { CreatePayoutInput } from '../../domain/operations/createPayout.js';
-import type { ListPayoutsInput } from '../../domain/operations/listPayouts.js';
+import { createPayout, getPayout, listPayouts } from '../../domain/operations.js';
+import type { CreatePayoutInput } from '../../domain/payouts/createPayout.js';
+import type { ListPayoutsInput } from '../../domain/payouts/listPayouts.js';
 import { DomainError } from '../../domain/errors.js';
 import { parsePaymentMethod } from '../../domain/paymentMethods.js';
-import { parsePayoutStatus } from '../../domain/payouts.js';
+import { parsePayoutStatus } from '../../domain/payouts/payouts.js';
 import { parseJsonObject, type JsonObject } from '../body.js';
 import { bind } from '../pipeline.js';
 import { queryBoolean, queryDate, queryEnum, queryInteger, queryString, type Query } from '../query.js';

@@ -1,5 +1,5 @@
 /** REST v2 refund route: GET /refund/{order_id} (a write, despite its verb). */
-import { refundTransaction } from '../../domain/operations/index.js';
+import { refundTransaction } from '../../domain/operations.js';
 import { bind } from '../pipeline.js';
 
 export const REFUNDED_MESSAGE = 'Transaction refunded successfully';

@@ -2,12 +2,12 @@
  * The v2 wire shapes: exactly the fields the spec lists for each, snake_case, integer amounts,
  * RFC 3339 UTC timestamps. Anything else belongs in GraphQL or headers.
  */
-import type { AccountRecord, AccountStats } from '../../domain/accounts.js';
-import type { CreatedTransaction } from '../../domain/operations/createTransaction.js';
+import type { AccountRecord, AccountStats } from '../../domain/ledger/accounts.js';
+import type { CreatedTransaction } from '../../domain/transactions/createTransaction.js';
 import type { Page } from '../../domain/pagination.js';
 import { toWireAmount } from '../../domain/money.js';
-import type { PayoutRecord } from '../../domain/payouts.js';
-import type { TransactionRecord } from '../../domain/transactions.js';
+import type { PayoutRecord } from '../../domain/payouts/payouts.js';
+import type { TransactionRecord } from '../../domain/transactions/transactions.js';
 import { wireCustomer, wireOptionsAndTimes, wireProducts, wireTimestamp } from '../../domain/wire.js';
 
 

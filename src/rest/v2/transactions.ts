@@ -4,11 +4,11 @@ import {
   createTransaction,
   getTransaction,
   listTransactions,
-} from '../../domain/operations/index.js';
-import type { CreateTransactionInput, PersonInput } from '../../domain/operations/createTransaction.js';
-import type { ListTransactionsInput } from '../../domain/operations/listTransactions.js';
+} from '../../domain/operations.js';
+import type { CreateTransactionInput, PersonInput } from '../../domain/transactions/createTransaction.js';
+import type { ListTransactionsInput } from '../../domain/transactions/listTransactions.js';
 import { parsePaymentMethod } from '../../domain/paymentMethods.js';
-import { parseTransactionStatus } from '../../domain/transactions.js';
+import { parseTransactionStatus } from '../../domain/transactions/transactions.js';
 import {
   objectItems,
   optionalArray,

@@ -3,9 +3,9 @@
  * database transaction; a release moves exactly what is held, once; nothing goes below zero.
  */
 import { describe, expect, it } from 'vitest';
-import { authorizeMerchant, type MerchantCaller, type OperatorCaller } from '../../../src/domain/auth.js';
+import { authorizeMerchant, type MerchantCaller, type OperatorCaller } from '../../../src/domain/access/auth.js';
 import type { ErrorCode } from '../../../src/domain/errors.js';
-import { adjustAccount, createTransaction, payTransaction, releaseEscrow } from '../../../src/domain/operations/index.js';
+import { adjustAccount, createTransaction, payTransaction, releaseEscrow } from '../../../src/domain/operations.js';
 import { useGateway } from '../../support/gateway.js';
 import { balanceOf, expectBalancedLedger } from '../../support/ledger.js';
 

@@ -19,7 +19,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { authorizeMerchant, type MerchantCaller } from '../../../src/domain/auth.js';
+import { authorizeMerchant, type MerchantCaller } from '../../../src/domain/access/auth.js';
 import { DomainError } from '../../../src/domain/errors.js';
 import { feeOf } from '../../../src/domain/ledger/fees.js';
 import {
@@ -32,9 +32,9 @@ import {
   refundTransaction,
   rejectPayout,
   releaseEscrow,
-} from '../../../src/domain/operations/index.js';
-import { MANUAL_REVIEW_THRESHOLD, settlePendingPayouts } from '../../../src/domain/payouts.js';
-import type { OrganizationRecord } from '../../../src/domain/organizations.js';
+} from '../../../src/domain/operations.js';
+import { MANUAL_REVIEW_THRESHOLD, settlePendingPayouts } from '../../../src/domain/payouts/payouts.js';
+import type { OrganizationRecord } from '../../../src/domain/organizations/organizations.js';
 import { useGateway } from '../../support/gateway.js';
 import { expectBalancedLedger } from '../../support/ledger.js';
 

@@ -1,7 +1,7 @@
 /** The payment rules hold on the embedded database (PGlite) too: one credit, a balanced ledger. */
 import { describe, expect, it } from 'vitest';
-import { authorizeMerchant, type MerchantCaller } from '../../../src/domain/auth.js';
-import { createTransaction, payTransaction } from '../../../src/domain/operations/index.js';
+import { authorizeMerchant, type MerchantCaller } from '../../../src/domain/access/auth.js';
+import { createTransaction, payTransaction } from '../../../src/domain/operations.js';
 import { useGateway } from '../../support/gateway.js';
 import { balanceOf, expectBalancedLedger } from '../../support/ledger.js';
 

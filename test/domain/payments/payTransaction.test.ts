@@ -4,10 +4,10 @@
  * paying a cancelled transaction or racing payments credit the merchant exactly once.
  */
 import { describe, expect, it } from 'vitest';
-import { authorizeMerchant, type MerchantCaller, type OperatorCaller } from '../../../src/domain/auth.js';
+import { authorizeMerchant, type MerchantCaller, type OperatorCaller } from '../../../src/domain/access/auth.js';
 import type { ErrorCode } from '../../../src/domain/errors.js';
-import { cancelTransaction, createTransaction, payTransaction, setSwitch } from '../../../src/domain/operations/index.js';
-import type { CreateTransactionInput } from '../../../src/domain/operations/createTransaction.js';
+import { cancelTransaction, createTransaction, payTransaction, setSwitch } from '../../../src/domain/operations.js';
+import type { CreateTransactionInput } from '../../../src/domain/transactions/createTransaction.js';
 import type { MerchantOptions } from '../../support/gateway.js';
 import { useGateway } from '../../support/gateway.js';
 import { balanceOf, expectBalancedLedger } from '../../support/ledger.js';

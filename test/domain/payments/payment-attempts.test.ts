@@ -5,11 +5,11 @@
  * provider, never by collecting again.
  */
 import { describe, expect, it } from 'vitest';
-import { authorizeMerchant, type MerchantCaller } from '../../../src/domain/auth.js';
+import { authorizeMerchant, type MerchantCaller } from '../../../src/domain/access/auth.js';
 import type { ErrorCode } from '../../../src/domain/errors.js';
-import { cancelTransaction, createTransaction, payTransaction } from '../../../src/domain/operations/index.js';
-import { settleStalePaymentAttempts } from '../../../src/domain/paymentAttempts.js';
-import { settleProviderCall } from '../../../src/domain/operations/index.js';
+import { cancelTransaction, createTransaction, payTransaction } from '../../../src/domain/operations.js';
+import { settleStalePaymentAttempts } from '../../../src/domain/payments/attempts.js';
+import { settleProviderCall } from '../../../src/domain/operations.js';
 import type { PaymentProvider, ProviderRequest, ProviderStatusAnswer } from '../../../src/domain/ports.js';
 import { useGateway } from '../../support/gateway.js';
 import { withProvider } from '../../support/provider.js';

@@ -4,10 +4,10 @@
  * body shape) is proven by the REST and GraphQL tests; this file proves the rule itself, fast.
  */
 import { describe, expect, it } from 'vitest';
-import { authorizeMerchant, type MerchantCaller } from '../../../src/domain/auth.js';
+import { authorizeMerchant, type MerchantCaller } from '../../../src/domain/access/auth.js';
 import type { ErrorCode } from '../../../src/domain/errors.js';
 import { UNVERIFIED_MONTHLY_LIMIT } from '../../../src/domain/money.js';
-import { createTransaction, type CreateTransactionInput } from '../../../src/domain/operations/createTransaction.js';
+import { createTransaction, type CreateTransactionInput } from '../../../src/domain/transactions/createTransaction.js';
 import type { MerchantOptions } from '../../support/gateway.js';
 import { useGateway } from '../../support/gateway.js';
 

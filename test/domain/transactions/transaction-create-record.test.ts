@@ -4,9 +4,9 @@
  * (fields, types, product order), on PostgreSQL and on the embedded database.
  */
 import { describe, expect, it } from 'vitest';
-import { authorizeMerchant, type MerchantCaller } from '../../../src/domain/auth.js';
-import { createTransaction } from '../../../src/domain/operations/createTransaction.js';
-import { withOrderedProducts } from '../../../src/domain/transactions.js';
+import { authorizeMerchant, type MerchantCaller } from '../../../src/domain/access/auth.js';
+import { createTransaction } from '../../../src/domain/transactions/createTransaction.js';
+import { withOrderedProducts } from '../../../src/domain/transactions/transactions.js';
 import { useGateway, type TestGateway } from '../../support/gateway.js';
 
 const postgres = useGateway();

@@ -4,9 +4,9 @@
  * A column added to the schema and forgotten in the SQL fails here.
  */
 import { describe, expect, it } from 'vitest';
-import { authorizeMerchant, type MerchantCaller } from '../../../src/domain/auth.js';
-import { createTransaction } from '../../../src/domain/operations/createTransaction.js';
-import { findVisibleTransaction, withOrderedProducts } from '../../../src/domain/transactions.js';
+import { authorizeMerchant, type MerchantCaller } from '../../../src/domain/access/auth.js';
+import { createTransaction } from '../../../src/domain/transactions/createTransaction.js';
+import { findVisibleTransaction, withOrderedProducts } from '../../../src/domain/transactions/transactions.js';
 import { useGateway } from '../../support/gateway.js';
 
 const gateway = useGateway();

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { OperatorRole } from '../../../src/generated/prisma/enums.js';
-import { sha256Hex } from '../../../src/domain/auth.js';
+import { sha256Hex } from '../../../src/domain/access/auth.js';
 import { ERROR_CATALOGUE } from '../../../src/domain/errors.js';
 import { graphqlData, graphqlRefusal } from '../../support/assertions.js';
 import { transactionBody, useGateway } from '../../support/gateway.js';

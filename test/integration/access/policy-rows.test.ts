@@ -5,9 +5,9 @@
  * approves or rejects payouts, releases escrow and redelivers webhooks).
  */
 import { describe, expect, it } from 'vitest';
-import * as operations from '../../../src/domain/operations/index.js';
+import * as operations from '../../../src/domain/operations.js';
 import { ACCESS_POLICY, SPEC_OPERATIONS, authorize, mayRun, type AccessRule, type Operation } from '../../../src/domain/access/policy.js';
-import { MERCHANT_OPERATIONS } from '../../../src/domain/scopes.js';
+import { MERCHANT_OPERATIONS } from '../../../src/domain/access/scopes.js';
 import type { Caller } from '../../../src/domain/access/caller.js';
 import type { Organization } from '../../../src/generated/prisma/client.js';
 
@@ -16,7 +16,7 @@ const writes = rows.filter(([, rule]) => rule.write).map(([operation]) => operat
 const operatorRows = rows.filter(([, rule]) => rule.roles.length > 0);
 
 describe('the access table', () => {
-  it('has exactly one row for every operation src/domain/operations exports', () => {
+  it('has exactly one row for every operation src/domain/operations.ts exports', () => {
     const exported = Object.entries(operations)
       .filter(([, value]) => typeof value === 'function')
       .map(([name]) => name)

@@ -9,7 +9,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ApiScope, OperatorRole } from '../../../src/generated/prisma/enums.js';
 import { ACCESS_POLICY, type AccessRule, type Operation } from '../../../src/domain/access/policy.js';
-import { sha256Hex } from '../../../src/domain/auth.js';
+import { sha256Hex } from '../../../src/domain/access/auth.js';
 import { ERROR_CATALOGUE as ERRORS } from '../../../src/domain/errors.js';
 import { transactionBody, useGateway } from '../../support/gateway.js';
 

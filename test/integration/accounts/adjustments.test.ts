@@ -5,7 +5,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { sha256Hex } from '../../../src/domain/auth.js';
+import { sha256Hex } from '../../../src/domain/access/auth.js';
 import { expectGraphqlError, graphqlData } from '../../support/assertions.js';
 import { useGateway } from '../../support/gateway.js';
 import { expectBalancedLedger } from '../../support/ledger.js';

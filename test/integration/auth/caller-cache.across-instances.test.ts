@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { revokeApiKey, updateOrganization } from '../../../src/domain/operations/index.js';
+import { revokeApiKey, updateOrganization } from '../../../src/domain/operations.js';
 import { startGateway, type TestGateway } from '../../support/gateway.js';
 import { waitFor } from '../../support/processes.js';
 

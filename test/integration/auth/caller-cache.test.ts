@@ -3,7 +3,7 @@
  * effect on the next request all the same: revocation, organisation status.
  */
 import { describe, expect, it } from 'vitest';
-import { revokeApiKey, updateOrganization } from '../../../src/domain/operations/index.js';
+import { revokeApiKey, updateOrganization } from '../../../src/domain/operations.js';
 import { useGateway } from '../../support/gateway.js';
 
 const gateway = useGateway();

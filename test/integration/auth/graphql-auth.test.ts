@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey, revokeApiKey } from '../../../src/domain/operations/index.js';
+import { createApiKey, revokeApiKey } from '../../../src/domain/operations.js';
 import { useGateway, transactionBody, type HttpResult } from '../../support/gateway.js';
 
 const PERMISSION_DENIED = "You don't have permission to perform this action";

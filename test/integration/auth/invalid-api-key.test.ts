@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey, revokeApiKey } from '../../../src/domain/operations/index.js';
+import { createApiKey, revokeApiKey } from '../../../src/domain/operations.js';
 import { useGateway, transactionBody } from '../../support/gateway.js';
 
 const INVALID_API_KEY = { error: 'Invalid API key' };

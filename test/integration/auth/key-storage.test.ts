@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey } from '../../../src/domain/operations/index.js';
+import { createApiKey } from '../../../src/domain/operations.js';
 import { useGateway } from '../../support/gateway.js';
 
 const INVALID_API_KEY = { error: 'Invalid API key' };

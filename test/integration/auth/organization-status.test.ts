@@ -4,7 +4,7 @@
  * `Organization is blocked...` on everything. Status changes apply on the next request.
  */
 import { describe, expect, it } from 'vitest';
-import { createApiKey, revokeApiKey, updateOrganization } from '../../../src/domain/operations/index.js';
+import { createApiKey, revokeApiKey, updateOrganization } from '../../../src/domain/operations.js';
 import { useGateway, transactionBody } from '../../support/gateway.js';
 
 const NOT_ACTIVE = { error: 'Organization is not active' };

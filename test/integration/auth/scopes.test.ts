@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { parse } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { MERCHANT_OPERATIONS } from '../../../src/domain/scopes.js';
+import { MERCHANT_OPERATIONS } from '../../../src/domain/access/scopes.js';
 import { V2_DEFINITION } from '../../../src/rest/v2/surface.js';
 import { useGateway, transactionBody } from '../../support/gateway.js';
 
@@ -15,7 +15,7 @@ const PERMISSION_DENIED = { error: "You don't have permission to perform this ac
 const SCOPES = ['checkout', 'read', 'write', 'readAndWrite', 'payout', 'management'] as const;
 type Scope = (typeof SCOPES)[number];
 
-/** The spec's table, written out here independently of src/domain/scopes.ts. */
+/** The spec's table, written out here independently of src/domain/access/scopes.ts. */
 const SPEC_SCOPES = {
   createTransaction: ['checkout', 'write', 'readAndWrite'],
   listTransactions: ['checkout', 'read', 'readAndWrite'],

@@ -5,8 +5,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setSwitch } from '../../../src/domain/operations/index.js';
-import { SWITCH_CACHE_TTL_MS } from '../../../src/domain/switches.js';
+import { setSwitch } from '../../../src/domain/operations.js';
+import { SWITCH_CACHE_TTL_MS } from '../../../src/domain/organizations/switches.js';
 import { startGateway, transactionBody, type TestGateway } from '../../support/gateway.js';
 import { waitFor } from '../../support/processes.js';
 

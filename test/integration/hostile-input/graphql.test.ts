@@ -12,7 +12,7 @@
 import fc from 'fast-check';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adjustAccount } from '../../../src/domain/operations/index.js';
+import { adjustAccount } from '../../../src/domain/operations.js';
 import { encodeHostile, fingerprintClient, stateFingerprint, hostile, hostileBody, hostileString, hostileValue, HOSTILE_NUMBERS, mutatedBody, sendRaw, type FieldSetter } from '../../support/fuzz.js';
 import { transactionBody, useGateway } from '../../support/gateway.js';
 import { fuzz, graphqlVerdict } from './helpers.js';

@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adjustAccount } from '../../../src/domain/operations/index.js';
+import { adjustAccount } from '../../../src/domain/operations.js';
 import { encodeHostile, fingerprintClient, hostileBody, hostileQuery, hostileString, sendRaw, type FieldSetter, type HostileBody } from '../../support/fuzz.js';
 import { useGateway } from '../../support/gateway.js';
 import { v1TransactionBody } from '../rest-v1/helpers.js';

@@ -14,7 +14,7 @@ import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fingerprintClient, hostileBody, hostilePathSegment, hostileQuery, sendRaw, type FieldSetter, type HostileBody } from '../../support/fuzz.js';
 import { transactionBody, useGateway } from '../../support/gateway.js';
-import { adjustAccount } from '../../../src/domain/operations/index.js';
+import { adjustAccount } from '../../../src/domain/operations.js';
 import { fuzz, restVerdict } from './helpers.js';
 
 const gateway = useGateway();

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { setSwitch } from '../../../src/domain/operations/index.js';
+import { setSwitch } from '../../../src/domain/operations.js';
 import { useGateway, transactionBody } from '../../support/gateway.js';
 
 const gateway = useGateway();

@@ -5,8 +5,8 @@
  * Idempotency-Key; balances exact and the ledger balanced throughout.
  */
 import { describe, expect, it } from 'vitest';
-import { approvePayout, rejectPayout } from '../../../src/domain/operations/index.js';
-import { settlePendingPayouts } from '../../../src/domain/payouts.js';
+import { approvePayout, rejectPayout } from '../../../src/domain/operations.js';
+import { settlePendingPayouts } from '../../../src/domain/payouts/payouts.js';
 import { expectCatalogueError } from '../../support/assertions.js';
 import { useGateway } from '../../support/gateway.js';
 import { expectBalancedLedger } from '../../support/ledger.js';

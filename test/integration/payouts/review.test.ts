@@ -5,10 +5,10 @@
  * organisations. Admin and support operators decide; each payout is decided once and sent at most once.
  */
 import { describe, expect, it } from 'vitest';
-import type { OperatorCaller } from '../../../src/domain/auth.js';
+import type { OperatorCaller } from '../../../src/domain/access/auth.js';
 import { DomainError } from '../../../src/domain/errors.js';
-import { approvePayout, listPendingPayouts, rejectPayout, setSwitch } from '../../../src/domain/operations/index.js';
-import { releasePayoutLease, settlePendingPayouts, takePayoutLease } from '../../../src/domain/payouts.js';
+import { approvePayout, listPendingPayouts, rejectPayout, setSwitch } from '../../../src/domain/operations.js';
+import { releasePayoutLease, settlePendingPayouts, takePayoutLease } from '../../../src/domain/payouts/payouts.js';
 import { useGateway } from '../../support/gateway.js';
 import { expectBalancedLedger } from '../../support/ledger.js';
 import { PHONES, countingProvider, expectPayout, fundedMerchant, mainBalance, payoutBody, payoutEntries, postPayout, withProvider } from '../../support/payouts.js';

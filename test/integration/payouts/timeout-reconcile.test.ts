@@ -7,8 +7,8 @@
  * until the provider knows or an operator decides. Several reconcilers at once settle it once.
  */
 import { describe, expect, it } from 'vitest';
-import { settleProviderCall } from '../../../src/domain/operations/index.js';
-import { settlePendingPayouts } from '../../../src/domain/payouts.js';
+import { settleProviderCall } from '../../../src/domain/operations.js';
+import { settlePendingPayouts } from '../../../src/domain/payouts/payouts.js';
 import { useGateway } from '../../support/gateway.js';
 import { expectBalancedLedger } from '../../support/ledger.js';
 import { PHONES, countingProvider, expectPayout, fundedMerchant, mainBalance, payoutBody, postPayout, withProvider } from '../../support/payouts.js';

@@ -7,8 +7,8 @@
  * the retry then runs as a new attempt and succeeds exactly once.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { settleProviderCall } from '../../../src/domain/operations/index.js';
-import { settlePendingRefunds } from '../../../src/domain/refunds.js';
+import { settleProviderCall } from '../../../src/domain/operations.js';
+import { settlePendingRefunds } from '../../../src/domain/refunds/refunds.js';
 import { useGateway } from '../../support/gateway.js';
 import { startGatewayProcess, type GatewayProcess } from '../../support/processes.js';
 import { balances, expectLedgerConsistent, paidTransaction, statusOf, stubProvider } from '../../support/refunds.js';

@@ -1,6 +1,6 @@
 /** The main refund flow on the embedded database (PGlite), as the default install runs it. */
 import { describe, expect, it } from 'vitest';
-import { settlePendingRefunds } from '../../../src/domain/refunds.js';
+import { settlePendingRefunds } from '../../../src/domain/refunds/refunds.js';
 import { expectCatalogueError } from '../../support/assertions.js';
 import { useGateway } from '../../support/gateway.js';
 import { PHONES, balances, expectLedgerConsistent, paidTransaction, refund, statusOf, stubProvider, withProvider } from '../../support/refunds.js';

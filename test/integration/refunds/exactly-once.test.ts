@@ -5,8 +5,8 @@
  * between recording the refund and calling the provider.
  */
 import { describe, expect, it } from 'vitest';
-import { settleProviderCall } from '../../../src/domain/operations/index.js';
-import { recordRefund, settlePendingRefunds } from '../../../src/domain/refunds.js';
+import { settleProviderCall } from '../../../src/domain/operations.js';
+import { recordRefund, settlePendingRefunds } from '../../../src/domain/refunds/refunds.js';
 import { expectCatalogueError } from '../../support/assertions.js';
 import { useGateway } from '../../support/gateway.js';
 import { PHONES, balances, entriesOf, expectLedgerConsistent, paidTransaction, refund, statusOf, stubProvider, withProvider } from '../../support/refunds.js';

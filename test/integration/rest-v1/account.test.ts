@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { useGateway } from '../../support/gateway.js';
 import { expectDetail, expectV1Headers, mainBalance, v1 } from './helpers.js';
-import { adjustAccount } from '../../../src/domain/operations/index.js';
+import { adjustAccount } from '../../../src/domain/operations.js';
 
 const gateway = useGateway();
 

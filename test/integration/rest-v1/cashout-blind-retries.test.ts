@@ -12,7 +12,7 @@ import { startGateway, useGateway, type HttpResult, type TestGateway } from '../
 import { expectBalancedLedger } from '../../support/ledger.js';
 import { RETRY_WINDOW_MS } from '../../../src/domain/blindRetries.js';
 import { systemClock } from '../../../src/domain/context.js';
-import { adjustAccount } from '../../../src/domain/operations/index.js';
+import { adjustAccount } from '../../../src/domain/operations.js';
 import { PHONES, feeOf, fundedMerchant, mainBalance, postPayout } from '../../support/payouts.js';
 
 const gateway = useGateway();

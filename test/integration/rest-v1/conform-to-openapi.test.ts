@@ -3,7 +3,7 @@
  * for that operation and status (the schemas forbid extra fields).
  */
 import { describe, expect, it } from 'vitest';
-import { MERCHANT_OPERATIONS } from '../../../src/domain/scopes.js';
+import { MERCHANT_OPERATIONS } from '../../../src/domain/access/scopes.js';
 import { V1_DEFINITION, v1Surface } from '../../../src/rest/v1/surface.js';
 import type { HttpResult } from '../../support/gateway.js';
 import { useGateway } from '../../support/gateway.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { useGateway } from '../../support/gateway.js';
-import { adjustAccount } from '../../../src/domain/operations/index.js';
+import { adjustAccount } from '../../../src/domain/operations.js';
 import { TRANSACTION_FIELDS, createdV1, expectDetail, expectV1Headers, pay, v1, v1TransactionBody } from './helpers.js';
 
 const gateway = useGateway();

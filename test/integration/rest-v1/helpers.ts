@@ -1,6 +1,6 @@
 /** Steps shared by the REST v1 tests (not a test file itself). */
 import { expect } from 'vitest';
-import { payTransaction } from '../../../src/domain/operations/payTransaction.js';
+import { payTransaction } from '../../../src/domain/payments/payTransaction.js';
 import type { HttpResult, TestGateway } from '../../support/gateway.js';
 
 export const V1 = '/api/v1';

@@ -3,7 +3,7 @@
  * the YAML's schema for that operation and status (which forbids extra fields).
  */
 import { describe, expect, it } from 'vitest';
-import { MERCHANT_OPERATIONS } from '../../../src/domain/scopes.js';
+import { MERCHANT_OPERATIONS } from '../../../src/domain/access/scopes.js';
 import { V2_DEFINITION, v2Surface } from '../../../src/rest/v2/surface.js';
 import { useGateway, transactionBody } from '../../support/gateway.js';
 import { useContract } from '../../support/contract.js';

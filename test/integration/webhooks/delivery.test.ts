@@ -5,7 +5,7 @@
  * redelivery.
  */
 import { describe, expect, it } from 'vitest';
-import { deleteWebhook, listWebhookDeliveries, redeliverWebhook, releaseEscrow, rotateWebhookSecret } from '../../../src/domain/operations/index.js';
+import { deleteWebhook, listWebhookDeliveries, redeliverWebhook, releaseEscrow, rotateWebhookSecret } from '../../../src/domain/operations.js';
 import { enqueuePaymentStatus } from '../../../src/domain/webhooks/outbox.js';
 import { purgeOldDeliveries } from '../../../src/domain/webhooks/schedule.js';
 import { useGateway } from '../../support/gateway.js';
@@ -13,7 +13,7 @@ import { eventually } from '../../support/webhookReceiver.js';
 import { pendingTransaction } from '../../support/accounts.js';
 import { addWebhook, deliveredDeliveries, deliveriesOf, merchantWithWebhook, paidTransaction, useDispatching } from '../../support/webhooks.js';
 import { paymentStatusBodyV1, paymentStatusBodyV2 } from '../../../src/domain/webhooks/bodies.js';
-import { findVisibleTransaction } from '../../../src/domain/transactions.js';
+import { findVisibleTransaction } from '../../../src/domain/transactions/transactions.js';
 
 const RETRY_DELAY_MS = 150;
 const gateway = useGateway({ webhooks: { allowPrivateUrls: true, retryDelayMs: RETRY_DELAY_MS, maxRetries: 3, timeoutMs: 400 } });

@@ -4,9 +4,9 @@
  * only encrypted, rotation, deletion, and who may do it.
  */
 import { describe, expect, it } from 'vitest';
-import type { MerchantCaller } from '../../../src/domain/auth.js';
+import type { MerchantCaller } from '../../../src/domain/access/auth.js';
 import type { GatewayContext } from '../../../src/domain/context.js';
-import { createWebhook, deleteWebhook, listWebhooks, rotateWebhookSecret } from '../../../src/domain/operations/index.js';
+import { createWebhook, deleteWebhook, listWebhooks, rotateWebhookSecret } from '../../../src/domain/operations.js';
 import { MAX_WEBHOOKS_PER_ORGANIZATION } from '../../../src/domain/webhooks/access.js';
 import { decryptWebhookSecret } from '../../../src/domain/webhooks/secrets.js';
 import { TEST_WEBHOOK_SECRET_KEY, useGateway } from '../../support/gateway.js';

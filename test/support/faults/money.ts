@@ -4,7 +4,7 @@
  * same database).
  */
 import { expect } from 'vitest';
-import { adjustAccount, payTransaction } from '../../../src/domain/operations/index.js';
+import { adjustAccount, payTransaction } from '../../../src/domain/operations.js';
 import type { TestGateway } from '../gateway.js';
 import type { WebhookReceiver } from '../webhookReceiver.js';
 import { addWebhook } from '../webhooks.js';

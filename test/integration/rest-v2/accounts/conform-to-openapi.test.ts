@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { adjustAccount } from '../../../../src/domain/operations/index.js';
+import { adjustAccount } from '../../../../src/domain/operations.js';
 import { V2_DEFINITION } from '../../../../src/rest/v2/surface.js';
 import { useGateway } from '../../../support/gateway.js';
 import { useContract } from '../../../support/contract.js';

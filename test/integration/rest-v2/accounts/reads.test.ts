@@ -4,7 +4,7 @@
  * ledger; reads keep working for an inactive organisation.
  */
 import { describe, expect, it } from 'vitest';
-import { adjustAccount, updateOrganization } from '../../../../src/domain/operations/index.js';
+import { adjustAccount, updateOrganization } from '../../../../src/domain/operations.js';
 import { RFC3339_UTC } from '../../../support/assertions.js';
 import { useGateway } from '../../../support/gateway.js';
 import { ACCOUNT_FIELDS, pendingTransaction, sandboxPay } from '../../../support/accounts.js';

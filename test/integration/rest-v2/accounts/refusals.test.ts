@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { updateOrganization } from '../../../../src/domain/operations/index.js';
+import { updateOrganization } from '../../../../src/domain/operations.js';
 import { expectCatalogueError } from '../../../support/assertions.js';
 import { useGateway } from '../../../support/gateway.js';
 

@@ -4,7 +4,7 @@
  * none of them records a payout or moves money.
  */
 import { describe, expect, it } from 'vitest';
-import { setSwitch, updateOrganization } from '../../../../src/domain/operations/index.js';
+import { setSwitch, updateOrganization } from '../../../../src/domain/operations.js';
 import { expectCatalogueError, expectError } from '../../../support/assertions.js';
 import { useGateway } from '../../../support/gateway.js';
 import { expectBalancedLedger } from '../../../support/ledger.js';

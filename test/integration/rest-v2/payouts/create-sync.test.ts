@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { updateOrganization } from '../../../../src/domain/operations/index.js';
+import { updateOrganization } from '../../../../src/domain/operations.js';
 import { V2_DEFINITION } from '../../../../src/rest/v2/surface.js';
 import { RFC3339_UTC, expectCatalogueError } from '../../../support/assertions.js';
 import { useGateway } from '../../../support/gateway.js';

@@ -5,7 +5,7 @@
  * while the first runs is 409. A refusal (4xx) is replayed too.
  */
 import { describe, expect, it } from 'vitest';
-import { settlePendingPayouts } from '../../../../src/domain/payouts.js';
+import { settlePendingPayouts } from '../../../../src/domain/payouts/payouts.js';
 import { expectCatalogueError } from '../../../support/assertions.js';
 import { useGateway } from '../../../support/gateway.js';
 import { expectBalancedLedger } from '../../../support/ledger.js';

@@ -5,7 +5,7 @@
  * govern the very next creation, although the previous one had filled the cache.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { setSwitch } from '../../../../src/domain/operations/index.js';
+import { setSwitch } from '../../../../src/domain/operations.js';
 import { useGateway, transactionBody } from '../../../support/gateway.js';
 import { expectError } from '../../../support/assertions.js';
 import { transactionCount } from './helpers.js';

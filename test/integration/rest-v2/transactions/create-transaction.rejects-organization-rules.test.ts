@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { setSwitch, updateOrganization } from '../../../../src/domain/operations/index.js';
+import { setSwitch, updateOrganization } from '../../../../src/domain/operations.js';
 import { useGateway, transactionBody } from '../../../support/gateway.js';
 import { expectError } from '../../../support/assertions.js';
 import { createOk, oneProduct, transactionCount } from './helpers.js';

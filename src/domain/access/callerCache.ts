@@ -1,0 +1,156 @@
+/**
+ * Authentication without a database round trip on every request: API keys resolved to their
+ * caller (key + organisation) are kept briefly in memory.
+ *
+ * Correctness (the promise of a revocation: "it answers only once every instance will refuse the
+ * key, or says that it could not confirm"):
+ * - Revoking a key or changing an organisation drops the entries here at once and publishes an
+ *   invalidation on the coordination bus (Redis pub/sub), which drops them in every instance.
+ * - An instance answers from this cache only while its bus says it is RECEIVING (Redis: its
+ *   subscription answered a PING sent less than SUBSCRIPTION_TRUST_MS = 2 s ago; see
+ *   infra/redis/coordination.ts). Otherwise every lookup reads the database. So an instance that
+ *   cannot hear a revocation (Redis frozen or gone, a silent partition) stops trusting its entries
+ *   within 2 s, and drops them all when it hears again (INVALIDATE_ALL).
+ * - `invalidate` publishes within PUBLISH_TIMEOUT_MS and resolves true once Redis has sent the
+ *   message to every live subscriber; then every instance refuses the key at once, or (one whose
+ *   subscription died silently a moment ago) within the trust window. When the publish fails or
+ *   times out it rejects (the revocation itself is committed): the caller answers "propagation not
+ *   confirmed" (GraphQL `propagationConfirmed: false`). Instances cut off from Redis are already
+ *   bypassing their caches; for an instance that still hears Redis while THIS one could not
+ *   publish, the message is published again every second in the background until it goes through
+ *   or CALLER_CACHE_TTL_MS has passed (entries expire by then anyway).
+ * - A lookup that started before an invalidation is not cached (the generation check), so a
+ *   revocation racing a cache fill cannot be undone by it.
+ */
+import type { MerchantCaller } from './caller.js';
+import { INVALIDATE_ALL, type InvalidationBus } from '../ports.js';
+
+/**
+ * Longest life of an entry: the last bound on staleness, should an invalidation be lost although
+ * this instance's subscription was live (it is not relied on for revocations: see above).
+ */
+export const CALLER_CACHE_TTL_MS = 30_000;
+/** How long a revocation waits for Redis to take its invalidation before answering "not confirmed". */
+export const PUBLISH_TIMEOUT_MS = 1_000;
+/** Pause between background re-publications of an invalidation that could not be published. */
+const REPUBLISH_INTERVAL_MS = 1_000;
+/** Keys in memory at once: far above one deployment's merchants' keys, bounded against key scans. */
+export const CALLER_CACHE_MAX_ENTRIES = 10_000;
+
+interface Entry {
+  caller: MerchantCaller;
+  expiresAt: number;
+}
+
+export const invalidationOfKey = (apiKeyId: string): string => `apiKey:${apiKeyId}`;
+export const invalidationOfOrganization = (organizationId: string): string => `organization:${organizationId}`;
+
+export class CallerCache {
+  private readonly entries = new Map<string, Entry>();
+  private generation = 0;
+  /** Invalidations not yet published -> until when to keep trying. */
+  private readonly unpublished = new Map<string, number>();
+  private republisher: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly bus: InvalidationBus,
+    private readonly now: () => number = Date.now,
+  ) {
+    bus.subscribe((message) => this.drop(message));
+  }
+
+  /** A stamp to take before reading the database; `set` ignores a read older than an invalidation. */
+  stamp(): number {
+    return this.generation;
+  }
+
+  /** False while invalidations from other instances might not reach this one: read the database. */
+  private trusted(): boolean {
+    return this.bus.receiving?.() ?? true;
+  }
+
+  get(keyDigest: string): MerchantCaller | undefined {
+    if (!this.trusted()) return undefined;
+    const entry = this.entries.get(keyDigest);
+    if (!entry) return undefined;
+    if (entry.expiresAt <= this.now()) {
+      this.entries.delete(keyDigest);
+      return undefined;
+    }
+    return entry.caller;
+  }
+
+  set(keyDigest: string, caller: MerchantCaller, stamp: number): void {
+    if (stamp !== this.generation || !this.trusted()) return;
+    if (this.entries.size >= CALLER_CACHE_MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(keyDigest, { caller, expiresAt: this.now() + CALLER_CACHE_TTL_MS });
+  }
+
+  /**
+   * Drops what a change made stale, here and (through the bus) in every other instance. Resolves
+   * once the bus took the message; rejects when it could not within PUBLISH_TIMEOUT_MS (then the
+   * message is published again in the background, see above).
+   */
+  async invalidate(message: string): Promise<void> {
+    this.drop(message);
+    try {
+      await this.publishWithin(message, PUBLISH_TIMEOUT_MS);
+    } catch (error) {
+      this.republishLater(message);
+      throw error;
+    }
+  }
+
+  private async publishWithin(message: string, timeoutMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new Error(`the invalidation was not published within ${timeoutMs} ms`)), timeoutMs);
+    });
+    try {
+      await Promise.race([this.bus.publish(message), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private republishLater(message: string): void {
+    this.unpublished.set(message, this.now() + CALLER_CACHE_TTL_MS);
+    if (this.republisher) return;
+    this.republisher = setInterval(() => void this.republish(), REPUBLISH_INTERVAL_MS);
+    this.republisher.unref();
+  }
+
+  private republishing = false;
+  private async republish(): Promise<void> {
+    if (this.republishing) return;
+    this.republishing = true;
+    try {
+      for (const [message, until] of [...this.unpublished]) {
+        if (until <= this.now()) {
+          this.unpublished.delete(message);
+          continue;
+        }
+        const published = await this.publishWithin(message, PUBLISH_TIMEOUT_MS).then(
+          () => true,
+          () => false,
+        );
+        if (published) this.unpublished.delete(message);
+        else break; // the bus is still down: try the rest next time
+      }
+    } finally {
+      this.republishing = false;
+      if (this.unpublished.size === 0 && this.republisher) {
+        clearInterval(this.republisher);
+        this.republisher = undefined;
+      }
+    }
+  }
+
+  private drop(message: string): void {
+    this.generation += 1;
+    if (message === INVALIDATE_ALL) return this.entries.clear();
+    for (const [digest, { caller }] of this.entries) {
+      if (message === invalidationOfKey(caller.apiKeyId) || message === invalidationOfOrganization(caller.organization.id)) this.entries.delete(digest);
+    }
+  }
+}

@@ -1,0 +1,41 @@
+/**
+ * Merchant accounts as the read operations see them: the accounts of one organisation (`main`,
+ * the operating account, and `escrow`), one account by id, totals, and an account's ledger
+ * entries. Visibility is the transactions' rule: another organisation's account answers exactly
+ * like a missing one.
+ */
+import type { Account, LedgerEntry } from '../../generated/prisma/client.js';
+import type { Db } from '../context.js';
+import { DomainError } from '../errors.js';
+import { isUuid } from '../ids.js';
+
+export type AccountRecord = Account;
+export type LedgerEntryRecord = LedgerEntry;
+
+export interface AccountStats {
+  /** XOF, over every account of the scope (escrow included: it is the merchant's money too). */
+  totalBalance: bigint;
+  accountCount: number;
+  activeAccountCount: number;
+}
+
+/** `main` first, then `escrow` (the enum's order), as organisations list them everywhere. */
+export const accountOrder = [{ name: 'asc' as const }];
+
+/** The organisation a read is about: a malformed or unknown one is 404, never a 500. */
+export async function requireOrganization(db: Pick<Db, 'organization'>, organizationId: string): Promise<void> {
+  const found = isUuid(organizationId) ? await db.organization.findUnique({ where: { id: organizationId }, select: { id: true } }) : null;
+  if (!found) throw new DomainError('organization_not_found');
+}
+
+/**
+ * One account the caller may see: of `organizationId`, or of any organisation when it is null
+ * (operators). A malformed id is 400 `Invalid account ID` (the spec's row), an unknown or foreign
+ * one 404 `Account not found`.
+ */
+export async function findVisibleAccount(db: Pick<Db, 'account'>, organizationId: string | null, id: string): Promise<AccountRecord> {
+  if (!isUuid(id)) throw new DomainError('invalid_account_id');
+  const account = await db.account.findFirst({ where: { id, ...(organizationId !== null && { organizationId }) } });
+  if (!account) throw new DomainError('account_not_found');
+  return account;
+}

@@ -1,8 +1,0 @@
-/** GET /transactions/{order_id}: one transaction the caller may see. */
-import type { ReadAccess } from '../auth.js';
-import type { GatewayContext } from '../context.js';
-import { findVisibleTransaction, type TransactionRecord } from '../transactions.js';
-
-export async function getTransaction(ctx: GatewayContext, access: ReadAccess<'getTransaction'>, orderId: string): Promise<TransactionRecord> {
-  return findVisibleTransaction(ctx.db, access.organizationId, orderId);
-}

@@ -1,0 +1,72 @@
+/** Organisations as operators shape them. */
+import type { Account, Organization } from '../../generated/prisma/client.js';
+import type { AccountName } from '../../generated/prisma/enums.js';
+import type { Db, GatewayContext } from '../context.js';
+import { DomainError } from '../errors.js';
+import { isUuid } from '../ids.js';
+
+export type OrganizationRecord = Organization & { accounts: Account[] };
+
+/** Every organisation has these accounts from birth; payments credit `main`. */
+export const ORGANIZATION_ACCOUNTS: readonly { name: AccountName; type: string }[] = [
+  { name: 'main', type: 'operating' },
+  { name: 'escrow', type: 'escrow' },
+];
+
+export const withAccounts = { accounts: { orderBy: { name: 'asc' as const } } };
+
+/** A sector makes the business profile complete enough to transact. */
+export const DEFAULT_BUSINESS_SECTOR = 'general';
+
+/**
+ * Organisations known to have every account. Accounts are never deleted, so the fact never goes
+ * stale: each organisation is counted once per process, not on every creation. Only accounts seen
+ * committed are remembered (ones created by the caller's transaction could still roll back).
+ * Bounded against unbounded growth: past the cap it starts over (a few counts again).
+ */
+const organizationsWithAccounts = new Set<string>();
+const MAX_REMEMBERED_ORGANIZATIONS = 100_000;
+
+/**
+ * Organisations created outside the operator path (imports, older data) may lack accounts:
+ * create what is missing. Concurrent callers are harmless (unique per organisation and name).
+ */
+export async function ensureAccounts(db: Pick<Db, 'account'>, organizationId: string): Promise<void> {
+  if (organizationsWithAccounts.has(organizationId)) return;
+  const existing = await db.account.count({ where: { organizationId } });
+  if (existing >= ORGANIZATION_ACCOUNTS.length) return rememberAccounts(organizationId);
+  await db.account.createMany({ data: ORGANIZATION_ACCOUNTS.map((account) => ({ ...account, organizationId })), skipDuplicates: true });
+}
+
+function rememberAccounts(organizationId: string): void {
+  if (organizationsWithAccounts.size >= MAX_REMEMBERED_ORGANIZATIONS) organizationsWithAccounts.clear();
+  organizationsWithAccounts.add(organizationId);
+}
+
+/** An organisation by id; a malformed id is just one that does not exist (404, never a 500). */
+export async function findOrganization(db: Pick<Db, 'organization'>, id: string): Promise<OrganizationRecord> {
+  const organization = isUuid(id) ? await db.organization.findUnique({ where: { id }, include: withAccounts }) : null;
+  if (!organization) throw new DomainError('organization_not_found');
+  return organization;
+}
+
+/**
+ * After a change to keys or organisations commits: cached callers built from the old state are
+ * dropped here and, through the coordination bus, in every instance. Answers whether every
+ * instance was told. A bus failure is logged, not thrown: the change is committed; the message is
+ * sent again in the background, and an instance cut off from Redis stops trusting its cache within
+ * 2 s (callerCache.ts), so it reads the change from the database.
+ */
+export async function invalidateCallers(ctx: GatewayContext, message: string, about: Record<string, unknown> = {}): Promise<boolean> {
+  if (!ctx.callers) return true; // no cache: every request reads the database
+  try {
+    await ctx.callers.invalidate(message);
+    return true;
+  } catch (error) {
+    ctx.log.warn(
+      { err: error, ...about },
+      'a change to keys or organisations is committed, but the other instances could not be told in time: those cut off from Redis read it from the database within 2 s; the message is sent again in the background',
+    );
+    return false;
+  }
+}

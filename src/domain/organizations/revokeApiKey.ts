@@ -1,0 +1,34 @@
+/**
+ * Operator: revokes an API key; later requests with it get 401 `Invalid API key`.
+ *
+ * The revocation is committed first, then every instance is told to drop the key from its
+ * authentication cache (callerCache.ts says why that is enough). The answer says whether that
+ * could be confirmed: `propagationConfirmed` false means the database refuses the key but the
+ * message to the other instances did not go through in time. Those that cannot hear Redis are
+ * bypassing their caches already (so refuse the key within SUBSCRIPTION_TRUST_MS), and the message
+ * is sent again in the background; revoking again retries the confirmation.
+ */
+import type { ApiKey } from '../../generated/prisma/client.js';
+import type { Caller } from '../access/caller.js';
+import { authorize } from '../access/policy.js';
+import type { GatewayContext } from '../context.js';
+import { DomainError } from '../errors.js';
+import { invalidationOfKey } from '../access/callerCache.js';
+import { invalidateCallers } from './organizations.js';
+import { isUuid } from '../ids.js';
+
+export interface RevokedApiKey extends ApiKey {
+  /** True once every instance will refuse the key; false: revoked, but that could not be confirmed. */
+  propagationConfirmed: boolean;
+}
+
+export async function revokeApiKey(ctx: GatewayContext, caller: Caller, keyId: string): Promise<RevokedApiKey> {
+  authorize(caller, 'revokeApiKey');
+  const key = isUuid(keyId) ? await ctx.db.apiKey.findUnique({ where: { id: keyId } }) : null;
+  if (!key) throw new DomainError('api_key_not_found');
+  // Revoking again is harmless, and tells the instances again: the way to confirm an earlier
+  // revocation that could not be.
+  const revoked = key.revokedAt ? key : await ctx.db.apiKey.update({ where: { id: keyId }, data: { revokedAt: ctx.clock.now() } });
+  return { ...revoked, propagationConfirmed: await invalidateCallers(ctx, invalidationOfKey(keyId), { apiKeyId: keyId }) };
+}
+

@@ -1,0 +1,128 @@
+/**
+ * POST /payouts (and GraphQL `createPayout`, v1 cashout): sends money from `main` to a
+ * wallet. The rules and the two phases around the provider call live in payouts.ts beside this file; the
+ * Idempotency-Key in ../idempotency.ts (runIdempotentlyTwoPhase).
+ *
+ * Answers: the payout, `completed` (sent), `pending` (above 2,000,000 XOF: awaiting review; or the
+ * provider did not answer in time); 400 invalid input / `Invalid amount` / `Insufficient balance`
+ * (amount + fees; nothing recorded) / `Unsupported payment method`; 403 payouts not enabled,
+ * business profile; 409 another payout of the organisation is running; 500 `payout_failed` (the
+ * provider refused: recorded `failed`, funds returned); 503 payouts or the method switched off.
+ */
+import type { Organization } from '../../generated/prisma/client.js';
+import type { MerchantAccess } from '../access/auth.js';
+import type { DbTransaction, GatewayContext } from '../context.js';
+import { DomainError } from '../errors.js';
+import { runIdempotentlyTwoPhase, type IdempotentOutcome } from '../idempotency.js';
+import { MAXIMUM_AMOUNT, MINIMUM_AMOUNT_EXCLUSIVE } from '../money.js';
+import { parsePaymentMethod } from '../paymentMethods.js';
+import {
+  completePayoutInOneStatement,
+  payoutIntentName,
+  recordPayout,
+  recordPayoutInOneStatement,
+  releasePayoutLease,
+  sendPayout,
+  settlementOf,
+  settlePayout,
+  newPayoutLease,
+  takePayoutLease,
+  type NewPayout,
+  type PayoutIntent,
+  type PayoutLease,
+  type PayoutRecord,
+} from './payouts.js';
+import { normalizePhone } from '../phones.js';
+import type { Db, ProviderAnswer } from '../ports.js';
+import { switchStates } from '../organizations/switches.js';
+import { MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH, optionalBoundedText } from '../text.js';
+import type { OperationOptions, PersonInput } from '../transactions/createTransaction.js';
+
+export interface CreatePayoutInput {
+  selectedPaymentMethod: string;
+  /** XOF, a whole number greater than 10. */
+  amount: number;
+  recipient: PersonInput;
+  reason?: string | null;
+}
+
+export async function createPayout(
+  ctx: GatewayContext,
+  access: MerchantAccess<'createPayout'>,
+  input: CreatePayoutInput,
+  options: OperationOptions = {},
+): Promise<IdempotentOutcome<PayoutRecord>> {
+  const { organization } = access;
+  const scope = { organizationId: organization.id, key: options.idempotencyKey, operation: 'createPayout', input, keepRefusals: !options.idempotencyKeyDerived };
+  // The organisation's lease (one payout at a time), taken inside phase 1 (so a replayed key never
+  // waits for it) and released when the request ends, or by the completing statement.
+  const held: { lease: PayoutLease | null } = { lease: null };
+  const checkAndLock = async (tx: DbTransaction): Promise<NewPayout> => {
+    const payout = await checkPayout(ctx, tx, organization, input);
+    held.lease = await takePayoutLease(ctx, organization.id, tx);
+    return payout;
+  };
+  /** Without a key: the lease, debit, entries and row in one statement (one commit). */
+  const recordInOneStatement = async (db: Db): Promise<PayoutIntent | null> => {
+    const payout = await checkPayout(ctx, db, organization, input);
+    const lease = newPayoutLease(organization.id);
+    const { leased, intent } = await recordPayoutInOneStatement(ctx, db, organization, payout, lease);
+    if (!leased) throw new DomainError('payout_in_progress');
+    if (intent) held.lease = lease;
+    // Refused debit: give the lease back; `record` takes it again and gives the exact refusal.
+    else await releasePayoutLease(ctx, lease);
+    return intent;
+  };
+  try {
+    return await runIdempotentlyTwoPhase<PayoutIntent, ProviderAnswer | null, PayoutRecord>(ctx, scope, {
+      recordInOneStatement,
+      record: async (tx) => recordPayout(ctx, tx, organization, await checkAndLock(tx)),
+      intentName: (intent) => payoutIntentName(intent.payoutId),
+      call: async (intent) => (intent.send ? sendPayout(ctx, intent) : null),
+      settleInOneStatement: async (db, intent, answer) => {
+        const completed = await completePayoutInOneStatement(ctx, db, intent.payoutId, answer, held.lease);
+        if (completed) held.lease = null; // released by that statement
+        return completed && settlementOf(completed);
+      },
+      settle: async (tx, intent, answer) =>
+        settlementOf(answer ? await settlePayout(ctx, tx, intent.payoutId, answer) : await tx.payout.findUniqueOrThrow({ where: { id: intent.payoutId } })),
+    });
+  } finally {
+    await releasePayoutLease(ctx, held.lease);
+  }
+}
+
+/** Every rule before money moves, in the order the spec's errors are checked: the first one broken answers. */
+async function checkPayout(ctx: GatewayContext, db: Db | DbTransaction, organization: Organization, input: CreatePayoutInput): Promise<NewPayout> {
+  const switches = await switchStates(ctx, db);
+  if (!switches.get('payouts')) throw new DomainError('payouts_disabled');
+  if (!organization.payoutEnabled) throw new DomainError('payout_not_enabled');
+  if (!organization.businessSector) throw new DomainError('business_profile_incomplete');
+  const payout = validPayout(organization, input);
+  if (!switches.get(payout.method)) throw new DomainError('payout_method_unavailable', payout.method);
+  return payout;
+}
+
+/** The payout to record, or the first rule of the request it breaks (400s). */
+export function validPayout(organization: Pick<Organization, 'maxPayoutAmount'>, input: CreatePayoutInput): NewPayout {
+  const method = parsePaymentMethod(input.selectedPaymentMethod);
+  const amount = validAmount(organization, input.amount);
+  const phone = input.recipient?.phone?.trim();
+  if (!phone) throw new DomainError('invalid_request_body', 'recipient.phone is required');
+  return {
+    method,
+    amount,
+    recipientFirstName: optionalBoundedText('recipient.first_name', input.recipient.firstName, MAX_NAME_LENGTH),
+    recipientLastName: optionalBoundedText('recipient.last_name', input.recipient.lastName, MAX_NAME_LENGTH),
+    recipientPhone: normalizePhone(phone),
+    reason: optionalBoundedText('reason', input.reason, MAX_DESCRIPTION_LENGTH) ?? '',
+  };
+}
+
+function validAmount(organization: Pick<Organization, 'maxPayoutAmount'>, amount: number): bigint {
+  if (!Number.isSafeInteger(amount)) throw new DomainError('invalid_request_body', 'amount must be an integer');
+  if (amount <= MINIMUM_AMOUNT_EXCLUSIVE) throw new DomainError('invalid_amount', `the amount must be greater than ${MINIMUM_AMOUNT_EXCLUSIVE} XOF`);
+  const cap = organization.maxPayoutAmount ?? BigInt(MAXIMUM_AMOUNT);
+  if (BigInt(amount) > cap) throw new DomainError('invalid_amount', `the maximum payout amount for this organization is ${cap} XOF`);
+  return BigInt(amount);
+}

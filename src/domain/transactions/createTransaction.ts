@@ -1,0 +1,260 @@
+/**
+ * POST /transactions: a merchant asks a customer to pay for products. Creates a `pending`
+ * transaction and returns it with the checkout address the customer is sent to.
+ */
+import { randomUUID } from 'node:crypto';
+import { Prisma, type Organization } from '../../generated/prisma/client.js';
+import type { PaymentMethod } from '../../generated/prisma/enums.js';
+import type { MerchantAccess } from '../access/auth.js';
+import type { DbTransaction, GatewayContext } from '../context.js';
+import { DomainError } from '../errors.js';
+import { runStatement } from '../statements.js';
+import { runIdempotently, type IdempotentOutcome } from '../idempotency.js';
+import { MAXIMUM_AMOUNT, MINIMUM_AMOUNT_EXCLUSIVE, UNVERIFIED_MONTHLY_LIMIT, startOfUtcMonth } from '../money.js';
+import { ensureAccounts } from '../organizations/organizations.js';
+import { parsePaymentMethod } from '../paymentMethods.js';
+import { normalizePhone } from '../phones.js';
+import { switchStates, type SwitchStates } from '../organizations/switches.js';
+import { MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH, optionalBoundedText } from '../text.js';
+import {
+  MAX_PRODUCTS,
+  MAX_QUANTITY,
+  checkoutUrlOf,
+  defaultErrorUrlOf,
+  defaultSuccessUrlOf,
+  transactionRecordOf,
+  transactionWithProductsColumns,
+  type RawTransactionRow,
+  type TransactionRecord,
+} from './transactions.js';
+import { validateRedirectUrl } from '../urls.js';
+
+export interface ProductInput {
+  name: string;
+  /** Unit price, XOF. */
+  price: number;
+  quantity: number;
+  description?: string | null;
+  /** v1 clients send one; v2 has none. */
+  category?: string | null;
+}
+
+export interface PersonInput {
+  firstName?: string | null;
+  lastName?: string | null;
+  phone?: string | null;
+}
+
+export interface CreateTransactionInput {
+  methodOfPayment: string[];
+  products: ProductInput[];
+  customer?: PersonInput | null;
+  successUrl?: string | null;
+  errorUrl?: string | null;
+  feesCustomerSide?: boolean | null;
+  isEscrow?: boolean | null;
+  isMerchant?: boolean | null;
+}
+
+export interface CreatedTransaction {
+  transaction: TransactionRecord;
+  checkoutUrl: string;
+}
+
+export interface OperationOptions {
+  /** The client's Idempotency-Key (header or argument), if any. */
+  idempotencyKey?: string;
+  /** The key was derived by the gateway for a client that retries blindly: refusals are not kept (idempotency.ts). */
+  idempotencyKeyDerived?: boolean;
+}
+
+/**
+ * The input as an Idempotency-Key compares it: a field sent with its default (false, an empty
+ * text) is the same request as one that leaves it out, as it creates the same transaction (a v1
+ * SDK always sends the three booleans, a v2 client may not).
+ */
+function comparedInput(input: CreateTransactionInput): CreateTransactionInput {
+  const trueOrAbsent = (value: boolean | null | undefined) => (value ? true : undefined);
+  const textOrAbsent = (value: string | null | undefined) => (value ? value : undefined);
+  return {
+    ...input,
+    feesCustomerSide: trueOrAbsent(input.feesCustomerSide),
+    isEscrow: trueOrAbsent(input.isEscrow),
+    isMerchant: trueOrAbsent(input.isMerchant),
+    products: input.products.map((product) => ({ ...product, description: textOrAbsent(product.description), category: textOrAbsent(product.category) })),
+  };
+}
+
+/**
+ * Every check and the insert run inside one database transaction with the Idempotency-Key row,
+ * so a retry with the key replays this answer (a refusal included) instead of running again.
+ */
+export async function createTransaction(
+  ctx: GatewayContext,
+  access: MerchantAccess<'createTransaction'>,
+  input: CreateTransactionInput,
+  options: OperationOptions = {},
+): Promise<IdempotentOutcome<CreatedTransaction>> {
+  const { organization } = access;
+  // The compared input only matters under a key (it is hashed with it).
+  const compared = options.idempotencyKey === undefined ? input : comparedInput(input);
+  const scope = { organizationId: organization.id, key: options.idempotencyKey, operation: 'createTransaction', input: compared };
+  // An unverified organisation's monthly limit is a check and an insert under a row lock: a
+  // transaction. Otherwise the insert is the only write: one statement, no transaction needed.
+  const withoutKey = organization.verified ? 'one-statement' : 'transaction';
+  return runIdempotently(ctx, scope, async (tx) => {
+    const switches = await switchStates(ctx, tx);
+    if (!switches.get('transactions')) throw new DomainError('transactions_disabled');
+    if (!organization.businessSector) throw new DomainError('business_profile_incomplete');
+    const data = validTransaction(ctx, organization, input);
+    refuseIfNoMethodIsOn(switches, data.methodOfPayment);
+    await prepareAccounts(ctx, tx, organization.id);
+    if (!organization.verified) await checkMonthlyLimit(ctx, tx, organization.id, Number(data.amount));
+    const transaction = await insertTransaction(tx, data);
+    return { transaction, checkoutUrl: checkoutUrlOf(ctx.settings, transaction.id) };
+  }, { withoutKey });
+}
+
+/**
+ * A method the operator switched off cannot be paid with. While another offered method is on the
+ * transaction is created (the checkout page offers only the methods that are on); when none is,
+ * the customer could not pay at all, so the merchant is told now (503: the switch is temporary).
+ */
+function refuseIfNoMethodIsOn(switches: SwitchStates, methods: PaymentMethod[]): void {
+  if (methods.every((method) => !switches.get(method))) throw new DomainError('payment_method_unavailable', methods.join(' and '));
+}
+
+type NewTransaction = ReturnType<typeof validTransaction>;
+
+/**
+ * The transaction and its products in ONE statement (instead of Prisma's nested create: an insert
+ * per table and a read back), returning exactly what the `withOrderedProducts` read returns.
+ * `createdAt` and `updatedAt` are one instant of the database clock. Lists travel as text and JSON,
+ * not array parameters, which the embedded database's adapter does not pass.
+ */
+async function insertTransaction(db: DbTransaction, data: NewTransaction): Promise<TransactionRecord> {
+  const products = data.products.map((product, position) => ({ position, ...product }));
+  const statement = Prisma.sql`
+    WITH t AS (
+      INSERT INTO "Transaction" (id, "organizationId", amount, "methodOfPayment", "customerFirstName", "customerLastName",
+        "customerPhone", "successUrl", "errorUrl", "feesCustomerSide", "isEscrow", "isMerchant", "createdAt", "updatedAt")
+      VALUES (${data.id}::uuid, ${data.organizationId}::uuid, ${String(data.amount)}::bigint, string_to_array(${data.methodOfPayment.join(',')}::text, ',')::"PaymentMethod"[],
+        ${data.customerFirstName}::text, ${data.customerLastName}::text, ${data.customerPhone}::text, ${data.successUrl}::text, ${data.errorUrl}::text,
+        ${data.feesCustomerSide}::boolean, ${data.isEscrow}::boolean, ${data.isMerchant}::boolean, now(), now())
+      RETURNING *
+    ), inserted AS (
+      INSERT INTO "TransactionProduct" (id, "transactionId", position, name, price, quantity, description, category)
+      SELECT gen_random_uuid(), ${data.id}::uuid, p.position, p.name, p.price, p.quantity, p.description, p.category
+      FROM json_to_recordset(${JSON.stringify(products)}::json) AS p(position int, name text, price bigint, quantity int, description text, category text)
+      RETURNING *
+    )
+    SELECT ${transactionWithProductsColumns(Prisma.raw('inserted'))} FROM t`;
+  // Straight on the driver when `db` is the pool (statements.ts); inside a transaction, through it.
+  const rows = await runStatement<RawTransactionRow>(db, { name: 'gw_create_transaction', text: statement.text }, statement.values);
+  return transactionRecordOf(rows[0]!);
+}
+
+/** The row to insert, or the first rule the request breaks. */
+function validTransaction(ctx: GatewayContext, organization: Organization, input: CreateTransactionInput) {
+  const methods = allowedMethods(organization, input.methodOfPayment);
+  const products = validProducts(input.products);
+  const amount = totalOf(products);
+  const id = randomUUID();
+  // Omitted redirect URLs default to pages of the service (spec), stored so every surface agrees.
+  const successUrl = input.successUrl ? validateRedirectUrl(input.successUrl) : defaultSuccessUrlOf(ctx.settings, id);
+  const errorUrl = input.errorUrl ? validateRedirectUrl(input.errorUrl) : defaultErrorUrlOf(ctx.settings, id);
+  const customer = validCustomer(input.customer);
+  if (input.isEscrow && !organization.escrowEnabled) throw new DomainError('escrow_not_enabled');
+  checkOrganizationLimits(organization, amount);
+  return {
+    id,
+    organizationId: organization.id,
+    amount: BigInt(amount),
+    methodOfPayment: methods,
+    customerFirstName: customer.firstName,
+    customerLastName: customer.lastName,
+    customerPhone: customer.phone,
+    successUrl,
+    errorUrl,
+    feesCustomerSide: input.feesCustomerSide ?? false,
+    isEscrow: input.isEscrow ?? false,
+    isMerchant: input.isMerchant ?? false,
+    products: products.map((product) => ({
+      name: product.name,
+      price: product.price,
+      quantity: product.quantity,
+      description: product.description ?? null,
+      category: product.category ?? null,
+    })),
+  };
+}
+
+async function prepareAccounts(ctx: GatewayContext, tx: DbTransaction, organizationId: string): Promise<void> {
+  await ensureAccounts(tx, organizationId).catch((error: unknown) => {
+    ctx.log.error({ err: error, organizationId }, 'could not prepare merchant accounts');
+    throw new DomainError('merchant_account_unavailable');
+  });
+}
+
+/**
+ * Serialises creations of an unverified organisation so two concurrent requests cannot both fit
+ * under the monthly limit: the row lock is held until the database transaction ends.
+ */
+async function checkMonthlyLimit(ctx: GatewayContext, tx: DbTransaction, organizationId: string, amount: number): Promise<void> {
+  await tx.$queryRaw`SELECT id FROM "Organization" WHERE id = ${organizationId}::uuid FOR UPDATE`;
+  const { _sum } = await tx.transaction.aggregate({
+    _sum: { amount: true },
+    where: { organizationId, status: { not: 'cancelled' }, createdAt: { gte: startOfUtcMonth(ctx.clock.now()) } },
+  });
+  if (Number(_sum.amount ?? 0n) + amount > UNVERIFIED_MONTHLY_LIMIT) throw new DomainError('monthly_limit_reached');
+}
+
+function allowedMethods(organization: Organization, requested: string[]): PaymentMethod[] {
+  if (requested.length === 0) throw new DomainError('no_payment_method');
+  const methods = [...new Set(requested.map(parsePaymentMethod))];
+  for (const method of methods) {
+    if (!organization.allowedMethods.includes(method)) throw new DomainError('method_not_allowed', method);
+  }
+  return methods;
+}
+
+function validProducts(products: ProductInput[]): ProductInput[] {
+  if (products.length === 0) throw new DomainError('no_product');
+  if (products.length > MAX_PRODUCTS) throw new DomainError('invalid_request_body', `at most ${MAX_PRODUCTS} products`);
+  products.forEach((product, index) => {
+    if (!product.name.trim()) throw new DomainError('invalid_request_body', `products[${index}].name is required`);
+    optionalBoundedText(`products[${index}].name`, product.name, MAX_NAME_LENGTH);
+    optionalBoundedText(`products[${index}].description`, product.description, MAX_DESCRIPTION_LENGTH);
+    optionalBoundedText(`products[${index}].category`, product.category, MAX_NAME_LENGTH);
+    if (!Number.isSafeInteger(product.price) || product.price < 0 || product.price > MAXIMUM_AMOUNT) {
+      throw new DomainError('invalid_request_body', `products[${index}].price must be a non-negative integer`);
+    }
+    if (!Number.isSafeInteger(product.quantity)) throw new DomainError('invalid_request_body', `products[${index}].quantity must be an integer`);
+    if (product.quantity > MAX_QUANTITY) throw new DomainError('invalid_request_body', `products[${index}].quantity is more than ${MAX_QUANTITY}`);
+    // A negative quantity is no more meaningful than zero on a bill.
+    if (product.quantity <= 0) throw new DomainError('invalid_total');
+  });
+  return products;
+}
+
+/** Sum of price x quantity, computed exactly (bigint) before it is bounded to a safe number. */
+function totalOf(products: ProductInput[]): number {
+  const total = products.reduce((sum, product) => sum + BigInt(product.price) * BigInt(product.quantity), 0n);
+  if (total <= BigInt(MINIMUM_AMOUNT_EXCLUSIVE)) throw new DomainError('invalid_total');
+  if (total > BigInt(MAXIMUM_AMOUNT)) throw new DomainError('amount_out_of_limits', `the maximum is ${MAXIMUM_AMOUNT} XOF`);
+  return Number(total);
+}
+
+function validCustomer(customer: PersonInput | null | undefined) {
+  return {
+    firstName: optionalBoundedText('customer.first_name', customer?.firstName, MAX_NAME_LENGTH),
+    lastName: optionalBoundedText('customer.last_name', customer?.lastName, MAX_NAME_LENGTH),
+    phone: customer?.phone ? normalizePhone(customer.phone) : null,
+  };
+}
+
+function checkOrganizationLimits(organization: Organization, amount: number): void {
+  const { minTransactionAmount: min, maxTransactionAmount: max } = organization;
+  if (min !== null && BigInt(amount) < min) throw new DomainError('amount_out_of_limits', `the minimum is ${min} XOF`);
+  if (max !== null && BigInt(amount) > max) throw new DomainError('amount_out_of_limits', `the maximum is ${max} XOF`);
+}

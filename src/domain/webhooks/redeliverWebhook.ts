@@ -1,0 +1,34 @@
+/**
+ * Sends a delivery again (an operator or the merchant asks, e.g. after fixing their receiver):
+ * a new delivery of the same event (same body, same X-Event-Id, so receivers de-duplicate it)
+ * with a full round of attempts, signed with the endpoint's current secret. The original and its
+ * attempts stay in the log; the new one names the event's first delivery in `redeliveryOf`.
+ */
+import type { Caller } from '../access/auth.js';
+import type { GatewayContext } from '../context.js';
+import { DomainError } from '../errors.js';
+import { isUuid } from '../ids.js';
+import { webhookScope } from './access.js';
+import type { DeliveryRecord } from './listWebhookDeliveries.js';
+
+export async function redeliverWebhook(ctx: GatewayContext, caller: Caller, deliveryId: string): Promise<DeliveryRecord> {
+  const organizationId = webhookScope(caller, 'redeliverWebhook');
+  const original = isUuid(deliveryId) ? await ctx.db.webhookDelivery.findUnique({ where: { id: deliveryId }, include: { webhook: true } }) : null;
+  if (!original || (organizationId && original.webhook.organizationId !== organizationId)) throw new DomainError('webhook_delivery_not_found');
+  if (!original.webhook.isActive) throw new DomainError('webhook_not_found');
+  const now = ctx.clock.now();
+  return ctx.db.webhookDelivery.create({
+    data: {
+      webhookId: original.webhookId,
+      event: original.event,
+      eventId: original.eventId,
+      // Always the first delivery of the event, so a redelivery of a redelivery still names it.
+      redeliveryOf: original.redeliveryOf ?? original.id,
+      transactionId: original.transactionId,
+      body: original.body,
+      nextAttemptAt: now,
+      createdAt: now,
+    },
+    include: { attempts: true },
+  });
+}

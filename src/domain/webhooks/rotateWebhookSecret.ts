@@ -1,0 +1,23 @@
+/**
+ * Replaces a webhook's secret; the new one is returned here and never again. Deliveries signed
+ * from now on (retries of older events included) use the new secret.
+ */
+import type { Caller } from '../access/auth.js';
+import type { GatewayContext } from '../context.js';
+import { findWebhook } from './endpoints.js';
+import type { IssuedWebhook } from './createWebhook.js';
+import { WEBHOOK_FIELDS, webhookScope } from './access.js';
+import { encryptWebhookSecret, generateWebhookSecret } from './secrets.js';
+import { webhookSettingsOf } from './settings.js';
+
+export async function rotateWebhookSecret(ctx: GatewayContext, caller: Caller, webhookId: string): Promise<IssuedWebhook> {
+  const organizationId = webhookScope(caller, 'rotateWebhookSecret');
+  const existing = await findWebhook(ctx.db, organizationId, webhookId);
+  const secret = generateWebhookSecret();
+  const webhook = await ctx.db.webhook.update({
+    where: { id: existing.id },
+    data: { encryptedSecret: encryptWebhookSecret(webhookSettingsOf(ctx).secretKey, existing.id, secret) },
+    select: WEBHOOK_FIELDS,
+  });
+  return { webhook, secret };
+}
