@@ -10,9 +10,10 @@
 import type { PaymentMethod } from '../../generated/prisma/enums.js';
 import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
-import { FEE_RATE_SELECT, collectionFeeOf, splitPayment } from '../ledger/fees.js';
+import { collectionFeeOf, splitPayment } from '../ledger/fees.js';
 import { switchStates } from '../organizations/switches.js';
 import { amountToPay, findVisibleTransaction, type TransactionRecord } from '../transactions/transactions.js';
+import { readCheckoutOrganization } from './store.js';
 
 /** One way to pay, as the customer would be charged if they chose it now. */
 export interface CheckoutOffer {
@@ -39,10 +40,7 @@ export interface CheckoutView {
 
 export async function getCheckout(ctx: GatewayContext, orderId: string): Promise<CheckoutView> {
   const transaction = await findVisibleTransaction(ctx.db, null, orderId);
-  const organization = await ctx.db.organization.findUnique({
-    where: { id: transaction.organizationId },
-    select: { name: true, ...FEE_RATE_SELECT },
-  });
+  const organization = await readCheckoutOrganization(ctx.db, transaction.organizationId);
   if (!organization) throw new DomainError('transaction_not_found');
   const payable = transaction.status === 'pending';
   const offers: CheckoutOffer[] = [];

@@ -19,7 +19,9 @@ import { callProviderOnce, settleDurably } from '../providerFlow.js';
 import { parsePaymentMethod } from '../paymentMethods.js';
 import { normalizePhone } from '../phones.js';
 import { switchStates } from '../organizations/switches.js';
-import { findVisibleTransaction, readForPayment, type TransactionRecord } from '../transactions/transactions.js';
+import { findVisibleTransaction, type TransactionRecord } from '../transactions/transactions.js';
+import { isUuid } from '../ids.js';
+import { readForPayment, type PaymentRead } from './store.js';
 
 export interface PayInput {
   /** One of the methods the transaction offers; operators may omit it (the first on offer). */
@@ -45,7 +47,7 @@ export type Payer = CustomerPrincipal | Caller;
 export async function payTransaction(ctx: GatewayContext, payer: Payer, orderId: string, input: PayInput): Promise<PaymentOutcome> {
   authorize(payer, 'payTransaction');
   const isCustomer = payer.kind === 'customer';
-  const { transaction, feeRates, hasActiveWebhooks } = await readForPayment(ctx.db, orderId);
+  const { transaction, feeRates, hasActiveWebhooks } = await paymentReadOf(ctx, orderId);
   refuseUnlessPending(transaction);
   const method = await chooseMethod(ctx, transaction, input.method, isCustomer);
   const phone = normalizePhone(input.phone || (isCustomer ? '' : transaction.customerPhone || SANDBOX_DEFAULT_PHONE));
@@ -77,6 +79,13 @@ async function askWallet(ctx: GatewayContext, reference: string, request: { meth
     'the wallet provider did not answer a payment request; the reconciler will ask it',
   );
   return 'answered' in outcome ? outcome.answered : { status: 'unknown' };
+}
+
+/** The transaction (any organisation's: the checkout and operators) as a payment needs it; 404 when unknown. */
+async function paymentReadOf(ctx: GatewayContext, orderId: string): Promise<PaymentRead> {
+  const read = isUuid(orderId) ? await readForPayment(ctx.db, orderId) : null;
+  if (!read) throw new DomainError('transaction_not_found');
+  return read;
 }
 
 function refuseUnlessPending(transaction: TransactionRecord): void {

@@ -36,7 +36,7 @@ import { normalizePhone } from '../phones.js';
 import type { Db, ProviderAnswer } from '../ports.js';
 import { switchStates } from '../organizations/switches.js';
 import { MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH, optionalBoundedText } from '../text.js';
-import type { OperationOptions, PersonInput } from '../transactions/createTransaction.js';
+import type { OperationOptions, PersonInput } from '../inputs.js';
 
 export interface CreatePayoutInput {
   selectedPaymentMethod: string;

@@ -22,7 +22,7 @@ import { DomainError } from '../errors.js';
 import { runIdempotently, type IdempotentOutcome } from '../idempotency.js';
 import { findVisibleTransaction, type TransactionRecord } from '../transactions/transactions.js';
 import { cancelReadTransaction } from '../transactions/cancelTransaction.js';
-import type { OperationOptions } from '../transactions/createTransaction.js';
+import type { OperationOptions } from '../inputs.js';
 import { refundTransaction } from './refundTransaction.js';
 
 export type TakenBack = IdempotentOutcome<TransactionRecord> & { outcome: 'cancelled' | 'refunded' };

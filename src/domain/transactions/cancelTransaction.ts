@@ -3,7 +3,8 @@ import type { MerchantAccess } from '../access/auth.js';
 import type { DbTransaction, GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import type { Db } from '../ports.js';
-import { findVisibleTransaction, withOrderedProducts, type TransactionRecord } from './transactions.js';
+import { cancelIfPendingAndUnclaimed } from './store.js';
+import { findVisibleTransaction, type TransactionRecord } from './transactions.js';
 
 export async function cancelTransaction(ctx: GatewayContext, access: MerchantAccess<'cancelTransaction'>, orderId: string): Promise<TransactionRecord> {
   const transaction = await findVisibleTransaction(ctx.db, access.organizationId, orderId);
@@ -20,16 +21,12 @@ export async function cancelReadTransaction(ctx: GatewayContext, db: Db | DbTran
   // Conditional on `pending` and on no wallet being asked to pay it (a payment attempt's claim):
   // a payment landing between the read and this write wins, and the cancel is refused instead of
   // hiding a paid transaction or cancelling one whose customer is confirming on the phone.
-  const { count } = await db.transaction.updateMany({
-    where: { id: transaction.id, status: 'pending', collectingAttemptId: null },
-    data: { status: 'cancelled', isDeleted: true, cancelledAt: ctx.clock.now() },
-  });
-  if (count === 0) {
+  if (!(await cancelIfPendingAndUnclaimed(db, transaction.id, ctx.clock.now()))) {
     const current = await findVisibleTransaction(db, organizationId, transaction.id);
     refuseUnlessPending(current.status);
     throw new DomainError('payment_in_progress');
   }
-  return db.transaction.findUniqueOrThrow({ where: { id: transaction.id }, include: withOrderedProducts });
+  return findVisibleTransaction(db, organizationId, transaction.id);
 }
 
 function refuseUnlessPending(status: TransactionRecord['status']): void {

@@ -3,13 +3,13 @@
  * transaction and returns it with the checkout address the customer is sent to.
  */
 import { randomUUID } from 'node:crypto';
-import { Prisma, type Organization } from '../../generated/prisma/client.js';
+import type { Organization } from '../../generated/prisma/client.js';
 import type { PaymentMethod } from '../../generated/prisma/enums.js';
 import type { MerchantAccess } from '../access/auth.js';
 import type { DbTransaction, GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
-import { runStatement } from '../statements.js';
 import { runIdempotently, type IdempotentOutcome } from '../idempotency.js';
+import type { OperationOptions, PersonInput } from '../inputs.js';
 import { MAXIMUM_AMOUNT, MINIMUM_AMOUNT_EXCLUSIVE, UNVERIFIED_MONTHLY_LIMIT, startOfUtcMonth } from '../money.js';
 import { ensureAccounts } from '../organizations/organizations.js';
 import { parsePaymentMethod } from '../paymentMethods.js';
@@ -22,11 +22,9 @@ import {
   checkoutUrlOf,
   defaultErrorUrlOf,
   defaultSuccessUrlOf,
-  transactionRecordOf,
-  transactionWithProductsColumns,
-  type RawTransactionRow,
   type TransactionRecord,
 } from './transactions.js';
+import { amountCreatedSince, insertTransaction, lockOrganization, type NewTransaction } from './store.js';
 import { validateRedirectUrl } from '../urls.js';
 
 export interface ProductInput {
@@ -37,12 +35,6 @@ export interface ProductInput {
   description?: string | null;
   /** v1 clients send one; v2 has none. */
   category?: string | null;
-}
-
-export interface PersonInput {
-  firstName?: string | null;
-  lastName?: string | null;
-  phone?: string | null;
 }
 
 export interface CreateTransactionInput {
@@ -59,13 +51,6 @@ export interface CreateTransactionInput {
 export interface CreatedTransaction {
   transaction: TransactionRecord;
   checkoutUrl: string;
-}
-
-export interface OperationOptions {
-  /** The client's Idempotency-Key (header or argument), if any. */
-  idempotencyKey?: string;
-  /** The key was derived by the gateway for a client that retries blindly: refusals are not kept (idempotency.ts). */
-  idempotencyKeyDerived?: boolean;
 }
 
 /**
@@ -109,7 +94,7 @@ export async function createTransaction(
     const data = validTransaction(ctx, organization, input);
     refuseIfNoMethodIsOn(switches, data.methodOfPayment);
     await prepareAccounts(ctx, tx, organization.id);
-    if (!organization.verified) await checkMonthlyLimit(ctx, tx, organization.id, Number(data.amount));
+    if (!organization.verified) await checkMonthlyLimit(ctx, tx, organization.id, data.amount);
     const transaction = await insertTransaction(tx, data);
     return { transaction, checkoutUrl: checkoutUrlOf(ctx.settings, transaction.id) };
   }, { withoutKey });
@@ -124,38 +109,8 @@ function refuseIfNoMethodIsOn(switches: SwitchStates, methods: PaymentMethod[]):
   if (methods.every((method) => !switches.get(method))) throw new DomainError('payment_method_unavailable', methods.join(' and '));
 }
 
-type NewTransaction = ReturnType<typeof validTransaction>;
-
-/**
- * The transaction and its products in ONE statement (instead of Prisma's nested create: an insert
- * per table and a read back), returning exactly what the `withOrderedProducts` read returns.
- * `createdAt` and `updatedAt` are one instant of the database clock. Lists travel as text and JSON,
- * not array parameters, which the embedded database's adapter does not pass.
- */
-async function insertTransaction(db: DbTransaction, data: NewTransaction): Promise<TransactionRecord> {
-  const products = data.products.map((product, position) => ({ position, ...product }));
-  const statement = Prisma.sql`
-    WITH t AS (
-      INSERT INTO "Transaction" (id, "organizationId", amount, "methodOfPayment", "customerFirstName", "customerLastName",
-        "customerPhone", "successUrl", "errorUrl", "feesCustomerSide", "isEscrow", "isMerchant", "createdAt", "updatedAt")
-      VALUES (${data.id}::uuid, ${data.organizationId}::uuid, ${String(data.amount)}::bigint, string_to_array(${data.methodOfPayment.join(',')}::text, ',')::"PaymentMethod"[],
-        ${data.customerFirstName}::text, ${data.customerLastName}::text, ${data.customerPhone}::text, ${data.successUrl}::text, ${data.errorUrl}::text,
-        ${data.feesCustomerSide}::boolean, ${data.isEscrow}::boolean, ${data.isMerchant}::boolean, now(), now())
-      RETURNING *
-    ), inserted AS (
-      INSERT INTO "TransactionProduct" (id, "transactionId", position, name, price, quantity, description, category)
-      SELECT gen_random_uuid(), ${data.id}::uuid, p.position, p.name, p.price, p.quantity, p.description, p.category
-      FROM json_to_recordset(${JSON.stringify(products)}::json) AS p(position int, name text, price bigint, quantity int, description text, category text)
-      RETURNING *
-    )
-    SELECT ${transactionWithProductsColumns(Prisma.raw('inserted'))} FROM t`;
-  // Straight on the driver when `db` is the pool (statements.ts); inside a transaction, through it.
-  const rows = await runStatement<RawTransactionRow>(db, { name: 'gw_create_transaction', text: statement.text }, statement.values);
-  return transactionRecordOf(rows[0]!);
-}
-
 /** The row to insert, or the first rule the request breaks. */
-function validTransaction(ctx: GatewayContext, organization: Organization, input: CreateTransactionInput) {
+function validTransaction(ctx: GatewayContext, organization: Organization, input: CreateTransactionInput): NewTransaction {
   const methods = allowedMethods(organization, input.methodOfPayment);
   const products = validProducts(input.products);
   const amount = totalOf(products);
@@ -200,13 +155,10 @@ async function prepareAccounts(ctx: GatewayContext, tx: DbTransaction, organizat
  * Serialises creations of an unverified organisation so two concurrent requests cannot both fit
  * under the monthly limit: the row lock is held until the database transaction ends.
  */
-async function checkMonthlyLimit(ctx: GatewayContext, tx: DbTransaction, organizationId: string, amount: number): Promise<void> {
-  await tx.$queryRaw`SELECT id FROM "Organization" WHERE id = ${organizationId}::uuid FOR UPDATE`;
-  const { _sum } = await tx.transaction.aggregate({
-    _sum: { amount: true },
-    where: { organizationId, status: { not: 'cancelled' }, createdAt: { gte: startOfUtcMonth(ctx.clock.now()) } },
-  });
-  if (Number(_sum.amount ?? 0n) + amount > UNVERIFIED_MONTHLY_LIMIT) throw new DomainError('monthly_limit_reached');
+async function checkMonthlyLimit(ctx: GatewayContext, tx: DbTransaction, organizationId: string, amount: bigint): Promise<void> {
+  await lockOrganization(tx, organizationId);
+  const createdThisMonth = await amountCreatedSince(tx, organizationId, startOfUtcMonth(ctx.clock.now()));
+  if (createdThisMonth + amount > BigInt(UNVERIFIED_MONTHLY_LIMIT)) throw new DomainError('monthly_limit_reached');
 }
 
 function allowedMethods(organization: Organization, requested: string[]): PaymentMethod[] {

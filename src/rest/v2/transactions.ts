@@ -5,7 +5,8 @@ import {
   getTransaction,
   listTransactions,
 } from '../../domain/operations.js';
-import type { CreateTransactionInput, PersonInput } from '../../domain/transactions/createTransaction.js';
+import type { CreateTransactionInput } from '../../domain/transactions/createTransaction.js';
+import type { PersonInput } from '../../domain/inputs.js';
 import type { ListTransactionsInput } from '../../domain/transactions/listTransactions.js';
 import { parsePaymentMethod } from '../../domain/paymentMethods.js';
 import { parseTransactionStatus } from '../../domain/transactions/transactions.js';

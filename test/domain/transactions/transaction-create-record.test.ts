@@ -6,11 +6,13 @@
 import { describe, expect, it } from 'vitest';
 import { authorizeMerchant, type MerchantCaller } from '../../../src/domain/access/auth.js';
 import { createTransaction } from '../../../src/domain/transactions/createTransaction.js';
-import { withOrderedProducts } from '../../../src/domain/transactions/transactions.js';
 import { useGateway, type TestGateway } from '../../support/gateway.js';
 
 const postgres = useGateway();
 const embedded = useGateway({ embedded: true });
+
+/** Prisma's own read of a transaction with its products (in the merchant's order): the reference. */
+const withOrderedProducts = { products: { orderBy: { position: 'asc' as const } } };
 
 async function createdAndRead(gateway: TestGateway) {
   const organization = await gateway.createOrganization({ verified: true, escrowEnabled: true });

@@ -6,10 +6,13 @@
 import { describe, expect, it } from 'vitest';
 import { authorizeMerchant, type MerchantCaller } from '../../../src/domain/access/auth.js';
 import { createTransaction } from '../../../src/domain/transactions/createTransaction.js';
-import { findVisibleTransaction, withOrderedProducts } from '../../../src/domain/transactions/transactions.js';
+import { findVisibleTransaction } from '../../../src/domain/transactions/transactions.js';
 import { useGateway } from '../../support/gateway.js';
 
 const gateway = useGateway();
+
+/** Prisma's own read of a transaction with its products (in the merchant's order): the reference. */
+const withOrderedProducts = { products: { orderBy: { position: 'asc' as const } } };
 
 async function created(products: { name: string; price: number; quantity: number; description?: string; category?: string }[]) {
   const organization = await gateway.createOrganization({ verified: true });
