@@ -1,11 +1,12 @@
 /**
  * What every operation receives: its dependencies (ports) and settings. Adapters build it once;
  * operations never construct clients themselves.
+ *
+ * Below every capability: it names none of them. A capability that keeps facts in memory adds its
+ * cache to GatewayContext itself (TypeScript's module augmentation, next to the cache's class):
+ * `callers` (access/callerCache.ts) and `switches` (organizations/switches.ts).
  */
-import type { CallerCache } from './access/callerCache.js';
 import type { Clock, Coordination, Db, Logger, PaymentProvider } from './ports.js';
-import type { SwitchCache } from './organizations/switches.js';
-import type { WebhookSettings } from './webhooks/settings.js';
 
 export type { Clock, Db, DbTransaction, Logger } from './ports.js';
 
@@ -32,6 +33,29 @@ export interface GatewaySettings {
   webhooks?: WebhookSettings;
 }
 
+/**
+ * Delivery rules (DESIGN.md's WEBHOOK_* variables) and the server key that encrypts webhook
+ * secrets. The composition root (main.ts, or a test gateway) puts them in ctx.settings.webhooks.
+ */
+export interface WebhookSettings {
+  /** A delivery succeeds when the receiver answers 2xx within this (WEBHOOK_TIMEOUT_MS, spec: 5 s). */
+  timeoutMs: number;
+  /** Delay between attempts (WEBHOOK_RETRY_DELAY_MS, spec: 5 minutes). */
+  retryDelayMs: number;
+  /** Attempts after the first one before the delivery is dropped (WEBHOOK_MAX_RETRIES, spec: 3). */
+  maxRetries: number;
+  /** Accept loopback / private / link-local targets (WEBHOOK_ALLOW_PRIVATE_URLS: development, tests). */
+  allowPrivateUrls: boolean;
+  /** The 32-byte AES-256-GCM key webhook secrets are stored under (see webhooks/secrets.ts). */
+  secretKey: Buffer;
+  /**
+   * How long past its longest wait and run an instance's claim on a delivery lasts before another
+   * instance may send it (WEBHOOK_CLAIM_MARGIN_MS, default 60 s): only an instance that died, or
+   * froze that long, loses its claims. Tests shorten it.
+   */
+  claimMarginMs?: number;
+}
+
 export interface GatewayContext {
   db: Db;
   clock: Clock;
@@ -40,8 +64,4 @@ export interface GatewayContext {
   log: Logger;
   /** The wallet providers (the sandbox here; real ones behind the same interface). */
   provider: PaymentProvider;
-  /** Authenticated API keys kept briefly (see callerCache.ts); absent = every request reads the database. */
-  callers?: CallerCache;
-  /** The kill switches kept briefly (see switches.ts); absent = every creation reads them. */
-  switches?: SwitchCache;
 }

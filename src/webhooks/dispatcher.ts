@@ -21,21 +21,11 @@
  * waiting are bounded on their own: a database that records slower than receivers answer stops
  * the claiming until it catches up.
  */
-import type { GatewayContext } from '../domain/context.js';
-import {
-  claimDeliveries,
-  claimDueFirstAttempts,
-  endpointsOf,
-  overdueRetries,
-  recordAttempts,
-  type AttemptOutcome,
-  type AttemptResult,
-  type ClaimedDelivery,
-  type DueDelivery,
-  type FinishedAttempt,
-} from '../domain/webhooks/deliveries.js';
+import type { GatewayContext, WebhookSettings } from '../domain/context.js';
+import { recordAttempts, type AttemptOutcome, type AttemptResult, type FinishedAttempt } from '../domain/webhooks/deliveries.js';
+import { claimDeliveries, claimDueFirstAttempts, endpointsOf, overdueRetries, type ClaimedDelivery, type DueDelivery } from '../domain/webhooks/store.js';
 import { decryptWebhookSecret, signWebhookBody } from '../domain/webhooks/secrets.js';
-import { webhookSettingsOf, type WebhookSettings } from '../domain/webhooks/settings.js';
+import { webhookSettingsOf } from '../domain/webhooks/settings.js';
 import { postWebhook } from './http.js';
 import { webhookMetricsOf } from './metrics.js';
 

@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildCheckoutApp } from '../../src/checkout/app.js';
 import type { OperatorCaller } from '../../src/domain/access/auth.js';
 import { CallerCache } from '../../src/domain/access/callerCache.js';
-import { systemClock, type GatewayContext } from '../../src/domain/context.js';
+import { systemClock, type GatewayContext, type WebhookSettings } from '../../src/domain/context.js';
 import { SwitchCache } from '../../src/domain/organizations/switches.js';
 import type { Coordination } from '../../src/domain/ports.js';
 import { createApiKey, createOrganization, updateOrganization } from '../../src/domain/operations.js';
@@ -24,7 +24,7 @@ import { createRedisCoordination } from '../../src/infra/redis/coordination.js';
 import { createSandboxProvider } from '../../src/infra/providers/sandbox.js';
 import { openProviderCallCounts } from '../../src/domain/providerFlow.js';
 import { deriveWebhookSecretKey } from '../../src/domain/webhooks/secrets.js';
-import { DEFAULT_WEBHOOK_RULES, type WebhookSettings } from '../../src/domain/webhooks/settings.js';
+import { DEFAULT_WEBHOOK_RULES } from '../../src/domain/webhooks/settings.js';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { TEST_POSTGRES_URL, TEST_REDIS_URL, databaseUrl, fileDatabaseOf } from './env.js';
 

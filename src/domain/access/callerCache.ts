@@ -25,6 +25,13 @@
 import type { MerchantCaller } from './caller.js';
 import { INVALIDATE_ALL, type InvalidationBus } from '../ports.js';
 
+declare module '../context.js' {
+  interface GatewayContext {
+    /** Authenticated API keys kept briefly (this file); absent = every request reads the database. */
+    callers?: CallerCache;
+  }
+}
+
 /**
  * Longest life of an entry: the last bound on staleness, should an invalidation be lost although
  * this instance's subscription was live (it is not relied on for revocations: see above).

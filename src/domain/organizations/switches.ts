@@ -12,6 +12,13 @@ import { PAYMENT_METHODS } from '../enums.js';
 import { INVALIDATE_ALL, type Db, type InvalidationBus } from '../ports.js';
 import type { PaymentMethod } from '../../generated/prisma/enums.js';
 
+declare module '../context.js' {
+  interface GatewayContext {
+    /** The kill switches kept briefly (SwitchCache); absent = every creation reads them. */
+    switches?: SwitchCache;
+  }
+}
+
 export type SwitchName = 'transactions' | 'payouts' | PaymentMethod;
 export const SWITCH_NAMES: readonly SwitchName[] = ['transactions', 'payouts', ...PAYMENT_METHODS];
 

@@ -4,25 +4,12 @@
  * where merchants register webhooks; this is its API). Another organisation's webhook or delivery
  * answers like a missing one.
  */
-import type { Webhook } from '../../generated/prisma/client.js';
 import type { Caller } from '../access/caller.js';
 import { authorize, organizationOf, type Operation } from '../access/policy.js';
 
 export type WebhookOperation = Extract<Operation, 'listWebhooks' | 'listWebhookDeliveries' | 'createWebhook' | 'rotateWebhookSecret' | 'deleteWebhook' | 'redeliverWebhook'>;
 /** Endpoints per organisation: a bound on the fan-out of each event. */
 export const MAX_WEBHOOKS_PER_ORGANIZATION = 10;
-
-/** A webhook as callers see it: never its (encrypted) secret. */
-export type WebhookRecord = Omit<Webhook, 'encryptedSecret'>;
-export const WEBHOOK_FIELDS = {
-  id: true,
-  organizationId: true,
-  url: true,
-  version: true,
-  isActive: true,
-  createdAt: true,
-  updatedAt: true,
-} as const;
 
 /**
  * The organisation the caller acts on, once the one access policy allows `operation`: a

@@ -8,10 +8,11 @@ import type { Caller } from '../access/auth.js';
 import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import { findOrganization } from '../organizations/organizations.js';
-import { MAX_WEBHOOKS_PER_ORGANIZATION, WEBHOOK_FIELDS, webhookScope, type WebhookRecord } from './access.js';
+import { MAX_WEBHOOKS_PER_ORGANIZATION, webhookScope } from './access.js';
 import { checkWebhookUrl } from './addresses.js';
 import { encryptWebhookSecret, generateWebhookSecret } from './secrets.js';
 import { webhookSettingsOf } from './settings.js';
+import { countActiveWebhooks, insertWebhook, type WebhookRecord } from './store.js';
 
 export interface CreateWebhookInput {
   /** Required for operators; a merchant's own organisation otherwise. */
@@ -34,13 +35,10 @@ export async function createWebhook(ctx: GatewayContext, caller: Caller, input: 
   const settings = webhookSettingsOf(ctx);
   const url = await checkWebhookUrl(input.url, settings.allowPrivateUrls);
   await findOrganization(ctx.db, organizationId);
-  const active = await ctx.db.webhook.count({ where: { organizationId, isActive: true } });
+  const active = await countActiveWebhooks(ctx.db, organizationId);
   if (active >= MAX_WEBHOOKS_PER_ORGANIZATION) throw new DomainError('too_many_webhooks', String(MAX_WEBHOOKS_PER_ORGANIZATION));
   const id = randomUUID();
   const secret = generateWebhookSecret();
-  const webhook = await ctx.db.webhook.create({
-    data: { id, organizationId, url, version, encryptedSecret: encryptWebhookSecret(settings.secretKey, id, secret) },
-    select: WEBHOOK_FIELDS,
-  });
+  const webhook = await insertWebhook(ctx.db, { id, organizationId, url, version, encryptedSecret: encryptWebhookSecret(settings.secretKey, id, secret) });
   return { webhook, secret };
 }

@@ -1,17 +1,13 @@
 /** An organisation's active webhooks (operators: any organisation's, or all), newest first. */
 import type { Caller } from '../access/auth.js';
 import type { GatewayContext } from '../context.js';
-import { MAX_WEBHOOKS_PER_ORGANIZATION, WEBHOOK_FIELDS, webhookScope, type WebhookRecord } from './access.js';
+import { MAX_WEBHOOKS_PER_ORGANIZATION, webhookScope } from './access.js';
+import { listActiveWebhooks, type WebhookRecord } from './store.js';
 
 /** All organisations' at once (operators) is capped: a bounded answer. */
 const MAX_LISTED_WEBHOOKS = 100;
 
 export async function listWebhooks(ctx: GatewayContext, caller: Caller, organizationId?: string | null): Promise<WebhookRecord[]> {
   const scope = webhookScope(caller, 'listWebhooks', organizationId);
-  return ctx.db.webhook.findMany({
-    where: { isActive: true, ...(scope && { organizationId: scope }) },
-    select: WEBHOOK_FIELDS,
-    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-    take: scope ? MAX_WEBHOOKS_PER_ORGANIZATION : MAX_LISTED_WEBHOOKS,
-  });
+  return listActiveWebhooks(ctx.db, scope, scope ? MAX_WEBHOOKS_PER_ORGANIZATION : MAX_LISTED_WEBHOOKS);
 }

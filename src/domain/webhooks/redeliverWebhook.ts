@@ -9,26 +9,12 @@ import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import { isUuid } from '../ids.js';
 import { webhookScope } from './access.js';
-import type { DeliveryRecord } from './listWebhookDeliveries.js';
+import { insertRedelivery, readDeliveryWithWebhook, type DeliveryRecord } from './store.js';
 
 export async function redeliverWebhook(ctx: GatewayContext, caller: Caller, deliveryId: string): Promise<DeliveryRecord> {
   const organizationId = webhookScope(caller, 'redeliverWebhook');
-  const original = isUuid(deliveryId) ? await ctx.db.webhookDelivery.findUnique({ where: { id: deliveryId }, include: { webhook: true } }) : null;
+  const original = isUuid(deliveryId) ? await readDeliveryWithWebhook(ctx.db, deliveryId) : null;
   if (!original || (organizationId && original.webhook.organizationId !== organizationId)) throw new DomainError('webhook_delivery_not_found');
   if (!original.webhook.isActive) throw new DomainError('webhook_not_found');
-  const now = ctx.clock.now();
-  return ctx.db.webhookDelivery.create({
-    data: {
-      webhookId: original.webhookId,
-      event: original.event,
-      eventId: original.eventId,
-      // Always the first delivery of the event, so a redelivery of a redelivery still names it.
-      redeliveryOf: original.redeliveryOf ?? original.id,
-      transactionId: original.transactionId,
-      body: original.body,
-      nextAttemptAt: now,
-      createdAt: now,
-    },
-    include: { attempts: true },
-  });
+  return insertRedelivery(ctx.db, original, ctx.clock.now());
 }

@@ -6,18 +6,15 @@ import type { Caller } from '../access/auth.js';
 import type { GatewayContext } from '../context.js';
 import { findWebhook } from './endpoints.js';
 import type { IssuedWebhook } from './createWebhook.js';
-import { WEBHOOK_FIELDS, webhookScope } from './access.js';
+import { webhookScope } from './access.js';
 import { encryptWebhookSecret, generateWebhookSecret } from './secrets.js';
 import { webhookSettingsOf } from './settings.js';
+import { replaceWebhookSecret } from './store.js';
 
 export async function rotateWebhookSecret(ctx: GatewayContext, caller: Caller, webhookId: string): Promise<IssuedWebhook> {
   const organizationId = webhookScope(caller, 'rotateWebhookSecret');
   const existing = await findWebhook(ctx.db, organizationId, webhookId);
   const secret = generateWebhookSecret();
-  const webhook = await ctx.db.webhook.update({
-    where: { id: existing.id },
-    data: { encryptedSecret: encryptWebhookSecret(webhookSettingsOf(ctx).secretKey, existing.id, secret) },
-    select: WEBHOOK_FIELDS,
-  });
+  const webhook = await replaceWebhookSecret(ctx.db, existing.id, encryptWebhookSecret(webhookSettingsOf(ctx).secretKey, existing.id, secret));
   return { webhook, secret };
 }

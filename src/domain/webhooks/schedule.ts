@@ -6,7 +6,7 @@
  * keeps one entry per id and the claim in PostgreSQL lets one instance send each attempt.
  */
 import type { GatewayContext } from '../context.js';
-import { overdueRetries } from './deliveries.js';
+import { deleteFinishedDeliveries, overdueRetries } from './store.js';
 
 /** Overdue by more than this before the sweep steps in: the scheduler normally runs them on time. */
 export const SWEEP_GRACE_MS = 10_000;
@@ -36,9 +36,7 @@ export async function purgeOldDeliveries(ctx: GatewayContext, retentionMs = DELI
   const cutoff = new Date(ctx.clock.now().getTime() - retentionMs);
   let purged = 0;
   for (let batch = 0; batch < PURGE_BATCHES_PER_RUN; batch++) {
-    const count = await ctx.db.$executeRaw`
-      DELETE FROM "WebhookDelivery" WHERE id IN (
-        SELECT id FROM "WebhookDelivery" WHERE status <> 'pending' AND "createdAt" < ${cutoff} LIMIT ${PURGE_BATCH})`;
+    const count = await deleteFinishedDeliveries(ctx.db, cutoff, PURGE_BATCH);
     purged += count;
     if (count < PURGE_BATCH) break;
   }

@@ -12,9 +12,8 @@ import {
   rotateWebhookSecret,
 } from '../../domain/operations.js';
 import type { IssuedWebhook } from '../../domain/webhooks/createWebhook.js';
-import type { DeliveryRecord } from '../../domain/webhooks/listWebhookDeliveries.js';
 import { MAX_LISTED_ATTEMPTS, MAX_LISTED_DELIVERIES } from '../../domain/webhooks/listWebhookDeliveries.js';
-import type { WebhookRecord } from '../../domain/webhooks/access.js';
+import type { DeliveryRecord, WebhookRecord } from '../../domain/webhooks/store.js';
 import type { WebhookAttempt } from '../../generated/prisma/client.js';
 import { builder } from '../builder.js';
 

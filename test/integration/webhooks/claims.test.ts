@@ -1,11 +1,11 @@
 /**
- * How an instance claims first attempts from the outbox (domain/webhooks/deliveries.ts), on real
+ * How an instance claims first attempts from the outbox (domain/webhooks/store.ts), on real
  * PostgreSQL: rows another instance is claiming at that moment are skipped, not waited for, and
  * each endpoint gets no more than its room. No dispatcher runs here: the claims are called directly.
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claimDueFirstAttempts, type FirstAttemptRoom } from '../../../src/domain/webhooks/deliveries.js';
+import { claimDueFirstAttempts, type FirstAttemptRoom } from '../../../src/domain/webhooks/store.js';
 import { useGateway } from '../../support/gateway.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhookReceiver.js';
 import { addWebhook, merchantWithWebhook, paidTransaction } from '../../support/webhooks.js';
