@@ -8,6 +8,7 @@ import type { Account, LedgerEntry } from '../../generated/prisma/client.js';
 import type { Db } from '../context.js';
 import { DomainError } from '../errors.js';
 import { isUuid } from '../ids.js';
+import { findAccount } from './store.js';
 
 export type AccountRecord = Account;
 export type LedgerEntryRecord = LedgerEntry;
@@ -19,15 +20,6 @@ export interface AccountStats {
   activeAccountCount: number;
 }
 
-/** `main` first, then `escrow` (the enum's order), as organisations list them everywhere. */
-export const accountOrder = [{ name: 'asc' as const }];
-
-/** The organisation a read is about: a malformed or unknown one is 404, never a 500. */
-export async function requireOrganization(db: Pick<Db, 'organization'>, organizationId: string): Promise<void> {
-  const found = isUuid(organizationId) ? await db.organization.findUnique({ where: { id: organizationId }, select: { id: true } }) : null;
-  if (!found) throw new DomainError('organization_not_found');
-}
-
 /**
  * One account the caller may see: of `organizationId`, or of any organisation when it is null
  * (operators). A malformed id is 400 `Invalid account ID` (the spec's row), an unknown or foreign
@@ -35,7 +27,7 @@ export async function requireOrganization(db: Pick<Db, 'organization'>, organiza
  */
 export async function findVisibleAccount(db: Pick<Db, 'account'>, organizationId: string | null, id: string): Promise<AccountRecord> {
   if (!isUuid(id)) throw new DomainError('invalid_account_id');
-  const account = await db.account.findFirst({ where: { id, ...(organizationId !== null && { organizationId }) } });
+  const account = await findAccount(db, organizationId, id);
   if (!account) throw new DomainError('account_not_found');
   return account;
 }

@@ -12,6 +12,7 @@ import { post } from './posting.js';
 import { MAXIMUM_AMOUNT } from '../money.js';
 import { findOrganization } from '../organizations/organizations.js';
 import { boundedInputText } from '../text.js';
+import { merchantAccount } from './store.js';
 
 /** Long enough for a ticket number and a sentence; an adjustment's reason is read in audits. */
 export const MAX_ADJUSTMENT_REASON_LENGTH = 500;
@@ -36,7 +37,7 @@ export async function adjustAccount(ctx: GatewayContext, caller: Caller, input: 
         { side: { gateway: 'adjustments' }, amount: -amount },
       ],
     });
-    return tx.account.findUniqueOrThrow({ where: { organizationId_name: { organizationId: organization.id, name: 'main' } } });
+    return merchantAccount(tx, organization.id, 'main');
   });
 }
 

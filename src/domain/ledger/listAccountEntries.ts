@@ -8,14 +8,11 @@ import type { LedgerEntryRecord } from './accounts.js';
 import type { GatewayContext } from '../context.js';
 import { resolvePage, toPage, type Page, type PageRequest } from '../pagination.js';
 import { isUuid } from '../ids.js';
+import { entriesPage } from './store.js';
 
 export async function listAccountEntries(ctx: GatewayContext, access: ReadAccess<'listAccountEntries'>, accountId: string, request: PageRequest): Promise<Page<LedgerEntryRecord>> {
   const { page, limit, skip } = resolvePage(request);
   if (!isUuid(accountId)) return toPage([], 0, page, limit);
-  const where = { accountId, ...(access.organizationId !== null && { account: { organizationId: access.organizationId } }) };
-  const [items, totalCount] = await Promise.all([
-    ctx.db.ledgerEntry.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip, take: limit }),
-    ctx.db.ledgerEntry.count({ where }),
-  ]);
-  return toPage(items, totalCount, page, limit);
+  const { entries, totalCount } = await entriesPage(ctx.db, accountId, access.organizationId, skip, limit);
+  return toPage(entries, totalCount, page, limit);
 }

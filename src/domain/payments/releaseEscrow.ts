@@ -31,7 +31,8 @@ export async function releaseEscrow(ctx: GatewayContext, caller: Caller, orderId
         { side: { organizationId: transaction.organizationId, account: 'main' }, amount: held },
       ],
     });
-    await enqueuePaymentStatus(tx, transaction.id);
-    return findVisibleTransaction(tx, null, transaction.id);
+    const released = await findVisibleTransaction(tx, null, transaction.id);
+    await enqueuePaymentStatus(tx, released, ctx.clock.now());
+    return released;
   });
 }

@@ -91,7 +91,7 @@ describe('payment_status webhooks', () => {
     await expect(
       gateway.ctx.db.$transaction(async (tx) => {
         await tx.transaction.update({ where: { id: orderId }, data: { status: 'paid', paidAt: new Date(), selectedPaymentMethod: 'wave' } });
-        expect(await enqueuePaymentStatus(tx, orderId)).toBe(1);
+        expect(await enqueuePaymentStatus(tx, await findVisibleTransaction(tx, null, orderId), new Date())).toBe(1);
         throw new Error('the payment fails after its outbox row');
       }),
     ).rejects.toThrow('the payment fails after its outbox row');

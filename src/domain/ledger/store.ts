@@ -1,0 +1,169 @@
+/**
+ * The ledger's store: the only place its SQL lives, one function per effect. The rules (a posting
+ * balances, merchant accounts are locked in one order, why a movement was refused) are in
+ * posting.ts; the reads behind the account operations are here too.
+ *
+ * A posting is written by ONE builder of CTEs, `postingCtes`: run alone by post() (writePosting),
+ * or embedded in a caller's single statement (a payment's settlement, a refund's or a payout's
+ * first phase). Every value is a parameter, so one shape of posting always has one SQL text: the
+ * callers run it as a prepared statement.
+ */
+import { Prisma, type Account, type LedgerEntry } from '../../generated/prisma/client.js';
+import type { AccountName, GatewayAccount, LedgerEntryKind } from '../../generated/prisma/enums.js';
+import type { Db, DbTransaction } from '../context.js';
+import type { AccountStats } from './accounts.js';
+
+/** A value read from the one row of an earlier CTE of the caller's statement. */
+export interface FromCte {
+  cte: string;
+}
+
+/** A merchant account: named, or by the row of an earlier CTE (columns "organizationId", "accountName"). */
+export type MerchantAccountRef = { organizationId: string; account: AccountName } | FromCte;
+
+export interface PostingRows {
+  /**
+   * The name of the CTE of the last merchant movement: it has a row iff the whole posting was
+   * written, so the caller's own rows select FROM it.
+   */
+  as: string;
+  postingId: string;
+  /** The entries' kind, or the "kind" column of an earlier CTE's row. */
+  kind: LedgerEntryKind | FromCte;
+  transactionId: string | null;
+  payoutId: string | null;
+  description: string;
+  /** At least one, each account once, in lock order (posting.ts decides it). */
+  merchantMoves: { account: MerchantAccountRef; amount: bigint }[];
+  gatewaySides: { gateway: GatewayAccount; amount: bigint }[];
+  /** An earlier CTE of the statement: nothing moves unless it has a row. */
+  onlyIf?: string;
+}
+
+const cte = (name: string): Prisma.Sql => Prisma.raw(`"${name.replace(/"/g, '')}"`);
+
+/** The CTE name of each merchant movement: the last one is `as`, the earlier ones `as_1`, `as_2`... */
+const movedCteNames = (rows: PostingRows): string[] => rows.merchantMoves.map((_, index, all) => (index === all.length - 1 ? rows.as : `${rows.as}_${index + 1}`));
+
+/**
+ * The posting as CTEs of one statement. Each merchant account moves by a conditional UPDATE
+ * (`balance + amount >= 0`), so a debit the balance cannot cover is refused by PostgreSQL itself,
+ * whatever ran concurrently; the row lock that UPDATE takes serialises movements of one account
+ * until the transaction ends. Each movement runs only once the one before it moved (PostgreSQL
+ * runs the earlier CTE first, as a one-time filter of the later one's scan): the accounts are
+ * locked in the order given, and after a refusal nothing later moves. The entries (the merchant
+ * ones with the balance after them) are written only when the last movement moved. A refusal of
+ * a later movement leaves the earlier ones moved: a posting of several merchant movements runs in
+ * a database transaction its refusal rolls back (post() does). Entries may reference a row the
+ * same statement inserts (a payout): foreign keys are checked when the statement ends.
+ */
+export function postingCtes(rows: PostingRows): Prisma.Sql {
+  if (rows.merchantMoves.length === 0) throw new Error('a posting moves at least one merchant account');
+  const names = movedCteNames(rows);
+  const moves = rows.merchantMoves.map((move, index) => movedCte(names[index]!, move.account, move.amount, index === 0 ? rows.onlyIf : names[index - 1]));
+  const kind = typeof rows.kind === 'string' ? Prisma.sql`${rows.kind}::"LedgerEntryKind"` : Prisma.sql`(SELECT kind FROM ${cte(rows.kind.cte)})`;
+  const common = Prisma.sql`${rows.postingId}::uuid, ${kind}, ${rows.payoutId}::uuid, ${rows.transactionId}::uuid, ${rows.description}::text`;
+  const whenWritten = Prisma.sql`EXISTS (SELECT 1 FROM ${cte(rows.as)})`;
+  const merchantEntries = rows.merchantMoves.map(
+    (move, index) => Prisma.sql`
+      SELECT gen_random_uuid(), ${common}, m.id, NULL::"GatewayAccount", ${String(move.amount)}::bigint, m.balance
+      FROM ${cte(names[index]!)} m ${names[index] === rows.as ? Prisma.empty : Prisma.sql`WHERE ${whenWritten}`}`,
+  );
+  // Zero sides write no entry; they only change the arrays' lengths, never the text.
+  const sides = rows.gatewaySides.filter((side) => side.amount !== 0n);
+  const gatewayEntries = Prisma.sql`
+      SELECT gen_random_uuid(), ${common}, NULL::uuid, g.account, g.amount, NULL::bigint
+      FROM unnest(${sides.map((side) => side.gateway)}::text[]::"GatewayAccount"[], ${sides.map((side) => String(side.amount))}::text[]::bigint[]) AS g(account, amount)
+      WHERE ${whenWritten}`;
+  return Prisma.sql`
+    ${Prisma.join(moves, ',')},
+    ${cte(`${rows.as}_entries`)} AS (
+      INSERT INTO "LedgerEntry" (id, "postingId", kind, "payoutId", "transactionId", description, "accountId", "gatewayAccount", amount, "balanceAfter")
+      ${Prisma.join([...merchantEntries, gatewayEntries], ' UNION ALL ')})`;
+}
+
+function movedCte(name: string, account: MerchantAccountRef, amount: bigint, after: string | undefined): Prisma.Sql {
+  const by = String(amount);
+  const [from, isAccount] =
+    'cte' in account
+      ? [Prisma.sql`FROM ${cte(account.cte)} s`, Prisma.sql`a."organizationId" = s."organizationId" AND a.name = s."accountName"`]
+      : [Prisma.empty, Prisma.sql`a."organizationId" = ${account.organizationId}::uuid AND a.name = ${account.account}::"AccountName"`];
+  const afterCondition = after ? Prisma.sql`AND EXISTS (SELECT 1 FROM ${cte(after)})` : Prisma.empty;
+  return Prisma.sql`
+    ${cte(name)} AS (
+      UPDATE "Account" a SET balance = a.balance + ${by}::bigint, "updatedAt" = now() ${from}
+      WHERE ${isAccount} AND a.balance + ${by}::bigint >= 0 ${afterCondition}
+      RETURNING a.id, a.balance)`;
+}
+
+/** A merchant account as a posting left it. */
+export interface MovedAccount {
+  id: string;
+  balance: bigint;
+}
+
+/** Runs postingCtes alone: per merchant movement (in the order given), the account it moved, or undefined when it did not move. */
+export async function writePosting(tx: DbTransaction, rows: PostingRows): Promise<(MovedAccount | undefined)[]> {
+  const names = movedCteNames(rows);
+  const moved = names.map((name, index) => Prisma.sql`SELECT ${index}::int AS move, id, balance FROM ${cte(name)}`);
+  const found = await tx.$queryRaw<{ move: number; id: string; balance: bigint | string }[]>`
+    WITH ${postingCtes(rows)}
+    ${Prisma.join(moved, ' UNION ALL ')}`;
+  return names.map((_, index) => {
+    const row = found.find((candidate) => candidate.move === index);
+    return row && { id: row.id, balance: BigInt(row.balance) };
+  });
+}
+
+export async function merchantAccountExists(tx: Pick<DbTransaction, 'account'>, organizationId: string, account: AccountName): Promise<boolean> {
+  return (await tx.account.findUnique({ where: { organizationId_name: { organizationId, name: account } }, select: { id: true } })) !== null;
+}
+
+/** A posting's entries, with the merchant account each one is on. */
+export async function entriesOfPosting(tx: DbTransaction, postingId: string) {
+  return tx.ledgerEntry.findMany({ where: { postingId }, include: { account: { select: { organizationId: true, name: true } } } });
+}
+
+/** The sum of a transaction's entries on one merchant account. */
+export async function transactionSumOn(tx: Pick<DbTransaction, '$queryRaw'>, organizationId: string, account: AccountName, transactionId: string): Promise<bigint> {
+  const [row] = await tx.$queryRaw<{ sum: bigint | string }[]>`
+    SELECT COALESCE(SUM(e.amount), 0)::bigint AS sum
+    FROM "LedgerEntry" e JOIN "Account" a ON a.id = e."accountId"
+    WHERE e."transactionId" = ${transactionId}::uuid AND a."organizationId" = ${organizationId}::uuid AND a.name = ${account}::"AccountName"`;
+  return BigInt(row?.sum ?? 0);
+}
+
+/** `main` first, then `escrow` (the enum's order), as organisations list them everywhere. */
+const accountOrder = [{ name: 'asc' as const }];
+
+export async function accountsOf(db: Pick<Db, 'account'>, organizationId: string): Promise<Account[]> {
+  return db.account.findMany({ where: { organizationId }, orderBy: accountOrder });
+}
+
+/** One account by id, of `organizationId` or of any organisation when it is null. */
+export async function findAccount(db: Pick<Db, 'account'>, organizationId: string | null, id: string): Promise<Account | null> {
+  return db.account.findFirst({ where: { id, ...(organizationId !== null && { organizationId }) } });
+}
+
+export async function merchantAccount(tx: Pick<DbTransaction, 'account'>, organizationId: string, account: AccountName): Promise<Account> {
+  return tx.account.findUniqueOrThrow({ where: { organizationId_name: { organizationId, name: account } } });
+}
+
+/** Totals over the accounts of `organizationId`, or of every organisation when it is null, in one statement. */
+export async function accountTotals(db: Pick<Db, '$queryRaw'>, organizationId: string | null): Promise<AccountStats> {
+  const scope = organizationId === null ? Prisma.empty : Prisma.sql`WHERE "organizationId" = ${organizationId}::uuid`;
+  const [row] = await db.$queryRaw<{ total: bigint | string; accounts: number; active: number }[]>`
+    SELECT COALESCE(SUM(balance), 0)::bigint AS total, COUNT(*)::int AS accounts, (COUNT(*) FILTER (WHERE "isActive"))::int AS active
+    FROM "Account" ${scope}`;
+  return { totalBalance: BigInt(row?.total ?? 0), accountCount: Number(row?.accounts ?? 0), activeAccountCount: Number(row?.active ?? 0) };
+}
+
+/**
+ * A page of an account's entries, newest first, and how many it has; with `organizationId`, only
+ * when the account is that organisation's (the condition joins the same statements).
+ */
+export async function entriesPage(db: Pick<Db, 'ledgerEntry'>, accountId: string, organizationId: string | null, skip: number, take: number): Promise<{ entries: LedgerEntry[]; totalCount: number }> {
+  const where = { accountId, ...(organizationId !== null && { account: { organizationId } }) };
+  const [entries, totalCount] = await Promise.all([db.ledgerEntry.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip, take }), db.ledgerEntry.count({ where })]);
+  return { entries, totalCount };
+}
