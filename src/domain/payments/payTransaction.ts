@@ -5,8 +5,8 @@
  *
  * The payment runs as an attempt (attempts.ts beside this file): recorded before the wallet is
  * asked, so of two concurrent payments only one ever reaches a wallet (the other gets 409), then
- * settled with the wallet's answer in ONE database transaction with the status change and the
- * ledger posting. Nothing of ours moves before the wallet says yes.
+ * settled with the wallet's answer in ONE statement with the status change, the ledger posting
+ * and the payment_status webhooks. Nothing of ours moves before the wallet says yes.
  */
 import type { PaymentMethod } from '../../generated/prisma/enums.js';
 import type { Caller } from '../access/caller.js';

@@ -12,8 +12,9 @@ export async function cancelTransaction(ctx: GatewayContext, access: MerchantAcc
 }
 
 /**
- * Cancels `transaction` as the caller read it (REST v1's delete reads it once to choose between
- * cancel and refund), through `db`: the client, or the transaction an Idempotency-Key runs in.
+ * Cancels `transaction` as the caller read it (cancelOrRefundTransaction, REST v1's delete, reads
+ * it once to choose between cancel and refund), through `db`: the client, or the transaction an
+ * Idempotency-Key runs in.
  */
 export async function cancelReadTransaction(ctx: GatewayContext, db: Db | DbTransaction, organizationId: string, transaction: TransactionRecord): Promise<TransactionRecord> {
   refuseUnlessPending(transaction.status);
