@@ -15,7 +15,7 @@ import type { Coordination } from '../../src/domain/ports.js';
 import { createApiKey, createOrganization, updateOrganization } from '../../src/domain/operations.js';
 import type { CreateOrganizationInput } from '../../src/domain/organizations/createOrganization.js';
 import type { UpdateOrganizationInput } from '../../src/domain/organizations/updateOrganization.js';
-import type { OrganizationRecord } from '../../src/domain/organizations/organizations.js';
+import type { OrganizationRecord } from '../../src/domain/organizations/store.js';
 import { buildApp } from '../../src/http/app.js';
 import { createLocalCoordination } from '../../src/infra/local/coordination.js';
 import { openDatabase, type Database } from '../../src/infra/prisma/database.js';

@@ -10,6 +10,7 @@ import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import { authorize, organizationOf, type Operation } from './policy.js';
 import type { MerchantOperation } from './scopes.js';
+import { readApiKeyByDigest, readOperatorTokenByDigest } from './store.js';
 
 export type { Caller, MerchantCaller, OperatorCaller } from './caller.js';
 
@@ -79,7 +80,7 @@ export async function authenticate(ctx: GatewayContext, authorization: string | 
   if (options.allowOperators) {
     if (options.adminToken && sameSecret(token, options.adminToken)) return { kind: 'operator', role: 'admin', tokenId: null };
     if (token.startsWith(OPERATOR_TOKEN_PREFIX)) {
-      const issued = await ctx.db.operatorToken.findUnique({ where: { tokenDigest: sha256Hex(token) } });
+      const issued = await readOperatorTokenByDigest(ctx.db, sha256Hex(token));
       if (issued && !issued.revokedAt) return { kind: 'operator', role: issued.role, tokenId: issued.id };
     }
   }
@@ -91,7 +92,7 @@ async function authenticateApiKey(ctx: GatewayContext, digest: string): Promise<
   const cached = ctx.callers?.get(digest);
   if (cached) return cached;
   const stamp = ctx.callers?.stamp() ?? 0;
-  const key = await ctx.db.apiKey.findUnique({ where: { keyDigest: digest }, include: { organization: true } });
+  const key = await readApiKeyByDigest(ctx.db, digest);
   if (!key || key.revokedAt) throw new DomainError('invalid_api_key');
   const caller: MerchantCaller = { kind: 'merchant', apiKeyId: key.id, scope: key.scope, organization: key.organization };
   ctx.callers?.set(digest, caller, stamp);

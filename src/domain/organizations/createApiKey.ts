@@ -18,6 +18,7 @@ import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import { findOrganization } from './organizations.js';
 import { API_SCOPES, isOneOf } from '../enums.js';
+import { insertApiKey } from './store.js';
 
 export interface IssuedApiKey {
   apiKey: ApiKey;
@@ -47,8 +48,6 @@ export async function createApiKey(ctx: GatewayContext, caller: Caller, organiza
   if (!isOneOf(API_KEY_FORMATS, format)) throw new DomainError('invalid_input', `format must be one of ${API_KEY_FORMATS.join(', ')}`);
   await findOrganization(ctx.db, organizationId);
   const { secret, digest, displayPrefix } = newSecret(format);
-  const apiKey = await ctx.db.apiKey.create({
-    data: { organizationId, scope, prefix: displayPrefix, keyDigest: digest },
-  });
+  const apiKey = await insertApiKey(ctx.db, { organizationId, scope, prefix: displayPrefix, keyDigest: digest });
   return { apiKey, secret };
 }

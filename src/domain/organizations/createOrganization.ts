@@ -3,7 +3,8 @@ import type { Caller } from '../access/caller.js';
 import { authorize } from '../access/policy.js';
 import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
-import { DEFAULT_BUSINESS_SECTOR, ORGANIZATION_ACCOUNTS, withAccounts, type OrganizationRecord } from './organizations.js';
+import { DEFAULT_BUSINESS_SECTOR, ORGANIZATION_ACCOUNTS } from './organizations.js';
+import { insertOrganization, type OrganizationRecord } from './store.js';
 import { PAYMENT_METHODS } from '../enums.js';
 import { parseMethodList } from '../paymentMethods.js';
 import { boundedInputText, MAX_NAME_LENGTH } from '../text.js';
@@ -25,17 +26,14 @@ export async function createOrganization(ctx: GatewayContext, caller: Caller, in
   if (!name || name.length > MAX_NAME_LENGTH) throw new DomainError('invalid_input', `name must be 1 to ${MAX_NAME_LENGTH} characters`);
   boundedInputText('name', name, MAX_NAME_LENGTH);
   if (input.businessSector) boundedInputText('businessSector', input.businessSector, MAX_NAME_LENGTH);
-  return ctx.db.organization.create({
-    data: {
-      name,
-      verified: input.verified ?? false,
-      escrowEnabled: input.escrowEnabled ?? false,
-      payoutEnabled: input.payoutEnabled ?? false,
-      allowedMethods: parseMethodList(input.allowedMethods) ?? [...PAYMENT_METHODS],
-      businessSector: input.businessSector === undefined ? DEFAULT_BUSINESS_SECTOR : input.businessSector?.trim() || null,
-      accounts: { create: ORGANIZATION_ACCOUNTS.map((account) => ({ ...account })) },
-    },
-    include: withAccounts,
-  });
+  const organization = {
+    name,
+    verified: input.verified ?? false,
+    escrowEnabled: input.escrowEnabled ?? false,
+    payoutEnabled: input.payoutEnabled ?? false,
+    allowedMethods: parseMethodList(input.allowedMethods) ?? [...PAYMENT_METHODS],
+    businessSector: input.businessSector === undefined ? DEFAULT_BUSINESS_SECTOR : input.businessSector?.trim() || null,
+  };
+  return insertOrganization(ctx.db, organization, ORGANIZATION_ACCOUNTS);
 }
 

@@ -1,9 +1,9 @@
 /** Operator: an organisation's API keys, newest first: metadata only, never a digest or secret. */
-import type { ApiKey } from '../../generated/prisma/client.js';
 import type { Caller } from '../access/caller.js';
 import { authorize } from '../access/policy.js';
 import type { GatewayContext } from '../context.js';
 import { findOrganization } from './organizations.js';
+import { listApiKeyMetadata, type ApiKeyMetadata } from './store.js';
 
 /**
  * Nothing limits how many keys an organisation accumulates (each rotation adds one, and revoked
@@ -13,27 +13,8 @@ import { findOrganization } from './organizations.js';
  */
 export const MAX_LISTED_API_KEYS = 100;
 
-/** What an operator may see of a key: everything but its digest. */
-const API_KEY_METADATA = {
-  id: true,
-  organizationId: true,
-  scope: true,
-  prefix: true,
-  revokedAt: true,
-  createdAt: true,
-} as const satisfies Partial<Record<keyof ApiKey, true>>;
-
-/** A key as operators see it: what `API_KEY_METADATA` selects. */
-export type ApiKeyMetadata = Pick<ApiKey, keyof typeof API_KEY_METADATA>;
-
 export async function listApiKeys(ctx: GatewayContext, caller: Caller, organizationId: string): Promise<ApiKeyMetadata[]> {
   authorize(caller, 'listApiKeys');
   await findOrganization(ctx.db, organizationId);
-  return ctx.db.apiKey.findMany({
-    where: { organizationId },
-    // The digest is not even read: what is never loaded cannot leak through a later field.
-    select: API_KEY_METADATA,
-    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-    take: MAX_LISTED_API_KEYS,
-  });
+  return listApiKeyMetadata(ctx.db, organizationId, MAX_LISTED_API_KEYS);
 }

@@ -1,19 +1,14 @@
 /** Organisations as operators shape them. */
-import type { Account, Organization } from '../../generated/prisma/client.js';
-import type { AccountName } from '../../generated/prisma/enums.js';
 import type { Db, GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import { isUuid } from '../ids.js';
-
-export type OrganizationRecord = Organization & { accounts: Account[] };
+import { countAccounts, insertMissingAccounts, readOrganization, type NewAccount, type OrganizationRecord } from './store.js';
 
 /** Every organisation has these accounts from birth; payments credit `main`. */
-export const ORGANIZATION_ACCOUNTS: readonly { name: AccountName; type: string }[] = [
+export const ORGANIZATION_ACCOUNTS: readonly NewAccount[] = [
   { name: 'main', type: 'operating' },
   { name: 'escrow', type: 'escrow' },
 ];
-
-export const withAccounts = { accounts: { orderBy: { name: 'asc' as const } } };
 
 /** A sector makes the business profile complete enough to transact. */
 export const DEFAULT_BUSINESS_SECTOR = 'general';
@@ -33,9 +28,9 @@ const MAX_REMEMBERED_ORGANIZATIONS = 100_000;
  */
 export async function ensureAccounts(db: Pick<Db, 'account'>, organizationId: string): Promise<void> {
   if (organizationsWithAccounts.has(organizationId)) return;
-  const existing = await db.account.count({ where: { organizationId } });
+  const existing = await countAccounts(db, organizationId);
   if (existing >= ORGANIZATION_ACCOUNTS.length) return rememberAccounts(organizationId);
-  await db.account.createMany({ data: ORGANIZATION_ACCOUNTS.map((account) => ({ ...account, organizationId })), skipDuplicates: true });
+  await insertMissingAccounts(db, organizationId, ORGANIZATION_ACCOUNTS);
 }
 
 function rememberAccounts(organizationId: string): void {
@@ -45,7 +40,7 @@ function rememberAccounts(organizationId: string): void {
 
 /** An organisation by id; a malformed id is just one that does not exist (404, never a 500). */
 export async function findOrganization(db: Pick<Db, 'organization'>, id: string): Promise<OrganizationRecord> {
-  const organization = isUuid(id) ? await db.organization.findUnique({ where: { id }, include: withAccounts }) : null;
+  const organization = isUuid(id) ? await readOrganization(db, id) : null;
   if (!organization) throw new DomainError('organization_not_found');
   return organization;
 }

@@ -16,6 +16,7 @@ import { DomainError } from '../errors.js';
 import { invalidationOfKey } from '../access/callerCache.js';
 import { invalidateCallers } from './organizations.js';
 import { isUuid } from '../ids.js';
+import { markApiKeyRevoked, readApiKey } from './store.js';
 
 export interface RevokedApiKey extends ApiKey {
   /** True once every instance will refuse the key; false: revoked, but that could not be confirmed. */
@@ -24,11 +25,11 @@ export interface RevokedApiKey extends ApiKey {
 
 export async function revokeApiKey(ctx: GatewayContext, caller: Caller, keyId: string): Promise<RevokedApiKey> {
   authorize(caller, 'revokeApiKey');
-  const key = isUuid(keyId) ? await ctx.db.apiKey.findUnique({ where: { id: keyId } }) : null;
+  const key = isUuid(keyId) ? await readApiKey(ctx.db, keyId) : null;
   if (!key) throw new DomainError('api_key_not_found');
   // Revoking again is harmless, and tells the instances again: the way to confirm an earlier
   // revocation that could not be.
-  const revoked = key.revokedAt ? key : await ctx.db.apiKey.update({ where: { id: keyId }, data: { revokedAt: ctx.clock.now() } });
+  const revoked = key.revokedAt ? key : await markApiKeyRevoked(ctx.db, keyId, ctx.clock.now());
   return { ...revoked, propagationConfirmed: await invalidateCallers(ctx, invalidationOfKey(keyId), { apiKeyId: keyId }) };
 }
 

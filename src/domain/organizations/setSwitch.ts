@@ -5,6 +5,7 @@ import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import { isOneOf } from '../enums.js';
 import { SWITCH_NAMES, readSwitches, type SwitchName } from './switches.js';
+import { saveSwitch } from './store.js';
 
 export interface SwitchState {
   name: SwitchName;
@@ -14,9 +15,9 @@ export interface SwitchState {
 export async function setSwitch(ctx: GatewayContext, caller: Caller, name: string, on: boolean): Promise<SwitchState> {
   authorize(caller, 'setSwitch');
   if (!isOneOf(SWITCH_NAMES, name)) throw new DomainError('invalid_input', `switch must be one of ${SWITCH_NAMES.join(', ')}`);
-  const row = await ctx.db.switch.upsert({ where: { name }, create: { name, on }, update: { on } });
+  const stored = await saveSwitch(ctx.db, name, on);
   await invalidateSwitches(ctx);
-  return { name, on: row.on };
+  return { name, on: stored };
 }
 
 /**

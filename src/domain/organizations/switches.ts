@@ -11,6 +11,7 @@
 import { PAYMENT_METHODS } from '../enums.js';
 import { INVALIDATE_ALL, type Db, type InvalidationBus } from '../ports.js';
 import type { PaymentMethod } from '../../generated/prisma/enums.js';
+import { readSwitchRows } from './store.js';
 
 declare module '../context.js' {
   interface GatewayContext {
@@ -34,7 +35,7 @@ type SwitchReader = Pick<Db, 'switch'>;
 
 /** Every switch in one statement. */
 export async function readSwitches(db: SwitchReader): Promise<SwitchStates> {
-  const rows = await db.switch.findMany();
+  const rows = await readSwitchRows(db);
   const stored = new Map(rows.map((row) => [row.name, row.on]));
   return new Map(SWITCH_NAMES.map((name) => [name, stored.get(name) ?? true]));
 }

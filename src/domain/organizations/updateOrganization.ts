@@ -4,7 +4,8 @@ import { authorize } from '../access/policy.js';
 import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import { invalidationOfOrganization } from '../access/callerCache.js';
-import { findOrganization, invalidateCallers, withAccounts, type OrganizationRecord } from './organizations.js';
+import { findOrganization, invalidateCallers } from './organizations.js';
+import { changeOrganization, type OrganizationRecord } from './store.js';
 import { ORGANIZATION_STATUSES, isOneOf } from '../enums.js';
 import { MAXIMUM_AMOUNT } from '../money.js';
 import { parseMethodList } from '../paymentMethods.js';
@@ -43,20 +44,16 @@ export async function updateOrganization(ctx: GatewayContext, caller: Caller, id
   if (sector && sector.length > MAX_NAME_LENGTH) throw new DomainError('invalid_input', 'business sector is too long');
   if (sector) boundedInputText('businessSector', sector, MAX_NAME_LENGTH);
 
-  const updated = await ctx.db.organization.update({
-    where: { id },
-    data: {
-      ...(status && { status }),
-      ...(typeof input.verified === 'boolean' && { verified: input.verified }),
-      ...(typeof input.escrowEnabled === 'boolean' && { escrowEnabled: input.escrowEnabled }),
-      ...(typeof input.payoutEnabled === 'boolean' && { payoutEnabled: input.payoutEnabled }),
-      ...(input.allowedMethods && { allowedMethods: parseMethodList(input.allowedMethods) }),
-      ...(input.businessSector !== undefined && { businessSector: sector || null }),
-      ...(min !== undefined && { minTransactionAmount: min }),
-      ...(max !== undefined && { maxTransactionAmount: max }),
-      ...(input.maxPayoutAmount !== undefined && { maxPayoutAmount: limitOf('max payout', input.maxPayoutAmount) ?? null }),
-    },
-    include: withAccounts,
+  const updated = await changeOrganization(ctx.db, id, {
+    ...(status && { status }),
+    ...(typeof input.verified === 'boolean' && { verified: input.verified }),
+    ...(typeof input.escrowEnabled === 'boolean' && { escrowEnabled: input.escrowEnabled }),
+    ...(typeof input.payoutEnabled === 'boolean' && { payoutEnabled: input.payoutEnabled }),
+    ...(input.allowedMethods && { allowedMethods: parseMethodList(input.allowedMethods) }),
+    ...(input.businessSector !== undefined && { businessSector: sector || null }),
+    ...(min !== undefined && { minTransactionAmount: min }),
+    ...(max !== undefined && { maxTransactionAmount: max }),
+    ...(input.maxPayoutAmount !== undefined && { maxPayoutAmount: limitOf('max payout', input.maxPayoutAmount) ?? null }),
   });
   // Status, flags and limits are read from the authenticated caller: drop cached copies.
   await invalidateCallers(ctx, invalidationOfOrganization(id));

@@ -1,6 +1,6 @@
 /** API keys, issued, listed and revoked by operators. The secret appears once, in createApiKey. */
 import { createApiKey, listApiKeys, revokeApiKey } from '../../domain/operations.js';
-import type { ApiKeyMetadata } from '../../domain/organizations/listApiKeys.js';
+import type { ApiKeyMetadata } from '../../domain/organizations/store.js';
 import { builder } from '../builder.js';
 import { ApiScopeEnum } from './enums.js';
 

@@ -1,7 +1,7 @@
 /** Organisations and their accounts, for operators (admin token or operator tokens). */
 import { toWireAmount } from '../../domain/money.js';
 import { createOrganization, getOrganization, listOrganizations, updateOrganization } from '../../domain/operations.js';
-import type { OrganizationRecord } from '../../domain/organizations/organizations.js';
+import type { OrganizationRecord } from '../../domain/organizations/store.js';
 import type { Page } from '../../domain/pagination.js';
 import { builder } from '../builder.js';
 import { OrganizationStatusEnum, PaymentMethodEnum } from './enums.js';

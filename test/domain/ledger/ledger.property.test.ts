@@ -34,7 +34,7 @@ import {
   releaseEscrow,
 } from '../../../src/domain/operations.js';
 import { MANUAL_REVIEW_THRESHOLD, settlePendingPayouts } from '../../../src/domain/payouts/payouts.js';
-import type { OrganizationRecord } from '../../../src/domain/organizations/organizations.js';
+import type { OrganizationRecord } from '../../../src/domain/organizations/store.js';
 import { useGateway } from '../../support/gateway.js';
 import { expectBalancedLedger } from '../../support/ledger.js';
 

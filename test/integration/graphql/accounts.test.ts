@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { adjustAccount } from '../../../src/domain/operations.js';
 import { expectGraphqlError, graphqlData } from '../../support/assertions.js';
-import type { OrganizationRecord } from '../../../src/domain/organizations/organizations.js';
+import type { OrganizationRecord } from '../../../src/domain/organizations/store.js';
 import { useGateway } from '../../support/gateway.js';
 import { ACCOUNT, ACCOUNTS_WITH_ENTRIES, ENTRY, pendingTransaction, sandboxPay } from '../../support/accounts.js';
 
