@@ -156,12 +156,12 @@ export interface TransactionFilter {
 export async function listTransactionsPage(
   db: Pick<Db, '$queryRawUnsafe'>,
   filter: TransactionFilter,
-  window: { limit: number; skip: number },
+  slice: { limit: number; skip: number },
 ): Promise<{ transactions: TransactionRecord[]; total: number }> {
   const where = transactionConditions(filter);
   const pageQuery = Prisma.sql`
     SELECT ${transactionWithProductsColumns(Prisma.raw('"TransactionProduct"'))}
-    FROM (SELECT * FROM "Transaction" t WHERE ${where} ORDER BY t."createdAt" DESC, t.id DESC LIMIT ${window.limit}::int OFFSET ${window.skip}::int) t
+    FROM (SELECT * FROM "Transaction" t WHERE ${where} ORDER BY t."createdAt" DESC, t.id DESC LIMIT ${slice.limit}::int OFFSET ${slice.skip}::int) t
     ORDER BY t."createdAt" DESC, t.id DESC`;
   // Counted over a subquery the planner cannot split (OFFSET 0): otherwise, for a filter matching a
   // third of the table, it may pick a parallel sequential scan over the covering index's
