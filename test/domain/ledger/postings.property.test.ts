@@ -1,0 +1,176 @@
+/**
+ * The one posting builder (src/domain/ledger/store.ts postingCtes), driven straight through post()
+ * and the CTEs callers embed: random balanced postings over up to three merchant accounts (two
+ * organisations' `main` and `escrow`, listed in random order) and one or two gateway accounts,
+ * debits larger than the balance included, run one after another and all at once. After each run:
+ *
+ * - every posting sums to zero, every balance equals its entries, none is negative
+ *   (test/support/ledger.ts reads the database directly);
+ * - in sequence, a posting is refused exactly when a debit exceeds its account's balance (the model
+ *   below), and a refused one changes nothing, even when an account before the refused one in lock
+ *   order had already moved in the statement;
+ * - racing, no posting fails but for `insufficient_balance` (no deadlock: accounts are locked in one
+ *   order), and every balance is its start plus the accepted postings' movements.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { AccountName, GatewayAccount } from '../../../src/generated/prisma/enums.js';
+import { Prisma } from '../../../src/generated/prisma/client.js';
+import { authorizeMerchant } from '../../../src/domain/access/auth.js';
+import { DomainError } from '../../../src/domain/errors.js';
+import { createTransaction } from '../../../src/domain/operations.js';
+import { creditPostingCtes, debitPostingCtes, post, type Movement, type Posting } from '../../../src/domain/ledger/posting.js';
+import { runStatement } from '../../../src/domain/statements.js';
+import { useGateway } from '../../support/gateway.js';
+import { balanceOf, expectBalancedLedger } from '../../support/ledger.js';
+
+const gateway = useGateway();
+
+const START_BALANCE = 1_000n;
+const NAMES: AccountName[] = ['main', 'escrow'];
+
+interface World {
+  /** Four merchant accounts: two organisations' main and escrow. */
+  accounts: { organizationId: string; account: AccountName }[];
+}
+
+interface RandomPosting {
+  moves: { account: number; amount: number }[];
+  /** How the gateway side is split: one account, or two. */
+  split: number | null;
+}
+
+const randomPosting: fc.Arbitrary<RandomPosting> = fc.record({
+  moves: fc.uniqueArray(fc.record({ account: fc.nat(3), amount: fc.integer({ min: -1_500, max: 1_500 }) }), { selector: (move) => move.account, minLength: 1, maxLength: 3 }),
+  split: fc.option(fc.integer({ min: -500, max: 500 })),
+});
+
+function postingOf(world: World, random: RandomPosting): Posting {
+  const merchant: Movement[] = random.moves.map((move) => ({ side: world.accounts[move.account]!, amount: BigInt(move.amount) }));
+  const owed = -merchant.reduce((total, movement) => total + movement.amount, 0n);
+  const gateway = (account: GatewayAccount, amount: bigint): Movement => ({ side: { gateway: account }, amount });
+  const sides = random.split === null ? [gateway('adjustments', owed)] : [gateway('adjustments', owed - BigInt(random.split)), gateway('fee_revenue', BigInt(random.split))];
+  return { kind: 'adjustment', description: 'posting property', movements: [...merchant, ...sides] };
+}
+
+async function newWorld(): Promise<World> {
+  const organizations = await Promise.all([gateway.createOrganization(), gateway.createOrganization()]);
+  const accounts = organizations.flatMap((organization) => NAMES.map((account) => ({ organizationId: organization.id, account })));
+  await gateway.ctx.db.$transaction((tx) =>
+    post(tx, { kind: 'adjustment', description: 'float', movements: [...accounts.map((side) => ({ side, amount: START_BALANCE })), { side: { gateway: 'adjustments' }, amount: -4n * START_BALANCE }] }),
+  );
+  return { accounts };
+}
+
+const balancesOf = (world: World): Promise<bigint[]> => Promise.all(world.accounts.map((side) => balanceOf(gateway.db.prisma, side.organizationId, side.account)));
+
+const entriesOf = (world: World): Promise<number> =>
+  gateway.db.prisma.ledgerEntry.count({ where: { account: { organizationId: { in: [...new Set(world.accounts.map((side) => side.organizationId))] } } } });
+
+/** post() in a database transaction of its own: the accepted movements, or null when refused. */
+async function tryPost(posting: Posting): Promise<Movement[] | null> {
+  try {
+    await gateway.ctx.db.$transaction((tx) => post(tx, posting));
+    return posting.movements;
+  } catch (error) {
+    if (error instanceof DomainError && error.code === 'insufficient_balance') return null;
+    throw error;
+  }
+}
+
+const expectedBalances = (world: World, accepted: Movement[][]): bigint[] =>
+  world.accounts.map((account) =>
+    accepted.flat().reduce((total, movement) => (movement.side === account ? total + movement.amount : total), START_BALANCE),
+  );
+
+describe('postings built by the one builder', () => {
+  it('balance, match their entries, and are refused exactly when a debit exceeds its balance, changing nothing', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(randomPosting, { minLength: 5, maxLength: 25 }), async (randoms) => {
+        const world = await newWorld();
+        const accepted: Movement[][] = [];
+        for (const random of randoms) {
+          const posting = postingOf(world, random);
+          const [before, entriesBefore] = [await balancesOf(world), await entriesOf(world)];
+          const covered = random.moves.every((move) => before[move.account]! + BigInt(move.amount) >= 0n);
+          const outcome = await tryPost(posting);
+          expect(outcome !== null).toBe(covered);
+          if (outcome) accepted.push(outcome);
+          else {
+            expect(await balancesOf(world)).toEqual(before);
+            expect(await entriesOf(world)).toBe(entriesBefore);
+          }
+          expect(await balancesOf(world)).toEqual(expectedBalances(world, accepted));
+        }
+        await expectBalancedLedger(gateway.db.prisma);
+      }),
+      { numRuns: 25 },
+    );
+  }, 120_000);
+
+  it('keep every invariant when they race, without a deadlock', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(randomPosting, { minLength: 5, maxLength: 25 }), async (randoms) => {
+        const world = await newWorld();
+        const outcomes = await Promise.all(randoms.map((random) => tryPost(postingOf(world, random))));
+        await expectBalancedLedger(gateway.db.prisma);
+        expect(await balancesOf(world)).toEqual(expectedBalances(world, outcomes.filter((outcome) => outcome !== null)));
+      }),
+      { numRuns: 25 },
+    );
+  }, 120_000);
+});
+
+describe('a posting refused', () => {
+  it('after an earlier account in lock order moved: the whole posting is undone', async () => {
+    const organization = await gateway.createOrganization();
+    const escrow = { organizationId: organization.id, account: 'escrow' as const };
+    const main = { organizationId: organization.id, account: 'main' as const };
+    // `escrow` is locked (and credited) before `main`, whose debit is refused.
+    expect(await tryPost({ kind: 'adjustment', movements: [{ side: main, amount: -200n }, { side: escrow, amount: 50n }, { side: { gateway: 'adjustments' }, amount: 150n }] })).toBeNull();
+    expect([await balanceOf(gateway.db.prisma, organization.id, 'escrow'), await balanceOf(gateway.db.prisma, organization.id, 'main')]).toEqual([0n, 0n]);
+    expect(await gateway.db.prisma.ledgerEntry.count({ where: { account: { organizationId: organization.id } } })).toBe(0);
+  });
+
+  it('for an account that does not exist: merchant_account_unavailable', async () => {
+    const missing = { organizationId: '00000000-0000-4000-8000-000000000000', account: 'main' as const };
+    const posting: Posting = { kind: 'adjustment', movements: [{ side: missing, amount: 10n }, { side: { gateway: 'adjustments' }, amount: -10n }] };
+    await expect(gateway.ctx.db.$transaction((tx) => post(tx, posting))).rejects.toMatchObject({ code: 'merchant_account_unavailable' });
+  });
+
+  it('in a caller’s single statement, without a transaction: writes nothing, and one shape of posting is one prepared text', async () => {
+    const organization = await gateway.createOrganization({ verified: true });
+    const { value } = await createTransaction(gateway.ctx, authorizeMerchant({ kind: 'merchant', apiKeyId: 'direct', scope: 'checkout', organization }, 'createTransaction'), {
+      methodOfPayment: ['wave'],
+      products: [{ name: 'Article', price: 1_000, quantity: 1 }],
+    });
+    await tryPost({ kind: 'adjustment', movements: [{ side: { organizationId: organization.id, account: 'main' }, amount: 100n }, { side: { gateway: 'adjustments' }, amount: -100n }] });
+    const debit = (amount: bigint) =>
+      debitPostingCtes({
+        organizationId: organization.id,
+        account: 'main',
+        kind: 'refund',
+        about: { transactionId: value.transaction.id },
+        description: 'embedded debit',
+        debit: amount,
+        gatewaySides: [{ gateway: 'provider_clearing_wave', amount }],
+        onlyIf: 'allowed',
+      });
+    // The caller's own row selects FROM `debited`, as refunds and payouts do.
+    const debitInOneStatement = async (amount: bigint) => {
+      const statement = Prisma.sql`WITH allowed AS (SELECT 1), ${debit(amount)} SELECT id FROM debited`;
+      return runStatement<{ id: string }>(gateway.ctx.db, { name: 'test_embedded_debit', text: statement.text }, statement.values);
+    };
+    const credit = (amount: bigint) =>
+      creditPostingCtes({ source: 'released', transactionId: value.transaction.id, description: 'embedded credit', credit: amount, gatewaySides: [{ gateway: 'fee_revenue', amount: -amount }] });
+    expect(debit(60n).text).toBe(debit(70n).text);
+    expect(credit(60n).text).toBe(credit(70n).text);
+
+    expect(await debitInOneStatement(60n)).toHaveLength(1);
+    const entries = await gateway.db.prisma.ledgerEntry.count({ where: { transactionId: value.transaction.id } });
+    expect(await debitInOneStatement(60n)).toHaveLength(0);
+    expect(await balanceOf(gateway.db.prisma, organization.id, 'main')).toBe(40n);
+    expect(await gateway.db.prisma.ledgerEntry.count({ where: { transactionId: value.transaction.id } })).toBe(entries);
+    await expectBalancedLedger(gateway.db.prisma);
+  });
+});
