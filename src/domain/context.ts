@@ -29,7 +29,7 @@ export interface GatewaySettings {
   reconcileAfterMs?: number;
   /** How often the reconcilers run (default 30 s; background.ts). */
   reconcileIntervalMs?: number;
-  /** Webhook delivery rules and the key webhook secrets are stored under (see webhooks/settings.ts). */
+  /** Webhook delivery rules and the key webhook secrets are stored under (defaults: webhooks/settings.ts). */
   webhooks?: WebhookSettings;
 }
 

@@ -62,13 +62,13 @@ export interface Scheduler {
   claimDue(now: number, max: number): Promise<string[]>;
 }
 
+/** Sent to listeners when messages may have been missed (a reconnect): drop every cached fact. */
+export const INVALIDATE_ALL = '*';
+
 /**
  * Tells every instance that cached facts are stale (a key revoked, an organisation changed).
  * Delivery is best effort: caches also expire, so a lost message costs bounded staleness only.
  */
-/** Sent to listeners when messages may have been missed (a reconnect): drop every cached fact. */
-export const INVALIDATE_ALL = '*';
-
 export interface InvalidationBus {
   /** Sends `message` to the other instances' subscribers (best effort; may reject when down). */
   publish(message: string): Promise<void>;

@@ -1,7 +1,7 @@
 /**
  * The principals a request may act as. Types only, and below everything that handles callers:
- * authentication (auth.ts) builds them, the caller cache (callerCache.ts) keeps them, and the
- * gateway context holds that cache, so none of those needs another to name a caller.
+ * authentication (auth.ts) builds them and the caller cache (callerCache.ts) keeps them, so
+ * neither needs the other to name a caller.
  */
 import type { Organization } from '../../generated/prisma/client.js';
 import type { ApiScope, OperatorRole } from '../../generated/prisma/enums.js';
