@@ -93,7 +93,7 @@ export function listDeliveries(db: Pick<Db, 'webhookDelivery'>, filter: Delivery
 }
 
 /** The delivery `id` (a UUID) with its webhook; null when there is none. */
-export function readDeliveryWithWebhook(db: Pick<Db, 'webhookDelivery'>, id: string) {
+export function readDeliveryWithWebhook(db: Pick<Db, 'webhookDelivery'>, id: string): Promise<(WebhookDelivery & { webhook: Webhook }) | null> {
   return db.webhookDelivery.findUnique({ where: { id }, include: { webhook: true } });
 }
 
