@@ -141,8 +141,13 @@ async function runClaimed<T, Answer>(
 export type Settlement<T> = { answer: T } | { refusal: DomainError; final?: boolean } | { unsettled: DomainError };
 
 export interface TwoPhaseSteps<Intent, Reply, T> {
-  /** Phase 1, in the key's database transaction: write the intent row and its effects (the debit). */
-  record(tx: DbTransaction): Promise<Intent>;
+  /**
+   * Phase 1: write the intent row and its effects (the debit). Without a key on `ctx.db` (one
+   * statement is atomic by itself); with one in the key's database transaction, so that the key
+   * row commits with them. Either way the same code: a statement that fails there aborts the
+   * transaction, so it refuses by throwing, never by trying something else after.
+   */
+  record(db: Db | DbTransaction): Promise<Intent>;
   /**
    * A stable name of the intent (e.g. `refundTransaction:<refund id>:<attempt>`), kept on the
    * `in_progress` key so that a later settlement of the intent finds and completes the key.
@@ -150,21 +155,8 @@ export interface TwoPhaseSteps<Intent, Reply, T> {
   intentName(intent: Intent): string;
   /** Between the phases, outside any transaction: the outside call (a provider). Should not throw. */
   call(intent: Intent): Promise<Reply>;
-  /** Phase 2, in a second database transaction: settle the intent with the reply. */
-  settle(tx: DbTransaction, intent: Intent, reply: Reply): Promise<Settlement<T>>;
-  /**
-   * Optional phase 2 in ONE statement, for the common outcome (the provider said yes), used when
-   * no Idempotency-Key waits on the intent: no interactive transaction (no BEGIN and COMMIT round
-   * trips, no row lock held across event-loop turns). Returns null when it could not settle it
-   * that way (another outcome, or someone settled it first): `settle` then runs as usual.
-   */
-  settleInOneStatement?(db: Db, intent: Intent, reply: Reply): Promise<Settlement<T> | null>;
-  /**
-   * Optional phase 1 in ONE statement, used when no Idempotency-Key is given (there is no key row
-   * to commit with it). Returns null when it recorded nothing (a debit the balance cannot cover):
-   * `record` then runs in a transaction as usual and gives the precise refusal.
-   */
-  recordInOneStatement?(db: Db): Promise<Intent | null>;
+  /** Phase 2: settle the intent with the reply; on `ctx.db` without a key, in the transaction that completes the key with one. */
+  settle(db: Db | DbTransaction, intent: Intent, reply: Reply): Promise<Settlement<T>>;
 }
 
 /**
@@ -175,48 +167,52 @@ export interface TwoPhaseSteps<Intent, Reply, T> {
  * intent (and its key) for a reconciler to settle with `settleIntent`.
  *
  * Phase 1 behaves exactly like runIdempotently (replays, 422, 409, refusals kept). Without a key,
- * the same two transactions run with no key row.
+ * the same steps run on `ctx.db`, with no key row.
  */
 export async function runIdempotentlyTwoPhase<Intent, Reply, T>(
   ctx: GatewayContext,
   scope: IdempotencyScope,
   steps: TwoPhaseSteps<Intent, Reply, T>,
 ): Promise<IdempotentOutcome<T>> {
-  let intent: Intent;
-  let key: { organizationId: string; key: string } | null = null;
   if (scope.key === undefined) {
-    intent = (await steps.recordInOneStatement?.(ctx.db)) ?? (await ctx.db.$transaction((tx) => steps.record(tx)));
-  } else {
-    if (!KEY_PATTERN.test(scope.key)) throw new DomainError('invalid_idempotency_key');
-    key = { organizationId: scope.organizationId, key: scope.key };
-    const requestHash = fingerprintOf(scope.operation, scope.input);
-    const claimed = key;
-    const outcome = await runClaimed<Intent, T>(
-      ctx,
-      claimed,
-      requestHash,
-      (tx) => steps.record(tx),
-      (recorded) => inProgressKeyRow(ctx, claimed, requestHash, steps.intentName(recorded)),
-      scope.keepRefusals,
-    );
-    if ('replay' in outcome) return outcome.replay;
-    intent = outcome.ran;
+    const intent = await steps.record(ctx.db);
+    return callAndSettle(ctx, steps, intent, null);
   }
+  if (!KEY_PATTERN.test(scope.key)) throw new DomainError('invalid_idempotency_key');
+  const key = { organizationId: scope.organizationId, key: scope.key };
+  const requestHash = fingerprintOf(scope.operation, scope.input);
+  const outcome = await runClaimed<Intent, T>(
+    ctx,
+    key,
+    requestHash,
+    (tx) => steps.record(tx),
+    (recorded) => inProgressKeyRow(ctx, key, requestHash, steps.intentName(recorded)),
+    scope.keepRefusals,
+  );
+  if ('replay' in outcome) return outcome.replay;
+  return callAndSettle(ctx, steps, outcome.ran, key);
+}
+
+/** The call and phase 2 of runIdempotentlyTwoPhase; with a key, the settlement completes it in the same transaction. */
+async function callAndSettle<Intent, Reply, T>(
+  ctx: GatewayContext,
+  steps: TwoPhaseSteps<Intent, Reply, T>,
+  intent: Intent,
+  key: { organizationId: string; key: string } | null,
+): Promise<IdempotentOutcome<T>> {
   const reply = await steps.call(intent);
   // Settling is conditional on the intent still being open, so a try that failed on a deadlock
   // or a dropped connection (maybe after committing) is simply run again (providerFlow.ts).
   const intentName = steps.intentName(intent);
-  const settlement = await settleDurably(ctx, { intent: intentName }, async () => {
-    if (!key && steps.settleInOneStatement) {
-      const settled = await steps.settleInOneStatement(ctx.db, intent, reply);
-      if (settled) return settled;
-    }
-    return ctx.db.$transaction(async (tx) => {
-      const settled = await steps.settle(tx, intent, reply);
-      if (key) await finishKeys(ctx, tx, { ...key, state: 'in_progress', responseBody: intentMarker(intentName) }, settled);
-      return settled;
-    });
-  });
+  const settlement = await settleDurably(ctx, { intent: intentName }, () =>
+    key
+      ? ctx.db.$transaction(async (tx) => {
+          const settled = await steps.settle(tx, intent, reply);
+          await finishKeys(ctx, tx, { ...key, state: 'in_progress', responseBody: intentMarker(intentName) }, settled);
+          return settled;
+        })
+      : steps.settle(ctx.db, intent, reply),
+  );
   return { value: outcomeOf(settlement), replayed: false };
 }
 

@@ -12,7 +12,8 @@ import type { Caller } from '../access/caller.js';
 import { authorize } from '../access/policy.js';
 import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
-import { findVisiblePayout, refuseUnlessAwaitingReview, releasePayoutLease, sendPayout, settlePayout, takePayoutLease, type PayoutRecord } from './payouts.js';
+import { refuseUnlessAwaitingReview, sendPayout, settlePayout, type PayoutRecord } from './payouts.js';
+import { findVisiblePayout, markPayoutSent, releasePayoutLease, takePayoutLease, type PayoutLease } from './store.js';
 import { settleDurably } from '../providerFlow.js';
 import { switchStates } from '../organizations/switches.js';
 
@@ -25,17 +26,20 @@ export async function approvePayout(ctx: GatewayContext, caller: Caller, orderId
   if (!switches.get('payouts')) throw new DomainError('payouts_disabled');
   if (!switches.get(payout.selectedPaymentMethod)) throw new DomainError('payout_method_unavailable', payout.selectedPaymentMethod);
 
-  const lock = await takePayoutLease(ctx, payout.organizationId);
+  const lease = await takePayoutLease(ctx, payout.organizationId);
+  let held: PayoutLease | null = lease;
   try {
-    const { count } = await ctx.db.payout.updateMany({ where: { id: payout.id, status: 'pending', sentAt: null }, data: { sentAt: ctx.clock.now() } });
-    if (count === 0) {
+    if (!(await markPayoutSent(ctx, payout.id))) {
       // Approved or rejected meanwhile by someone else: say what it became, and never send it.
       refuseUnlessAwaitingReview(await findVisiblePayout(ctx.db, null, payout.id));
       throw new Error(`payout ${payout.id} awaits review but could not be marked as sent`);
     }
     const answer = await sendPayout(ctx, { payoutId: payout.id, method: payout.selectedPaymentMethod, phone: payout.recipientPhone, amount: payout.amount });
-    return await settleDurably(ctx, { payoutId: payout.id }, () => ctx.db.$transaction((tx) => settlePayout(ctx, tx, payout.id, answer)));
+    // The settling statement releases the lease too.
+    const settled = await settleDurably(ctx, { payoutId: payout.id }, () => settlePayout(ctx, ctx.db, payout.id, answer, lease));
+    held = null;
+    return settled;
   } finally {
-    await releasePayoutLease(ctx, lock);
+    await releasePayoutLease(ctx, held);
   }
 }

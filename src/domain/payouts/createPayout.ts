@@ -1,7 +1,7 @@
 /**
  * POST /payouts (and GraphQL `createPayout`, v1 cashout): sends money from `main` to a
- * wallet. The rules and the two phases around the provider call live in payouts.ts beside this file; the
- * Idempotency-Key in ../idempotency.ts (runIdempotentlyTwoPhase).
+ * wallet. The rules and the two phases around the provider call live in payouts.ts beside this file
+ * (their statements in store.ts); the Idempotency-Key in ../idempotency.ts (runIdempotentlyTwoPhase).
  *
  * Answers: the payout, `completed` (sent), `pending` (above 2,000,000 XOF: awaiting review; or the
  * provider did not answer in time); 400 invalid input / `Invalid amount` / `Insufficient balance`
@@ -16,22 +16,8 @@ import { DomainError } from '../errors.js';
 import { runIdempotentlyTwoPhase, type IdempotentOutcome } from '../idempotency.js';
 import { MAXIMUM_AMOUNT, MINIMUM_AMOUNT_EXCLUSIVE } from '../money.js';
 import { parsePaymentMethod } from '../paymentMethods.js';
-import {
-  completePayoutInOneStatement,
-  payoutIntentName,
-  recordPayout,
-  recordPayoutInOneStatement,
-  releasePayoutLease,
-  sendPayout,
-  settlementOf,
-  settlePayout,
-  newPayoutLease,
-  takePayoutLease,
-  type NewPayout,
-  type PayoutIntent,
-  type PayoutLease,
-  type PayoutRecord,
-} from './payouts.js';
+import { payoutIntentName, payoutTerms, sendPayout, settlementOf, settlePayout, type NewPayout, type PayoutIntent, type PayoutRecord } from './payouts.js';
+import { newPayoutLease, recordPayout, releasePayoutLease, type PayoutLease } from './store.js';
 import { normalizePhone } from '../phones.js';
 import type { Db, ProviderAnswer } from '../ports.js';
 import { switchStates } from '../organizations/switches.js';
@@ -54,38 +40,26 @@ export async function createPayout(
 ): Promise<IdempotentOutcome<PayoutRecord>> {
   const { organization } = access;
   const scope = { organizationId: organization.id, key: options.idempotencyKey, operation: 'createPayout', input, keepRefusals: !options.idempotencyKeyDerived };
-  // The organisation's lease (one payout at a time), taken inside phase 1 (so a replayed key never
-  // waits for it) and released when the request ends, or by the completing statement.
+  // The organisation's lease (one payout at a time), taken by phase 1's statement (so a replayed
+  // key never waits for it) and released by the settling statement, or when the request ends.
   const held: { lease: PayoutLease | null } = { lease: null };
-  const checkAndLock = async (tx: DbTransaction): Promise<NewPayout> => {
-    const payout = await checkPayout(ctx, tx, organization, input);
-    held.lease = await takePayoutLease(ctx, organization.id, tx);
-    return payout;
-  };
-  /** Without a key: the lease, debit, entries and row in one statement (one commit). */
-  const recordInOneStatement = async (db: Db): Promise<PayoutIntent | null> => {
-    const payout = await checkPayout(ctx, db, organization, input);
-    const lease = newPayoutLease(organization.id);
-    const { leased, intent } = await recordPayoutInOneStatement(ctx, db, organization, payout, lease);
-    if (!leased) throw new DomainError('payout_in_progress');
-    if (intent) held.lease = lease;
-    // Refused debit: give the lease back; `record` takes it again and gives the exact refusal.
-    else await releasePayoutLease(ctx, lease);
-    return intent;
-  };
   try {
     return await runIdempotentlyTwoPhase<PayoutIntent, ProviderAnswer | null, PayoutRecord>(ctx, scope, {
-      recordInOneStatement,
-      record: async (tx) => recordPayout(ctx, tx, organization, await checkAndLock(tx)),
+      record: async (db) => {
+        const lease = newPayoutLease(organization.id);
+        const intent = await recordPayout(ctx, db, organization.id, payoutTerms(organization, await checkPayout(ctx, db, organization, input)), lease);
+        held.lease = lease;
+        return intent;
+      },
       intentName: (intent) => payoutIntentName(intent.payoutId),
       call: async (intent) => (intent.send ? sendPayout(ctx, intent) : null),
-      settleInOneStatement: async (db, intent, answer) => {
-        const completed = await completePayoutInOneStatement(ctx, db, intent.payoutId, answer, held.lease);
-        if (completed) held.lease = null; // released by that statement
-        return completed && settlementOf(completed);
+      settle: async (db, intent, answer) => {
+        const payout = await settlePayout(ctx, db, intent.payoutId, answer, held.lease);
+        // On ctx.db that statement committed the release; in the key's transaction it commits
+        // with it, and the release below makes sure.
+        if (db === ctx.db) held.lease = null;
+        return settlementOf(payout);
       },
-      settle: async (tx, intent, answer) =>
-        settlementOf(answer ? await settlePayout(ctx, tx, intent.payoutId, answer) : await tx.payout.findUniqueOrThrow({ where: { id: intent.payoutId } })),
     });
   } finally {
     await releasePayoutLease(ctx, held.lease);

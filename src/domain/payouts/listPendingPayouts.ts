@@ -7,6 +7,7 @@ import { authorize } from '../access/policy.js';
 import type { GatewayContext } from '../context.js';
 import { resolvePage, toPage, type Page, type PageRequest } from '../pagination.js';
 import type { PayoutRecord } from './payouts.js';
+import { listAwaitingReviewPage } from './store.js';
 import { isUuid } from '../ids.js';
 
 export interface ListPendingPayoutsInput extends PageRequest {
@@ -20,10 +21,6 @@ export async function listPendingPayouts(ctx: GatewayContext, caller: Caller, in
   const organizationId = input.organizationId || undefined;
   // A malformed organisation id matches nothing, like an unknown one.
   if (organizationId !== undefined && !isUuid(organizationId)) return toPage([], 0, page, limit);
-  const where = { status: 'pending' as const, sentAt: null, ...(organizationId && { organizationId }) };
-  const [items, totalCount] = await Promise.all([
-    ctx.db.payout.findMany({ where, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], skip, take: limit }),
-    ctx.db.payout.count({ where }),
-  ]);
+  const { items, totalCount } = await listAwaitingReviewPage(ctx.db, organizationId, { skip, take: limit });
   return toPage(items, totalCount, page, limit);
 }

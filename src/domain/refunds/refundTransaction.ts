@@ -1,7 +1,8 @@
 /**
  * GET /refund/{order_id} (and GraphQL `refundTransaction`): refunds a paid transaction in full
  * through the method the customer used. The rules and the two phases around the provider call
- * live in refunds.ts beside this file; the Idempotency-Key in ../idempotency.ts (runIdempotentlyTwoPhase).
+ * live in refunds.ts beside this file (their statements in store.ts); the Idempotency-Key in
+ * ../idempotency.ts (runIdempotentlyTwoPhase).
  *
  * Answers: the refunded transaction; 404 unknown or another organisation's; 400 `This
  * Transaction cannot be refund` (pending, cancelled, refunded); 400 `Insufficient balance`
@@ -13,7 +14,8 @@ import type { MerchantAccess } from '../access/auth.js';
 import type { GatewayContext } from '../context.js';
 import { runIdempotentlyTwoPhase, type IdempotentOutcome } from '../idempotency.js';
 import type { ProviderAnswer } from '../ports.js';
-import { completeRefundInOneStatement, recordRefund, recordRefundInOneStatement, refundIntentName, sendRefund, settleRefund, type RefundIntent } from './refunds.js';
+import { refundIntentName, sendRefund, settleRefund, type RefundIntent } from './refunds.js';
+import { recordRefund } from './store.js';
 import type { TransactionRecord } from '../transactions/transactions.js';
 
 export async function refundTransaction(
@@ -24,11 +26,9 @@ export async function refundTransaction(
 ): Promise<IdempotentOutcome<TransactionRecord>> {
   const scope = { organizationId: access.organizationId, key: options.idempotencyKey, operation: 'refundTransaction', input: { orderId } };
   return runIdempotentlyTwoPhase<RefundIntent, ProviderAnswer, TransactionRecord>(ctx, scope, {
-    recordInOneStatement: (db) => recordRefundInOneStatement(ctx, db, access.organizationId, orderId),
-    record: (tx) => recordRefund(tx, access.organizationId, orderId),
+    record: (db) => recordRefund(ctx, db, access.organizationId, orderId),
     intentName: refundIntentName,
     call: (intent) => sendRefund(ctx, intent),
-    settleInOneStatement: (db, intent, answer) => completeRefundInOneStatement(ctx, db, intent, answer),
-    settle: (tx, intent, answer) => settleRefund(ctx, tx, intent, answer),
+    settle: (db, intent, answer) => settleRefund(ctx, db, intent, answer),
   });
 }

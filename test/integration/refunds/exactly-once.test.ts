@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { settleProviderCall } from '../../../src/domain/operations.js';
-import { recordRefund, settlePendingRefunds } from '../../../src/domain/refunds/refunds.js';
+import { settlePendingRefunds } from '../../../src/domain/refunds/refunds.js';
+import { recordRefund } from '../../../src/domain/refunds/store.js';
 import { expectCatalogueError } from '../../support/assertions.js';
 import { useGateway } from '../../support/gateway.js';
 import { PHONES, balances, entriesOf, expectLedgerConsistent, paidTransaction, refund, statusOf, stubProvider, withProvider } from '../../support/refunds.js';
@@ -182,7 +183,7 @@ describe('a crash between recording the refund and calling the provider', () => 
   it('is never failed by a provider that says "not found": it stays open, and an operator decision returns the debit; a later request is a new attempt', async () => {
     const { organizationId, key, orderId } = await coveredTransaction();
     // Phase 1 commits, then the process "dies": the provider is never called.
-    const intent = await gateway.ctx.db.$transaction((tx) => recordRefund(tx, organizationId, orderId));
+    const intent = await recordRefund(gateway.ctx, gateway.ctx.db, organizationId, orderId);
     expect((await balances(gateway, organizationId)).main).toBe(0n);
     expectCatalogueError(await refund(gateway, key, orderId), 'refund_in_progress');
 
@@ -213,7 +214,7 @@ describe('a crash between recording the refund and calling the provider', () => 
   it('for a held transaction, an operator\'s failed decision puts the proceeds back in escrow', async () => {
     const { organization, key } = await gateway.merchant({ verified: true, escrowEnabled: true });
     const orderId = await paidTransaction(gateway, key, { price: 3000, isEscrow: true, feesCustomerSide: true });
-    const intent = await gateway.ctx.db.$transaction((tx) => recordRefund(tx, organization.id, orderId));
+    const intent = await recordRefund(gateway.ctx, gateway.ctx.db, organization.id, orderId);
     expect(await balances(gateway, organization.id)).toEqual({ main: 0n, escrow: 0n });
     await settleProviderCall(gateway.ctx, gateway.operator, { kind: 'refund', id: intent.refundId, outcome: 'failed' }, 'never received');
     expect(await statusOf(gateway, orderId)).toBe('paid_and_blocked');

@@ -1,0 +1,357 @@
+/**
+ * The payouts' store: the only place their SQL lives, one function per effect. Each money effect
+ * is ONE statement, run as it is on `ctx.db` (a request without an Idempotency-Key: atomic by
+ * itself, with the merchant's hot `main` row locked for that one statement) or in the key's
+ * database transaction (the key row then commits with it). Lock order: the organisation's lease,
+ * then the Payout row, then `main`.
+ */
+import { randomUUID } from 'node:crypto';
+import { Prisma } from '../../generated/prisma/client.js';
+import type { GatewayAccount, PaymentMethod, PayoutStatus } from '../../generated/prisma/enums.js';
+import type { GatewayContext } from '../context.js';
+import { DomainError } from '../errors.js';
+import { isUuid } from '../ids.js';
+import { clearingAccountOf, debitPostingCtes } from '../ledger/posting.js';
+import type { rangeConditions } from '../listFilters.js';
+import type { Db, DbTransaction, ProviderAnswer } from '../ports.js';
+import { PROVIDER_TIMEOUT_MS, settleDurably } from '../providerFlow.js';
+import { runStatement } from '../statements.js';
+import { escapeLike } from '../text.js';
+import { compactPhone } from '../phones.js';
+import type { NewPayout, PayoutIntent, PayoutRecord } from './payouts.js';
+
+/** The per-organisation lease outlives the provider call's own timeout (PROVIDER_TIMEOUT_MS), so it normally covers it. */
+const PAYOUT_LOCK_TTL_MS = 45_000;
+
+/** The Payout row's columns as Prisma reads them (enums as text, as its own reads return them). */
+const payoutColumns = (alias: string): Prisma.Sql => {
+  const p = Prisma.raw(`"${alias}"`);
+  return Prisma.sql`${p}.id, ${p}."organizationId", ${p}."selectedPaymentMethod"::text AS "selectedPaymentMethod", ${p}.amount, ${p}.fees, ${p}.currency,
+    ${p}."recipientFirstName", ${p}."recipientLastName", ${p}."recipientPhone", ${p}.status::text AS status, ${p}.reason, ${p}."providerReference",
+    ${p}."failureReason", ${p}."isDeleted", ${p}."paidAt", ${p}."sentAt", ${p}."createdAt", ${p}."updatedAt", ${p}."providerChecks", ${p}."nextProviderCheckAt"`;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Reads
+
+/**
+ * A payout the caller may see: of `organizationId`, or of any organisation when it is null
+ * (operators). Another organisation's payout answers exactly like a missing one.
+ */
+export async function findVisiblePayout(db: Pick<Db, 'payout'>, organizationId: string | null, orderId: string): Promise<PayoutRecord> {
+  const payout = isUuid(orderId) ? await db.payout.findFirst({ where: { id: orderId, ...(organizationId !== null && { organizationId }) } }) : null;
+  if (!payout) throw new DomainError('payout_not_found');
+  return payout;
+}
+
+/** What GET /payouts filters on, validated by listPayouts. */
+export interface PayoutListFilter {
+  /** null: every organisation (operators). */
+  organizationId: string | null;
+  status?: PayoutStatus;
+  paymentMethod?: PaymentMethod;
+  /** Compacted (phones.ts); exact match. */
+  recipientPhone?: string;
+  ranges: ReturnType<typeof rangeConditions>;
+  includeDeleted?: boolean;
+  search?: string;
+}
+
+/** One page of payouts, newest first, and how many match. */
+export async function listPayoutsPage(db: Db, filter: PayoutListFilter, window: { skip: number; take: number }): Promise<{ items: PayoutRecord[]; totalCount: number }> {
+  const where: Prisma.PayoutWhereInput = {
+    ...(filter.organizationId !== null && { organizationId: filter.organizationId }),
+    ...(!filter.includeDeleted && { isDeleted: false }),
+    ...(filter.status && { status: filter.status }),
+    ...(filter.paymentMethod && { selectedPaymentMethod: filter.paymentMethod }),
+    ...(filter.recipientPhone && { recipientPhone: filter.recipientPhone }),
+    ...filter.ranges,
+    ...(filter.search && { OR: searchConditions(filter.search) }),
+  };
+  const [items, totalCount] = await Promise.all([
+    db.payout.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip: window.skip, take: window.take }),
+    db.payout.count({ where }),
+  ]);
+  return { items, totalCount };
+}
+
+/** Free text: order id, recipient name or phone, reason. */
+function searchConditions(search: string): Prisma.PayoutWhereInput[] {
+  const contains = { contains: escapeLike(search), mode: 'insensitive' as const };
+  return [
+    ...(isUuid(search) ? [{ id: search }] : []),
+    { recipientFirstName: contains },
+    { recipientLastName: contains },
+    { recipientPhone: { contains: escapeLike(compactPhone(search)) } },
+    { reason: contains },
+  ];
+}
+
+/** The review queue (pending, never sent), of one organisation or all, oldest first. */
+export async function listAwaitingReviewPage(db: Db, organizationId: string | undefined, window: { skip: number; take: number }): Promise<{ items: PayoutRecord[]; totalCount: number }> {
+  const where = { status: 'pending' as const, sentAt: null, ...(organizationId && { organizationId }) };
+  const [items, totalCount] = await Promise.all([
+    db.payout.findMany({ where, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], skip: window.skip, take: window.take }),
+    db.payout.count({ where }),
+  ]);
+  return { items, totalCount };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The organisation's lease
+
+/** A held payout lease: release it when the request ends. */
+export interface PayoutLease {
+  organizationId: string;
+  holder: string;
+}
+
+/** A lease this request will try to take (in its own statement, or folded into phase 1's). */
+export const newPayoutLease = (organizationId: string): PayoutLease => ({ organizationId, holder: randomUUID() });
+
+/**
+ * Takes the organisation's lease, or takes nothing when another payout holds it: PostgreSQL
+ * decides, on every instance; an expired lease is taken over, a live one is not (the database's
+ * clock, the same for every instance). RETURNING says whether this request got it. One fragment:
+ * a statement of its own (takePayoutLease) or the first CTE of phase 1's statement.
+ */
+const takeLeaseSql = (lease: PayoutLease, ttlMs: number): Prisma.Sql => Prisma.sql`
+  INSERT INTO "PayoutLease" ("organizationId", holder, "expiresAt")
+  VALUES (${lease.organizationId}::uuid, ${lease.holder}::uuid, now() + ${ttlMs}::int * interval '1 millisecond')
+  ON CONFLICT ("organizationId") DO UPDATE SET holder = EXCLUDED.holder, "expiresAt" = EXCLUDED."expiresAt"
+  WHERE "PayoutLease"."expiresAt" < now()
+  RETURNING holder`;
+
+/**
+ * Releasing expires the row rather than deleting it: the next payout of the organisation updates
+ * it in place (a HOT update: no index entry, no dead row per payout), which the bench showed
+ * matters at hundreds of payouts a second.
+ */
+const RELEASE_LEASE = {
+  name: 'gw_payout_lease_release',
+  text: `UPDATE "PayoutLease" SET "expiresAt" = '-infinity' WHERE "organizationId" = $1::uuid AND holder = $2::uuid`,
+};
+
+/** The lease in a statement of its own (an operator's approval); 409 while another payout holds it. */
+export async function takePayoutLease(ctx: GatewayContext, organizationId: string): Promise<PayoutLease> {
+  const lease = newPayoutLease(organizationId);
+  const statement = takeLeaseSql(lease, leaseTtlMs(ctx));
+  const rows = await runStatement<{ holder: string }>(ctx.db, { name: 'gw_payout_lease_take', text: statement.text }, statement.values);
+  if (rows[0]?.holder !== lease.holder) throw new DomainError('payout_in_progress');
+  return lease;
+}
+
+/** The lease outlives the provider call it covers: PROVIDER_TIMEOUT_MS may be set above the default. */
+const LEASE_PAST_PROVIDER_TIMEOUT_MS = 15_000;
+const leaseTtlMs = (ctx: GatewayContext): number =>
+  ctx.settings.payoutLockTtlMs ?? Math.max(PAYOUT_LOCK_TTL_MS, (ctx.settings.providerTimeoutMs ?? PROVIDER_TIMEOUT_MS) + LEASE_PAST_PROVIDER_TIMEOUT_MS);
+
+/** Releases the lease if this request still holds it; a release that fails only lets it lapse at its ttl. */
+export async function releasePayoutLease(ctx: GatewayContext, lease: PayoutLease | null, db: Db | DbTransaction = ctx.db): Promise<void> {
+  if (!lease) return;
+  // Retried across a dropped connection (a release is idempotent): a lease left behind would
+  // refuse the organisation's payouts (409) until its ttl.
+  await settleDurably(ctx, { organizationId: lease.organizationId }, () => runStatement(db, RELEASE_LEASE, [lease.organizationId, lease.holder])).catch((error: unknown) =>
+    ctx.log.warn({ err: error, organizationId: lease.organizationId }, 'could not release a payout lease; it lapses at its ttl'),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Phase 1
+
+/**
+ * Phase 1, ONE statement: the organisation's lease (taken first: a concurrent payout of it
+ * answers 409 at once, from any instance), then the debit of `main` by amount + fees (a
+ * conditional UPDATE: PostgreSQL refuses a debit the balance cannot cover, whatever runs
+ * concurrently; the provider's clearing account is owed the amount, the gateway keeps the fee)
+ * with its entries, and the Payout row `pending` (with `sentAt` when it is sent now; one above the
+ * review threshold waits for the operator). One commit serves the lease and the payout. Inside
+ * the key's transaction the lease commits with the payout, or rolls back with a refused one; a
+ * concurrent payout waits only for that commit, then sees it held.
+ *
+ * Refusals: 409 `payout_in_progress` (the lease is held: nothing was written); 400
+ * `insufficient_balance` (the debit was refused: `main` does not cover amount + fees, or is
+ * missing, which answers as an empty `main` always did; the lease this statement took is given
+ * back first, a no-op inside a transaction the refusal rolls back).
+ */
+export async function recordPayout(ctx: GatewayContext, db: Db | DbTransaction, organizationId: string, payout: PayoutToRecord, lease: PayoutLease): Promise<PayoutIntent> {
+  const id = randomUUID();
+  const statement = recordPayoutStatement(ctx, organizationId, id, payout, lease);
+  const [row] = await runStatement<{ leased: boolean; id: string | null }>(db, { name: 'gw_payout_record', text: statement.text }, statement.values);
+  if (row?.leased !== true) throw new DomainError('payout_in_progress');
+  if (!row.id) {
+    await releasePayoutLease(ctx, lease, db);
+    throw new DomainError('insufficient_balance');
+  }
+  return { payoutId: id, organizationId, method: payout.method, phone: payout.recipientPhone, amount: payout.amount, send: payout.send };
+}
+
+/** A payout with its terms as the rules decided them (payouts.ts payoutTerms). */
+export type PayoutToRecord = NewPayout & {
+  fee: bigint;
+  /** false: above the review threshold, it waits for the operator (no `sentAt`). */
+  send: boolean;
+};
+
+function recordPayoutStatement(ctx: GatewayContext, organizationId: string, id: string, payout: PayoutToRecord, lease: PayoutLease): Prisma.Sql {
+  const now = ctx.clock.now();
+  // The provider's clearing account is owed the amount, the gateway keeps the fee; `main` pays both.
+  const gatewaySides: { gateway: GatewayAccount; amount: bigint }[] = [
+    { gateway: clearingAccountOf(payout.method), amount: payout.amount },
+    { gateway: 'fee_revenue', amount: payout.fee },
+  ];
+  const debit = debitPostingCtes({
+    organizationId,
+    account: 'main',
+    kind: 'payout',
+    about: { payoutId: id },
+    description: `payout ${id}`,
+    debit: payout.amount + payout.fee,
+    gatewaySides,
+    onlyIf: 'lease',
+  });
+  return Prisma.sql`
+    WITH lease AS (${takeLeaseSql(lease, leaseTtlMs(ctx))}),
+    ${debit},
+    recorded AS (
+      INSERT INTO "Payout" (id, "organizationId", "selectedPaymentMethod", amount, fees, "recipientFirstName", "recipientLastName", "recipientPhone",
+        reason, status, "sentAt", "createdAt", "updatedAt")
+      SELECT ${id}::uuid, ${organizationId}::uuid, ${payout.method}::"PaymentMethod", ${String(payout.amount)}::bigint, ${String(payout.fee)}::bigint,
+        ${payout.recipientFirstName}::text, ${payout.recipientLastName}::text, ${payout.recipientPhone}::text, ${payout.reason}::text, 'pending',
+        ${payout.send ? now : null}::timestamptz, ${now}::timestamptz, ${now}::timestamptz
+      FROM debited
+      RETURNING id)
+    SELECT EXISTS (SELECT 1 FROM lease) AS leased, (SELECT id FROM recorded) AS id`;
+}
+
+/** An approved payout is handed to the provider: `sentAt`, only while it still awaits review (of two approvals, or an approval and a rejection, one wins). */
+export async function markPayoutSent(ctx: GatewayContext, payoutId: string): Promise<boolean> {
+  const { count } = await ctx.db.payout.updateMany({ where: { id: payoutId, status: 'pending', sentAt: null }, data: { sentAt: ctx.clock.now() } });
+  return count === 1;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Phase 2 and the operator's rejection
+
+/**
+ * Reverses a payout's debit, as CTEs of the caller's statement: amount and fees back in `main`,
+ * the clearing and fee sides negated, in a posting of its own (ledgers never erase). Runs when
+ * `source` (an earlier CTE with the payout's `id`) has a row. A credit: nothing can refuse it.
+ */
+function payoutReversalCtes(source: string, description: Prisma.Sql): Prisma.Sql {
+  const from = Prisma.raw(`"${source}"`);
+  return Prisma.sql`
+    taken AS MATERIALIZED (
+      SELECT e."accountId", e."gatewayAccount", e.amount, e."payoutId" FROM "LedgerEntry" e JOIN ${from} s ON e."payoutId" = s.id WHERE e.kind = 'payout'),
+    returned AS (
+      UPDATE "Account" a SET balance = a.balance - t.amount, "updatedAt" = now() FROM taken t WHERE a.id = t."accountId"
+      RETURNING a.id, a.balance),
+    reversal AS MATERIALIZED (SELECT gen_random_uuid() AS id),
+    reversal_entries AS (
+      INSERT INTO "LedgerEntry" (id, "postingId", kind, "payoutId", description, "accountId", "gatewayAccount", amount, "balanceAfter")
+      SELECT gen_random_uuid(), v.id, 'payout_reversal', t."payoutId", ${description}, t."accountId", t."gatewayAccount", -t.amount, r.balance
+      FROM taken t CROSS JOIN reversal v LEFT JOIN returned r ON r.id = t."accountId")`;
+}
+
+/** What phase 2 found (locked, before) and left. */
+export interface PayoutAnswerApplied {
+  statusBefore: PayoutStatus;
+  payout: PayoutRecord;
+}
+
+/**
+ * Phase 2, ONE statement, by the request, an operator's approval or the reconciler, whichever
+ * comes first: with the row locked, and only while it is `pending`, records the provider's answer:
+ * `succeeded` -> `completed`; `failed` -> the debit reversed (amount and fees back in `main`) and
+ * `failed`; `pending` (no answer) or null (not sent: awaiting review) -> only the provider's
+ * reference, if it gave one. Releases `lease` in the same statement when given (one commit).
+ */
+export async function applyPayoutAnswer(ctx: GatewayContext, db: Db | DbTransaction, payoutId: string, answer: ProviderAnswer | null, lease: PayoutLease | null): Promise<PayoutAnswerApplied> {
+  const now = ctx.clock.now();
+  const outcome = answer?.status ?? 'pending';
+  const reference = answer?.providerReference ?? '';
+  const statement = Prisma.sql`
+    WITH found AS MATERIALIZED (
+      SELECT p.* FROM "Payout" p WHERE p.id = ${payoutId}::uuid FOR UPDATE),
+    settled AS (
+      UPDATE "Payout" p SET
+        status = (CASE ${outcome}::text WHEN 'succeeded' THEN 'completed' WHEN 'failed' THEN 'failed' ELSE p.status::text END)::"PayoutStatus",
+        "paidAt" = CASE WHEN ${outcome}::text = 'succeeded' THEN ${now}::timestamptz ELSE p."paidAt" END,
+        "providerReference" = ${reference}::text,
+        "failureReason" = CASE WHEN ${outcome}::text = 'failed' THEN ${answer?.reason ?? 'refused by the provider'}::text ELSE p."failureReason" END,
+        "updatedAt" = ${now}::timestamptz
+      WHERE p.id = ${payoutId}::uuid AND p.status = 'pending' AND EXISTS (SELECT 1 FROM found) AND (${outcome}::text <> 'pending' OR ${reference}::text <> '')
+      RETURNING p.*),
+    failed AS (SELECT id FROM settled WHERE status = 'failed'),
+    ${payoutReversalCtes('failed', Prisma.sql`${`payout ${payoutId} failed at the provider`}::text`)},
+    released AS (
+      UPDATE "PayoutLease" SET "expiresAt" = '-infinity' WHERE "organizationId" = ${lease?.organizationId ?? null}::uuid AND holder = ${lease?.holder ?? null}::uuid),
+    current AS (
+      SELECT * FROM settled UNION ALL SELECT * FROM found WHERE NOT EXISTS (SELECT 1 FROM settled))
+    SELECT (SELECT status::text FROM found) AS "statusBefore", ${payoutColumns('current')} FROM current`;
+  const [row] = await runStatement<PayoutRecord & { statusBefore: PayoutStatus }>(db, { name: 'gw_payout_settle', text: statement.text }, statement.values);
+  if (!row) throw new Error(`payout ${payoutId} vanished before it was settled`);
+  const { statusBefore, ...payout } = row;
+  return { statusBefore, payout };
+}
+
+/**
+ * The operator's rejection, ONE statement: only while the payout awaits review (pending, never
+ * sent), its debit is reversed (amount and fees back in `main`) and it is `cancelled`. Null when
+ * it no longer awaits review (approved or rejected meanwhile).
+ */
+export async function cancelAwaitingPayout(ctx: GatewayContext, payoutId: string, why: string): Promise<PayoutRecord | null> {
+  const statement = Prisma.sql`
+    WITH cancelled AS (
+      UPDATE "Payout" p SET status = 'cancelled', "failureReason" = ${why}::text, "updatedAt" = ${ctx.clock.now()}::timestamptz
+      WHERE p.id = ${payoutId}::uuid AND p.status = 'pending' AND p."sentAt" IS NULL
+      RETURNING p.*),
+    ${payoutReversalCtes('cancelled', Prisma.sql`${`payout ${payoutId} rejected`}::text`)}
+    SELECT ${payoutColumns('cancelled')} FROM cancelled`;
+  const [row] = await runStatement<PayoutRecord>(ctx.db, { name: 'gw_payout_reject', text: statement.text }, statement.values);
+  return row ?? null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Open provider calls (the reconciler, the operator)
+
+/** A sent pending payout as the reconciler and the operator see it. */
+export interface OpenPayoutRow {
+  id: string;
+  organizationId: string;
+  providerChecks: number;
+  sentAt: Date;
+}
+
+/** Sent pending payouts due for a question: first once sent before `openedBefore`, then at their next check time. */
+export const listDuePayouts = (db: Db, now: Date, openedBefore: Date, limit: number): Promise<OpenPayoutRow[]> =>
+  selectOpenPayouts(db, Prisma.sql`(("nextProviderCheckAt" IS NULL AND "sentAt" <= ${openedBefore}) OR "nextProviderCheckAt" <= ${now})`, limit);
+
+/** Sent pending payouts asked about at least `minChecks` times. */
+export const listOpenPayouts = (db: Db, minChecks: number, limit: number): Promise<OpenPayoutRow[]> => selectOpenPayouts(db, Prisma.sql`"providerChecks" >= ${minChecks}`, limit);
+
+export async function findOpenPayout(db: Db, id: string): Promise<OpenPayoutRow | null> {
+  return isUuid(id) ? ((await selectOpenPayouts(db, Prisma.sql`id = ${id}::uuid`, 1))[0] ?? null) : null;
+}
+
+/** Sent pending payouts matching `where`, oldest first. */
+function selectOpenPayouts(db: Db, where: Prisma.Sql, limit: number): Promise<OpenPayoutRow[]> {
+  return db.$queryRaw<OpenPayoutRow[]>`
+    SELECT id, "organizationId", "providerChecks", "sentAt" FROM "Payout"
+    WHERE status = 'pending' AND "sentAt" IS NOT NULL AND ${where}
+    ORDER BY "sentAt" LIMIT ${limit}`;
+}
+
+/** Still open after a question: counts it and sets when to ask next (only while pending). */
+export async function postponePayoutCheck(db: Db, id: string, nextCheckAt: Date): Promise<void> {
+  await db.$executeRaw`UPDATE "Payout" SET "providerChecks" = "providerChecks" + 1, "nextProviderCheckAt" = ${nextCheckAt} WHERE id = ${id}::uuid AND status = 'pending'`;
+}
+
+export async function countOpenPayouts(db: Db, stuckAfterChecks: number): Promise<{ open: number; stuck: number }> {
+  const [row] = await db.$queryRaw<{ open: bigint; stuck: bigint }[]>`
+    SELECT count(*) AS open, count(*) FILTER (WHERE "providerChecks" >= ${stuckAfterChecks}) AS stuck FROM "Payout" WHERE status = 'pending' AND "sentAt" IS NOT NULL`;
+  return { open: Number(row?.open ?? 0), stuck: Number(row?.stuck ?? 0) };
+}
+
+/** A payout by id (it exists: the caller holds its intent). */
+export const findPayout = (db: Db, payoutId: string): Promise<PayoutRecord> => db.payout.findUniqueOrThrow({ where: { id: payoutId } });

@@ -1,0 +1,302 @@
+/**
+ * The refunds' store: the only place their SQL lives, one function per effect. Each money effect
+ * is ONE statement, run as it is on `ctx.db` (a request without an Idempotency-Key: the statement
+ * is atomic by itself, and the merchant's hot `main` row is locked for that one statement) or in
+ * the key's database transaction (the key row then commits with it).
+ *
+ * Lock order, in every refund path: the Transaction row first, then the Refund row, then the
+ * merchant's accounts (escrow before main, as post() orders them). The old order of one path
+ * (Refund, then Transaction) deadlocked against a concurrent first phase that held the Transaction
+ * row and waited on the Refund's unique index: PostgreSQL killed the settlement of a refund the
+ * provider had executed (test/faults/refund-race.test.ts).
+ *
+ * The postings here are built in SQL rather than with ledger/posting.ts's builders: a refund of a
+ * held transaction is two postings over one merchant account (escrow -> main, then main -> the
+ * provider's clearing account), and one statement may update a row only once, so `main` moves once
+ * by the net of both; the entries still record each posting as post() would have written them
+ * (balanced, each with the balance after it).
+ */
+import { randomUUID } from 'node:crypto';
+import { Prisma } from '../../generated/prisma/client.js';
+import type { PaymentMethod } from '../../generated/prisma/enums.js';
+import type { GatewayContext } from '../context.js';
+import { DomainError } from '../errors.js';
+import { isUuid } from '../ids.js';
+import { PAYMENT_METHOD_CATALOGUE } from '../paymentMethods.js';
+import type { Db, DbTransaction, ProviderAnswer } from '../ports.js';
+import { runStatement } from '../statements.js';
+import { transactionRecordOf, transactionWithProductsColumns, type RawTransactionRow, type TransactionRecord } from '../transactions/transactions.js';
+import type { RefundIntent } from './refunds.js';
+
+/** Phase 1's postings carry this description: how settlement (even a reconciler's) finds them to reverse. */
+const postingTagOf = (intent: Pick<RefundIntent, 'refundId' | 'attempt'>): string => `refund ${intent.refundId} attempt ${intent.attempt}`;
+
+/** Every method with its provider's clearing account (the catalogue's rows), as the statement's join. */
+const METHODS = Object.keys(PAYMENT_METHOD_CATALOGUE) as PaymentMethod[];
+const CLEARING_ACCOUNTS = METHODS.map((method) => PAYMENT_METHOD_CATALOGUE[method].clearingAccount);
+
+/**
+ * Phase 1, ONE statement: takes the transaction's refund gate (a transaction-scoped advisory lock:
+ * a concurrent refund of it answers 409 at once instead of queueing behind its row lock), locks
+ * the transaction (paid or paid_and_blocked), its Refund row if any (a new attempt only after a
+ * failed one) and the accounts it moves, and writes only when they cover it:
+ * - held (paid_and_blocked): the proceeds return from `escrow` to `main` and the status leaves
+ *   paid_and_blocked with the money (`paid`, so an escrow release cannot move it a second time
+ *   while the refund is pending; a failed refund puts both back);
+ * - `main` is debited by the amount (the provider's clearing account owes it back);
+ * - the Refund row `pending`: a new one, or the next attempt of a failed one.
+ * The checks read the rows this statement locked (their latest versions), so nothing is decided
+ * on a stale view; the writes then cannot be refused. Nothing written: `whyRefundNotRecorded`
+ * explains it, and this throws its refusal.
+ */
+export async function recordRefund(ctx: GatewayContext, db: Db | DbTransaction, organizationId: string, orderId: string): Promise<RefundIntent> {
+  if (!isUuid(orderId)) throw new DomainError('transaction_not_found');
+  const statement = recordRefundStatement(ctx, organizationId, orderId);
+  const [row] = await runStatement<{ free: boolean; refundId: string | null; attempt: number; amount: bigint; method: PaymentMethod; phone: string }>(
+    db,
+    { name: 'gw_refund_record', text: statement.text },
+    statement.values,
+  );
+  if (!row?.free) throw new DomainError('refund_in_progress');
+  if (!row.refundId) throw await whyRefundNotRecorded(db, organizationId, orderId);
+  return { refundId: row.refundId, attempt: row.attempt, organizationId, transactionId: orderId, method: row.method, phone: row.phone, amount: BigInt(row.amount) };
+}
+
+function recordRefundStatement(ctx: GatewayContext, organizationId: string, orderId: string): Prisma.Sql {
+  const now = ctx.clock.now();
+  return Prisma.sql`
+    WITH gate AS MATERIALIZED (
+      SELECT pg_try_advisory_xact_lock(hashtextextended(${`refund:${orderId}`}::text, 0)) AS free),
+    seen AS MATERIALIZED (
+      SELECT status FROM "Transaction" WHERE id = ${orderId}::uuid),
+    -- A held transaction only as this statement's snapshot saw it too: its escrow entries read
+    -- below are then the ones of that state (a payment or a failed attempt's settlement that
+    -- committed while this statement waited for the row is not half seen).
+    found AS MATERIALIZED (
+      SELECT t.id, t.status::text AS status, t.amount, t."selectedPaymentMethod"::text AS method, t."payerPhone" AS phone
+      FROM "Transaction" t
+      WHERE t.id = ${orderId}::uuid AND t."organizationId" = ${organizationId}::uuid AND (SELECT free FROM gate)
+        AND t.status IN ('paid', 'paid_and_blocked') AND t."selectedPaymentMethod" IS NOT NULL AND t."payerPhone" IS NOT NULL
+        AND (t.status = 'paid' OR (SELECT status FROM seen) = 'paid_and_blocked')
+      FOR UPDATE),
+    previous AS MATERIALIZED (
+      SELECT r.id, r.status::text AS status, r.attempts FROM "Refund" r
+      WHERE r."transactionId" = ${orderId}::uuid AND EXISTS (SELECT 1 FROM found)
+      FOR UPDATE),
+    held AS MATERIALIZED (
+      SELECT COALESCE(SUM(e.amount), 0)::bigint AS amount
+      FROM "LedgerEntry" e JOIN "Account" a ON a.id = e."accountId"
+      WHERE e."transactionId" = ${orderId}::uuid AND a."organizationId" = ${organizationId}::uuid AND a.name = 'escrow'
+        AND EXISTS (SELECT 1 FROM found WHERE status = 'paid_and_blocked')),
+    attempt AS MATERIALIZED (
+      SELECT f.id AS "transactionId", f.amount, f.method, f.phone, h.amount AS held,
+        COALESCE(p.id, ${randomUUID()}::uuid) AS "refundId", COALESCE(p.attempts, 0) + 1 AS number
+      FROM found f CROSS JOIN held h LEFT JOIN previous p ON true
+      WHERE p.id IS NULL OR p.status = 'failed'),
+    accounts AS MATERIALIZED (
+      SELECT a.id, a.name::text AS name, a.balance FROM "Account" a
+      WHERE a."organizationId" = ${organizationId}::uuid AND EXISTS (SELECT 1 FROM attempt)
+        AND (a.name = 'main' OR (a.name = 'escrow' AND (SELECT held FROM attempt) > 0))
+      ORDER BY a.name::text
+      FOR UPDATE),
+    covered AS MATERIALIZED (
+      SELECT x.* FROM attempt x JOIN accounts m ON m.name = 'main' LEFT JOIN accounts e ON e.name = 'escrow'
+      WHERE m.balance + x.held - x.amount >= 0 AND (x.held = 0 OR e.balance - x.held >= 0)),
+    -- On conflict: a refund of this transaction committed after this statement's snapshot (its
+    -- row was invisible above); only a failed one takes a new attempt, anything else writes nothing.
+    recorded AS (
+      INSERT INTO "Refund" AS r (id, "transactionId", "organizationId", amount, method, status, attempts, "createdAt", "updatedAt")
+      SELECT c."refundId", c."transactionId", ${organizationId}::uuid, c.amount, c.method::"PaymentMethod", 'pending', c.number,
+        ${now}::timestamptz, ${now}::timestamptz
+      FROM covered c
+      ON CONFLICT ("transactionId") DO UPDATE SET status = 'pending', attempts = EXCLUDED.attempts, amount = EXCLUDED.amount, method = EXCLUDED.method,
+        "failureReason" = NULL, "providerReference" = '', "updatedAt" = EXCLUDED."updatedAt"
+      WHERE r.status = 'failed' AND r.attempts = EXCLUDED.attempts - 1
+      RETURNING r.id),
+    released AS (
+      UPDATE "Transaction" t SET status = 'paid', "updatedAt" = ${now}::timestamptz
+      FROM covered c WHERE t.id = c."transactionId" AND c.held > 0 AND t.status = 'paid_and_blocked' AND EXISTS (SELECT 1 FROM recorded)),
+    -- Covered above, on the rows this statement locked: these moves cannot take an account below zero.
+    moved AS (
+      UPDATE "Account" a SET balance = a.balance + (CASE WHEN l.name = 'main' THEN c.held - c.amount ELSE -c.held END), "updatedAt" = now()
+      FROM accounts l, covered c
+      WHERE a.id = l.id AND EXISTS (SELECT 1 FROM recorded)
+      RETURNING a.id, l.name, a.balance),
+    postings AS MATERIALIZED (
+      SELECT gen_random_uuid() AS release, gen_random_uuid() AS debit),
+    entries AS (
+      INSERT INTO "LedgerEntry" (id, "postingId", kind, "transactionId", description, "accountId", "gatewayAccount", amount, "balanceAfter")
+      SELECT gen_random_uuid(), v.posting, v.kind::"LedgerEntryKind", c."transactionId", 'refund ' || c."refundId" || ' attempt ' || c.number,
+        v.account, v.gateway::"GatewayAccount", v.amount, v.after
+      FROM covered c CROSS JOIN postings p
+        JOIN unnest(${METHODS}::text[], ${CLEARING_ACCOUNTS}::text[]) AS clearing(method, account) ON clearing.method = c.method
+        JOIN moved main ON main.name = 'main' LEFT JOIN moved escrow ON escrow.name = 'escrow'
+        CROSS JOIN LATERAL (VALUES
+          (p.release, 'escrow_release', escrow.id, NULL, -c.held, escrow.balance),
+          (p.release, 'escrow_release', main.id, NULL, c.held, main.balance + c.amount),
+          (p.debit, 'refund', main.id, NULL, -c.amount, main.balance),
+          (p.debit, 'refund', NULL, clearing.account, c.amount, NULL)
+        ) AS v(posting, kind, account, gateway, amount, after)
+      WHERE v.kind = 'refund' OR c.held > 0)
+    SELECT g.free, c."refundId", c.number AS attempt, c.amount, c.method, c.phone
+    FROM gate g LEFT JOIN (covered c CROSS JOIN recorded) ON true`;
+}
+
+/**
+ * Why phase 1 wrote nothing, read as things are now (a read that explains, never a write): the
+ * first rule the transaction breaks, in the order the spec's errors are checked. When it breaks
+ * none, it changed while the statement ran (a concurrent refund, payment or settlement of it):
+ * 409, so the client tries again.
+ */
+export async function whyRefundNotRecorded(db: Db | DbTransaction, organizationId: string, orderId: string): Promise<DomainError> {
+  const [row] = await db.$queryRaw<{ status: string; amount: bigint; payable: boolean; refundStatus: string | null; main: bigint | null; escrow: bigint | null; held: bigint }[]>`
+    SELECT t.status::text AS status, t.amount, (t."selectedPaymentMethod" IS NOT NULL AND t."payerPhone" IS NOT NULL) AS payable,
+      r.status::text AS "refundStatus", m.balance AS main, e.balance AS escrow,
+      CASE WHEN t.status = 'paid_and_blocked'
+        THEN (SELECT COALESCE(SUM(l.amount), 0) FROM "LedgerEntry" l WHERE l."transactionId" = t.id AND l."accountId" = e.id) ELSE 0 END::bigint AS held
+    FROM "Transaction" t
+      LEFT JOIN "Refund" r ON r."transactionId" = t.id
+      LEFT JOIN "Account" m ON m."organizationId" = t."organizationId" AND m.name = 'main'
+      LEFT JOIN "Account" e ON e."organizationId" = t."organizationId" AND e.name = 'escrow'
+    WHERE t.id = ${orderId}::uuid AND t."organizationId" = ${organizationId}::uuid`;
+  if (!row) return new DomainError('transaction_not_found');
+  if (row.status !== 'paid' && row.status !== 'paid_and_blocked') return new DomainError('cannot_refund');
+  if (row.refundStatus === 'pending') return new DomainError('refund_in_progress');
+  if (row.refundStatus === 'succeeded') return new DomainError('cannot_refund');
+  if (!row.payable) throw new Error(`transaction ${orderId} is ${row.status} but has no payment method or payer phone`);
+  if (row.main === null) return new DomainError('merchant_account_unavailable');
+  const held = BigInt(row.held);
+  if (BigInt(row.main) + held < BigInt(row.amount) || BigInt(row.escrow ?? 0) < held) return new DomainError('insufficient_balance');
+  return new DomainError('refund_in_progress');
+}
+
+/** What phase 2 found and left: the refund as it was (locked) before, and the transaction after. */
+export interface RefundAnswerApplied {
+  refund: { status: string; attempts: number };
+  transaction: TransactionRecord;
+}
+
+/**
+ * Phase 2, ONE statement, by the request, the reconciler or an operator, whichever comes first:
+ * with the transaction and then the refund locked, and only while the refund is this attempt and
+ * `pending`, records the provider's answer:
+ * - `succeeded`: the refund `succeeded` and the transaction `refunded` (only while still paid);
+ * - `failed`: phase 1's postings reversed (the debit, then the escrow release: the proceeds of a
+ *   held transaction go back to escrow and it is paid_and_blocked again), the refund `failed`;
+ * - `pending` (no answer): the provider's reference, if it gave one.
+ * Returns the refund as found (a later settler sees it settled) and the transaction as left.
+ */
+export async function applyRefundAnswer(ctx: GatewayContext, db: Db | DbTransaction, intent: RefundIntent, answer: ProviderAnswer): Promise<RefundAnswerApplied> {
+  const statement = applyRefundAnswerStatement(ctx, intent, answer);
+  const [row] = await runStatement<RawTransactionRow & { refundStatus: string; refundAttempts: number }>(
+    db,
+    { name: 'gw_refund_settle', text: statement.text },
+    statement.values,
+  );
+  if (!row) throw new Error(`refund ${intent.refundId} vanished before it was settled`);
+  const { refundStatus, refundAttempts, ...transaction } = row;
+  return { refund: { status: refundStatus, attempts: refundAttempts }, transaction: transactionRecordOf(transaction) };
+}
+
+function applyRefundAnswerStatement(ctx: GatewayContext, intent: RefundIntent, answer: ProviderAnswer): Prisma.Sql {
+  const now = ctx.clock.now();
+  const outcome = answer.status;
+  const reference = answer.providerReference ?? '';
+  const tag = postingTagOf(intent);
+  return Prisma.sql`
+    WITH locked AS MATERIALIZED (
+      SELECT t.* FROM "Transaction" t WHERE t.id = ${intent.transactionId}::uuid FOR UPDATE),
+    found AS MATERIALIZED (
+      SELECT r.status::text AS status, r.attempts FROM "Refund" r
+      WHERE r.id = ${intent.refundId}::uuid AND EXISTS (SELECT 1 FROM locked)
+      FOR UPDATE),
+    open AS MATERIALIZED (
+      SELECT 1 FROM found WHERE status = 'pending' AND attempts = ${intent.attempt}::int
+        AND (${outcome}::text <> 'succeeded' OR EXISTS (SELECT 1 FROM locked WHERE status IN ('paid', 'paid_and_blocked')))),
+    settled AS (
+      UPDATE "Refund" SET
+        status = (CASE WHEN ${outcome}::text = 'pending' THEN status::text ELSE ${outcome}::text END)::"RefundStatus",
+        "providerReference" = ${reference}::text,
+        "failureReason" = CASE WHEN ${outcome}::text = 'failed' THEN ${answer.reason ?? 'refused by the provider'}::text ELSE "failureReason" END,
+        "updatedAt" = ${now}::timestamptz
+      WHERE id = ${intent.refundId}::uuid AND EXISTS (SELECT 1 FROM open) AND (${outcome}::text <> 'pending' OR ${reference}::text <> '')),
+    refunded AS (
+      UPDATE "Transaction" t SET status = 'refunded', "refundedAt" = ${now}::timestamptz, "updatedAt" = ${now}::timestamptz
+      WHERE t.id = ${intent.transactionId}::uuid AND ${outcome}::text = 'succeeded' AND EXISTS (SELECT 1 FROM open)
+      RETURNING t.*),
+    taken AS MATERIALIZED (
+      SELECT e."postingId", e.kind::text AS kind, e."accountId", e."gatewayAccount", e.amount FROM "LedgerEntry" e
+      WHERE e."transactionId" = ${intent.transactionId}::uuid AND e.description = ${tag}::text AND e.kind IN ('refund', 'escrow_release')
+        AND ${outcome}::text = 'failed' AND EXISTS (SELECT 1 FROM open)),
+    accounts AS MATERIALIZED (
+      SELECT a.id FROM "Account" a WHERE a.id IN (SELECT "accountId" FROM taken) ORDER BY a.name::text FOR UPDATE),
+    -- Reversing a debit and a release credits both accounts back: nothing can be refused here.
+    returned AS (
+      UPDATE "Account" a SET balance = a.balance - d.amount, "updatedAt" = now()
+      FROM (SELECT "accountId", SUM(amount)::bigint AS amount FROM taken WHERE "accountId" IS NOT NULL GROUP BY "accountId") d
+      WHERE a.id = d."accountId" AND a.id IN (SELECT id FROM accounts)
+      RETURNING a.id, a.balance),
+    reversals AS MATERIALIZED (
+      SELECT "postingId", gen_random_uuid() AS id FROM taken GROUP BY "postingId"),
+    -- The debit's reversal comes first, the release's last (post() in that order would leave
+    -- main one release above its final balance after the first).
+    reversal_entries AS (
+      INSERT INTO "LedgerEntry" (id, "postingId", kind, "transactionId", description, "accountId", "gatewayAccount", amount, "balanceAfter")
+      SELECT gen_random_uuid(), v.id, 'refund_reversal', ${intent.transactionId}::uuid, ${`${tag} failed`}::text, e."accountId", e."gatewayAccount", -e.amount,
+        r.balance + CASE WHEN e.kind = 'refund'
+          THEN (SELECT COALESCE(SUM(x.amount), 0) FROM taken x WHERE x.kind = 'escrow_release' AND x."accountId" = e."accountId") ELSE 0 END::bigint
+      FROM taken e JOIN reversals v ON v."postingId" = e."postingId" LEFT JOIN returned r ON r.id = e."accountId"),
+    reheld AS (
+      UPDATE "Transaction" t SET status = 'paid_and_blocked', "updatedAt" = ${now}::timestamptz
+      WHERE t.id = ${intent.transactionId}::uuid AND t.status = 'paid' AND EXISTS (SELECT 1 FROM taken WHERE kind = 'escrow_release')),
+    current AS (
+      SELECT * FROM refunded UNION ALL SELECT * FROM locked WHERE NOT EXISTS (SELECT 1 FROM refunded))
+    SELECT f.status AS "refundStatus", f.attempts AS "refundAttempts", ${transactionWithProductsColumns(Prisma.raw('"TransactionProduct"'))}
+    FROM found f CROSS JOIN current t`;
+}
+
+/** A pending refund as the reconciler and the operator see it. */
+export interface OpenRefundRow {
+  id: string;
+  attempts: number;
+  organizationId: string;
+  transactionId: string;
+  method: PaymentMethod;
+  payerPhone: string | null;
+  amount: bigint;
+  providerChecks: number;
+  updatedAt: Date;
+}
+
+/** Pending refunds due for a question: first once older than `openedBefore`, then at their next check time. */
+export const listDueRefunds = (db: Db, now: Date, openedBefore: Date, limit: number): Promise<OpenRefundRow[]> =>
+  selectOpenRefunds(db, Prisma.sql`((r."nextProviderCheckAt" IS NULL AND r."updatedAt" <= ${openedBefore}) OR r."nextProviderCheckAt" <= ${now})`, limit);
+
+/** Pending refunds asked about at least `minChecks` times. */
+export const listOpenRefunds = (db: Db, minChecks: number, limit: number): Promise<OpenRefundRow[]> =>
+  selectOpenRefunds(db, Prisma.sql`r."providerChecks" >= ${minChecks}`, limit);
+
+export async function findOpenRefund(db: Db, id: string): Promise<OpenRefundRow | null> {
+  return isUuid(id) ? ((await selectOpenRefunds(db, Prisma.sql`r.id = ${id}::uuid`, 1))[0] ?? null) : null;
+}
+
+/** Pending refunds matching `where` (over Refund r), oldest first. */
+function selectOpenRefunds(db: Db, where: Prisma.Sql, limit: number): Promise<OpenRefundRow[]> {
+  return db.$queryRaw<OpenRefundRow[]>`
+    SELECT r.id, r.attempts, r."organizationId", r."transactionId", r.method::text AS method, t."payerPhone", r.amount, r."providerChecks", r."updatedAt"
+    FROM "Refund" r JOIN "Transaction" t ON t.id = r."transactionId"
+    WHERE r.status = 'pending' AND ${where}
+    ORDER BY r."updatedAt" LIMIT ${limit}`;
+}
+
+/** Still open after a question: counts it and sets when to ask next (only while this attempt is pending). */
+export async function postponeRefundCheck(db: Db, id: string, attempt: number, nextCheckAt: Date): Promise<void> {
+  await db.$executeRaw`UPDATE "Refund" SET "providerChecks" = "providerChecks" + 1, "nextProviderCheckAt" = ${nextCheckAt}
+    WHERE id = ${id}::uuid AND status = 'pending' AND attempts = ${attempt}`;
+}
+
+export async function countOpenRefunds(db: Db, stuckAfterChecks: number): Promise<{ open: number; stuck: number }> {
+  const [row] = await db.$queryRaw<{ open: bigint; stuck: bigint }[]>`
+    SELECT count(*) AS open, count(*) FILTER (WHERE "providerChecks" >= ${stuckAfterChecks}) AS stuck FROM "Refund" WHERE status = 'pending'`;
+  return { open: Number(row?.open ?? 0), stuck: Number(row?.stuck ?? 0) };
+}
