@@ -1,0 +1,118 @@
+/**
+ * The refund's two effects (store.ts: recordRefund, applyRefundAnswer) are ONE statement each,
+ * run the same way with or without an Idempotency-Key (with one, inside the key's transaction).
+ * The cases the old keyless form left to a second implementation must work both ways: a held
+ * (paid_and_blocked) transaction, whose proceeds go escrow -> main and then to the provider in the
+ * same statement, and a new attempt after a failed refund. Every posting balances, every account's
+ * balance is the sum of its entries, and each entry records the balance after it.
+ */
+import { describe, expect, it } from 'vitest';
+import { balances, entriesOf, expectLedgerConsistent, paidTransaction, refund, statusOf, stubProvider, withProvider } from '../../support/refunds.js';
+import { useGateway } from '../../support/gateway.js';
+
+const gateway = useGateway();
+
+const KEYS = [
+  ['without an Idempotency-Key', () => undefined],
+  ['with an Idempotency-Key', () => `refund-${Math.random().toString(36).slice(2)}`],
+] as const;
+
+/** Each posting's entries, by kind: [account or gateway account, amount, balance after]. */
+async function postingsOf(orderId: string) {
+  const entries = await entriesOf(gateway, orderId);
+  const byPosting = new Map<string, typeof entries>();
+  for (const entry of entries) byPosting.set(entry.postingId, [...(byPosting.get(entry.postingId) ?? []), entry]);
+  return [...byPosting.values()].map((posting) => ({
+    kind: posting[0]!.kind,
+    description: posting[0]!.description,
+    sum: posting.reduce((total, entry) => total + entry.amount, 0n),
+    entries: posting.map((entry) => [entry.account?.name ?? entry.gatewayAccount, entry.amount, entry.balanceAfter]).sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+  }));
+}
+
+describe.each(KEYS)('a refund %s', (_, newKey) => {
+  it('of a held transaction releases escrow to main and debits main in one statement, then refunds it', async () => {
+    const { organization, key } = await gateway.merchant({ verified: true, escrowEnabled: true });
+    const orderId = await paidTransaction(gateway, key, { price: 5000, isEscrow: true, feesCustomerSide: true });
+    expect(await balances(gateway, organization.id)).toEqual({ main: 0n, escrow: 5000n });
+
+    const idempotencyKey = newKey();
+    const answered = await refund(gateway, key, orderId, idempotencyKey);
+    expect(answered.status).toBe(200);
+    expect(await statusOf(gateway, orderId)).toBe('refunded');
+    expect(await balances(gateway, organization.id)).toEqual({ main: 0n, escrow: 0n });
+    const refundRow = await gateway.ctx.db.refund.findUniqueOrThrow({ where: { transactionId: orderId } });
+    expect(refundRow).toMatchObject({ status: 'succeeded', attempts: 1, amount: 5000n });
+
+    const tag = `refund ${refundRow.id} attempt 1`;
+    const postings = (await postingsOf(orderId)).filter((posting) => posting.description === tag);
+    expect(postings).toEqual(
+      expect.arrayContaining([
+        { kind: 'escrow_release', description: tag, sum: 0n, entries: [['escrow', -5000n, 0n], ['main', 5000n, 5000n]] },
+        { kind: 'refund', description: tag, sum: 0n, entries: [['main', -5000n, 0n], ['provider_clearing_wave', 5000n, null]] },
+      ]),
+    );
+    expect(postings).toHaveLength(2);
+    await expectLedgerConsistent(gateway, organization.id);
+
+    if (idempotencyKey) {
+      const again = await refund(gateway, key, orderId, idempotencyKey);
+      expect(again.status).toBe(200);
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+      expect(await balances(gateway, organization.id)).toEqual({ main: 0n, escrow: 0n });
+    }
+  });
+
+  it('after a failed one is a new attempt: the failure returned everything, the retry succeeds once', async () => {
+    const { organization, key } = await gateway.merchant({ verified: true });
+    const orderId = await paidTransaction(gateway, key, { price: 3000, feesCustomerSide: true });
+    expect(await balances(gateway, organization.id)).toEqual({ main: 3000n, escrow: 0n });
+
+    const refused = await withProvider(gateway, stubProvider('not_found', 'failed'), () => refund(gateway, key, orderId, newKey()));
+    expect(refused.status).toBe(500);
+    expect(await statusOf(gateway, orderId)).toBe('paid');
+    expect(await balances(gateway, organization.id)).toEqual({ main: 3000n, escrow: 0n });
+    await expectLedgerConsistent(gateway, organization.id);
+
+    expect((await refund(gateway, key, orderId, newKey())).status).toBe(200);
+    expect(await statusOf(gateway, orderId)).toBe('refunded');
+    expect(await balances(gateway, organization.id)).toEqual({ main: 0n, escrow: 0n });
+    const refundRow = await gateway.ctx.db.refund.findUniqueOrThrow({ where: { transactionId: orderId } });
+    expect(refundRow).toMatchObject({ status: 'succeeded', attempts: 2, failureReason: null });
+
+    const postings = await postingsOf(orderId);
+    const first = `refund ${refundRow.id} attempt 1`;
+    expect(postings.filter((posting) => posting.description.startsWith(first)).map((posting) => posting.kind).sort()).toEqual(['refund', 'refund_reversal']);
+    expect(postings.find((posting) => posting.description === `${first} failed`)?.entries).toEqual([['main', 3000n, 3000n], ['provider_clearing_wave', -3000n, null]]);
+    expect(postings.find((posting) => posting.description === `refund ${refundRow.id} attempt 2`)?.entries).toEqual([['main', -3000n, 0n], ['provider_clearing_wave', 3000n, null]]);
+    expect(postings.every((posting) => posting.sum === 0n)).toBe(true);
+    await expectLedgerConsistent(gateway, organization.id);
+  });
+
+  it('of a held transaction after a failed one: the failure puts the proceeds back in escrow, the retry releases them again', async () => {
+    const { organization, key } = await gateway.merchant({ verified: true, escrowEnabled: true });
+    const orderId = await paidTransaction(gateway, key, { price: 4000, isEscrow: true, feesCustomerSide: true });
+
+    const refused = await withProvider(gateway, stubProvider('not_found', 'failed'), () => refund(gateway, key, orderId, newKey()));
+    expect(refused.status).toBe(500);
+    expect(await statusOf(gateway, orderId)).toBe('paid_and_blocked');
+    expect(await balances(gateway, organization.id)).toEqual({ main: 0n, escrow: 4000n });
+    const refundId = (await gateway.ctx.db.refund.findUniqueOrThrow({ where: { transactionId: orderId } })).id;
+    const reversals = (await postingsOf(orderId)).filter((posting) => posting.description === `refund ${refundId} attempt 1 failed`);
+    // The debit's reversal first (main back to 4000), then the release's (main to 0, escrow to 4000).
+    expect(reversals.map((posting) => posting.entries)).toEqual(
+      expect.arrayContaining([
+        [['main', 4000n, 4000n], ['provider_clearing_wave', -4000n, null]],
+        [['escrow', 4000n, 4000n], ['main', -4000n, 0n]],
+      ]),
+    );
+    await expectLedgerConsistent(gateway, organization.id);
+
+    expect((await refund(gateway, key, orderId, newKey())).status).toBe(200);
+    expect(await statusOf(gateway, orderId)).toBe('refunded');
+    expect(await balances(gateway, organization.id)).toEqual({ main: 0n, escrow: 0n });
+    expect(await gateway.ctx.db.refund.findUniqueOrThrow({ where: { id: refundId } })).toMatchObject({ status: 'succeeded', attempts: 2 });
+    expect((await postingsOf(orderId)).every((posting) => posting.sum === 0n)).toBe(true);
+    await expectLedgerConsistent(gateway, organization.id);
+  });
+});
