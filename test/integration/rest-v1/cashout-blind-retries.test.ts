@@ -113,7 +113,10 @@ describe('v1 cashout under the SDKs\' blind retries (3 more tries, 1 s / 2 s / 4
 
     gateway.ctx.clock = { now: () => new Date(start) };
     expect((await send()).status).toBe(200);
+    // A millisecond apart: payouts take their creation time from the gateway's clock, so the list below has an order.
+    gateway.ctx.clock = { now: () => new Date(start + 1) };
     expect((await send({ amount: 12_000 })).status).toBe(200);
+    gateway.ctx.clock = { now: () => new Date(start + 2) };
     expect((await send({ phone_number: '+221770000002' })).status).toBe(200);
     gateway.ctx.clock = { now: () => new Date(start + RETRY_WINDOW_MS - 1_000) };
     const stillTheFirst = await send();
