@@ -5,7 +5,7 @@
  * its entries and its outbox rows commit together or not at all.
  *
  * The rules live here: a posting balances, its merchant accounts are locked in one order, and a
- * refusal says why. Its SQL is ONE builder (store.ts postingCtes): post() runs it alone, and
+ * refusal says why. Its SQL is ONE builder (store.ts ctesOfPosting): post() runs it alone, and
  * debitPostingCtes / creditPostingCtes hand it to a caller's single statement.
  *
  * A merchant account's balance moves by a conditional UPDATE (`balance + amount >= 0`), so a
@@ -19,7 +19,7 @@ import type { AccountName, GatewayAccount, LedgerEntryKind, PaymentMethod } from
 import type { DbTransaction } from '../context.js';
 import { DomainError } from '../errors.js';
 import { paymentMethodRow } from '../paymentMethods.js';
-import { entriesOfPosting, merchantAccountExists, postingCtes as postingCtesOf, writePosting, type FromCte, type PostingRows } from './store.js';
+import { ctesOfPosting, entriesOfPosting, merchantAccountExists, writePosting, type FromCte, type PostingRows } from './store.js';
 
 export type LedgerSide =
   | { organizationId: string; account: AccountName }
@@ -106,9 +106,9 @@ function postingRowsOf(posting: StatementPosting, postingId: string): PostingRow
 const orderKey = (side: MerchantSide): string => `${side.organizationId}:${side.account}`;
 const byAccountOrder = (a: MerchantMovement, b: MerchantMovement): number => orderKey(a.side).localeCompare(orderKey(b.side));
 
-/** A posting as CTEs of the caller's single statement (the one builder; see store.ts postingCtes for what they do). */
+/** A posting as CTEs of the caller's single statement (the one builder; see store.ts ctesOfPosting for what they do). */
 export function postingCtes(posting: StatementPosting): Prisma.Sql {
-  return postingCtesOf(postingRowsOf(posting, randomUUID()));
+  return ctesOfPosting(postingRowsOf(posting, randomUUID()));
 }
 
 /**

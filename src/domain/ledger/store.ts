@@ -3,7 +3,7 @@
  * balances, merchant accounts are locked in one order, why a movement was refused) are in
  * posting.ts; the reads behind the account operations are here too.
  *
- * A posting is written by ONE builder of CTEs, `postingCtes`: run alone by post() (writePosting),
+ * A posting is written by ONE builder of CTEs, `ctesOfPosting`: run alone by post() (writePosting),
  * or embedded in a caller's single statement (a payment's settlement, a refund's or a payout's
  * first phase). Every value is a parameter, so one shape of posting always has one SQL text: the
  * callers run it as a prepared statement.
@@ -57,7 +57,7 @@ const movedCteNames = (rows: PostingRows): string[] => rows.merchantMoves.map((_
  * a database transaction its refusal rolls back (post() does). Entries may reference a row the
  * same statement inserts (a payout): foreign keys are checked when the statement ends.
  */
-export function postingCtes(rows: PostingRows): Prisma.Sql {
+export function ctesOfPosting(rows: PostingRows): Prisma.Sql {
   if (rows.merchantMoves.length === 0) throw new Error('a posting moves at least one merchant account');
   const names = movedCteNames(rows);
   const moves = rows.merchantMoves.map((move, index) => movedCte(names[index]!, move.account, move.amount, index === 0 ? rows.onlyIf : names[index - 1]));
@@ -102,12 +102,12 @@ export interface MovedAccount {
   balance: bigint;
 }
 
-/** Runs postingCtes alone: per merchant movement (in the order given), the account it moved, or undefined when it did not move. */
+/** Runs ctesOfPosting alone: per merchant movement (in the order given), the account it moved, or undefined when it did not move. */
 export async function writePosting(tx: DbTransaction, rows: PostingRows): Promise<(MovedAccount | undefined)[]> {
   const names = movedCteNames(rows);
   const moved = names.map((name, index) => Prisma.sql`SELECT ${index}::int AS move, id, balance FROM ${cte(name)}`);
   const found = await tx.$queryRaw<{ move: number; id: string; balance: bigint | string }[]>`
-    WITH ${postingCtes(rows)}
+    WITH ${ctesOfPosting(rows)}
     ${Prisma.join(moved, ' UNION ALL ')}`;
   return names.map((_, index) => {
     const row = found.find((candidate) => candidate.move === index);

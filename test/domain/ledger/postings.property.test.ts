@@ -1,5 +1,5 @@
 /**
- * The one posting builder (src/domain/ledger/store.ts postingCtes), driven straight through post()
+ * The one posting builder (src/domain/ledger/store.ts ctesOfPosting), driven straight through post()
  * and the CTEs callers embed: random balanced postings over up to three merchant accounts (two
  * organisations' `main` and `escrow`, listed in random order) and one or two gateway accounts,
  * debits larger than the balance included, run one after another and all at once. After each run:
