@@ -264,15 +264,20 @@ export interface PayoutAnswerApplied {
  * comes first: with the row locked, and only while it is `pending`, records the provider's answer:
  * `succeeded` -> `completed`; `failed` -> the debit reversed (amount and fees back in `main`) and
  * `failed`; `pending` (no answer) or null (not sent: awaiting review) -> only the provider's
- * reference, if it gave one. Releases `lease` in the same statement when given (one commit).
+ * reference, if it gave one. Releases `lease` in the same statement when given (one commit), first.
  */
 export async function applyPayoutAnswer(ctx: GatewayContext, db: Db | DbTransaction, payoutId: string, answer: ProviderAnswer | null, lease: PayoutLease | null): Promise<PayoutAnswerApplied> {
   const now = ctx.clock.now();
   const outcome = answer?.status ?? 'pending';
   const reference = answer?.providerReference ?? '';
   const statement = Prisma.sql`
-    WITH found AS MATERIALIZED (
-      SELECT p.* FROM "Payout" p WHERE p.id = ${payoutId}::uuid FOR UPDATE),
+    WITH released AS (
+      UPDATE "PayoutLease" SET "expiresAt" = '-infinity' WHERE "organizationId" = ${lease?.organizationId ?? null}::uuid AND holder = ${lease?.holder ?? null}::uuid
+      RETURNING 1),
+    -- After the lease (read from it to run it first): the order phase 1 takes them in (the lease,
+    -- then main), so this statement and a new payout's phase 1 never wait on each other crosswise.
+    found AS MATERIALIZED (
+      SELECT p.* FROM "Payout" p WHERE p.id = ${payoutId}::uuid AND (SELECT count(*) FROM released) >= 0 FOR UPDATE),
     settled AS (
       UPDATE "Payout" p SET
         status = (CASE ${outcome}::text WHEN 'succeeded' THEN 'completed' WHEN 'failed' THEN 'failed' ELSE p.status::text END)::"PayoutStatus",
@@ -284,8 +289,6 @@ export async function applyPayoutAnswer(ctx: GatewayContext, db: Db | DbTransact
       RETURNING p.*),
     failed AS (SELECT id FROM settled WHERE status = 'failed'),
     ${payoutReversalCtes('failed', Prisma.sql`${`payout ${payoutId} failed at the provider`}::text`)},
-    released AS (
-      UPDATE "PayoutLease" SET "expiresAt" = '-infinity' WHERE "organizationId" = ${lease?.organizationId ?? null}::uuid AND holder = ${lease?.holder ?? null}::uuid),
     current AS (
       SELECT * FROM settled UNION ALL SELECT * FROM found WHERE NOT EXISTS (SELECT 1 FROM settled))
     SELECT (SELECT status::text FROM found) AS "statusBefore", ${payoutColumns('current')} FROM current`;
