@@ -7,6 +7,8 @@
  * balance is the sum of its entries, and each entry records the balance after it.
  */
 import { describe, expect, it } from 'vitest';
+import { settleRefund } from '../../../src/domain/refunds/refunds.js';
+import { recordRefund } from '../../../src/domain/refunds/store.js';
 import { balances, entriesOf, expectLedgerConsistent, paidTransaction, refund, statusOf, stubProvider, withProvider } from '../../support/refunds.js';
 import { useGateway } from '../../support/gateway.js';
 
@@ -113,6 +115,47 @@ describe.each(KEYS)('a refund %s', (_, newKey) => {
     expect(await balances(gateway, organization.id)).toEqual({ main: 0n, escrow: 0n });
     expect(await gateway.ctx.db.refund.findUniqueOrThrow({ where: { id: refundId } })).toMatchObject({ status: 'succeeded', attempts: 2 });
     expect((await postingsOf(orderId)).every((posting) => posting.sum === 0n)).toBe(true);
+    await expectLedgerConsistent(gateway, organization.id);
+  });
+});
+
+describe('a refund of a held transaction racing the settlement of its failed attempt', () => {
+  it('never debits main for proceeds still in escrow: the racing request answers 409, the next one refunds it', async () => {
+    const { organization, key } = await gateway.merchant({ verified: true, escrowEnabled: true });
+    await paidTransaction(gateway, key, { price: 5000, feesCustomerSide: true }); // main could cover the amount by itself
+    const orderId = await paidTransaction(gateway, key, { price: 3000, isEscrow: true, feesCustomerSide: true });
+    const first = await recordRefund(gateway.ctx, gateway.ctx.db, organization.id, orderId);
+    expect(await balances(gateway, organization.id)).toEqual({ main: 5000n, escrow: 0n });
+
+    // The failed attempt's settlement holds the transaction's row while a new request starts:
+    // that request's snapshot still shows the proceeds released, the row it locks shows them held.
+    let settledInTransaction!: () => void;
+    const settled = new Promise<void>((resolve) => (settledInTransaction = resolve));
+    let commit!: () => void;
+    const committing = new Promise<void>((resolve) => (commit = resolve));
+    const settling = gateway.ctx.db.$transaction(
+      async (tx) => {
+        await settleRefund(gateway.ctx, tx, first, { status: 'failed', providerReference: '', reason: 'refused' });
+        settledInTransaction();
+        await committing;
+      },
+      { timeout: 10_000 },
+    );
+    await settled;
+    const racing = recordRefund(gateway.ctx, gateway.ctx.db, organization.id, orderId).then(
+      () => 'recorded',
+      (error: { code?: string }) => error.code,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    commit();
+    await settling;
+    expect(await racing).toBe('refund_in_progress');
+    expect(await statusOf(gateway, orderId)).toBe('paid_and_blocked');
+    expect(await balances(gateway, organization.id)).toEqual({ main: 5000n, escrow: 3000n });
+    await expectLedgerConsistent(gateway, organization.id);
+
+    expect(await recordRefund(gateway.ctx, gateway.ctx.db, organization.id, orderId)).toMatchObject({ attempt: 2, amount: 3000n });
+    expect(await balances(gateway, organization.id)).toEqual({ main: 5000n, escrow: 0n });
     await expectLedgerConsistent(gateway, organization.id);
   });
 });
