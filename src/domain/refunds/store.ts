@@ -124,6 +124,8 @@ function recordRefundStatement(ctx: GatewayContext, organizationId: string, orde
       RETURNING a.id, l.name, a.balance),
     postings AS MATERIALIZED (
       SELECT gen_random_uuid() AS release, gen_random_uuid() AS debit),
+    -- Both postings' entries, tagged as postingTagOf tags them; main's balance after the release
+    -- is its final balance plus the debit that follows it.
     entries AS (
       INSERT INTO "LedgerEntry" (id, "postingId", kind, "transactionId", description, "accountId", "gatewayAccount", amount, "balanceAfter")
       SELECT gen_random_uuid(), v.posting, v.kind::"LedgerEntryKind", c."transactionId", 'refund ' || c."refundId" || ' attempt ' || c.number,
