@@ -83,11 +83,15 @@ describe.each(KEYS)('a payout %s', (_, newKey) => {
 
     const rejected = await rejectPayout(gateway.ctx, gateway.operator, waiting.body.order_id, 'not this one');
     expect(rejected).toMatchObject({ status: 'cancelled', failureReason: 'not this one', sentAt: null });
+    // The statement's row is the record Prisma reads, field for field and type for type.
+    expect(rejected).toStrictEqual(await gateway.ctx.db.payout.findUniqueOrThrow({ where: { id: rejected.id } }));
     expect((await postingsOf(rejected.id)).payout_reversal?.sum).toBe(0n);
     expect(await mainBalance(gateway, organization.id)).toBe(5_000_000n - total);
     await expect(rejectPayout(gateway.ctx, gateway.operator, rejected.id)).rejects.toMatchObject({ code: 'payout_not_awaiting_review' });
 
-    expect(await approvePayout(gateway.ctx, gateway.operator, approved.body.order_id)).toMatchObject({ status: 'completed' });
+    const sent = await approvePayout(gateway.ctx, gateway.operator, approved.body.order_id);
+    expect(sent).toMatchObject({ status: 'completed' });
+    expect(sent).toStrictEqual(await gateway.ctx.db.payout.findUniqueOrThrow({ where: { id: sent.id } }));
     expect(await mainBalance(gateway, organization.id)).toBe(5_000_000n - total);
     await expectBalancedLedger(gateway.ctx.db);
   });
