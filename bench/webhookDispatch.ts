@@ -20,7 +20,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
-import type { TransactionRecord } from '../src/domain/transactions/transactions.js';
+import type { TransactionRecord } from '../src/domain/transactions/store.js';
 import { paymentStatusBodyV2, PAYMENT_STATUS_EVENT } from '../src/domain/webhooks/bodies.js';
 import { deriveWebhookSecretKey, encryptWebhookSecret, generateWebhookSecret } from '../src/domain/webhooks/secrets.js';
 import { DISPATCHER_DEFAULTS } from '../src/webhooks/dispatcher.js';

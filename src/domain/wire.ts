@@ -4,7 +4,7 @@
  * products. Each shape still chooses its own fields and their order (the spec's, per shape).
  */
 import { toWireAmount } from './money.js';
-import type { TransactionRecord } from './transactions/transactions.js';
+import type { TransactionRecord } from './transactions/store.js';
 
 export const wireTimestamp = (date: Date): string => date.toISOString();
 

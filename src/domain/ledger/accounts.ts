@@ -13,13 +13,6 @@ import { findAccount } from './store.js';
 export type AccountRecord = Account;
 export type LedgerEntryRecord = LedgerEntry;
 
-export interface AccountStats {
-  /** XOF, over every account of the scope (escrow included: it is the merchant's money too). */
-  totalBalance: bigint;
-  accountCount: number;
-  activeAccountCount: number;
-}
-
 /**
  * One account the caller may see: of `organizationId`, or of any organisation when it is null
  * (operators). A malformed id is 400 `Invalid account ID` (the spec's row), an unknown or foreign

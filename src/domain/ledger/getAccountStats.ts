@@ -3,7 +3,7 @@
  * may name an organisation or, without one, read the totals of every merchant account.
  */
 import type { ReadAccess } from '../access/auth.js';
-import type { AccountStats } from './accounts.js';
+import type { AccountStats } from './store.js';
 import type { GatewayContext } from '../context.js';
 import { findOrganization } from '../organizations/organizations.js';
 import { accountTotals } from './store.js';

@@ -11,7 +11,13 @@
 import { Prisma, type Account, type LedgerEntry } from '../../generated/prisma/client.js';
 import type { AccountName, GatewayAccount, LedgerEntryKind } from '../../generated/prisma/enums.js';
 import type { Db, DbTransaction } from '../context.js';
-import type { AccountStats } from './accounts.js';
+
+export interface AccountStats {
+  /** XOF, over every account of the scope (escrow included: it is the merchant's money too). */
+  totalBalance: bigint;
+  accountCount: number;
+  activeAccountCount: number;
+}
 
 /** A value read from the one row of an earlier CTE of the caller's statement. */
 export interface FromCte {

@@ -24,7 +24,7 @@ import type { ProviderAnswer } from '../ports.js';
 import { reconcileOpenCalls, type OpenCallStore, type OpenProviderCall, type ReconcileTally } from '../providerFlow.js';
 import { paymentStatusBodyV1, paymentStatusBodyV2 } from '../webhooks/bodies.js';
 import { isUuid } from '../ids.js';
-import type { TransactionRecord } from '../transactions/transactions.js';
+import type { TransactionRecord } from '../transactions/store.js';
 import {
   attemptStateOf,
   attemptsCheckedAtLeast,

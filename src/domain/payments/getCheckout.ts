@@ -12,7 +12,8 @@ import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import { collectionFeeOf, splitPayment } from '../ledger/fees.js';
 import { switchStates } from '../organizations/switches.js';
-import { amountToPay, findVisibleTransaction, type TransactionRecord } from '../transactions/transactions.js';
+import { amountToPay, findVisibleTransaction } from '../transactions/transactions.js';
+import type { TransactionRecord } from '../transactions/store.js';
 import { readCheckoutOrganization } from './store.js';
 
 /** One way to pay, as the customer would be charged if they chose it now. */

@@ -19,7 +19,8 @@ import { callProviderOnce, settleDurably } from '../providerFlow.js';
 import { parsePaymentMethod } from '../paymentMethods.js';
 import { normalizePhone } from '../phones.js';
 import { switchStates } from '../organizations/switches.js';
-import { findVisibleTransaction, type TransactionRecord } from '../transactions/transactions.js';
+import { findVisibleTransaction } from '../transactions/transactions.js';
+import type { TransactionRecord } from '../transactions/store.js';
 import { isUuid } from '../ids.js';
 import { readForPayment, type PaymentRead } from './store.js';
 

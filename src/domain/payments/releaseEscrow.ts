@@ -10,8 +10,10 @@ import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import { heldInEscrow } from '../ledger/escrow.js';
 import { post } from '../ledger/posting.js';
-import { findVisibleTransaction, type TransactionRecord } from '../transactions/transactions.js';
-import { enqueuePaymentStatus } from '../webhooks/outbox.js';
+import { findVisibleTransaction } from '../transactions/transactions.js';
+import type { TransactionRecord } from '../transactions/store.js';
+import { enqueuePaymentStatus } from '../webhooks/store.js';
+import { markEscrowReleased } from './store.js';
 
 export async function releaseEscrow(ctx: GatewayContext, caller: Caller, orderId: string): Promise<TransactionRecord> {
   authorize(caller, 'releaseEscrow');
@@ -19,8 +21,7 @@ export async function releaseEscrow(ctx: GatewayContext, caller: Caller, orderId
   if (transaction.status !== 'paid_and_blocked') throw new DomainError('not_in_escrow');
 
   return ctx.db.$transaction(async (tx) => {
-    const { count } = await tx.transaction.updateMany({ where: { id: transaction.id, status: 'paid_and_blocked' }, data: { status: 'paid' } });
-    if (count === 0) throw new DomainError('not_in_escrow');
+    if (!(await markEscrowReleased(tx, transaction.id))) throw new DomainError('not_in_escrow');
     const held = await heldInEscrow(tx, transaction.organizationId, transaction.id);
     await post(tx, {
       kind: 'escrow_release',

@@ -1,12 +1,12 @@
 /** The payments' SQL: the read a payment starts from, the attempts' claim and settlement, the open attempts. */
 import { Prisma, type PaymentAttempt } from '../../generated/prisma/client.js';
-import type { Db, ProviderAnswer } from '../ports.js';
+import type { Db, DbTransaction, ProviderAnswer } from '../ports.js';
 import { FEE_RATE_COLUMNS, FEE_RATE_SELECT, takeFeeRates, type FeeRates } from '../ledger/fees.js';
 import { clearingAccountOf, creditPostingCtes } from '../ledger/posting.js';
 import { runStatement, type PreparedStatement } from '../statements.js';
 import { transactionRecordOf, transactionWithProductsColumns, type RawTransactionRow } from '../transactions/store.js';
-import type { TransactionRecord } from '../transactions/transactions.js';
-import { paymentStatusOutboxCte } from '../webhooks/outbox.js';
+import type { TransactionRecord } from '../transactions/store.js';
+import { paymentStatusOutboxCte } from '../webhooks/store.js';
 
 /**
  * What a payment reads first, in ONE statement: the transaction, its organisation's fee rates, and
@@ -201,4 +201,14 @@ export async function countCollectingAttempts(db: Db, stuckAfterChecks: number):
     db.paymentAttempt.count({ where: { state: 'collecting', providerChecks: { gte: stuckAfterChecks } } }),
   ]);
   return { open, stuck };
+}
+
+/**
+ * An escrow release's status change, inside the release's transaction: `paid_and_blocked` ->
+ * `paid`, only while still held (of two concurrent releases, or a release racing a refund, one
+ * finds it no longer held). True when this call changed it.
+ */
+export async function markEscrowReleased(tx: DbTransaction, transactionId: string): Promise<boolean> {
+  const { count } = await tx.transaction.updateMany({ where: { id: transactionId, status: 'paid_and_blocked' }, data: { status: 'paid' } });
+  return count === 1;
 }

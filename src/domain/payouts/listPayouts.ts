@@ -5,7 +5,7 @@ import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import { rangeConditions } from '../listFilters.js';
 import { resolvePage, toPage, type Page, type PageRequest } from '../pagination.js';
-import type { PayoutRecord } from './payouts.js';
+import type { PayoutRecord } from './store.js';
 import { listPayoutsPage, type PayoutListFilter } from './store.js';
 import { compactPhone } from '../phones.js';
 import { MAX_SEARCH_LENGTH, filterText } from '../text.js';

@@ -6,7 +6,7 @@ import type { Caller } from '../access/caller.js';
 import { authorize } from '../access/policy.js';
 import type { GatewayContext } from '../context.js';
 import { resolvePage, toPage, type Page, type PageRequest } from '../pagination.js';
-import type { PayoutRecord } from './payouts.js';
+import type { PayoutRecord } from './store.js';
 import { listAwaitingReviewPage } from './store.js';
 import { isUuid } from '../ids.js';
 

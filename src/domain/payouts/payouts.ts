@@ -52,32 +52,10 @@ import {
   type PayoutLease,
   type PayoutToRecord,
 } from './store.js';
-
-export type PayoutRecord = Payout;
+import type { NewPayout, PayoutIntent, PayoutRecord } from './store.js';
 
 /** Spec: a payout above this many XOF is `pending` until the operator reviews it. */
 export const MANUAL_REVIEW_THRESHOLD = 2_000_000n;
-
-/** A payout as recorded, ready for phase 1 (validated by the operation). */
-export interface NewPayout {
-  method: PaymentMethod;
-  amount: bigint;
-  recipientFirstName: string | null;
-  recipientLastName: string | null;
-  recipientPhone: string;
-  reason: string;
-}
-
-/** What phase 1 recorded: what the call and the settlement need. */
-export interface PayoutIntent {
-  payoutId: string;
-  organizationId: string;
-  method: PaymentMethod;
-  phone: string;
-  amount: bigint;
-  /** false: above the review threshold, it waits for the operator and is not sent now. */
-  send: boolean;
-}
 
 export const payoutIntentName = (payoutId: string): string => `createPayout:${payoutId}`;
 

@@ -7,7 +7,8 @@
 import type { Caller } from '../access/caller.js';
 import { authorize } from '../access/policy.js';
 import type { GatewayContext } from '../context.js';
-import { refuseUnlessAwaitingReview, type PayoutRecord } from './payouts.js';
+import { refuseUnlessAwaitingReview } from './payouts.js';
+import type { PayoutRecord } from './store.js';
 import { cancelAwaitingPayout, findVisiblePayout } from './store.js';
 import { MAX_DESCRIPTION_LENGTH, boundedInputText } from '../text.js';
 

@@ -6,7 +6,7 @@
  * then the Payout row, then `main`.
  */
 import { randomUUID } from 'node:crypto';
-import { Prisma } from '../../generated/prisma/client.js';
+import { Prisma, type Payout } from '../../generated/prisma/client.js';
 import type { GatewayAccount, PaymentMethod, PayoutStatus } from '../../generated/prisma/enums.js';
 import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
@@ -18,7 +18,29 @@ import { PROVIDER_TIMEOUT_MS, settleDurably } from '../providerFlow.js';
 import { runStatement } from '../statements.js';
 import { escapeLike } from '../text.js';
 import { compactPhone } from '../phones.js';
-import type { NewPayout, PayoutIntent, PayoutRecord } from './payouts.js';
+
+export type PayoutRecord = Payout;
+
+/** A payout as recorded, ready for phase 1 (validated by the operation). */
+export interface NewPayout {
+  method: PaymentMethod;
+  amount: bigint;
+  recipientFirstName: string | null;
+  recipientLastName: string | null;
+  recipientPhone: string;
+  reason: string;
+}
+
+/** What phase 1 recorded: what the call and the settlement need. */
+export interface PayoutIntent {
+  payoutId: string;
+  organizationId: string;
+  method: PaymentMethod;
+  phone: string;
+  amount: bigint;
+  /** false: above the review threshold, it waits for the operator and is not sent now. */
+  send: boolean;
+}
 
 /** The per-organisation lease outlives the provider call's own timeout (PROVIDER_TIMEOUT_MS), so it normally covers it. */
 const PAYOUT_LOCK_TTL_MS = 45_000;

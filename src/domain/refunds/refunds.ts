@@ -28,21 +28,9 @@ import { DomainError } from '../errors.js';
 import { settleIntent, type Settlement } from '../idempotency.js';
 import { answerOrPending, callProviderOnce, reconcileOpenCalls, type OpenCallStore, type OpenProviderCall, type ReconcileTally } from '../providerFlow.js';
 import type { Db, DbTransaction, ProviderAnswer } from '../ports.js';
-import type { TransactionRecord } from '../transactions/transactions.js';
+import type { TransactionRecord } from '../transactions/store.js';
 import { applyRefundAnswer, countOpenRefunds, findOpenRefund, listDueRefunds, listOpenRefunds, postponeRefundCheck, type OpenRefundRow, type RefundAnswerApplied } from './store.js';
-
-/** What phase 1 recorded: everything the call and the settlement need (rebuildable from the Refund row). */
-export interface RefundIntent {
-  refundId: string;
-  /** 1 for the first request; each new request after a failed one is the next attempt. */
-  attempt: number;
-  organizationId: string;
-  transactionId: string;
-  method: PaymentMethod;
-  /** The wallet the payment came from: the refund goes back there. */
-  phone: string;
-  amount: bigint;
-}
+import type { RefundIntent } from './store.js';
 
 export const refundIntentName = (intent: Pick<RefundIntent, 'refundId' | 'attempt'>): string => `refundTransaction:${intent.refundId}:${intent.attempt}`;
 

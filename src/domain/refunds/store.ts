@@ -25,8 +25,21 @@ import { isUuid } from '../ids.js';
 import { PAYMENT_METHOD_CATALOGUE } from '../paymentMethods.js';
 import type { Db, DbTransaction, ProviderAnswer } from '../ports.js';
 import { runStatement } from '../statements.js';
-import { transactionRecordOf, transactionWithProductsColumns, type RawTransactionRow, type TransactionRecord } from '../transactions/transactions.js';
-import type { RefundIntent } from './refunds.js';
+import { transactionRecordOf, transactionWithProductsColumns, type RawTransactionRow } from '../transactions/transactions.js';
+import type { TransactionRecord } from '../transactions/store.js';
+
+/** What phase 1 recorded: everything the call and the settlement need (rebuildable from the Refund row). */
+export interface RefundIntent {
+  refundId: string;
+  /** 1 for the first request; each new request after a failed one is the next attempt. */
+  attempt: number;
+  organizationId: string;
+  transactionId: string;
+  method: PaymentMethod;
+  /** The wallet the payment came from: the refund goes back there. */
+  phone: string;
+  amount: bigint;
+}
 
 /** Phase 1's postings carry this description: how settlement (even a reconciler's) finds them to reverse. */
 const postingTagOf = (intent: Pick<RefundIntent, 'refundId' | 'attempt'>): string => `refund ${intent.refundId} attempt ${intent.attempt}`;

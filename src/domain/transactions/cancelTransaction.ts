@@ -4,7 +4,8 @@ import type { DbTransaction, GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import type { Db } from '../ports.js';
 import { cancelIfPendingAndUnclaimed } from './store.js';
-import { findVisibleTransaction, type TransactionRecord } from './transactions.js';
+import { findVisibleTransaction } from './transactions.js';
+import type { TransactionRecord } from './store.js';
 
 export async function cancelTransaction(ctx: GatewayContext, access: MerchantAccess<'cancelTransaction'>, orderId: string): Promise<TransactionRecord> {
   const transaction = await findVisibleTransaction(ctx.db, access.organizationId, orderId);

@@ -16,14 +16,8 @@ import { parsePaymentMethod } from '../paymentMethods.js';
 import { normalizePhone } from '../phones.js';
 import { switchStates, type SwitchStates } from '../organizations/switches.js';
 import { MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH, optionalBoundedText } from '../text.js';
-import {
-  MAX_PRODUCTS,
-  MAX_QUANTITY,
-  checkoutUrlOf,
-  defaultErrorUrlOf,
-  defaultSuccessUrlOf,
-  type TransactionRecord,
-} from './transactions.js';
+import { MAX_PRODUCTS, MAX_QUANTITY, checkoutUrlOf, defaultErrorUrlOf, defaultSuccessUrlOf } from './transactions.js';
+import type { TransactionRecord } from './store.js';
 import { amountCreatedSince, insertTransaction, lockOrganization, type NewTransaction } from './store.js';
 import { validateRedirectUrl } from '../urls.js';
 

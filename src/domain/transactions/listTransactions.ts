@@ -7,7 +7,7 @@ import { resolvePage, toPage, type Page, type PageRequest } from '../pagination.
 import { compactPhone } from '../phones.js';
 import { MAX_SEARCH_LENGTH, filterText } from '../text.js';
 import { listTransactionsPage, type TransactionFilter } from './store.js';
-import type { TransactionRecord } from './transactions.js';
+import type { TransactionRecord } from './store.js';
 
 export interface ListTransactionsInput extends PageRequest {
   status?: TransactionStatus;

@@ -6,7 +6,8 @@ import { isUuid } from '../ids.js';
 import type { Db } from '../ports.js';
 import { escapeLike } from '../text.js';
 import { namedStatement, runStatement, type PreparedStatement } from '../statements.js';
-import type { TransactionRecord } from './transactions.js';
+
+export type TransactionRecord = Transaction & { products: TransactionProduct[] };
 
 /**
  * A transaction's columns as `$queryRaw` must select them to give exactly what Prisma's own

@@ -8,8 +8,7 @@ import { DomainError } from '../errors.js';
 import { isUuid } from '../ids.js';
 import type { Db } from '../ports.js';
 import { readTransaction } from './store.js';
-
-export type TransactionRecord = Transaction & { products: TransactionProduct[] };
+import type { TransactionRecord } from './store.js';
 
 /** Most products one transaction may list: a checkout page, not a warehouse manifest. */
 export const MAX_PRODUCTS = 100;

@@ -5,7 +5,7 @@
  */
 import { toWireAmount } from '../money.js';
 import { toV1MethodName } from '../paymentMethods.js';
-import type { TransactionRecord } from '../transactions/transactions.js';
+import type { TransactionRecord } from '../transactions/store.js';
 import { wireCustomer, wireOptionsAndTimes, wireProducts, wireTimestamp } from '../wire.js';
 
 export const PAYMENT_STATUS_EVENT = 'payment_status';

@@ -5,7 +5,8 @@
  */
 import { LedgerEntryKind } from '../../generated/prisma/enums.js';
 import { authorizeRead } from '../../domain/access/auth.js';
-import type { AccountStats, LedgerEntryRecord } from '../../domain/ledger/accounts.js';
+import type { LedgerEntryRecord } from '../../domain/ledger/accounts.js';
+import type { AccountStats } from '../../domain/ledger/store.js';
 import { toWireAmount } from '../../domain/money.js';
 import { adjustAccount, getAccount, getAccountStats, listAccountEntries, listAccounts } from '../../domain/operations.js';
 import type { Page } from '../../domain/pagination.js';

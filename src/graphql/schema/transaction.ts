@@ -6,7 +6,7 @@ import { authorizeMerchant, authorizeRead } from '../../domain/access/auth.js';
 import { toWireAmount } from '../../domain/money.js';
 import { cancelTransaction, createTransaction, getTransaction, listTransactions } from '../../domain/operations.js';
 import type { CreatedTransaction } from '../../domain/transactions/createTransaction.js';
-import type { TransactionRecord } from '../../domain/transactions/transactions.js';
+import type { TransactionRecord } from '../../domain/transactions/store.js';
 import { builder } from '../builder.js';
 import { announcingReplays, idempotencyKeyOf } from '../idempotency.js';
 import { PaymentMethodEnum, TransactionStatusEnum } from './enums.js';

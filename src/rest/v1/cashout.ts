@@ -14,7 +14,7 @@ import { createPayout } from '../../domain/operations.js';
 import { blindRetryKey } from '../../domain/blindRetries.js';
 import { DomainError } from '../../domain/errors.js';
 import { toWireAmount } from '../../domain/money.js';
-import type { PayoutRecord } from '../../domain/payouts/payouts.js';
+import type { PayoutRecord } from '../../domain/payouts/store.js';
 import { optionalString, parseJsonObject, requiredInteger, requiredString } from '../body.js';
 import { bind } from '../pipeline.js';
 import { toV1PayoutStatus } from './shapes.js';

@@ -12,7 +12,8 @@ import type { GatewaySettings } from '../../domain/context.js';
 import { DomainError } from '../../domain/errors.js';
 import { toWireAmount } from '../../domain/money.js';
 import type { FeeRates } from '../../domain/ledger/fees.js';
-import { amountToPayWith, checkoutUrlOf, type TransactionRecord } from '../../domain/transactions/transactions.js';
+import { amountToPayWith, checkoutUrlOf } from '../../domain/transactions/transactions.js';
+import type { TransactionRecord } from '../../domain/transactions/store.js';
 import { transactionCreated, transactionFull } from '../v2/shapes.js';
 import { toV1MethodName } from '../../domain/paymentMethods.js';
 

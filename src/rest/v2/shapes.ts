@@ -2,12 +2,13 @@
  * The v2 wire shapes: exactly the fields the spec lists for each, snake_case, integer amounts,
  * RFC 3339 UTC timestamps. Anything else belongs in GraphQL or headers.
  */
-import type { AccountRecord, AccountStats } from '../../domain/ledger/accounts.js';
+import type { AccountRecord } from '../../domain/ledger/accounts.js';
+import type { AccountStats } from '../../domain/ledger/store.js';
 import type { CreatedTransaction } from '../../domain/transactions/createTransaction.js';
 import type { Page } from '../../domain/pagination.js';
 import { toWireAmount } from '../../domain/money.js';
-import type { PayoutRecord } from '../../domain/payouts/payouts.js';
-import type { TransactionRecord } from '../../domain/transactions/transactions.js';
+import type { PayoutRecord } from '../../domain/payouts/store.js';
+import type { TransactionRecord } from '../../domain/transactions/store.js';
 import { wireCustomer, wireOptionsAndTimes, wireProducts, wireTimestamp } from '../../domain/wire.js';
 
 

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { deleteWebhook, listWebhookDeliveries, redeliverWebhook, releaseEscrow, rotateWebhookSecret } from '../../../src/domain/operations.js';
-import { enqueuePaymentStatus } from '../../../src/domain/webhooks/outbox.js';
+import { enqueuePaymentStatus } from '../../../src/domain/webhooks/store.js';
 import { purgeOldDeliveries } from '../../../src/domain/webhooks/schedule.js';
 import { useGateway } from '../../support/gateway.js';
 import { eventually } from '../../support/webhookReceiver.js';
