@@ -8,9 +8,9 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { buildApp } from '../../src/http/app.js';
-import { useGateway } from '../support/gateway.js';
+import { loadConfig } from '../../../src/config.js';
+import { buildApp } from '../../../src/http/app.js';
+import { useGateway } from '../../support/gateway.js';
 
 const gateway = useGateway({ rateLimit: { max: 2, windowMs: 60_000 } });
 const logLines: Array<Record<string, any>> = [];

@@ -4,8 +4,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createLocalCoordination } from '../../src/infra/local/coordination.js';
-import { startGateway, transactionBody, type TestGateway } from '../support/gateway.js';
+import { createLocalCoordination } from '../../../src/infra/local/coordination.js';
+import { startGateway, transactionBody, type TestGateway } from '../../support/gateway.js';
 
 const gateways: TestGateway[] = [];
 afterEach(async () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/http/app.js';
-import { systemClock, type GatewayContext } from '../../src/domain/context.js';
-import { createRedisCoordination } from '../../src/infra/redis/coordination.js';
-import { startGateway } from '../support/gateway.js';
+import { buildApp } from '../../../src/http/app.js';
+import { systemClock, type GatewayContext } from '../../../src/domain/context.js';
+import { createRedisCoordination } from '../../../src/infra/redis/coordination.js';
+import { startGateway } from '../../support/gateway.js';
 
 describe('GET /readyz', () => {
   it('is ready when the database and Redis answer', async () => {

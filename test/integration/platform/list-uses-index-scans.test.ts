@@ -34,12 +34,12 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ReadAccess } from '../../src/domain/access/auth.js';
-import type { GatewayContext } from '../../src/domain/context.js';
-import { listTransactions, type ListTransactionsInput } from '../../src/domain/transactions/listTransactions.js';
-import { openDatabase, type Database } from '../../src/infra/prisma/database.js';
-import { cloneTemplateDatabase } from '../support/gateway.js';
-import { rowsCreatedBetween, seedTransactions } from '../support/seedTransactions.js';
+import type { ReadAccess } from '../../../src/domain/access/auth.js';
+import type { GatewayContext } from '../../../src/domain/context.js';
+import { listTransactions, type ListTransactionsInput } from '../../../src/domain/transactions/listTransactions.js';
+import { openDatabase, type Database } from '../../../src/infra/prisma/database.js';
+import { cloneTemplateDatabase } from '../../support/gateway.js';
+import { rowsCreatedBetween, seedTransactions } from '../../support/seedTransactions.js';
 
 /** The bench's size (bench/settings.ts SEED.transactions). */
 const ROWS = 1_000_000;

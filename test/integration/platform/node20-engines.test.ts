@@ -4,8 +4,8 @@
  * (docs/development.md, "Installing"): each such path is exercised here, on the Node that runs the suite.
  */
 import { describe, expect, it } from 'vitest';
-import { V2_DEFINITION } from '../../src/rest/v2/surface.js';
-import { useGateway } from '../support/gateway.js';
+import { V2_DEFINITION } from '../../../src/rest/v2/surface.js';
+import { useGateway } from '../../support/gateway.js';
 
 const gateway = useGateway();
 

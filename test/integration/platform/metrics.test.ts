@@ -1,7 +1,7 @@
 /** GET /metrics: Prometheus text with per-route-template request counts, latency, 429s and process health. */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { useGateway } from '../support/gateway.js';
+import { useGateway } from '../../support/gateway.js';
 
 const gateway = useGateway({ metrics: true, rateLimit: { max: 3, windowMs: 60_000 } });
 

@@ -5,9 +5,9 @@
  */
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createRedisCoordination } from '../../src/infra/redis/coordination.js';
-import { BATCH_MS } from '../../src/infra/redis/localFirstRateLimiter.js';
-import { TEST_REDIS_URL } from '../support/env.js';
+import { createRedisCoordination } from '../../../src/infra/redis/coordination.js';
+import { BATCH_MS } from '../../../src/infra/redis/localFirstRateLimiter.js';
+import { TEST_REDIS_URL } from '../../support/env.js';
 
 const PREFIX = `test:lf:${process.pid}:${Date.now()}:`;
 const limit = 50;

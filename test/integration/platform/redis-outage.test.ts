@@ -10,12 +10,12 @@ import { randomBytes } from 'node:crypto';
 import net, { type AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { GatewayContext } from '../../src/domain/context.js';
-import type { Coordination } from '../../src/domain/ports.js';
-import { buildApp } from '../../src/http/app.js';
-import { CoordinatorUnavailableError, createRedisCoordination } from '../../src/infra/redis/coordination.js';
-import { TEST_REDIS_URL } from '../support/env.js';
-import { transactionBody, useGateway } from '../support/gateway.js';
+import type { GatewayContext } from '../../../src/domain/context.js';
+import type { Coordination } from '../../../src/domain/ports.js';
+import { buildApp } from '../../../src/http/app.js';
+import { CoordinatorUnavailableError, createRedisCoordination } from '../../../src/infra/redis/coordination.js';
+import { TEST_REDIS_URL } from '../../support/env.js';
+import { transactionBody, useGateway } from '../../support/gateway.js';
 
 const FAILING_OPEN = 'rate limiter unavailable: request let through';
 const RECOVERED = 'rate limiter recovered: the coordinator answers again, requests are counted';

@@ -4,9 +4,9 @@
  */
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { Redis } from 'ioredis';
-import type { Coordination } from '../../src/domain/ports.js';
-import { createRedisCoordination } from '../../src/infra/redis/coordination.js';
-import { createLocalCoordination } from '../../src/infra/local/coordination.js';
+import type { Coordination } from '../../../src/domain/ports.js';
+import { createRedisCoordination } from '../../../src/infra/redis/coordination.js';
+import { createLocalCoordination } from '../../../src/infra/local/coordination.js';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PREFIX = `test:${process.pid}:${Date.now()}:`;
