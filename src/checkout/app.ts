@@ -160,7 +160,7 @@ export async function buildCheckoutApp({ ctx, logger, formSecret, trustedProxies
     const lang = langOf(request);
     let view: CheckoutView;
     try {
-      view = await getCheckout(ctx, request.params.orderId);
+      view = await getCheckout(ctx, { kind: 'customer' }, request.params.orderId);
     } catch (error) {
       if (error instanceof DomainError && error.code === 'transaction_not_found') return html(reply, 404, messagePage(lang, MESSAGES[lang].linkInvalidTitle), lang);
       throw error;

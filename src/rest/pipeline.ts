@@ -15,6 +15,7 @@ import { OpenAPIBackend } from 'openapi-backend';
 import { authenticate, authorizeMerchant, singleAuthorizationHeader, type MerchantAccess } from '../domain/access/auth.js';
 import type { GatewayContext } from '../domain/context.js';
 import { DomainError } from '../domain/errors.js';
+import type { Operation } from '../domain/access/policy.js';
 import { MERCHANT_OPERATIONS, type MerchantOperation } from '../domain/access/scopes.js';
 import { toPublicError } from './errors.js';
 import type { Query } from './query.js';
@@ -43,13 +44,13 @@ export interface RestAnswer {
  * request becomes that operation's call and its result the surface's answer. Several routes may
  * bind one operation (v1's two cashout routes).
  */
-export interface RouteBinding<Op extends MerchantOperation = MerchantOperation> {
+export interface RouteBinding<Op extends Operation = Operation> {
   operation: Op;
   handle(ctx: GatewayContext, access: MerchantAccess<Op>, request: RestRequest): Promise<RestAnswer>;
 }
 
 /** Binds a route with its operation's type carried through (access is for that operation only). */
-export const bind = <Op extends MerchantOperation>(binding: RouteBinding<Op>): RouteBinding => binding as unknown as RouteBinding;
+export const bind = <Op extends Operation>(binding: RouteBinding<Op>): RouteBinding => binding as unknown as RouteBinding;
 
 export interface RestSurface {
   /** Path prefix, e.g. /api/v2. */
@@ -139,7 +140,7 @@ export async function registerRestSurface(app: FastifyInstance, ctx: GatewayCont
 }
 
 /** Authentication, then the operation's access rule: the one authorisation of the request. */
-async function authorize(ctx: GatewayContext, request: FastifyRequest, operation: MerchantOperation, adminToken: string | null): Promise<MerchantAccess> {
+async function authorize(ctx: GatewayContext, request: FastifyRequest, operation: Operation, adminToken: string | null): Promise<MerchantAccess<Operation>> {
   const caller = await authenticate(ctx, singleAuthorizationHeader(request.raw.rawHeaders), { adminToken, allowOperators: false });
   return authorizeMerchant(caller, operation);
 }

@@ -11,6 +11,7 @@
  */
 import type { ApiScope, OperatorRole } from '../../generated/prisma/enums.js';
 import { DomainError } from '../errors.js';
+import { isUuid } from '../ids.js';
 import type { Caller, MerchantCaller, OperatorCaller } from './caller.js';
 
 export interface AccessRule {
@@ -49,7 +50,7 @@ export const ACCESS_POLICY = {
   cancelTransaction: { scopes: CHECKOUT_WRITE, roles: NONE, write: true },
   // GET /refund is a write although its verb is GET.
   refundTransaction: { scopes: ['checkout', 'write', 'readAndWrite', 'management'], roles: NONE, write: true },
-  // v1's delete runs as refund (whose scopes hold cancel's), then as cancel when cancel is its business.
+  // v1's delete: cancel while pending, refund once paid; then authorised again as the one it turns out to be.
   cancelOrRefundTransaction: { scopes: ['checkout', 'write', 'readAndWrite', 'management'], roles: NONE, write: true },
   // The checkout page, and the sandbox payment an admin drives.
   getCheckout: { scopes: NONE, roles: NONE, write: false, customer: true },
@@ -137,8 +138,6 @@ export function mayRun(principal: Principal, operation: Operation): boolean {
   }
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * The organisation an allowed caller acts on: a merchant's own (naming another one is refused),
  * or the one an operator names (null = all of them, for reads).
@@ -146,7 +145,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export function organizationOf(caller: Caller, organizationId?: string | null): string | null {
   if (caller.kind === 'operator') {
     // An id that cannot be one names no organisation: 404, not a query PostgreSQL refuses (500).
-    if (organizationId != null && !UUID.test(organizationId)) throw new DomainError('organization_not_found');
+    if (organizationId != null && !isUuid(organizationId)) throw new DomainError('organization_not_found');
     return organizationId ?? null;
   }
   if (organizationId && organizationId !== caller.organization.id) throw new DomainError('permission_denied');

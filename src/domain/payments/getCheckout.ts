@@ -8,6 +8,7 @@
  * charge cannot disagree.
  */
 import type { PaymentMethod } from '../../generated/prisma/enums.js';
+import { authorize, type Principal } from '../access/policy.js';
 import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import { collectionFeeOf, splitPayment } from '../ledger/fees.js';
@@ -39,7 +40,8 @@ export interface CheckoutView {
   offers: CheckoutOffer[];
 }
 
-export async function getCheckout(ctx: GatewayContext, orderId: string): Promise<CheckoutView> {
+export async function getCheckout(ctx: GatewayContext, viewer: Principal, orderId: string): Promise<CheckoutView> {
+  authorize(viewer, 'getCheckout');
   const transaction = await findVisibleTransaction(ctx.db, null, orderId);
   const organization = await readCheckoutOrganization(ctx.db, transaction.organizationId);
   if (!organization) throw new DomainError('transaction_not_found');

@@ -9,7 +9,8 @@
  * - pending or cancelled: cancel's business (a cancelled one gets cancel's `already_deleted`);
  * - paid, paid_and_blocked or refunded: refund's (a refunded one gets refund's `cannot_refund`).
  *
- * The route is authorised as refund, whose scopes hold cancel's. A key that may refund but not
+ * The call is authorised as cancelOrRefundTransaction (the scopes that may cancel or refund), then
+ * as the one operation it turns out to be. A key that may refund but not
  * cancel (`management`) is refused with cancel's 403 whatever is cancel's business: a pending or
  * cancelled transaction, and a refunded one (not refundable, so a refund has nothing to say to it;
  * unless its key replays the refund that key made).
@@ -30,7 +31,7 @@ export type TakenBack = IdempotentOutcome<TransactionRecord> & { outcome: 'cance
 
 export async function cancelOrRefundTransaction(
   ctx: GatewayContext,
-  access: MerchantAccess<'refundTransaction'>,
+  access: MerchantAccess<'cancelOrRefundTransaction'>,
   orderId: string,
   options: OperationOptions = {},
 ): Promise<TakenBack> {
@@ -57,7 +58,7 @@ export async function cancelOrRefundTransaction(
     return { outcome: 'cancelled', ...cancelled };
   }
   try {
-    return { outcome: 'refunded', ...(await refundTransaction(ctx, access, orderId, options)) };
+    return { outcome: 'refunded', ...(await refundTransaction(ctx, authorizeMerchant(access.caller, 'refundTransaction'), orderId, options)) };
   } catch (error) {
     // Refunded already: for a key that may not cancel, cancel's 403 (see above).
     if (error instanceof DomainError && error.code === 'cannot_refund' && !mayCancel(access.caller)) throw new DomainError('permission_denied');
@@ -65,4 +66,4 @@ export async function cancelOrRefundTransaction(
   }
 }
 
-const mayCancel = (caller: Caller): boolean => caller.kind === 'merchant' && mayRun(caller, 'cancelTransaction');
+const mayCancel = (caller: Caller): boolean => mayRun(caller, 'cancelTransaction');

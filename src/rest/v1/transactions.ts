@@ -143,7 +143,7 @@ export const transactionRoutes = {
 
   /** v1's delete: v2's cancel for a pending transaction, its refund for a paid one (the domain decides, under each one's scopes). */
   deleteTransaction: bind({
-    operation: 'refundTransaction',
+    operation: 'cancelOrRefundTransaction',
     handle: async (ctx, access, request) => {
       const taken = await cancelOrRefundTransaction(ctx, access, deletedOrderId(request.body, request.query), { idempotencyKey: request.idempotencyKey });
       return { body: { order_id: taken.value.id, message: taken.outcome === 'cancelled' ? CANCELLED_MESSAGE : REFUNDED_MESSAGE }, replayed: taken.replayed };

@@ -3,7 +3,7 @@
  * for that operation and status (the schemas forbid extra fields).
  */
 import { describe, expect, it } from 'vitest';
-import { MERCHANT_OPERATIONS } from '../../../src/domain/access/scopes.js';
+import { ACCESS_POLICY } from '../../../src/domain/access/policy.js';
 import { V1_DEFINITION, v1Surface } from '../../../src/rest/v1/surface.js';
 import type { HttpResult } from '../../support/gateway.js';
 import { useGateway } from '../../support/gateway.js';
@@ -58,7 +58,7 @@ describe('openapi/v1.yaml and the v1 routes', () => {
     expect(operations.map((operation) => operation.operationId).sort()).toEqual(Object.keys(v1Surface.routes).sort());
     for (const operation of operations) {
       const binding = v1Surface.routes[operation.operationId!]!;
-      expect((operation as unknown as { 'x-scopes': string[] })['x-scopes'], operation.operationId).toEqual([...MERCHANT_OPERATIONS[binding.operation].scopes]);
+      expect((operation as unknown as { 'x-scopes': string[] })['x-scopes'], operation.operationId).toEqual([...ACCESS_POLICY[binding.operation].scopes]);
     }
   });
 });

@@ -3,7 +3,7 @@
  * the YAML's schema for that operation and status (which forbids extra fields).
  */
 import { describe, expect, it } from 'vitest';
-import { MERCHANT_OPERATIONS } from '../../../src/domain/access/scopes.js';
+import { ACCESS_POLICY } from '../../../src/domain/access/policy.js';
 import { V2_DEFINITION, v2Surface } from '../../../src/rest/v2/surface.js';
 import { useGateway, transactionBody } from '../../support/gateway.js';
 import { useContract } from '../../support/contract.js';
@@ -57,7 +57,7 @@ describe('openapi/v2.yaml and the v2 routes', () => {
     expect(operations.map((operation) => operation.operationId).sort()).toEqual(Object.keys(v2Surface.routes).sort());
     for (const operation of operations) {
       const binding = v2Surface.routes[operation.operationId!]!;
-      expect((operation as unknown as { 'x-scopes': string[] })['x-scopes'], operation.operationId).toEqual([...MERCHANT_OPERATIONS[binding.operation].scopes]);
+      expect((operation as unknown as { 'x-scopes': string[] })['x-scopes'], operation.operationId).toEqual([...ACCESS_POLICY[binding.operation].scopes]);
     }
   });
 });
