@@ -39,7 +39,7 @@ export interface PostingRows {
   transactionId: string | null;
   payoutId: string | null;
   description: string;
-  /** At least one, each account once, in lock order (posting.ts decides it). */
+  /** Each account once, in lock order (posting.ts decides it); none for a posting between gateway accounts. */
   merchantMoves: { account: MerchantAccountRef; amount: bigint }[];
   gatewaySides: { gateway: GatewayAccount; amount: bigint }[];
   /** An earlier CTE of the statement: nothing moves unless it has a row. */
@@ -60,16 +60,18 @@ const movedCteNames = (rows: PostingRows): string[] => rows.merchantMoves.map((_
  * locked in the order given, and after a refusal nothing later moves. The entries (the merchant
  * ones with the balance after them) are written only when the last movement moved. A refusal of
  * a later movement leaves the earlier ones moved: a posting of several merchant movements runs in
- * a database transaction its refusal rolls back (post() does). Entries may reference a row the
- * same statement inserts (a payout): foreign keys are checked when the statement ends.
+ * a database transaction its refusal rolls back (post() does). A posting between gateway accounts
+ * only (nothing it moves can be refused) writes its entries unconditionally, or when `onlyIf` has a
+ * row. Entries may reference a row the same statement inserts (a payout): foreign keys are checked
+ * when the statement ends.
  */
 export function ctesOfPosting(rows: PostingRows): Prisma.Sql {
-  if (rows.merchantMoves.length === 0) throw new Error('a posting moves at least one merchant account');
   const names = movedCteNames(rows);
   const moves = rows.merchantMoves.map((move, index) => movedCte(names[index]!, move.account, move.amount, index === 0 ? rows.onlyIf : names[index - 1]));
   const kind = typeof rows.kind === 'string' ? Prisma.sql`${rows.kind}::"LedgerEntryKind"` : Prisma.sql`(SELECT kind FROM ${cte(rows.kind.cte)})`;
   const common = Prisma.sql`${rows.postingId}::uuid, ${kind}, ${rows.payoutId}::uuid, ${rows.transactionId}::uuid, ${rows.description}::text`;
-  const whenWritten = Prisma.sql`EXISTS (SELECT 1 FROM ${cte(rows.as)})`;
+  const condition = names.length > 0 ? rows.as : rows.onlyIf;
+  const whenWritten = condition ? Prisma.sql`EXISTS (SELECT 1 FROM ${cte(condition)})` : Prisma.sql`true`;
   const merchantEntries = rows.merchantMoves.map(
     (move, index) => Prisma.sql`
       SELECT gen_random_uuid(), ${common}, m.id, NULL::"GatewayAccount", ${String(move.amount)}::bigint, m.balance
@@ -82,7 +84,7 @@ export function ctesOfPosting(rows: PostingRows): Prisma.Sql {
       FROM unnest(${sides.map((side) => side.gateway)}::text[]::"GatewayAccount"[], ${sides.map((side) => String(side.amount))}::text[]::bigint[]) AS g(account, amount)
       WHERE ${whenWritten}`;
   return Prisma.sql`
-    ${Prisma.join(moves, ',')},
+    ${moves.length > 0 ? Prisma.sql`${Prisma.join(moves, ',')},` : Prisma.empty}
     ${cte(`${rows.as}_entries`)} AS (
       INSERT INTO "LedgerEntry" (id, "postingId", kind, "payoutId", "transactionId", description, "accountId", "gatewayAccount", amount, "balanceAfter")
       ${Prisma.join([...merchantEntries, gatewayEntries], ' UNION ALL ')})`;
@@ -112,9 +114,11 @@ export interface MovedAccount {
 export async function writePosting(tx: DbTransaction, rows: PostingRows): Promise<(MovedAccount | undefined)[]> {
   const names = movedCteNames(rows);
   const moved = names.map((name, index) => Prisma.sql`SELECT ${index}::int AS move, id, balance FROM ${cte(name)}`);
+  // Gateway accounts only: the entries CTE runs though nothing selects from it (PostgreSQL runs every data-modifying CTE once).
+  const selected = moved.length > 0 ? Prisma.join(moved, ' UNION ALL ') : Prisma.sql`SELECT NULL::int AS move, NULL::uuid AS id, NULL::bigint AS balance WHERE false`;
   const found = await tx.$queryRaw<{ move: number; id: string; balance: bigint | string }[]>`
     WITH ${ctesOfPosting(rows)}
-    ${Prisma.join(moved, ' UNION ALL ')}`;
+    ${selected}`;
   return names.map((_, index) => {
     const row = found.find((candidate) => candidate.move === index);
     return row && { id: row.id, balance: BigInt(row.balance) };

@@ -119,6 +119,16 @@ describe('postings built by the one builder', () => {
       { numRuns: 25 },
     );
   }, 120_000);
+
+  it('between gateway accounts only (nothing to refuse): writes its entries, balanced', async () => {
+    const description = `gateway only ${Date.now()}`;
+    await gateway.ctx.db.$transaction((tx) =>
+      post(tx, { kind: 'adjustment', description, movements: [{ side: { gateway: 'adjustments' }, amount: -7n }, { side: { gateway: 'fee_revenue' }, amount: 7n }] }),
+    );
+    const entries = await gateway.ctx.db.ledgerEntry.findMany({ where: { description }, orderBy: { amount: 'asc' } });
+    expect(entries.map((entry) => [entry.gatewayAccount, entry.amount, entry.accountId])).toEqual([['adjustments', -7n, null], ['fee_revenue', 7n, null]]);
+    expect(new Set(entries.map((entry) => entry.postingId)).size).toBe(1);
+  });
 });
 
 describe('a posting refused', () => {
