@@ -128,7 +128,8 @@ app.post('/checkout/:id', async (request: FastifyRequest<{ Params: { id: string 
   const row = rows[0];
   if (!row) return reply.code(409).send('not payable');
   const amount = BigInt(row.amount);
-  const fee = feeOf(amount, row.feeWaveBp);
+  // The organisation's own wave rate, else wave's default (1 %), as the gateway reads it.
+  const fee = feeOf(amount, row.collectionFeesBp?.wave ?? 100);
   const charged = row.feesCustomerSide ? amount + fee : amount;
   const attemptId = randomUUID();
   const claimed = await pool.query({ ...PAY_CLAIM, values: [attemptId, orderId, phone, charged, fee] });

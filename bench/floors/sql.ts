@@ -87,7 +87,7 @@ export const INSERT_TRANSACTION = {
 /** pay: the pending transaction and its fee rate. $1 = order id. */
 export const PAY_READ = {
   name: 'floor-pay-read',
-  text: `SELECT t.amount, t."feesCustomerSide", o."feeWaveBp"
+  text: `SELECT t.amount, t."feesCustomerSide", o."collectionFeesBp"
          FROM "Transaction" t JOIN "Organization" o ON o.id = t."organizationId"
          WHERE t.id = $1::uuid AND t.status = 'pending'`,
 };

@@ -1,26 +1,22 @@
 /**
  * The wallets the gateway collects and pays out with, as data: one row per PaymentMethod (the
- * Prisma enum) says which gateway clearing account holds its money, which organisation column
- * holds its collection fee rate, and how it is named on each surface. A new method is a row here
- * (the compiler refuses the enum value without one) and a provider, not a hunt for
+ * Prisma enum) says which gateway clearing account holds its money, its default collection fee
+ * rate, and how it is named on each surface. A new method is a row here (the compiler refuses the
+ * enum value without one), its clearing account and a provider, not a hunt for
  * `method === 'wave'`. Nothing else branches on a method's value.
  */
-import type { Organization } from '../generated/prisma/client.js';
 import type { GatewayAccount, PaymentMethod } from '../generated/prisma/enums.js';
 import { PAYMENT_METHODS, isOneOf } from './enums.js';
 import { DomainError } from './errors.js';
 
-/**
- * The Organization columns that hold a collection fee rate in basis points. Still one column per
- * method in the schema (feeWaveBp, feeOrangeMoneyBp); a row names its own.
- */
-export type CollectionFeeColumn = Exclude<Extract<keyof Organization, `fee${string}Bp`>, 'feePayoutBp'>;
-
 export interface PaymentMethodRow {
   /** The gateway account for what this method's provider owes us (payments in) or we owe it (refunds, payouts out). */
   clearingAccount: GatewayAccount;
-  /** Where an organisation keeps this method's collection fee rate (basis points). */
-  feeColumn: CollectionFeeColumn;
+  /**
+   * The collection fee rate in basis points (1 bp = 0.01 %) of an organisation that set none of
+   * its own for this method (Organization.collectionFeesBp, keyed by method).
+   */
+  defaultCollectionFeeBp: number;
   /** The name a payer reads on the checkout page. */
   displayName: string;
   /** The name REST v1 and the v1 webhook body use (uppercase). */
@@ -32,14 +28,14 @@ export interface PaymentMethodRow {
 export const PAYMENT_METHOD_CATALOGUE = {
   wave: {
     clearingAccount: 'provider_clearing_wave',
-    feeColumn: 'feeWaveBp',
+    defaultCollectionFeeBp: 100,
     displayName: 'Wave',
     v1Name: 'WAVE',
     payoutProviderName: 'wave',
   },
   orange_money: {
     clearingAccount: 'provider_clearing_orange_money',
-    feeColumn: 'feeOrangeMoneyBp',
+    defaultCollectionFeeBp: 150,
     displayName: 'Orange Money',
     v1Name: 'ORANGE_MONEY',
     payoutProviderName: 'orange',

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { GatewayAccount, PaymentMethod } from '../../src/generated/prisma/enums.js';
 import { METHOD_NAMES } from '../../src/checkout/i18n.js';
 import { DomainError } from '../../src/domain/errors.js';
-import { FEE_RATE_COLUMNS, FEE_RATE_SELECT, collectionFeeOf, feeOf, takeFeeRates, type FeeRates } from '../../src/domain/ledger/fees.js';
+import { FEE_RATE_COLUMNS, FEE_RATE_SELECT, collectionFeeOf, collectionFeeRateOf, feeOf, takeFeeRates, type FeeRates } from '../../src/domain/ledger/fees.js';
 import { clearingAccountOf } from '../../src/domain/ledger/posting.js';
 import { PAYMENT_METHOD_CATALOGUE, parseV1MethodName, paymentMethodRow, toV1MethodName } from '../../src/domain/paymentMethods.js';
 
@@ -25,32 +25,38 @@ describe('the payment method catalogue', () => {
     expect(clearingAccountOf('orange_money')).toBe('provider_clearing_orange_money');
   });
 
-  it('reads each method’s collection fee from the column its row names, never another method’s', () => {
-    const columns = rows().map((row) => row.feeColumn);
-    expect(new Set(columns).size).toBe(METHODS.length);
-    // Distinct rates per column: a method charged at another method's rate shows.
-    const rates = Object.fromEntries(FEE_RATE_COLUMNS.map((column, index) => [column, 100 + 37 * index])) as unknown as FeeRates;
-    for (const method of METHODS) {
-      const column = PAYMENT_METHOD_CATALOGUE[method].feeColumn;
-      expect(collectionFeeOf(rates, method, 1_000_000n)).toBe(feeOf(1_000_000n, rates[column]));
+  it('charges each method at the organisation’s own rate for it, else at its catalogue default, never another method’s', () => {
+    // Distinct rates per method: a method charged at another method's rate shows.
+    const own: FeeRates = { collectionFeesBp: Object.fromEntries(METHODS.map((method, index) => [method, 100 + 37 * index])), feePayoutBp: 1 };
+    for (const [index, method] of METHODS.entries()) {
+      expect(collectionFeeRateOf(own, method)).toBe(100 + 37 * index);
+      expect(collectionFeeOf(own, method, 1_000_000n)).toBe(feeOf(1_000_000n, 100 + 37 * index));
     }
-    const organization: FeeRates = { feeWaveBp: 100, feeOrangeMoneyBp: 150, feePayoutBp: 200 };
-    expect(collectionFeeOf(organization, 'wave', 10_000n)).toBe(100n);
-    expect(collectionFeeOf(organization, 'orange_money', 10_000n)).toBe(150n);
+    const none: FeeRates = { collectionFeesBp: {}, feePayoutBp: 200 };
+    for (const method of METHODS) expect(collectionFeeRateOf(none, method)).toBe(PAYMENT_METHOD_CATALOGUE[method].defaultCollectionFeeBp);
+    expect(collectionFeeOf(none, 'wave', 10_000n)).toBe(100n);
+    expect(collectionFeeOf(none, 'orange_money', 10_000n)).toBe(150n);
+    expect(collectionFeeOf({ collectionFeesBp: { wave: 250 }, feePayoutBp: 0 }, 'orange_money', 10_000n)).toBe(150n);
   });
 
-  it('reads and splits every fee rate column (each method’s, then payouts’)', () => {
-    expect([...FEE_RATE_COLUMNS].sort()).toEqual([...rows().map((row) => row.feeColumn), 'feePayoutBp'].sort());
+  it('refuses a stored rate that is not a whole number of basis points instead of charging nothing', () => {
+    for (const bad of [-1, 1.5, '100', null, true]) {
+      expect(() => collectionFeeRateOf({ collectionFeesBp: { wave: bad }, feePayoutBp: 0 }, 'wave')).toThrow(/not a whole number of basis points/);
+    }
+  });
+
+  it('reads and splits the fee rate columns (collection rates by method, then payouts’)', () => {
+    expect([...FEE_RATE_COLUMNS].sort()).toEqual(['collectionFeesBp', 'feePayoutBp']);
     expect(Object.keys(FEE_RATE_SELECT).sort()).toEqual([...FEE_RATE_COLUMNS].sort());
-    const { feeRates, rest } = takeFeeRates({ id: 't1', amount: 5n, feeWaveBp: 1, feeOrangeMoneyBp: 2, feePayoutBp: 3 });
-    expect(feeRates).toEqual({ feeWaveBp: 1, feeOrangeMoneyBp: 2, feePayoutBp: 3 });
+    const { feeRates, rest } = takeFeeRates({ id: 't1', amount: 5n, collectionFeesBp: { wave: 1 }, feePayoutBp: 3 });
+    expect(feeRates).toEqual({ collectionFeesBp: { wave: 1 }, feePayoutBp: 3 });
     expect(rest).toEqual({ id: 't1', amount: 5n });
   });
 
   it('refuses a method without a row instead of falling back to another method', () => {
     expect(() => paymentMethodRow(UNKNOWN)).toThrow(/no payment method catalogue row/);
     expect(() => clearingAccountOf(UNKNOWN)).toThrow(/no payment method catalogue row/);
-    expect(() => collectionFeeOf({ feeWaveBp: 1, feeOrangeMoneyBp: 1, feePayoutBp: 1 }, UNKNOWN, 100n)).toThrow(/no payment method catalogue row/);
+    expect(() => collectionFeeOf({ collectionFeesBp: {}, feePayoutBp: 1 }, UNKNOWN, 100n)).toThrow(/no payment method catalogue row/);
     expect(() => paymentMethodRow('toString' as PaymentMethod)).toThrow(/no payment method catalogue row/);
   });
 

@@ -21,7 +21,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { authorizeMerchant, type MerchantCaller } from '../../../src/domain/access/auth.js';
 import { DomainError } from '../../../src/domain/errors.js';
-import { feeOf } from '../../../src/domain/ledger/fees.js';
+import { collectionFeeRateOf, feeOf } from '../../../src/domain/ledger/fees.js';
 import {
   adjustAccount,
   approvePayout,
@@ -169,7 +169,7 @@ async function expectBalancesMatchStates(world: World): Promise<void> {
         expect(transaction.fees).toBe(0n);
         continue;
       }
-      const rate = transaction.selectedPaymentMethod === 'wave' ? organization.feeWaveBp : organization.feeOrangeMoneyBp;
+      const rate = collectionFeeRateOf(organization, transaction.selectedPaymentMethod!);
       expect(transaction.fees).toBe(feeOf(transaction.amount, rate));
       const proceeds = transaction.feesCustomerSide ? transaction.amount : transaction.amount - transaction.fees;
       if (transaction.status === 'paid') main += proceeds;
