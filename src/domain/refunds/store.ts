@@ -64,48 +64,41 @@ const CLEARING_ACCOUNTS = METHODS.map((method) => PAYMENT_METHOD_CATALOGUE[metho
  */
 export async function recordRefund(ctx: GatewayContext, db: Db | DbTransaction, organizationId: string, orderId: string): Promise<RefundIntent> {
   if (!isUuid(orderId)) throw new DomainError('transaction_not_found');
-  const statement = recordRefundStatement(ctx, organizationId, orderId);
-  const [row] = await runStatement<{ free: boolean; refundId: string | null; attempt: number; amount: bigint; method: PaymentMethod; phone: string }>(
-    db,
-    { name: 'gw_refund_record', text: statement.text },
-    statement.values,
-  );
-  if (!row?.free) throw new DomainError('refund_in_progress');
-  if (!row.refundId) throw await whyRefundNotRecorded(db, organizationId, orderId);
+  // The common case first, in its lighter shape; anything it does not cover (held in escrow, a
+  // new attempt after a failed refund) wrote nothing there and is recorded by the general shape.
+  const row = (await recordInShape(ctx, db, organizationId, orderId, 'paid')) ?? (await recordInShape(ctx, db, organizationId, orderId, 'any'));
+  if (!row) throw await whyRefundNotRecorded(db, organizationId, orderId);
   return { refundId: row.refundId, attempt: row.attempt, organizationId, transactionId: orderId, method: row.method, phone: row.phone, amount: BigInt(row.amount) };
 }
 
-function recordRefundStatement(ctx: GatewayContext, organizationId: string, orderId: string): Prisma.Sql {
+/**
+ * The two shapes of the one record statement: `paid` covers a paid transaction never refunded
+ * (the common case: it names fewer tables, so it takes fewer locks, which matters under one
+ * merchant's load); `any` covers every case. Null when the statement wrote nothing.
+ */
+type RecordShape = 'paid' | 'any';
+type RecordedRow = { refundId: string; attempt: number; amount: bigint; method: PaymentMethod; phone: string };
+
+async function recordInShape(ctx: GatewayContext, db: Db | DbTransaction, organizationId: string, orderId: string, shape: RecordShape): Promise<RecordedRow | null> {
+  const statement = recordRefundStatement(ctx, organizationId, orderId, shape);
+  const [row] = await runStatement<{ free: boolean } & { [K in keyof RecordedRow]: RecordedRow[K] | null }>(
+    db,
+    { name: `gw_refund_record_${shape}`, text: statement.text },
+    statement.values,
+  );
+  if (!row?.free) throw new DomainError('refund_in_progress');
+  return row.refundId ? (row as RecordedRow) : null;
+}
+
+function recordRefundStatement(ctx: GatewayContext, organizationId: string, orderId: string, shape: RecordShape): Prisma.Sql {
   const now = ctx.clock.now();
+  const any = shape === 'any';
   return Prisma.sql`
     WITH gate AS MATERIALIZED (
       SELECT pg_try_advisory_xact_lock(hashtextextended(${`refund:${orderId}`}::text, 0)) AS free),
-    seen AS MATERIALIZED (
-      SELECT status FROM "Transaction" WHERE id = ${orderId}::uuid),
-    -- A held transaction only as this statement's snapshot saw it too: its escrow entries read
-    -- below are then the ones of that state (a payment or a failed attempt's settlement that
-    -- committed while this statement waited for the row is not half seen).
-    found AS MATERIALIZED (
-      SELECT t.id, t.status::text AS status, t.amount, t."selectedPaymentMethod"::text AS method, t."payerPhone" AS phone
-      FROM "Transaction" t
-      WHERE t.id = ${orderId}::uuid AND t."organizationId" = ${organizationId}::uuid AND (SELECT free FROM gate)
-        AND t.status IN ('paid', 'paid_and_blocked') AND t."selectedPaymentMethod" IS NOT NULL AND t."payerPhone" IS NOT NULL
-        AND (t.status = 'paid' OR (SELECT status FROM seen) = 'paid_and_blocked')
-      FOR UPDATE),
-    previous AS MATERIALIZED (
-      SELECT r.id, r.status::text AS status, r.attempts FROM "Refund" r
-      WHERE r."transactionId" = ${orderId}::uuid AND EXISTS (SELECT 1 FROM found)
-      FOR UPDATE),
-    held AS MATERIALIZED (
-      SELECT COALESCE(SUM(e.amount), 0)::bigint AS amount
-      FROM "LedgerEntry" e JOIN "Account" a ON a.id = e."accountId"
-      WHERE e."transactionId" = ${orderId}::uuid AND a."organizationId" = ${organizationId}::uuid AND a.name = 'escrow'
-        AND EXISTS (SELECT 1 FROM found WHERE status = 'paid_and_blocked')),
+    ${any ? seenAndFoundAnyStatus(organizationId, orderId) : foundPaid(organizationId, orderId)}
     attempt AS MATERIALIZED (
-      SELECT f.id AS "transactionId", f.amount, f.method, f.phone, h.amount AS held,
-        COALESCE(p.id, ${randomUUID()}::uuid) AS "refundId", COALESCE(p.attempts, 0) + 1 AS number
-      FROM found f CROSS JOIN held h LEFT JOIN previous p ON true
-      WHERE p.id IS NULL OR p.status = 'failed'),
+      ${any ? attemptOfAny() : Prisma.sql`SELECT f.id AS "transactionId", f.amount, f.method, f.phone, 0::bigint AS held, ${randomUUID()}::uuid AS "refundId", 1 AS number FROM found f`}),
     accounts AS MATERIALIZED (
       SELECT a.id, a.name::text AS name, a.balance FROM "Account" a
       WHERE a."organizationId" = ${organizationId}::uuid AND EXISTS (SELECT 1 FROM attempt)
@@ -115,20 +108,28 @@ function recordRefundStatement(ctx: GatewayContext, organizationId: string, orde
     covered AS MATERIALIZED (
       SELECT x.* FROM attempt x JOIN accounts m ON m.name = 'main' LEFT JOIN accounts e ON e.name = 'escrow'
       WHERE m.balance + x.held - x.amount >= 0 AND (x.held = 0 OR e.balance - x.held >= 0)),
-    -- On conflict: a refund of this transaction committed after this statement's snapshot (its
-    -- row was invisible above); only a failed one takes a new attempt, anything else writes nothing.
+    -- On conflict: a refund of this transaction exists (or committed after this statement's
+    -- snapshot); in the general shape only a failed one takes a new attempt; otherwise nothing is written.
     recorded AS (
       INSERT INTO "Refund" AS r (id, "transactionId", "organizationId", amount, method, status, attempts, "createdAt", "updatedAt")
       SELECT c."refundId", c."transactionId", ${organizationId}::uuid, c.amount, c.method::"PaymentMethod", 'pending', c.number,
         ${now}::timestamptz, ${now}::timestamptz
       FROM covered c
-      ON CONFLICT ("transactionId") DO UPDATE SET status = 'pending', attempts = EXCLUDED.attempts, amount = EXCLUDED.amount, method = EXCLUDED.method,
+      ${
+        any
+          ? Prisma.sql`ON CONFLICT ("transactionId") DO UPDATE SET status = 'pending', attempts = EXCLUDED.attempts, amount = EXCLUDED.amount, method = EXCLUDED.method,
         "failureReason" = NULL, "providerReference" = '', "updatedAt" = EXCLUDED."updatedAt"
-      WHERE r.status = 'failed' AND r.attempts = EXCLUDED.attempts - 1
+      WHERE r.status = 'failed' AND r.attempts = EXCLUDED.attempts - 1`
+          : Prisma.sql`ON CONFLICT ("transactionId") DO NOTHING`
+      }
       RETURNING r.id),
-    released AS (
+    ${
+      any
+        ? Prisma.sql`released AS (
       UPDATE "Transaction" t SET status = 'paid', "updatedAt" = ${now}::timestamptz
-      FROM covered c WHERE t.id = c."transactionId" AND c.held > 0 AND t.status = 'paid_and_blocked' AND EXISTS (SELECT 1 FROM recorded)),
+      FROM covered c WHERE t.id = c."transactionId" AND c.held > 0 AND t.status = 'paid_and_blocked' AND EXISTS (SELECT 1 FROM recorded)),`
+        : Prisma.empty
+    }
     -- Covered above, on the rows this statement locked: these moves cannot take an account below zero.
     moved AS (
       UPDATE "Account" a SET balance = a.balance + (CASE WHEN l.name = 'main' THEN c.held - c.amount ELSE -c.held END), "updatedAt" = now()
@@ -155,6 +156,54 @@ function recordRefundStatement(ctx: GatewayContext, organizationId: string, orde
       WHERE v.kind = 'refund' OR c.held > 0)
     SELECT g.free, c."refundId", c.number AS attempt, c.amount, c.method, c.phone
     FROM gate g LEFT JOIN (covered c CROSS JOIN recorded) ON true`;
+}
+
+/**
+ * The general shape's reads: the transaction paid or held, its previous refund (a new attempt only
+ * after a failed one) and what it still holds in escrow. A held transaction only as this
+ * statement's snapshot saw it too: its escrow entries read below are then the ones of that state
+ * (a payment or a failed attempt's settlement that committed while this statement waited for the
+ * row is not half seen). Ends with a comma: more CTEs follow.
+ */
+function seenAndFoundAnyStatus(organizationId: string, orderId: string): Prisma.Sql {
+  return Prisma.sql`
+    seen AS MATERIALIZED (
+      SELECT status FROM "Transaction" WHERE id = ${orderId}::uuid),
+    found AS MATERIALIZED (
+      SELECT t.id, t.status::text AS status, t.amount, t."selectedPaymentMethod"::text AS method, t."payerPhone" AS phone
+      FROM "Transaction" t
+      WHERE t.id = ${orderId}::uuid AND t."organizationId" = ${organizationId}::uuid AND (SELECT free FROM gate)
+        AND t.status IN ('paid', 'paid_and_blocked') AND t."selectedPaymentMethod" IS NOT NULL AND t."payerPhone" IS NOT NULL
+        AND (t.status = 'paid' OR (SELECT status FROM seen) = 'paid_and_blocked')
+      FOR UPDATE),
+    previous AS MATERIALIZED (
+      SELECT r.id, r.status::text AS status, r.attempts FROM "Refund" r
+      WHERE r."transactionId" = ${orderId}::uuid AND EXISTS (SELECT 1 FROM found)
+      FOR UPDATE),
+    held AS MATERIALIZED (
+      SELECT COALESCE(SUM(e.amount), 0)::bigint AS amount
+      FROM "LedgerEntry" e JOIN "Account" a ON a.id = e."accountId"
+      WHERE e."transactionId" = ${orderId}::uuid AND a."organizationId" = ${organizationId}::uuid AND a.name = 'escrow'
+        AND EXISTS (SELECT 1 FROM found WHERE status = 'paid_and_blocked')),`;
+}
+
+/** The general shape's attempt: the previous refund's next one, or a first. */
+function attemptOfAny(): Prisma.Sql {
+  return Prisma.sql`SELECT f.id AS "transactionId", f.amount, f.method, f.phone, h.amount AS held,
+        COALESCE(p.id, ${randomUUID()}::uuid) AS "refundId", COALESCE(p.attempts, 0) + 1 AS number
+      FROM found f CROSS JOIN held h LEFT JOIN previous p ON true
+      WHERE p.id IS NULL OR p.status = 'failed'`;
+}
+
+/** The common shape's read: the transaction, only while `paid` (a refund row, if any, makes the insert below write nothing). Ends with a comma. */
+function foundPaid(organizationId: string, orderId: string): Prisma.Sql {
+  return Prisma.sql`
+    found AS MATERIALIZED (
+      SELECT t.id, t.status::text AS status, t.amount, t."selectedPaymentMethod"::text AS method, t."payerPhone" AS phone
+      FROM "Transaction" t
+      WHERE t.id = ${orderId}::uuid AND t."organizationId" = ${organizationId}::uuid AND (SELECT free FROM gate)
+        AND t.status = 'paid' AND t."selectedPaymentMethod" IS NOT NULL AND t."payerPhone" IS NOT NULL
+      FOR UPDATE),`;
 }
 
 /**
