@@ -76,10 +76,11 @@ export async function recordRefund(ctx: GatewayContext, db: Db | DbTransaction, 
  * (the common case: it names fewer tables, so it takes fewer locks, which matters under one
  * merchant's load); `any` covers every case. Null when the statement wrote nothing.
  */
-type RecordShape = 'paid' | 'any';
+export type RecordShape = 'paid' | 'any';
 type RecordedRow = { refundId: string; attempt: number; amount: bigint; method: PaymentMethod; phone: string };
 
-async function recordInShape(ctx: GatewayContext, db: Db | DbTransaction, organizationId: string, orderId: string, shape: RecordShape): Promise<RecordedRow | null> {
+/** One shape alone (exported for the test that proves the general shape's snapshot guard). */
+export async function recordInShape(ctx: GatewayContext, db: Db | DbTransaction, organizationId: string, orderId: string, shape: RecordShape): Promise<RecordedRow | null> {
   const statement = recordRefundStatement(ctx, organizationId, orderId, shape);
   const [row] = await runStatement<{ free: boolean } & { [K in keyof RecordedRow]: RecordedRow[K] | null }>(
     db,

@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { settleRefund } from '../../../src/domain/refunds/refunds.js';
-import { recordRefund } from '../../../src/domain/refunds/store.js';
+import { recordInShape, recordRefund } from '../../../src/domain/refunds/store.js';
 import { balances, entriesOf, expectLedgerConsistent, paidTransaction, refund, statusOf, stubProvider, withProvider } from '../../support/refunds.js';
 import { useGateway } from '../../support/gateway.js';
 
@@ -154,5 +154,37 @@ describe('a refund of a held transaction racing the settlement of its failed att
     expect(await balances(gateway, organization.id)).toEqual({ main: 5000n, escrow: 0n });
     await expectLedgerConsistent(gateway, organization.id);
     await expect(recordRefund(gateway.ctx, gateway.ctx.db, organization.id, orderId)).rejects.toMatchObject({ code: 'refund_in_progress' });
+  });
+});
+
+describe('the general shape of the record statement, racing that settlement itself', () => {
+  it('writes nothing when the row it waited for is held again (its snapshot saw the proceeds released): 409, never main debited for escrow', async () => {
+    const { organization, key } = await gateway.merchant({ verified: true, escrowEnabled: true });
+    await paidTransaction(gateway, key, { price: 5000, feesCustomerSide: true });
+    const orderId = await paidTransaction(gateway, key, { price: 3000, isEscrow: true, feesCustomerSide: true });
+    const first = await recordRefund(gateway.ctx, gateway.ctx.db, organization.id, orderId);
+
+    let settledInTransaction!: () => void;
+    const settled = new Promise<void>((resolve) => (settledInTransaction = resolve));
+    let commit!: () => void;
+    const committing = new Promise<void>((resolve) => (commit = resolve));
+    const settling = gateway.ctx.db.$transaction(
+      async (tx) => {
+        await settleRefund(gateway.ctx, tx, first, { status: 'failed', providerReference: '', reason: 'refused' });
+        settledInTransaction();
+        await committing;
+      },
+      { timeout: 10_000 },
+    );
+    await settled;
+    // The general shape alone, as recordRefund runs it when the common one wrote nothing.
+    const racing = recordInShape(gateway.ctx, gateway.ctx.db, organization.id, orderId, 'any');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    commit();
+    await settling;
+    expect(await racing).toBeNull();
+    expect(await statusOf(gateway, orderId)).toBe('paid_and_blocked');
+    expect(await balances(gateway, organization.id)).toEqual({ main: 5000n, escrow: 3000n });
+    await expectLedgerConsistent(gateway, organization.id);
   });
 });
