@@ -6,40 +6,19 @@
  * their log): rotate each webhook's secret to recover.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import { deriveWebhookSecretKey } from '../domain/webhooks/secrets.js';
+import { dataFolderSecretSource } from './dataFolderSecret.js';
 import type { LocalSecretSource } from './sharedSecrets.js';
-import { StartupError } from './startupErrors.js';
 
 /** The key kept in `dataDir/webhook-secret-key`, generated there when asked to. */
-export function webhookSecretKeySource(dataDir: string): LocalSecretSource {
-  const file = path.resolve(dataDir, 'webhook-secret-key');
-  const read = async () => (await readFile(file, 'utf8').catch(() => null))?.trim() || null;
-  return {
-    where: file,
-    read,
-    async create() {
-      const generated = randomBytes(32).toString('base64url');
-      try {
-        await mkdir(dataDir, { recursive: true });
-        // 'wx': of two instances starting on one folder at once, one writes and the other reads it.
-        await writeFile(file, `${generated}\n`, { mode: 0o600, flag: 'wx' });
-        return { value: generated, created: true };
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
-          // Another starter is writing it: read it once it has.
-          await new Promise((resolve) => setTimeout(resolve, 100));
-          const written = await read();
-          if (written) return { value: written, created: false };
-          throw new StartupError(`${file} is empty: delete it (webhook secrets stored under a lost key must then be rotated) or set WEBHOOK_SECRET_KEY`);
-        }
-        throw new StartupError(`WEBHOOK_SECRET_KEY is unset and its generated key cannot be stored in ${file}: set WEBHOOK_SECRET_KEY (or make GATEWAY_DATA_DIR writable)`);
-      }
-    },
-    discard: () => unlink(file),
-  };
-}
+export const webhookSecretKeySource = (dataDir: string): LocalSecretSource =>
+  dataFolderSecretSource({
+    dataDir,
+    fileName: 'webhook-secret-key',
+    variable: 'WEBHOOK_SECRET_KEY',
+    generate: () => randomBytes(32).toString('base64url'),
+    whenEmpty: '(webhook secrets stored under a lost key must then be rotated)',
+  });
 
 export async function loadOrCreateWebhookSecretKey(
   dataDir: string,

@@ -119,72 +119,60 @@ describe.each(KEYS)('a refund %s', (_, newKey) => {
   });
 });
 
+/**
+ * A held transaction whose first refund attempt was recorded (its proceeds released from escrow),
+ * and a record started by `race` while that attempt's failed settlement holds the transaction's
+ * row: the racer's snapshot still shows the proceeds released, the row it then locks shows them
+ * held again. Returns what the racer answered, once the settlement committed.
+ */
+async function raceFailedSettlementOfHeldRefund<T>(race: (organizationId: string, orderId: string) => Promise<T>) {
+  const { organization, key } = await gateway.merchant({ verified: true, escrowEnabled: true });
+  await paidTransaction(gateway, key, { price: 5000, feesCustomerSide: true }); // main could cover the amount by itself
+  const orderId = await paidTransaction(gateway, key, { price: 3000, isEscrow: true, feesCustomerSide: true });
+  const first = await recordRefund(gateway.ctx, gateway.ctx.db, organization.id, orderId);
+  expect(await balances(gateway, organization.id)).toEqual({ main: 5000n, escrow: 0n });
+
+  let settledInTransaction!: () => void;
+  const settled = new Promise<void>((resolve) => (settledInTransaction = resolve));
+  let commit!: () => void;
+  const committing = new Promise<void>((resolve) => (commit = resolve));
+  const settling = gateway.ctx.db.$transaction(
+    async (tx) => {
+      await settleRefund(gateway.ctx, tx, first, { status: 'failed', providerReference: '', reason: 'refused' });
+      settledInTransaction();
+      await committing;
+    },
+    { timeout: 10_000 },
+  );
+  await settled;
+  const racing = race(organization.id, orderId);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  commit();
+  await settling;
+  return { organizationId: organization.id, orderId, answer: await racing };
+}
+
 describe('a refund of a held transaction racing the settlement of its failed attempt', () => {
   it('never debits main for proceeds still in escrow: the racing request waits, then records from what the settlement left', async () => {
-    const { organization, key } = await gateway.merchant({ verified: true, escrowEnabled: true });
-    await paidTransaction(gateway, key, { price: 5000, feesCustomerSide: true }); // main could cover the amount by itself
-    const orderId = await paidTransaction(gateway, key, { price: 3000, isEscrow: true, feesCustomerSide: true });
-    const first = await recordRefund(gateway.ctx, gateway.ctx.db, organization.id, orderId);
-    expect(await balances(gateway, organization.id)).toEqual({ main: 5000n, escrow: 0n });
-
-    // The failed attempt's settlement holds the transaction's row while a new request starts:
-    // that request's snapshot still shows the proceeds released, the row it locks shows them held.
-    let settledInTransaction!: () => void;
-    const settled = new Promise<void>((resolve) => (settledInTransaction = resolve));
-    let commit!: () => void;
-    const committing = new Promise<void>((resolve) => (commit = resolve));
-    const settling = gateway.ctx.db.$transaction(
-      async (tx) => {
-        await settleRefund(gateway.ctx, tx, first, { status: 'failed', providerReference: '', reason: 'refused' });
-        settledInTransaction();
-        await committing;
-      },
-      { timeout: 10_000 },
-    );
-    await settled;
-    const racing = recordRefund(gateway.ctx, gateway.ctx.db, organization.id, orderId);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    commit();
-    await settling;
+    const { organizationId, orderId, answer } = await raceFailedSettlementOfHeldRefund((organization, order) => recordRefund(gateway.ctx, gateway.ctx.db, organization, order));
     // The common shape found the row no longer paid once it got it and wrote nothing; the general
     // shape, a statement of its own, saw the settlement whole: the proceeds back in escrow, then
     // released again and main debited, as attempt 2.
-    expect(await racing).toMatchObject({ attempt: 2, amount: 3000n });
+    expect(answer).toMatchObject({ attempt: 2, amount: 3000n });
     expect(await statusOf(gateway, orderId)).toBe('paid');
-    expect(await balances(gateway, organization.id)).toEqual({ main: 5000n, escrow: 0n });
-    await expectLedgerConsistent(gateway, organization.id);
-    await expect(recordRefund(gateway.ctx, gateway.ctx.db, organization.id, orderId)).rejects.toMatchObject({ code: 'refund_in_progress' });
+    expect(await balances(gateway, organizationId)).toEqual({ main: 5000n, escrow: 0n });
+    await expectLedgerConsistent(gateway, organizationId);
+    await expect(recordRefund(gateway.ctx, gateway.ctx.db, organizationId, orderId)).rejects.toMatchObject({ code: 'refund_in_progress' });
   });
 });
 
 describe('the general shape of the record statement, racing that settlement itself', () => {
   it('writes nothing when the row it waited for is held again (its snapshot saw the proceeds released): 409, never main debited for escrow', async () => {
-    const { organization, key } = await gateway.merchant({ verified: true, escrowEnabled: true });
-    await paidTransaction(gateway, key, { price: 5000, feesCustomerSide: true });
-    const orderId = await paidTransaction(gateway, key, { price: 3000, isEscrow: true, feesCustomerSide: true });
-    const first = await recordRefund(gateway.ctx, gateway.ctx.db, organization.id, orderId);
-
-    let settledInTransaction!: () => void;
-    const settled = new Promise<void>((resolve) => (settledInTransaction = resolve));
-    let commit!: () => void;
-    const committing = new Promise<void>((resolve) => (commit = resolve));
-    const settling = gateway.ctx.db.$transaction(
-      async (tx) => {
-        await settleRefund(gateway.ctx, tx, first, { status: 'failed', providerReference: '', reason: 'refused' });
-        settledInTransaction();
-        await committing;
-      },
-      { timeout: 10_000 },
-    );
-    await settled;
     // The general shape alone, as recordRefund runs it when the common one wrote nothing.
-    const racing = recordInShape(gateway.ctx, gateway.ctx.db, organization.id, orderId, 'any');
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    commit();
-    await settling;
-    expect(await racing).toBeNull();
+    const { organizationId, orderId, answer } = await raceFailedSettlementOfHeldRefund((organization, order) => recordInShape(gateway.ctx, gateway.ctx.db, organization, order, 'any'));
+    expect(answer).toBeNull();
     expect(await statusOf(gateway, orderId)).toBe('paid_and_blocked');
-    expect(await balances(gateway, organization.id)).toEqual({ main: 5000n, escrow: 3000n });
-    await expectLedgerConsistent(gateway, organization.id);
+    expect(await balances(gateway, organizationId)).toEqual({ main: 5000n, escrow: 3000n });
+    await expectLedgerConsistent(gateway, organizationId);
   });
 });
