@@ -289,6 +289,36 @@ export interface PayoutAnswerApplied {
  * reference, if it gave one. Releases `lease` in the same statement when given (one commit), first.
  */
 export async function applyPayoutAnswer(ctx: GatewayContext, db: Db | DbTransaction, payoutId: string, answer: ProviderAnswer | null, lease: PayoutLease | null): Promise<PayoutAnswerApplied> {
+  // The common case first, in its lighter shape; a payout no longer pending (settled by someone
+  // else) is left unchanged there and read by the general shape.
+  const completed = answer?.status === 'succeeded' ? await completePendingPayout(ctx, db, payoutId, answer, lease) : null;
+  return completed ? { statusBefore: 'pending', payout: completed } : applyAnyPayoutAnswer(ctx, db, payoutId, answer, lease);
+}
+
+/**
+ * The provider sent it and the payout is still pending: `completed` and the lease released, by
+ * one conditional UPDATE of each (no locking read first: a row locked by a SELECT and then updated
+ * is written twice, and the bench's payouts wait on the WAL). Null, having changed nothing, when
+ * the payout is no longer pending.
+ */
+async function completePendingPayout(ctx: GatewayContext, db: Db | DbTransaction, payoutId: string, answer: ProviderAnswer, lease: PayoutLease | null): Promise<PayoutRecord | null> {
+  const now = ctx.clock.now();
+  const statement = Prisma.sql`
+    WITH released AS (
+      UPDATE "PayoutLease" SET "expiresAt" = '-infinity' WHERE "organizationId" = ${lease?.organizationId ?? null}::uuid AND holder = ${lease?.holder ?? null}::uuid
+      RETURNING 1),
+    -- After the lease (read from it to run it first), as in the general shape.
+    completed AS (
+      UPDATE "Payout" p SET status = 'completed', "paidAt" = ${now}::timestamptz, "providerReference" = ${answer.providerReference ?? ''}::text, "updatedAt" = ${now}::timestamptz
+      WHERE p.id = ${payoutId}::uuid AND p.status = 'pending' AND (SELECT count(*) FROM released) >= 0
+      RETURNING p.*)
+    SELECT ${payoutColumns('completed')} FROM completed`;
+  const [row] = await runStatement<PayoutRecord>(db, { name: 'gw_payout_complete', text: statement.text }, statement.values);
+  return row ?? null;
+}
+
+/** Every outcome, and a payout in any state (see applyPayoutAnswer). */
+async function applyAnyPayoutAnswer(ctx: GatewayContext, db: Db | DbTransaction, payoutId: string, answer: ProviderAnswer | null, lease: PayoutLease | null): Promise<PayoutAnswerApplied> {
   const now = ctx.clock.now();
   const outcome = answer?.status ?? 'pending';
   const reference = answer?.providerReference ?? '';
