@@ -12,6 +12,9 @@ export type { Clock, Db, DbTransaction, Logger } from './ports.js';
 
 export const systemClock: Clock = { now: () => new Date() };
 
+/** Where a read that may lag goes: the replica when there is one, else the primary. */
+export const laggingReads = (ctx: Pick<GatewayContext, 'db' | 'replica'>): Db => ctx.replica ?? ctx.db;
+
 export interface GatewaySettings {
   /** Base address of the checkout origin, put into checkout_url and default redirect pages. */
   checkoutPublicUrl: string;
@@ -57,7 +60,13 @@ export interface WebhookSettings {
 }
 
 export interface GatewayContext {
+  /** The primary: every write, and every read that decides money or must see the latest state. */
   db: Db;
+  /**
+   * Reads that may lag the primary by a little (analytics, exports, list pages): a streaming read
+   * replica when DATABASE_REPLICA_URL names one, else absent (then `laggingReads` is the primary).
+   */
+  replica?: Db;
   clock: Clock;
   coordination: Coordination;
   settings: GatewaySettings;

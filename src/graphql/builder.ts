@@ -5,10 +5,14 @@
 import SchemaBuilder from '@pothos/core';
 import { GraphQLError } from 'graphql';
 import ComplexityPlugin from '@pothos/plugin-complexity';
+import DataloaderPlugin from '@pothos/plugin-dataloader';
 import PrismaPlugin from '@pothos/plugin-prisma';
+import RelayPlugin from '@pothos/plugin-relay';
+import ScopeAuthPlugin, { AuthScopeFailureType, type AuthFailure } from '@pothos/plugin-scope-auth';
 import type PrismaTypes from '../generated/pothos-types.js';
 import { getDatamodel } from '../generated/pothos-types.js';
 import type { Caller } from '../domain/access/auth.js';
+import { authorize, type Operation } from '../domain/access/policy.js';
 import type { GatewayContext } from '../domain/context.js';
 
 export interface GraphQLContext {
@@ -22,9 +26,27 @@ export interface GraphQLContext {
   responseHeaders: Map<string, string>;
 }
 
+/** The policy's refusal (a DomainError) behind a failed `run` scope, re-thrown as the field's error. */
+function policyRefusalOf(failure: AuthFailure): unknown {
+  if ('error' in failure && failure.error) return failure.error;
+  if (failure.kind === AuthScopeFailureType.AnyAuthScopes || failure.kind === AuthScopeFailureType.AllAuthScopes) {
+    for (const child of failure.failures) {
+      const found = policyRefusalOf(child);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
 export const builder = new SchemaBuilder<{
   PrismaTypes: PrismaTypes;
   Context: GraphQLContext;
+  /**
+   * One scope: `run: '<operation>'` on a field (or type) means the caller may run that operation
+   * by the one access policy (src/domain/access/policy.ts). Every field names the operation it
+   * belongs to, so the policy table alone decides who may read or do what, field by field.
+   */
+  AuthScopes: { run: Operation };
   DefaultFieldNullability: false;
   Scalars: {
     DateTime: { Input: Date; Output: Date };
@@ -33,7 +55,28 @@ export const builder = new SchemaBuilder<{
   };
 }>({
   defaultFieldNullability: false,
-  plugins: [ComplexityPlugin, PrismaPlugin],
+  // Scope auth first, as its docs ask: it wraps the resolvers the other plugins build.
+  plugins: [ScopeAuthPlugin, ComplexityPlugin, RelayPlugin, PrismaPlugin, DataloaderPlugin],
+  scopeAuth: {
+    // The policy throws the exact refusal (permission_denied, operator_forbidden, organization_*):
+    // caught here as "unauthorised" and re-thrown by unauthorizedError below.
+    treatErrorsAsUnauthorized: true,
+    authScopes: (ctx) => ({
+      run: (operation: Operation) => {
+        authorize(ctx.caller, operation);
+        return true;
+      },
+    }),
+    unauthorizedError: (_parent, _ctx, _info, result) => {
+      const refusal = policyRefusalOf(result.failure);
+      if (refusal instanceof Error) return refusal;
+      return new Error(result.message);
+    },
+  },
+  relay: {
+    clientMutationId: 'omit',
+    cursorType: 'String',
+  },
   // Bounds on what one query may ask for, so an analyst's query cannot take the database down:
   // 10 levels covers every real shape of this schema; cost counts 1 per field, lists x their size.
   complexity: {

@@ -92,6 +92,18 @@ export const ACCESS_POLICY = {
   revokeApiKey: { scopes: NONE, roles: ADMIN, write: true },
   listSwitches: { scopes: NONE, roles: EVERY_ROLE, write: false },
   setSwitch: { scopes: NONE, roles: ADMIN, write: true },
+  // Operator tokens: issued and revoked by an admin; their metadata (never the token) read by every role.
+  createOperatorToken: { scopes: NONE, roles: ADMIN, write: true },
+  listOperatorTokens: { scopes: NONE, roles: EVERY_ROLE, write: false },
+  revokeOperatorToken: { scopes: NONE, roles: ADMIN, write: true },
+
+  // Analytics, exports and live updates: whoever may list the rows they are made of.
+  transactionStats: { scopes: CHECKOUT_READ, roles: EVERY_ROLE, write: false },
+  payoutStats: { scopes: ['payout', 'read'], roles: EVERY_ROLE, write: false },
+  exportTransactions: { scopes: CHECKOUT_READ, roles: EVERY_ROLE, write: false },
+  exportPayouts: { scopes: ['payout', 'read'], roles: EVERY_ROLE, write: false },
+  transactionStatusChanged: { scopes: CHECKOUT_READ, roles: EVERY_ROLE, write: false },
+  payoutStatusChanged: { scopes: ['payout', 'read'], roles: EVERY_ROLE, write: false },
 } as const satisfies Record<string, AccessRule>;
 
 export type Operation = keyof typeof ACCESS_POLICY;
