@@ -77,20 +77,9 @@ export const builder = new SchemaBuilder<{
     clientMutationId: 'omit',
     cursorType: 'String',
   },
-  // Bounds on what one query may ask for, so an analyst's query cannot take the database down:
-  // 10 levels covers every real shape of this schema; cost counts 1 per field, lists x their size.
-  complexity: {
-    limit: { depth: 10, breadth: 100, complexity: 2_000 },
-    // A query past the bounds is the client's to fix: a 400-class error, never a masked 500.
-    complexityError: (kind, result, info) => {
-      const measure = kind.toLowerCase() as 'depth' | 'breadth' | 'complexity';
-      const max = result[`max${kind}` as 'maxDepth' | 'maxBreadth' | 'maxComplexity'];
-      return new GraphQLError(`Query exceeds maximum ${measure} (${measure}: ${result[measure]}, max: ${max})`, {
-        nodes: info.fieldNodes,
-        extensions: { code: 'QUERY_TOO_COMPLEX', status: 400 },
-      });
-    },
-  },
+  // The cost model (1 per field, lists x their page size); the bounds are enforced, and each
+  // answer's cost reported, by src/graphql/limits.ts before execution.
+  complexity: {},
   prisma: {
     client: (ctx) => ctx.gateway.db,
     dmmf: getDatamodel(),

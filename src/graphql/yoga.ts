@@ -10,6 +10,7 @@ import { authenticate, singleAuthorizationHeader } from '../domain/access/auth.j
 import type { GatewayContext } from '../domain/context.js';
 import { DomainError } from '../domain/errors.js';
 import type { GraphQLContext } from './builder.js';
+import { useQueryLimits } from './limits.js';
 import { schema } from './schema/index.js';
 
 export interface YogaOptions {
@@ -105,6 +106,7 @@ export function createYoga({ ctx, adminToken }: YogaOptions) {
     },
     // Unexpected errors are logged here, where the request id is known; the mask hides them.
     plugins: [
+      useQueryLimits(),
       useErrorHandler(({ errors, context, phase }) => {
         // During execution Envelop hands over the execution arguments, whose contextValue is ours.
         const graphqlContext = (phase === 'execution' ? context.contextValue : context) as Partial<GraphQLContext> | undefined;

@@ -1,5 +1,5 @@
 /**
- * What GraphQL refuses and how: queries beyond the bounds set in src/graphql/builder.ts
+ * What GraphQL refuses and how: queries beyond the bounds set in src/graphql/limits.ts
  * (depth 10, breadth 100, complexity 2000), malformed documents, and exceptions nobody expected
  * (masked as `Internal server error`, never a stack or an internal message).
  */
@@ -29,7 +29,15 @@ describe('query bounds', () => {
   it('answers the deepest shape the schema has (4 levels)', async () => {
     const response = await gateway.graphql(`{ transactions { transactions { customer { firstName } } } }`, {}, key);
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ data: { transactions: { transactions: [] } } });
+    expect(response.body.data).toEqual({ transactions: { transactions: [] } });
+  });
+
+  it('reports what each answer cost, and the bounds, in extensions.cost (as Shopify does)', async () => {
+    // 1 (transactions) + 1 (transactions list) + 10 x (1 orderId) = 12: a list counts 10 rows; breadth counts the fields.
+    const small = await gateway.graphql(`{ transactions { transactions { orderId } } }`, {}, key);
+    expect(small.body.extensions.cost).toEqual({ requestedQueryCost: 12, maximumQueryCost: 2000, depth: 3, maximumDepth: 10, breadth: 3, maximumBreadth: 100 });
+    const wider = await gateway.graphql(`{ transactions { transactions { orderId amount status } } }`, {}, key);
+    expect(wider.body.extensions.cost.requestedQueryCost).toBe(32);
   });
 
   // The depth limit (10, builder.ts) cannot be reached today: no type refers back to itself

@@ -16,7 +16,8 @@ describe('GraphQL refundTransaction', () => {
     const checkoutKey = await gateway.createKey(organization.id, 'checkout');
     const orderId = await paidTransaction(gateway, checkoutKey, { price: 2500, feesCustomerSide: true });
     const response = await gateway.graphql(REFUND, { orderId }, key);
-    expect(response.body).toEqual({ data: { refundTransaction: { orderId, status: 'refunded', amount: 2500 } } });
+    expect(response.body.data).toEqual({ refundTransaction: { orderId, status: 'refunded', amount: 2500 } });
+    expect(response.body.errors).toBeUndefined();
     expect((await balances(gateway, organization.id)).main).toBe(0n);
   });
 

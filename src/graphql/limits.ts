@@ -1,0 +1,83 @@
+/**
+ * What one GraphQL operation may cost, measured before it runs, and what it cost, in every answer.
+ *
+ * The cost model is the complexity plugin's (src/graphql/builder.ts): 1 per field, a list field
+ * multiplied by its page size (its `limit` / `first` argument, else 10). An operation past a
+ * bound is refused BEFORE any resolver runs (a mutation past the bounds changes nothing), with a
+ * client error naming the measure, its value and the bound. Every executed answer carries its
+ * cost in `extensions.cost`, as Shopify's Admin API does, so a tool can see how close it is:
+ * `{ requestedQueryCost, maximumQueryCost, depth, maximumDepth, breadth, maximumBreadth }`.
+ *
+ * Measured at execution rather than as a validation rule: Yoga caches validation by document, and
+ * the cost depends on the variables (a `limit: $n`).
+ */
+import { createComplexityRule } from '@pothos/plugin-complexity';
+import { GraphQLError, validate, type ExecutionResult } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+
+/**
+ * Depth 10: the deepest useful shape (organisation -> transactions -> entries -> account...) is
+ * below it. Breadth 100: fields (aliases included) in one selection. Complexity 2,000: five pages
+ * of 100 transactions with their products, or one analyst's year of daily stats rows.
+ */
+export const QUERY_LIMITS = { depth: 10, breadth: 100, complexity: 2_000 } as const;
+
+export interface QueryCost {
+  requestedQueryCost: number;
+  maximumQueryCost: number;
+  depth: number;
+  maximumDepth: number;
+  breadth: number;
+  maximumBreadth: number;
+}
+
+type Measure = 'depth' | 'breadth' | 'complexity';
+const MEASURES: readonly Measure[] = ['depth', 'breadth', 'complexity'];
+
+/** The refusal of an operation past one bound: the client's to fix (400), never a masked 500. */
+const tooCostly = (measure: Measure, value: number): GraphQLError =>
+  new GraphQLError(`Query exceeds maximum ${measure} (${measure}: ${value}, max: ${QUERY_LIMITS[measure]})`, {
+    extensions: { code: 'QUERY_TOO_COMPLEX', status: 400 },
+  });
+
+const isSingleResult = (result: unknown): result is ExecutionResult => typeof result === 'object' && result !== null && !(Symbol.asyncIterator in result);
+
+/** The Yoga plugin: refuses an operation past the bounds before it runs, and reports the cost of each one that ran. */
+export function useQueryLimits(): Plugin {
+  return {
+    onExecute({ args, setResultAndStopExecution }) {
+      let measured: { depth: number; breadth: number; complexity: number } | undefined;
+      const rule = createComplexityRule({
+        context: args.contextValue as object,
+        variableValues: (args.variableValues ?? {}) as Record<string, unknown>,
+        operationName: args.operationName ?? undefined,
+        validate: (state, report) => {
+          for (const measure of MEASURES) if (state[measure] > QUERY_LIMITS[measure]) report(tooCostly(measure, state[measure]));
+        },
+        onResult: (state) => {
+          measured = state;
+        },
+      });
+      // The first bound broken answers (one error, as before this moved here).
+      const refusals = validate(args.schema, args.document, [rule]);
+      if (refusals.length > 0) {
+        setResultAndStopExecution({ errors: refusals.slice(0, 1) });
+        return undefined;
+      }
+      return {
+        onExecuteDone({ result, setResult }) {
+          if (!measured || !isSingleResult(result)) return;
+          const cost: QueryCost = {
+            requestedQueryCost: measured.complexity,
+            maximumQueryCost: QUERY_LIMITS.complexity,
+            depth: measured.depth,
+            maximumDepth: QUERY_LIMITS.depth,
+            breadth: measured.breadth,
+            maximumBreadth: QUERY_LIMITS.breadth,
+          };
+          setResult({ ...result, extensions: { ...result.extensions, cost } });
+        },
+      };
+    },
+  };
+}
