@@ -5,11 +5,12 @@
  * logged and masked as `Internal server error`.
  */
 import { GraphQLError } from 'graphql';
-import { createYoga as createYogaServer, useErrorHandler, type GraphiQLOptions } from 'graphql-yoga';
+import { createYoga as createYogaServer, useErrorHandler } from 'graphql-yoga';
 import { authenticate, singleAuthorizationHeader } from '../domain/access/auth.js';
 import type { GatewayContext } from '../domain/context.js';
 import { DomainError } from '../domain/errors.js';
 import type { GraphQLContext } from './builder.js';
+import { graphiqlOptions, graphiqlRenderer } from './graphiql.js';
 import { useQueryLimits } from './limits.js';
 import { schema } from './schema/index.js';
 
@@ -68,29 +69,13 @@ export interface YogaServerContext {
   rawHeaders: readonly string[];
 }
 
-/**
- * The GraphiQL page, its renderer loaded on the first page view: @graphql-yoga/render-graphiql
- * inlines the whole GraphiQL bundle as a string, about 41 MB of resident memory for the life of a
- * process that, in production, may never serve the page.
- */
-let graphiqlRenderer: Promise<(options: GraphiQLOptions) => string> | undefined;
-async function renderGraphiQL(options: GraphiQLOptions): Promise<string> {
-  graphiqlRenderer ??= import('@graphql-yoga/render-graphiql').then((module) => module.renderGraphiQL);
-  return (await graphiqlRenderer)(options);
-}
-
 export function createYoga({ ctx, adminToken }: YogaOptions) {
   return createYogaServer<YogaServerContext, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
-    renderGraphiQL,
-    graphiql: {
-      title: 'XOF Gateway GraphQL',
-      defaultQuery: '{ transactions { transactions { orderId amount status } pagination { totalCount } } }',
-      // Every request needs a token: open the headers editor with the one line to fill in.
-      headers: JSON.stringify({ Authorization: 'Bearer <your API key or operator token>' }, null, 2),
-      defaultEditorToolsVisibility: 'headers',
-    },
+    renderGraphiQL: graphiqlRenderer(schema, '/graphql'),
+    // Options per page view: the analyst tab's example quarter ends today.
+    graphiql: () => graphiqlOptions(ctx.clock.now()),
     // Logging goes through the gateway's pino logger, not Yoga's console one.
     logging: false,
     landingPage: false,
