@@ -162,6 +162,13 @@ export const ERROR_CATALOGUE = defineCatalogue({
       `Failed to withdraw: the withdrawal failed at the ${providerName} provider level. The amount and fees were returned to your balance.`,
     graphqlCode: 'PAYOUT_FAILED',
   },
+  // Live updates (GraphQL subscriptions)
+  too_many_subscriptions: {
+    status: 429,
+    message: 'Too many live subscriptions are open. Close one, or try again later.',
+    graphqlCode: 'TOO_MANY_SUBSCRIPTIONS',
+  },
+  live_updates_unavailable: { status: 503, message: 'Live updates are temporarily unavailable. Try again later.', graphqlCode: 'LIVE_UPDATES_UNAVAILABLE' },
   payouts_disabled: { status: 503, message: 'Payout is temporarily disabled', graphqlCode: 'PAYOUTS_DISABLED' },
   payout_method_unavailable: {
     status: 503,

@@ -27,6 +27,7 @@ import type { DbTransaction, GatewayContext } from './context.js';
 import type { Db } from './ports.js';
 import { DomainError, isErrorCode } from './errors.js';
 import { settleDurably } from './providerFlow.js';
+import { inTransaction } from './afterCommit.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /** Visible ASCII, 1 to 255 characters: room for a UUID or an order reference, bounded for the index. */
@@ -77,7 +78,7 @@ export async function runIdempotently<T>(
   if (scope.key === undefined) {
     // 'one-statement': the work writes once (its reads before are checks), so without a key row
     // to commit with it needs no interactive transaction: its statement is atomic by itself.
-    const value = options.withoutKey === 'one-statement' ? await work(ctx.db) : await ctx.db.$transaction(work);
+    const value = options.withoutKey === 'one-statement' ? await work(ctx.db) : await inTransaction(ctx, work);
     return { value, replayed: false };
   }
   if (!KEY_PATTERN.test(scope.key)) throw new DomainError('invalid_idempotency_key');
@@ -106,7 +107,7 @@ async function runClaimed<T, Answer>(
   const stored = await findLiveKey(ctx, ctx.db, key);
   if (stored) return { replay: replay<Answer>(stored, requestHash) };
   try {
-    const ran = await ctx.db.$transaction(async (tx) => {
+    const ran = await inTransaction(ctx, async (tx) => {
       await claim(ctx, tx, key);
       const result = await work(tx);
       await tx.idempotencyKey.create({ data: rowFor(result) });
@@ -206,7 +207,7 @@ async function callAndSettle<Intent, Reply, T>(
   const intentName = steps.intentName(intent);
   const settlement = await settleDurably(ctx, { intent: intentName }, () =>
     key
-      ? ctx.db.$transaction(async (tx) => {
+      ? inTransaction(ctx, async (tx) => {
           const settled = await steps.settle(tx, intent, reply);
           await finishKeys(ctx, tx, { ...key, state: 'in_progress', responseBody: intentMarker(intentName) }, settled);
           return settled;
@@ -228,7 +229,7 @@ export async function settleIntent<T>(
   settle: (tx: DbTransaction) => Promise<Settlement<T>>,
 ): Promise<T> {
   const settlement = await settleDurably(ctx, { intent: intentName }, () =>
-    ctx.db.$transaction(async (tx) => {
+    inTransaction(ctx, async (tx) => {
       const settled = await settle(tx);
       await finishKeys(ctx, tx, { organizationId, state: 'in_progress', responseBody: intentMarker(intentName) }, settled);
       return settled;

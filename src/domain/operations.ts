@@ -34,3 +34,5 @@ export { deleteWebhook } from './webhooks/deleteWebhook.js';
 export { listWebhooks } from './webhooks/listWebhooks.js';
 export { listWebhookDeliveries } from './webhooks/listWebhookDeliveries.js';
 export { redeliverWebhook } from './webhooks/redeliverWebhook.js';
+export { transactionStatusChanged } from './liveUpdates/transactionStatusChanged.js';
+export { payoutStatusChanged } from './liveUpdates/payoutStatusChanged.js';

@@ -82,6 +82,23 @@ export interface InvalidationBus {
   receiving?(): boolean;
 }
 
+/**
+ * Live updates (GraphQL subscriptions): status changes told to every instance, whose subscribers
+ * are then told in turn (domain/liveUpdates). Best effort and at most once: a message is published
+ * after its change committed, and one published while an instance's subscription is down, or lost
+ * in a crash between the commit and the publish, is never seen there. Webhooks (the outbox) remain
+ * the durable channel; live updates are for screens that want to be told at once.
+ */
+export interface LiveEventBus {
+  /** Sends `message` to every instance's listeners, this one's included (best effort; may reject when down). */
+  publish(message: string): Promise<void>;
+  /**
+   * Calls `listener` for each message published by any instance. Resolves once receiving (the
+   * Redis subscription confirmed), so a change committed after that is not missed.
+   */
+  subscribe(listener: (message: string) => void): Promise<void>;
+}
+
 /** Readiness probe for a coordinator (Redis reachable, or always true in-process). */
 export interface CoordinatorHealth {
   ping(): Promise<boolean>;
@@ -92,6 +109,7 @@ export interface Coordination {
   rateLimiter: RateLimiter;
   scheduler: Scheduler;
   invalidations: InvalidationBus;
+  liveEvents: LiveEventBus;
   health: CoordinatorHealth;
   /** 'redis' or 'local': logged at start so operators know if it is multi-instance safe. */
   kind: 'redis' | 'local';

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
+import { Readable } from 'node:stream';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { GatewayContext } from '../domain/context.js';
 import { DomainError, ERROR_CATALOGUE } from '../domain/errors.js';
@@ -21,6 +22,7 @@ import { registerDocs } from './docs.js';
 import { registerMetrics, type MetricsOptions } from './metrics.js';
 import { registerWebhookMetrics } from '../webhooks/metrics.js';
 import { enforceRateLimitOn } from '../edge/rateLimit.js';
+import { registerExports } from '../rest/exports/routes.js';
 
 export interface AppOptions {
   ctx: GatewayContext;
@@ -90,6 +92,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   for (const surface of REST_SURFACES) await registerSurfaceWithContract(app, options, surface);
+  registerExports(app, options.ctx, { adminToken: options.adminToken });
 
   const yoga = createYoga({ ctx: options.ctx, adminToken: options.adminToken });
   await app.register(async (scope) => {
@@ -118,6 +121,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         });
         for (const [name, value] of responseHeaders) reply.header(name, value);
         reply.status(response.status);
+        // A subscription's event stream (SSE) is never complete: streamed as Yoga writes it, with
+        // back-pressure (a reader that stalls stops the stream's pulls; domain/liveUpdates bounds
+        // what waits behind it). Closing the connection cancels the stream and ends the subscription.
+        if (response.body && response.headers.get('content-type')?.startsWith('text/event-stream')) {
+          return reply.send(Readable.from(response.body as AsyncIterable<Uint8Array>, { objectMode: false }));
+        }
         // The whole answer at once, with a Content-Length: sent as yoga's stream it left in a
         // chunked encoding, several writes per answer (the GraphQL page's profile was a quarter writev).
         reply.send(Buffer.from(await response.arrayBuffer()));

@@ -24,6 +24,7 @@ import type { ProviderAnswer } from '../ports.js';
 import { reconcileOpenCalls, type OpenCallStore, type OpenProviderCall, type ReconcileTally } from '../providerFlow.js';
 import { paymentStatusBodyV1, paymentStatusBodyV2 } from '../webhooks/bodies.js';
 import { isUuid } from '../ids.js';
+import { announceStatusChange } from '../liveUpdates/events.js';
 import type { TransactionRecord } from '../transactions/store.js';
 import {
   attemptStateOf,
@@ -87,6 +88,8 @@ export async function settleAttempt(ctx: GatewayContext, attempt: PaymentAttempt
   const transaction = await writeSettlement(ctx.db, { attempt, state, answer, now, notified: paid });
   if (transaction) {
     if (paid) checkProjection(ctx, paid, transaction);
+    // Committed (one statement on ctx.db): live subscribers are told of a payment, not of a decline.
+    if (state === 'succeeded') announceStatusChange(ctx, ctx.db, 'transaction', transaction);
     return { state, transaction };
   }
   // Settled by someone else first (a reconciler): their answer stands. Still collecting means the

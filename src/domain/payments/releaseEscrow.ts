@@ -14,13 +14,15 @@ import { findVisibleTransaction } from '../transactions/transactions.js';
 import type { TransactionRecord } from '../transactions/store.js';
 import { enqueuePaymentStatus } from '../webhooks/store.js';
 import { markEscrowReleased } from './store.js';
+import { inTransaction } from '../afterCommit.js';
+import { announceStatusChange } from '../liveUpdates/events.js';
 
 export async function releaseEscrow(ctx: GatewayContext, caller: Caller, orderId: string): Promise<TransactionRecord> {
   authorize(caller, 'releaseEscrow');
   const transaction = await findVisibleTransaction(ctx.db, null, orderId);
   if (transaction.status !== 'paid_and_blocked') throw new DomainError('not_in_escrow');
 
-  return ctx.db.$transaction(async (tx) => {
+  return inTransaction(ctx, async (tx) => {
     if (!(await markEscrowReleased(tx, transaction.id))) throw new DomainError('not_in_escrow');
     const held = await heldInEscrow(tx, transaction.organizationId, transaction.id);
     await post(tx, {
@@ -34,6 +36,7 @@ export async function releaseEscrow(ctx: GatewayContext, caller: Caller, orderId
     });
     const released = await findVisibleTransaction(tx, null, transaction.id);
     await enqueuePaymentStatus(tx, released, ctx.clock.now());
+    announceStatusChange(ctx, tx, 'transaction', released);
     return released;
   });
 }

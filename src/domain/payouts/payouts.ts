@@ -31,6 +31,7 @@
  * its own reference.
  */
 import type { Organization, Payout } from '../../generated/prisma/client.js';
+import { announceStatusChange } from '../liveUpdates/events.js';
 import type { PaymentMethod, PayoutStatus } from '../../generated/prisma/enums.js';
 import type { GatewayContext } from '../context.js';
 import { PAYOUT_STATUSES, isOneOf } from '../enums.js';
@@ -108,6 +109,7 @@ export async function settlePayout(
   lease: PayoutLease | null = null,
 ): Promise<PayoutRecord> {
   const { statusBefore, payout } = await applyPayoutAnswer(ctx, db, payoutId, answer, lease);
+  if (statusBefore === 'pending' && payout.status !== 'pending') announceStatusChange(ctx, db, 'payout', payout);
   const recorded = statusBefore === 'completed' ? 'succeeded' : statusBefore;
   if (statusBefore !== 'pending' && answer && answer.status !== 'pending' && answer.status !== recorded) {
     ctx.log.error({ payoutId, recorded: statusBefore, provider: answer.status }, 'the provider answered a payout differently from how it was settled: check it with the provider');

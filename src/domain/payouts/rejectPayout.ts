@@ -5,6 +5,7 @@
  * ever sent, so nothing needs the provider.
  */
 import type { Caller } from '../access/caller.js';
+import { announceStatusChange } from '../liveUpdates/events.js';
 import { authorize } from '../access/policy.js';
 import type { GatewayContext } from '../context.js';
 import { refuseUnlessAwaitingReview } from './payouts.js';
@@ -19,7 +20,10 @@ export async function rejectPayout(ctx: GatewayContext, caller: Caller, orderId:
   const why = boundedInputText('reason', (reason ?? '').trim(), MAX_DESCRIPTION_LENGTH) || DEFAULT_REJECTION_REASON;
   const payout = await findVisiblePayout(ctx.db, null, orderId);
   const cancelled = await cancelAwaitingPayout(ctx, payout.id, why);
-  if (cancelled) return cancelled;
+  if (cancelled) {
+    announceStatusChange(ctx, ctx.db, 'payout', cancelled);
+    return cancelled;
+  }
   // Approved or rejected meanwhile: say what it became.
   refuseUnlessAwaitingReview(await findVisiblePayout(ctx.db, null, payout.id));
   throw new Error(`payout ${payout.id} awaits review but could not be cancelled`);

@@ -31,6 +31,7 @@ import type { Db, DbTransaction, ProviderAnswer } from '../ports.js';
 import type { TransactionRecord } from '../transactions/store.js';
 import { applyRefundAnswer, countOpenRefunds, findOpenRefund, listDueRefunds, listOpenRefunds, postponeRefundCheck, type OpenRefundRow, type RefundAnswerApplied } from './store.js';
 import type { RefundIntent } from './store.js';
+import { announceStatusChange } from '../liveUpdates/events.js';
 
 export const refundIntentName = (intent: Pick<RefundIntent, 'refundId' | 'attempt'>): string => `refundTransaction:${intent.refundId}:${intent.attempt}`;
 
@@ -65,6 +66,8 @@ export async function settleRefund(ctx: GatewayContext, db: Db | DbTransaction, 
   const applied = await applyRefundAnswer(ctx, db, intent, answer);
   const { refund, transaction } = applied;
   if (refund.status !== 'pending' || refund.attempts !== intent.attempt) return settledAlready(ctx, intent, applied, answer);
+  // A final answer settled it here: the transaction is refunded, or (failed) back to what it was.
+  if (answer.status === 'succeeded') announceStatusChange(ctx, db, 'transaction', transaction);
   if (answer.status === 'succeeded') {
     if (transaction.status !== 'refunded') throw new Error(`refund ${intent.refundId} succeeded but transaction ${intent.transactionId} was no longer paid`);
     return { answer: transaction };

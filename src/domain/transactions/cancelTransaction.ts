@@ -4,6 +4,7 @@ import type { DbTransaction, GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import type { Db } from '../ports.js';
 import { cancelIfPendingAndUnclaimed } from './store.js';
+import { announceStatusChange } from '../liveUpdates/events.js';
 import { findVisibleTransaction } from './transactions.js';
 import type { TransactionRecord } from './store.js';
 
@@ -28,6 +29,7 @@ export async function cancelReadTransaction(ctx: GatewayContext, db: Db | DbTran
     refuseUnlessPending(current.status);
     throw new DomainError('payment_in_progress');
   }
+  announceStatusChange(ctx, db, 'transaction', { ...transaction, status: 'cancelled' });
   return findVisibleTransaction(db, organizationId, transaction.id);
 }
 

@@ -12,6 +12,7 @@ import './payment.js';
 import './payout.js';
 import './webhook.js';
 import './providerCall.js';
+import './subscription.js';
 import { builder } from '../builder.js';
 
 export const schema = builder.toSchema({ sortSchema: true });

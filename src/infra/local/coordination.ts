@@ -23,6 +23,7 @@ export function createLocalCoordination(options: {
   const hits = new Map<string, number[]>();
   const jobs = new Map<string, number>(); // id -> dueAt
   const invalidationListeners: ((message: string) => void)[] = [];
+  const liveListeners: ((message: string) => void)[] = [];
 
   return {
     kind: 'local',
@@ -77,6 +78,19 @@ export function createLocalCoordination(options: {
       },
       subscribe(listener) {
         invalidationListeners.push(listener);
+      },
+    },
+
+    // One instance: every subscriber is in this process. Delivered on a later turn, as Redis would,
+    // so a publisher never runs the subscribers' work inside its own call.
+    liveEvents: {
+      async publish(message) {
+        queueMicrotask(() => {
+          for (const listener of liveListeners) listener(message);
+        });
+      },
+      async subscribe(listener) {
+        liveListeners.push(listener);
       },
     },
 

@@ -216,6 +216,31 @@ export function createRedisCoordination(options: {
     return connection;
   };
 
+  /**
+   * Live updates travel on their own channel and their own subscribed connection (not the
+   * invalidations'), opened on the first subscriber: a gateway nobody watches live holds none.
+   * ioredis resubscribes after a reconnect; what was published meanwhile is lost (best effort, see
+   * LiveEventBus). Subscribing resolves when Redis confirmed the SUBSCRIBE.
+   */
+  const liveChannel = `${prefix}live`;
+  const liveListeners: ((message: string) => void)[] = [];
+  let liveSubscriber: Redis | undefined;
+  let liveSubscribed: Promise<unknown> | undefined;
+  const subscribeToLiveEvents = (): Promise<unknown> => {
+    const connection = redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null, commandTimeout: undefined });
+    connection.on('error', () => undefined); // reported through the main connection's onError
+    connection.on('message', (_channel: string, message: string) => {
+      for (const listener of liveListeners) listener(message);
+    });
+    liveSubscriber = connection;
+    return connection.subscribe(liveChannel).catch((error: unknown) => {
+      liveSubscribed = undefined; // the next subscriber asks again
+      liveSubscriber = undefined;
+      connection.disconnect();
+      throw error;
+    });
+  };
+
   const breaker = new CircuitBreaker({
     failureThreshold: BREAKER_FAILURE_THRESHOLD,
     coolDownMs: BREAKER_COOL_DOWN_MS,
@@ -336,6 +361,17 @@ export function createRedisCoordination(options: {
       receiving,
     },
 
+    liveEvents: {
+      // Through the breaker: fails fast when Redis is down (the publisher logs it; webhooks remain).
+      async publish(message) {
+        await call(() => redis.publish(liveChannel, message));
+      },
+      async subscribe(listener) {
+        if (!liveListeners.includes(listener)) liveListeners.push(listener); // a retry after a failed subscribe
+        await (liveSubscribed ??= subscribeToLiveEvents());
+      },
+    },
+
     health: {
       /**
        * True only if Redis answers PING within the call deadline. Goes through the breaker: while it
@@ -351,6 +387,7 @@ export function createRedisCoordination(options: {
       async close() {
         clearInterval(subscriptionPinger);
         subscriber?.disconnect();
+        liveSubscriber?.disconnect();
         // QUIT lets in-flight replies arrive; when not connected there is nothing to wait for, so drop
         // the connection (and stop reconnecting) at once.
         if (redis.status === 'ready') await redis.quit().catch(() => redis.disconnect());

@@ -1,0 +1,238 @@
+/**
+ * Live updates (DESIGN.md "Contracts": the GraphQL subscriptions transactionStatusChanged and
+ * payoutStatusChanged): every committed status change of a transaction or a payout is told to the
+ * subscribers watching its organisation (or all of them: operators), on every instance.
+ *
+ * The path: the capability that changed a status announces it once its statement committed
+ * (`announce*`, through afterCommit: a subscriber never sees a change that rolled back), as ONE
+ * message on the coordination's LiveEventBus (Redis pub/sub across instances, in-process when
+ * embedded). Each process subscribes once, and its hub here hands the event to the local
+ * subscribers of that organisation.
+ *
+ * BEST EFFORT, AT MOST ONCE: a crash between the commit and the publish, Redis down at that moment,
+ * or an instance's subscription down while it is published, loses the live event. Webhooks (the
+ * outbox, written in the same statement as a payment) remain the durable channel; a screen that
+ * reconnects re-reads the state it shows.
+ *
+ * Bounds (every one protects the process's memory from its clients):
+ * - MAX_SUBSCRIBERS per process, MAX_SUBSCRIBERS_PER_ORGANIZATION per watched organisation (one
+ *   merchant cannot take a process's whole share; operators watching every organisation count as
+ *   one more "organisation"): past them a new subscription is refused (429).
+ * - MAX_QUEUED_EVENTS per subscriber: a consumer that does not read its stream (a slow or stalled
+ *   client; the HTTP response applies back-pressure) is DISCONNECTED past it, its stream completed,
+ *   rather than dropping events silently: a screen that missed events must know it, reconnect and
+ *   re-read.
+ * - MAX_MESSAGE_LENGTH: a message on the channel that is longer, or not ours, is ignored.
+ */
+import type { PayoutStatus, TransactionStatus } from '../../generated/prisma/enums.js';
+import { afterCommit } from '../afterCommit.js';
+import type { DbTransaction, GatewayContext } from '../context.js';
+import { DomainError } from '../errors.js';
+import type { Coordination, Db, Logger } from '../ports.js';
+
+/**
+ * Open subscriptions per process: each holds an HTTP response and a small queue. 10,000 is far
+ * past the bench's 1,000 and well within a process's sockets and memory (a few kB each); beyond
+ * that, run more instances.
+ */
+export const MAX_SUBSCRIBERS = 10_000;
+/** Per watched organisation (or "every organisation"), so one client cannot take a process's share. */
+export const MAX_SUBSCRIBERS_PER_ORGANIZATION = 2_000;
+/**
+ * Events waiting for a subscriber that does not read: a live screen reads within milliseconds,
+ * so 100 unread events is a stalled client, disconnected (its stream completed).
+ */
+export const MAX_QUEUED_EVENTS = 100;
+/** Our messages are ~150 bytes (kind, two UUIDs, a status, a timestamp). */
+export const MAX_MESSAGE_LENGTH = 1_024;
+/**
+ * How long a new subscription waits for this instance to be subscribed on Redis (only the first
+ * one of a process does, or one after an outage): past it, refused (503) rather than held open
+ * while hearing nothing.
+ */
+export const LISTEN_TIMEOUT_MS = 2_000;
+
+export type LiveKind = 'transaction' | 'payout';
+
+export interface StatusChange<Status extends string = string> {
+  organizationId: string;
+  /** The transaction's or the payout's id (its orderId). */
+  orderId: string;
+  status: Status;
+  /** When the change was announced, right after it committed. */
+  changedAt: Date;
+}
+export type TransactionStatusChange = StatusChange<TransactionStatus>;
+export type PayoutStatusChange = StatusChange<PayoutStatus>;
+
+interface LiveEvent extends StatusChange {
+  kind: LiveKind;
+}
+
+/**
+ * A committed status change, to every subscriber of its organisation on every instance: now when
+ * written on `ctx.db`, after the transaction when written inside one (afterCommit). Never throws:
+ * a failed publish is logged, the change it tells of stands.
+ */
+export function announceStatusChange(ctx: GatewayContext, db: Db | DbTransaction, kind: LiveKind, row: { id: string; organizationId: string; status: string }): void {
+  afterCommit(ctx, db, () => {
+    const message = JSON.stringify({ k: kind, o: row.organizationId, i: row.id, s: row.status, t: ctx.clock.now().getTime() });
+    ctx.coordination.liveEvents.publish(message).catch((error: unknown) => warnLost(ctx.log, error));
+  });
+}
+
+/** One line per minute at most while publishing fails (Redis down): the outage is logged elsewhere too. */
+let lastLossReportedAt = Number.NEGATIVE_INFINITY;
+function warnLost(log: Logger, error: unknown): void {
+  const now = Date.now();
+  if (now - lastLossReportedAt < 60_000) return;
+  lastLossReportedAt = now;
+  log.warn({ err: error }, 'a live update could not be published (subscribers miss it; webhooks are unaffected)');
+}
+
+function parseEvent(message: string): LiveEvent | null {
+  if (message.length > MAX_MESSAGE_LENGTH) return null;
+  try {
+    const { k, o, i, s, t } = JSON.parse(message) as Record<string, unknown>;
+    if ((k !== 'transaction' && k !== 'payout') || typeof o !== 'string' || typeof i !== 'string' || typeof s !== 'string' || typeof t !== 'number') return null;
+    return { kind: k, organizationId: o, orderId: i, status: s, changedAt: new Date(t) };
+  } catch {
+    return null;
+  }
+}
+
+/** Subscribers are filed by what they watch: `<kind>:<organisation id>`, or `<kind>:*` for every organisation. */
+const watchKey = (kind: LiveKind, organizationId: string | null): string => `${kind}:${organizationId ?? '*'}`;
+
+/** One subscriber's stream: an async iterator fed by the hub, bounded by MAX_QUEUED_EVENTS. */
+class Subscription implements AsyncIterableIterator<StatusChange> {
+  private readonly queue: StatusChange[] = [];
+  private waiting: ((result: IteratorResult<StatusChange>) => void) | undefined;
+  private closed = false;
+
+  constructor(private readonly onClose: (subscription: Subscription) => void) {}
+
+  push(event: StatusChange): void {
+    if (this.closed) return;
+    const waiting = this.waiting;
+    if (waiting) {
+      this.waiting = undefined;
+      waiting({ value: event, done: false });
+    } else if (this.queue.length >= MAX_QUEUED_EVENTS) {
+      this.close(); // a stalled reader: disconnected, not silently short of events
+    } else {
+      this.queue.push(event);
+    }
+  }
+
+  next(): Promise<IteratorResult<StatusChange>> {
+    const queued = this.queue.shift();
+    if (queued) return Promise.resolve({ value: queued, done: false });
+    if (this.closed) return Promise.resolve({ value: undefined, done: true });
+    return new Promise((resolve) => {
+      this.waiting = resolve;
+    });
+  }
+
+  /** The client went away (or the server stops): forget it at once. */
+  return(): Promise<IteratorResult<StatusChange>> {
+    this.close();
+    this.queue.length = 0;
+    return Promise.resolve({ value: undefined, done: true });
+  }
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<StatusChange> {
+    return this;
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.onClose(this);
+    const waiting = this.waiting;
+    this.waiting = undefined;
+    waiting?.({ value: undefined, done: true });
+  }
+}
+
+/** A process's subscribers and its one subscription to the bus. */
+class LiveHub {
+  private readonly watchers = new Map<string, Set<Subscription>>();
+  private count = 0;
+  private listening: Promise<void> | undefined;
+
+  constructor(private readonly coordination: Coordination) {}
+
+  private readonly deliver = (message: string): void => {
+    const event = parseEvent(message);
+    if (!event) return;
+    const change: StatusChange = { organizationId: event.organizationId, orderId: event.orderId, status: event.status, changedAt: event.changedAt };
+    for (const key of [watchKey(event.kind, event.organizationId), watchKey(event.kind, null)]) {
+      const watching = this.watchers.get(key);
+      if (!watching) continue;
+      // A copy: a subscriber closed while handed this event leaves the set meanwhile.
+      for (const subscription of [...watching]) subscription.push(change);
+    }
+  };
+
+  /** Subscribes this process to the bus once; a failed attempt is retried by the next subscriber. */
+  private listen(): Promise<void> {
+    this.listening ??= this.coordination.liveEvents.subscribe(this.deliver).catch((error: unknown) => {
+      this.listening = undefined;
+      throw error;
+    });
+    return this.listening;
+  }
+
+  get size(): number {
+    return this.count;
+  }
+
+  async open(kind: LiveKind, organizationId: string | null): Promise<Subscription> {
+    const key = watchKey(kind, organizationId);
+    const watching = this.watchers.get(key) ?? new Set<Subscription>();
+    if (this.count >= MAX_SUBSCRIBERS || watching.size >= MAX_SUBSCRIBERS_PER_ORGANIZATION) throw new DomainError('too_many_subscriptions');
+    // Filed before waiting for the bus: a change announced once it listens is not missed.
+    const subscription = new Subscription((closed) => {
+      if (watching.delete(closed)) this.count -= 1;
+      if (watching.size === 0 && this.watchers.get(key) === watching) this.watchers.delete(key);
+    });
+    watching.add(subscription);
+    this.watchers.set(key, watching);
+    this.count += 1;
+    try {
+      await withTimeout(this.listen(), LISTEN_TIMEOUT_MS);
+    } catch {
+      subscription.close();
+      throw new DomainError('live_updates_unavailable');
+    }
+    return subscription;
+  }
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`not listening after ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** One hub per coordinator (a process has one; tests may build several gateways in one process). */
+const hubs = new WeakMap<Coordination, LiveHub>();
+
+/**
+ * The status changes of `kind` in one organisation (or every one: null), from now on, until the
+ * consumer stops (or stalls: see MAX_QUEUED_EVENTS). Resolves once this instance is listening.
+ */
+export function watchStatusChanges(ctx: GatewayContext, kind: LiveKind, organizationId: string | null): Promise<AsyncIterableIterator<StatusChange>> {
+  let hub = hubs.get(ctx.coordination);
+  if (!hub) {
+    hub = new LiveHub(ctx.coordination);
+    hubs.set(ctx.coordination, hub);
+  }
+  return hub.open(kind, organizationId);
+}
+
+/** Subscriptions open in this process (metrics, tests): each ends when its client goes away. */
+export const liveSubscriberCount = (ctx: Pick<GatewayContext, 'coordination'>): number => hubs.get(ctx.coordination)?.size ?? 0;

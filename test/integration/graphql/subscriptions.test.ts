@@ -1,0 +1,151 @@
+/**
+ * Live updates over SSE at /graphql, through Redis pub/sub: a committed status change reaches the
+ * subscribers of its organisation within a second; a merchant hears only its own organisation
+ * (naming another is refused like the queries), an operator every one; payouts too; no token, 401.
+ */
+import { describe, expect, it } from 'vitest';
+import { pendingTransaction, sandboxPay, RELEASE_ESCROW } from '../../support/accounts.js';
+import { graphqlData } from '../../support/assertions.js';
+import { useGateway } from '../../support/gateway.js';
+import { fundedMerchant, PHONES, postPayout, payoutBody } from '../../support/payouts.js';
+import { PAYOUT_STATUS_CHANGED, TRANSACTION_STATUS_CHANGED, subscribe } from '../../support/sse.js';
+
+const gateway = useGateway({ redis: true });
+
+/** Delivery bound of DESIGN.md's contract. */
+const WITHIN_MS = 1_000;
+
+describe('transactionStatusChanged', () => {
+  it('tells a merchant of its transaction paid, within a second of the payment’s answer', async () => {
+    const { organization, key } = await gateway.merchant();
+    const orderId = await pendingTransaction(gateway, key);
+    const live = await subscribe(gateway.url, TRANSACTION_STATUS_CHANGED, {}, key);
+    expect(live.status).toBe(200);
+    expect(live.contentType).toMatch(/^text\/event-stream/);
+    try {
+      await sandboxPay(gateway, orderId);
+      const answeredAt = Date.now();
+      const event = await live.next(WITHIN_MS);
+      expect(event.payload.data.transactionStatusChanged).toMatchObject({ orderId, organizationId: organization.id, status: 'paid' });
+      expect(event.receivedAt - answeredAt).toBeLessThan(WITHIN_MS);
+    } finally {
+      live.close();
+    }
+  });
+
+  it('tells of escrow (paid_and_blocked), its release (paid), a cancel and a refund', async () => {
+    const { key } = await gateway.merchant({ escrowEnabled: true, scope: 'readAndWrite' });
+    const live = await subscribe(gateway.url, TRANSACTION_STATUS_CHANGED, {}, key);
+    try {
+      const held = await pendingTransaction(gateway, key, { isEscrow: true });
+      await sandboxPay(gateway, held);
+      expect((await live.next(WITHIN_MS)).payload.data.transactionStatusChanged).toMatchObject({ orderId: held, status: 'paid_and_blocked' });
+      await graphqlData(gateway, RELEASE_ESCROW, { orderId: held });
+      expect((await live.next(WITHIN_MS)).payload.data.transactionStatusChanged).toMatchObject({ orderId: held, status: 'paid' });
+
+      const cancelled = await pendingTransaction(gateway, key);
+      expect((await gateway.rest('DELETE', `/api/v2/transactions/${cancelled}`, { key })).status).toBe(200);
+      expect((await live.next(WITHIN_MS)).payload.data.transactionStatusChanged).toMatchObject({ orderId: cancelled, status: 'cancelled' });
+
+      const refunded = await pendingTransaction(gateway, key);
+      await sandboxPay(gateway, refunded);
+      expect((await live.next(WITHIN_MS)).payload.data.transactionStatusChanged).toMatchObject({ orderId: refunded, status: 'paid' });
+      const refund = await gateway.rest('GET', `/api/v2/refund/${refunded}`, { key });
+      expect(refund.status, JSON.stringify(refund.body)).toBe(200);
+      expect((await live.next(WITHIN_MS)).payload.data.transactionStatusChanged).toMatchObject({ orderId: refunded, status: 'refunded' });
+    } finally {
+      live.close();
+    }
+  });
+
+  it('does not tell a merchant of another organisation’s payment, and refuses it naming another organisation', async () => {
+    const mine = await gateway.merchant();
+    const theirs = await gateway.merchant();
+    const live = await subscribe(gateway.url, TRANSACTION_STATUS_CHANGED, {}, mine.key);
+    try {
+      await sandboxPay(gateway, await pendingTransaction(gateway, theirs.key));
+      expect(await live.quiet(500)).toEqual([]);
+    } finally {
+      live.close();
+    }
+
+    const refused = await subscribe(gateway.url, TRANSACTION_STATUS_CHANGED, { organizationId: theirs.organization.id }, mine.key);
+    const event = await refused.next(WITHIN_MS);
+    expect(event.payload.data ?? null).toBeNull();
+    expect(event.payload.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    refused.close();
+  });
+
+  it('refuses a key whose scope may not list transactions (payout)', async () => {
+    const { key } = await gateway.merchant({ scope: 'payout' });
+    const refused = await subscribe(gateway.url, TRANSACTION_STATUS_CHANGED, {}, key);
+    const event = await refused.next(WITHIN_MS);
+    expect(event.payload.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    refused.close();
+  });
+
+  it('tells an operator of every organisation’s payments, or of the one it names', async () => {
+    const first = await gateway.merchant();
+    const second = await gateway.merchant();
+    const everyone = await subscribe(gateway.url, TRANSACTION_STATUS_CHANGED, {}, gateway.adminToken);
+    const onlySecond = await subscribe(gateway.url, TRANSACTION_STATUS_CHANGED, { organizationId: second.organization.id }, gateway.adminToken);
+    try {
+      const a = await pendingTransaction(gateway, first.key);
+      const b = await pendingTransaction(gateway, second.key);
+      await sandboxPay(gateway, a);
+      await sandboxPay(gateway, b);
+      const seen = [await everyone.next(WITHIN_MS), await everyone.next(WITHIN_MS)].map((event) => event.payload.data.transactionStatusChanged);
+      expect(seen.map((change) => [change.organizationId, change.orderId, change.status]).sort()).toEqual(
+        [
+          [first.organization.id, a, 'paid'],
+          [second.organization.id, b, 'paid'],
+        ].sort(),
+      );
+      expect((await onlySecond.next(WITHIN_MS)).payload.data.transactionStatusChanged).toMatchObject({ orderId: b, status: 'paid' });
+      expect(await onlySecond.quiet(300)).toEqual([]);
+    } finally {
+      everyone.close();
+      onlySecond.close();
+    }
+  });
+
+  it('answers 401 without a token, before any stream', async () => {
+    const refused = await subscribe(gateway.url, TRANSACTION_STATUS_CHANGED, {});
+    expect(refused.status).toBe(401);
+    refused.close();
+  });
+});
+
+describe('payoutStatusChanged', () => {
+  it('tells a payout key of its payouts completed, failed, and cancelled by an operator', async () => {
+    const { organization, key } = await fundedMerchant(gateway, { balance: 5_000_000 });
+    const live = await subscribe(gateway.url, PAYOUT_STATUS_CHANGED, {}, key);
+    try {
+      const completed = await postPayout(gateway, key);
+      expect(completed.status, JSON.stringify(completed.body)).toBe(200);
+      expect((await live.next(WITHIN_MS)).payload.data.payoutStatusChanged).toMatchObject({ organizationId: organization.id, status: 'completed' });
+
+      await postPayout(gateway, key, payoutBody({ recipient: { first_name: 'A', last_name: 'B', phone: PHONES.fails } }));
+      expect((await live.next(WITHIN_MS)).payload.data.payoutStatusChanged).toMatchObject({ status: 'failed' });
+
+      const large = await postPayout(gateway, key, payoutBody({ amount: 2_500_000 }));
+      expect(large.status, JSON.stringify(large.body)).toBe(200);
+      const { rejectPayout } = await graphqlData(gateway, `mutation ($orderId: ID!) { rejectPayout(orderId: $orderId) { orderId status } }`, { orderId: large.body._id ?? large.body.order_id });
+      expect(rejectPayout.status).toBe('cancelled');
+      expect((await live.next(WITHIN_MS)).payload.data.payoutStatusChanged).toMatchObject({ orderId: rejectPayout.orderId, status: 'cancelled' });
+    } finally {
+      live.close();
+    }
+  });
+
+  it('does not tell a payout subscriber of transactions', async () => {
+    const { organization, key } = await gateway.merchant({ scope: 'read' });
+    const live = await subscribe(gateway.url, PAYOUT_STATUS_CHANGED, {}, key);
+    try {
+      await sandboxPay(gateway, await pendingTransaction(gateway, await gateway.createKey(organization.id, 'checkout')));
+      expect(await live.quiet(300)).toEqual([]);
+    } finally {
+      live.close();
+    }
+  });
+});
