@@ -13,18 +13,22 @@ import {
   CreateApiKeyDocument,
   CreateWebhookDocument,
   CreateOrganizationDocument,
+  CreateOperatorTokenDocument,
   OrganizationDocument,
   OrganizationsDocument,
   OpenProviderCallsDocument,
+  OperatorTokensDocument,
   RedeliverWebhookDocument,
   RejectPayoutDocument,
   ReleaseEscrowDocument,
   RevokeApiKeyDocument,
+  RevokeOperatorTokenDocument,
   SandboxPayDocument,
   SetSwitchDocument,
   SettleProviderCallDocument,
   UpdateOrganizationDocument,
   type ApiScope,
+  type OperatorRole,
   type OrganizationStatus,
   type PaymentMethod,
   type ProviderCallKind,
@@ -49,6 +53,7 @@ class UsageError extends Error {}
 // stops compiling when the schema (hence the generated types) adds or drops a value.
 const values = <T extends string>(record: Record<T, true>) => Object.keys(record) as T[];
 const SCOPES = values<ApiScope>({ checkout: true, management: true, payout: true, read: true, readAndWrite: true, write: true });
+const ROLES = values<OperatorRole>({ admin: true, analyst: true, support: true });
 const STATUSES = values<OrganizationStatus>({ active: true, inactive: true, blocked: true });
 const METHODS = values<PaymentMethod>({ wave: true, orange_money: true });
 const SWITCHES = values<SwitchName>({ transactions: true, payouts: true, wave: true, orange_money: true });
@@ -72,6 +77,9 @@ const COMMANDS = {
   'key create': { usage: `key create --org ID --scope ${SCOPES.join('|')} [--format gateway|naboo]`, run: keyCreate },
   'key list': { usage: 'key list --org ID', run: keyList },
   'key revoke': { usage: 'key revoke KEY_ID', run: keyRevoke },
+  'operator-token create': { usage: `operator-token create --role ${ROLES.join('|')}`, run: operatorTokenCreate },
+  'operator-token list': { usage: 'operator-token list', run: operatorTokenList },
+  'operator-token revoke': { usage: 'operator-token revoke ID', run: operatorTokenRevoke },
   'switch set': { usage: `switch set ${SWITCHES.join('|')} on|off`, run: switchSet },
   'sandbox pay': { usage: `sandbox pay ORDER_ID [--method ${METHODS.join('|')}] [--phone P]`, run: sandboxPay },
   'escrow release': { usage: 'escrow release ORDER_ID', run: escrowRelease },
@@ -214,6 +222,29 @@ async function keyRevoke(argv: string[], connect: Connect) {
   const { revokeApiKey } = await connect().request(RevokeApiKeyDocument, { id });
   // propagationConfirmed false: revoked, but not every instance could be told in time (see the schema).
   return { id: revokeApiKey.id, revoked: revokeApiKey.revoked, propagationConfirmed: revokeApiKey.propagationConfirmed };
+}
+
+async function operatorTokenCreate(argv: string[], connect: Connect) {
+  const { values: flags } = parseArgs({ args: argv, options: { role: { type: 'string' } } });
+  if (flags.role === undefined) throw new UsageError('--role is required');
+  const role = oneOf('--role', flags.role, ROLES);
+  const { createOperatorToken } = await connect().request(CreateOperatorTokenDocument, { role });
+  // Exactly the contract's fields (DESIGN: {"id", "token", "role"}); the token is shown only here.
+  return { id: createOperatorToken.operatorToken.id, token: createOperatorToken.token, role: createOperatorToken.operatorToken.role };
+}
+
+async function operatorTokenList(argv: string[], connect: Connect) {
+  parseArgs({ args: argv });
+  const { operatorTokens } = await connect().request(OperatorTokensDocument);
+  // Metadata only, field by field: nothing the gateway might add to a token reaches the output unseen.
+  return { tokens: operatorTokens.map(({ id, role, prefix, revoked, revokedAt, createdAt }) => ({ id, role, prefix, revoked, revokedAt, createdAt })) };
+}
+
+async function operatorTokenRevoke(argv: string[], connect: Connect) {
+  const [id] = expectPositionals(parseArgs({ args: argv, allowPositionals: true }).positionals, ['ID']);
+  const { revokeOperatorToken } = await connect().request(RevokeOperatorTokenDocument, { id });
+  // Refused from the next request on, on every instance (operator tokens are read from the database each time).
+  return { id: revokeOperatorToken.id, role: revokeOperatorToken.role, revoked: revokeOperatorToken.revoked, revokedAt: revokeOperatorToken.revokedAt };
 }
 
 async function switchSet(argv: string[], connect: Connect) {

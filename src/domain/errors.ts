@@ -213,6 +213,12 @@ export const ERROR_CATALOGUE = defineCatalogue({
   operator_forbidden: { status: 403, message: 'This operator role cannot perform this action', graphqlCode: 'FORBIDDEN' },
   organization_not_found: { status: 404, message: 'Organization not found', graphqlCode: 'ORGANIZATION_NOT_FOUND' },
   api_key_not_found: { status: 404, message: 'API key not found', graphqlCode: 'API_KEY_NOT_FOUND' },
+  operator_token_not_found: { status: 404, message: 'Operator token not found', graphqlCode: 'OPERATOR_TOKEN_NOT_FOUND' },
+  too_many_operator_tokens: {
+    status: 400,
+    message: (max) => `At most ${max} operator tokens may be in use at once: revoke one first`,
+    graphqlCode: 'TOO_MANY_OPERATOR_TOKENS',
+  },
   invalid_input: { status: 400, message: (detail) => `Invalid input: ${detail}`, graphqlCode: 'BAD_USER_INPUT' },
 
   // Webhooks

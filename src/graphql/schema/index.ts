@@ -5,6 +5,7 @@ import './pagination.js';
 import './transaction.js';
 import './organization.js';
 import './apiKey.js';
+import './operatorToken.js';
 import './switch.js';
 import './refund.js';
 import './account.js';
