@@ -23,12 +23,22 @@
  *   rather than dropping events silently: a screen that missed events must know it, reconnect and
  *   re-read.
  * - MAX_MESSAGE_LENGTH: a message on the channel that is longer, or not ours, is ignored.
+ * - MAX_LIFETIME_MS: a stream ends after an hour at most; the client subscribes again and is
+ *   authenticated again (an operator token revoked meanwhile is then refused).
+ *
+ * Access is not only checked when subscribing: a merchant's stream ends at once when its key is
+ * revoked or its organisation changes (blocked...), on the invalidation that drops cached callers
+ * (access/callerCache.ts), and when this instance may have missed such a message (INVALIDATE_ALL,
+ * after a gap in its Redis subscription: live events of the gap were lost too, so the client
+ * re-reads). It subscribes again, and is authorised again.
  */
 import type { PayoutStatus, TransactionStatus } from '../../generated/prisma/enums.js';
+import { invalidationOfKey, invalidationOfOrganization } from '../access/callerCache.js';
+import type { MerchantAccess, ReadAccess } from '../access/auth.js';
 import { afterCommit } from '../afterCommit.js';
 import type { DbTransaction, GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
-import type { Coordination, Db, Logger } from '../ports.js';
+import { INVALIDATE_ALL, type Coordination, type Db, type Logger } from '../ports.js';
 
 /**
  * Open subscriptions per process: each holds an HTTP response and a small queue. 10,000 is far
@@ -51,8 +61,11 @@ export const MAX_MESSAGE_LENGTH = 1_024;
  * while hearing nothing.
  */
 export const LISTEN_TIMEOUT_MS = 2_000;
+/** The longest a stream lasts before the client must subscribe (and authenticate) again. */
+export const MAX_LIFETIME_MS = 60 * 60_000;
 
 export type LiveKind = 'transaction' | 'payout';
+type LiveOperation = 'transactionStatusChanged' | 'payoutStatusChanged';
 
 export interface StatusChange<Status extends string = string> {
   organizationId: string;
@@ -110,7 +123,16 @@ class Subscription implements AsyncIterableIterator<StatusChange> {
   private waiting: ((result: IteratorResult<StatusChange>) => void) | undefined;
   private closed = false;
 
-  constructor(private readonly onClose: (subscription: Subscription) => void) {}
+  private readonly expiry: NodeJS.Timeout;
+
+  constructor(
+    /** The invalidations (callerCache.ts) that end it: its key's and its organisation's; none for operators. */
+    readonly endsOn: readonly string[],
+    private readonly onClose: (subscription: Subscription) => void,
+  ) {
+    this.expiry = setTimeout(() => this.close(), MAX_LIFETIME_MS);
+    this.expiry.unref();
+  }
 
   push(event: StatusChange): void {
     if (this.closed) return;
@@ -148,6 +170,7 @@ class Subscription implements AsyncIterableIterator<StatusChange> {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    clearTimeout(this.expiry);
     this.onClose(this);
     const waiting = this.waiting;
     this.waiting = undefined;
@@ -161,7 +184,18 @@ class LiveHub {
   private count = 0;
   private listening: Promise<void> | undefined;
 
-  constructor(private readonly coordination: Coordination) {}
+  constructor(private readonly coordination: Coordination) {
+    coordination.invalidations.subscribe(this.revoke);
+  }
+
+  /** Ends the merchant streams an access change concerns (or all of them, when one may have been missed). */
+  private readonly revoke = (message: string): void => {
+    for (const watching of this.watchers.values()) {
+      for (const subscription of [...watching]) {
+        if (subscription.endsOn.length > 0 && (message === INVALIDATE_ALL || subscription.endsOn.includes(message))) subscription.close();
+      }
+    }
+  };
 
   private readonly deliver = (message: string): void => {
     const event = parseEvent(message);
@@ -188,12 +222,12 @@ class LiveHub {
     return this.count;
   }
 
-  async open(kind: LiveKind, organizationId: string | null): Promise<Subscription> {
+  async open(kind: LiveKind, organizationId: string | null, endsOn: readonly string[]): Promise<Subscription> {
     const key = watchKey(kind, organizationId);
     const watching = this.watchers.get(key) ?? new Set<Subscription>();
     if (this.count >= MAX_SUBSCRIBERS || watching.size >= MAX_SUBSCRIBERS_PER_ORGANIZATION) throw new DomainError('too_many_subscriptions');
     // Filed before waiting for the bus: a change announced once it listens is not missed.
-    const subscription = new Subscription((closed) => {
+    const subscription = new Subscription(endsOn, (closed) => {
       if (watching.delete(closed)) this.count -= 1;
       if (watching.size === 0 && this.watchers.get(key) === watching) this.watchers.delete(key);
     });
@@ -222,16 +256,20 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 const hubs = new WeakMap<Coordination, LiveHub>();
 
 /**
- * The status changes of `kind` in one organisation (or every one: null), from now on, until the
- * consumer stops (or stalls: see MAX_QUEUED_EVENTS). Resolves once this instance is listening.
+ * The status changes of `kind` in the organisation `access` reads (or every one: an operator's
+ * null), from now on, until the consumer stops (or stalls, or its access changes: see above).
+ * Resolves once this instance is listening.
  */
-export function watchStatusChanges(ctx: GatewayContext, kind: LiveKind, organizationId: string | null): Promise<AsyncIterableIterator<StatusChange>> {
+export function watchStatusChanges(ctx: GatewayContext, kind: LiveKind, access: ReadAccess<LiveOperation>): Promise<AsyncIterableIterator<StatusChange>> {
   let hub = hubs.get(ctx.coordination);
   if (!hub) {
     hub = new LiveHub(ctx.coordination);
     hubs.set(ctx.coordination, hub);
   }
-  return hub.open(kind, organizationId);
+  // A merchant's access (MerchantAccess) names its key: revoking it, or changing its organisation, ends the stream.
+  const merchant = 'caller' in access ? (access as MerchantAccess<LiveOperation>).caller : null;
+  const endsOn = merchant ? [invalidationOfKey(merchant.apiKeyId), invalidationOfOrganization(merchant.organization.id)] : [];
+  return hub.open(kind, access.organizationId, endsOn);
 }
 
 /** Subscriptions open in this process (metrics, tests): each ends when its client goes away. */

@@ -7,5 +7,5 @@ import type { GatewayContext } from '../context.js';
 import { watchStatusChanges, type PayoutStatusChange } from './events.js';
 
 export async function payoutStatusChanged(ctx: GatewayContext, access: ReadAccess<'payoutStatusChanged'>): Promise<AsyncIterableIterator<PayoutStatusChange>> {
-  return (await watchStatusChanges(ctx, 'payout', access.organizationId)) as AsyncIterableIterator<PayoutStatusChange>;
+  return (await watchStatusChanges(ctx, 'payout', access)) as AsyncIterableIterator<PayoutStatusChange>;
 }

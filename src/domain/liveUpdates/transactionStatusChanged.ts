@@ -7,5 +7,5 @@ import type { GatewayContext } from '../context.js';
 import { watchStatusChanges, type TransactionStatusChange } from './events.js';
 
 export async function transactionStatusChanged(ctx: GatewayContext, access: ReadAccess<'transactionStatusChanged'>): Promise<AsyncIterableIterator<TransactionStatusChange>> {
-  return (await watchStatusChanges(ctx, 'transaction', access.organizationId)) as AsyncIterableIterator<TransactionStatusChange>;
+  return (await watchStatusChanges(ctx, 'transaction', access)) as AsyncIterableIterator<TransactionStatusChange>;
 }

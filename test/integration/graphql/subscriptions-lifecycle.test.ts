@@ -1,0 +1,65 @@
+/**
+ * How a live stream ends: when its client goes away (nothing is left behind in the gateway), and at
+ * once when the merchant key it was opened with is revoked or its organisation is blocked (access is
+ * not only checked when subscribing).
+ */
+import { describe, expect, it } from 'vitest';
+import { revokeApiKey, updateOrganization } from '../../../src/domain/operations.js';
+import { liveSubscriberCount } from '../../../src/domain/liveUpdates/events.js';
+import { sha256Hex } from '../../../src/domain/access/auth.js';
+import { useGateway } from '../../support/gateway.js';
+import { TRANSACTION_STATUS_CHANGED, subscribe } from '../../support/sse.js';
+
+const gateway = useGateway({ redis: true });
+
+async function eventually(check: () => boolean, timeoutMs = 2_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe('the end of a live stream', () => {
+  it('leaves nothing behind once the client disconnects', async () => {
+    const { key } = await gateway.merchant();
+    const before = liveSubscriberCount(gateway.ctx);
+    const live = await subscribe(gateway.url, TRANSACTION_STATUS_CHANGED, {}, key);
+    expect(liveSubscriberCount(gateway.ctx)).toBe(before + 1);
+    live.close();
+    await eventually(() => liveSubscriberCount(gateway.ctx) === before);
+  });
+
+  it('comes at once when its key is revoked', async () => {
+    const { key } = await gateway.merchant();
+    const live = await subscribe(gateway.url, TRANSACTION_STATUS_CHANGED, {}, key);
+    const apiKey = await gateway.ctx.db.apiKey.findFirstOrThrow({ where: { keyDigest: sha256Hex(key) } });
+    await revokeApiKey(gateway.ctx, gateway.operator, apiKey.id);
+    await eventually(() => live.ended, 1_000);
+    // And it cannot subscribe again.
+    expect((await subscribe(gateway.url, TRANSACTION_STATUS_CHANGED, {}, key)).status).toBe(401);
+  });
+
+  it('comes at once when its organisation is blocked', async () => {
+    const { organization, key } = await gateway.merchant();
+    const live = await subscribe(gateway.url, TRANSACTION_STATUS_CHANGED, {}, key);
+    await updateOrganization(gateway.ctx, gateway.operator, organization.id, { status: 'blocked' });
+    await eventually(() => live.ended, 1_000);
+    const again = await subscribe(gateway.url, TRANSACTION_STATUS_CHANGED, {}, key);
+    expect((await again.next(1_000)).payload.errors?.[0]?.extensions?.code).toBe('ORGANIZATION_BLOCKED');
+    again.close();
+  });
+
+  it('does not come for an operator’s stream when a merchant key is revoked', async () => {
+    const { key } = await gateway.merchant();
+    const operator = await subscribe(gateway.url, TRANSACTION_STATUS_CHANGED, {}, gateway.adminToken);
+    try {
+      const apiKey = await gateway.ctx.db.apiKey.findFirstOrThrow({ where: { keyDigest: sha256Hex(key) } });
+      await revokeApiKey(gateway.ctx, gateway.operator, apiKey.id);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(operator.ended).toBe(false);
+    } finally {
+      operator.close();
+    }
+  });
+});
