@@ -76,6 +76,12 @@ export const builder = new SchemaBuilder<{
   relay: {
     clientMutationId: 'omit',
     cursorType: 'String',
+    // The Node interface's global id is `nodeId`: `id` already means the row's UUID on
+    // Organization, Account and Webhook (today's clients and the CLI rely on it).
+    idFieldName: 'nodeId',
+    nodeQueryOptions: { description: 'Any object by its global id (`nodeId`): null when it does not exist or is not the caller’s to read.' },
+    // One object at a time: `node` is enough, and each object is authorised as its type's read.
+    nodesQueryOptions: false,
   },
   // The cost model (1 per field, lists x their page size); the bounds are enforced, and each
   // answer's cost reported, by src/graphql/limits.ts before execution.

@@ -6,7 +6,8 @@ import { DomainError } from '../errors.js';
 import { rangeConditions } from '../listFilters.js';
 import { resolvePage, toPage, type Page, type PageRequest } from '../pagination.js';
 import type { PayoutRecord } from './store.js';
-import { listPayoutsPage, type PayoutListFilter } from './store.js';
+import { keysetPageOf, type KeysetSlice } from '../cursors.js';
+import { listPayoutsPage, listPayoutsSlice, type PayoutListFilter } from './store.js';
 import { compactPhone } from '../phones.js';
 import { MAX_SEARCH_LENGTH, filterText } from '../text.js';
 
@@ -23,13 +24,23 @@ export interface ListPayoutsInput extends PageRequest {
   /** Archived payouts (is_deleted) are hidden unless asked for. */
   includeDeleted?: boolean;
   search?: string;
+  /** A keyset slice instead of a page (GraphQL's Relay connections): `page` and `limit` are then ignored. */
+  slice?: KeysetSlice;
 }
 
+/** A page, or a keyset slice; `hasMore`: rows follow this one in the direction it was read. */
+export type PayoutList = Page<PayoutRecord> & { hasMore: boolean };
+
 /** Newest first. Operators reading every organisation (organizationId null) see them all. */
-export async function listPayouts(ctx: GatewayContext, access: ReadAccess<'listPayouts'>, input: ListPayoutsInput): Promise<Page<PayoutRecord>> {
+export async function listPayouts(ctx: GatewayContext, access: ReadAccess<'listPayouts'>, input: ListPayoutsInput): Promise<PayoutList> {
+  if (input.slice) {
+    const { items: rows, totalCount } = await listPayoutsSlice(ctx.db, payoutFilter(access.organizationId, input), input.slice);
+    const { items, hasMore } = keysetPageOf(rows, input.slice);
+    return { ...toPage(items, totalCount, 1, input.slice.limit), hasMore };
+  }
   const { page, limit, skip } = resolvePage(input);
   const { items, totalCount } = await listPayoutsPage(ctx.db, payoutFilter(access.organizationId, input), { skip, take: limit });
-  return toPage(items, totalCount, page, limit);
+  return { ...toPage(items, totalCount, page, limit), hasMore: page * limit < totalCount };
 }
 
 /** The filters, validated: the first bad one answers 400. */

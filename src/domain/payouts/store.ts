@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { Prisma, type Payout } from '../../generated/prisma/client.js';
 import type { GatewayAccount, PaymentMethod, PayoutStatus } from '../../generated/prisma/enums.js';
 import type { GatewayContext } from '../context.js';
+import type { KeysetSlice } from '../cursors.js';
 import { DomainError } from '../errors.js';
 import { isUuid } from '../ids.js';
 import { clearingAccountOf, debitPostingCtes } from '../ledger/posting.js';
@@ -81,7 +82,17 @@ export interface PayoutListFilter {
 
 /** One page of payouts, newest first, and how many match. */
 export async function listPayoutsPage(db: Db, filter: PayoutListFilter, window: { skip: number; take: number }): Promise<{ items: PayoutRecord[]; totalCount: number }> {
-  const where: Prisma.PayoutWhereInput = {
+  const where = payoutListWhere(filter);
+  const [items, totalCount] = await Promise.all([
+    db.payout.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip: window.skip, take: window.take }),
+    db.payout.count({ where }),
+  ]);
+  return { items, totalCount };
+}
+
+/** The list's filter as Prisma conditions. */
+function payoutListWhere(filter: PayoutListFilter): Prisma.PayoutWhereInput {
+  return {
     ...(filter.organizationId !== null && { organizationId: filter.organizationId }),
     ...(!filter.includeDeleted && { isDeleted: false }),
     ...(filter.status && { status: filter.status }),
@@ -90,8 +101,23 @@ export async function listPayoutsPage(db: Db, filter: PayoutListFilter, window: 
     ...filter.ranges,
     ...(filter.search && { OR: searchConditions(filter.search) }),
   };
+}
+
+/**
+ * A keyset slice of the list (Relay connections): the rows just past `slice.position` in list order
+ * (newest first by createdAt, id), one more than asked; backward slices nearest the cursor first.
+ * No OFFSET, so a payout created meanwhile never shifts a later slice. With the matching total.
+ */
+export async function listPayoutsSlice(db: Db, filter: PayoutListFilter, slice: KeysetSlice): Promise<{ items: PayoutRecord[]; totalCount: number }> {
+  const where = payoutListWhere(filter);
+  const forward = slice.direction === 'forward';
+  const beyond = forward ? 'lt' : 'gt';
+  const past: Prisma.PayoutWhereInput | undefined = slice.position
+    ? { OR: [{ createdAt: { [beyond]: slice.position.createdAt } }, { createdAt: slice.position.createdAt, id: { [beyond]: slice.position.id } }] }
+    : undefined;
+  const direction = forward ? ('desc' as const) : ('asc' as const);
   const [items, totalCount] = await Promise.all([
-    db.payout.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip: window.skip, take: window.take }),
+    db.payout.findMany({ where: past ? { AND: [where, past] } : where, orderBy: [{ createdAt: direction }, { id: direction }], take: slice.limit + 1 }),
     db.payout.count({ where }),
   ]);
   return { items, totalCount };

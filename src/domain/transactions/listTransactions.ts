@@ -6,7 +6,8 @@ import { rangeConditions } from '../listFilters.js';
 import { resolvePage, toPage, type Page, type PageRequest } from '../pagination.js';
 import { compactPhone } from '../phones.js';
 import { MAX_SEARCH_LENGTH, filterText } from '../text.js';
-import { listTransactionsPage, type TransactionFilter } from './store.js';
+import { keysetPageOf, type KeysetSlice } from '../cursors.js';
+import { listTransactionsPage, listTransactionsSlice, type TransactionFilter } from './store.js';
 import type { TransactionRecord } from './store.js';
 
 export interface ListTransactionsInput extends PageRequest {
@@ -24,13 +25,26 @@ export interface ListTransactionsInput extends PageRequest {
   isMerchant?: boolean;
   includeDeleted?: boolean;
   search?: string;
+  /**
+   * A keyset slice instead of a page (GraphQL's Relay connections): `page` and `limit` are then
+   * ignored, the answer is the rows past the cursor, and `hasMore` says whether more follow.
+   */
+  slice?: KeysetSlice;
 }
 
+/** A page, or a keyset slice; `hasMore`: rows follow this one in the direction it was read. */
+export type TransactionList = Page<TransactionRecord> & { hasMore: boolean };
+
 /** Newest first. Operators reading every organisation (organizationId null) see them all. */
-export async function listTransactions(ctx: GatewayContext, access: ReadAccess<'listTransactions'>, input: ListTransactionsInput): Promise<Page<TransactionRecord>> {
+export async function listTransactions(ctx: GatewayContext, access: ReadAccess<'listTransactions'>, input: ListTransactionsInput): Promise<TransactionList> {
+  if (input.slice) {
+    const { transactions, total } = await listTransactionsSlice(ctx.db, transactionFilter(access.organizationId, input), input.slice);
+    const { items, hasMore } = keysetPageOf(transactions, input.slice);
+    return { ...toPage(items, total, 1, input.slice.limit), hasMore };
+  }
   const { page, limit, skip } = resolvePage(input);
   const { transactions, total } = await listTransactionsPage(ctx.db, transactionFilter(access.organizationId, input), { limit, skip });
-  return toPage(transactions, total, page, limit);
+  return { ...toPage(transactions, total, page, limit), hasMore: page * limit < total };
 }
 
 /** The input as a filter, or the first of its values a list refuses. */

@@ -2,6 +2,7 @@
 import { Prisma, type Transaction, type TransactionProduct } from '../../generated/prisma/client.js';
 import type { PaymentMethod, TransactionStatus } from '../../generated/prisma/enums.js';
 import type { DbTransaction } from '../context.js';
+import type { KeysetSlice } from '../cursors.js';
 import { isUuid } from '../ids.js';
 import type { Db } from '../ports.js';
 import { escapeLike } from '../text.js';
@@ -170,6 +171,37 @@ export async function listTransactionsPage(
   const countQuery = Prisma.sql`SELECT count(*)::int AS total FROM (SELECT 1 FROM "Transaction" t WHERE ${where} OFFSET 0) matching`;
   const [rows, [count]] = await Promise.all([
     runStatement<RawTransactionRow>(db, namedStatement('gw_list_transactions', pageQuery), pageQuery.values),
+    runStatement<{ total: number }>(db, namedStatement('gw_count_transactions', countQuery), countQuery.values),
+  ]);
+  return { transactions: rows.map(transactionRecordOf), total: count?.total ?? 0 };
+}
+
+/**
+ * A keyset slice of the list (Relay connections): the rows just past `slice.position` in list order
+ * (newest first by createdAt, id), one more than asked to tell whether more follow, with their
+ * products; backward slices come nearest-the-cursor first (keysetPageOf puts them back in order).
+ * No OFFSET: a row inserted meanwhile never shifts a later slice. The total, as listTransactionsPage counts it.
+ */
+export async function listTransactionsSlice(
+  db: Pick<Db, '$queryRawUnsafe'>,
+  filter: TransactionFilter,
+  slice: KeysetSlice,
+): Promise<{ transactions: TransactionRecord[]; total: number }> {
+  const where = transactionConditions(filter);
+  const forward = slice.direction === 'forward';
+  const order = forward ? Prisma.sql`t."createdAt" DESC, t.id DESC` : Prisma.sql`t."createdAt" ASC, t.id ASC`;
+  const past = slice.position
+    ? forward
+      ? Prisma.sql` AND (t."createdAt", t.id) < (${slice.position.createdAt}::timestamptz, ${slice.position.id}::uuid)`
+      : Prisma.sql` AND (t."createdAt", t.id) > (${slice.position.createdAt}::timestamptz, ${slice.position.id}::uuid)`
+    : Prisma.empty;
+  const sliceQuery = Prisma.sql`
+    SELECT ${transactionWithProductsColumns(Prisma.raw('"TransactionProduct"'))}
+    FROM (SELECT * FROM "Transaction" t WHERE ${where}${past} ORDER BY ${order} LIMIT ${slice.limit + 1}::int) t
+    ORDER BY ${order}`;
+  const countQuery = Prisma.sql`SELECT count(*)::int AS total FROM (SELECT 1 FROM "Transaction" t WHERE ${where} OFFSET 0) matching`;
+  const [rows, [count]] = await Promise.all([
+    runStatement<RawTransactionRow>(db, namedStatement('gw_slice_transactions', sliceQuery), sliceQuery.values),
     runStatement<{ total: number }>(db, namedStatement('gw_count_transactions', countQuery), countQuery.values),
   ]);
   return { transactions: rows.map(transactionRecordOf), total: count?.total ?? 0 };

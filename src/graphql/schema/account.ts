@@ -16,7 +16,7 @@ import { PageInfoRef } from './pagination.js';
 
 const LedgerEntryKindEnum = builder.enumType('LedgerEntryKind', { values: Object.values(LedgerEntryKind) });
 
-const LedgerEntryRef = builder.prismaObject('LedgerEntry', {
+export const LedgerEntryRef = builder.prismaObject('LedgerEntry', {
   description: 'One entry of the double-entry ledger on a merchant account. The entries of one posting sum to zero.',
   fields: (t) => ({
     id: t.exposeID('id'),
@@ -49,6 +49,7 @@ builder.objectField(AccountRef, 'entries', (t) =>
   t.field({
     type: LedgerEntryPageRef,
     description: 'The account’s ledger entries, newest first (page from 1; limit default 20, above 100 capped at 100).',
+    authScopes: { run: 'listAccountEntries' },
     args: { page: t.arg.int(), limit: t.arg.int() },
     // Reading the entries is reading the account: the same access rule, for the account's organisation.
     resolve: (account, { page, limit }, ctx) =>
@@ -74,6 +75,7 @@ builder.queryField('accounts', (t) =>
     type: [AccountRef],
     description:
       'The accounts of an organisation, main first: the caller’s own (scopes: read, readAndWrite, management); operators name the organisation.',
+    authScopes: { run: 'listAccounts' },
     args: { organizationId: t.arg.id() },
     resolve: (_root, { organizationId }, ctx) => listAccounts(ctx.gateway, authorizeRead(ctx.caller, 'listAccounts', organizationIdOf(organizationId))),
   }),
@@ -83,6 +85,7 @@ builder.queryField('account', (t) =>
   t.field({
     type: AccountRef,
     description: 'One account: of the caller’s organisation (scopes: read, readAndWrite, management), or of any for operators.',
+    authScopes: { run: 'getAccount' },
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, { id }, ctx) => getAccount(ctx.gateway, authorizeRead(ctx.caller, 'getAccount'), String(id)),
   }),
@@ -93,6 +96,7 @@ builder.queryField('accountStats', (t) =>
     type: AccountStatsRef,
     description:
       'Totals over an organisation’s accounts: the caller’s own (scopes: read, readAndWrite, management); operators name one, or get every merchant account’s totals without.',
+    authScopes: { run: 'getAccountStats' },
     args: { organizationId: t.arg.id() },
     resolve: (_root, { organizationId }, ctx) => getAccountStats(ctx.gateway, authorizeRead(ctx.caller, 'getAccountStats', organizationIdOf(organizationId))),
   }),
@@ -103,6 +107,7 @@ builder.mutationField('adjustAccount', (t) =>
     type: AccountRef,
     description:
       'Operators (admin): a signed correction of an organisation’s main account (credit > 0, debit < 0), posted against the gateway’s adjustments account with the reason; never below zero (INSUFFICIENT_BALANCE). Answers the account.',
+    authScopes: { run: 'adjustAccount' },
     args: {
       organizationId: t.arg.id({ required: true }),
       amount: t.arg({ type: 'SafeInt', required: true, description: 'Signed XOF, non-zero' }),
@@ -110,4 +115,17 @@ builder.mutationField('adjustAccount', (t) =>
     },
     resolve: (_root, { organizationId, amount, reason }, ctx) => adjustAccount(ctx.gateway, ctx.caller, { organizationId: String(organizationId), amount, reason }),
   }),
+);
+
+/**
+ * The ledger entries a transaction or payout moved on the organisation's own accounts (the
+ * gateway's accounts are not the merchant's to read), oldest first: the account reads' rule.
+ * At most 100 (a transaction moves a handful: payment, fees, escrow release, refund).
+ */
+const MOVED_ENTRIES_QUERY = { where: { accountId: { not: null } }, orderBy: [{ createdAt: 'asc' as const }, { id: 'asc' as const }], take: 100 };
+builder.prismaObjectField('Transaction', 'ledgerEntries', (t) =>
+  t.relation('ledgerEntries', { authScopes: { run: 'listAccountEntries' }, description: 'What it moved on the organisation’s accounts, oldest first (at most 100).', query: MOVED_ENTRIES_QUERY }),
+);
+builder.prismaObjectField('Payout', 'ledgerEntries', (t) =>
+  t.relation('ledgerEntries', { authScopes: { run: 'listAccountEntries' }, description: 'What it moved on the organisation’s accounts, oldest first (at most 100).', query: MOVED_ENTRIES_QUERY }),
 );

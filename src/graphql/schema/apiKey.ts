@@ -49,6 +49,7 @@ builder.queryField('apiKeys', (t) =>
   t.field({
     type: [ApiKeyRef],
     description: 'Operators (any role): the organisation’s API keys, newest first, at most the 100 most recent. Metadata only.',
+    authScopes: { run: 'listApiKeys' },
     args: { organizationId: t.arg.id({ required: true }) },
     resolve: (_root, args, ctx) => listApiKeys(ctx.gateway, ctx.caller, String(args.organizationId)),
   }),
@@ -66,6 +67,7 @@ builder.mutationField('createApiKey', (t) =>
   t.field({
     type: IssuedApiKeyRef,
     description: 'Operators (admin): issues an API key with one scope.',
+    authScopes: { run: 'createApiKey' },
     args: {
       organizationId: t.arg.id({ required: true }),
       scope: t.arg({ type: ApiScopeEnum, required: true }),
@@ -79,7 +81,17 @@ builder.mutationField('revokeApiKey', (t) =>
   t.field({
     type: RevokedApiKeyRef,
     description: 'Operators (admin): revokes an API key. Answers once every instance refuses it, or says it could not confirm that (propagationConfirmed).',
+    authScopes: { run: 'revokeApiKey' },
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, args, ctx) => revokeApiKey(ctx.gateway, ctx.caller, String(args.id)),
+  }),
+);
+
+builder.prismaObjectField('Organization', 'apiKeys', (t) =>
+  t.field({
+    type: [ApiKeyRef],
+    description: 'The organisation’s API keys, newest first, at most the 100 most recent. Metadata only (never the key nor its digest).',
+    authScopes: { run: 'listApiKeys' },
+    resolve: (organization, _args, ctx) => listApiKeys(ctx.gateway, ctx.caller, organization.id),
   }),
 );

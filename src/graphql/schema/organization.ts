@@ -5,9 +5,14 @@ import type { OrganizationRecord } from '../../domain/organizations/store.js';
 import type { Page } from '../../domain/pagination.js';
 import { builder } from '../builder.js';
 import { OrganizationStatusEnum, PaymentMethodEnum } from './enums.js';
+import { nodeWhere } from './node.js';
 import { PageInfoRef } from './pagination.js';
 
-export const AccountRef = builder.prismaObject('Account', {
+export const AccountRef = builder.prismaNode('Account', {
+  id: { field: 'id' },
+  // node(id): the caller's read of an account, its own organisation's only (node.ts).
+  findUnique: (id, ctx) => nodeWhere(ctx, 'Account', id),
+  nullable: true,
   fields: (t) => ({
     id: t.exposeID('id'),
     name: t.exposeString('name'),
@@ -22,7 +27,13 @@ export const AccountRef = builder.prismaObject('Account', {
 
 const optionalAmount = (amount: bigint | null): number | null => (amount === null ? null : toWireAmount(amount));
 
-export const OrganizationRef = builder.prismaObject('Organization', {
+export const OrganizationRef = builder.prismaNode('Organization', {
+  id: { field: 'id' },
+  // node(id): operators only, as the policy's getOrganization (node.ts).
+  findUnique: (id, ctx) => nodeWhere(ctx, 'Organization', id),
+  nullable: true,
+  // Always with its accounts, as the operations return it (OrganizationRecord).
+  include: { accounts: { orderBy: { name: 'asc' } } },
   fields: (t) => ({
     id: t.exposeID('id'),
     name: t.exposeString('name'),
@@ -35,15 +46,9 @@ export const OrganizationRef = builder.prismaObject('Organization', {
     minTransactionAmount: t.field({ type: 'SafeInt', nullable: true, resolve: (o) => optionalAmount(o.minTransactionAmount) }),
     maxTransactionAmount: t.field({ type: 'SafeInt', nullable: true, resolve: (o) => optionalAmount(o.maxTransactionAmount) }),
     maxPayoutAmount: t.field({ type: 'SafeInt', nullable: true, resolve: (o) => optionalAmount(o.maxPayoutAmount) }),
-    // Operations return organisations with their accounts already loaded (OrganizationRecord):
-    // read them from the parent rather than let the plugin fetch them a second time.
-    accounts: t.field({
-      type: [AccountRef],
-      resolve: (organization, _args, ctx) =>
-        'accounts' in organization
-          ? (organization as OrganizationRecord).accounts
-          : ctx.gateway.db.account.findMany({ where: { organizationId: organization.id }, orderBy: { name: 'asc' } }),
-    }),
+    // Read from the parent: operations return organisations with their accounts (OrganizationRecord),
+    // and the plugin loads them with every organisation (the type's include), in the same query.
+    accounts: t.field({ type: [AccountRef], authScopes: { run: 'listAccounts' }, resolve: (organization) => organization.accounts }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
   }),
@@ -78,6 +83,7 @@ builder.queryField('organization', (t) =>
   t.field({
     type: OrganizationRef,
     description: 'Operators: one organisation.',
+    authScopes: { run: 'getOrganization' },
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, args, ctx) => getOrganization(ctx.gateway, ctx.caller, String(args.id)),
   }),
@@ -95,6 +101,7 @@ builder.queryField('organizations', (t) =>
   t.field({
     type: OrganizationPageRef,
     description: 'Operators (any role): organisations, newest first, filtered and paginated.',
+    authScopes: { run: 'listOrganizations' },
     args: {
       page: t.arg.int({ description: 'From 1 (default 1)' }),
       limit: t.arg.int({ description: 'Per page: default 20, above 100 capped at 100' }),
@@ -111,6 +118,7 @@ builder.mutationField('createOrganization', (t) =>
   t.field({
     type: OrganizationRef,
     description: 'Operators (admin): registers an organisation with its main and escrow accounts.',
+    authScopes: { run: 'createOrganization' },
     args: { input: t.arg({ type: CreateOrganizationInput, required: true }) },
     resolve: (_root, { input }, ctx) => createOrganization(ctx.gateway, ctx.caller, input),
   }),
@@ -120,8 +128,14 @@ builder.mutationField('updateOrganization', (t) =>
   t.field({
     type: OrganizationRef,
     description: 'Operators (admin): changes status, flags, methods, profile and limits.',
+    authScopes: { run: 'updateOrganization' },
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateOrganizationInput, required: true }) },
     // An explicit null clears a limit, an omitted field leaves it: keep that distinction.
     resolve: (_root, { id, input }, ctx) => updateOrganization(ctx.gateway, ctx.caller, String(id), input),
   }),
 );
+
+// The organisation a transaction, payout or account belongs to: the operators' read of organisations.
+builder.prismaObjectField('Transaction', 'organization', (t) => t.relation('organization', { authScopes: { run: 'getOrganization' } }));
+builder.prismaObjectField('Payout', 'organization', (t) => t.relation('organization', { authScopes: { run: 'getOrganization' } }));
+builder.prismaObjectField('Account', 'organization', (t) => t.relation('organization', { authScopes: { run: 'getOrganization' } }));

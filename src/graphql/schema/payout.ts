@@ -7,16 +7,23 @@
 import { authorizeMerchant, authorizeRead } from '../../domain/access/auth.js';
 import { toWireAmount } from '../../domain/money.js';
 import { approvePayout, createPayout, getPayout, listPayouts, listPendingPayouts, rejectPayout } from '../../domain/operations.js';
-import type { Page } from '../../domain/pagination.js';
+import { keysetSliceOf } from '../../domain/cursors.js';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type Page } from '../../domain/pagination.js';
+import type { ListPayoutsInput } from '../../domain/payouts/listPayouts.js';
 import { isAwaitingReview } from '../../domain/payouts/payouts.js';
 import type { PayoutRecord } from '../../domain/payouts/store.js';
-import { builder } from '../builder.js';
+import { builder, type GraphQLContext } from '../builder.js';
 import { announcingReplays, idempotencyKeyOf } from '../idempotency.js';
 import { PaymentMethodEnum, PayoutStatusEnum } from './enums.js';
-import { PageInfoRef } from './pagination.js';
+import { nodeWhere } from './node.js';
+import { CONNECTION_DESCRIPTION, PageInfoRef, connectionOf, type ConnectionArgs } from './pagination.js';
 import { PersonInput, PersonRef } from './transaction.js';
 
-export const PayoutRef = builder.prismaObject('Payout', {
+export const PayoutRef = builder.prismaNode('Payout', {
+  id: { field: 'id' },
+  // node(id): the caller's read of a payout, its own organisation's only (node.ts).
+  findUnique: (id, ctx) => nodeWhere(ctx, 'Payout', id),
+  nullable: true,
   fields: (t) => ({
     orderId: t.exposeID('id'),
     organizationId: t.exposeID('organizationId', { description: 'The merchant organisation (useful to operators reading every organisation).' }),
@@ -83,10 +90,24 @@ const PayoutFilter = builder.inputType('PayoutFilter', {
 const orUndefined = <T>(value: T | null | undefined): T | undefined => value ?? undefined;
 const organizationIdOf = (id: string | number | null | undefined): string | null => (id == null ? null : String(id));
 
+/** The GraphQL filter as the operation's input. */
+const listInputOf = (filter: typeof PayoutFilter.$inferInput | null | undefined): ListPayoutsInput => ({
+  status: orUndefined(filter?.status),
+  paymentMethod: orUndefined(filter?.paymentMethod),
+  recipientPhone: orUndefined(filter?.recipientPhone),
+  minAmount: orUndefined(filter?.minAmount),
+  maxAmount: orUndefined(filter?.maxAmount),
+  startDate: orUndefined(filter?.startDate),
+  endDate: orUndefined(filter?.endDate),
+  includeDeleted: orUndefined(filter?.includeDeleted),
+  search: orUndefined(filter?.search),
+});
+
 builder.queryField('payout', (t) =>
   t.field({
     type: PayoutRef,
     description: 'One payout: of the caller’s organisation (scopes: payout, read), or of any for operators.',
+    authScopes: { run: 'getPayout' },
     args: { orderId: t.arg.id({ required: true }) },
     resolve: (_root, { orderId }, ctx) => getPayout(ctx.gateway, authorizeRead(ctx.caller, 'getPayout'), String(orderId)),
   }),
@@ -97,22 +118,58 @@ builder.queryField('payouts', (t) =>
     type: PayoutPageRef,
     description:
       'Payouts, newest first: the caller’s organisation’s (scopes: payout, read); operators read every organisation’s, or one with organizationId.',
+    authScopes: { run: 'listPayouts' },
     args: { filter: t.arg({ type: PayoutFilter }), page: t.arg.int(), limit: t.arg.int(), organizationId: t.arg.id() },
     resolve: (_root, { filter, page, limit, organizationId }, ctx) =>
       listPayouts(ctx.gateway, authorizeRead(ctx.caller, 'listPayouts', organizationIdOf(organizationId)), {
+        ...listInputOf(filter),
         page: orUndefined(page),
         limit: orUndefined(limit),
-        status: orUndefined(filter?.status),
-        paymentMethod: orUndefined(filter?.paymentMethod),
-        recipientPhone: orUndefined(filter?.recipientPhone),
-        minAmount: orUndefined(filter?.minAmount),
-        maxAmount: orUndefined(filter?.maxAmount),
-        startDate: orUndefined(filter?.startDate),
-        endDate: orUndefined(filter?.endDate),
-        includeDeleted: orUndefined(filter?.includeDeleted),
-        search: orUndefined(filter?.search),
       }),
   }),
+);
+
+/** A connection of payouts, with how many match the filter. */
+const PayoutConnectionRef = builder.connectionObject(
+  {
+    type: PayoutRef,
+    name: 'PayoutConnection',
+    fields: (t) => ({ totalCount: t.int({ description: 'How many payouts match the filter', resolve: (connection) => (connection as unknown as { totalCount: number }).totalCount }) }),
+  },
+  { name: 'PayoutEdge' },
+);
+
+/** One keyset slice of an organisation's (null: every organisation's) payouts, as a connection. */
+async function payoutConnection(ctx: GraphQLContext, organizationId: string | null, args: ConnectionArgs & { filter?: typeof PayoutFilter.$inferInput | null }) {
+  const access = authorizeRead(ctx.caller, 'listPayouts', organizationId);
+  const slice = keysetSliceOf(args, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
+  return connectionOf(await listPayouts(ctx.gateway, access, { ...listInputOf(args.filter), slice }), slice);
+}
+
+builder.queryField('payoutsConnection', (t) =>
+  t.connection(
+    {
+      type: PayoutRef,
+      description: `The list of \`payouts\` as a Relay connection, with the same filter and access. ${CONNECTION_DESCRIPTION}`,
+      authScopes: { run: 'listPayouts' },
+      args: { filter: t.arg({ type: PayoutFilter }), organizationId: t.arg.id() },
+      resolve: (_root, args, ctx) => payoutConnection(ctx, organizationIdOf(args.organizationId), args),
+    },
+    PayoutConnectionRef,
+  ),
+);
+
+builder.prismaObjectField('Organization', 'payouts', (t) =>
+  t.connection(
+    {
+      type: PayoutRef,
+      description: `The organisation’s payouts. ${CONNECTION_DESCRIPTION}`,
+      authScopes: { run: 'listPayouts' },
+      args: { filter: t.arg({ type: PayoutFilter }) },
+      resolve: (organization, args, ctx) => payoutConnection(ctx, organization.id, args),
+    },
+    PayoutConnectionRef,
+  ),
 );
 
 builder.queryField('pendingPayouts', (t) =>
@@ -120,6 +177,7 @@ builder.queryField('pendingPayouts', (t) =>
     type: PayoutPageRef,
     description:
       'Operators: the review queue, payouts above 2,000,000 XOF awaiting approval or rejection, oldest first, across organisations (or one with organizationId).',
+    authScopes: { run: 'listPendingPayouts' },
     args: { page: t.arg.int(), limit: t.arg.int(), organizationId: t.arg.id() },
     resolve: (_root, { page, limit, organizationId }, ctx) =>
       listPendingPayouts(ctx.gateway, ctx.caller, { page: orUndefined(page), limit: orUndefined(limit), organizationId: organizationIdOf(organizationId) }),
@@ -131,6 +189,7 @@ builder.mutationField('createPayout', (t) =>
     type: PayoutRef,
     description:
       'Sends money from main to a wallet (scope: payout): main is debited by amount + fees before the provider is called. Up to 2,000,000 XOF it is sent at once (completed; PAYOUT_FAILED when the provider refuses, funds returned); above, it is pending until an operator reviews it; pending also when the provider did not answer (find it with payouts(filter: {recipientPhone})). With an idempotency key (argument or Idempotency-Key header), a retry replays the first answer, as REST does.',
+    authScopes: { run: 'createPayout' },
     args: { input: t.arg({ type: CreatePayoutInput, required: true }), idempotencyKey: t.arg.string() },
     resolve: (_root, { input, idempotencyKey }, ctx) => {
       const access = authorizeMerchant(ctx.caller, 'createPayout');
@@ -152,6 +211,7 @@ builder.mutationField('approvePayout', (t) =>
     type: PayoutRef,
     description:
       'Operators (admin, support): sends a payout awaiting review; answers it completed, failed (the provider refused: funds returned) or pending (no answer yet: the gateway reconciles it). PAYOUT_NOT_AWAITING_REVIEW once decided.',
+    authScopes: { run: 'approvePayout' },
     args: { orderId: t.arg.id({ required: true }) },
     resolve: (_root, { orderId }, ctx) => approvePayout(ctx.gateway, ctx.caller, String(orderId)),
   }),
@@ -162,6 +222,7 @@ builder.mutationField('rejectPayout', (t) =>
     type: PayoutRef,
     description:
       'Operators (admin, support): refuses a payout awaiting review; it is cancelled, its amount and fees returned to main, nothing sent. reason (at most 1,000 characters; default "rejected by the operator") is kept as its failureReason.',
+    authScopes: { run: 'rejectPayout' },
     args: { orderId: t.arg.id({ required: true }), reason: t.arg.string() },
     resolve: (_root, { orderId, reason }, ctx) => rejectPayout(ctx.gateway, ctx.caller, String(orderId), reason),
   }),

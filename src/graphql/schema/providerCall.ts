@@ -42,6 +42,7 @@ builder.queryField('openProviderCalls', (t) =>
   t.field({
     type: [ProviderCallRef],
     description: 'Operators: provider calls whose outcome is not known yet, oldest first (at most 100 per kind).',
+    authScopes: { run: 'listOpenProviderCalls' },
     args: { kind: t.arg({ type: ProviderCallKindEnum }), stuckOnly: t.arg.boolean() },
     resolve: (_root, { kind, stuckOnly }, ctx) => listOpenProviderCalls(ctx.gateway, ctx.caller, { kind, stuckOnly }),
   }),
@@ -52,6 +53,7 @@ builder.mutationField('settleProviderCall', (t) =>
     type: ProviderCallDecisionRef,
     description:
       'Operators (admin): records what the provider did with an open call, after checking with the provider. SUCCEEDED: the payment is paid, the refund done, the payout completed. FAILED: nothing moved; the debit of a refund or payout returns. reason (required) is kept. PROVIDER_CALL_NOT_OPEN when it was settled already.',
+    authScopes: { run: 'settleProviderCall' },
     args: { kind: t.arg({ type: ProviderCallKindEnum, required: true }), id: t.arg.id({ required: true }), outcome: t.arg({ type: ProviderCallOutcomeEnum, required: true }), reason: t.arg.string({ required: true }) },
     resolve: (_root, { kind, id, outcome, reason }, ctx) => settleProviderCall(ctx.gateway, ctx.caller, { kind, id: String(id), outcome }, reason),
   }),

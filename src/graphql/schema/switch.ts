@@ -15,6 +15,7 @@ builder.queryField('switches', (t) =>
   t.field({
     type: [SwitchRef],
     description: 'Operators: the state of every kill switch.',
+    authScopes: { run: 'listSwitches' },
     resolve: (_root, _args, ctx) => listSwitches(ctx.gateway, ctx.caller),
   }),
 );
@@ -23,6 +24,7 @@ builder.mutationField('setSwitch', (t) =>
   t.field({
     type: SwitchRef,
     description: 'Operators (admin): turns a switch on or off.',
+    authScopes: { run: 'setSwitch' },
     args: { name: t.arg({ type: SwitchNameEnum, required: true }), on: t.arg.boolean({ required: true }) },
     resolve: (_root, args, ctx) => setSwitch(ctx.gateway, ctx.caller, args.name, args.on),
   }),

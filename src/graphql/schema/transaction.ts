@@ -5,12 +5,15 @@
 import { authorizeMerchant, authorizeRead } from '../../domain/access/auth.js';
 import { toWireAmount } from '../../domain/money.js';
 import { cancelTransaction, createTransaction, getTransaction, listTransactions } from '../../domain/operations.js';
+import { keysetSliceOf } from '../../domain/cursors.js';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../domain/pagination.js';
 import type { CreatedTransaction } from '../../domain/transactions/createTransaction.js';
-import type { TransactionRecord } from '../../domain/transactions/store.js';
-import { builder } from '../builder.js';
+import type { ListTransactionsInput } from '../../domain/transactions/listTransactions.js';
+import { builder, type GraphQLContext } from '../builder.js';
 import { announcingReplays, idempotencyKeyOf } from '../idempotency.js';
 import { PaymentMethodEnum, TransactionStatusEnum } from './enums.js';
-import { PageInfoRef } from './pagination.js';
+import { nodeWhere } from './node.js';
+import { CONNECTION_DESCRIPTION, PageInfoRef, connectionOf, type ConnectionArgs } from './pagination.js';
 
 export const ProductRef = builder.prismaObject('TransactionProduct', {
   name: 'Product',
@@ -31,7 +34,13 @@ export const PersonRef = builder.objectRef<{ firstName: string | null; lastName:
   }),
 });
 
-export const TransactionRef = builder.prismaObject('Transaction', {
+export const TransactionRef = builder.prismaNode('Transaction', {
+  id: { field: 'id' },
+  // node(id): the caller's read of a transaction, its own organisation's only (node.ts).
+  findUnique: (id, ctx) => nodeWhere(ctx, 'Transaction', id),
+  nullable: true,
+  // Always with its products, as the operations return it (TransactionRecord).
+  include: { products: { orderBy: { position: 'asc' } } },
   fields: (t) => ({
     orderId: t.exposeID('id'),
     organizationId: t.exposeID('organizationId', { description: 'The merchant organisation (useful to operators reading every organisation).' }),
@@ -50,15 +59,9 @@ export const TransactionRef = builder.prismaObject('Transaction', {
         createdAt: transaction.createdAt,
       }),
     }),
-    // Operations return transactions with their products already loaded (TransactionRecord):
-    // read them from the parent rather than let the plugin fetch them a second time.
-    products: t.field({
-      type: [ProductRef],
-      resolve: (transaction, _args, ctx) =>
-        'products' in transaction
-          ? (transaction as TransactionRecord).products
-          : ctx.gateway.db.transactionProduct.findMany({ where: { transactionId: transaction.id }, orderBy: { position: 'asc' } }),
-    }),
+    // Read from the parent: operations return transactions with their products (TransactionRecord),
+    // and the plugin loads them with every transaction (the type's include), in the same query.
+    products: t.field({ type: [ProductRef], resolve: (transaction) => transaction.products }),
     isEscrow: t.exposeBoolean('isEscrow'),
     isMerchant: t.exposeBoolean('isMerchant'),
     feesCustomerSide: t.exposeBoolean('feesCustomerSide'),
@@ -136,34 +139,84 @@ builder.queryField('transaction', (t) =>
   t.field({
     type: TransactionRef,
     description: 'One transaction: of the caller’s organisation (scopes: checkout, read, readAndWrite), or of any for operators.',
+    authScopes: { run: 'getTransaction' },
     args: { orderId: t.arg.id({ required: true }) },
     resolve: (_root, args, ctx) => getTransaction(ctx.gateway, authorizeRead(ctx.caller, 'getTransaction'), String(args.orderId)),
   }),
 );
+
+/** The GraphQL filter as the operation's input. */
+const listInputOf = (filter: typeof TransactionFilter.$inferInput | null | undefined): ListTransactionsInput => ({
+  status: orUndefined(filter?.status),
+  paymentMethod: orUndefined(filter?.paymentMethod),
+  customerPhone: orUndefined(filter?.customerPhone),
+  minAmount: orUndefined(filter?.minAmount),
+  maxAmount: orUndefined(filter?.maxAmount),
+  startDate: orUndefined(filter?.startDate),
+  endDate: orUndefined(filter?.endDate),
+  isEscrow: orUndefined(filter?.isEscrow),
+  isMerchant: orUndefined(filter?.isMerchant),
+  includeDeleted: orUndefined(filter?.includeDeleted),
+  search: orUndefined(filter?.search),
+});
 
 builder.queryField('transactions', (t) =>
   t.field({
     type: TransactionPageRef,
     description:
       'Transactions, newest first: the caller’s organisation’s (scopes: checkout, read, readAndWrite); operators read every organisation’s, or one with organizationId.',
+    authScopes: { run: 'listTransactions' },
     args: { filter: t.arg({ type: TransactionFilter }), page: t.arg.int(), limit: t.arg.int(), organizationId: t.arg.id() },
     resolve: (_root, { filter, page, limit, organizationId }, ctx) =>
       listTransactions(ctx.gateway, authorizeRead(ctx.caller, 'listTransactions', organizationId == null ? null : String(organizationId)), {
+        ...listInputOf(filter),
         page: orUndefined(page),
         limit: orUndefined(limit),
-        status: orUndefined(filter?.status),
-        paymentMethod: orUndefined(filter?.paymentMethod),
-        customerPhone: orUndefined(filter?.customerPhone),
-        minAmount: orUndefined(filter?.minAmount),
-        maxAmount: orUndefined(filter?.maxAmount),
-        startDate: orUndefined(filter?.startDate),
-        endDate: orUndefined(filter?.endDate),
-        isEscrow: orUndefined(filter?.isEscrow),
-        isMerchant: orUndefined(filter?.isMerchant),
-        includeDeleted: orUndefined(filter?.includeDeleted),
-        search: orUndefined(filter?.search),
       }),
   }),
+);
+
+/** A connection of transactions, with how many match the filter. */
+export const TransactionConnectionRef = builder.connectionObject(
+  {
+    type: TransactionRef,
+    name: 'TransactionConnection',
+    fields: (t) => ({ totalCount: t.int({ description: 'How many transactions match the filter', resolve: (connection) => (connection as unknown as { totalCount: number }).totalCount }) }),
+  },
+  { name: 'TransactionEdge' },
+);
+
+/** One keyset slice of an organisation's (null: every organisation's) transactions, as a connection. */
+async function transactionConnection(ctx: GraphQLContext, organizationId: string | null, args: ConnectionArgs & { filter?: typeof TransactionFilter.$inferInput | null }) {
+  const access = authorizeRead(ctx.caller, 'listTransactions', organizationId);
+  const slice = keysetSliceOf(args, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
+  return connectionOf(await listTransactions(ctx.gateway, access, { ...listInputOf(args.filter), slice }), slice);
+}
+
+builder.queryField('transactionsConnection', (t) =>
+  t.connection(
+    {
+      type: TransactionRef,
+      description: `The list of \`transactions\` as a Relay connection, with the same filter and access. ${CONNECTION_DESCRIPTION}`,
+      authScopes: { run: 'listTransactions' },
+      args: { filter: t.arg({ type: TransactionFilter }), organizationId: t.arg.id() },
+      resolve: (_root, args, ctx) => transactionConnection(ctx, args.organizationId == null ? null : String(args.organizationId), args),
+    },
+    TransactionConnectionRef,
+  ),
+);
+
+builder.prismaObjectField('Organization', 'transactions', (t) =>
+  t.connection(
+    {
+      type: TransactionRef,
+      description: `The organisation’s transactions. ${CONNECTION_DESCRIPTION}`,
+      authScopes: { run: 'listTransactions' },
+      args: { filter: t.arg({ type: TransactionFilter }) },
+      resolve: (organization, args, ctx) => transactionConnection(ctx, organization.id, args),
+    },
+    TransactionConnectionRef,
+  ),
 );
 
 builder.mutationField('createTransaction', (t) =>
@@ -171,6 +224,7 @@ builder.mutationField('createTransaction', (t) =>
     type: CreatedTransactionRef,
     description:
       'Creates a pending transaction (scopes: checkout, write, readAndWrite). With an idempotency key (argument or Idempotency-Key header), a retry replays the first answer, as REST does.',
+    authScopes: { run: 'createTransaction' },
     args: { input: t.arg({ type: CreateTransactionInput, required: true }), idempotencyKey: t.arg.string() },
     resolve: (_root, { input, idempotencyKey }, ctx) => {
       const access = authorizeMerchant(ctx.caller, 'createTransaction');
@@ -194,6 +248,7 @@ builder.mutationField('cancelTransaction', (t) =>
   t.field({
     type: TransactionRef,
     description: 'Cancels an unpaid transaction (scopes: checkout, write, readAndWrite).',
+    authScopes: { run: 'cancelTransaction' },
     args: { orderId: t.arg.id({ required: true }) },
     resolve: (_root, args, ctx) => cancelTransaction(ctx.gateway, authorizeMerchant(ctx.caller, 'cancelTransaction'), String(args.orderId)),
   }),

@@ -13,9 +13,9 @@ import {
 } from '../../domain/operations.js';
 import type { IssuedWebhook } from '../../domain/webhooks/createWebhook.js';
 import { MAX_LISTED_ATTEMPTS, MAX_LISTED_DELIVERIES } from '../../domain/webhooks/listWebhookDeliveries.js';
-import type { DeliveryRecord, WebhookRecord } from '../../domain/webhooks/store.js';
-import type { WebhookAttempt } from '../../generated/prisma/client.js';
+import type { WebhookRecord } from '../../domain/webhooks/store.js';
 import { builder } from '../builder.js';
+import { nodeWhere } from './node.js';
 
 const WebhookVersionEnum = builder.enumType('WebhookVersion', {
   values: { v1: { description: 'The legacy small body' }, v2: { description: 'The full body (default)' } } as const,
@@ -28,8 +28,14 @@ const WebhookDeliveryStatusEnum = builder.enumType('WebhookDeliveryStatus', {
   } as const,
 });
 
-// Typed by the record without the secret: this type cannot reach it, whatever it is handed.
-export const WebhookRef = builder.objectRef<WebhookRecord>('Webhook').implement({
+// Selected without the secret (and typed so): this type cannot reach it, whatever it is handed,
+// and the plugin never loads it.
+export const WebhookRef = builder.prismaNode('Webhook', {
+  id: { field: 'id' },
+  // node(id): the webhook reads' rule (a management key, or operators), its own organisation's only (node.ts).
+  findUnique: (id, ctx) => nodeWhere(ctx, 'Webhook', id),
+  nullable: true,
+  select: { id: true, organizationId: true, url: true, version: true, isActive: true, createdAt: true, updatedAt: true } satisfies Record<keyof WebhookRecord, true>,
   description: 'A webhook endpoint of one organisation. Its secret is shown once, by createWebhook or rotateWebhookSecret.',
   fields: (t) => ({
     id: t.exposeID('id'),
@@ -49,7 +55,7 @@ const IssuedWebhookRef = builder.objectRef<IssuedWebhook>('IssuedWebhook').imple
   }),
 });
 
-const WebhookAttemptRef = builder.objectRef<WebhookAttempt>('WebhookAttempt').implement({
+const WebhookAttemptRef = builder.prismaObject('WebhookAttempt', {
   description: 'One HTTP attempt of a delivery.',
   fields: (t) => ({
     number: t.exposeInt('number', { description: 'From 1 (each redelivery is a new delivery, numbered from 1 again)' }),
@@ -61,7 +67,9 @@ const WebhookAttemptRef = builder.objectRef<WebhookAttempt>('WebhookAttempt').im
   }),
 });
 
-const WebhookDeliveryRef = builder.objectRef<DeliveryRecord>('WebhookDelivery').implement({
+const WebhookDeliveryRef = builder.prismaObject('WebhookDelivery', {
+  // Always with its first attempts, as the operations return it (DeliveryRecord).
+  include: { attempts: { orderBy: { number: 'asc' }, take: MAX_LISTED_ATTEMPTS } },
   description: 'One event sent to one webhook: its body exactly as sent, its state and its attempts.',
   fields: (t) => ({
     id: t.exposeID('id'),
@@ -84,6 +92,7 @@ builder.queryField('webhooks', (t) =>
   t.field({
     type: [WebhookRef],
     description: 'The active webhooks of an organisation (a merchant: its own; operators: the one named, or all), newest first.',
+    authScopes: { run: 'listWebhooks' },
     args: { organizationId: t.arg.id() },
     resolve: (_root, args, ctx) => listWebhooks(ctx.gateway, ctx.caller, args.organizationId ? String(args.organizationId) : null),
   }),
@@ -93,6 +102,7 @@ builder.queryField('webhookDeliveries', (t) =>
   t.field({
     type: [WebhookDeliveryRef],
     description: `The delivery log, newest first (at most ${MAX_LISTED_DELIVERIES}): by organisation, webhook and/or order.`,
+    authScopes: { run: 'listWebhookDeliveries' },
     args: { organizationId: t.arg.id(), webhookId: t.arg.id(), orderId: t.arg.id(), limit: t.arg.int() },
     resolve: (_root, args, ctx) =>
       listWebhookDeliveries(ctx.gateway, ctx.caller, {
@@ -108,6 +118,7 @@ builder.mutationField('createWebhook', (t) =>
   t.field({
     type: IssuedWebhookRef,
     description: 'Registers a webhook endpoint (http(s); private addresses refused unless allowed). Operators name the organisation.',
+    authScopes: { run: 'createWebhook' },
     args: { organizationId: t.arg.id(), url: t.arg.string({ required: true }), version: t.arg({ type: WebhookVersionEnum }) },
     resolve: (_root, args, ctx) =>
       createWebhook(ctx.gateway, ctx.caller, { organizationId: args.organizationId ? String(args.organizationId) : null, url: args.url, version: args.version ?? null }),
@@ -118,6 +129,7 @@ builder.mutationField('rotateWebhookSecret', (t) =>
   t.field({
     type: IssuedWebhookRef,
     description: 'Replaces a webhook’s secret; the new one is returned here only.',
+    authScopes: { run: 'rotateWebhookSecret' },
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, args, ctx) => rotateWebhookSecret(ctx.gateway, ctx.caller, String(args.id)),
   }),
@@ -127,6 +139,7 @@ builder.mutationField('deleteWebhook', (t) =>
   t.field({
     type: WebhookRef,
     description: 'Deletes a webhook: nothing more is sent to it; its delivery log stays.',
+    authScopes: { run: 'deleteWebhook' },
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, args, ctx) => deleteWebhook(ctx.gateway, ctx.caller, String(args.id)),
   }),
@@ -136,7 +149,25 @@ builder.mutationField('redeliverWebhook', (t) =>
   t.field({
     type: WebhookDeliveryRef,
     description: 'Sends a delivery again: the same body and event id, signed with the current secret, as a new delivery.',
+    authScopes: { run: 'redeliverWebhook' },
     args: { deliveryId: t.arg.id({ required: true }) },
     resolve: (_root, args, ctx) => redeliverWebhook(ctx.gateway, ctx.caller, String(args.deliveryId)),
+  }),
+);
+
+builder.prismaObjectField('Organization', 'webhooks', (t) =>
+  t.field({
+    type: [WebhookRef],
+    description: 'The organisation’s active webhooks, newest first.',
+    authScopes: { run: 'listWebhooks' },
+    resolve: (organization, _args, ctx) => listWebhooks(ctx.gateway, ctx.caller, organization.id),
+  }),
+);
+
+builder.prismaObjectField('Transaction', 'webhookDeliveries', (t) =>
+  t.relation('webhookDeliveries', {
+    description: `The events sent about it, newest first (at most ${MAX_LISTED_DELIVERIES}), with their attempts.`,
+    authScopes: { run: 'listWebhookDeliveries' },
+    query: { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: MAX_LISTED_DELIVERIES },
   }),
 );

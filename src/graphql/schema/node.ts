@@ -1,0 +1,35 @@
+/**
+ * The Relay `Node` interface (plugin-relay): Transaction, Payout, Organization, Account and Webhook
+ * carry a global id, `nodeId`, and `node(nodeId)` loads any of them. `node` names no single
+ * operation: each node type is authorised as its own read (NODE_OPERATIONS), in `nodeWhere`, before
+ * anything is loaded, and a merchant's lookup is confined to its organisation, so another
+ * organisation's object answers exactly like a missing one (null).
+ */
+import { authorizeRead } from '../../domain/access/auth.js';
+import type { Operation } from '../../domain/access/policy.js';
+import { isUuid } from '../../domain/ids.js';
+import type { GraphQLContext } from '../builder.js';
+
+/** The read each node type is loaded as by `node(id)`: the policy decides who may. */
+export const NODE_OPERATIONS = {
+  Transaction: 'getTransaction',
+  Payout: 'getPayout',
+  Organization: 'getOrganization',
+  Account: 'getAccount',
+  Webhook: 'listWebhooks',
+} as const satisfies Record<string, Operation>;
+
+/** A UUID no row has: what an id that cannot be one looks up (answers null, as a missing row). */
+const NO_ROW = '00000000-0000-0000-0000-000000000000';
+
+/**
+ * The unique lookup of a node: refused (the policy's error) when the caller may not run the type's
+ * read; for a merchant, only its own organisation's row (Prisma's findUnique takes the extra
+ * condition), so a foreign id finds nothing.
+ */
+export function nodeWhere(ctx: GraphQLContext, type: keyof typeof NODE_OPERATIONS, id: string): { id: string; organizationId?: string } {
+  const access = authorizeRead(ctx.caller, NODE_OPERATIONS[type]);
+  const rowId = isUuid(id) ? id : NO_ROW;
+  if (type === 'Organization') return { id: access.organizationId ?? rowId };
+  return access.organizationId === null ? { id: rowId } : { id: rowId, organizationId: access.organizationId };
+}
