@@ -93,6 +93,10 @@ const GRAPHQL: Partial<Record<Operation, (f: Fixture) => { query: string; variab
   revokeApiKey: () => ({ query: 'mutation($id: ID!) { revokeApiKey(id: $id) { id } }', variables: { id: randomUUID() } }),
   listSwitches: () => ({ query: '{ switches { name } }' }),
   setSwitch: () => ({ query: 'mutation($on: Boolean!) { setSwitch(name: wave, on: $on) { name } }', variables: { on: true } }),
+  // An admin's probe issues one analyst token: harmless in the test database, and refused to every other principal.
+  createOperatorToken: () => ({ query: 'mutation { createOperatorToken(role: analyst) { operatorToken { id } } }' }),
+  listOperatorTokens: () => ({ query: '{ operatorTokens { id } }' }),
+  revokeOperatorToken: () => ({ query: 'mutation($id: ID!) { revokeOperatorToken(id: $id) { id } }', variables: { id: randomUUID() } }),
 };
 
 /** REST calls of the merchant API (v2; v1's delete for the operation only v1 has). */
