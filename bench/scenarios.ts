@@ -12,6 +12,7 @@ import { randomInt } from 'node:crypto';
 import type { FormTokens } from '../src/checkout/csrf.js';
 import type { Row } from './report.js';
 import type { Servers } from './servers.js';
+import { analyticsScenario, type LatencyTarget } from './analyticsScenario.js';
 import { webhookDispatch } from './webhookDispatch.js';
 
 /** One HTTP request; autocannon sends it on one of its connections. */
@@ -85,7 +86,7 @@ export interface BacklogContext {
 export interface BacklogScenario {
   kind: 'backlog';
   name: string;
-  target: ThroughputTarget;
+  target: ThroughputTarget | LatencyTarget;
   /** The longest it may take: it is skipped when the bench's bound leaves less. */
   budgetMs: number;
   run(context: BacklogContext): Promise<Row>;
@@ -237,4 +238,6 @@ export const SCENARIOS: AnyScenario[] = [
   { name: 'payout (500 organisations, sent at once)', request: payout, baseline: PAYOUT_FLOOR, target: NEAR_FLOOR },
   // Issue 9: a 100,000-delivery outbox backlog to a local receiver, against the receiver's floor.
   webhookDispatch({ name: 'webhook dispatch (100,000-delivery backlog)', backlog: 100_000, organizations: 100, target: { kind: 'throughput', minPerSecond: 2_000, maxSeconds: 60 } }),
+  // Issue 19: 10 analysts at once, transactionStats over 90 days by day and method, against the bare SQL.
+  analyticsScenario({ name: 'analytics: transactionStats 90 days by day and method (10 analysts)', connections: 10, days: 90, target: { kind: 'p99', maxMs: 100 } }),
 ];

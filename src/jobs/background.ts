@@ -7,6 +7,7 @@
  * A new job is one line in JOBS.
  */
 import type { GatewayContext } from '../domain/context.js';
+import { refreshTransactionRollup } from '../domain/analytics/rollup.js';
 import { purgeExpiredIdempotencyKeys } from '../domain/idempotency.js';
 import { settleStalePaymentAttempts } from '../domain/payments/attempts.js';
 import { settlePendingPayouts } from '../domain/payouts/payouts.js';
@@ -35,6 +36,9 @@ const JOBS: Job[] = [
   { name: 'reschedule overdue webhook deliveries', everyMs: 10 * 1000, run: (ctx) => rescheduleOverdueDeliveries(ctx) },
   // The delivery log is kept 30 days.
   { name: 'purge old webhook deliveries', everyMs: 60 * 60 * 1000, run: (ctx) => purgeOldDeliveries(ctx) },
+  // The analytics rollup's change log (a row per transaction change) folded in every 10 s: the log
+  // stays small between analysts' visits, and their answers need not fold a day of changes first.
+  { name: 'refresh the analytics rollup', everyMs: 10 * 1000, run: (ctx) => refreshTransactionRollup(ctx) },
 ];
 
 /**

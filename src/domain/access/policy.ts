@@ -100,6 +100,12 @@ export const ACCESS_POLICY = {
   // Analytics, exports and live updates: whoever may list the rows they are made of.
   transactionStats: { scopes: CHECKOUT_READ, roles: EVERY_ROLE, write: false },
   payoutStats: { scopes: ['payout', 'read'], roles: EVERY_ROLE, write: false },
+  // What an analyst asks next: refunds over time, conversion and time to pay (over the merchant's
+  // transactions: who may list them), and the ranking across merchants (operators only).
+  refundStats: { scopes: CHECKOUT_READ, roles: EVERY_ROLE, write: false },
+  conversionStats: { scopes: CHECKOUT_READ, roles: EVERY_ROLE, write: false },
+  timeToPayStats: { scopes: CHECKOUT_READ, roles: EVERY_ROLE, write: false },
+  topOrganizations: { scopes: NONE, roles: EVERY_ROLE, write: false },
   exportTransactions: { scopes: CHECKOUT_READ, roles: EVERY_ROLE, write: false },
   exportPayouts: { scopes: ['payout', 'read'], roles: EVERY_ROLE, write: false },
   transactionStatusChanged: { scopes: CHECKOUT_READ, roles: EVERY_ROLE, write: false },
