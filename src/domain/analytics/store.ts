@@ -245,8 +245,9 @@ export async function conversionRows(db: Db, range: StatsRange, organizationId: 
 export async function timeToPayRows(db: Db, range: StatsRange, organizationId: string | null): Promise<TimeToPayRecord[]> {
   return db.$queryRaw<TimeToPayRecord[]>`
     SELECT t."selectedPaymentMethod" AS method, count(*)::int AS count,
-           percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM t."paidAt" - t."createdAt")::float8) AS "medianSeconds",
-           percentile_cont(0.9) WITHIN GROUP (ORDER BY extract(epoch FROM t."paidAt" - t."createdAt")::float8) AS "p90Seconds"
+           -- To the millisecond, the precision of the timestamps (interpolation leaves float noise past it).
+           round(percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM t."paidAt" - t."createdAt")::float8)::numeric, 3)::float8 AS "medianSeconds",
+           round(percentile_cont(0.9) WITHIN GROUP (ORDER BY extract(epoch FROM t."paidAt" - t."createdAt")::float8)::numeric, 3)::float8 AS "p90Seconds"
     FROM "Transaction" t
     WHERE t."createdAt" >= ${range.from}::timestamptz AND t."createdAt" < ${range.to}::timestamptz AND t."paidAt" IS NOT NULL
       ${organizationFilter(Prisma.sql`t."organizationId"`, organizationId)}
