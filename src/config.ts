@@ -9,6 +9,12 @@ export interface Config {
   publicUrl: string;
   checkoutPublicUrl: string;
   databaseUrl: string | undefined;
+  /**
+   * DATABASE_REPLICA_URL: a streaming standby of DATABASE_URL that serves the reads that may lag
+   * (lists, analytics, exports: docs/read-replica.md); unset = everything reads the primary.
+   * maxLagMs / checkIntervalMs: REPLICA_MAX_LAG_MS and REPLICA_CHECK_INTERVAL_MS.
+   */
+  replica: { url: string; maxLagMs: number; checkIntervalMs: number } | undefined;
   dataDir: string;
   redisUrl: string | undefined;
   adminToken: string | undefined;
@@ -60,6 +66,25 @@ function databaseUrl(env: Env): string | undefined {
   return url;
 }
 
+/**
+ * A replica only makes sense next to a PostgreSQL primary: embedded PGlite has no standby, so the
+ * combination is a configuration mistake, refused at start rather than silently ignored.
+ * The check interval must be shorter than the lag bound: a check's answer ages between checks,
+ * and the rule counts that age as lag (infra/prisma/replica.ts).
+ */
+function replica(env: Env, primaryUrl: string | undefined): Config['replica'] {
+  const url = env.DATABASE_REPLICA_URL || undefined;
+  if (url === undefined) return undefined;
+  if (!/^postgres(ql)?:\/\//i.test(url)) throw new StartupError('DATABASE_REPLICA_URL must be a postgresql:// URL (or unset: every read goes to the primary)');
+  if (primaryUrl === undefined) throw new StartupError('DATABASE_REPLICA_URL needs DATABASE_URL: the embedded database has no replica (unset DATABASE_REPLICA_URL, or set DATABASE_URL to the replica\'s primary)');
+  // Bounds: a lag bound past a minute would serve lists older than any page a person re-reads; a
+  // check more often than every 10 ms would be a load of its own on both servers.
+  const maxLagMs = integer(env, 'REPLICA_MAX_LAG_MS', 1_000, 1, 60_000);
+  const checkIntervalMs = integer(env, 'REPLICA_CHECK_INTERVAL_MS', 250, 10, 60_000);
+  if (checkIntervalMs >= maxLagMs) throw new StartupError(`REPLICA_CHECK_INTERVAL_MS (${checkIntervalMs}) must be less than REPLICA_MAX_LAG_MS (${maxLagMs}): the lag is only known as often as it is checked`);
+  return { url, maxLagMs, checkIntervalMs };
+}
+
 /** A short key would be guessable: at least 32 characters (e.g. `openssl rand -base64 32`). */
 function webhookSecretKey(env: Env): string | undefined {
   const value = env.WEBHOOK_SECRET_KEY || undefined;
@@ -103,13 +128,15 @@ export function loadConfig(env: Env = process.env): Config {
   const { port, checkoutPort } = ports(env);
   // 0.0.0.0 is where we listen, not an address a browser can be sent to.
   const publicHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  const primaryUrl = databaseUrl(env);
   return {
     host,
     port,
     checkoutPort,
     publicUrl: withoutTrailingSlash(env.PUBLIC_URL || `http://${publicHost}:${port}`),
     checkoutPublicUrl: withoutTrailingSlash(env.CHECKOUT_PUBLIC_URL || `http://${publicHost}:${checkoutPort}`),
-    databaseUrl: databaseUrl(env),
+    databaseUrl: primaryUrl,
+    replica: replica(env, primaryUrl),
     dataDir: env.GATEWAY_DATA_DIR || './.gateway-data',
     redisUrl: env.REDIS_URL || undefined,
     adminToken: env.GATEWAY_ADMIN_TOKEN || undefined,

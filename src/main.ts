@@ -18,6 +18,7 @@ import { webhookSecretKeySource } from './infra/webhookSecretKey.js';
 import { createLocalCoordination } from './infra/local/coordination.js';
 import { openDatabase } from './infra/prisma/database.js';
 import { applyMigrations } from './infra/prisma/migrate.js';
+import { openReplica } from './infra/prisma/replica.js';
 import { migrationsUpToDate } from './infra/prisma/migrationStatus.js';
 import { createRedisCoordination } from './infra/redis/coordination.js';
 import { createSandboxProvider } from './infra/providers/sandbox.js';
@@ -62,6 +63,13 @@ async function main(): Promise<void> {
   log.info({ database: db.kind, dataDir: db.kind === 'pglite' ? config.dataDir : undefined }, 'database opened');
   const applied = (await migrationsUpToDate(db.prisma)) ? [] : await applyMigrations(db.adapterFactory);
   log.info({ applied }, applied.length ? 'migrations applied' : 'database schema is up to date');
+  // The read replica (docs/read-replica.md) is never migrated: a standby replays the primary's
+  // schema and refuses writes. config.ts refuses it without DATABASE_URL, so db.pool is there.
+  const replica = config.replica && config.databaseUrl && db.pool ? await openReplica({ ...config.replica, primaryUrl: config.databaseUrl, primary: db.pool, log }) : undefined;
+  if (replica) {
+    openedSoFar.push(() => replica.close());
+    log.info({ replica: replica.status(), maxLagMs: config.replica?.maxLagMs }, 'read replica opened');
+  }
 
   const coordination = config.redisUrl
     ? createRedisCoordination({ url: config.redisUrl, rateLimit: config.rateLimit, onError: (err) => log.warn({ err }, 'redis error') })
@@ -88,7 +96,7 @@ async function main(): Promise<void> {
   const webhooks = { ...config.webhook, allowPrivateUrls: config.webhookAllowPrivateUrls, secretKey: webhookKey.key };
 
   const provider = createSandboxProvider({ db: db.prisma, latencyMs: config.sandboxLatencyMs });
-  const ctx: GatewayContext = { db: db.prisma, clock: systemClock, coordination, settings: { checkoutPublicUrl: config.checkoutPublicUrl, webhooks, providerTimeoutMs: config.providerFlow.timeoutMs, reconcileAfterMs: config.providerFlow.reconcileAfterMs, reconcileIntervalMs: config.providerFlow.reconcileIntervalMs }, log, provider };
+  const ctx: GatewayContext = { db: db.prisma, replica: replica?.prisma, clock: systemClock, coordination, settings: { checkoutPublicUrl: config.checkoutPublicUrl, webhooks, providerTimeoutMs: config.providerFlow.timeoutMs, reconcileAfterMs: config.providerFlow.reconcileAfterMs, reconcileIntervalMs: config.providerFlow.reconcileIntervalMs }, log, provider };
   ctx.callers = new CallerCache(coordination.invalidations);
   ctx.switches = new SwitchCache(coordination.invalidations);
   const ready = async () => ({ database: await db.ping(), coordinator: await coordination.health.ping() });
@@ -112,7 +120,7 @@ async function main(): Promise<void> {
     [
       `Gateway API      ${config.publicUrl}  (REST ${config.publicUrl}/api/v2, GraphQL ${config.publicUrl}/graphql)`,
       `Checkout         ${config.checkoutPublicUrl}`,
-      `Database         ${db.kind === 'pglite' ? `embedded PGlite in ${config.dataDir}` : 'PostgreSQL'}`,
+      `Database         ${db.kind === 'pglite' ? `embedded PGlite in ${config.dataDir}` : `PostgreSQL${replica ? ' (lists read a replica)' : ''}`}`,
       `Coordination     ${coordination.kind}`,
       '',
     ].join('\n'),
@@ -127,7 +135,7 @@ async function main(): Promise<void> {
     const forceExit = setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS);
     forceExit.unref();
     await Promise.allSettled([api.close(), checkout.close(), jobsStopped]);
-    await Promise.allSettled([coordination.health.close(), db.close()]);
+    await Promise.allSettled([coordination.health.close(), replica?.close(), db.close()]);
     log.info('stopped');
     process.exit(0);
   };
@@ -146,7 +154,7 @@ async function closeOpenedSoFar(): Promise<void> {
 // One line on stderr and exit code 1; the whole error only when debugging (see startupErrors.ts).
 main().catch(async (error: unknown) => {
   const debug = ['debug', 'trace'].includes(process.env.LOG_LEVEL ?? '');
-  const secrets = [passwordOf(process.env.DATABASE_URL), process.env.GATEWAY_ADMIN_TOKEN, process.env.WEBHOOK_SECRET_KEY].filter((secret): secret is string => !!secret);
+  const secrets = [passwordOf(process.env.DATABASE_URL), passwordOf(process.env.DATABASE_REPLICA_URL), process.env.GATEWAY_ADMIN_TOKEN, process.env.WEBHOOK_SECRET_KEY].filter((secret): secret is string => !!secret);
   process.stderr.write(startupFailureReport(error, { debug, secrets }));
   await closeOpenedSoFar();
   process.exit(1);

@@ -51,36 +51,36 @@ function describeServer(url: string): { where: string; host: string; port: strin
  * Turns a failed first connection into one line naming the server (or database) and what to do.
  * Called with whatever the driver threw while connecting, so every outcome is a StartupError.
  */
-export function postgresStartupError(error: unknown, url: string, connectTimeoutMs: number): StartupError {
+export function postgresStartupError(error: unknown, url: string, connectTimeoutMs: number, variable = 'DATABASE_URL'): StartupError {
   const { where, host, port, database, user } = describeServer(url);
   const message = firstLine(errorMessage(error));
   const cause = { cause: error };
   switch (errorCode(error)) {
     case 'ECONNREFUSED':
-      return new StartupError(`cannot reach ${where} (connection refused): start PostgreSQL, or correct the host and port in DATABASE_URL`, cause);
+      return new StartupError(`cannot reach ${where} (connection refused): start PostgreSQL, or correct the host and port in ${variable}`, cause);
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
-      return new StartupError(`cannot resolve the host of ${where}: correct the host in DATABASE_URL`, cause);
+      return new StartupError(`cannot resolve the host of ${where}: correct the host in ${variable}`, cause);
     case 'ETIMEDOUT':
     case 'EHOSTUNREACH':
     case 'ENETUNREACH':
-      return new StartupError(`cannot reach ${where} (${errorCode(error)}): check that it is running and reachable, or correct DATABASE_URL`, cause);
+      return new StartupError(`cannot reach ${where} (${errorCode(error)}): check that it is running and reachable, or correct ${variable}`, cause);
     case '3D000':
       return new StartupError(
-        `database "${database}" does not exist on ${where}: create it (createdb -h ${host} -p ${port}${user ? ` -U ${user}` : ''} ${database}) or name an existing database in DATABASE_URL`,
+        `database "${database}" does not exist on ${where}: create it (createdb -h ${host} -p ${port}${user ? ` -U ${user}` : ''} ${database}) or name an existing database in ${variable}`,
         cause,
       );
     case '28P01':
-      return new StartupError(`${where} rejected the password of user "${user}": correct the user or password in DATABASE_URL`, cause);
+      return new StartupError(`${where} rejected the password of user "${user}": correct the user or password in ${variable}`, cause);
     case '28000':
-      return new StartupError(`${where} refused the connection (${message}): correct the user in DATABASE_URL, or allow it in pg_hba.conf`, cause);
+      return new StartupError(`${where} refused the connection (${message}): correct the user in ${variable}, or allow it in pg_hba.conf`, cause);
     case '57P03':
       return new StartupError(`${where} is not accepting connections yet (${message}): try again once it has started`, cause);
   }
   if (/timeout/i.test(message)) {
-    return new StartupError(`${where} did not answer within ${connectTimeoutMs / 1000} s: check that it is running and reachable, or correct DATABASE_URL`, cause);
+    return new StartupError(`${where} did not answer within ${connectTimeoutMs / 1000} s: check that it is running and reachable, or correct ${variable}`, cause);
   }
-  return new StartupError(`cannot connect to ${where} (${message}): check DATABASE_URL`, cause);
+  return new StartupError(`cannot connect to ${where} (${message}): check ${variable}`, cause);
 }
 
 export interface FailureReportOptions {

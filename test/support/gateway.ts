@@ -20,6 +20,7 @@ import { buildApp } from '../../src/http/app.js';
 import { createLocalCoordination } from '../../src/infra/local/coordination.js';
 import { openDatabase, type Database } from '../../src/infra/prisma/database.js';
 import { applyMigrations } from '../../src/infra/prisma/migrate.js';
+import { openReplica, type Replica } from '../../src/infra/prisma/replica.js';
 import { createRedisCoordination } from '../../src/infra/redis/coordination.js';
 import { createSandboxProvider } from '../../src/infra/providers/sandbox.js';
 import { openProviderCallCounts } from '../../src/domain/providerFlow.js';
@@ -56,6 +57,8 @@ export interface TestGateway {
   checkoutUrl: string;
   ctx: GatewayContext;
   db: Database;
+  /** The read replica, when started with one (options.replica). */
+  replica?: Replica;
   adminToken: string;
   operator: OperatorCaller;
   createOrganization(options?: MerchantOptions): Promise<OrganizationRecord>;
@@ -84,6 +87,12 @@ export interface GatewayOptions {
   sandboxLatencyMs?: number;
   /** Webhook rules (WEBHOOK_*); the secret key is the same for every test gateway (instances can share a database). */
   webhooks?: Partial<Omit<WebhookSettings, 'secretKey'>>;
+  /**
+   * A primary and its streaming replica (test/support/streamingReplica.ts starts them) instead of a
+   * cloned database: the gateway uses `primaryUrl` as it is (migrated, never dropped here) and reads
+   * what may lag through the replica, by the rule of src/infra/prisma/replica.ts.
+   */
+  replica?: { primaryUrl: string; url: string; maxLagMs: number; checkIntervalMs: number };
 }
 
 /** The server key of test gateways: one for all, so two "instances" of one deployment agree. */
@@ -116,9 +125,10 @@ const listen = async (app: FastifyInstance): Promise<string> => {
 };
 
 export async function startGateway(options: GatewayOptions = {}): Promise<TestGateway> {
-  const clone = options.embedded ? null : await cloneTemplateDatabase();
-  const db = await openDatabase(clone ? { url: databaseUrl(clone.name), poolMax: 4 } : { dataDir: 'memory://' });
-  if (!clone) await applyMigrations(db.adapterFactory);
+  const clone = options.embedded || options.replica ? null : await cloneTemplateDatabase();
+  const primaryUrl = clone ? databaseUrl(clone.name) : options.replica?.primaryUrl;
+  const db = await openDatabase(primaryUrl ? { url: primaryUrl, poolMax: 4 } : { dataDir: 'memory://' });
+  if (!primaryUrl) await applyMigrations(db.adapterFactory);
 
   const rateLimit = options.rateLimit ?? { max: 100_000, windowMs: 60_000 };
   const coordination: Coordination = options.redis
@@ -130,7 +140,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<TestGa
   // fill it in once the checkout server has its port.
   const settings = { checkoutPublicUrl: '', webhooks: { ...DEFAULT_WEBHOOK_RULES, ...options.webhooks, secretKey: TEST_WEBHOOK_SECRET_KEY } };
   const provider = createSandboxProvider({ db: db.prisma, latencyMs: options.sandboxLatencyMs ?? 0 });
-  const ctx: GatewayContext = { db: db.prisma, clock: systemClock, coordination, settings, log: options.log ?? silent, provider };
+  const log = options.log ?? silent;
+  const replica = options.replica && db.pool ? await openReplica({ ...options.replica, primary: db.pool, poolMax: 4, log }) : undefined;
+  const ctx: GatewayContext = { db: db.prisma, replica: replica?.prisma, clock: systemClock, coordination, settings, log, provider };
   ctx.callers = new CallerCache(coordination.invalidations);
   ctx.switches = new SwitchCache(coordination.invalidations);
 
@@ -162,10 +174,11 @@ export async function startGateway(options: GatewayOptions = {}): Promise<TestGa
 
   return {
     url,
-    databaseUrl: clone ? databaseUrl(clone.name) : '',
+    databaseUrl: primaryUrl ?? '',
     checkoutUrl,
     ctx,
     db,
+    replica,
     adminToken,
     operator,
     createOrganization: createOrg,
@@ -190,6 +203,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<TestGa
     close: async () => {
       await Promise.allSettled([api.close(), checkout.close()]);
       await coordination.health.close();
+      await replica?.close();
       await db.close();
       await clone?.drop();
     },

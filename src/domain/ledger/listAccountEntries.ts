@@ -5,7 +5,7 @@
  */
 import type { ReadAccess } from '../access/auth.js';
 import type { LedgerEntryRecord } from './accounts.js';
-import type { GatewayContext } from '../context.js';
+import { laggingReads, type GatewayContext } from '../context.js';
 import { resolvePage, toPage, type Page, type PageRequest } from '../pagination.js';
 import { isUuid } from '../ids.js';
 import { entriesPage } from './store.js';
@@ -13,6 +13,6 @@ import { entriesPage } from './store.js';
 export async function listAccountEntries(ctx: GatewayContext, access: ReadAccess<'listAccountEntries'>, accountId: string, request: PageRequest): Promise<Page<LedgerEntryRecord>> {
   const { page, limit, skip } = resolvePage(request);
   if (!isUuid(accountId)) return toPage([], 0, page, limit);
-  const { entries, totalCount } = await entriesPage(ctx.db, accountId, access.organizationId, skip, limit);
+  const { entries, totalCount } = await entriesPage(laggingReads(ctx), accountId, access.organizationId, skip, limit);
   return toPage(entries, totalCount, page, limit);
 }

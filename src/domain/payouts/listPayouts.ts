@@ -1,7 +1,7 @@
 /** GET /payouts: the caller's payouts, newest first, filtered and paginated. */
 import type { PaymentMethod, PayoutStatus } from '../../generated/prisma/enums.js';
 import type { ReadAccess } from '../access/auth.js';
-import type { GatewayContext } from '../context.js';
+import { laggingReads, type GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import { rangeConditions } from '../listFilters.js';
 import { resolvePage, toPage, type Page, type PageRequest } from '../pagination.js';
@@ -34,12 +34,12 @@ export type PayoutList = Page<PayoutRecord> & { hasMore: boolean };
 /** Newest first. Operators reading every organisation (organizationId null) see them all. */
 export async function listPayouts(ctx: GatewayContext, access: ReadAccess<'listPayouts'>, input: ListPayoutsInput): Promise<PayoutList> {
   if (input.slice) {
-    const { items: rows, totalCount } = await listPayoutsSlice(ctx.db, payoutFilter(access.organizationId, input), input.slice);
+    const { items: rows, totalCount } = await listPayoutsSlice(laggingReads(ctx), payoutFilter(access.organizationId, input), input.slice);
     const { items, hasMore } = keysetPageOf(rows, input.slice);
     return { ...toPage(items, totalCount, 1, input.slice.limit), hasMore };
   }
   const { page, limit, skip } = resolvePage(input);
-  const { items, totalCount } = await listPayoutsPage(ctx.db, payoutFilter(access.organizationId, input), { skip, take: limit });
+  const { items, totalCount } = await listPayoutsPage(laggingReads(ctx), payoutFilter(access.organizationId, input), { skip, take: limit });
   return { ...toPage(items, totalCount, page, limit), hasMore: page * limit < totalCount };
 }
 

@@ -1,7 +1,7 @@
 /** GET /transactions: the caller's transactions, newest first, filtered and paginated. */
 import type { PaymentMethod, TransactionStatus } from '../../generated/prisma/enums.js';
 import type { ReadAccess } from '../access/auth.js';
-import type { GatewayContext } from '../context.js';
+import { laggingReads, type GatewayContext } from '../context.js';
 import { rangeConditions } from '../listFilters.js';
 import { resolvePage, toPage, type Page, type PageRequest } from '../pagination.js';
 import { compactPhone } from '../phones.js';
@@ -38,12 +38,12 @@ export type TransactionList = Page<TransactionRecord> & { hasMore: boolean };
 /** Newest first. Operators reading every organisation (organizationId null) see them all. */
 export async function listTransactions(ctx: GatewayContext, access: ReadAccess<'listTransactions'>, input: ListTransactionsInput): Promise<TransactionList> {
   if (input.slice) {
-    const { transactions, total } = await listTransactionsSlice(ctx.db, transactionFilter(access.organizationId, input), input.slice);
+    const { transactions, total } = await listTransactionsSlice(laggingReads(ctx), transactionFilter(access.organizationId, input), input.slice);
     const { items, hasMore } = keysetPageOf(transactions, input.slice);
     return { ...toPage(items, total, 1, input.slice.limit), hasMore };
   }
   const { page, limit, skip } = resolvePage(input);
-  const { transactions, total } = await listTransactionsPage(ctx.db, transactionFilter(access.organizationId, input), { limit, skip });
+  const { transactions, total } = await listTransactionsPage(laggingReads(ctx), transactionFilter(access.organizationId, input), { limit, skip });
   return { ...toPage(transactions, total, page, limit), hasMore: page * limit < total };
 }
 

@@ -20,7 +20,7 @@ import { postgresStartupError } from '../startupErrors.js';
  * has one connection, and a 2-core machine under a load test queues work for seconds. Still bounded,
  * so a stuck transaction cannot hold row locks forever (statement_timeout bounds each statement).
  */
-const TRANSACTION_OPTIONS = { maxWait: 10_000, timeout: 20_000 } as const;
+export const TRANSACTION_OPTIONS = { maxWait: 10_000, timeout: 20_000 } as const;
 
 export interface Database {
   prisma: PrismaClient;
@@ -29,6 +29,8 @@ export interface Database {
   kind: 'postgres' | 'pglite';
   /** Connection counts of the pool, for /metrics (PostgreSQL only: PGlite has no pool). */
   poolStats?: () => { total: number; idle: number; waiting: number };
+  /** The PostgreSQL pool itself, for the infrastructure only: a read replica falls back on it (replica.ts). */
+  pool?: pg.Pool;
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }
@@ -49,9 +51,20 @@ export interface DatabaseOptions {
 }
 
 /** Bounds why: a hung database must fail requests, not pile them up. */
-const CONNECT_TIMEOUT_MS = 5_000;
+export const CONNECT_TIMEOUT_MS = 5_000;
 const STATEMENT_TIMEOUT_MS = 15_000;
-const PING_TIMEOUT_MS = 2_000;
+export const PING_TIMEOUT_MS = 2_000;
+
+/** The settings of every pool of the gateway's PostgreSQL servers (the primary's, a replica's). */
+export function postgresPoolConfig(url: string, poolMax: number): pg.PoolConfig {
+  return {
+    connectionString: url,
+    max: poolMax,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    statement_timeout: STATEMENT_TIMEOUT_MS,
+    idleTimeoutMillis: 30_000,
+  };
+}
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   return options.url
@@ -60,13 +73,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
 }
 
 async function openPostgres(url: string, poolMax: number): Promise<Database> {
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: poolMax,
-    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-    statement_timeout: STATEMENT_TIMEOUT_MS,
-    idleTimeoutMillis: 30_000,
-  });
+  const pool = new pg.Pool(postgresPoolConfig(url, poolMax));
   // An idle client that errors (server restart) must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
   await checkConnection(pool, url);
@@ -79,6 +86,7 @@ async function openPostgres(url: string, poolMax: number): Promise<Database> {
     adapterFactory: migrations.factory,
     kind: 'postgres',
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    pool,
     ping: () => withTimeout(pool.query('SELECT 1').then(() => true), PING_TIMEOUT_MS),
     close: async () => {
       await prisma.$disconnect();
@@ -98,12 +106,12 @@ async function openPostgres(url: string, poolMax: number): Promise<Database> {
  */
 const MAX_PREPARED_STATEMENTS = 500;
 
-export function preparedStatementNames(max = MAX_PREPARED_STATEMENTS): (query: { sql: string; args: unknown[] }) => string {
+export function preparedStatementNames(max = MAX_PREPARED_STATEMENTS, prefix = 'gw'): (query: { sql: string; args: unknown[] }) => string {
   const names = new Map<string, string>();
   return ({ sql, args }) => {
     let name = names.get(sql);
     if (name === undefined && args.length > 0 && names.size < max) {
-      name = `gw_${names.size}`;
+      name = `${prefix}_${names.size}`;
       names.set(sql, name);
     }
     // The adapter hands `name` to pg as is, and pg runs a query without a name unnamed (the type says string only).
@@ -130,7 +138,7 @@ const PRISMA_RAW_TYPES = {
   },
 } as pg.CustomTypesConfig;
 
-function directStatementRunner(pool: pg.Pool): DirectStatementRunner {
+export function directStatementRunner(pool: pg.Pool): DirectStatementRunner {
   return async <Row>(statement: { name: string; text: string }, values: unknown[]) =>
     (await pool.query({ name: statement.name, text: statement.text, values, types: PRISMA_RAW_TYPES })).rows as Row[];
 }
@@ -251,7 +259,7 @@ async function openPGlite(dataDir: string, onLockTakenOver?: (description: strin
   };
 }
 
-async function withTimeout(check: Promise<boolean>, ms: number): Promise<boolean> {
+export async function withTimeout(check: Promise<boolean>, ms: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<boolean>((resolve) => {
     timer = setTimeout(() => resolve(false), ms);

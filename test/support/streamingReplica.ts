@@ -1,0 +1,121 @@
+/**
+ * A PostgreSQL primary and its streaming replica of our own, on 127.0.0.1, in a temporary folder:
+ * a cluster made with initdb (the machine's shared server is never restarted nor copied), the
+ * run's migrated template copied into it (pg_dump, well under a second: no migration), then
+ * pg_basebackup -R and a hot standby started from it. Both run as the `postgres` OS user when the
+ * tests run as root (initdb refuses root), as the current user otherwise.
+ *
+ * `close()` stops both and removes the folder; so does the process's exit, if a run is cut short.
+ */
+import { execFile, execFileSync } from 'node:child_process';
+import { chownSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { TEST_POSTGRES_URL } from './env.js';
+
+const run = promisify(execFile);
+
+/** The server's programs (Debian's layout); PG_BINDIR elsewhere. */
+const BIN = process.env.PG_BINDIR ?? '/usr/lib/postgresql/15/bin';
+
+export interface StreamingReplica {
+  /** The gateway's database on the primary (the template's copy). */
+  primaryUrl: string;
+  /** The same database on the standby. */
+  replicaUrl: string;
+  /** Stops applying WAL on the standby (it keeps receiving it): its reads freeze in time. */
+  pauseReplay(): Promise<void>;
+  resumeReplay(): Promise<void>;
+  /** Stops the standby (fast shutdown: its connections are cut). */
+  stopReplica(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen({ host: '127.0.0.1', port: 0 }, () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+
+const asRoot = process.getuid?.() === 0;
+/** A server program, as the postgres OS user when we are root. */
+const asServerUser = (program: string, args: string[]) => (asRoot ? run('runuser', ['-u', 'postgres', '--', join(BIN, program), ...args]) : run(join(BIN, program), args));
+
+/** Small and fast: a throwaway cluster needs neither durability nor memory. */
+const serverOptions = (port: number, dir: string) =>
+  `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=${dir} -c fsync=off -c full_page_writes=off -c shared_buffers=16MB -c max_connections=40 -c wal_level=replica`;
+
+async function query<Row extends pg.QueryResultRow>(url: string, sql: string): Promise<Row[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<Row>(sql)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+export async function startStreamingReplica(): Promise<StreamingReplica> {
+  const dir = mkdtempSync(join(tmpdir(), 'gateway-replica-'));
+  if (asRoot) {
+    const [uid, gid] = ['-u', '-g'].map((flag) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim()));
+    chownSync(dir, uid!, gid!);
+  }
+  const [primaryPort, replicaPort] = [await freePort(), await freePort()];
+  const primaryData = join(dir, 'primary');
+  const replicaData = join(dir, 'replica');
+  const stopAll = (mode: 'fast' | 'immediate') =>
+    Promise.allSettled([replicaData, primaryData].map((data) => asServerUser('pg_ctl', ['-D', data, '-s', '-m', mode, 'stop'])));
+  // A run cut short (a crash, ^C) must not leave two servers running: stop them on exit, synchronously.
+  const onExit = () => {
+    for (const data of [replicaData, primaryData]) {
+      try {
+        execFileSync(asRoot ? 'runuser' : join(BIN, 'pg_ctl'), [...(asRoot ? ['-u', 'postgres', '--', join(BIN, 'pg_ctl')] : []), '-D', data, '-s', '-m', 'immediate', 'stop'], { stdio: 'ignore' });
+      } catch {
+        // Not running.
+      }
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+  process.once('exit', onExit);
+  const close = async () => {
+    process.removeListener('exit', onExit);
+    await stopAll('immediate');
+    rmSync(dir, { recursive: true, force: true });
+  };
+
+  try {
+    await asServerUser('initdb', ['-D', primaryData, '-A', 'trust', '-U', 'postgres', '-N', '--no-instructions', '-E', 'UTF8']);
+    await asServerUser('pg_ctl', ['-D', primaryData, '-w', '-s', '-l', join(dir, 'primary.log'), '-o', serverOptions(primaryPort, dir), 'start']);
+    const primaryAdmin = `postgresql://postgres@127.0.0.1:${primaryPort}/postgres`;
+    await query(primaryAdmin, 'CREATE DATABASE gateway');
+    const primaryUrl = `postgresql://postgres@127.0.0.1:${primaryPort}/gateway`;
+    const template = new URL(TEST_POSTGRES_URL);
+    template.pathname = `/${inject('templateDatabase')}`;
+    await run('bash', ['-o', 'pipefail', '-c', `"${BIN}/pg_dump" --no-owner --no-privileges "$1" | "${BIN}/psql" -q -v ON_ERROR_STOP=1 "$2" >/dev/null`, 'copy', template.toString(), primaryUrl]);
+    await asServerUser('pg_basebackup', ['-h', '127.0.0.1', '-p', String(primaryPort), '-U', 'postgres', '-D', replicaData, '-R', '-X', 'stream', '-c', 'fast']);
+    await asServerUser('pg_ctl', ['-D', replicaData, '-w', '-s', '-l', join(dir, 'replica.log'), '-o', serverOptions(replicaPort, dir), 'start']);
+    const replicaUrl = `postgresql://postgres@127.0.0.1:${replicaPort}/gateway`;
+    const [standby] = await query<{ standby: boolean }>(replicaUrl, 'SELECT pg_is_in_recovery() AS standby');
+    if (!standby?.standby) throw new Error('the replica started, but not as a standby');
+    return {
+      primaryUrl,
+      replicaUrl,
+      pauseReplay: async () => void (await query(replicaUrl, 'SELECT pg_wal_replay_pause()')),
+      resumeReplay: async () => void (await query(replicaUrl, 'SELECT pg_wal_replay_resume()')),
+      stopReplica: async () => void (await asServerUser('pg_ctl', ['-D', replicaData, '-w', '-s', '-m', 'fast', 'stop'])),
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
