@@ -14,6 +14,7 @@ import type { Row } from './report.js';
 import type { Servers } from './servers.js';
 import { analyticsScenario, type LatencyTarget } from './analyticsScenario.js';
 import { webhookDispatch } from './webhookDispatch.js';
+import { operatorTokenScenario } from './operatorTokenScenario.js';
 
 /** One HTTP request; autocannon sends it on one of its connections. */
 export interface BenchRequest {
@@ -240,4 +241,6 @@ export const SCENARIOS: AnyScenario[] = [
   webhookDispatch({ name: 'webhook dispatch (100,000-delivery backlog)', backlog: 100_000, organizations: 100, target: { kind: 'throughput', minPerSecond: 2_000, maxSeconds: 60 } }),
   // Issue 19: 10 analysts at once, transactionStats over 90 days by day and method, against the bare SQL.
   analyticsScenario({ name: 'analytics: transactionStats 90 days by day and method (10 analysts)', connections: 10, days: 90, target: { kind: 'p99', maxMs: 100 } }),
+  // Issue 19: an issued operator token (read by digest on every request, not cached) against the bootstrap token, 1 connection.
+  operatorTokenScenario({ name: 'operator token lookup, 1 connection (issued vs bootstrap token)', maxAddedP99Ms: 1 }),
 ];
