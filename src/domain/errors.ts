@@ -28,6 +28,7 @@ export const ERROR_CATALOGUE = defineCatalogue({
     graphqlCode: 'ORGANIZATION_BLOCKED',
   },
   rate_limited: { status: 429, message: 'Rate limit exceeded. Try again later.', graphqlCode: 'RATE_LIMITED' },
+  too_many_exports: { status: 429, message: 'Too many exports are running. Try again later.', graphqlCode: 'TOO_MANY_EXPORTS' },
   internal: { status: 500, message: 'Internal server error', graphqlCode: 'INTERNAL_SERVER_ERROR' },
   route_not_found: { status: 404, message: 'Not found', graphqlCode: 'NOT_FOUND' },
   http_method_not_allowed: { status: 405, message: 'Method not allowed', graphqlCode: 'METHOD_NOT_ALLOWED' },

@@ -2,6 +2,7 @@
 export { createTransaction } from './transactions/createTransaction.js';
 export { getTransaction } from './transactions/getTransaction.js';
 export { listTransactions } from './transactions/listTransactions.js';
+export { exportTransactions } from './transactions/exportTransactions.js';
 export { cancelTransaction } from './transactions/cancelTransaction.js';
 export { createOrganization } from './organizations/createOrganization.js';
 export { updateOrganization } from './organizations/updateOrganization.js';
@@ -27,6 +28,7 @@ export { listAccountEntries } from './ledger/listAccountEntries.js';
 export { createPayout } from './payouts/createPayout.js';
 export { getPayout } from './payouts/getPayout.js';
 export { listPayouts } from './payouts/listPayouts.js';
+export { exportPayouts } from './payouts/exportPayouts.js';
 export { approvePayout } from './payouts/approvePayout.js';
 export { rejectPayout } from './payouts/rejectPayout.js';
 export { listOpenProviderCalls, settleProviderCall } from './providerCalls/providerCalls.js';

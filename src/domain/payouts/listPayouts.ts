@@ -44,7 +44,7 @@ export async function listPayouts(ctx: GatewayContext, access: ReadAccess<'listP
 }
 
 /** The filters, validated: the first bad one answers 400. */
-function payoutFilter(organizationId: string | null, input: ListPayoutsInput): PayoutListFilter {
+export function payoutFilter(organizationId: string | null, input: ListPayoutsInput): PayoutListFilter {
   const search = filterText('search', input.search?.trim(), MAX_SEARCH_LENGTH);
   const recipientPhone = filterText('recipient_phone', input.recipientPhone === undefined ? undefined : compactPhone(input.recipientPhone), MAX_SEARCH_LENGTH);
   const ranges = rangeConditions(input);

@@ -123,6 +123,24 @@ export async function listPayoutsSlice(db: Db, filter: PayoutListFilter, slice: 
   return { items, totalCount };
 }
 
+/**
+ * Every payout the list's filter matches, newest first (the list's order), in batches of at most
+ * `batchRows`: one keyset page per batch, so nothing is held between batches (no connection, no
+ * snapshot). A keyset page rather than a cursor: an organisation's payouts are counted in
+ * thousands (one per withdrawal), not in millions like its transactions.
+ */
+export async function* exportPayoutRows(db: Pick<Db, 'payout'>, filter: PayoutListFilter, batchRows: number): AsyncGenerator<PayoutRecord[], void, undefined> {
+  const where = payoutListWhere(filter);
+  let last: PayoutRecord | undefined;
+  for (;;) {
+    const past: Prisma.PayoutWhereInput | undefined = last && { OR: [{ createdAt: { lt: last.createdAt } }, { createdAt: last.createdAt, id: { lt: last.id } }] };
+    const rows = await db.payout.findMany({ where: past ? { AND: [where, past] } : where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: batchRows });
+    if (rows.length > 0) yield rows;
+    if (rows.length < batchRows) return;
+    last = rows.at(-1);
+  }
+}
+
 /** Free text: order id, recipient name or phone, reason. */
 function searchConditions(search: string): Prisma.PayoutWhereInput[] {
   const contains = { contains: escapeLike(search), mode: 'insensitive' as const };

@@ -48,7 +48,7 @@ export async function listTransactions(ctx: GatewayContext, access: ReadAccess<'
 }
 
 /** The input as a filter, or the first of its values a list refuses. */
-function transactionFilter(organizationId: string | null, input: ListTransactionsInput): TransactionFilter {
+export function transactionFilter(organizationId: string | null, input: ListTransactionsInput): TransactionFilter {
   const search = filterText('search', input.search?.trim(), MAX_SEARCH_LENGTH);
   const customerPhone = filterText('customer_phone', input.customerPhone === undefined ? undefined : compactPhone(input.customerPhone), MAX_SEARCH_LENGTH);
   const { amount, createdAt } = rangeConditions(input);

@@ -7,6 +7,7 @@ import { isUuid } from '../ids.js';
 import type { Db } from '../ports.js';
 import { escapeLike } from '../text.js';
 import { namedStatement, runStatement, type PreparedStatement } from '../statements.js';
+import { streamRowBatches } from '../rowStreams.js';
 
 export type TransactionRecord = Transaction & { products: TransactionProduct[] };
 
@@ -205,6 +206,72 @@ export async function listTransactionsSlice(
     runStatement<{ total: number }>(db, namedStatement('gw_count_transactions', countQuery), countQuery.values),
   ]);
   return { transactions: rows.map(transactionRecordOf), total: count?.total ?? 0 };
+}
+
+/** A transaction as an export writes it: its own columns, and its products summed up (not their rows). */
+export type ExportedTransactionRow = Pick<
+  Transaction,
+  | 'id'
+  | 'organizationId'
+  | 'amount'
+  | 'fees'
+  | 'currency'
+  | 'customerFirstName'
+  | 'customerLastName'
+  | 'customerPhone'
+  | 'isEscrow'
+  | 'isMerchant'
+  | 'feesCustomerSide'
+  | 'successUrl'
+  | 'errorUrl'
+  | 'isDeleted'
+  | 'createdAt'
+  | 'updatedAt'
+  | 'paidAt'
+> & {
+  status: TransactionStatus;
+  methodOfPayment: PaymentMethod[];
+  selectedPaymentMethod: PaymentMethod | null;
+  productCount: number;
+  /** In the order the merchant listed them. */
+  productNames: string[];
+};
+
+/** The export's SELECT list and FROM over "Transaction" t: products as a count and their names, in one pass. */
+const EXPORT_TRANSACTION_COLUMNS = Prisma.sql`
+  t.id, t."organizationId", t.amount, t.fees, t.currency, t.status::text AS status,
+  t."methodOfPayment"::text[] AS "methodOfPayment", t."selectedPaymentMethod"::text AS "selectedPaymentMethod",
+  t."customerFirstName", t."customerLastName", t."customerPhone", t."isEscrow", t."isMerchant", t."feesCustomerSide",
+  t."successUrl", t."errorUrl", t."isDeleted", t."createdAt", t."updatedAt", t."paidAt",
+  p."productCount", p."productNames"
+  FROM "Transaction" t
+  CROSS JOIN LATERAL (SELECT count(*)::int AS "productCount", COALESCE(array_agg(tp.name ORDER BY tp.position), '{}'::text[]) AS "productNames"
+                      FROM "TransactionProduct" tp WHERE tp."transactionId" = t.id) p`;
+
+/**
+ * Every transaction the filter matches, newest first (the list's order), in batches of at most
+ * `batchRows`: streamed through one cursor where the database can (rowStreams.ts), else one keyset
+ * page per batch (embedded PGlite). The filter is the list's (transactionConditions), so an export
+ * holds exactly what the list's pages hold together.
+ */
+export async function* exportTransactionRows(
+  db: Pick<Db, '$queryRawUnsafe'>,
+  filter: TransactionFilter,
+  batchRows: number,
+): AsyncGenerator<ExportedTransactionRow[], void, undefined> {
+  const where = transactionConditions(filter);
+  const whole = Prisma.sql`SELECT ${EXPORT_TRANSACTION_COLUMNS} WHERE ${where} ORDER BY t."createdAt" DESC, t.id DESC`;
+  const streamed = streamRowBatches<ExportedTransactionRow>(db, whole, batchRows);
+  if (streamed) return yield* streamed;
+  let last: ExportedTransactionRow | undefined;
+  for (;;) {
+    const past = last ? Prisma.sql` AND (t."createdAt", t.id) < (${last.createdAt}::timestamptz, ${last.id}::uuid)` : Prisma.empty;
+    const page = Prisma.sql`SELECT ${EXPORT_TRANSACTION_COLUMNS} WHERE ${where}${past} ORDER BY t."createdAt" DESC, t.id DESC LIMIT ${batchRows}::int`;
+    const rows = await db.$queryRawUnsafe<ExportedTransactionRow[]>(page.text, ...page.values);
+    if (rows.length > 0) yield rows;
+    if (rows.length < batchRows) return;
+    last = rows.at(-1);
+  }
 }
 
 /** The filter as SQL over "Transaction" t: every condition a bound parameter, never spliced text. */

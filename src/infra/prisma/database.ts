@@ -11,6 +11,7 @@ import { PrismaPGlite } from 'pglite-prisma-adapter';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { PrismaClient } from '../../generated/prisma/client.js';
 import { registerDirectStatements, type DirectStatementRunner } from '../../domain/statements.js';
+import { registerRowStreams, type RowBatchStreamer, type StreamedQuery } from '../../domain/rowStreams.js';
 import { acquireDataFolderLock } from '../dataFolderLock.js';
 import { postgresStartupError } from '../startupErrors.js';
 
@@ -80,6 +81,7 @@ async function openPostgres(url: string, poolMax: number): Promise<Database> {
   const adapter = new PrismaPg(pool, { statementNameGenerator: preparedStatementNames() });
   const prisma = new PrismaClient({ adapter, transactionOptions: TRANSACTION_OPTIONS });
   registerDirectStatements(prisma, directStatementRunner(pool));
+  registerRowStreams(prisma, cursorStreamer(pool));
   const migrations = migrationAdapterFactory(url);
   return {
     prisma,
@@ -141,6 +143,58 @@ const PRISMA_RAW_TYPES = {
 export function directStatementRunner(pool: pg.Pool): DirectStatementRunner {
   return async <Row>(statement: { name: string; text: string }, values: unknown[]) =>
     (await pool.query({ name: statement.name, text: statement.text, values, types: PRISMA_RAW_TYPES })).rows as Row[];
+}
+
+/**
+ * How long a streamed read may wait for its consumer between two batches (a client that stopped
+ * reading without closing): past it PostgreSQL ends the session, which frees the connection and
+ * the snapshot the read holds (a long-open snapshot keeps VACUUM from cleaning up behind it).
+ */
+const STREAM_IDLE_TIMEOUT_MS = 60_000;
+
+/**
+ * Streams a statement through a server-side cursor (DECLARE ... CURSOR, then FETCH n at a time) on
+ * one connection of the pool, inside a read-only transaction: PostgreSQL computes rows as they are
+ * fetched, and a batch is fetched only when the consumer asks for the next one, so memory holds one
+ * batch whatever the result's size. PostgreSQL's own cursor rather than a dependency (pg-cursor,
+ * pg-query-stream) for the same protocol work. statement_timeout (the pool's) bounds each FETCH,
+ * not the whole read. Ended early (the consumer stopped: a client gone), the transaction is rolled
+ * back and the connection returned, or destroyed if it cannot even do that.
+ */
+export function cursorStreamer(pool: pg.Pool): RowBatchStreamer {
+  return async function* streamBatches<Row>(query: StreamedQuery, batchRows: number) {
+    const client = await pool.connect();
+    let broken: Error | undefined;
+    let finished = false;
+    // The session may end while no query runs (the idle timeout above, a server restart): the
+    // client then emits 'error', which must not be unhandled (it would end the process).
+    const onError = (error: Error) => (broken = error);
+    client.on('error', onError);
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      await client.query(`SET LOCAL idle_in_transaction_session_timeout = ${STREAM_IDLE_TIMEOUT_MS}`);
+      await client.query({ text: `DECLARE gw_stream NO SCROLL CURSOR FOR ${query.text}`, values: query.values });
+      const fetch = { text: `FETCH ${Math.max(1, Math.floor(batchRows))} FROM gw_stream`, types: PRISMA_RAW_TYPES };
+      for (;;) {
+        const { rows } = await client.query(fetch);
+        if (rows.length > 0) yield rows as Row[];
+        if (rows.length < batchRows) break;
+      }
+      await client.query('COMMIT');
+      finished = true;
+    } catch (error) {
+      broken = error as Error;
+      throw error;
+    } finally {
+      if (!finished && !broken) {
+        // Stopped early by the consumer: the connection is healthy, only its transaction is open.
+        await client.query('ROLLBACK').catch((error: Error) => (broken = error));
+      }
+      client.off('error', onError);
+      // A failed connection (or one whose transaction failed) is destroyed rather than pooled again.
+      client.release(broken ?? undefined);
+    }
+  };
 }
 
 /**

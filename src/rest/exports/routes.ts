@@ -1,0 +1,182 @@
+/**
+ * The CSV exports on the API origin (DESIGN.md, Contracts): GET /exports/transactions.csv and
+ * GET /exports/payouts.csv take the v2 list's filters (not page / limit) and stream every matching
+ * row with a header line. Authorised like the matching v2 list for a merchant key, or by an
+ * operator token, whose `organization_id` may name one organisation (all of them when absent).
+ * Not part of the published v2 contract (openapi/v2.yaml): documented in docs/exports.md.
+ *
+ * The same steps as the REST pipeline (rate limit -> authenticate -> authorise once -> parse ->
+ * operation), errors in the API's `{"error": "..."}` shape; then the rows go as the client reads
+ * them (backpressure: a batch is read from the database only once the previous one was taken).
+ */
+import { Readable } from 'node:stream';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { authenticate, authorizeRead, singleAuthorizationHeader } from '../../domain/access/auth.js';
+import type { Operation } from '../../domain/access/policy.js';
+import type { GatewayContext } from '../../domain/context.js';
+import { DomainError } from '../../domain/errors.js';
+import { exportPayouts, exportTransactions } from '../../domain/operations.js';
+import type { PayoutRecord } from '../../domain/payouts/store.js';
+import type { ExportedTransactionRow } from '../../domain/transactions/store.js';
+import { enforceRateLimitOn } from '../../edge/rateLimit.js';
+import { queryString, type Query } from '../query.js';
+import { parseListPayoutsQuery } from '../v2/payouts.js';
+import { parseListTransactionsQuery } from '../v2/transactions.js';
+import { csvBody, csvField, csvLine, csvText, csvTimestamp } from './csv.js';
+
+export const EXPORT_TRANSACTIONS_PATH = '/exports/transactions.csv';
+export const EXPORT_PAYOUTS_PATH = '/exports/payouts.csv';
+
+/** The v2 Transaction's wire fields, flattened (customer_*), products as a count and their names. */
+export const TRANSACTION_COLUMNS = [
+  'order_id',
+  'organization_id',
+  'amount',
+  'fees',
+  'currency',
+  'transaction_status',
+  'method_of_payment',
+  'selected_payment_method',
+  'customer_first_name',
+  'customer_last_name',
+  'customer_phone',
+  'product_count',
+  'product_names',
+  'is_escrow',
+  'is_merchant',
+  'fees_customer_side',
+  'success_url',
+  'error_url',
+  'created_at',
+  'updated_at',
+  'paid_at',
+] as const;
+
+/** The v2 Payout's wire fields, flattened (recipient_*). */
+export const PAYOUT_COLUMNS = [
+  'order_id',
+  'organization_id',
+  'selected_payment_method',
+  'amount',
+  'fees',
+  'currency',
+  'payout_status',
+  'recipient_first_name',
+  'recipient_last_name',
+  'recipient_phone',
+  'reason',
+  'provider_reference',
+  'created_at',
+  'updated_at',
+  'paid_at',
+  'is_deleted',
+] as const;
+
+/** Lists inside one field: the offered methods (fixed names), and product names (free text). */
+const METHOD_SEPARATOR = ';';
+const PRODUCT_NAME_SEPARATOR = '; ';
+
+function transactionLine(row: ExportedTransactionRow): string {
+  return csvLine([
+    row.id,
+    row.organizationId,
+    String(row.amount),
+    String(row.fees),
+    csvField(row.currency),
+    row.status,
+    row.methodOfPayment.join(METHOD_SEPARATOR),
+    row.selectedPaymentMethod ?? '',
+    csvText(row.customerFirstName),
+    csvText(row.customerLastName),
+    csvField(row.customerPhone ?? ''),
+    String(row.productCount),
+    csvText(row.productNames.join(PRODUCT_NAME_SEPARATOR)),
+    String(row.isEscrow),
+    String(row.isMerchant),
+    String(row.feesCustomerSide),
+    csvField(row.successUrl ?? ''),
+    csvField(row.errorUrl ?? ''),
+    csvTimestamp(row.createdAt),
+    csvTimestamp(row.updatedAt),
+    csvTimestamp(row.paidAt),
+  ]);
+}
+
+function payoutLine(row: PayoutRecord): string {
+  return csvLine([
+    row.id,
+    row.organizationId,
+    row.selectedPaymentMethod,
+    String(row.amount),
+    String(row.fees),
+    csvField(row.currency),
+    row.status,
+    csvText(row.recipientFirstName),
+    csvText(row.recipientLastName),
+    csvField(row.recipientPhone),
+    csvText(row.reason),
+    csvText(row.providerReference),
+    csvTimestamp(row.createdAt),
+    csvTimestamp(row.updatedAt),
+    csvTimestamp(row.paidAt),
+    String(row.isDeleted),
+  ]);
+}
+
+/** An export has no pages: a list URL with page or limit copied into it is refused, not quietly widened. */
+function refusePaging(query: Query): void {
+  for (const name of ['page', 'limit']) {
+    if (query[name] !== undefined) throw new DomainError('invalid_query', `${name} does not apply to an export: it holds every matching row`);
+  }
+}
+
+/** The one authorisation of an export: a merchant key by the list's scopes, or an operator token by its role. */
+async function authorizeExport<Op extends Operation>(ctx: GatewayContext, request: FastifyRequest, operation: Op, adminToken: string | null, query: Query) {
+  const caller = await authenticate(ctx, singleAuthorizationHeader(request.raw.rawHeaders), { adminToken, allowOperators: true });
+  return authorizeRead(caller, operation, queryString(query, 'organization_id'));
+}
+
+/** `transactions-20261124T115134Z.csv`: what it holds and when it was taken. */
+const fileName = (what: string, at: Date): string => `${what}-${at.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '')}.csv`;
+
+/** Sends the CSV: the first batch is already read (its refusal, if any, answered as an error). */
+async function sendCsv<Row>(
+  reply: FastifyReply,
+  what: string,
+  header: readonly string[],
+  batches: AsyncGenerator<Row[], void, undefined>,
+  line: (row: Row) => string,
+  now: Date,
+): Promise<FastifyReply> {
+  let first: IteratorResult<Row[], void>;
+  try {
+    first = await batches.next();
+  } catch (error) {
+    await batches.return(undefined);
+    throw error;
+  }
+  reply.header('content-type', 'text/csv; charset=utf-8');
+  reply.header('content-disposition', `attachment; filename="${fileName(what, now)}"`);
+  // One batch in the stream's buffer at most: the socket's own buffer does the rest.
+  return reply.send(Readable.from(csvBody(header, first, batches, line), { objectMode: true, highWaterMark: 1 }));
+}
+
+export function registerExports(app: FastifyInstance, ctx: GatewayContext, options: { adminToken: string | null }): void {
+  app.get(EXPORT_TRANSACTIONS_PATH, async (request, reply) => {
+    await enforceRateLimitOn(ctx, request, reply, `GET ${EXPORT_TRANSACTIONS_PATH}`);
+    const query = request.query as Query;
+    const access = await authorizeExport(ctx, request, 'exportTransactions', options.adminToken, query);
+    refusePaging(query);
+    const batches = exportTransactions(ctx, access, parseListTransactionsQuery(query));
+    return sendCsv(reply, 'transactions', TRANSACTION_COLUMNS, batches, transactionLine, ctx.clock.now());
+  });
+
+  app.get(EXPORT_PAYOUTS_PATH, async (request, reply) => {
+    await enforceRateLimitOn(ctx, request, reply, `GET ${EXPORT_PAYOUTS_PATH}`);
+    const query = request.query as Query;
+    const access = await authorizeExport(ctx, request, 'exportPayouts', options.adminToken, query);
+    refusePaging(query);
+    const batches = exportPayouts(ctx, access, parseListPayoutsQuery(query));
+    return sendCsv(reply, 'payouts', PAYOUT_COLUMNS, batches, payoutLine, ctx.clock.now());
+  });
+}
