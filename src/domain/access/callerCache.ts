@@ -51,6 +51,8 @@ interface Entry {
 
 export const invalidationOfKey = (apiKeyId: string): string => `apiKey:${apiKeyId}`;
 export const invalidationOfOrganization = (organizationId: string): string => `organization:${organizationId}`;
+/** An issued operator token was revoked: nothing caches it (auth.ts reads it each time); what it holds open (a live stream) may end on it. */
+export const invalidationOfOperatorToken = (tokenId: string): string => `operatorToken:${tokenId}`;
 
 export class CallerCache {
   private readonly entries = new Map<string, Entry>();

@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../../src/domain/access/auth.js';
+import { invalidationOfOperatorToken } from '../../../src/domain/access/callerCache.js';
 import { MAX_ACTIVE_OPERATOR_TOKENS } from '../../../src/domain/access/createOperatorToken.js';
 import { expectGraphqlError, graphqlData, graphqlRefusal } from '../../support/assertions.js';
 import { useGateway } from '../../support/gateway.js';
@@ -128,6 +129,14 @@ describe('revokeOperatorToken', () => {
 
     const { operatorTokens } = await graphqlData(gateway, LIST);
     expect(operatorTokens.find((token: { id: string }) => token.id === issued.id)).toMatchObject({ revoked: true, revokedAt: revokeOperatorToken.revokedAt });
+  });
+
+  it('tells every instance on the invalidation bus (what the token holds open, a live stream, may end on it)', async () => {
+    const heard: string[] = [];
+    gateway.ctx.coordination.invalidations.subscribe((message) => heard.push(message));
+    const issued = await issue('analyst');
+    await graphqlData(gateway, REVOKE, { id: issued.id });
+    expect(heard).toContain(invalidationOfOperatorToken(issued.id));
   });
 
   it('again answers the first revocation, unchanged', async () => {
