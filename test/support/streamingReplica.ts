@@ -9,13 +9,13 @@
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { chownSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { TEST_POSTGRES_URL } from './env.js';
+import { freePort } from './processes.js';
 
 const run = promisify(execFile);
 
@@ -34,16 +34,6 @@ export interface StreamingReplica {
   stopReplica(): Promise<void>;
   close(): Promise<void>;
 }
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen({ host: '127.0.0.1', port: 0 }, () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 
 const asRoot = process.getuid?.() === 0;
 /** A server program, as the postgres OS user when we are root. */
