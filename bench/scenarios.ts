@@ -14,6 +14,7 @@ import type { Row } from './report.js';
 import type { Servers } from './servers.js';
 import { analyticsScenario, type LatencyTarget } from './analyticsScenario.js';
 import { webhookDispatch } from './webhookDispatch.js';
+import { graphScenario } from './graphScenario.js';
 import { operatorTokenScenario } from './operatorTokenScenario.js';
 
 /** One HTTP request; autocannon sends it on one of its connections. */
@@ -233,6 +234,8 @@ export const SCENARIOS: AnyScenario[] = [
   { name: 'list page 1 (status+method+dates)', request: listPage(1), baseline: LIST_FLOOR, target: NEAR_FLOOR },
   { name: `list page ${DEEP_PAGE} (same filters)`, request: listPage(DEEP_PAGE), baseline: DEEP_FLOOR, target: NEAR_FLOOR },
   { name: 'GraphQL page of 20 + products', request: graphqlPage, baseline: LIST_FLOOR, target: { kind: 'ratio', minReqRatio: 0.5 } },
+  // Issue 19: a Relay connection's keyset slice deep in the month costs no more than the deep REST page's floor allows.
+  graphScenario({ name: 'GraphQL connection of 20 + products, after a mid-month cursor', baseline: DEEP_FLOOR, target: { kind: 'ratio', minReqRatio: 0.5 } }),
   { name: 'create transaction', request: createTransaction, baseline: CREATE_FLOOR, target: NEAR_FLOOR },
   { name: 'pay (checkout form, sandbox wallet)', request: payByCheckout, baseline: PAY_FLOOR, target: NEAR_FLOOR, server: 'checkout' },
   { name: 'refund (GET /refund/{id})', request: refund, baseline: REFUND_FLOOR, target: NEAR_FLOOR },
