@@ -54,7 +54,7 @@ export function operatorTokenScenario(options: OperatorTokenScenarioOptions): Ba
         }
         const floor = combine(floorRounds);
         const withToken = combine(gatewayRounds);
-        log(`  baseline ${floorName}: ${floor.reqPerSec} req/s, p99 ${floor.p99} ms`);
+        log(`  baseline ${floorName}: ${floor.reqPerSec} req/s, p50 ${floor.p50} ms, p99 ${floor.p99} ms; issued token: p50 ${withToken.p50} ms, p99 ${withToken.p99} ms`);
         const round2 = (value: number) => Math.round(value * 100) / 100;
         const addedP99Ms = round2(withToken.p99 - floor.p99);
         const invalid = [
