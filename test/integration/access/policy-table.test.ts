@@ -92,6 +92,12 @@ const GRAPHQL: Partial<Record<Operation, (f: Fixture) => { query: string; variab
   createApiKey: () => ({ query: 'mutation($org: ID!) { createApiKey(organizationId: $org, scope: read) { __typename } }', variables: { org: randomUUID() } }),
   revokeApiKey: () => ({ query: 'mutation($id: ID!) { revokeApiKey(id: $id) { id } }', variables: { id: randomUUID() } }),
   listSwitches: () => ({ query: '{ switches { name } }' }),
+  transactionStats: () => ({ query: '{ transactionStats(from: "2026-01-01T00:00:00Z", to: "2026-01-02T00:00:00Z", interval: DAY) { count } }' }),
+  payoutStats: () => ({ query: '{ payoutStats(from: "2026-01-01T00:00:00Z", to: "2026-01-02T00:00:00Z", interval: DAY) { count } }' }),
+  refundStats: () => ({ query: '{ refundStats(from: "2026-01-01T00:00:00Z", to: "2026-01-02T00:00:00Z", interval: DAY) { count } }' }),
+  conversionStats: () => ({ query: '{ conversionStats(from: "2026-01-01T00:00:00Z", to: "2026-01-02T00:00:00Z") { created } }' }),
+  timeToPayStats: () => ({ query: '{ timeToPayStats(from: "2026-01-01T00:00:00Z", to: "2026-01-02T00:00:00Z") { count } }' }),
+  topOrganizations: () => ({ query: '{ topOrganizations(from: "2026-01-01T00:00:00Z", to: "2026-01-02T00:00:00Z") { organizationId } }' }),
   setSwitch: () => ({ query: 'mutation($on: Boolean!) { setSwitch(name: wave, on: $on) { name } }', variables: { on: true } }),
   // An admin's probe issues one analyst token: harmless in the test database, and refused to every other principal.
   createOperatorToken: () => ({ query: 'mutation { createOperatorToken(role: analyst) { operatorToken { id } } }' }),
