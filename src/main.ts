@@ -101,7 +101,7 @@ async function main(): Promise<void> {
   ctx.switches = new SwitchCache(coordination.invalidations);
   const ready = async () => ({ database: await db.ping(), coordinator: await coordination.health.ping() });
   const { trustedProxies } = config;
-  const api = await buildApp({ ctx, adminToken, ready, logger: log, metrics: { poolStats: db.poolStats, openProviderCalls: () => openProviderCallCounts(ctx) }, trustedProxies });
+  const api = await buildApp({ ctx, adminToken, ready, logger: log, metrics: { poolStats: db.poolStats, openProviderCalls: () => openProviderCallCounts(ctx), replica: replica && (() => replica.status()) }, trustedProxies });
   // Every instance must accept the forms another served (a load balancer, a restart): the form
   // token key is derived from the one secret all instances share.
   const checkout = await buildCheckoutApp({ ctx, logger: log, formSecret: adminToken, trustedProxies });

@@ -4,6 +4,9 @@
  *   raw path: order ids would make the series unbounded) and status;
  * - rate_limit_rejections_total per route (every 429 the API sends is the limiter's);
  * - db_pool_connections{state} (total, idle, waiting) when the database is a pool;
+ * - db_replica_serving (1 while the read replica serves lagging reads, 0 while they read the
+ *   primary) and db_replica_lag_seconds (the last check's measure; absent when it could not
+ *   measure), when DATABASE_REPLICA_URL is set (infra/prisma/replica.ts);
  * - gateway_provider_calls_open{kind} and gateway_provider_calls_stuck{kind}: payments, refunds
  *   and payouts whose provider outcome is not known yet, and those asked about so often without
  *   an answer that an operator should decide (alert on stuck > 0);
@@ -28,6 +31,8 @@ export interface MetricsOptions {
   poolStats?: () => PoolStats;
   /** Provider calls still open and stuck per kind, as the reconcilers last counted them (providerFlow.ts). */
   openProviderCalls?: () => ReadonlyMap<string, { open: number; stuck: number }>;
+  /** The read replica's state, when there is one. */
+  replica?: () => { state: string; lagMs: number | null };
 }
 
 /** Latency buckets (seconds): a hot read is a few ms, a provider call up to seconds. */
@@ -53,6 +58,28 @@ export function registerMetrics(app: FastifyInstance, options: MetricsOptions = 
         this.set({ state: 'total' }, total);
         this.set({ state: 'idle' }, idle);
         this.set({ state: 'waiting' }, waiting);
+      },
+    });
+  }
+
+  if (options.replica) {
+    const status = options.replica;
+    new Gauge({
+      name: 'db_replica_serving',
+      help: 'Whether the read replica serves the reads that may lag (1), or they read the primary (0: lagging, unreachable)',
+      registers: [registry],
+      collect() {
+        this.set(status().state === 'serving' ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'db_replica_lag_seconds',
+      help: 'How far behind the primary the read replica was at its last check',
+      registers: [registry],
+      collect() {
+        const { lagMs } = status();
+        this.reset();
+        if (lagMs !== null && Number.isFinite(lagMs)) this.set(lagMs / 1000);
       },
     });
   }

@@ -28,7 +28,7 @@ const warnings: string[] = [];
 beforeAll(async () => {
   cluster = await startStreamingReplica();
   const log = { info: () => undefined, error: () => undefined, warn: (_obj: object, message?: string) => void warnings.push(message ?? '') };
-  gateway = await startGateway({ replica: { primaryUrl: cluster.primaryUrl, url: cluster.replicaUrl, maxLagMs: MAX_LAG_MS, checkIntervalMs: CHECK_INTERVAL_MS }, log });
+  gateway = await startGateway({ replica: { primaryUrl: cluster.primaryUrl, url: cluster.replicaUrl, maxLagMs: MAX_LAG_MS, checkIntervalMs: CHECK_INTERVAL_MS }, log, metrics: true });
 }, 60_000);
 
 afterAll(async () => {
@@ -46,6 +46,9 @@ async function until(what: string, condition: () => Promise<boolean> | boolean, 
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+
+/** The replica's lines of /metrics. */
+const replicaMetrics = async (): Promise<string[]> => (await (await fetch(`${gateway.url}/metrics`)).text()).split('\n').filter((line) => line.startsWith('db_replica_'));
 
 /** The standby has replayed everything the primary had written when this was called, and serves. */
 async function replicaCaughtUp(): Promise<void> {
@@ -96,6 +99,7 @@ describe('lists read the replica; gets and money read the primary', () => {
 
     // Past the bound the rule sends lists to the primary: the rows appear, replay still paused.
     await until('the rule finds the replica lagging', () => gateway.replica!.status().state === 'lagging', MAX_LAG_MS + 5_000);
+    expect(await replicaMetrics()).toContain('db_replica_serving 0');
     const v2 = surfaces.find((surface) => surface.name === 'v2')!;
     expect(must(await v2.list(key, {}), 'list from the primary').map((t) => t.orderId).sort()).toEqual([created.v2, created.graphql].sort());
     expect((await gateway.rest('GET', '/api/v2/payouts', { key: payouts.key })).body.payouts.map((p: { order_id: string }) => p.order_id)).toEqual([payout.body.order_id]);
@@ -118,6 +122,7 @@ describe('an idle primary', () => {
     await replicaCaughtUp();
     await new Promise((resolve) => setTimeout(resolve, MAX_LAG_MS + 500));
     expect(gateway.replica!.status()).toEqual({ state: 'serving', lagMs: 0 });
+    expect(await replicaMetrics()).toEqual(['db_replica_serving 1', 'db_replica_lag_seconds 0']);
   });
 });
 
