@@ -14,6 +14,7 @@ import type { Row } from './report.js';
 import type { Servers } from './servers.js';
 import { analyticsScenario, type LatencyTarget } from './analyticsScenario.js';
 import { webhookDispatch } from './webhookDispatch.js';
+import { subscriptionScenario } from './subscriptionScenario.js';
 import { graphScenario } from './graphScenario.js';
 import { operatorTokenScenario } from './operatorTokenScenario.js';
 
@@ -246,4 +247,6 @@ export const SCENARIOS: AnyScenario[] = [
   analyticsScenario({ name: 'analytics: transactionStats 90 days by day and method (10 analysts)', connections: 10, days: 90, target: { kind: 'p99', maxMs: 100 } }),
   // Issue 19: an issued operator token (read by digest on every request, not cached) against the bootstrap token, 1 connection.
   operatorTokenScenario({ name: 'operator token lookup, 1 connection (issued vs bootstrap token)', maxAddedP99Ms: 1 }),
+  // Issue 19: 1,000 SSE subscribers of one organisation, 100 payments at 5/s; delay from commit to each subscriber.
+  subscriptionScenario({ name: 'live updates: 1,000 SSE subscribers, 100 payments at 5/s', subscribers: 1_000, changes: 100, perSecond: 5, target: { kind: 'p99', maxMs: 1_000 } }),
 ];
