@@ -121,6 +121,10 @@ export function analyticsScenario(options: AnalyticsScenarioOptions): BacklogSce
         const built = performance.now();
         await checkAnswer(gateway.url, body);
         log(`  ${options.name}: first answer (the rollup built from scratch) in ${Math.round(performance.now() - built)} ms`);
+        // The build emptied the change log of every row the seed's set-up changed (database.ts):
+        // dead rows each freshness check would read until autovacuum (1,000 dead rows, its next
+        // round) removes them. The bench does now what autovacuum does within its minute.
+        await pool.query(`VACUUM "TransactionStatsChange"`);
         const request: RequestFactory = () => ({ method: 'POST', path: '/graphql', body });
         const target = { url: gateway.url, pid: gateway.pid, headers: { authorization: `Bearer ${BENCH_ADMIN_TOKEN}` } };
         const gatewayRounds: Figures[] = [];
