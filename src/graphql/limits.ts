@@ -58,8 +58,9 @@ export function useQueryLimits(): Plugin {
           measured = state;
         },
       });
-      // The first bound broken answers (one error, as before this moved here).
-      const refusals = validate(args.schema, args.document, [rule]);
+      // The first bound broken answers (one error). Anything else the rule reports (a variable
+      // of the wrong type) is left to execution, which answers it as GraphQL does (400 and its code).
+      const refusals = validate(args.schema, args.document, [rule]).filter((error) => error.extensions?.code === 'QUERY_TOO_COMPLEX');
       if (refusals.length > 0) {
         setResultAndStopExecution({ errors: refusals.slice(0, 1) });
         return undefined;
