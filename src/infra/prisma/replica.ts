@@ -26,9 +26,10 @@ import pg from 'pg';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient } from '../../generated/prisma/client.js';
 import type { Logger } from '../../domain/ports.js';
+import { registerRowStreams } from '../../domain/rowStreams.js';
 import { registerDirectStatements } from '../../domain/statements.js';
 import { StartupError, postgresStartupError } from '../startupErrors.js';
-import { CONNECT_TIMEOUT_MS, PING_TIMEOUT_MS, TRANSACTION_OPTIONS, directStatementRunner, postgresPoolConfig, preparedStatementNames } from './database.js';
+import { CONNECT_TIMEOUT_MS, PING_TIMEOUT_MS, TRANSACTION_OPTIONS, cursorStreamer, directStatementRunner, postgresPoolConfig, preparedStatementNames } from './database.js';
 
 export interface ReplicaOptions {
   /** DATABASE_REPLICA_URL. */
@@ -161,6 +162,9 @@ export async function openReplica(options: ReplicaOptions): Promise<Replica> {
   routeThroughRule(pool, { primary, serves: () => rule.serves(Date.now()), failed: replicaFailed });
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { statementNameGenerator: preparedStatementNames(undefined, 'gwr') }), transactionOptions: TRANSACTION_OPTIONS });
   registerDirectStatements(prisma, directStatementRunner(pool));
+  // Exports stream through a cursor on one connection, taken by the rule like any other; a stream
+  // already running when the replica fails ends with an error (its rows so far are sent).
+  registerRowStreams(prisma, cursorStreamer(pool));
 
   let previous: ReplicaState = 'unknown';
   const check = async (): Promise<ReplicaStatus> => {

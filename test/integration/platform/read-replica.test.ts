@@ -47,6 +47,16 @@ async function until(what: string, condition: () => Promise<boolean> | boolean, 
   }
 }
 
+/** The order ids of the transactions CSV export (a streamed read through laggingReads). */
+async function exportedOrderIds(key: string): Promise<string[]> {
+  const response = await fetch(`${gateway.url}/exports/transactions.csv`, { headers: { authorization: `Bearer ${key}` } });
+  expect(response.status).toBe(200);
+  const [header = '', ...rows] = (await response.text()).split(/\r?\n/).filter(Boolean);
+  const column = header.split(',').indexOf('order_id');
+  expect(column, header).toBeGreaterThanOrEqual(0);
+  return rows.map((row) => row.split(',')[column]!);
+}
+
 /** The replica's lines of /metrics. */
 const replicaMetrics = async (): Promise<string[]> => (await (await fetch(`${gateway.url}/metrics`)).text()).split('\n').filter((line) => line.startsWith('db_replica_'));
 
@@ -82,6 +92,7 @@ describe('lists read the replica; gets and money read the primary', () => {
 
     // Lists (REST v1, v2, GraphQL; payouts; account entries) answer from the replica's past.
     for (const surface of surfaces) expect(must(await surface.list(key, {}), `list through ${surface.name}`), `${surface.name} list (${JSON.stringify(gateway.replica!.status())})`).toEqual([]);
+    expect(await exportedOrderIds(key), 'transactions export').toEqual([]);
     const payoutList = await gateway.rest('GET', '/api/v2/payouts', { key: payouts.key });
     expect(payoutList.status).toBe(200);
     expect(payoutList.body.payouts, 'payouts list').toEqual([]);
@@ -102,6 +113,7 @@ describe('lists read the replica; gets and money read the primary', () => {
     expect(await replicaMetrics()).toContain('db_replica_serving 0');
     const v2 = surfaces.find((surface) => surface.name === 'v2')!;
     expect(must(await v2.list(key, {}), 'list from the primary').map((t) => t.orderId).sort()).toEqual([created.v2, created.graphql].sort());
+    expect((await exportedOrderIds(key)).sort(), 'transactions export from the primary').toEqual([created.v2, created.graphql].sort());
     expect((await gateway.rest('GET', '/api/v2/payouts', { key: payouts.key })).body.payouts.map((p: { order_id: string }) => p.order_id)).toEqual([payout.body.order_id]);
     expect((await listAccountEntries(gateway.ctx, operatorEntries, credited.id, {})).items.length).toBeGreaterThan(0);
 
