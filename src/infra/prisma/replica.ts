@@ -91,9 +91,10 @@ export class ReplicaLagRule {
    * age of what it has not replayed when there is no earlier sample to tell (the first check).
    */
   measured(at: number, primaryLsn: bigint, replayed: bigint, replayedCommitAt: number | null): void {
-    if (this.samples.length === 0 && replayed < primaryLsn) {
-      // Behind on the first look: its missing WAL is at most as old as the last commit it replayed
-      // (unknown: as old as can be, until it has replayed this sample).
+    if (this.lagMs === null && replayed < primaryLsn) {
+      // Behind on the first look (since the start, or a failed check): no earlier sample says how
+      // old its missing WAL is; at most as old as the last commit it replayed (unknown: as old as
+      // can be, until it has replayed this sample).
       this.samples.push({ at: Math.min(at, replayedCommitAt ?? Number.NEGATIVE_INFINITY), lsn: primaryLsn });
     }
     this.samples.push({ at, lsn: primaryLsn });
