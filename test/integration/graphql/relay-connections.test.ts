@@ -56,7 +56,7 @@ async function walkForward(size: number, variables: Record<string, unknown> = {}
   const seen: string[] = [];
   let after: string | null = null;
   for (let guard = 0; guard < 50; guard += 1) {
-    const { transactionsConnection: page } = await graphqlData(gateway, TRANSACTIONS, { first: size, after, ...variables }, token);
+    const { transactionsConnection: page }: { transactionsConnection: any } = await graphqlData(gateway, TRANSACTIONS, { first: size, after, ...variables }, token);
     seen.push(...page.edges.map((edge: { node: { orderId: string } }) => edge.node.orderId));
     expect(page.pageInfo.hasPreviousPage).toBe(after !== null);
     if (!page.pageInfo.hasNextPage) return seen;
