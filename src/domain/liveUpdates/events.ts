@@ -61,6 +61,13 @@ export const MAX_MESSAGE_LENGTH = 1_024;
  * while hearing nothing.
  */
 export const LISTEN_TIMEOUT_MS = 2_000;
+/**
+ * A stream nobody starts reading within this is closed: an adapter that opened it and then did not
+ * stream it (Yoga answering 406 to a subscription asked with `Accept: application/json`) would
+ * otherwise hold its place until MAX_LIFETIME_MS, and a client could fill the limits that way. An
+ * SSE response reads at once.
+ */
+export const UNREAD_GRACE_MS = 10_000;
 /** The longest a stream lasts before the client must subscribe (and authenticate) again. */
 export const MAX_LIFETIME_MS = 60 * 60_000;
 
@@ -124,6 +131,7 @@ class Subscription implements AsyncIterableIterator<StatusChange> {
   private closed = false;
 
   private readonly expiry: NodeJS.Timeout;
+  private unread: NodeJS.Timeout | undefined;
 
   constructor(
     /** The invalidations (callerCache.ts) that end it: its key's and its organisation's; none for operators. */
@@ -132,6 +140,8 @@ class Subscription implements AsyncIterableIterator<StatusChange> {
   ) {
     this.expiry = setTimeout(() => this.close(), MAX_LIFETIME_MS);
     this.expiry.unref();
+    this.unread = setTimeout(() => this.close(), UNREAD_GRACE_MS);
+    this.unread.unref();
   }
 
   push(event: StatusChange): void {
@@ -148,6 +158,10 @@ class Subscription implements AsyncIterableIterator<StatusChange> {
   }
 
   next(): Promise<IteratorResult<StatusChange>> {
+    if (this.unread) {
+      clearTimeout(this.unread);
+      this.unread = undefined;
+    }
     const queued = this.queue.shift();
     if (queued) return Promise.resolve({ value: queued, done: false });
     if (this.closed) return Promise.resolve({ value: undefined, done: true });
@@ -171,6 +185,7 @@ class Subscription implements AsyncIterableIterator<StatusChange> {
     if (this.closed) return;
     this.closed = true;
     clearTimeout(this.expiry);
+    clearTimeout(this.unread);
     this.onClose(this);
     const waiting = this.waiting;
     this.waiting = undefined;

@@ -1,14 +1,15 @@
 /**
  * The live-update hub's bounds, in process (the embedded coordination): a reader that stalls is
  * disconnected after MAX_QUEUED_EVENTS rather than growing memory; past the per-organisation
- * limit a new subscription is refused (429); a closed stream leaves nothing behind; a change
+ * limit a new subscription is refused (429); a stream nobody reads is closed after its grace; a
+ * closed stream leaves nothing behind; a change
  * announced inside a transaction that rolls back is never told.
  */
 import { randomUUID } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { inTransaction } from '../../../src/domain/afterCommit.js';
 import { DomainError } from '../../../src/domain/errors.js';
-import { MAX_QUEUED_EVENTS, MAX_SUBSCRIBERS_PER_ORGANIZATION, announceStatusChange, liveSubscriberCount } from '../../../src/domain/liveUpdates/events.js';
+import { MAX_QUEUED_EVENTS, MAX_SUBSCRIBERS_PER_ORGANIZATION, UNREAD_GRACE_MS, announceStatusChange, liveSubscriberCount } from '../../../src/domain/liveUpdates/events.js';
 import { transactionStatusChanged } from '../../../src/domain/operations.js';
 import { useGateway } from '../../support/gateway.js';
 
@@ -85,5 +86,24 @@ describe('live updates in process', () => {
     const again = await transactionStatusChanged(gateway.ctx, watching(organizationId));
     await Promise.all([again, ...streams].map((stream) => stream.return!()));
     expect(liveSubscriberCount(gateway.ctx)).toBe(before);
+  });
+
+  it(`closes a stream nobody starts reading within ${UNREAD_GRACE_MS} ms, and keeps one being read`, async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const before = liveSubscriberCount(gateway.ctx);
+      const unread = await transactionStatusChanged(gateway.ctx, watching(randomUUID()));
+      const read = await transactionStatusChanged(gateway.ctx, watching(randomUUID()));
+      const reading = read.next();
+      expect(liveSubscriberCount(gateway.ctx)).toBe(before + 2);
+      vi.advanceTimersByTime(UNREAD_GRACE_MS);
+      expect(liveSubscriberCount(gateway.ctx)).toBe(before + 1);
+      expect(await unread.next()).toEqual({ value: undefined, done: true });
+      await read.return!();
+      expect(await reading).toEqual({ value: undefined, done: true });
+      expect(liveSubscriberCount(gateway.ctx)).toBe(before);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -1,11 +1,11 @@
 /**
  * How a live stream ends: when its client goes away (nothing is left behind in the gateway), and at
  * once when the merchant key it was opened with is revoked or its organisation is blocked (access is
- * not only checked when subscribing).
+ * not only checked when subscribing); one asked without SSE (406) holds no place for long.
  */
 import { describe, expect, it } from 'vitest';
 import { revokeApiKey, updateOrganization } from '../../../src/domain/operations.js';
-import { liveSubscriberCount } from '../../../src/domain/liveUpdates/events.js';
+import { UNREAD_GRACE_MS, liveSubscriberCount } from '../../../src/domain/liveUpdates/events.js';
 import { sha256Hex } from '../../../src/domain/access/auth.js';
 import { useGateway } from '../../support/gateway.js';
 import { TRANSACTION_STATUS_CHANGED, subscribe } from '../../support/sse.js';
@@ -62,4 +62,17 @@ describe('the end of a live stream', () => {
       operator.close();
     }
   });
+
+  it('is not held open for a subscription asked for JSON (406): its place is freed after the grace', async () => {
+    const { key } = await gateway.merchant();
+    const before = liveSubscriberCount(gateway.ctx);
+    const response = await fetch(`${gateway.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${key}` },
+      body: JSON.stringify({ query: TRANSACTION_STATUS_CHANGED }),
+    });
+    expect(response.status).toBe(406);
+    await response.arrayBuffer();
+    await eventually(() => liveSubscriberCount(gateway.ctx) === before, UNREAD_GRACE_MS + 2_000);
+  }, UNREAD_GRACE_MS + 10_000);
 });
