@@ -208,45 +208,43 @@ export async function listTransactionsSlice(
   return { transactions: rows.map(transactionRecordOf), total: count?.total ?? 0 };
 }
 
-/** A transaction as an export writes it: its own columns, and its products summed up (not their rows). */
+/**
+ * A transaction as an export writes it. Amounts, timestamps and lists arrive as the text the CSV
+ * holds, written by PostgreSQL: parsing them into BigInt, Date and arrays only to write them back
+ * as text cost the gateway most of its CPU per row (bench: 18 ms per 1,000 rows, against COPY).
+ * Timestamps are the wire's (RFC 3339, UTC, milliseconds: `toISOString`'s form; the columns hold
+ * milliseconds); `methodOfPayment` the offered methods joined by ";", `productNames` the products'
+ * names in the merchant's order joined by "; ".
+ */
 export type ExportedTransactionRow = Pick<
   Transaction,
-  | 'id'
-  | 'organizationId'
-  | 'amount'
-  | 'fees'
-  | 'currency'
-  | 'customerFirstName'
-  | 'customerLastName'
-  | 'customerPhone'
-  | 'isEscrow'
-  | 'isMerchant'
-  | 'feesCustomerSide'
-  | 'successUrl'
-  | 'errorUrl'
-  | 'isDeleted'
-  | 'createdAt'
-  | 'updatedAt'
-  | 'paidAt'
+  'id' | 'organizationId' | 'currency' | 'customerFirstName' | 'customerLastName' | 'customerPhone' | 'isEscrow' | 'isMerchant' | 'feesCustomerSide' | 'successUrl' | 'errorUrl'
 > & {
+  amount: string;
+  fees: string;
   status: TransactionStatus;
-  methodOfPayment: PaymentMethod[];
+  methodOfPayment: string;
   selectedPaymentMethod: PaymentMethod | null;
   productCount: number;
-  /** In the order the merchant listed them. */
-  productNames: string[];
+  productNames: string;
+  createdAt: string;
+  updatedAt: string;
+  paidAt: string | null;
 };
 
+/** A timestamptz as the wire writes it (wire.ts: `toISOString`). */
+const wireText = (column: string): string => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
 /** The export's SELECT list and FROM over "Transaction" t: products as a count and their names, in one pass. */
-const EXPORT_TRANSACTION_COLUMNS = Prisma.sql`
-  t.id, t."organizationId", t.amount, t.fees, t.currency, t.status::text AS status,
-  t."methodOfPayment"::text[] AS "methodOfPayment", t."selectedPaymentMethod"::text AS "selectedPaymentMethod",
+const EXPORT_TRANSACTION_COLUMNS = Prisma.raw(`
+  t.id, t."organizationId", t.amount::text AS amount, t.fees::text AS fees, t.currency, t.status::text AS status,
+  array_to_string(t."methodOfPayment", ';') AS "methodOfPayment", t."selectedPaymentMethod"::text AS "selectedPaymentMethod",
   t."customerFirstName", t."customerLastName", t."customerPhone", t."isEscrow", t."isMerchant", t."feesCustomerSide",
-  t."successUrl", t."errorUrl", t."isDeleted", t."createdAt", t."updatedAt", t."paidAt",
-  p."productCount", p."productNames"
+  t."successUrl", t."errorUrl", ${wireText('t."createdAt"')} AS "createdAt", ${wireText('t."updatedAt"')} AS "updatedAt",
+  ${wireText('t."paidAt"')} AS "paidAt", p."productCount", p."productNames"
   FROM "Transaction" t
-  CROSS JOIN LATERAL (SELECT count(*)::int AS "productCount", COALESCE(array_agg(tp.name ORDER BY tp.position), '{}'::text[]) AS "productNames"
-                      FROM "TransactionProduct" tp WHERE tp."transactionId" = t.id) p`;
+  CROSS JOIN LATERAL (SELECT count(*)::int AS "productCount", COALESCE(string_agg(tp.name, '; ' ORDER BY tp.position), '') AS "productNames"
+                      FROM "TransactionProduct" tp WHERE tp."transactionId" = t.id) p`);
 
 /**
  * Every transaction the filter matches, newest first (the list's order), in batches of at most

@@ -72,33 +72,30 @@ export const PAYOUT_COLUMNS = [
   'is_deleted',
 ] as const;
 
-/** Lists inside one field: the offered methods (fixed names), and product names (free text). */
-const METHOD_SEPARATOR = ';';
-const PRODUCT_NAME_SEPARATOR = '; ';
-
+/** Values the store wrote as the wire's text already (amounts, lists, timestamps): see ExportedTransactionRow. */
 function transactionLine(row: ExportedTransactionRow): string {
   return csvLine([
     row.id,
     row.organizationId,
-    String(row.amount),
-    String(row.fees),
+    row.amount,
+    row.fees,
     csvField(row.currency),
     row.status,
-    row.methodOfPayment.join(METHOD_SEPARATOR),
+    row.methodOfPayment,
     row.selectedPaymentMethod ?? '',
     csvText(row.customerFirstName),
     csvText(row.customerLastName),
     csvField(row.customerPhone ?? ''),
     String(row.productCount),
-    csvText(row.productNames.join(PRODUCT_NAME_SEPARATOR)),
+    csvText(row.productNames),
     String(row.isEscrow),
     String(row.isMerchant),
     String(row.feesCustomerSide),
     csvField(row.successUrl ?? ''),
     csvField(row.errorUrl ?? ''),
-    csvTimestamp(row.createdAt),
-    csvTimestamp(row.updatedAt),
-    csvTimestamp(row.paidAt),
+    row.createdAt,
+    row.updatedAt,
+    row.paidAt ?? '',
   ]);
 }
 

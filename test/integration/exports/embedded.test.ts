@@ -48,7 +48,7 @@ async function exportCsv(path: string, token: string) {
 const inListOrder = (rows: Record<string, string>[]): boolean =>
   rows.every((row, i) => {
     const before = rows[i - 1];
-    return !before || before.created_at > row.created_at || (before.created_at === row.created_at && before.order_id > row.order_id);
+    return !before || before.created_at! > row.created_at! || (before.created_at === row.created_at && before.order_id! > row.order_id!);
   });
 
 describe('exports on the embedded database', () => {
