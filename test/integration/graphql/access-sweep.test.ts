@@ -6,7 +6,7 @@
  *    (NODE_OPERATIONS); every other field either names one too or is a plain attribute of its
  *    already-authorised parent (no arguments, not a relation to other rows).
  * 2. Every principal (a merchant key of each scope, each operator role) runs every query and
- *    mutation over HTTP, and every field naming an operation on a node type through `node(id)`:
+ *    mutation over HTTP, subscribes to every subscription (Server-Sent Events), and every field naming an operation on a node type through `node(id)`:
  *    it is refused with the policy's refusal exactly when `mayRun(principal, operation)` says so.
  *    (A field naming an operation on a type no node reaches, such as the secret of an issued token,
  *    is checked by the walk: its operation is a row of the policy.)
@@ -41,6 +41,7 @@ import { NODE_OPERATIONS } from '../../../src/graphql/schema/node.js';
 import { schema } from '../../../src/graphql/schema/index.js';
 import { graphqlData } from '../../support/assertions.js';
 import { useGateway } from '../../support/gateway.js';
+import { subscribe } from '../../support/sse.js';
 import { pendingTransaction, sandboxPay } from '../../support/accounts.js';
 import { fundedMerchant, payoutBody, postPayout } from '../../support/payouts.js';
 
@@ -49,6 +50,8 @@ const gateway = useGateway({ webhooks: { allowPrivateUrls: true } });
 const MERCHANT_SCOPES = ['checkout', 'read', 'write', 'readAndWrite', 'payout', 'management'] as const;
 const OPERATOR_ROLES = ['admin', 'analyst', 'support'] as const;
 const ROOTS = ['Query', 'Mutation', 'Subscription'];
+/** How long an open subscription must stay without a refusal to count as allowed (a refusal comes at once). */
+const SUBSCRIPTION_QUIET_MS = 300;
 
 /** What a field names: its policy operation, if any. */
 const operationOf = (field: GraphQLField<unknown, unknown>): Operation | undefined =>
@@ -209,6 +212,30 @@ describe('every principal, every field', () => {
     expect(mismatches).toEqual([]);
     // Every principal met every named root field (a sweep of nothing proves nothing).
     expect(swept).toBeGreaterThan(principals.length * 40);
+  }, 120_000);
+
+  it('subscribes to every subscription exactly when the policy lets it run the field’s operation', async () => {
+    const type = schema.getSubscriptionType();
+    const mismatches: string[] = [];
+    for (const field of Object.values(type?.getFields() ?? {})) {
+      const operation = operationOf(field);
+      if (!operation) continue;
+      const { declarations, call, variables } = callOf(field);
+      const document = `subscription${declarations.length ? `(${declarations.join(', ')})` : ''} { ${call} }`;
+      for (const principal of principals) {
+        const subscription = await subscribe(gateway.url, document, variables, principal.token);
+        try {
+          expect(subscription.status, `${principal.name} ${document}`).toBeLessThan(500);
+          // Refused: a JSON answer, or a first event carrying the refusal; allowed: an open stream, quiet until something changes.
+          const first = subscription.body ?? (await subscription.quiet(SUBSCRIPTION_QUIET_MS))[0]?.payload ?? {};
+          const allowed = !refusedByPolicy(first);
+          if (allowed !== mayRun(principal.caller, operation)) mismatches.push(`${principal.name} Subscription.${field.name} (${operation}): ${allowed ? 'allowed' : 'refused'} ${JSON.stringify(first)}`);
+        } finally {
+          subscription.close();
+        }
+      }
+    }
+    expect(mismatches).toEqual([]);
   }, 120_000);
 
   it('reads every field naming an operation on a node type exactly when the policy lets it read the node and run the field’s operation', async () => {
