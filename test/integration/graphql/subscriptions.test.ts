@@ -138,6 +138,33 @@ describe('payoutStatusChanged', () => {
     }
   });
 
+  it('tells of a payout and a refund settled inside an Idempotency-Key’s transaction, once, and not again on the replay', async () => {
+    const { organization, key } = await fundedMerchant(gateway);
+    const checkoutKey = await gateway.createKey(organization.id, 'readAndWrite');
+    const payouts = await subscribe(gateway.url, PAYOUT_STATUS_CHANGED, {}, key);
+    const transactions = await subscribe(gateway.url, TRANSACTION_STATUS_CHANGED, {}, checkoutKey);
+    try {
+      const idempotencyKey = `live-${Date.now()}`;
+      const sent = await postPayout(gateway, key, payoutBody(), idempotencyKey);
+      expect(sent.status, JSON.stringify(sent.body)).toBe(200);
+      expect((await payouts.next(WITHIN_MS)).payload.data.payoutStatusChanged).toMatchObject({ status: 'completed' });
+      expect((await postPayout(gateway, key, payoutBody(), idempotencyKey)).headers.get('idempotent-replayed')).toBe('true');
+
+      const orderId = await pendingTransaction(gateway, checkoutKey);
+      await sandboxPay(gateway, orderId);
+      expect((await transactions.next(WITHIN_MS)).payload.data.transactionStatusChanged).toMatchObject({ orderId, status: 'paid' });
+      const refund = await gateway.rest('GET', `/api/v2/refund/${orderId}`, { key: checkoutKey, headers: { 'idempotency-key': `${idempotencyKey}-refund` } });
+      expect(refund.status, JSON.stringify(refund.body)).toBe(200);
+      expect((await transactions.next(WITHIN_MS)).payload.data.transactionStatusChanged).toMatchObject({ orderId, status: 'refunded' });
+
+      expect(await payouts.quiet(300)).toEqual([]);
+      expect(await transactions.quiet(0)).toEqual([]);
+    } finally {
+      payouts.close();
+      transactions.close();
+    }
+  });
+
   it('does not tell a payout subscriber of transactions', async () => {
     const { organization, key } = await gateway.merchant({ scope: 'read' });
     const live = await subscribe(gateway.url, PAYOUT_STATUS_CHANGED, {}, key);
