@@ -85,13 +85,23 @@ export async function transactionStatsDaysState(db: Db): Promise<{ built: boolea
  * refreshes recomputing one day at once would each insert its rows). Built from scratch when it
  * never was (a new database, or rows loaded with triggers off: delete its "AnalyticsRollup" row),
  * else the changed days only.
+ *
+ * When another refresh holds the lock, an up-to-date-but-for-a-moment rollup is not waited for:
+ * the caller reads it as it is (a lagging read), rather than every analyst of a busy moment
+ * holding a pooled connection while queueing on the lock. Only a rollup never built is waited for
+ * (empty, it would answer nothing at all).
  */
 export async function refreshTransactionStatsDays(db: Db): Promise<void> {
   await db.$transaction(
     async (tx) => {
-      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`analytics:${TRANSACTIONS_ROLLUP}`}::text, 0))`;
-      const [state] = await tx.$queryRaw<{ built: boolean }[]>`SELECT EXISTS (SELECT 1 FROM "AnalyticsRollup" WHERE name = ${TRANSACTIONS_ROLLUP}) AS built`;
-      if (state?.built) {
+      const lock = Prisma.sql`hashtextextended(${`analytics:${TRANSACTIONS_ROLLUP}`}::text, 0)`;
+      const [state] = await tx.$queryRaw<{ built: boolean; locked: boolean }[]>`
+        SELECT EXISTS (SELECT 1 FROM "AnalyticsRollup" WHERE name = ${TRANSACTIONS_ROLLUP}) AS built, pg_try_advisory_xact_lock(${lock}) AS locked`;
+      if (!state?.locked && state?.built) return;
+      if (!state?.locked) await tx.$executeRaw`SELECT pg_advisory_xact_lock(${lock})`;
+      // Read again under the lock: a build may have finished while this one waited.
+      const [again] = await tx.$queryRaw<{ built: boolean }[]>`SELECT EXISTS (SELECT 1 FROM "AnalyticsRollup" WHERE name = ${TRANSACTIONS_ROLLUP}) AS built`;
+      if (again?.built) {
         await tx.$executeRaw`
           WITH changed AS (DELETE FROM "TransactionStatsChange" RETURNING "organizationId", day),
           days AS (SELECT DISTINCT "organizationId", day FROM changed),

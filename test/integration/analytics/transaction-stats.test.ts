@@ -109,6 +109,22 @@ describe('the rollup stays exact as transactions change', () => {
     expect(sortRows(await stats(range, 'DAY', ['METHOD', 'STATUS'], organization))).toEqual(model(expected, range, 'DAY', ['METHOD', 'STATUS'], organization));
   });
 
+  it('analysts asking at once while changes wait: every answer is the rows before or after them, and the rollup holds each group once', async () => {
+    const range = { from: new Date('2026-03-01T00:00:00.000Z'), to: new Date('2026-03-15T00:00:00.000Z') };
+    const organization = (await gateway.createOrganization({ name: 'Stats at once' })).id;
+    const before = await insertTransactions(gateway, [organization], 30, range.from, range.to, 31);
+    const expectedBefore = model(before, range, 'DAY', ['METHOD', 'STATUS'], organization);
+    expect(sortRows(await stats(range, 'DAY', ['METHOD', 'STATUS'], organization))).toEqual(expectedBefore);
+    const after = [...before, ...(await insertTransactions(gateway, [organization], 30, range.from, range.to, 32))];
+    const expectedAfter = model(after, range, 'DAY', ['METHOD', 'STATUS'], organization);
+    const answers = await Promise.all(Array.from({ length: 8 }, () => stats(range, 'DAY', ['METHOD', 'STATUS'], organization)));
+    for (const answer of answers) expect([expectedBefore, expectedAfter]).toContainEqual(sortRows(answer));
+    expect(sortRows(await stats(range, 'DAY', ['METHOD', 'STATUS'], organization))).toEqual(expectedAfter);
+    const duplicates = await gateway.ctx.db.$queryRaw<{ n: number }[]>`
+      SELECT count(*)::int AS n FROM (SELECT 1 FROM "TransactionStatsDay" GROUP BY "organizationId", day, method, status HAVING count(*) > 1) d`;
+    expect(duplicates[0]!.n).toBe(0);
+  });
+
   it('a rollup built again from scratch answers the same', async () => {
     const before = await stats(CUT, 'WEEK', ['METHOD', 'STATUS', 'ORGANIZATION']);
     await gateway.ctx.db.analyticsRollup.deleteMany({});
