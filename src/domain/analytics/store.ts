@@ -153,17 +153,21 @@ const inRanges = (column: Prisma.Sql, ranges: readonly StatsRange[]): Prisma.Sql
  * the rollup's whole days (at = the day's start) and the edges' transactions one by one.
  */
 function transactionSource(split: SplitRange, organizationId: string | null): Prisma.Sql {
-  const days = split.days
-    ? Prisma.sql`
-        SELECT (d.day::timestamp AT TIME ZONE 'UTC') AS at, d."organizationId", d.method, d.status, d.count::bigint AS n, d.amount, d.fees
-        FROM "TransactionStatsDay" d
-        WHERE d.day >= ${isoDay(split.days.first)}::date AND d.day < ${isoDay(split.days.end)}::date ${organizationFilter(Prisma.sql`d."organizationId"`, organizationId)}
-        UNION ALL`
-    : Prisma.empty;
-  return Prisma.sql`${days}
-    SELECT t."createdAt", t."organizationId", t."selectedPaymentMethod", t.status, 1::bigint, t.amount, t.fees
-    FROM "Transaction" t
-    WHERE ${inRanges(Prisma.sql`t."createdAt"`, split.edges)} ${organizationFilter(Prisma.sql`t."organizationId"`, organizationId)}`;
+  const parts: Prisma.Sql[] = [];
+  if (split.days) {
+    parts.push(Prisma.sql`
+      SELECT (d.day::timestamp AT TIME ZONE 'UTC') AS at, d."organizationId", d.method, d.status, d.count::bigint AS n, d.amount, d.fees
+      FROM "TransactionStatsDay" d
+      WHERE d.day >= ${isoDay(split.days.first)}::date AND d.day < ${isoDay(split.days.end)}::date ${organizationFilter(Prisma.sql`d."organizationId"`, organizationId)}`);
+  }
+  // Whole days only (the usual question): no edge, and no branch for them to plan.
+  if (split.edges.length > 0 || parts.length === 0) {
+    parts.push(Prisma.sql`
+      SELECT t."createdAt", t."organizationId", t."selectedPaymentMethod", t.status, 1::bigint, t.amount, t.fees
+      FROM "Transaction" t
+      WHERE ${inRanges(Prisma.sql`t."createdAt"`, split.edges)} ${organizationFilter(Prisma.sql`t."organizationId"`, organizationId)}`);
+  }
+  return Prisma.join(parts, ' UNION ALL ');
 }
 
 /** The grouped columns, NULL (of the column's type) for a dimension not asked for. */
