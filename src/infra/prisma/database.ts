@@ -175,10 +175,21 @@ export function cursorStreamer(pool: pg.Pool): RowBatchStreamer {
       await client.query(`SET LOCAL idle_in_transaction_session_timeout = ${STREAM_IDLE_TIMEOUT_MS}`);
       await client.query({ text: `DECLARE gw_stream NO SCROLL CURSOR FOR ${query.text}`, values: query.values });
       const fetch = { text: `FETCH ${Math.max(1, Math.floor(batchRows))} FROM gw_stream`, types: PRISMA_RAW_TYPES };
+      const fetchNext = () => {
+        const fetched = client.query(fetch);
+        // Awaited below; this keeps a failure while the consumer is away from being unhandled.
+        fetched.catch(() => undefined);
+        return fetched;
+      };
+      // One batch read ahead: PostgreSQL computes the next batch while the consumer writes this one
+      // (two batches in memory at most, instead of one round trip's wait per batch).
+      let next = fetchNext();
       for (;;) {
-        const { rows } = await client.query(fetch);
+        const { rows } = await next;
+        const more = rows.length === batchRows;
+        if (more) next = fetchNext();
         if (rows.length > 0) yield rows as Row[];
-        if (rows.length < batchRows) break;
+        if (!more) break;
       }
       await client.query('COMMIT');
       finished = true;
@@ -187,7 +198,8 @@ export function cursorStreamer(pool: pg.Pool): RowBatchStreamer {
       throw error;
     } finally {
       if (!finished && !broken) {
-        // Stopped early by the consumer: the connection is healthy, only its transaction is open.
+        // Stopped early by the consumer: the connection is healthy, only its transaction is open
+        // (and maybe a batch read ahead: pg runs the ROLLBACK after it).
         await client.query('ROLLBACK').catch((error: Error) => (broken = error));
       }
       client.off('error', onError);
