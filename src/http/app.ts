@@ -18,6 +18,7 @@ import { registerRestSurface, type RestSurface } from '../rest/pipeline.js';
 import { V1_ROOT, v1Surface } from '../rest/v1/surface.js';
 import { V2_ROOT, v2Surface } from '../rest/v2/surface.js';
 import { createYoga, graphqlErrorBody } from '../graphql/yoga.js';
+import { endLiveStreams } from '../domain/liveUpdates/events.js';
 import { registerDocs } from './docs.js';
 import { registerMetrics, type MetricsOptions } from './metrics.js';
 import { registerWebhookMetrics } from '../webhooks/metrics.js';
@@ -95,6 +96,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerExports(app, options.ctx, { adminToken: options.adminToken });
 
   const yoga = createYoga({ ctx: options.ctx, adminToken: options.adminToken });
+  // Live updates' SSE responses never finish by themselves: complete them when the server closes.
+  app.addHook('preClose', async () => endLiveStreams(options.ctx));
   await app.register(async (scope) => {
     // GraphQL reads its own bodies: raw text whatever the content type, then parsed and checked
     // here (JSON only, the text rule of domain/text.ts), so that every refusal, the body limit's
@@ -128,6 +131,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
           // Yoga's body on Node (@whatwg-node's ReadableStream) wraps a Node Readable: sent as it is,
           // one layer of streams and promises fewer per event (the live-updates bench's CPU profile);
           // any other body is adapted.
+          // The connection ends with the stream (not kept alive idle): a closing server waits for
+          // no keep-alive timeout, and a long-lived stream's connection is not reused anyway.
+          reply.header('connection', 'close');
           const { readable } = response.body as { readable?: unknown };
           return reply.send(readable instanceof Readable ? readable : Readable.from(response.body as AsyncIterable<Uint8Array>, { objectMode: false }));
         }

@@ -237,6 +237,11 @@ class LiveHub {
     return this.count;
   }
 
+  /** Completes every stream (the server is stopping). */
+  endAll(): void {
+    for (const watching of [...this.watchers.values()]) for (const subscription of [...watching]) subscription.close();
+  }
+
   async open(kind: LiveKind, organizationId: string | null, endsOn: readonly string[]): Promise<Subscription> {
     const key = watchKey(kind, organizationId);
     const watching = this.watchers.get(key) ?? new Set<Subscription>();
@@ -289,3 +294,12 @@ export function watchStatusChanges(ctx: GatewayContext, kind: LiveKind, access: 
 
 /** Subscriptions open in this process (metrics, tests): each ends when its client goes away. */
 export const liveSubscriberCount = (ctx: Pick<GatewayContext, 'coordination'>): number => hubs.get(ctx.coordination)?.size ?? 0;
+
+/**
+ * Completes every stream of this process: the HTTP server is stopping, and an open SSE response
+ * would otherwise hold its close (and the process's graceful shutdown) until the grace runs out.
+ * Clients see the stream complete and subscribe again, on an instance still running.
+ */
+export function endLiveStreams(ctx: Pick<GatewayContext, 'coordination'>): void {
+  hubs.get(ctx.coordination)?.endAll();
+}

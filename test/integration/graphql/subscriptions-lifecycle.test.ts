@@ -1,13 +1,14 @@
 /**
  * How a live stream ends: when its client goes away (nothing is left behind in the gateway), and at
  * once when the merchant key it was opened with is revoked or its organisation is blocked (access is
- * not only checked when subscribing); one asked without SSE (406) holds no place for long.
+ * not only checked when subscribing); one asked without SSE (406) holds no place for long; and
+ * when the server closes (open streams are completed, so they do not hold the shutdown).
  */
 import { describe, expect, it } from 'vitest';
 import { revokeApiKey, updateOrganization } from '../../../src/domain/operations.js';
 import { UNREAD_GRACE_MS, liveSubscriberCount } from '../../../src/domain/liveUpdates/events.js';
 import { sha256Hex } from '../../../src/domain/access/auth.js';
-import { useGateway } from '../../support/gateway.js';
+import { startGateway, useGateway } from '../../support/gateway.js';
 import { TRANSACTION_STATUS_CHANGED, subscribe } from '../../support/sse.js';
 
 const gateway = useGateway({ redis: true });
@@ -75,4 +76,20 @@ describe('the end of a live stream', () => {
     await response.arrayBuffer();
     await eventually(() => liveSubscriberCount(gateway.ctx) === before, UNREAD_GRACE_MS + 2_000);
   }, UNREAD_GRACE_MS + 10_000);
+
+  it('comes when the server closes: open streams are completed and do not hold the close', async () => {
+    const own = await startGateway({ redis: true });
+    let closed = false;
+    try {
+      const { key } = await own.merchant();
+      const live = await subscribe(own.url, TRANSACTION_STATUS_CHANGED, {}, key);
+      const started = Date.now();
+      await own.close();
+      closed = true;
+      expect(Date.now() - started).toBeLessThan(2_000);
+      await eventually(() => live.ended, 1_000);
+    } finally {
+      if (!closed) await own.close();
+    }
+  });
 });
