@@ -14,10 +14,13 @@
 import { introspectionFromSchema, type GraphQLSchema } from 'graphql';
 import type { GraphiQLOptions } from 'graphql-yoga';
 
+// The examples are GraphQL documents codegen reads too (codegen.ts): the tests run them as typed
+// documents with the principal each one is for, so an example that stops working fails a test.
+
 /** The placeholder a newcomer replaces; the page treats any value holding `<` as "no token yet". */
 const bearer = (who: string): string => JSON.stringify({ Authorization: `Bearer <${who}>` }, null, 2);
 
-const MERCHANT_EXAMPLE = `# A merchant API key (scopes: checkout, read or readAndWrite) reads its own organisation.
+const MERCHANT_EXAMPLE = /* GraphQL */ `# A merchant API key (scopes: checkout, read or readAndWrite) reads its own organisation.
 query MerchantRecentTransactions {
   transactions(limit: 5) {
     transactions { orderId amount fees status selectedPaymentMethod createdAt }
@@ -25,7 +28,7 @@ query MerchantRecentTransactions {
   }
 }`;
 
-const ANALYST_EXAMPLE = `# An analyst token (gateway operator-token create --role analyst) reads every
+const ANALYST_EXAMPLE = /* GraphQL */ `# An analyst token (gateway operator-token create --role analyst) reads every
 # organisation and mutates nothing. Volume by day and method over a quarter:
 query AnalystVolumeByDayAndMethod($from: DateTime!, $to: DateTime!) {
   transactionStats(from: $from, to: $to, interval: DAY, groupBy: [METHOD]) {
@@ -33,7 +36,7 @@ query AnalystVolumeByDayAndMethod($from: DateTime!, $to: DateTime!) {
   }
 }`;
 
-const SUPPORT_EXAMPLE = `# A support token reads, approves or rejects payouts, releases escrow and
+const SUPPORT_EXAMPLE = /* GraphQL */ `# A support token reads, approves or rejects payouts, releases escrow and
 # redelivers webhooks. The payouts awaiting review (above 2,000,000 XOF):
 query SupportPayoutsAwaitingReview {
   pendingPayouts(limit: 20) {
@@ -45,7 +48,7 @@ query SupportPayoutsAwaitingReview {
 # Then, with an orderId from above:
 # mutation SupportApprovePayout { approvePayout(orderId: "...") { orderId status } }`;
 
-const ADMIN_EXAMPLE = `# The admin token (GATEWAY_ADMIN_TOKEN, printed at first start) does everything.
+const ADMIN_EXAMPLE = /* GraphQL */ `# The admin token (GATEWAY_ADMIN_TOKEN, printed at first start) does everything.
 query AdminOrganizations {
   organizations(limit: 20) {
     organizations { id name status verified payoutEnabled }
