@@ -17,11 +17,14 @@ const apiKeyFields = <Key extends ApiKeyMetadata>(t: PothosSchemaTypes.ObjectFie
   createdAt: t.field({ type: 'DateTime', description: 'When it was issued', resolve: (key) => key.createdAt }),
 });
 
-// Typed by the metadata, not the database row: this type cannot reach a key's digest, whatever
-// an operation hands it (a full row from createApiKey is a superset and fits).
-export const ApiKeyRef = builder.objectRef<ApiKeyMetadata>('ApiKey').implement({
+// Selected as metadata, and typed so: this type cannot reach a key's digest, whatever an
+// operation hands it (a full row from createApiKey is a superset and fits), and the plugin never
+// loads it (Organization.apiKeys).
+export const ApiKeyRef = builder.prismaObject('ApiKey', {
+  select: { id: true, organizationId: true, scope: true, prefix: true, revokedAt: true, createdAt: true } satisfies Record<keyof ApiKeyMetadata, true>,
   description: 'An API key of one organisation: metadata only (the key itself is shown once, by createApiKey).',
-  fields: (t) => apiKeyFields(t),
+  // The shared metadata fields: each resolves from the selected row, which is an ApiKeyMetadata.
+  fields: (t) => apiKeyFields(t as unknown as PothosSchemaTypes.ObjectFieldBuilder<Types, ApiKeyMetadata>),
 });
 
 const RevokedApiKeyRef = builder.objectRef<ApiKeyMetadata & { propagationConfirmed: boolean }>('RevokedApiKey').implement({
@@ -87,11 +90,14 @@ builder.mutationField('revokeApiKey', (t) =>
   }),
 );
 
+/** As `apiKeys` answers them: newest first, the 100 most recent (a bounded answer). */
+const MAX_LISTED_KEYS = 100;
+
+// A relation, so a list of organisations reads every one's keys in one batched statement.
 builder.prismaObjectField('Organization', 'apiKeys', (t) =>
-  t.field({
-    type: [ApiKeyRef],
-    description: 'The organisation’s API keys, newest first, at most the 100 most recent. Metadata only (never the key nor its digest).',
+  t.relation('apiKeys', {
+    description: `The organisation’s API keys, newest first, at most the ${MAX_LISTED_KEYS} most recent. Metadata only (never the key nor its digest).`,
     authScopes: { run: 'listApiKeys' },
-    resolve: (organization, _args, ctx) => listApiKeys(ctx.gateway, ctx.caller, organization.id),
+    query: { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: MAX_LISTED_KEYS },
   }),
 );

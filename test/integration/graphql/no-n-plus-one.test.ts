@@ -113,3 +113,26 @@ describe('a nested list of transactions', () => {
     expect(large.length).toBeLessThanOrEqual(10);
   });
 });
+
+describe('a nested list of organisations', () => {
+  it('reads 5 and 20 organisations with their accounts, API keys and webhooks in the same number of statements', async () => {
+    const tag = `NPlusOne${Date.now()}`;
+    for (let i = 0; i < 20; i += 1) {
+      const created = await gateway.createOrganization({ name: `${tag} ${i}` });
+      await gateway.createKey(created.id, 'read');
+      await createWebhook(gateway.ctx, gateway.operator, { organizationId: created.id, url: `http://127.0.0.1:9/hooks/${i}`, version: 'v2' });
+    }
+    const query = `query($search: String, $limit: Int) { organizations(search: $search, limit: $limit) {
+      organizations { id accounts { name } apiKeys { scope } webhooks { url } }
+    } }`;
+    const small = await statementsOf(() => graphqlData(gateway, query, { search: tag, limit: 5 }));
+    let data: any;
+    const large = await statementsOf(async () => {
+      data = await graphqlData(gateway, query, { search: tag, limit: 20 });
+    });
+    expect(data.organizations.organizations).toHaveLength(20);
+    expect(data.organizations.organizations.every((organization: any) => organization.accounts.length === 2 && organization.apiKeys.length === 1 && organization.webhooks.length === 1)).toBe(true);
+    expect(large.length, large.join('\n')).toBe(small.length);
+    expect(large.length).toBeLessThanOrEqual(8);
+  });
+});
