@@ -121,6 +121,12 @@ const REST: Partial<Record<Operation, (f: Fixture) => { method: string; path: st
   getAccount: (f) => ({ method: 'GET', path: `/api/v2/accounts/${f.accountId}` }),
 };
 
+/** The CSV exports (src/rest/exports): merchant keys and operator tokens on one route each; filters that match nothing. */
+const EXPORTS: Partial<Record<Operation, (f: Fixture) => string>> = {
+  exportTransactions: () => '/exports/transactions.csv?search=policy-probe',
+  exportPayouts: () => '/exports/payouts.csv?search=policy-probe',
+};
+
 /**
  * Rows no probe above reaches, and why: the checkout page's view has no principal but the customer
  * holding the order id (test/integration/... checkout tests cover it).
@@ -147,8 +153,8 @@ beforeAll(async () => {
 const AUTH_CODES = new Set(['FORBIDDEN', 'UNAUTHENTICATED', 'ORGANIZATION_BLOCKED', 'ORGANIZATION_INACTIVE']);
 
 describe('the access table, walked through GraphQL', () => {
-  it('reaches every row (but the checkout page\'s) through GraphQL or REST', () => {
-    const unreached = OPERATIONS.filter((operation) => !GRAPHQL[operation] && !REST[operation]);
+  it('reaches every row (but the checkout page\'s) through GraphQL, REST or the CSV exports', () => {
+    const unreached = OPERATIONS.filter((operation) => !GRAPHQL[operation] && !REST[operation] && !EXPORTS[operation]);
     expect(unreached).toEqual(NOT_ON_GRAPHQL_OR_REST);
   });
 
@@ -188,6 +194,22 @@ describe('the access table, walked through REST', () => {
       const got = refused ? 'permission_denied' : response.status === 401 || response.status === 403 ? `other ${response.status}` : 'allowed';
       if (got !== want) mismatches.push(`${nameOf(principal)}: table says ${want}, REST answered ${response.status} ${JSON.stringify(response.body)}`);
       if (response.status >= 500) mismatches.push(`${nameOf(principal)}: HTTP ${response.status}`);
+    }
+    expect(mismatches).toEqual([]);
+  });
+});
+
+describe('the access table, walked through the CSV exports', () => {
+  it.each(OPERATIONS.filter((operation) => EXPORTS[operation]))('%s: every key scope and operator role gets what the table says', async (operation) => {
+    const rule: AccessRule = ACCESS_POLICY[operation];
+    const mismatches: string[] = [];
+    for (const principal of PRINCIPALS) {
+      const response = await gateway.rest('GET', EXPORTS[operation]!(fixture), { key: tokens.get(nameOf(principal)) });
+      const message = response.status === 200 ? undefined : response.body?.error;
+      const want = expected(rule, principal);
+      const got =
+        response.status === 200 ? 'allowed' : message === ERRORS.permission_denied.message ? 'permission_denied' : message === ERRORS.operator_forbidden.message ? 'operator_forbidden' : `other ${response.status}`;
+      if (got !== want) mismatches.push(`${nameOf(principal)}: table says ${want}, the export answered ${response.status} ${JSON.stringify(response.body).slice(0, 200)}`);
     }
     expect(mismatches).toEqual([]);
   });
