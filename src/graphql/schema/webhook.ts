@@ -172,3 +172,11 @@ builder.prismaObjectField('Transaction', 'webhookDeliveries', (t) =>
     query: { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: MAX_LISTED_DELIVERIES },
   }),
 );
+
+builder.prismaObjectField('Webhook', 'deliveries', (t) =>
+  t.relation('deliveries', {
+    description: `Its delivery log, newest first (at most ${MAX_LISTED_DELIVERIES}), with each delivery’s attempts.`,
+    authScopes: { run: 'listWebhookDeliveries' },
+    query: { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: MAX_LISTED_DELIVERIES },
+  }),
+);

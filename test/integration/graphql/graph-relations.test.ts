@@ -149,6 +149,13 @@ describe('an organisation', () => {
     expect(organization.apiKeys.every((key: any) => key.prefix.length < 20)).toBe(true);
   });
 
+  it('leads from a webhook to its delivery log: the events sent to it, each about one of the organisation’s transactions', async () => {
+    const { organization } = await graphqlData(gateway, `query($id: ID!) { organization(id: $id) { webhooks { id deliveries { webhookId orderId event } } } }`, { id: one.organization.id });
+    const [webhook] = organization.webhooks;
+    expect(webhook.deliveries.length).toBeGreaterThanOrEqual(1);
+    expect(webhook.deliveries.every((delivery: any) => delivery.webhookId === one.webhookId && delivery.orderId === one.orderId)).toBe(true);
+  });
+
   it('shows API keys as metadata only: no field of ApiKey can carry the key or its digest', async () => {
     const { __type } = await graphqlData(gateway, `{ __type(name: "ApiKey") { fields { name } } }`);
     expect(__type.fields.map((field: { name: string }) => field.name).sort()).toEqual(['createdAt', 'id', 'organizationId', 'prefix', 'revoked', 'revokedAt', 'scope']);
