@@ -30,6 +30,7 @@ const NO_ROW = '00000000-0000-0000-0000-000000000000';
 export function nodeWhere(ctx: GraphQLContext, type: keyof typeof NODE_OPERATIONS, id: string): { id: string; organizationId?: string } {
   const access = authorizeRead(ctx.caller, NODE_OPERATIONS[type]);
   const rowId = isUuid(id) ? id : NO_ROW;
-  if (type === 'Organization') return { id: access.organizationId ?? rowId };
+  // An organisation is its own scope: a merchant (were it ever allowed) finds only its own.
+  if (type === 'Organization') return { id: access.organizationId === null || access.organizationId === rowId ? rowId : NO_ROW };
   return access.organizationId === null ? { id: rowId } : { id: rowId, organizationId: access.organizationId };
 }
