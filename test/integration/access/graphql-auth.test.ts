@@ -92,7 +92,7 @@ describe('GraphQL refuses requests without a valid token', () => {
     const issued = await createApiKey(gateway.ctx, gateway.operator, organizationId, 'checkout');
     const before = await gateway.graphql('{ __typename }', undefined, issued.secret);
     expect(before.status).toBe(200);
-    expect(before.body).toStrictEqual({ data: { __typename: 'Query' } });
+    expect(before.body.data).toStrictEqual({ __typename: 'Query' });
     await revokeApiKey(gateway.ctx, gateway.operator, issued.apiKey.id);
     expectUnauthenticated(await gateway.graphql('{ __typename }', undefined, issued.secret));
   });
@@ -133,7 +133,7 @@ describe('GraphQL with an API key', () => {
 
     const typename = await gateway.graphql('{ __typename }', undefined, checkoutKey);
     expect(typename.status).toBe(200);
-    expect(typename.body).toStrictEqual({ data: { __typename: 'Query' } });
+    expect(typename.body.data).toStrictEqual({ __typename: 'Query' });
 
     const response = await gateway.graphql(
       'query ($id: ID!) { transaction(orderId: $id) { orderId status amount } transactions(limit: 100) { transactions { orderId } } }',
@@ -149,7 +149,7 @@ describe('GraphQL with an API key', () => {
   it('accepts the scheme case-insensitively', async () => {
     const response = await graphqlWithHeader('{ __typename }', `bearer ${checkoutKey}`);
     expect(response.status).toBe(200);
-    expect(response.body).toStrictEqual({ data: { __typename: 'Query' } });
+    expect(response.body.data).toStrictEqual({ __typename: 'Query' });
   });
 
   it('gets FORBIDDEN for the operator mutation createOrganization, and nothing is created', async () => {
