@@ -61,6 +61,8 @@ export const builder = new SchemaBuilder<{
     // The policy throws the exact refusal (permission_denied, operator_forbidden, organization_*):
     // caught here as "unauthorised" and re-thrown by unauthorizedError below.
     treatErrorsAsUnauthorized: true,
+    // A subscription is authorised once, when it is made, not again on each event it delivers.
+    authorizeOnSubscribe: true,
     authScopes: (ctx) => ({
       run: (operation: Operation) => {
         authorize(ctx.caller, operation);

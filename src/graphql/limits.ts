@@ -2,7 +2,8 @@
  * What one GraphQL operation may cost, measured before it runs, and what it cost, in every answer.
  *
  * The cost model is the complexity plugin's (src/graphql/builder.ts): 1 per field, a list field
- * multiplied by its page size (its `limit` / `first` argument, else 10). An operation past a
+ * multiplied by 10; a paged field (pageComplexity) multiplies its selection so that its list
+ * counts the rows its page asks for. An operation past a
  * bound is refused BEFORE any resolver runs (a mutation past the bounds changes nothing), with a
  * client error naming the measure, its value and the bound. Every executed answer carries its
  * cost in `extensions.cost`, as Shopify's Admin API does, so a tool can see how close it is:
@@ -17,10 +18,10 @@ import type { Plugin } from 'graphql-yoga';
 
 /**
  * Depth 10: the deepest useful shape (organisation -> transactions -> entries -> account...) is
- * below it. Breadth 100: fields (aliases included) in one selection. Complexity 2,000: five pages
- * of 100 transactions with their products, or one analyst's year of daily stats rows.
+ * below it. Breadth 100: fields (aliases included) in one selection. Complexity 5,000: one page of
+ * 100 transactions with their products (about 4,500), or five pages of 20; an analyst's stats rows.
  */
-export const QUERY_LIMITS = { depth: 10, breadth: 100, complexity: 2_000 } as const;
+export const QUERY_LIMITS = { depth: 10, breadth: 100, complexity: 5_000 } as const;
 
 export interface QueryCost {
   requestedQueryCost: number;
@@ -29,6 +30,21 @@ export interface QueryCost {
   maximumDepth: number;
   breadth: number;
   maximumBreadth: number;
+}
+
+/** Page sizes as the lists apply them (default 20, at most 100), and the plugin's default list multiplier. */
+const DEFAULT_PAGE_SIZE = 20;
+const MAX_PAGE_SIZE = 100;
+const DEFAULT_LIST_MULTIPLIER = 10;
+
+/**
+ * A paged field's cost: what it selects, multiplied so that its list counts the rows the page
+ * asked for (limit, first or last; default 20, at most 100) rather than the plugin's flat 10.
+ */
+export function pageComplexity(args: { limit?: number | null; first?: number | null; last?: number | null }): { field: number; multiplier: number } {
+  const asked = args.limit ?? args.first ?? args.last ?? DEFAULT_PAGE_SIZE;
+  const rows = Math.min(Math.max(asked, 1), MAX_PAGE_SIZE);
+  return { field: 1, multiplier: Math.ceil(rows / DEFAULT_LIST_MULTIPLIER) };
 }
 
 type Measure = 'depth' | 'breadth' | 'complexity';

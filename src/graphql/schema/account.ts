@@ -10,6 +10,7 @@ import type { AccountStats } from '../../domain/ledger/store.js';
 import { toWireAmount } from '../../domain/money.js';
 import { adjustAccount, getAccount, getAccountStats, listAccountEntries, listAccounts } from '../../domain/operations.js';
 import type { Page } from '../../domain/pagination.js';
+import { pageComplexity } from '../limits.js';
 import { builder } from '../builder.js';
 import { AccountRef } from './organization.js';
 import { PageInfoRef } from './pagination.js';
@@ -50,6 +51,7 @@ builder.objectField(AccountRef, 'entries', (t) =>
     type: LedgerEntryPageRef,
     description: 'The account’s ledger entries, newest first (page from 1; limit default 20, above 100 capped at 100).',
     authScopes: { run: 'listAccountEntries' },
+    complexity: pageComplexity,
     args: { page: t.arg.int(), limit: t.arg.int() },
     // Reading the entries is reading the account: the same access rule, for the account's organisation.
     resolve: (account, { page, limit }, ctx) =>

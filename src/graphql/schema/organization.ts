@@ -3,6 +3,7 @@ import { toWireAmount } from '../../domain/money.js';
 import { createOrganization, getOrganization, listOrganizations, updateOrganization } from '../../domain/operations.js';
 import type { OrganizationRecord } from '../../domain/organizations/store.js';
 import type { Page } from '../../domain/pagination.js';
+import { pageComplexity } from '../limits.js';
 import { builder } from '../builder.js';
 import { OrganizationStatusEnum, PaymentMethodEnum } from './enums.js';
 import { nodeWhere } from './node.js';
@@ -102,6 +103,7 @@ builder.queryField('organizations', (t) =>
     type: OrganizationPageRef,
     description: 'Operators (any role): organisations, newest first, filtered and paginated.',
     authScopes: { run: 'listOrganizations' },
+    complexity: pageComplexity,
     args: {
       page: t.arg.int({ description: 'From 1 (default 1)' }),
       limit: t.arg.int({ description: 'Per page: default 20, above 100 capped at 100' }),

@@ -12,6 +12,7 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type Page } from '../../domain/pagina
 import type { ListPayoutsInput } from '../../domain/payouts/listPayouts.js';
 import { isAwaitingReview } from '../../domain/payouts/payouts.js';
 import type { PayoutRecord } from '../../domain/payouts/store.js';
+import { pageComplexity } from '../limits.js';
 import { builder, type GraphQLContext } from '../builder.js';
 import { announcingReplays, idempotencyKeyOf } from '../idempotency.js';
 import { PaymentMethodEnum, PayoutStatusEnum } from './enums.js';
@@ -119,6 +120,7 @@ builder.queryField('payouts', (t) =>
     description:
       'Payouts, newest first: the caller’s organisation’s (scopes: payout, read); operators read every organisation’s, or one with organizationId.',
     authScopes: { run: 'listPayouts' },
+    complexity: pageComplexity,
     args: { filter: t.arg({ type: PayoutFilter }), page: t.arg.int(), limit: t.arg.int(), organizationId: t.arg.id() },
     resolve: (_root, { filter, page, limit, organizationId }, ctx) =>
       listPayouts(ctx.gateway, authorizeRead(ctx.caller, 'listPayouts', organizationIdOf(organizationId)), {
@@ -152,6 +154,7 @@ builder.queryField('payoutsConnection', (t) =>
       type: PayoutRef,
       description: `The list of \`payouts\` as a Relay connection, with the same filter and access. ${CONNECTION_DESCRIPTION}`,
       authScopes: { run: 'listPayouts' },
+      complexity: pageComplexity,
       args: { filter: t.arg({ type: PayoutFilter }), organizationId: t.arg.id() },
       resolve: (_root, args, ctx) => payoutConnection(ctx, organizationIdOf(args.organizationId), args),
     },
@@ -165,6 +168,7 @@ builder.prismaObjectField('Organization', 'payouts', (t) =>
       type: PayoutRef,
       description: `The organisation’s payouts. ${CONNECTION_DESCRIPTION}`,
       authScopes: { run: 'listPayouts' },
+      complexity: pageComplexity,
       args: { filter: t.arg({ type: PayoutFilter }) },
       resolve: (organization, args, ctx) => payoutConnection(ctx, organization.id, args),
     },
@@ -178,6 +182,7 @@ builder.queryField('pendingPayouts', (t) =>
     description:
       'Operators: the review queue, payouts above 2,000,000 XOF awaiting approval or rejection, oldest first, across organisations (or one with organizationId).',
     authScopes: { run: 'listPendingPayouts' },
+    complexity: pageComplexity,
     args: { page: t.arg.int(), limit: t.arg.int(), organizationId: t.arg.id() },
     resolve: (_root, { page, limit, organizationId }, ctx) =>
       listPendingPayouts(ctx.gateway, ctx.caller, { page: orUndefined(page), limit: orUndefined(limit), organizationId: organizationIdOf(organizationId) }),

@@ -9,6 +9,7 @@ import { keysetSliceOf } from '../../domain/cursors.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../domain/pagination.js';
 import type { CreatedTransaction } from '../../domain/transactions/createTransaction.js';
 import type { ListTransactionsInput } from '../../domain/transactions/listTransactions.js';
+import { pageComplexity } from '../limits.js';
 import { builder, type GraphQLContext } from '../builder.js';
 import { announcingReplays, idempotencyKeyOf } from '../idempotency.js';
 import { PaymentMethodEnum, TransactionStatusEnum } from './enums.js';
@@ -166,6 +167,7 @@ builder.queryField('transactions', (t) =>
     description:
       'Transactions, newest first: the caller’s organisation’s (scopes: checkout, read, readAndWrite); operators read every organisation’s, or one with organizationId.',
     authScopes: { run: 'listTransactions' },
+    complexity: pageComplexity,
     args: { filter: t.arg({ type: TransactionFilter }), page: t.arg.int(), limit: t.arg.int(), organizationId: t.arg.id() },
     resolve: (_root, { filter, page, limit, organizationId }, ctx) =>
       listTransactions(ctx.gateway, authorizeRead(ctx.caller, 'listTransactions', organizationId == null ? null : String(organizationId)), {
@@ -199,6 +201,7 @@ builder.queryField('transactionsConnection', (t) =>
       type: TransactionRef,
       description: `The list of \`transactions\` as a Relay connection, with the same filter and access. ${CONNECTION_DESCRIPTION}`,
       authScopes: { run: 'listTransactions' },
+      complexity: pageComplexity,
       args: { filter: t.arg({ type: TransactionFilter }), organizationId: t.arg.id() },
       resolve: (_root, args, ctx) => transactionConnection(ctx, args.organizationId == null ? null : String(args.organizationId), args),
     },
@@ -212,6 +215,7 @@ builder.prismaObjectField('Organization', 'transactions', (t) =>
       type: TransactionRef,
       description: `The organisation’s transactions. ${CONNECTION_DESCRIPTION}`,
       authScopes: { run: 'listTransactions' },
+      complexity: pageComplexity,
       args: { filter: t.arg({ type: TransactionFilter }) },
       resolve: (organization, args, ctx) => transactionConnection(ctx, organization.id, args),
     },

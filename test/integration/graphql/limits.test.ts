@@ -1,6 +1,6 @@
 /**
  * What GraphQL refuses and how: queries beyond the bounds set in src/graphql/limits.ts
- * (depth 10, breadth 100, complexity 2000), malformed documents, and exceptions nobody expected
+ * (depth 10, breadth 100, complexity 5000), malformed documents, and exceptions nobody expected
  * (masked as `Internal server error`, never a stack or an internal message).
  */
 import { getIntrospectionQuery } from 'graphql';
@@ -33,11 +33,15 @@ describe('query bounds', () => {
   });
 
   it('reports what each answer cost, and the bounds, in extensions.cost (as Shopify does)', async () => {
-    // 1 (transactions) + 1 (transactions list) + 10 x (1 orderId) = 12: a list counts 10 rows; breadth counts the fields.
+    // A page counts the rows it asks for (default 20): 1 + 2 x (1 (the list) + 10 x 1 (orderId)) = 23;
+    // breadth counts the fields.
     const small = await gateway.graphql(`{ transactions { transactions { orderId } } }`, {}, key);
-    expect(small.body.extensions.cost).toEqual({ requestedQueryCost: 12, maximumQueryCost: 2000, depth: 3, maximumDepth: 10, breadth: 3, maximumBreadth: 100 });
+    expect(small.body.extensions.cost).toEqual({ requestedQueryCost: 23, maximumQueryCost: 5000, depth: 3, maximumDepth: 10, breadth: 3, maximumBreadth: 100 });
     const wider = await gateway.graphql(`{ transactions { transactions { orderId amount status } } }`, {}, key);
-    expect(wider.body.extensions.cost.requestedQueryCost).toBe(32);
+    expect(wider.body.extensions.cost.requestedQueryCost).toBe(63);
+    // A larger page costs in proportion, through a variable too (measured per request, not per document).
+    const large = await gateway.graphql(`query($n: Int) { transactions(limit: $n) { transactions { orderId } } }`, { n: 100 }, key);
+    expect(large.body.extensions.cost.requestedQueryCost).toBe(111);
   });
 
   // The depth limit (10, builder.ts) cannot be reached today: no type refers back to itself
@@ -58,12 +62,16 @@ describe('query bounds', () => {
     expect(error.extensions?.code).not.toBe('INTERNAL_SERVER_ERROR');
   });
 
-  it('refuses a query costlier than the complexity limit (2000), with an error and no data', async () => {
-    // Each alias costs 1 + 1 + 10 x (4 fields + products: 1 + 10 x 4) = 452; five of them: 2260 > 2000.
-    const lists = Array.from({ length: 5 }, (_, i) => `l${i}: transactions(limit: 100) { transactions { orderId amount status currency products { name price quantity description } } }`).join(' ');
-    const error = expectRefused(await gateway.graphql(`{ ${lists} }`, {}, key));
-    expect(error.message).toMatch(/Query exceeds maximum complexity/);
-    expect(error.extensions?.code).not.toBe('INTERNAL_SERVER_ERROR');
+  it('refuses a query costlier than the complexity limit (5000), with an error and no data', async () => {
+    // A page of 100 with products: 1 + 10 x (1 + 10 x (4 fields + products: 1 + 10 x 4)) = 4511;
+    // it alone is allowed, two of them (9022) are not.
+    const page = `transactions(limit: 100) { transactions { orderId amount status currency products { name price quantity description } } }`;
+    const one = await gateway.graphql(`{ ${page} }`, {}, key);
+    expect(one.body.errors).toBeUndefined();
+    expect(one.body.extensions.cost.requestedQueryCost).toBe(4511);
+    const error = expectRefused(await gateway.graphql(`{ a: ${page} b: ${page} }`, {}, key));
+    expect(error.message).toBe('Query exceeds maximum complexity (complexity: 9022, max: 5000)');
+    expect(error.extensions).toEqual({ code: 'QUERY_TOO_COMPLEX', status: 400 });
   });
 
   it('a refused query has no effect (a mutation past the bounds creates nothing)', async () => {
