@@ -14,9 +14,10 @@ import type { Row } from './report.js';
 import type { Servers } from './servers.js';
 import { analyticsScenario, type LatencyTarget } from './analyticsScenario.js';
 import { webhookDispatch } from './webhookDispatch.js';
-import { subscriptionScenario } from './subscriptionScenario.js';
+import { exportScenario } from './exportScenario.js';
 import { graphScenario } from './graphScenario.js';
 import { operatorTokenScenario } from './operatorTokenScenario.js';
+import { subscriptionScenario } from './subscriptionScenario.js';
 
 /** One HTTP request; autocannon sends it on one of its connections. */
 export interface BenchRequest {
@@ -243,6 +244,8 @@ export const SCENARIOS: AnyScenario[] = [
   { name: 'payout (500 organisations, sent at once)', request: payout, baseline: PAYOUT_FLOOR, target: NEAR_FLOOR },
   // Issue 9: a 100,000-delivery outbox backlog to a local receiver, against the receiver's floor.
   webhookDispatch({ name: 'webhook dispatch (100,000-delivery backlog)', backlog: 100_000, organizations: 100, target: { kind: 'throughput', minPerSecond: 2_000, maxSeconds: 60 } }),
+  // Issue 19: the seeded 1,000,000 transactions as CSV, against PostgreSQL's COPY of the same rows; RSS growth <= 50 MB.
+  exportScenario({ name: 'export 1,000,000 transactions (CSV)', rows: 1_000_000 }),
   // Issue 19: 10 analysts at once, transactionStats over 90 days by day and method, against the bare SQL.
   analyticsScenario({ name: 'analytics: transactionStats 90 days by day and method (10 analysts)', connections: 10, days: 90, target: { kind: 'p99', maxMs: 100 } }),
   // Issue 19: an issued operator token (read by digest on every request, not cached) against the bootstrap token, 1 connection.

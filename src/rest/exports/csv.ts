@@ -30,9 +30,25 @@ export const csvLine = (fields: readonly string[]): string => `${fields.join(','
 export const csvTimestamp = (date: Date | null): string => (date ? date.toISOString() : '');
 
 /**
- * The body of an export: the header line, then each batch's lines as one chunk (one write per
- * batch). `first` is the batch already read (before the answer's headers went, so that a refusal
- * could still be an error answer); `rest` the batches after it, read one at a time as the client
+ * Rows per chunk written: a chunk of a few hundred rows is some 70 kB of text, under V8's largest
+ * young-generation object (128 kB). A whole batch as one string (about 300 kB) went to the
+ * large-object space, which only a full collection frees: the gateway's RSS grew by 35-45 MB
+ * during a million-row export instead of staying flat.
+ */
+const ROWS_PER_CHUNK = 250;
+
+function* chunksOf<Row>(rows: readonly Row[], line: (row: Row) => string): Generator<string, void, undefined> {
+  for (let start = 0; start < rows.length; start += ROWS_PER_CHUNK) {
+    let chunk = '';
+    for (let i = start; i < Math.min(start + ROWS_PER_CHUNK, rows.length); i++) chunk += line(rows[i]!);
+    yield chunk;
+  }
+}
+
+/**
+ * The body of an export: the header line, then each batch's lines in chunks of ROWS_PER_CHUNK.
+ * `first` is the batch already read (before the answer's headers went, so that a refusal could
+ * still be an error answer); `rest` the batches after it, read one at a time as the client
  * takes them. However this ends (done, failed, or the client gone and the stream destroyed),
  * `rest` is closed, which gives its database connection back.
  */
@@ -43,9 +59,10 @@ export async function* csvBody<Row>(
   line: (row: Row) => string,
 ): AsyncGenerator<string, void, undefined> {
   try {
-    yield csvLine(header) + (first.done ? '' : first.value.map(line).join(''));
+    yield csvLine(header);
     if (first.done) return;
-    for (let next = await rest.next(); !next.done; next = await rest.next()) yield next.value.map(line).join('');
+    yield* chunksOf(first.value, line);
+    for (let next = await rest.next(); !next.done; next = await rest.next()) yield* chunksOf(next.value, line);
   } finally {
     await rest.return(undefined);
   }
