@@ -30,10 +30,10 @@ export const csvLine = (fields: readonly string[]): string => `${fields.join(','
 export const csvTimestamp = (date: Date | null): string => (date ? date.toISOString() : '');
 
 /**
- * Rows per chunk written: a chunk of a few hundred rows is some 70 kB of text, under V8's largest
- * young-generation object (128 kB). A whole batch as one string (about 300 kB) went to the
- * large-object space, which only a full collection frees: the gateway's RSS grew by 35-45 MB
- * during a million-row export instead of staying flat.
+ * Rows per chunk written: a chunk of 250 rows is some 70 kB of text, under V8's largest
+ * young-generation object (128 kB), so it dies young. A whole batch as one string (about 300 kB)
+ * goes to the large-object space, which only a full collection frees. Bench, million-row export on
+ * a warmed-up gateway: RSS +18 MB with whole-batch strings, +6 MB in chunks of 250 (one run each).
  */
 const ROWS_PER_CHUNK = 250;
 
