@@ -27,6 +27,9 @@ import { csvBody, csvField, csvLine, csvText, csvTimestamp } from './csv.js';
 export const EXPORT_TRANSACTIONS_PATH = '/exports/transactions.csv';
 export const EXPORT_PAYOUTS_PATH = '/exports/payouts.csv';
 
+/** No progress on an export's socket for this long (the client stopped reading): closed. */
+const EXPORT_STALL_MS = 60_000;
+
 /** The v2 Transaction's wire fields, flattened (customer_*), products as a count and their names. */
 export const TRANSACTION_COLUMNS = [
   'order_id',
@@ -152,6 +155,10 @@ async function sendCsv<Row>(
     await batches.return(undefined);
     throw error;
   }
+  // A client that neither reads nor closes would hold its export slot and its connection for good
+  // (the database ends the cursor's session after the same time, but the slot is only given back
+  // when the stream ends): no progress on the socket for this long closes it.
+  reply.raw.setTimeout(EXPORT_STALL_MS, () => reply.raw.destroy());
   reply.header('content-type', 'text/csv; charset=utf-8');
   reply.header('content-disposition', `attachment; filename="${fileName(what, now)}"`);
   // One batch in the stream's buffer at most: the socket's own buffer does the rest.
