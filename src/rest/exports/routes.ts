@@ -28,7 +28,7 @@ export const EXPORT_TRANSACTIONS_PATH = '/exports/transactions.csv';
 export const EXPORT_PAYOUTS_PATH = '/exports/payouts.csv';
 
 /** No progress on an export's socket for this long (the client stopped reading): closed. */
-const EXPORT_STALL_MS = 60_000;
+export const EXPORT_STALL_MS = 60_000;
 
 /** The v2 Transaction's wire fields, flattened (customer_*), products as a count and their names. */
 export const TRANSACTION_COLUMNS = [
@@ -147,6 +147,7 @@ async function sendCsv<Row>(
   batches: AsyncGenerator<Row[], void, undefined>,
   line: (row: Row) => string,
   now: Date,
+  stallMs: number,
 ): Promise<FastifyReply> {
   let first: IteratorResult<Row[], void>;
   try {
@@ -158,21 +159,28 @@ async function sendCsv<Row>(
   // A client that neither reads nor closes would hold its export slot and its connection for good
   // (the database ends the cursor's session after the same time, but the slot is only given back
   // when the stream ends): no progress on the socket for this long closes it.
-  reply.raw.setTimeout(EXPORT_STALL_MS, () => reply.raw.destroy());
+  reply.raw.setTimeout(stallMs, () => reply.raw.destroy());
   reply.header('content-type', 'text/csv; charset=utf-8');
   reply.header('content-disposition', `attachment; filename="${fileName(what, now)}"`);
   // One batch in the stream's buffer at most: the socket's own buffer does the rest.
   return reply.send(Readable.from(csvBody(header, first, batches, line), { objectMode: true, highWaterMark: 1 }));
 }
 
-export function registerExports(app: FastifyInstance, ctx: GatewayContext, options: { adminToken: string | null }): void {
+export interface ExportOptions {
+  adminToken: string | null;
+  /** EXPORT_STALL_MS unless told (tests shorten it). */
+  stallMs?: number;
+}
+
+export function registerExports(app: FastifyInstance, ctx: GatewayContext, options: ExportOptions): void {
+  const stallMs = options.stallMs ?? EXPORT_STALL_MS;
   app.get(EXPORT_TRANSACTIONS_PATH, async (request, reply) => {
     await enforceRateLimitOn(ctx, request, reply, `GET ${EXPORT_TRANSACTIONS_PATH}`);
     const query = request.query as Query;
     const access = await authorizeExport(ctx, request, 'exportTransactions', options.adminToken, query);
     refusePaging(query);
     const batches = exportTransactions(ctx, access, parseListTransactionsQuery(query));
-    return sendCsv(reply, 'transactions', TRANSACTION_COLUMNS, batches, transactionLine, ctx.clock.now());
+    return sendCsv(reply, 'transactions', TRANSACTION_COLUMNS, batches, transactionLine, ctx.clock.now(), stallMs);
   });
 
   app.get(EXPORT_PAYOUTS_PATH, async (request, reply) => {
@@ -181,6 +189,6 @@ export function registerExports(app: FastifyInstance, ctx: GatewayContext, optio
     const access = await authorizeExport(ctx, request, 'exportPayouts', options.adminToken, query);
     refusePaging(query);
     const batches = exportPayouts(ctx, access, parseListPayoutsQuery(query));
-    return sendCsv(reply, 'payouts', PAYOUT_COLUMNS, batches, payoutLine, ctx.clock.now());
+    return sendCsv(reply, 'payouts', PAYOUT_COLUMNS, batches, payoutLine, ctx.clock.now(), stallMs);
   });
 }

@@ -1,12 +1,16 @@
 /**
  * A large export streams: every row arrives, newest first, while the gateway reads one batch at a
  * time through one connection; a client that goes away gives that connection back at once; and
- * no more than MAX_CONCURRENT_EXPORTS exports hold connections at the same time.
+ * no more than MAX_CONCURRENT_EXPORTS exports hold connections at the same time; one whose client
+ * stops reading without closing is cut off after the stall time.
  */
 import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Fastify from 'fastify';
 import { beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { MAX_CONCURRENT_EXPORTS } from '../../../src/domain/exports.js';
+import { registerExports } from '../../../src/rest/exports/routes.js';
 import { parseCsv } from '../../support/csv.js';
 import { useGateway } from '../../support/gateway.js';
 import { seedTransactions } from '../../support/seedTransactions.js';
@@ -102,5 +106,31 @@ describe('a large export', () => {
     await accepted.text();
     for (const { quit } of running.slice(1)) quit();
     await until(() => checkedOut() === 0, 'all given back');
+  });
+});
+
+describe('a client that stops reading without closing', () => {
+  it('is cut off once its socket makes no progress for the stall time, giving back the connection and the slot', async () => {
+    // The exports on a server of their own, with a short stall time (the gateway's is a minute).
+    const app = Fastify();
+    registerExports(app, gateway.ctx, { adminToken: null, stallMs: 500 });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    try {
+      const { port } = app.server.address() as AddressInfo;
+      const request = http.get(`http://127.0.0.1:${port}/exports/transactions.csv`, { headers: { authorization: `Bearer ${key}` } });
+      request.on('error', () => undefined);
+      const response = await new Promise<http.IncomingMessage>((resolve) => request.on('response', resolve));
+      response.on('error', () => undefined);
+      await new Promise((resolve) => response.once('data', resolve));
+      response.pause();
+      // Stalled: the export still holds its connection once the socket buffers are full.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(checkedOut()).toBe(1);
+      // The client, paused, never reads the close; the gateway's side is what matters.
+      await until(() => checkedOut() === 0, 'given back');
+      request.destroy();
+    } finally {
+      await app.close();
+    }
   });
 });
