@@ -1,6 +1,6 @@
 /**
  * What GraphQL refuses and how: queries beyond the bounds set in src/graphql/limits.ts
- * (depth 10, breadth 100, complexity 5000), malformed documents, and exceptions nobody expected
+ * (depth 10, breadth 100, complexity 25000), malformed documents, and exceptions nobody expected
  * (masked as `Internal server error`, never a stack or an internal message).
  */
 import { getIntrospectionQuery } from 'graphql';
@@ -36,7 +36,7 @@ describe('query bounds', () => {
     // A page counts the rows it asks for (default 20): 1 + 2 x (1 (the list) + 10 x 1 (orderId)) = 23;
     // breadth counts the fields.
     const small = await gateway.graphql(`{ transactions { transactions { orderId } } }`, {}, key);
-    expect(small.body.extensions.cost).toEqual({ requestedQueryCost: 23, maximumQueryCost: 5000, depth: 3, maximumDepth: 10, breadth: 3, maximumBreadth: 100 });
+    expect(small.body.extensions.cost).toEqual({ requestedQueryCost: 23, maximumQueryCost: 25000, depth: 3, maximumDepth: 10, breadth: 3, maximumBreadth: 100 });
     const wider = await gateway.graphql(`{ transactions { transactions { orderId amount status } } }`, {}, key);
     expect(wider.body.extensions.cost.requestedQueryCost).toBe(63);
     // A larger page costs in proportion, through a variable too (measured per request, not per document).
@@ -62,15 +62,16 @@ describe('query bounds', () => {
     expect(error.extensions?.code).not.toBe('INTERNAL_SERVER_ERROR');
   });
 
-  it('refuses a query costlier than the complexity limit (5000), with an error and no data', async () => {
+  it('refuses a query costlier than the complexity limit (25000), with an error and no data', async () => {
     // A page of 100 with products: 1 + 10 x (1 + 10 x (4 fields + products: 1 + 10 x 4)) = 4511;
-    // it alone is allowed, two of them (9022) are not.
+    // five of them (22,555) are allowed, six (27,066) are not.
     const page = `transactions(limit: 100) { transactions { orderId amount status currency products { name price quantity description } } }`;
-    const one = await gateway.graphql(`{ ${page} }`, {}, key);
-    expect(one.body.errors).toBeUndefined();
-    expect(one.body.extensions.cost.requestedQueryCost).toBe(4511);
-    const error = expectRefused(await gateway.graphql(`{ a: ${page} b: ${page} }`, {}, key));
-    expect(error.message).toBe('Query exceeds maximum complexity (complexity: 9022, max: 5000)');
+    const pages = (count: number) => Array.from({ length: count }, (_, i) => `p${i}: ${page}`).join(' ');
+    const five = await gateway.graphql(`{ ${pages(5)} }`, {}, key);
+    expect(five.body.errors).toBeUndefined();
+    expect(five.body.extensions.cost.requestedQueryCost).toBe(22555);
+    const error = expectRefused(await gateway.graphql(`{ ${pages(6)} }`, {}, key));
+    expect(error.message).toBe('Query exceeds maximum complexity (complexity: 27066, max: 25000)');
     expect(error.extensions).toEqual({ code: 'QUERY_TOO_COMPLEX', status: 400 });
   });
 
