@@ -1,6 +1,8 @@
 /**
  * Every knob and every limit of `npm run bench`, in one place. Durations and counts are bounded
- * here so a run always ends: the whole bench must finish in under 10 minutes on 2 cores.
+ * here so a run always ends: the whole bench must finish in under 20 minutes on 2 cores (10 until
+ * issue 19 added its five scenarios: analytics, exports of 1,000,000 rows, 1,000 live subscribers,
+ * the Relay connection and the operator-token lookup).
  */
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -78,8 +80,8 @@ export const LOAD = {
 } as const;
 
 export const LIMITS = {
-  /** The issue's bound on the whole bench. */
-  totalMs: 10 * 60_000,
+  /** The bound on the whole bench (the first one, issue 6's, was 10 minutes for its scenarios). */
+  totalMs: 20 * 60_000,
   /** Kept for stopping the servers and writing the report: a scenario that would eat into it is skipped. */
   reserveMs: 30_000,
   /** A server must answer its health route within this after spawning. */

@@ -10,10 +10,10 @@
  * `{ requestedQueryCost, maximumQueryCost, depth, maximumDepth, breadth, maximumBreadth }`.
  *
  * Measured at execution rather than as a validation rule: Yoga caches validation by document, and
- * the cost depends on the variables (a `limit: $n`).
+ * the cost depends on the variables (a `limit: $n`). Each (document, variables) is measured once.
  */
-import { createComplexityRule } from '@pothos/plugin-complexity';
-import { GraphQLError, validate, type ExecutionResult } from 'graphql';
+import { complexityFromQuery } from '@pothos/plugin-complexity';
+import { GraphQLError, Kind, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 
 /**
@@ -59,32 +59,65 @@ const tooCostly = (measure: Measure, value: number): GraphQLError =>
 
 const isSingleResult = (result: unknown): result is ExecutionResult => typeof result === 'object' && result !== null && !(Symbol.asyncIterator in result);
 
+interface Measured {
+  depth: number;
+  breadth: number;
+  complexity: number;
+}
+
+/**
+ * Costs already measured, per parsed document (Yoga parses a query text once and hands the same
+ * DocumentNode to every request that sends it) and per operation name and variables: measuring
+ * walked the whole document on every request (a fifth of a GraphQL page's CPU in the bench's
+ * profile). At most 32 variants a document (page numbers, ids), the oldest forgotten first; the
+ * documents themselves go with Yoga's cache. No complexity function of this schema reads the
+ * context, so a cost is the same for every caller.
+ */
+const measuredCosts = new WeakMap<DocumentNode, Map<string, Measured | null>>();
+const VARIANTS_PER_DOCUMENT = 32;
+
+const isGraphQLError = (error: unknown): boolean => error instanceof Error && error.name === 'GraphQLError';
+
+/** The selected operation's cost; null when its variables do not fit it (execution answers that, as GraphQL does). */
+function measure(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined, variables: Record<string, unknown>): Measured | null {
+  const key = `${operationName ?? ''}\u0000${JSON.stringify(variables)}`;
+  let known = measuredCosts.get(document);
+  const seen = known?.get(key);
+  if (seen !== undefined) return seen;
+  const operation = document.definitions.find(
+    (definition) => definition.kind === Kind.OPERATION_DEFINITION && (operationName == null || definition.name?.value === operationName),
+  );
+  let measured: Measured | null = null;
+  if (operation) {
+    // complexityFromQuery measures a document's first operation: hand it the selected one and the fragments.
+    const selected: DocumentNode = { ...document, definitions: document.definitions.filter((definition) => definition === operation || definition.kind === Kind.FRAGMENT_DEFINITION) };
+    try {
+      measured = complexityFromQuery(selected, { schema, variables });
+    } catch (error) {
+      if (!isGraphQLError(error)) throw error;
+    }
+  }
+  if (!known) measuredCosts.set(document, (known = new Map()));
+  if (known.size >= VARIANTS_PER_DOCUMENT) known.delete(known.keys().next().value!);
+  known.set(key, measured);
+  return measured;
+}
+
 /** The Yoga plugin: refuses an operation past the bounds before it runs, and reports the cost of each one that ran. */
 export function useQueryLimits(): Plugin {
   return {
     onExecute({ args, setResultAndStopExecution }) {
-      let measured: { depth: number; breadth: number; complexity: number } | undefined;
-      const rule = createComplexityRule({
-        context: args.contextValue as object,
-        variableValues: (args.variableValues ?? {}) as Record<string, unknown>,
-        operationName: args.operationName ?? undefined,
-        validate: (state, report) => {
-          for (const measure of MEASURES) if (state[measure] > QUERY_LIMITS[measure]) report(tooCostly(measure, state[measure]));
-        },
-        onResult: (state) => {
-          measured = state;
-        },
-      });
-      // The first bound broken answers (one error). Anything else the rule reports (a variable
-      // of the wrong type) is left to execution, which answers it as GraphQL does (400 and its code).
-      const refusals = validate(args.schema, args.document, [rule]).filter((error) => error.extensions?.code === 'QUERY_TOO_COMPLEX');
-      if (refusals.length > 0) {
-        setResultAndStopExecution({ errors: refusals.slice(0, 1) });
+      const measured = measure(args.schema, args.document, args.operationName, (args.variableValues ?? {}) as Record<string, unknown>);
+      if (!measured) return undefined;
+      // The first bound broken answers (one error).
+      const broken = MEASURES.find((name) => measured[name] > QUERY_LIMITS[name]);
+      if (broken) {
+        setResultAndStopExecution({ errors: [tooCostly(broken, measured[broken])] });
         return undefined;
       }
       return {
         onExecuteDone({ result, setResult }) {
-          if (!measured || !isSingleResult(result)) return;
+          if (!isSingleResult(result)) return;
           const cost: QueryCost = {
             requestedQueryCost: measured.complexity,
             maximumQueryCost: QUERY_LIMITS.complexity,
