@@ -120,6 +120,8 @@ export interface MerchantAccess<Op extends Operation = MerchantOperation> {
 export interface ReadAccess<Op extends Operation = MerchantOperation> {
   readonly operation: Op;
   readonly organizationId: string | null;
+  /** Who reads: what holds the access open (a live stream) ends when this caller is revoked. */
+  readonly caller: Caller;
 }
 
 /** A merchant key running `operation` on its organisation, by the one access policy. */
@@ -135,7 +137,7 @@ export function authorizeMerchant<Op extends Operation>(caller: Caller, operatio
  * `organizationId` is omitted. A merchant naming another organisation is refused.
  */
 export function authorizeRead<Op extends Operation>(caller: Caller, operation: Op, organizationId?: string | null): ReadAccess<Op> {
-  if (caller.kind === 'operator') return { operation, organizationId: organizationOf(authorize(caller, operation), organizationId) };
+  if (caller.kind === 'operator') return { operation, organizationId: organizationOf(authorize(caller, operation), organizationId), caller };
   const access = authorizeMerchant(caller, operation);
   organizationOf(caller, organizationId);
   return access;

@@ -24,17 +24,18 @@
  *   re-read.
  * - MAX_MESSAGE_LENGTH: a message on the channel that is longer, or not ours, is ignored.
  * - MAX_LIFETIME_MS: a stream ends after an hour at most; the client subscribes again and is
- *   authenticated again (an operator token revoked meanwhile is then refused).
+ *   authenticated again.
  *
  * Access is not only checked when subscribing: a merchant's stream ends at once when its key is
- * revoked or its organisation changes (blocked...), on the invalidation that drops cached callers
+ * revoked or its organisation changes (blocked...), an operator's when its issued token is
+ * revoked, on the invalidation that drops cached callers
  * (access/callerCache.ts), and when this instance may have missed such a message (INVALIDATE_ALL,
  * after a gap in its Redis subscription: live events of the gap were lost too, so the client
  * re-reads). It subscribes again, and is authorised again.
  */
 import type { PayoutStatus, TransactionStatus } from '../../generated/prisma/enums.js';
-import { invalidationOfKey, invalidationOfOrganization } from '../access/callerCache.js';
-import type { MerchantAccess, ReadAccess } from '../access/auth.js';
+import { invalidationOfKey, invalidationOfOperatorToken, invalidationOfOrganization } from '../access/callerCache.js';
+import type { ReadAccess } from '../access/auth.js';
 import { afterCommit } from '../afterCommit.js';
 import type { DbTransaction, GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
@@ -134,7 +135,7 @@ class Subscription implements AsyncIterableIterator<StatusChange> {
   private unread: NodeJS.Timeout | undefined;
 
   constructor(
-    /** The invalidations (callerCache.ts) that end it: its key's and its organisation's; none for operators. */
+    /** The invalidations (callerCache.ts) that end it: its key's and its organisation's, or its operator token's. */
     readonly endsOn: readonly string[],
     private readonly onClose: (subscription: Subscription) => void,
   ) {
@@ -286,9 +287,15 @@ export function watchStatusChanges(ctx: GatewayContext, kind: LiveKind, access: 
     hub = new LiveHub(ctx.coordination);
     hubs.set(ctx.coordination, hub);
   }
-  // A merchant's access (MerchantAccess) names its key: revoking it, or changing its organisation, ends the stream.
-  const merchant = 'caller' in access ? (access as MerchantAccess<LiveOperation>).caller : null;
-  const endsOn = merchant ? [invalidationOfKey(merchant.apiKeyId), invalidationOfOrganization(merchant.organization.id)] : [];
+  // Revoking the caller ends the stream: a merchant's key (or a change of its organisation), an
+  // issued operator token (the bootstrap token is not revocable: it ends with the hour).
+  const { caller } = access;
+  const endsOn =
+    caller.kind === 'merchant'
+      ? [invalidationOfKey(caller.apiKeyId), invalidationOfOrganization(caller.organization.id)]
+      : caller.tokenId
+        ? [invalidationOfOperatorToken(caller.tokenId)]
+        : [];
   return hub.open(kind, access.organizationId, endsOn);
 }
 

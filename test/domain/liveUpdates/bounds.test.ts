@@ -16,7 +16,8 @@ import { useGateway } from '../../support/gateway.js';
 const gateway = useGateway();
 
 /** An operator's access to one organisation's transactions (no key to revoke). */
-const watching = (organizationId: string) => ({ operation: 'transactionStatusChanged' as const, organizationId });
+/** An operator (the bootstrap admin) watching one organisation. */
+const watching = (organizationId: string) => ({ operation: 'transactionStatusChanged' as const, organizationId, caller: gateway.operator });
 const paid = (organizationId: string) => ({ id: randomUUID(), organizationId, status: 'paid' });
 const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
 

@@ -1,6 +1,6 @@
 /**
  * How a live stream ends: when its client goes away (nothing is left behind in the gateway), and at
- * once when the merchant key it was opened with is revoked or its organisation is blocked (access is
+ * once when the merchant key (or issued operator token) it was opened with is revoked or its organisation is blocked (access is
  * not only checked when subscribing); one asked without SSE (406) holds no place for long; and
  * when the server closes (open streams are completed, so they do not hold the shutdown).
  */
@@ -10,6 +10,7 @@ import { UNREAD_GRACE_MS, liveSubscriberCount } from '../../../src/domain/liveUp
 import { sha256Hex } from '../../../src/domain/access/auth.js';
 import { startGateway, useGateway } from '../../support/gateway.js';
 import { TRANSACTION_STATUS_CHANGED, subscribe } from '../../support/sse.js';
+import { issueOperatorToken } from '../../support/graphql/typed.js';
 
 const gateway = useGateway({ redis: true });
 
@@ -49,6 +50,16 @@ describe('the end of a live stream', () => {
     const again = await subscribe(gateway.url, TRANSACTION_STATUS_CHANGED, {}, key);
     expect((await again.next(1_000)).payload.errors?.[0]?.extensions?.code).toBe('ORGANIZATION_BLOCKED');
     again.close();
+  });
+
+  it('comes at once when the operator token it was opened with is revoked', async () => {
+    const analyst = await issueOperatorToken(gateway, 'analyst');
+    const live = await subscribe(gateway.url, TRANSACTION_STATUS_CHANGED, {}, analyst);
+    const issued = await gateway.ctx.db.operatorToken.findFirstOrThrow({ where: { tokenDigest: sha256Hex(analyst) } });
+    const revoked = await gateway.graphql('mutation ($id: ID!) { revokeOperatorToken(id: $id) { id } }', { id: issued.id }, gateway.adminToken);
+    expect(revoked.body.errors).toBeUndefined();
+    await eventually(() => live.ended, 1_000);
+    expect((await subscribe(gateway.url, TRANSACTION_STATUS_CHANGED, {}, analyst)).status).toBe(401);
   });
 
   it('does not come for an operator’s stream when a merchant key is revoked', async () => {

@@ -123,7 +123,7 @@ async function run(input: ListTransactionsInput) {
   } as typeof query;
   try {
     const ctx = { db: database.prisma } as unknown as GatewayContext;
-    const access: ReadAccess<'listTransactions'> = { operation: 'listTransactions', organizationId };
+    const access: ReadAccess<'listTransactions'> = { operation: 'listTransactions', organizationId, caller: { kind: 'operator', role: 'analyst', tokenId: null } };
     const page = await listTransactions(ctx, access, input);
     return { page, statements };
   } finally {
