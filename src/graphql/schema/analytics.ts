@@ -90,6 +90,20 @@ const OrganizationVolumeRef = builder.objectRef<OrganizationVolumeRecord>('Organ
   }),
 });
 
+/** The arguments every analysis over a range of one organisation, or all, takes. */
+const rangeArgs = builder.args((t) => ({
+  from: t.field({ type: 'DateTime', required: true }),
+  to: t.field({ type: 'DateTime', required: true }),
+  organizationId: t.id(),
+}));
+
+/** ...and those of the analyses in buckets (transactionStats, payoutStats, refundStats). */
+const bucketedArgs = builder.args((t) => ({
+  ...rangeArgs,
+  interval: t.field({ type: StatsIntervalEnum, required: true }),
+  groupBy: t.field({ type: [StatsDimensionEnum] }),
+}));
+
 /** The list fields answer at most MAX_ROWS rows; the cost model counts them as one page of 100. */
 const STATS_COMPLEXITY = { field: 1, multiplier: 100 };
 
@@ -100,13 +114,7 @@ builder.queryField('transactionStats', (t) =>
     complexity: STATS_COMPLEXITY,
     description:
       'Transactions counted in the UTC bucket of their creation, within [from, to), cancelled ones included; grouped by the dimensions asked for. Merchants (scopes checkout, read, readAndWrite): their own organisation; operators: every one, or organizationId.',
-    args: {
-      from: t.arg({ type: 'DateTime', required: true }),
-      to: t.arg({ type: 'DateTime', required: true }),
-      interval: t.arg({ type: StatsIntervalEnum, required: true }),
-      groupBy: t.arg({ type: [StatsDimensionEnum] }),
-      organizationId: t.arg.id(),
-    },
+    args: bucketedArgs,
     resolve: (_root, { from, to, interval, groupBy, organizationId }, ctx) =>
       transactionStats(ctx.gateway, authorizeRead(ctx.caller, 'transactionStats', organizationIdOf(organizationId)), { from, to, interval, groupBy }),
   }),
@@ -119,13 +127,7 @@ builder.queryField('payoutStats', (t) =>
     complexity: STATS_COMPLEXITY,
     description:
       'Payouts counted in the UTC bucket of their creation, within [from, to), every status included; grouped by the dimensions asked for. Merchants (scopes payout, read): their own organisation; operators: every one, or organizationId.',
-    args: {
-      from: t.arg({ type: 'DateTime', required: true }),
-      to: t.arg({ type: 'DateTime', required: true }),
-      interval: t.arg({ type: StatsIntervalEnum, required: true }),
-      groupBy: t.arg({ type: [StatsDimensionEnum] }),
-      organizationId: t.arg.id(),
-    },
+    args: bucketedArgs,
     resolve: (_root, { from, to, interval, groupBy, organizationId }, ctx) =>
       payoutStats(ctx.gateway, authorizeRead(ctx.caller, 'payoutStats', organizationIdOf(organizationId)), { from, to, interval, groupBy }),
   }),
@@ -137,13 +139,7 @@ builder.queryField('refundStats', (t) =>
     authScopes: { run: 'refundStats' },
     complexity: STATS_COMPLEXITY,
     description: 'Refunds that succeeded, counted in the UTC bucket of when they did, within [from, to); groupBy takes METHOD and ORGANIZATION.',
-    args: {
-      from: t.arg({ type: 'DateTime', required: true }),
-      to: t.arg({ type: 'DateTime', required: true }),
-      interval: t.arg({ type: StatsIntervalEnum, required: true }),
-      groupBy: t.arg({ type: [StatsDimensionEnum] }),
-      organizationId: t.arg.id(),
-    },
+    args: bucketedArgs,
     resolve: (_root, { from, to, interval, groupBy, organizationId }, ctx) =>
       refundStats(ctx.gateway, authorizeRead(ctx.caller, 'refundStats', organizationIdOf(organizationId)), { from, to, interval, groupBy }),
   }),
@@ -155,11 +151,7 @@ builder.queryField('conversionStats', (t) =>
     authScopes: { run: 'conversionStats' },
     description:
       'Conversion (paid / created) per method of the transactions created in [from, to) (at most 366 days): created counts every transaction offering the method, paid those paid with it; the last row (method null) is over every transaction.',
-    args: {
-      from: t.arg({ type: 'DateTime', required: true }),
-      to: t.arg({ type: 'DateTime', required: true }),
-      organizationId: t.arg.id(),
-    },
+    args: rangeArgs,
     resolve: (_root, { from, to, organizationId }, ctx) =>
       conversionStats(ctx.gateway, authorizeRead(ctx.caller, 'conversionStats', organizationIdOf(organizationId)), { from, to }),
   }),
@@ -170,11 +162,7 @@ builder.queryField('timeToPayStats', (t) =>
     type: [TimeToPayRowRef],
     authScopes: { run: 'timeToPayStats' },
     description: 'Median and 90th percentile of the time from creation to payment (seconds) of the transactions created in [from, to) (at most 366 days) and paid, per method used, then over all (method null).',
-    args: {
-      from: t.arg({ type: 'DateTime', required: true }),
-      to: t.arg({ type: 'DateTime', required: true }),
-      organizationId: t.arg.id(),
-    },
+    args: rangeArgs,
     resolve: (_root, { from, to, organizationId }, ctx) =>
       timeToPayStats(ctx.gateway, authorizeRead(ctx.caller, 'timeToPayStats', organizationIdOf(organizationId)), { from, to }),
   }),
