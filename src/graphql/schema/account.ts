@@ -11,6 +11,7 @@ import { toWireAmount } from '../../domain/money.js';
 import { adjustAccount, getAccount, getAccountStats, listAccountEntries, listAccounts } from '../../domain/operations.js';
 import type { Page } from '../../domain/pagination.js';
 import { pageComplexity } from '../limits.js';
+import { organizationIdOf } from './arguments.js';
 import { builder } from '../builder.js';
 import { AccountRef } from './organization.js';
 import { PageInfoRef } from './pagination.js';
@@ -70,7 +71,6 @@ const AccountStatsRef = builder.objectRef<AccountStats>('AccountStats').implemen
   }),
 });
 
-const organizationIdOf = (id: string | number | null | undefined): string | null => (id == null ? null : String(id));
 
 builder.queryField('accounts', (t) =>
   t.field({

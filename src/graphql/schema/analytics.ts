@@ -11,6 +11,7 @@ import { STATS_DIMENSIONS, STATS_INTERVALS } from '../../domain/analytics/ranges
 import type { OrganizationVolumeRecord, PayoutStatsRecord, RefundStatsRecord, TimeToPayRecord, TransactionStatsRecord } from '../../domain/analytics/store.js';
 import { toWireAmount } from '../../domain/money.js';
 import { conversionStats, payoutStats, refundStats, timeToPayStats, topOrganizations, transactionStats } from '../../domain/operations.js';
+import { organizationIdOf } from './arguments.js';
 import { builder } from '../builder.js';
 import { PaymentMethodEnum, PayoutStatusEnum, TransactionStatusEnum } from './enums.js';
 
@@ -20,7 +21,6 @@ const StatsIntervalEnum = builder.enumType('StatsInterval', {
 });
 const StatsDimensionEnum = builder.enumType('StatsDimension', { values: STATS_DIMENSIONS });
 
-const organizationIdOf = (id: string | number | null | undefined): string | null => (id == null ? null : String(id));
 
 const TransactionStatsRowRef = builder.objectRef<TransactionStatsRecord>('TransactionStatsRow').implement({
   description: 'Transactions created in one bucket (and group): how many, their amounts and their fees.',

@@ -8,6 +8,7 @@
 import { authorizeRead } from '../../domain/access/auth.js';
 import type { PayoutStatusChange, TransactionStatusChange } from '../../domain/liveUpdates/events.js';
 import { payoutStatusChanged, transactionStatusChanged } from '../../domain/operations.js';
+import { organizationIdOf } from './arguments.js';
 import { builder } from '../builder.js';
 import { PayoutStatusEnum, TransactionStatusEnum } from './enums.js';
 
@@ -33,7 +34,6 @@ const PayoutStatusChangeRef = builder.objectRef<PayoutStatusChange>('PayoutStatu
 
 builder.subscriptionType({});
 
-const organizationIdOf = (value: string | number | null | undefined): string | null => (value == null ? null : String(value));
 
 builder.subscriptionField('transactionStatusChanged', (t) =>
   t.field({
