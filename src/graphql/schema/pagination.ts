@@ -1,5 +1,6 @@
 import { encodeCursor, type KeysetPosition, type KeysetSlice } from '../../domain/cursors.js';
 import type { Page } from '../../domain/pagination.js';
+import type { ObjectRef } from '@pothos/core';
 import { builder } from '../builder.js';
 
 export const PageInfoRef = builder.objectRef<Page<unknown>>('Pagination').implement({
@@ -41,4 +42,16 @@ export interface ConnectionArgs {
   after?: string | null;
   last?: number | null;
   before?: string | null;
+}
+
+/** `<Name>Connection` of `type` (edges `<Name>Edge`) with `totalCount`: how many rows match the filter. */
+export function countedConnection<Shape>(type: ObjectRef<any, Shape>, name: string, noun: string) {
+  return builder.connectionObject(
+    {
+      type,
+      name: `${name}Connection`,
+      fields: (t) => ({ totalCount: t.int({ description: `How many ${noun} match the filter`, resolve: (connection) => (connection as unknown as { totalCount: number }).totalCount }) }),
+    },
+    { name: `${name}Edge` },
+  );
 }

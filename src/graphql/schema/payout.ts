@@ -13,11 +13,12 @@ import type { ListPayoutsInput } from '../../domain/payouts/listPayouts.js';
 import { isAwaitingReview } from '../../domain/payouts/payouts.js';
 import type { PayoutRecord } from '../../domain/payouts/store.js';
 import { pageComplexity } from '../limits.js';
+import { orUndefined, organizationIdOf } from './arguments.js';
 import { builder, type GraphQLContext } from '../builder.js';
 import { announcingReplays, idempotencyKeyOf } from '../idempotency.js';
 import { PaymentMethodEnum, PayoutStatusEnum } from './enums.js';
 import { nodeWhere } from './node.js';
-import { CONNECTION_DESCRIPTION, PageInfoRef, connectionOf, type ConnectionArgs } from './pagination.js';
+import { CONNECTION_DESCRIPTION, PageInfoRef, connectionOf, countedConnection, type ConnectionArgs } from './pagination.js';
 import { PersonInput, PersonRef } from './transaction.js';
 
 export const PayoutRef = builder.prismaNode('Payout', {
@@ -87,9 +88,6 @@ const PayoutFilter = builder.inputType('PayoutFilter', {
   }),
 });
 
-/** GraphQL's "absent" is null; the domain's is undefined. */
-const orUndefined = <T>(value: T | null | undefined): T | undefined => value ?? undefined;
-const organizationIdOf = (id: string | number | null | undefined): string | null => (id == null ? null : String(id));
 
 /** The GraphQL filter as the operation's input. */
 const listInputOf = (filter: typeof PayoutFilter.$inferInput | null | undefined): ListPayoutsInput => ({
@@ -132,14 +130,7 @@ builder.queryField('payouts', (t) =>
 );
 
 /** A connection of payouts, with how many match the filter. */
-const PayoutConnectionRef = builder.connectionObject(
-  {
-    type: PayoutRef,
-    name: 'PayoutConnection',
-    fields: (t) => ({ totalCount: t.int({ description: 'How many payouts match the filter', resolve: (connection) => (connection as unknown as { totalCount: number }).totalCount }) }),
-  },
-  { name: 'PayoutEdge' },
-);
+const PayoutConnectionRef = countedConnection(PayoutRef, 'Payout', 'payouts');
 
 /** One keyset slice of an organisation's (null: every organisation's) payouts, as a connection. */
 async function payoutConnection(ctx: GraphQLContext, organizationId: string | null, args: ConnectionArgs & { filter?: typeof PayoutFilter.$inferInput | null }) {

@@ -10,11 +10,12 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../domain/pagination.js';
 import type { CreatedTransaction } from '../../domain/transactions/createTransaction.js';
 import type { ListTransactionsInput } from '../../domain/transactions/listTransactions.js';
 import { pageComplexity } from '../limits.js';
+import { orUndefined, organizationIdOf } from './arguments.js';
 import { builder, type GraphQLContext } from '../builder.js';
 import { announcingReplays, idempotencyKeyOf } from '../idempotency.js';
 import { PaymentMethodEnum, TransactionStatusEnum } from './enums.js';
 import { nodeWhere } from './node.js';
-import { CONNECTION_DESCRIPTION, PageInfoRef, connectionOf, type ConnectionArgs } from './pagination.js';
+import { CONNECTION_DESCRIPTION, PageInfoRef, connectionOf, countedConnection, type ConnectionArgs } from './pagination.js';
 
 export const ProductRef = builder.prismaObject('TransactionProduct', {
   name: 'Product',
@@ -133,8 +134,6 @@ const TransactionFilter = builder.inputType('TransactionFilter', {
   }),
 });
 
-/** GraphQL's "absent" is null; the domain's is undefined. */
-const orUndefined = <T>(value: T | null | undefined): T | undefined => value ?? undefined;
 
 builder.queryField('transaction', (t) =>
   t.field({
@@ -170,7 +169,7 @@ builder.queryField('transactions', (t) =>
     complexity: pageComplexity,
     args: { filter: t.arg({ type: TransactionFilter }), page: t.arg.int(), limit: t.arg.int(), organizationId: t.arg.id() },
     resolve: (_root, { filter, page, limit, organizationId }, ctx) =>
-      listTransactions(ctx.gateway, authorizeRead(ctx.caller, 'listTransactions', organizationId == null ? null : String(organizationId)), {
+      listTransactions(ctx.gateway, authorizeRead(ctx.caller, 'listTransactions', organizationIdOf(organizationId)), {
         ...listInputOf(filter),
         page: orUndefined(page),
         limit: orUndefined(limit),
@@ -179,14 +178,7 @@ builder.queryField('transactions', (t) =>
 );
 
 /** A connection of transactions, with how many match the filter. */
-export const TransactionConnectionRef = builder.connectionObject(
-  {
-    type: TransactionRef,
-    name: 'TransactionConnection',
-    fields: (t) => ({ totalCount: t.int({ description: 'How many transactions match the filter', resolve: (connection) => (connection as unknown as { totalCount: number }).totalCount }) }),
-  },
-  { name: 'TransactionEdge' },
-);
+export const TransactionConnectionRef = countedConnection(TransactionRef, 'Transaction', 'transactions');
 
 /** One keyset slice of an organisation's (null: every organisation's) transactions, as a connection. */
 async function transactionConnection(ctx: GraphQLContext, organizationId: string | null, args: ConnectionArgs & { filter?: typeof TransactionFilter.$inferInput | null }) {
@@ -203,7 +195,7 @@ builder.queryField('transactionsConnection', (t) =>
       authScopes: { run: 'listTransactions' },
       complexity: pageComplexity,
       args: { filter: t.arg({ type: TransactionFilter }), organizationId: t.arg.id() },
-      resolve: (_root, args, ctx) => transactionConnection(ctx, args.organizationId == null ? null : String(args.organizationId), args),
+      resolve: (_root, args, ctx) => transactionConnection(ctx, organizationIdOf(args.organizationId), args),
     },
     TransactionConnectionRef,
   ),
