@@ -11,7 +11,7 @@
  */
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { authenticate, authorizeRead, singleAuthorizationHeader } from '../../domain/access/auth.js';
+import { authenticate, authorizeRead, singleAuthorizationHeader, type ReadAccess } from '../../domain/access/auth.js';
 import type { Operation } from '../../domain/access/policy.js';
 import type { GatewayContext } from '../../domain/context.js';
 import { DomainError } from '../../domain/errors.js';
@@ -174,21 +174,15 @@ export interface ExportOptions {
 
 export function registerExports(app: FastifyInstance, ctx: GatewayContext, options: ExportOptions): void {
   const stallMs = options.stallMs ?? EXPORT_STALL_MS;
-  app.get(EXPORT_TRANSACTIONS_PATH, async (request, reply) => {
-    await enforceRateLimitOn(ctx, request, reply, `GET ${EXPORT_TRANSACTIONS_PATH}`);
-    const query = request.query as Query;
-    const access = await authorizeExport(ctx, request, 'exportTransactions', options.adminToken, query);
-    refusePaging(query);
-    const batches = exportTransactions(ctx, access, parseListTransactionsQuery(query));
-    return sendCsv(reply, 'transactions', TRANSACTION_COLUMNS, batches, transactionLine, ctx.clock.now(), stallMs);
-  });
-
-  app.get(EXPORT_PAYOUTS_PATH, async (request, reply) => {
-    await enforceRateLimitOn(ctx, request, reply, `GET ${EXPORT_PAYOUTS_PATH}`);
-    const query = request.query as Query;
-    const access = await authorizeExport(ctx, request, 'exportPayouts', options.adminToken, query);
-    refusePaging(query);
-    const batches = exportPayouts(ctx, access, parseListPayoutsQuery(query));
-    return sendCsv(reply, 'payouts', PAYOUT_COLUMNS, batches, payoutLine, ctx.clock.now(), stallMs);
-  });
+  /** One export route: the REST steps, then the operation's batches as CSV. */
+  const route = <Op extends Operation, Row>(path: string, operation: Op, what: string, header: readonly string[], line: (row: Row) => string, rowsOf: (access: ReadAccess<Op>, query: Query) => AsyncGenerator<Row[], void, undefined>) =>
+    app.get(path, async (request, reply) => {
+      await enforceRateLimitOn(ctx, request, reply, `GET ${path}`);
+      const query = request.query as Query;
+      const access = await authorizeExport(ctx, request, operation, options.adminToken, query);
+      refusePaging(query);
+      return sendCsv(reply, what, header, rowsOf(access, query), line, ctx.clock.now(), stallMs);
+    });
+  route(EXPORT_TRANSACTIONS_PATH, 'exportTransactions', 'transactions', TRANSACTION_COLUMNS, transactionLine, (access, query) => exportTransactions(ctx, access, parseListTransactionsQuery(query)));
+  route(EXPORT_PAYOUTS_PATH, 'exportPayouts', 'payouts', PAYOUT_COLUMNS, payoutLine, (access, query) => exportPayouts(ctx, access, parseListPayoutsQuery(query)));
 }
