@@ -176,3 +176,39 @@ describe('the general shape of the record statement, racing that settlement itse
     await expectLedgerConsistent(gateway, organizationId);
   });
 });
+
+describe('the common shape of the record statement, when a refund of the transaction commits after its snapshot', () => {
+  it('debits nothing: the Refund row’s unique index refuses the insert and the whole statement, debit included, rolls back (409)', async () => {
+    const { organization, key } = await gateway.merchant({ verified: true });
+    const orderId = await paidTransaction(gateway, key, { price: 4000, feesCustomerSide: true });
+    expect(await balances(gateway, organization.id)).toEqual({ main: 4000n, escrow: 0n });
+
+    // Another refund of it, inserted and not yet committed: the common shape's snapshot cannot see
+    // it (its "never refunded" check passes), and its insert waits on that row's unique index entry.
+    let commitOther!: () => void;
+    const otherMayCommit = new Promise<void>((resolve) => (commitOther = resolve));
+    let inserted!: () => void;
+    const otherInserted = new Promise<void>((resolve) => (inserted = resolve));
+    const other = gateway.ctx.db.$transaction(
+      async (tx) => {
+        await tx.refund.create({ data: { transactionId: orderId, organizationId: organization.id, amount: 4000n, method: 'wave', status: 'pending' } });
+        inserted();
+        await otherMayCommit;
+      },
+      { timeout: 10_000 },
+    );
+    await otherInserted;
+    const racing = recordInShape(gateway.ctx, gateway.ctx.db, organization.id, orderId, 'paid').then(
+      (row) => ({ row }),
+      (error: unknown) => ({ error }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    commitOther();
+    await other;
+
+    expect(await racing).toEqual({ error: expect.objectContaining({ code: 'refund_in_progress' }) });
+    // The debit the statement made before its insert was refused went with it.
+    expect(await balances(gateway, organization.id)).toEqual({ main: 4000n, escrow: 0n });
+    expect((await entriesOf(gateway, orderId)).filter((entry) => entry.kind === 'refund')).toEqual([]);
+  });
+});
