@@ -6,13 +6,14 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Organization } from '../../generated/prisma/client.js';
 import type { Caller, MerchantCaller } from './caller.js';
+import type { OrganizationCaller } from './caller.js';
 import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import { authorize, organizationOf, type Operation } from './policy.js';
 import type { MerchantOperation } from './scopes.js';
 import { readApiKeyByDigest, readOperatorTokenByDigest } from './store.js';
 
-export type { Caller, MerchantCaller, OperatorCaller } from './caller.js';
+export type { Caller, MerchantCaller, MerchantUserCaller, OperatorCaller, OrganizationCaller } from './caller.js';
 
 /** Prefixes make leaked secrets recognisable (secret scanners, logs) and tell key from token. */
 export const API_KEY_PREFIX = 'gw_sk_';
@@ -108,7 +109,8 @@ async function authenticateApiKey(ctx: GatewayContext, digest: string): Promise<
  */
 export interface MerchantAccess<Op extends Operation = MerchantOperation> {
   readonly operation: Op;
-  readonly caller: MerchantCaller;
+  /** A merchant key, or a dashboard user of the organisation (a session): the policy admitted either. */
+  readonly caller: OrganizationCaller;
   readonly organization: Organization;
   readonly organizationId: string;
 }
@@ -124,9 +126,9 @@ export interface ReadAccess<Op extends Operation = MerchantOperation> {
   readonly caller: Caller;
 }
 
-/** A merchant key running `operation` on its organisation, by the one access policy. */
+/** A merchant key or dashboard user running `operation` on its organisation, by the one access policy. */
 export function authorizeMerchant<Op extends Operation>(caller: Caller, operation: Op): MerchantAccess<Op> {
-  if (caller.kind !== 'merchant') throw new DomainError('permission_denied');
+  if (caller.kind === 'operator') throw new DomainError('permission_denied');
   const { organization } = authorize(caller, operation);
   return { operation, caller, organization, organizationId: organization.id };
 }

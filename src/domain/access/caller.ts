@@ -4,7 +4,7 @@
  * neither needs the other to name a caller.
  */
 import type { Organization } from '../../generated/prisma/client.js';
-import type { ApiScope, OperatorRole } from '../../generated/prisma/enums.js';
+import type { ApiScope, MerchantRole, OperatorRole } from '../../generated/prisma/enums.js';
 
 /** A merchant's API key: one organisation, one scope. */
 export interface MerchantCaller {
@@ -22,4 +22,22 @@ export interface OperatorCaller {
   tokenId: string | null;
 }
 
-export type Caller = MerchantCaller | OperatorCaller;
+/**
+ * A person signed in to the merchant dashboard (a session cookie): one organisation, by role.
+ * Acts on its own organisation exactly like a merchant key does, with the rows' `users` instead
+ * of their `scopes`.
+ */
+export interface MerchantUserCaller {
+  kind: 'merchantUser';
+  userId: string;
+  email: string;
+  role: MerchantRole;
+  organization: Organization;
+  /** The session's id (not its cookie value): what signing out or removing the member ends. */
+  sessionId: string;
+}
+
+/** Who acts on one organisation's behalf: its API key, or one of its dashboard users. */
+export type OrganizationCaller = MerchantCaller | MerchantUserCaller;
+
+export type Caller = MerchantCaller | MerchantUserCaller | OperatorCaller;

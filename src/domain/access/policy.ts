@@ -8,17 +8,24 @@
  * organisations and mutates nothing; `support` reads, approves or rejects payouts, releases escrow
  * and redelivers webhooks. Merchant scopes are the spec's Authentication table (openapi/v2.yaml
  * repeats them as `x-scopes`; a test keeps the two equal).
+ *
+ * Merchant dashboard users, by role (issue 20's contract): `owner` does everything a user may;
+ * `developer` reads money and manages API keys and webhooks; `operations` reads money, refunds,
+ * cancels, pays out and redelivers webhooks; `viewer` reads (never a secret) and changes nothing
+ * but its own sign-in. Operator-only rows (other organisations, the gateway's switches) admit no user.
  */
-import type { ApiScope, OperatorRole } from '../../generated/prisma/enums.js';
+import type { ApiScope, MerchantRole, OperatorRole } from '../../generated/prisma/enums.js';
 import { DomainError } from '../errors.js';
 import { isUuid } from '../ids.js';
-import type { Caller, MerchantCaller, OperatorCaller } from './caller.js';
+import type { Caller, MerchantCaller, MerchantUserCaller, OperatorCaller, OrganizationCaller } from './caller.js';
 
 export interface AccessRule {
   /** The API-key scopes that may run it; none: no merchant key may. */
   readonly scopes: readonly ApiScope[];
   /** The operator roles that may run it; none: no operator may. */
   readonly roles: readonly OperatorRole[];
+  /** The merchant dashboard roles that may run it, on their own organisation; absent: no user may. */
+  readonly users?: readonly MerchantRole[];
   /** A write: an inactive organisation's key may not run it (reads still work). */
   readonly write: boolean;
   /** Anyone holding the unguessable order id (the checkout page's customer) may run it. */
@@ -42,14 +49,23 @@ const CHECKOUT_READ = ['checkout', 'read', 'readAndWrite'] as const;
 const ACCOUNT_READ = ['read', 'readAndWrite', 'management'] as const;
 const WEBHOOK_MANAGEMENT = ['management'] as const;
 
+/** Every dashboard user: reading the organisation's money, webhooks and keys (metadata, never a secret). */
+const EVERY_USER = ['owner', 'developer', 'operations', 'viewer'] as const;
+/** Moving money back or out: refunds, cancellations, payouts. */
+const MONEY_MOVERS = ['owner', 'operations'] as const;
+/** The integration's credentials: API keys and webhooks. */
+const INTEGRATORS = ['owner', 'developer'] as const;
+/** Sending a delivery again: the integration's people, and operations chasing a merchant's order. */
+const REDELIVERERS = ['owner', 'developer', 'operations'] as const;
+
 export const ACCESS_POLICY = {
   // Transactions (the spec's table).
   createTransaction: { scopes: CHECKOUT_WRITE, roles: NONE, write: true },
-  getTransaction: { scopes: CHECKOUT_READ, roles: EVERY_ROLE, write: false },
-  listTransactions: { scopes: CHECKOUT_READ, roles: EVERY_ROLE, write: false },
-  cancelTransaction: { scopes: CHECKOUT_WRITE, roles: NONE, write: true },
+  getTransaction: { scopes: CHECKOUT_READ, roles: EVERY_ROLE, users: EVERY_USER, write: false },
+  listTransactions: { scopes: CHECKOUT_READ, roles: EVERY_ROLE, users: EVERY_USER, write: false },
+  cancelTransaction: { scopes: CHECKOUT_WRITE, roles: NONE, users: MONEY_MOVERS, write: true },
   // GET /refund is a write although its verb is GET.
-  refundTransaction: { scopes: ['checkout', 'write', 'readAndWrite', 'management'], roles: NONE, write: true },
+  refundTransaction: { scopes: ['checkout', 'write', 'readAndWrite', 'management'], roles: NONE, users: MONEY_MOVERS, write: true },
   // v1's delete: cancel while pending, refund once paid; then authorised again as the one it turns out to be.
   cancelOrRefundTransaction: { scopes: ['checkout', 'write', 'readAndWrite', 'management'], roles: NONE, write: true },
   // The checkout page, and the sandbox payment an admin drives.
@@ -58,9 +74,9 @@ export const ACCESS_POLICY = {
   releaseEscrow: { scopes: NONE, roles: ADMIN_AND_SUPPORT, write: true },
 
   // Payouts.
-  createPayout: { scopes: ['payout'], roles: NONE, write: true },
-  getPayout: { scopes: ['payout', 'read'], roles: EVERY_ROLE, write: false },
-  listPayouts: { scopes: ['payout', 'read'], roles: EVERY_ROLE, write: false },
+  createPayout: { scopes: ['payout'], roles: NONE, users: MONEY_MOVERS, write: true },
+  getPayout: { scopes: ['payout', 'read'], roles: EVERY_ROLE, users: EVERY_USER, write: false },
+  listPayouts: { scopes: ['payout', 'read'], roles: EVERY_ROLE, users: EVERY_USER, write: false },
   listPendingPayouts: { scopes: NONE, roles: EVERY_ROLE, write: false },
   approvePayout: { scopes: NONE, roles: ADMIN_AND_SUPPORT, write: true },
   rejectPayout: { scopes: NONE, roles: ADMIN_AND_SUPPORT, write: true },
@@ -68,28 +84,28 @@ export const ACCESS_POLICY = {
   settleProviderCall: { scopes: NONE, roles: ADMIN, write: true },
 
   // Ledger accounts.
-  listAccounts: { scopes: ACCOUNT_READ, roles: EVERY_ROLE, write: false },
-  getAccountStats: { scopes: ACCOUNT_READ, roles: EVERY_ROLE, write: false },
-  getAccount: { scopes: ACCOUNT_READ, roles: EVERY_ROLE, write: false },
-  listAccountEntries: { scopes: ACCOUNT_READ, roles: EVERY_ROLE, write: false },
+  listAccounts: { scopes: ACCOUNT_READ, roles: EVERY_ROLE, users: EVERY_USER, write: false },
+  getAccountStats: { scopes: ACCOUNT_READ, roles: EVERY_ROLE, users: EVERY_USER, write: false },
+  getAccount: { scopes: ACCOUNT_READ, roles: EVERY_ROLE, users: EVERY_USER, write: false },
+  listAccountEntries: { scopes: ACCOUNT_READ, roles: EVERY_ROLE, users: EVERY_USER, write: false },
   adjustAccount: { scopes: NONE, roles: ADMIN, write: true },
 
   // Webhooks: the organisation through a management key, or operators.
-  listWebhooks: { scopes: WEBHOOK_MANAGEMENT, roles: EVERY_ROLE, write: false },
-  listWebhookDeliveries: { scopes: WEBHOOK_MANAGEMENT, roles: EVERY_ROLE, write: false },
-  createWebhook: { scopes: WEBHOOK_MANAGEMENT, roles: ADMIN, write: true },
-  rotateWebhookSecret: { scopes: WEBHOOK_MANAGEMENT, roles: ADMIN, write: true },
-  deleteWebhook: { scopes: WEBHOOK_MANAGEMENT, roles: ADMIN, write: true },
-  redeliverWebhook: { scopes: WEBHOOK_MANAGEMENT, roles: ADMIN_AND_SUPPORT, write: true },
+  listWebhooks: { scopes: WEBHOOK_MANAGEMENT, roles: EVERY_ROLE, users: EVERY_USER, write: false },
+  listWebhookDeliveries: { scopes: WEBHOOK_MANAGEMENT, roles: EVERY_ROLE, users: EVERY_USER, write: false },
+  createWebhook: { scopes: WEBHOOK_MANAGEMENT, roles: ADMIN, users: INTEGRATORS, write: true },
+  rotateWebhookSecret: { scopes: WEBHOOK_MANAGEMENT, roles: ADMIN, users: INTEGRATORS, write: true },
+  deleteWebhook: { scopes: WEBHOOK_MANAGEMENT, roles: ADMIN, users: INTEGRATORS, write: true },
+  redeliverWebhook: { scopes: WEBHOOK_MANAGEMENT, roles: ADMIN_AND_SUPPORT, users: REDELIVERERS, write: true },
 
-  // Organisations, their keys and the gateway's switches: operators only.
+  // Organisations and the gateway's switches: operators only; an organisation's keys: its integrators too.
   getOrganization: { scopes: NONE, roles: EVERY_ROLE, write: false },
   listOrganizations: { scopes: NONE, roles: EVERY_ROLE, write: false },
   createOrganization: { scopes: NONE, roles: ADMIN, write: true },
   updateOrganization: { scopes: NONE, roles: ADMIN, write: true },
-  listApiKeys: { scopes: NONE, roles: EVERY_ROLE, write: false },
-  createApiKey: { scopes: NONE, roles: ADMIN, write: true },
-  revokeApiKey: { scopes: NONE, roles: ADMIN, write: true },
+  listApiKeys: { scopes: NONE, roles: EVERY_ROLE, users: EVERY_USER, write: false },
+  createApiKey: { scopes: NONE, roles: ADMIN, users: INTEGRATORS, write: true },
+  revokeApiKey: { scopes: NONE, roles: ADMIN, users: INTEGRATORS, write: true },
   listSwitches: { scopes: NONE, roles: EVERY_ROLE, write: false },
   setSwitch: { scopes: NONE, roles: ADMIN, write: true },
   // Operator tokens: issued and revoked by an admin; their metadata (never the token) read by every role.
@@ -98,18 +114,18 @@ export const ACCESS_POLICY = {
   revokeOperatorToken: { scopes: NONE, roles: ADMIN, write: true },
 
   // Analytics, exports and live updates: whoever may list the rows they are made of.
-  transactionStats: { scopes: CHECKOUT_READ, roles: EVERY_ROLE, write: false },
-  payoutStats: { scopes: ['payout', 'read'], roles: EVERY_ROLE, write: false },
+  transactionStats: { scopes: CHECKOUT_READ, roles: EVERY_ROLE, users: EVERY_USER, write: false },
+  payoutStats: { scopes: ['payout', 'read'], roles: EVERY_ROLE, users: EVERY_USER, write: false },
   // What an analyst asks next: refunds over time, conversion and time to pay (over the merchant's
   // transactions: who may list them), and the ranking across merchants (operators only).
-  refundStats: { scopes: CHECKOUT_READ, roles: EVERY_ROLE, write: false },
-  conversionStats: { scopes: CHECKOUT_READ, roles: EVERY_ROLE, write: false },
-  timeToPayStats: { scopes: CHECKOUT_READ, roles: EVERY_ROLE, write: false },
+  refundStats: { scopes: CHECKOUT_READ, roles: EVERY_ROLE, users: EVERY_USER, write: false },
+  conversionStats: { scopes: CHECKOUT_READ, roles: EVERY_ROLE, users: EVERY_USER, write: false },
+  timeToPayStats: { scopes: CHECKOUT_READ, roles: EVERY_ROLE, users: EVERY_USER, write: false },
   topOrganizations: { scopes: NONE, roles: EVERY_ROLE, write: false },
-  exportTransactions: { scopes: CHECKOUT_READ, roles: EVERY_ROLE, write: false },
-  exportPayouts: { scopes: ['payout', 'read'], roles: EVERY_ROLE, write: false },
-  transactionStatusChanged: { scopes: CHECKOUT_READ, roles: EVERY_ROLE, write: false },
-  payoutStatusChanged: { scopes: ['payout', 'read'], roles: EVERY_ROLE, write: false },
+  exportTransactions: { scopes: CHECKOUT_READ, roles: EVERY_ROLE, users: EVERY_USER, write: false },
+  exportPayouts: { scopes: ['payout', 'read'], roles: EVERY_ROLE, users: EVERY_USER, write: false },
+  transactionStatusChanged: { scopes: CHECKOUT_READ, roles: EVERY_ROLE, users: EVERY_USER, write: false },
+  payoutStatusChanged: { scopes: ['payout', 'read'], roles: EVERY_ROLE, users: EVERY_USER, write: false },
 } as const satisfies Record<string, AccessRule>;
 
 export type Operation = keyof typeof ACCESS_POLICY;
@@ -117,10 +133,13 @@ export type Operation = keyof typeof ACCESS_POLICY;
 /**
  * The one evaluation of the policy, in the spec's order for merchant keys: a blocked organisation
  * gets 403 on everything, an inactive one 401 on writes (reads still work), then the key's scope.
+ * A dashboard user is judged the same way, by its role instead of a scope.
  * An operator whose role the row does not hold gets `operator_forbidden`; a principal of a kind
  * the row does not admit at all gets `permission_denied`.
  */
 export function authorize(principal: MerchantCaller, operation: Operation): MerchantCaller;
+export function authorize(principal: MerchantUserCaller, operation: Operation): MerchantUserCaller;
+export function authorize(principal: OrganizationCaller, operation: Operation): OrganizationCaller;
 export function authorize(principal: OperatorCaller, operation: Operation): OperatorCaller;
 export function authorize(principal: Caller, operation: Operation): Caller;
 export function authorize(principal: Principal, operation: Operation): Principal;
@@ -134,15 +153,24 @@ export function authorize(principal: Principal, operation: Operation): Principal
       if (rule.roles.length === 0) throw new DomainError('permission_denied');
       if (!rule.roles.includes(principal.role)) throw new DomainError('operator_forbidden');
       return principal;
-    case 'merchant': {
+    case 'merchant':
       if (rule.scopes.length === 0) throw new DomainError('permission_denied');
-      const { status } = principal.organization;
-      if (status === 'blocked') throw new DomainError('organization_blocked');
-      if (status === 'inactive' && rule.write) throw new DomainError('organization_inactive');
+      refuseByOrganizationStatus(principal, rule);
       if (!rule.scopes.includes(principal.scope)) throw new DomainError('permission_denied');
       return principal;
-    }
+    case 'merchantUser':
+      if (!rule.users?.length) throw new DomainError('permission_denied');
+      refuseByOrganizationStatus(principal, rule);
+      if (!rule.users.includes(principal.role)) throw new DomainError('permission_denied');
+      return principal;
   }
+}
+
+/** The spec's order for anyone acting for an organisation: blocked refuses everything, inactive every write. */
+function refuseByOrganizationStatus(principal: OrganizationCaller, rule: AccessRule): void {
+  const { status } = principal.organization;
+  if (status === 'blocked') throw new DomainError('organization_blocked');
+  if (status === 'inactive' && rule.write) throw new DomainError('organization_inactive');
 }
 
 /** Whether the policy lets `principal` run `operation` (the same evaluation, without the refusal). */
@@ -157,8 +185,8 @@ export function mayRun(principal: Principal, operation: Operation): boolean {
 }
 
 /**
- * The organisation an allowed caller acts on: a merchant's own (naming another one is refused),
- * or the one an operator names (null = all of them, for reads).
+ * The organisation an allowed caller acts on: a merchant key's or dashboard user's own (naming
+ * another one is refused), or the one an operator names (null = all of them, for reads).
  */
 export function organizationOf(caller: Caller, organizationId?: string | null): string | null {
   if (caller.kind === 'operator') {

@@ -287,15 +287,18 @@ export function watchStatusChanges(ctx: GatewayContext, kind: LiveKind, access: 
     hub = new LiveHub(ctx.coordination);
     hubs.set(ctx.coordination, hub);
   }
-  // Revoking the caller ends the stream: a merchant's key (or a change of its organisation), an
-  // issued operator token (the bootstrap token is not revocable: it ends with the hour).
+  // Revoking the caller ends the stream: a merchant's key (or a change of its organisation), a
+  // dashboard user's organisation changing, an issued operator token (the bootstrap token is not
+  // revocable: it ends with the hour).
   const { caller } = access;
   const endsOn =
     caller.kind === 'merchant'
       ? [invalidationOfKey(caller.apiKeyId), invalidationOfOrganization(caller.organization.id)]
-      : caller.tokenId
-        ? [invalidationOfOperatorToken(caller.tokenId)]
-        : [];
+      : caller.kind === 'merchantUser'
+        ? [invalidationOfOrganization(caller.organization.id)]
+        : caller.tokenId
+          ? [invalidationOfOperatorToken(caller.tokenId)]
+          : [];
   return hub.open(kind, access.organizationId, endsOn);
 }
 

@@ -37,7 +37,8 @@ function countedPerKey(routes: Record<string, RouteBinding>): Record<string, Rou
       {
         operation: binding.operation,
         handle: (ctx, access, request) => {
-          countRestV1Call(access.caller.apiKeyId, route);
+          // REST authenticates API keys only (never a dashboard session), so the caller is a key.
+          if (access.caller.kind === 'merchant') countRestV1Call(access.caller.apiKeyId, route);
           return binding.handle(ctx, access, request);
         },
       } satisfies RouteBinding,

@@ -6,14 +6,17 @@
  */
 import { describe, expect, it } from 'vitest';
 import * as operations from '../../../src/domain/operations.js';
-import { ACCESS_POLICY, SPEC_OPERATIONS, authorize, mayRun, type AccessRule, type Operation } from '../../../src/domain/access/policy.js';
+import { ACCESS_POLICY, SPEC_OPERATIONS, authorize, mayRun, organizationOf, type AccessRule, type Operation } from '../../../src/domain/access/policy.js';
 import { MERCHANT_OPERATIONS } from '../../../src/domain/access/scopes.js';
 import type { Caller } from '../../../src/domain/access/caller.js';
 import type { Organization } from '../../../src/generated/prisma/client.js';
+import type { MerchantRole } from '../../../src/generated/prisma/enums.js';
 
 const rows = Object.entries(ACCESS_POLICY) as [Operation, AccessRule][];
 const writes = rows.filter(([, rule]) => rule.write).map(([operation]) => operation);
 const operatorRows = rows.filter(([, rule]) => rule.roles.length > 0);
+/** What any dashboard user may change: its own sign-in (two-factor enrolment), nothing of the organisation's. */
+const USER_SELF_SERVICE: readonly string[] = ['startTwoFactorEnrolment', 'confirmTwoFactorEnrolment', 'disableTwoFactor', 'regenerateRecoveryCodes', 'signOut'];
 
 describe('the access table', () => {
   it('has exactly one row for every operation src/domain/operations.ts exports', () => {
@@ -58,6 +61,45 @@ describe('the access table', () => {
   });
 });
 
+describe('the access table for merchant dashboard users (issue 20’s roles)', () => {
+  const runsOf = (role: MerchantRole) => rows.filter(([, rule]) => rule.users?.includes(role)).map(([operation]) => operation);
+  const writesOf = (role: MerchantRole) => runsOf(role).filter((operation) => writes.includes(operation)).sort();
+  const userRows = rows.filter(([, rule]) => rule.users?.length);
+
+  it('owner is in every row a user may run', () => {
+    expect(userRows.filter(([, rule]) => !rule.users!.includes('owner')).map(([operation]) => operation)).toEqual([]);
+  });
+
+  it('every user reads what the organisation’s keys may read of its money, webhooks and keys', () => {
+    const reads = userRows.filter(([, rule]) => !rule.write).map(([operation]) => operation);
+    for (const role of ['developer', 'operations', 'viewer'] as const) expect(runsOf(role).filter((operation) => !writes.includes(operation)).sort()).toEqual(reads.sort());
+    for (const operation of ['listTransactions', 'getPayout', 'listAccountEntries', 'transactionStats', 'exportTransactions', 'listWebhooks', 'listWebhookDeliveries', 'listApiKeys'] as const) {
+      expect(reads).toContain(operation);
+    }
+  });
+
+  it('viewer writes nothing; operations moves money and redelivers; developer manages keys and webhooks', () => {
+    expect(writesOf('viewer')).toEqual(writesOf('viewer').filter((operation) => USER_SELF_SERVICE.includes(operation)));
+    // Operations: the three money movements and redelivery (of one delivery, or of the failed ones), nothing else.
+    const operationsWrites = writesOf('operations').filter((operation) => !USER_SELF_SERVICE.includes(operation));
+    expect(operationsWrites).toEqual(expect.arrayContaining(['cancelTransaction', 'createPayout', 'redeliverWebhook', 'refundTransaction']));
+    expect(operationsWrites.filter((operation) => !['cancelTransaction', 'createPayout', 'refundTransaction'].includes(operation) && !operation.startsWith('redeliver'))).toEqual([]);
+    const developerWrites = writesOf('developer').filter((operation) => !USER_SELF_SERVICE.includes(operation));
+    expect(developerWrites).toEqual(expect.arrayContaining(['createApiKey', 'createWebhook', 'deleteWebhook', 'redeliverWebhook', 'revokeApiKey', 'rotateWebhookSecret']));
+    expect(developerWrites.filter((operation) => ['cancelTransaction', 'createPayout', 'refundTransaction'].includes(operation))).toEqual([]);
+    for (const moving of ['refundTransaction', 'createPayout', 'cancelTransaction'] as const) expect(ACCESS_POLICY[moving].users).toEqual(['owner', 'operations']);
+  });
+
+  it('admits no user to a row of other organisations or of the gateway itself', () => {
+    const operatorsOnly = [
+      'listPendingPayouts', 'approvePayout', 'rejectPayout', 'listOpenProviderCalls', 'settleProviderCall', 'adjustAccount', 'payTransaction', 'releaseEscrow',
+      'listOrganizations', 'createOrganization', 'updateOrganization', 'listSwitches', 'setSwitch', 'createOperatorToken', 'listOperatorTokens',
+      'revokeOperatorToken', 'topOrganizations', 'getCheckout', 'createTransaction', 'cancelOrRefundTransaction',
+    ] as const;
+    for (const operation of operatorsOnly) expect(ACCESS_POLICY[operation], operation).not.toHaveProperty('users');
+  });
+});
+
 describe('authorize', () => {
   const merchant = (status: Organization['status'], scope: 'checkout' | 'read' = 'checkout'): Caller => ({
     kind: 'merchant',
@@ -83,6 +125,35 @@ describe('authorize', () => {
     expect(codeOf(() => authorize(merchant('active', 'read'), 'createTransaction'))).toBe('permission_denied');
     // A row no key may run: refused before the organisation's state is looked at.
     expect(codeOf(() => authorize(merchant('blocked'), 'approvePayout'))).toBe('permission_denied');
+  });
+
+  const user = (status: Organization['status'], role: MerchantRole): Caller => ({
+    kind: 'merchantUser',
+    userId: 'u',
+    email: 'someone@example.com',
+    role,
+    sessionId: 's',
+    organization: { id: 'o', status } as Organization,
+  });
+
+  it('judges a dashboard user like a key of its organisation, by role: blocked, then inactive on writes, then the role', () => {
+    expect(codeOf(() => authorize(user('blocked', 'owner'), 'listTransactions'))).toBe('organization_blocked');
+    expect(codeOf(() => authorize(user('inactive', 'owner'), 'refundTransaction'))).toBe('organization_inactive');
+    expect(codeOf(() => authorize(user('inactive', 'viewer'), 'listTransactions'))).toBe('allowed');
+    expect(codeOf(() => authorize(user('active', 'viewer'), 'refundTransaction'))).toBe('permission_denied');
+    expect(codeOf(() => authorize(user('active', 'operations'), 'refundTransaction'))).toBe('allowed');
+    expect(codeOf(() => authorize(user('active', 'developer'), 'createPayout'))).toBe('permission_denied');
+    expect(codeOf(() => authorize(user('active', 'developer'), 'rotateWebhookSecret'))).toBe('allowed');
+    // A row no user may run: refused before the organisation's state is looked at.
+    expect(codeOf(() => authorize(user('blocked', 'owner'), 'approvePayout'))).toBe('permission_denied');
+    expect(mayRun(user('active', 'owner'), 'setSwitch')).toBe(false);
+  });
+
+  it('keeps a dashboard user on its own organisation (naming another is refused; none names its own)', () => {
+    const owner = user('active', 'owner');
+    expect(organizationOf(owner)).toBe('o');
+    expect(organizationOf(owner, 'o')).toBe('o');
+    expect(codeOf(() => organizationOf(owner, 'another'))).toBe('permission_denied');
   });
 
   it('refuses an operator by role (operator_forbidden), or as no principal of the row (permission_denied)', () => {

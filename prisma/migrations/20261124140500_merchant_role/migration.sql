@@ -1,0 +1,2 @@
+-- CreateEnum
+CREATE TYPE "MerchantRole" AS ENUM ('owner', 'developer', 'operations', 'viewer');
