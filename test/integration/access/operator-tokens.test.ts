@@ -10,21 +10,28 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../../src/domain/access/auth.js';
 import { invalidationOfOperatorToken } from '../../../src/domain/access/callerCache.js';
 import { MAX_ACTIVE_OPERATOR_TOKENS } from '../../../src/domain/access/createOperatorToken.js';
-import { expectGraphqlError, graphqlData, graphqlRefusal } from '../../support/assertions.js';
+import { expectGraphqlError, graphqlData } from '../../support/assertions.js';
 import { useGateway } from '../../support/gateway.js';
+import {
+  CreateOrganizationDocument,
+  IssueOperatorTokenDocument,
+  type IssueOperatorTokenMutationVariables,
+  ListOperatorTokensDocument,
+  type OperatorRole,
+  OrganizationCountDocument,
+  RevokeOperatorTokenDocument,
+  TypenameDocument,
+} from '../../support/graphql/generated.js';
+import { graphqlDataTyped, graphqlRefusalTyped, graphqlTyped } from '../../support/graphql/typed.js';
 
 const gateway = useGateway();
 
-const CREATE = 'mutation($role: OperatorRole!) { createOperatorToken(role: $role) { token operatorToken { id role prefix revoked revokedAt createdAt } } }';
-const LIST = '{ operatorTokens { id role prefix revoked revokedAt createdAt } }';
-const REVOKE = 'mutation($id: ID!) { revokeOperatorToken(id: $id) { id role revoked revokedAt } }';
-const ORGANIZATIONS = '{ organizations(limit: 1) { pagination { totalCount } } }';
-const CREATE_ORGANIZATION = 'mutation { createOrganization(input: { name: "Not allowed" }) { id } }';
+// Raw query strings stay only for a role literal the schema must refuse and the introspection of OperatorToken.
 
 type Issued = { token: string; id: string };
 
-async function issue(role: string, as = gateway.adminToken): Promise<Issued> {
-  const { createOperatorToken } = await graphqlData(gateway, CREATE, { role }, as);
+async function issue(role: OperatorRole, as = gateway.adminToken): Promise<Issued> {
+  const { createOperatorToken } = await graphqlDataTyped(gateway, IssueOperatorTokenDocument, { role }, as);
   return { token: createOperatorToken.token, id: createOperatorToken.operatorToken.id };
 }
 
@@ -54,7 +61,7 @@ beforeAll(async () => {
 
 describe('createOperatorToken', () => {
   it('returns a gw_op_ token of 256 random bits once, with its role; the database holds only its digest', async () => {
-    const { createOperatorToken } = await graphqlData(gateway, CREATE, { role: 'analyst' });
+    const { createOperatorToken } = await graphqlDataTyped(gateway, IssueOperatorTokenDocument, { role: 'analyst' });
     const { token, operatorToken } = createOperatorToken;
     expect(token).toMatch(/^gw_op_[A-Za-z0-9_-]{43}$/);
     expect(operatorToken).toMatchObject({ role: 'analyst', revoked: false, revokedAt: null, prefix: token.slice(0, 14) });
@@ -75,8 +82,8 @@ describe('createOperatorToken', () => {
   it('gives the token its role: an issued admin issues tokens; an analyst reads but may not mutate', async () => {
     const admin = await issue('admin');
     const analyst = await issue('analyst', admin.token);
-    expect((await graphqlData(gateway, ORGANIZATIONS, {}, analyst.token)).organizations.pagination.totalCount).toBeGreaterThan(0);
-    const refusal = await graphqlRefusal(gateway, CREATE_ORGANIZATION, {}, analyst.token);
+    expect((await graphqlDataTyped(gateway, OrganizationCountDocument, {}, analyst.token)).organizations.pagination.totalCount).toBeGreaterThan(0);
+    const refusal = await graphqlRefusalTyped(gateway, CreateOrganizationDocument, { input: { name: 'Not allowed' } }, analyst.token);
     expect(refusal).toMatchObject({ message: 'This operator role cannot perform this action', extensions: { code: 'FORBIDDEN', status: 403 } });
   });
 });
@@ -84,9 +91,9 @@ describe('createOperatorToken', () => {
 describe('operatorTokens (list)', () => {
   it('shows each token’s metadata and never a token or its digest; the type has no field that could', async () => {
     const issued = await issue('support');
-    const response = await gateway.graphql(LIST, {}, gateway.adminToken);
+    const response = await graphqlTyped(gateway, ListOperatorTokensDocument, {}, gateway.adminToken);
     expect(response.status).toBe(200);
-    const listed = response.body.data.operatorTokens.find((token: { id: string }) => token.id === issued.id);
+    const listed = response.body.data!.operatorTokens.find((token: { id: string }) => token.id === issued.id);
     expect(listed).toEqual({ id: issued.id, role: 'support', prefix: issued.token.slice(0, 14), revoked: false, revokedAt: null, createdAt: expect.any(String) });
     const text = JSON.stringify(response.body);
     expect(text).not.toContain(issued.token.slice(14));
@@ -99,13 +106,13 @@ describe('operatorTokens (list)', () => {
   it('is readable by every operator role (analyst, support)', async () => {
     const [analyst, support] = await Promise.all([issue('analyst'), issue('support')]);
     for (const { token, id } of [analyst, support]) {
-      const { operatorTokens } = await graphqlData(gateway, LIST, {}, token);
+      const { operatorTokens } = await graphqlDataTyped(gateway, ListOperatorTokensDocument, {}, token);
       expect(operatorTokens.map((listed: { id: string }) => listed.id)).toContain(id);
     }
   });
 
   it('does not list the bootstrap GATEWAY_ADMIN_TOKEN (it is not a row, so no id can revoke it)', async () => {
-    const { operatorTokens } = await graphqlData(gateway, LIST);
+    const { operatorTokens } = await graphqlDataTyped(gateway, ListOperatorTokensDocument, {});
     const rows = await gateway.ctx.db.operatorToken.findMany();
     expect(rows.some((row) => row.tokenDigest === sha256Hex(gateway.adminToken))).toBe(false);
     expect(operatorTokens.length).toBe(rows.length);
@@ -115,49 +122,49 @@ describe('operatorTokens (list)', () => {
 describe('revokeOperatorToken', () => {
   it('refuses the token with 401 at its very next request; the answer and the list say revoked', async () => {
     const issued = await issue('admin');
-    expect((await gateway.graphql('{ __typename }', {}, issued.token)).status).toBe(200);
+    expect((await graphqlTyped(gateway, TypenameDocument, {}, issued.token)).status).toBe(200);
 
-    const { revokeOperatorToken } = await graphqlData(gateway, REVOKE, { id: issued.id });
-    expect(revokeOperatorToken).toEqual({ id: issued.id, role: 'admin', revoked: true, revokedAt: expect.any(String) });
+    const { revokeOperatorToken } = await graphqlDataTyped(gateway, RevokeOperatorTokenDocument, { id: issued.id });
+    expect(revokeOperatorToken).toEqual({ id: issued.id, role: 'admin', revoked: true, revokedAt: expect.any(String), propagationConfirmed: true });
 
-    const refused = await gateway.graphql('{ __typename }', {}, issued.token);
+    const refused = await graphqlTyped(gateway, TypenameDocument, {}, issued.token);
     expect(refused.status).toBe(401);
     expect(refused.body.data ?? null).toBeNull();
     expect(refused.body.errors).toEqual([expect.objectContaining({ message: 'Invalid API key', extensions: expect.objectContaining({ code: 'UNAUTHENTICATED' }) })]);
     // Not even to issue a token with it.
-    expect((await gateway.graphql(CREATE, { role: 'admin' }, issued.token)).status).toBe(401);
+    expect((await graphqlTyped(gateway, IssueOperatorTokenDocument, { role: 'admin' }, issued.token)).status).toBe(401);
 
-    const { operatorTokens } = await graphqlData(gateway, LIST);
+    const { operatorTokens } = await graphqlDataTyped(gateway, ListOperatorTokensDocument, {});
     expect(operatorTokens.find((token: { id: string }) => token.id === issued.id)).toMatchObject({ revoked: true, revokedAt: revokeOperatorToken.revokedAt });
   });
 
-  it('tells every instance on the invalidation bus (what the token holds open, a live stream, may end on it)', async () => {
+  it('tells every instance on the invalidation bus (their cached token is dropped; what it holds open, a live stream, ends on it)', async () => {
     const heard: string[] = [];
     gateway.ctx.coordination.invalidations.subscribe((message) => heard.push(message));
     const issued = await issue('analyst');
-    await graphqlData(gateway, REVOKE, { id: issued.id });
+    await graphqlDataTyped(gateway, RevokeOperatorTokenDocument, { id: issued.id });
     expect(heard).toContain(invalidationOfOperatorToken(issued.id));
   });
 
   it('again answers the first revocation, unchanged', async () => {
     const issued = await issue('analyst');
-    const first = (await graphqlData(gateway, REVOKE, { id: issued.id })).revokeOperatorToken;
+    const first = (await graphqlDataTyped(gateway, RevokeOperatorTokenDocument, { id: issued.id })).revokeOperatorToken;
     await new Promise((resolve) => setTimeout(resolve, 20));
-    const again = (await graphqlData(gateway, REVOKE, { id: issued.id })).revokeOperatorToken;
+    const again = (await graphqlDataTyped(gateway, RevokeOperatorTokenDocument, { id: issued.id })).revokeOperatorToken;
     expect(again).toEqual(first);
   });
 
   it('lets an issued admin revoke its own token; the bootstrap token keeps working', async () => {
     const admin = await issue('admin');
-    expect((await graphqlData(gateway, REVOKE, { id: admin.id }, admin.token)).revokeOperatorToken.revoked).toBe(true);
-    expect((await gateway.graphql('{ __typename }', {}, admin.token)).status).toBe(401);
-    expect((await graphqlData(gateway, ORGANIZATIONS)).organizations.pagination.totalCount).toBeGreaterThan(0);
+    expect((await graphqlDataTyped(gateway, RevokeOperatorTokenDocument, { id: admin.id }, admin.token)).revokeOperatorToken.revoked).toBe(true);
+    expect((await graphqlTyped(gateway, TypenameDocument, {}, admin.token)).status).toBe(401);
+    expect((await graphqlDataTyped(gateway, OrganizationCountDocument, {})).organizations.pagination.totalCount).toBeGreaterThan(0);
   });
 
   it('answers 404 OPERATOR_TOKEN_NOT_FOUND for an unknown or malformed id, changing nothing', async () => {
     const before = await gateway.ctx.db.operatorToken.findMany({ orderBy: { id: 'asc' } });
     for (const id of [randomUUID(), 'not-an-id', "1' OR '1'='1", '']) {
-      const response = await gateway.graphql(REVOKE, { id }, gateway.adminToken);
+      const response = await graphqlTyped(gateway, RevokeOperatorTokenDocument, { id }, gateway.adminToken);
       expect(response.status).toBe(200);
       expect(response.body.data).toBeNull();
       expectGraphqlError(response, 'operator_token_not_found');
@@ -171,31 +178,31 @@ describe('who may issue, list and revoke (the policy’s rows)', () => {
     const [analyst, support, target] = await Promise.all([issue('analyst'), issue('support'), issue('analyst')]);
     const before = await tokenCount();
     for (const role of [analyst, support]) {
-      const created = await gateway.graphql(CREATE, { role: 'admin' }, role.token);
+      const created = await graphqlTyped(gateway, IssueOperatorTokenDocument, { role: 'admin' }, role.token);
       expect(created.body.data).toBeNull();
       expectGraphqlError(created, 'operator_forbidden');
-      const revoked = await gateway.graphql(REVOKE, { id: target.id }, role.token);
+      const revoked = await graphqlTyped(gateway, RevokeOperatorTokenDocument, { id: target.id }, role.token);
       expect(revoked.body.data).toBeNull();
       expectGraphqlError(revoked, 'operator_forbidden');
     }
     expect(await tokenCount()).toBe(before);
-    expect((await gateway.graphql('{ __typename }', {}, target.token)).status).toBe(200);
+    expect((await graphqlTyped(gateway, TypenameDocument, {}, target.token)).status).toBe(200);
   });
 
   it('refuses a merchant API key issuing, listing or revoking: FORBIDDEN (permission_denied)', async () => {
     const target = await issue('support');
     const before = await tokenCount();
-    for (const [query, variables] of [
-      [CREATE, { role: 'admin' }],
-      [LIST, {}],
-      [REVOKE, { id: target.id }],
-    ] as const) {
-      const response = await gateway.graphql(query, variables, merchantKey);
+    for (const send of [
+      () => graphqlTyped(gateway, IssueOperatorTokenDocument, { role: 'admin' }, merchantKey),
+      () => graphqlTyped(gateway, ListOperatorTokensDocument, {}, merchantKey),
+      () => graphqlTyped(gateway, RevokeOperatorTokenDocument, { id: target.id }, merchantKey),
+    ]) {
+      const response = await send();
       expect(response.body.data).toBeNull();
       expectGraphqlError(response, 'permission_denied');
     }
     expect(await tokenCount()).toBe(before);
-    expect((await gateway.graphql('{ __typename }', {}, target.token)).status).toBe(200);
+    expect((await graphqlTyped(gateway, TypenameDocument, {}, target.token)).status).toBe(200);
   });
 
   it('refuses an operator token on REST (it is not an API key): 401', async () => {
@@ -208,7 +215,8 @@ describe('bad input', () => {
   it('refuses an unknown or missing role before running anything (a client error), issuing nothing', async () => {
     const before = await tokenCount();
     for (const variables of [{ role: 'superuser' }, { role: 'ADMIN' }, { role: '' }, {}]) {
-      const response = await gateway.graphql(CREATE, variables, gateway.adminToken);
+      // Deliberately not a role: the typed variables cannot say it.
+      const response = await graphqlTyped(gateway, IssueOperatorTokenDocument, variables as unknown as IssueOperatorTokenMutationVariables);
       expect(response.status, JSON.stringify(response.body)).toBe(400);
       expect(response.body.data ?? null).toBeNull();
       expect(response.body.errors?.[0]?.message).toMatch(/role/);
@@ -236,18 +244,18 @@ describe(`at most ${MAX_ACTIVE_OPERATOR_TOKENS} tokens in use`, () => {
     await gateway.ctx.db.operatorToken.createMany({ data: rows });
     seeded.push(...rows.map((row) => row.id));
 
-    const answers = await Promise.all(Array.from({ length: 5 }, () => gateway.graphql(CREATE, { role: "support" }, gateway.adminToken)));
+    const answers = await Promise.all(Array.from({ length: 5 }, () => graphqlTyped(gateway, IssueOperatorTokenDocument, { role: "support" }, gateway.adminToken)));
     const issued = answers.filter((answer) => answer.body.data?.createOperatorToken);
     expect(issued).toHaveLength(2);
-    seeded.push(...issued.map((answer) => answer.body.data.createOperatorToken.operatorToken.id));
+    seeded.push(...issued.map((answer) => answer.body.data!.createOperatorToken.operatorToken.id));
     for (const refused of answers.filter((answer) => !answer.body.data?.createOperatorToken)) expectGraphqlError(refused, 'too_many_operator_tokens', String(MAX_ACTIVE_OPERATOR_TOKENS));
     expect(await gateway.ctx.db.operatorToken.count({ where: { revokedAt: null } })).toBe(MAX_ACTIVE_OPERATOR_TOKENS);
 
     // Every token in use is listed, first.
-    const { operatorTokens } = await graphqlData(gateway, LIST);
+    const { operatorTokens } = await graphqlDataTyped(gateway, ListOperatorTokensDocument, {});
     expect(operatorTokens.slice(0, MAX_ACTIVE_OPERATOR_TOKENS).every((token: { revoked: boolean }) => !token.revoked)).toBe(true);
 
-    await graphqlData(gateway, REVOKE, { id: seeded[0] });
+    await graphqlDataTyped(gateway, RevokeOperatorTokenDocument, { id: seeded[0]! });
     const after = await issue('analyst');
     seeded.push(after.id);
   });

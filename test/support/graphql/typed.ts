@@ -1,11 +1,13 @@
 /**
  * The tests' GraphQL operations as typed documents (codegen.ts generates ./generated.ts from
- * ./operations.graphql and the GraphiQL page's examples): a test that runs one gets its answer
- * typed by the schema, and an operation the schema no longer accepts fails codegen's check.
+ * ./*.graphql, one file per area, and the GraphiQL page's examples): a test that runs one gets its
+ * answer typed by the schema, and an operation the schema no longer accepts fails codegen's check.
+ * Only tests that send what the schema refuses, or measure the query text, send raw strings.
  */
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { print } from 'graphql';
-import type { TestGateway } from '../gateway.js';
+import { graphqlData, graphqlRefusal } from '../assertions.js';
+import type { HttpResult, TestGateway } from '../gateway.js';
 import { CreateOperatorTokenDocument, type OperatorRole } from './generated.js';
 
 export interface TypedAnswer<Result> {
@@ -14,9 +16,26 @@ export interface TypedAnswer<Result> {
   errors?: { message: string; extensions?: { code?: string } }[];
 }
 
+type Document<Result, Variables> = TypedDocumentNode<Result, Variables>;
+
+/** Sends `document` as `token` (the admin operator unless told): the HTTP answer, its data typed. */
+export function graphqlTyped<Result, Variables>(gateway: TestGateway, document: Document<Result, Variables>, variables: Variables, token = gateway.adminToken): Promise<HttpResult<Omit<TypedAnswer<Result>, 'status'>>> {
+  return gateway.graphql(print(document), variables as Record<string, unknown>, token);
+}
+
+/** graphqlData (must succeed) for a typed document: its data, typed. */
+export function graphqlDataTyped<Result, Variables>(gateway: TestGateway, document: Document<Result, Variables>, variables: Variables, token = gateway.adminToken): Promise<Result> {
+  return graphqlData<Result>(gateway, print(document), variables as Record<string, unknown>, token);
+}
+
+/** graphqlRefusal (exactly one error, no data) for a typed document. */
+export function graphqlRefusalTyped<Result, Variables>(gateway: TestGateway, document: Document<Result, Variables>, variables: Variables, token = gateway.adminToken) {
+  return graphqlRefusal(gateway, print(document), variables as Record<string, unknown>, token);
+}
+
 /** Runs `document` with `variables` as `token` (an API key or an operator token). */
-export async function runTyped<Result, Variables>(gateway: TestGateway, document: TypedDocumentNode<Result, Variables>, variables: Variables, token: string): Promise<TypedAnswer<Result>> {
-  const response = await gateway.graphql(print(document), (variables ?? {}) as Record<string, unknown>, token);
+export async function runTyped<Result, Variables>(gateway: TestGateway, document: Document<Result, Variables>, variables: Variables, token: string): Promise<TypedAnswer<Result>> {
+  const response = await graphqlTyped(gateway, document, variables, token);
   return { status: response.status, data: response.body.data ?? null, errors: response.body.errors };
 }
 
