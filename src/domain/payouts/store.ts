@@ -7,12 +7,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Prisma, type Payout } from '../../generated/prisma/client.js';
-import type { GatewayAccount, PaymentMethod, PayoutStatus } from '../../generated/prisma/enums.js';
+import type { PaymentMethod, PayoutStatus } from '../../generated/prisma/enums.js';
 import type { GatewayContext } from '../context.js';
 import type { KeysetSlice } from '../cursors.js';
 import { DomainError } from '../errors.js';
 import { isUuid } from '../ids.js';
-import { clearingAccountOf, debitPostingCtes } from '../ledger/posting.js';
+import { clearingAccountOf } from '../ledger/posting.js';
 import type { rangeConditions } from '../listFilters.js';
 import type { Db, DbTransaction, ProviderAnswer } from '../ports.js';
 import { PROVIDER_TIMEOUT_MS, settleDurably } from '../providerFlow.js';
@@ -259,26 +259,32 @@ export type PayoutToRecord = NewPayout & {
   send: boolean;
 };
 
+/**
+ * Phase 1's text is written out flat rather than composed from the ledger's posting builder
+ * (ledger/posting.ts debitPostingCtes): it is the payout's hottest statement, and composing the
+ * nested fragments on every request cost a quarter of the gateway's CPU per payout (profile in
+ * docs/benchmarks.md, issue 18). The entries are the posting rule's, as the builder writes them:
+ * `main` debited by amount + fee (conditional UPDATE, balance after recorded), the method's clearing
+ * account owed the amount, fee revenue the fee (no entry for a zero fee); the sum is zero.
+ * test/domain/payouts/payout-effects.test.ts checks its entries, with a fee and without one.
+ */
 function recordPayoutStatement(ctx: GatewayContext, organizationId: string, id: string, payout: PayoutToRecord, lease: PayoutLease): Prisma.Sql {
   const now = ctx.clock.now();
-  // The provider's clearing account is owed the amount, the gateway keeps the fee; `main` pays both.
-  const gatewaySides: { gateway: GatewayAccount; amount: bigint }[] = [
-    { gateway: clearingAccountOf(payout.method), amount: payout.amount },
-    { gateway: 'fee_revenue', amount: payout.fee },
-  ];
-  const debit = debitPostingCtes({
-    organizationId,
-    account: 'main',
-    kind: 'payout',
-    about: { payoutId: id },
-    description: `payout ${id}`,
-    debit: payout.amount + payout.fee,
-    gatewaySides,
-    onlyIf: 'lease',
-  });
+  const debit = String(payout.amount + payout.fee);
   return Prisma.sql`
     WITH lease AS (${takeLeaseSql(lease, leaseTtlMs(ctx))}),
-    ${debit},
+    debited AS (
+      UPDATE "Account" a SET balance = a.balance - ${debit}::bigint, "updatedAt" = now()
+      WHERE a."organizationId" = ${organizationId}::uuid AND a.name = 'main' AND a.balance - ${debit}::bigint >= 0 AND EXISTS (SELECT 1 FROM lease)
+      RETURNING a.id, a.balance),
+    entries AS (
+      INSERT INTO "LedgerEntry" (id, "postingId", kind, "payoutId", "transactionId", description, "accountId", "gatewayAccount", amount, "balanceAfter")
+      SELECT gen_random_uuid(), ${randomUUID()}::uuid, 'payout', ${id}::uuid, NULL, ${`payout ${id}`}::text, v.account, v.gateway::"GatewayAccount", v.amount, v.after
+      FROM debited m CROSS JOIN LATERAL (VALUES
+        (m.id, NULL::text, -${debit}::bigint, m.balance),
+        (NULL::uuid, ${clearingAccountOf(payout.method)}::text, ${String(payout.amount)}::bigint, NULL::bigint),
+        (NULL::uuid, 'fee_revenue', ${String(payout.fee)}::bigint, NULL::bigint)) AS v(account, gateway, amount, after)
+      WHERE v.amount <> 0),
     recorded AS (
       INSERT INTO "Payout" (id, "organizationId", "selectedPaymentMethod", amount, fees, "recipientFirstName", "recipientLastName", "recipientPhone",
         reason, status, "sentAt", "createdAt", "updatedAt")
@@ -420,6 +426,8 @@ export interface OpenPayoutRow {
   organizationId: string;
   providerChecks: number;
   sentAt: Date;
+  /** The wallet provider it was sent with (status questions go to that one). */
+  method: PaymentMethod;
 }
 
 /** Sent pending payouts due for a question: first once sent before `openedBefore`, then at their next check time. */
@@ -436,7 +444,7 @@ export async function findOpenPayout(db: Db, id: string): Promise<OpenPayoutRow 
 /** Sent pending payouts matching `where`, oldest first. */
 function selectOpenPayouts(db: Db, where: Prisma.Sql, limit: number): Promise<OpenPayoutRow[]> {
   return db.$queryRaw<OpenPayoutRow[]>`
-    SELECT id, "organizationId", "providerChecks", "sentAt" FROM "Payout"
+    SELECT id, "organizationId", "providerChecks", "sentAt", "selectedPaymentMethod"::text AS method FROM "Payout"
     WHERE status = 'pending' AND "sentAt" IS NOT NULL AND ${where}
     ORDER BY "sentAt" LIMIT ${limit}`;
 }

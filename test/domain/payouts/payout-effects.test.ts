@@ -45,6 +45,17 @@ describe.each(KEYS)('a payout %s', (_, newKey) => {
     await expectBalancedLedger(gateway.ctx.db);
   });
 
+  it('sent with a zero payout fee: main pays the amount alone, and no fee entry is written', async () => {
+    const { organization, key } = await fundedMerchant(gateway, { balance: 100_000 });
+    await gateway.ctx.db.organization.update({ where: { id: organization.id }, data: { feePayoutBp: 0 } });
+    const sent = await postPayout(gateway, key, payoutBody(), newKey());
+    expect(sent.status).toBe(200);
+    expect(await postingsOf(sent.body.order_id)).toEqual({
+      payout: { sum: 0n, entries: [['main', -10_000n, 90_000n], ['provider_clearing_wave', 10_000n, null]] },
+    });
+    await expectBalancedLedger(gateway.ctx.db);
+  });
+
   it('refused by the provider: recorded failed, the debit reversed in a posting of its own, and the next payout may start at once', async () => {
     const { organization, key } = await fundedMerchant(gateway, { balance: 100_000 });
     const refused = await postPayout(gateway, key, payoutBody({ recipient: { phone: PHONES.fails } }), newKey());
