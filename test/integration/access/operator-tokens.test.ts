@@ -216,7 +216,7 @@ describe('bad input', () => {
     const before = await tokenCount();
     for (const variables of [{ role: 'superuser' }, { role: 'ADMIN' }, { role: '' }, {}]) {
       // Deliberately not a role: the typed variables cannot say it.
-      const response = await graphqlTyped(gateway, IssueOperatorTokenDocument, variables as unknown as IssueOperatorTokenMutationVariables);
+      const response = await graphqlTyped(gateway, IssueOperatorTokenDocument, variables as unknown as IssueOperatorTokenMutationVariables, gateway.adminToken);
       expect(response.status, JSON.stringify(response.body)).toBe(400);
       expect(response.body.data ?? null).toBeNull();
       expect(response.body.errors?.[0]?.message).toMatch(/role/);

@@ -3,35 +3,38 @@
  * Effects are checked where they matter: on REST v2, at once.
  */
 import { randomUUID } from 'node:crypto';
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { describe, expect, it } from 'vitest';
 import { useGateway, transactionBody } from '../../support/gateway.js';
-import { graphqlData, graphqlRefusal } from '../../support/assertions.js';
+import {
+  type ApiScope,
+  CreateApiKeyDocument,
+  CreateOrganizationDocument,
+  type CreateOrganizationInput,
+  CreateTransactionDocument,
+  OrganizationDocument,
+  RevokeApiKeyDocument,
+  SetSwitchDocument,
+  SwitchesDocument,
+  TransactionCountDocument,
+  TransactionOrganizationDocument,
+  TransactionsOfEveryOrganizationDocument,
+  TransactionsOfOrganizationDocument,
+  TypenameDocument,
+  UpdateOrganizationDocument,
+  type UpdateOrganizationInput,
+} from '../../support/graphql/generated.js';
+import { graphqlDataTyped, graphqlRefusalTyped, graphqlTyped } from '../../support/graphql/typed.js';
 
 const gateway = useGateway();
 
-const ORGANIZATION = `
-  id name status verified escrowEnabled payoutEnabled allowedMethods businessSector
-  minTransactionAmount maxTransactionAmount maxPayoutAmount
-  accounts { id name type balance currency isActive }
-  createdAt updatedAt
-`;
-const CREATE_ORGANIZATION = `mutation($input: CreateOrganizationInput!) { createOrganization(input: $input) { ${ORGANIZATION} } }`;
-const UPDATE_ORGANIZATION = `mutation($id: ID!, $input: UpdateOrganizationInput!) { updateOrganization(id: $id, input: $input) { ${ORGANIZATION} } }`;
-const ORGANIZATION_QUERY = `query($id: ID!) { organization(id: $id) { ${ORGANIZATION} } }`;
-const CREATE_API_KEY = `mutation($organizationId: ID!, $scope: ApiScope!) {
-  createApiKey(organizationId: $organizationId, scope: $scope) { key apiKey { id organizationId scope prefix revoked revokedAt createdAt } }
-}`;
-const REVOKE_API_KEY = `mutation($id: ID!) { revokeApiKey(id: $id) { id organizationId scope prefix revoked revokedAt } }`;
-const SET_SWITCH = `mutation($name: SwitchName!, $on: Boolean!) { setSwitch(name: $name, on: $on) { name on } }`;
-const SWITCHES = `{ switches { name on } }`;
+const admin = <Result, Variables>(document: TypedDocumentNode<Result, Variables>, variables: Variables) => graphqlDataTyped(gateway, document, variables);
 
-const admin = <T = any>(query: string, variables: Record<string, unknown> = {}, token?: string) => graphqlData<T>(gateway, query, variables, token);
+const refused = <Result, Variables>(document: TypedDocumentNode<Result, Variables>, variables: Variables, token?: string) => graphqlRefusalTyped(gateway, document, variables, token);
 
-const refused = (query: string, variables: Record<string, unknown> = {}, token?: string) => graphqlRefusal(gateway, query, variables, token);
-
-const createOrganization = async (input: Record<string, unknown>) => (await admin(CREATE_ORGANIZATION, { input })).createOrganization;
-const readOrganization = async (id: string) => (await admin(ORGANIZATION_QUERY, { id })).organization;
-const createKey = async (organizationId: string, scope = 'checkout') => (await admin(CREATE_API_KEY, { organizationId, scope })).createApiKey;
+const createOrganization = async (input: CreateOrganizationInput) => (await admin(CreateOrganizationDocument, { input })).createOrganization;
+const readOrganization = async (id: string) => (await admin(OrganizationDocument, { id })).organization;
+const createKey = async (organizationId: string, scope: ApiScope = 'checkout') => (await admin(CreateApiKeyDocument, { organizationId, scope })).createApiKey;
 const restCreate = (key: string) => gateway.rest('POST', '/api/v2/transactions', { key, body: transactionBody() });
 
 describe('createOrganization', () => {
@@ -87,14 +90,14 @@ describe('createOrganization', () => {
     expect(refusal.status).toBe(403);
     expect(refusal.body.error).toMatch(/^Complete your business profile/);
 
-    const updated = (await admin(UPDATE_ORGANIZATION, { id: organization.id, input: { businessSector: 'food' } })).updateOrganization;
+    const updated = (await admin(UpdateOrganizationDocument, { id: organization.id, input: { businessSector: 'food' } })).updateOrganization;
     expect(updated.businessSector).toBe('food');
     expect((await restCreate(key)).status).toBe(200);
   });
 
   it('refuses a blank name with BAD_USER_INPUT and creates nothing', async () => {
     const before = await gateway.ctx.db.organization.count();
-    const error = await refused(CREATE_ORGANIZATION, { input: { name: '   ' } });
+    const error = await refused(CreateOrganizationDocument, { input: { name: '   ' } });
     expect(error.message).toBe('Invalid input: name must be 1 to 200 characters');
     expect(error.extensions).toEqual({ code: 'BAD_USER_INPUT', status: 400 });
     expect(await gateway.ctx.db.organization.count()).toBe(before);
@@ -104,7 +107,7 @@ describe('createOrganization', () => {
 describe('updateOrganization', () => {
   it('changes status, verified, limits and sector; omitted fields stay; explicit null clears a limit', async () => {
     const { id } = await createOrganization({ name: 'Limites' });
-    const update = (input: Record<string, unknown>) => admin(UPDATE_ORGANIZATION, { id, input }).then((data) => data.updateOrganization);
+    const update = (input: UpdateOrganizationInput) => admin(UpdateOrganizationDocument, { id, input }).then((data) => data.updateOrganization);
 
     const set = await update({
       status: 'inactive',
@@ -143,7 +146,7 @@ describe('updateOrganization', () => {
   it('takes effect on REST at once (status, limits)', async () => {
     const { id } = await createOrganization({ name: 'Effets' });
     const { key } = await createKey(id);
-    const update = (input: Record<string, unknown>) => admin(UPDATE_ORGANIZATION, { id, input });
+    const update = (input: UpdateOrganizationInput) => admin(UpdateOrganizationDocument, { id, input });
     expect((await restCreate(key)).status).toBe(200);
 
     await update({ status: 'blocked' });
@@ -158,20 +161,20 @@ describe('updateOrganization', () => {
 
   it('of an unknown id answers ORGANIZATION_NOT_FOUND', async () => {
     for (const id of [randomUUID(), 'not-a-uuid']) {
-      const error = await refused(UPDATE_ORGANIZATION, { id, input: { verified: true } });
+      const error = await refused(UpdateOrganizationDocument, { id, input: { verified: true } });
       expect(error.message).toBe('Organization not found');
       expect(error.extensions).toEqual({ code: 'ORGANIZATION_NOT_FOUND', status: 404 });
       expect(error.path).toEqual(['updateOrganization']);
     }
-    const read = await refused(ORGANIZATION_QUERY, { id: randomUUID() });
+    const read = await refused(OrganizationDocument, { id: randomUUID() });
     expect(read.extensions.code).toBe('ORGANIZATION_NOT_FOUND');
   });
 
   it('refuses invalid input with BAD_USER_INPUT and changes nothing', async () => {
     const { id } = await createOrganization({ name: 'Invalide' });
-    const before = (await admin(UPDATE_ORGANIZATION, { id, input: { maxTransactionAmount: 1000 } })).updateOrganization;
+    const before = (await admin(UpdateOrganizationDocument, { id, input: { maxTransactionAmount: 1000 } })).updateOrganization;
 
-    const cases: { input: Record<string, unknown>; message: string }[] = [
+    const cases: { input: UpdateOrganizationInput; message: string }[] = [
       // Both given, min > max.
       { input: { minTransactionAmount: 5000, maxTransactionAmount: 1000, verified: true }, message: 'Invalid input: min amount is greater than max amount' },
       // Only min given, above the stored max.
@@ -181,7 +184,7 @@ describe('updateOrganization', () => {
       { input: { businessSector: 'x'.repeat(201), verified: true }, message: 'Invalid input: business sector is too long' },
     ];
     for (const { input, message } of cases) {
-      const error = await refused(UPDATE_ORGANIZATION, { id, input });
+      const error = await refused(UpdateOrganizationDocument, { id, input });
       expect(error.message, JSON.stringify(input)).toBe(message);
       expect(error.extensions, JSON.stringify(input)).toEqual({ code: 'BAD_USER_INPUT', status: 400 });
       expect(await readOrganization(id), JSON.stringify(input)).toEqual(before);
@@ -210,7 +213,7 @@ describe('API keys', () => {
   });
 
   it('createApiKey for an unknown organisation answers ORGANIZATION_NOT_FOUND', async () => {
-    const error = await refused(CREATE_API_KEY, { organizationId: randomUUID(), scope: 'checkout' });
+    const error = await refused(CreateApiKeyDocument, { organizationId: randomUUID(), scope: 'checkout' });
     expect(error.extensions).toEqual({ code: 'ORGANIZATION_NOT_FOUND', status: 404 });
   });
 
@@ -220,25 +223,25 @@ describe('API keys', () => {
     const other = await createKey(id);
     expect((await restCreate(issued.key)).status).toBe(200);
 
-    const revoked = (await admin(REVOKE_API_KEY, { id: issued.apiKey.id })).revokeApiKey;
+    const revoked = (await admin(RevokeApiKeyDocument, { id: issued.apiKey.id })).revokeApiKey;
     expect(revoked).toMatchObject({ id: issued.apiKey.id, revoked: true });
     expect(revoked.revokedAt).toEqual(expect.any(String));
 
     expect(await restCreate(issued.key)).toMatchObject({ status: 401, body: { error: 'Invalid API key' } });
     expect(await gateway.rest('GET', '/api/v2/transactions', { key: issued.key })).toMatchObject({ status: 401, body: { error: 'Invalid API key' } });
-    const viaGraphql = await gateway.graphql('{ transactions { pagination { totalCount } } }', {}, issued.key);
+    const viaGraphql = await graphqlTyped(gateway, TransactionCountDocument, {}, issued.key);
     expect(viaGraphql.status).toBe(401);
     expect(viaGraphql.body.errors[0]).toMatchObject({ message: 'Invalid API key', extensions: { code: 'UNAUTHENTICATED', status: 401 } });
 
     // Only that key.
     expect((await restCreate(other.key)).status).toBe(200);
 
-    const again = (await admin(REVOKE_API_KEY, { id: issued.apiKey.id })).revokeApiKey;
+    const again = (await admin(RevokeApiKeyDocument, { id: issued.apiKey.id })).revokeApiKey;
     expect(again).toEqual(revoked);
   });
 
   it('revokeApiKey of an unknown key answers API_KEY_NOT_FOUND', async () => {
-    const error = await refused(REVOKE_API_KEY, { id: randomUUID() });
+    const error = await refused(RevokeApiKeyDocument, { id: randomUUID() });
     expect(error.message).toBe('API key not found');
     expect(error.extensions).toEqual({ code: 'API_KEY_NOT_FOUND', status: 404 });
   });
@@ -249,16 +252,16 @@ describe('kill switches', () => {
     const { id } = await createOrganization({ name: 'Interrupteurs' });
     const { key } = await createKey(id);
     try {
-      expect((await admin(SWITCHES)).switches).toEqual([
+      expect((await admin(SwitchesDocument, {})).switches).toEqual([
         { name: 'transactions', on: true },
         { name: 'payouts', on: true },
         { name: 'wave', on: true },
         { name: 'orange_money', on: true },
       ]);
 
-      expect((await admin(SET_SWITCH, { name: 'wave', on: false })).setSwitch).toEqual({ name: 'wave', on: false });
-      expect((await admin(SET_SWITCH, { name: 'transactions', on: false })).setSwitch).toEqual({ name: 'transactions', on: false });
-      expect((await admin(SWITCHES)).switches).toEqual([
+      expect((await admin(SetSwitchDocument, { name: 'wave', on: false })).setSwitch).toEqual({ name: 'wave', on: false });
+      expect((await admin(SetSwitchDocument, { name: 'transactions', on: false })).setSwitch).toEqual({ name: 'transactions', on: false });
+      expect((await admin(SwitchesDocument, {})).switches).toEqual([
         { name: 'transactions', on: false },
         { name: 'payouts', on: true },
         { name: 'wave', on: false },
@@ -266,27 +269,27 @@ describe('kill switches', () => {
       ]);
       expect(await restCreate(key)).toMatchObject({ status: 503, body: { error: 'Transaction creation is temporarily disabled' } });
 
-      expect((await admin(SET_SWITCH, { name: 'transactions', on: true })).setSwitch).toEqual({ name: 'transactions', on: true });
+      expect((await admin(SetSwitchDocument, { name: 'transactions', on: true })).setSwitch).toEqual({ name: 'transactions', on: true });
       expect((await restCreate(key)).status).toBe(200);
     } finally {
-      await admin(SET_SWITCH, { name: 'transactions', on: true });
-      await admin(SET_SWITCH, { name: 'wave', on: true });
+      await admin(SetSwitchDocument, { name: 'transactions', on: true });
+      await admin(SetSwitchDocument, { name: 'wave', on: true });
     }
-    expect((await admin(SWITCHES)).switches.every((s: { on: boolean }) => s.on)).toBe(true);
+    expect((await admin(SwitchesDocument, {})).switches.every((s: { on: boolean }) => s.on)).toBe(true);
   });
 });
 
 describe('who may call the operator API', () => {
   it('a merchant key gets FORBIDDEN and changes nothing', async () => {
     const { organization, key } = await gateway.merchant({ scope: 'readAndWrite' });
-    const error = await refused(UPDATE_ORGANIZATION, { id: organization.id, input: { verified: true } }, key);
+    const error = await refused(UpdateOrganizationDocument, { id: organization.id, input: { verified: true } }, key);
     expect(error.message).toBe("You don't have permission to perform this action");
     expect(error.extensions).toEqual({ code: 'FORBIDDEN', status: 403 });
     expect((await readOrganization(organization.id)).verified).toBe(false);
 
-    const switchError = await refused(SET_SWITCH, { name: 'transactions', on: false }, key);
+    const switchError = await refused(SetSwitchDocument, { name: 'transactions', on: false }, key);
     expect(switchError.extensions.code).toBe('FORBIDDEN');
-    expect((await admin(SWITCHES)).switches[0]).toEqual({ name: 'transactions', on: true });
+    expect((await admin(SwitchesDocument, {})).switches[0]).toEqual({ name: 'transactions', on: true });
   });
 
   it('an operator reads every organisation’s transactions, or one organisation’s, but cannot act as a merchant', async () => {
@@ -295,28 +298,28 @@ describe('who may call the operator API', () => {
     const orderB = (await gateway.rest('POST', '/api/v2/transactions', { key: b.key, body: transactionBody() })).body.order_id;
 
     // The README's example query, with the operator token.
-    const all = await admin('{ transactions(limit: 100) { transactions { orderId organizationId amount status } } }');
+    const all = await admin(TransactionsOfEveryOrganizationDocument, {});
     const seen = new Map(all.transactions.transactions.map((t: { orderId: string; organizationId: string }) => [t.orderId, t.organizationId]));
     expect(seen.get(orderA)).toBe(a.organization.id);
     expect(seen.get(orderB)).toBe(b.organization.id);
 
-    const onlyA = await admin('query ($org: ID!) { transactions(organizationId: $org) { transactions { orderId } pagination { totalCount } } }', { org: a.organization.id });
+    const onlyA = await admin(TransactionsOfOrganizationDocument, { organizationId: a.organization.id });
     expect(onlyA.transactions).toEqual({ transactions: [{ orderId: orderA }], pagination: { totalCount: 1 } });
-    expect((await admin('query ($id: ID!) { transaction(orderId: $id) { organizationId } }', { id: orderB })).transaction.organizationId).toBe(b.organization.id);
+    expect((await admin(TransactionOrganizationDocument, { orderId: orderB })).transaction.organizationId).toBe(b.organization.id);
 
-    const error = await refused('mutation { createTransaction(input: { methodOfPayment: [wave], products: [{ name: "x", price: 100, quantity: 1 }] }) { checkoutUrl } }');
+    const error = await refused(CreateTransactionDocument, { input: { methodOfPayment: ['wave'], products: [{ name: 'x', price: 100, quantity: 1 }] } });
     expect(error.extensions).toEqual({ code: 'FORBIDDEN', status: 403 });
   });
 
   it('a merchant cannot read another organisation by naming it', async () => {
     const [a, b] = [await gateway.merchant(), await gateway.merchant()];
-    const response = await gateway.graphql('query ($org: ID!) { transactions(organizationId: $org) { pagination { totalCount } } }', { org: b.organization.id }, a.key);
+    const response = await graphqlTyped(gateway, TransactionsOfOrganizationDocument, { organizationId: b.organization.id }, a.key);
     expect(response.body.errors[0].extensions).toEqual({ code: 'FORBIDDEN', status: 403 });
   });
 
   it('no token, or a wrong one, is 401 UNAUTHENTICATED even for { __typename }', async () => {
     for (const token of [undefined, 'gw_op_wrong']) {
-      const response = await gateway.graphql('{ __typename }', {}, token);
+      const response = await graphqlTyped(gateway, TypenameDocument, {}, token);
       expect(response.status).toBe(401);
       expect(response.body.data ?? null).toBeNull();
       expect(response.body.errors[0]).toMatchObject({ message: 'Invalid API key', extensions: { code: 'UNAUTHENTICATED', status: 401 } });
