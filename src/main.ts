@@ -22,6 +22,8 @@ import { openReplica } from './infra/prisma/replica.js';
 import { migrationsUpToDate } from './infra/prisma/migrationStatus.js';
 import { createRedisCoordination } from './infra/redis/coordination.js';
 import { createSandboxProvider } from './infra/providers/sandbox.js';
+import { createProviderRouter } from './infra/providers/router.js';
+import { PROVIDER_SECRET_VARIABLES, providersFromEnv } from './infra/providers/fromEnv.js';
 import { openProviderCallCounts } from './domain/providerFlow.js';
 import { listenStartupError, passwordOf, startupFailureReport } from './infra/startupErrors.js';
 
@@ -95,7 +97,9 @@ async function main(): Promise<void> {
   const webhookKey = { key: deriveWebhookSecretKey(webhookSecret.value) };
   const webhooks = { ...config.webhook, allowPrivateUrls: config.webhookAllowPrivateUrls, secretKey: webhookKey.key };
 
-  const provider = createSandboxProvider({ db: db.prisma, latencyMs: config.sandboxLatencyMs });
+  // Each method's real provider when its credentials are set, else the sandbox (fromEnv.ts).
+  const provider = createProviderRouter(createSandboxProvider({ db: db.prisma, latencyMs: config.sandboxLatencyMs }), providersFromEnv(process.env));
+  if (provider.realMethods().length) log.info({ methods: provider.realMethods() }, 'real wallet providers configured; other methods use the sandbox');
   const ctx: GatewayContext = { db: db.prisma, replica: replica?.prisma, clock: systemClock, coordination, settings: { checkoutPublicUrl: config.checkoutPublicUrl, webhooks, providerTimeoutMs: config.providerFlow.timeoutMs, reconcileAfterMs: config.providerFlow.reconcileAfterMs, reconcileIntervalMs: config.providerFlow.reconcileIntervalMs }, log, provider };
   ctx.callers = new CallerCache(coordination.invalidations);
   ctx.switches = new SwitchCache(coordination.invalidations);
@@ -154,7 +158,7 @@ async function closeOpenedSoFar(): Promise<void> {
 // One line on stderr and exit code 1; the whole error only when debugging (see startupErrors.ts).
 main().catch(async (error: unknown) => {
   const debug = ['debug', 'trace'].includes(process.env.LOG_LEVEL ?? '');
-  const secrets = [passwordOf(process.env.DATABASE_URL), passwordOf(process.env.DATABASE_REPLICA_URL), process.env.GATEWAY_ADMIN_TOKEN, process.env.WEBHOOK_SECRET_KEY].filter((secret): secret is string => !!secret);
+  const secrets = [passwordOf(process.env.DATABASE_URL), passwordOf(process.env.DATABASE_REPLICA_URL), process.env.GATEWAY_ADMIN_TOKEN, process.env.WEBHOOK_SECRET_KEY, ...PROVIDER_SECRET_VARIABLES.map((name) => process.env[name])].filter((secret): secret is string => !!secret);
   process.stderr.write(startupFailureReport(error, { debug, secrets }));
   await closeOpenedSoFar();
   process.exit(1);

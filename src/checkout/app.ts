@@ -17,11 +17,12 @@ import type { GatewayContext } from '../domain/context.js';
 import { DomainError } from '../domain/errors.js';
 import { getCheckout, type CheckoutView } from '../domain/payments/getCheckout.js';
 import { payTransaction } from '../domain/payments/payTransaction.js';
+import { settleAttemptByQuestion } from '../domain/payments/attempts.js';
 import { compactPhone } from '../domain/phones.js';
 import { isUuid } from '../domain/ids.js';
 import { defaultErrorUrlOf, defaultSuccessUrlOf } from '../domain/transactions/transactions.js';
 import { createFormTokens } from './csrf.js';
-import { MESSAGES, pickLanguage, type Lang } from './i18n.js';
+import { METHOD_NAMES, MESSAGES, pickLanguage, type Lang } from './i18n.js';
 import { STYLE_HASH, messagePage, renderAwaitingConfirmation, renderCheckout, renderResult } from './render.js';
 
 export interface CheckoutOptions {
@@ -42,6 +43,8 @@ export const FORM_BODY_LIMIT = 4096;
 const FORM_FIELDS = ['csrf_token', 'method', 'phone'] as const;
 
 type OrderRequest = FastifyRequest<{ Params: { orderId: string }; Querystring: { lang?: string } }>;
+/** The return page of a provider that collects on its own page: which attempt comes back. */
+type ReturnRequest = FastifyRequest<{ Params: { orderId: string }; Querystring: { lang?: string; attempt?: string } }>;
 
 /**
  * The page's policy: nothing from elsewhere, no script at all, our one stylesheet by hash, no
@@ -186,6 +189,24 @@ export async function buildCheckoutApp({ ctx, logger, formSecret, trustedProxies
 
   app.get('/checkout/:orderId', async (request: OrderRequest, reply) => withView(request, reply, (view, lang) => sendCheckout(request, reply, view, lang, 200)));
 
+  /**
+   * Where a provider that collects on its own page (Wave) sends the customer back: the attempt is
+   * settled by asking the provider (never by trusting the address), then the customer goes on to
+   * the merchant's success_url (paid) or error_url (not paid); while the provider has no final
+   * word, a page says so and offers to look again.
+   */
+  app.get('/checkout/:orderId/return', async (request: ReturnRequest, reply) => {
+    const { orderId } = request.params;
+    const attemptId = typeof request.query?.attempt === 'string' ? request.query.attempt : '';
+    const attempt = isUuid(orderId) && isUuid(attemptId) ? await settleAttemptByQuestion(ctx, orderId, attemptId) : null;
+    return withView(request, reply, (view, lang) => {
+      const status = view.transaction.status;
+      if (status === 'paid' || status === 'paid_and_blocked') return reply.redirect(successUrlOf(ctx, view), 303);
+      if (attempt?.state === 'collecting') return html(reply, 200, renderAwaitingConfirmation(view, lang, attempt.method, '', `/checkout/${orderId}/return?attempt=${attemptId}`), lang);
+      return reply.redirect(errorUrlOf(ctx, view), 303);
+    });
+  });
+
   for (const which of ['success', 'error'] as const) {
     app.get(`/checkout/:orderId/${which}`, async (request: OrderRequest, reply) =>
       withView(request, reply, (view, lang) => html(reply, 200, renderResult(view, lang, which, merchantUrlOf(ctx, view)), lang)),
@@ -232,6 +253,12 @@ export async function buildCheckoutApp({ ctx, logger, formSecret, trustedProxies
       return refusedPayment(request, reply, error, { method, phone });
     }
     if (result.outcome === 'paid') return reply.redirect(safeRedirect(result.transaction.successUrl) ?? defaultSuccessUrlOf(ctx.settings, orderId), 303);
+    // The provider collects on its own page (Wave). A link, not a 303: the browser checks a form
+    // post's redirects against form-action, which names only our and the merchant's origins.
+    if (result.outcome === 'pending' && result.redirectUrl && cspSourceOf(result.redirectUrl)) {
+      const name = METHOD_NAMES[method as PaymentMethod] ?? method;
+      return html(reply, 200, messagePage(lang, t.continueTitle(name), t.continueDetail(name), { href: result.redirectUrl, label: t.continueButton(name) }), lang);
+    }
     return withView(request, reply, (view, lang) => {
       if (result.outcome === 'failed') return reply.redirect(errorUrlOf(ctx, view), 303);
       // The wallet has not answered (the customer has not approved on the phone yet): the

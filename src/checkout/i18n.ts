@@ -61,6 +61,10 @@ export interface Messages {
   confirmTitle: string;
   confirmDetail: (method: string, phone: string) => string;
   confirmRefresh: string;
+  /** A provider that collects on its own page (Wave): the way there. */
+  continueTitle: (method: string) => string;
+  continueDetail: (method: string) => string;
+  continueButton: (method: string) => string;
   formExpiredTitle: string;
   formExpiredDetail: string;
   crossSiteTitle: string;
@@ -127,6 +131,9 @@ const fr: Messages = {
   confirmTitle: 'Confirmez le paiement sur votre téléphone',
   confirmDetail: (method, phone) => `Une demande de paiement ${method} a été envoyée au ${phone}. Validez-la dans votre application, puis actualisez cette page.`,
   confirmRefresh: 'J’ai confirmé — actualiser',
+  continueTitle: (method) => `Payer avec ${method}`,
+  continueDetail: (method) => `Le paiement se poursuit chez ${method}. Vous reviendrez ici ensuite.`,
+  continueButton: (method) => `Continuer vers ${method}`,
   formExpiredTitle: 'Ce formulaire de paiement a expiré ou a été modifié',
   formExpiredDetail: 'Rien n’a été débité. Ouvrez à nouveau la page de paiement pour réessayer.',
   crossSiteTitle: 'Demande refusée',
@@ -189,6 +196,9 @@ const en: Messages = {
   confirmTitle: 'Confirm the payment on your phone',
   confirmDetail: (method, phone) => `A ${method} payment request was sent to ${phone}. Approve it in your app, then refresh this page.`,
   confirmRefresh: 'I have confirmed — refresh',
+  continueTitle: (method) => `Pay with ${method}`,
+  continueDetail: (method) => `The payment continues on ${method}. You will come back here afterwards.`,
+  continueButton: (method) => `Continue to ${method}`,
   formExpiredTitle: 'This payment form has expired or was altered',
   formExpiredDetail: 'Nothing was charged. Open the payment page again to retry.',
   crossSiteTitle: 'Request refused',

@@ -38,9 +38,18 @@ export interface RateLimitDecision {
   resetMs: number;
 }
 
+/** A sliding window's bound: at most `max` hits per `windowMs`. */
+export interface RateLimitRule {
+  max: number;
+  windowMs: number;
+}
+
 export interface RateLimiter {
-  /** Counts one hit for `key` in a sliding window and says whether it is allowed. */
-  hit(key: string): Promise<RateLimitDecision>;
+  /**
+   * Counts one hit for `key` in a sliding window and says whether it is allowed: by `rule` when
+   * given (sign-in throttling: its own, far smaller budget), else by the configured request limit.
+   */
+  hit(key: string, rule?: RateLimitRule): Promise<RateLimitDecision>;
 }
 
 export interface ScheduledJob {
@@ -134,6 +143,16 @@ export interface ProviderRequest {
    * HTTP call. The call may still have reached the wallet, so the outcome stays "not known yet".
    */
   signal?: AbortSignal;
+  /**
+   * Collection with a provider that takes the customer to its own page (Wave's checkout session):
+   * where it sends the customer back, the gateway's own return pages, which settle the attempt
+   * through the provider flow and then send the customer on to the merchant's success_url / error_url.
+   */
+  returnUrls?: { success: string; error: string };
+  /** Refund only: the provider's own reference of the payment refunded (its session or transaction id). */
+  paymentReference?: string;
+  /** Payout only: the recipient's name, for providers that show or check it. */
+  recipientName?: string;
 }
 
 export interface ProviderAnswer {
@@ -143,12 +162,21 @@ export interface ProviderAnswer {
   providerReference: string;
   /** Why it failed, in the provider's words (operator-visible). */
   reason?: string;
+  /**
+   * With `pending`, from a collection: the provider's page the customer must be sent to (Wave's
+   * launch URL). The attempt stays open; its outcome comes by notification or status question.
+   */
+  redirectUrl?: string;
 }
 
 /** What the provider knows of an earlier call, asked by our reference (reconciliation). */
 export interface ProviderStatusAnswer {
-  /** `not_found`: the provider never received a call with this reference. */
-  status: 'succeeded' | 'failed' | 'pending' | 'not_found';
+  /**
+   * `not_found`: the provider never received a call with this reference. `processing`: it has it
+   * and is still at work (a checkout session the customer has not finished, a payout under way):
+   * never final, the call stays open.
+   */
+  status: 'succeeded' | 'failed' | 'pending' | 'processing' | 'not_found';
   providerReference: string;
   reason?: string;
 }
@@ -160,19 +188,79 @@ export interface PaymentProvider {
    * What became of the payment request sent with `reference` (after a crash between the call and
    * recording its answer): asks, never collects again.
    */
-  collectStatus(reference: string): Promise<ProviderStatusAnswer>;
+  collectStatus(reference: string, method?: PaymentMethod): Promise<ProviderStatusAnswer>;
   /** Returns a collected payment to the wallet it came from. */
   refund(request: ProviderRequest): Promise<ProviderAnswer>;
   /**
    * What became of the refund sent with `reference` (after a timeout or a crash): asks, never
-   * sends. A reconciler calls it instead of sending the refund again.
+   * sends. A reconciler calls it instead of sending the refund again. `paymentReference`: the
+   * provider's reference of the payment refunded (a provider that files refunds under it).
    */
-  refundStatus(reference: string): Promise<ProviderStatusAnswer>;
+  refundStatus(reference: string, method?: PaymentMethod, paymentReference?: string): Promise<ProviderStatusAnswer>;
   /** Sends money from the gateway to a recipient's wallet (a payout). */
   payout(request: ProviderRequest): Promise<ProviderAnswer>;
   /**
    * What became of the payout sent with `reference` (after a timeout or a crash): asks, never
    * sends. The payout reconciler calls it instead of sending the payout again.
    */
-  payoutStatus(reference: string): Promise<ProviderStatusAnswer>;
+  payoutStatus(reference: string, method?: PaymentMethod): Promise<ProviderStatusAnswer>;
+  /**
+   * Real providers that call back: the notification's events, after verifying its signature over
+   * the raw bytes (throws NotificationRejected when it is not the provider's). Absent: none.
+   */
+  parseNotification?(input: InboundNotification): ProviderNotification[];
+  /** The provider's own records for a period (reconciliation). Absent: nothing to compare with. */
+  listRecords?(range: { from: Date; to: Date; signal?: AbortSignal }): Promise<ProviderRecord[]>;
+}
+
+/** A call from a provider to the gateway, as received. */
+export interface InboundNotification {
+  headers: Record<string, string | string[] | undefined>;
+  rawBody: Buffer;
+}
+
+/** One event a provider told us of, about one of our calls. */
+export interface ProviderNotification {
+  kind: 'payment' | 'refund' | 'payout';
+  /** OUR reference of the call (attempt, refund or payout reference); '' when the provider gave none. */
+  reference: string;
+  status: 'succeeded' | 'failed' | 'pending' | 'processing';
+  providerReference: string;
+  reason?: string;
+  /** The provider's event id (logs; duplicates are harmless anyway). */
+  eventId: string;
+  /** What the provider says moved, when it says. */
+  amount?: bigint;
+}
+
+/** A notification that is not the provider's (bad signature, stale timestamp) or not readable. */
+export class NotificationRejected extends Error {
+  constructor(
+    message: string,
+    /** 401: not signed by the provider; 400: signed but unreadable. */
+    readonly status: 401 | 400 = 401,
+  ) {
+    super(message);
+    this.name = 'NotificationRejected';
+  }
+}
+
+/** A provider that could not take or answer a call now (5xx, 429, network): unknown, never failed. */
+export class ProviderUnavailable extends Error {
+  constructor(message: string, readonly httpStatus?: number) {
+    super(message);
+    this.name = 'ProviderUnavailable';
+  }
+}
+
+/** One entry of a provider's own books (reconciliation). */
+export interface ProviderRecord {
+  kind: 'payment' | 'refund' | 'payout';
+  /** OUR reference when the provider keeps it (client_reference), else ''. */
+  reference: string;
+  providerReference: string;
+  /** XOF, what the provider moved for this operation (before its own fees). */
+  amount: bigint;
+  status: 'succeeded' | 'failed' | 'pending' | 'processing';
+  at: Date;
 }

@@ -202,7 +202,7 @@ export async function reconcileOpenCalls<Call extends OpenProviderCall>(
     try {
       const outcome = await callProviderOnce(ctx, () => store.ask(call), { kind: call.kind, id: call.id }, 'asking the provider about an open call failed; asking again later');
       const status = 'answered' in outcome ? outcome.answered : null;
-      const final = status && status.status !== 'not_found' && (store.finalStatuses ?? FINAL_BY_DEFAULT).includes(status.status) ? status.status : null;
+      const final = status && status.status !== 'not_found' && status.status !== 'processing' && (store.finalStatuses ?? FINAL_BY_DEFAULT).includes(status.status) ? status.status : null;
       if (status && final) {
         await settleDurably(ctx, { kind: call.kind, id: call.id }, () => store.settle(call, { status: final, providerReference: status.providerReference, reason: status.reason }));
         tally.settled += 1;

@@ -21,13 +21,14 @@ import type { PaymentAttempt } from '../../generated/prisma/client.js';
 import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import type { ProviderAnswer } from '../ports.js';
-import { reconcileOpenCalls, type OpenCallStore, type OpenProviderCall, type ReconcileTally } from '../providerFlow.js';
+import { callProviderOnce, reconcileOpenCalls, settleDurably, type OpenCallStore, type OpenProviderCall, type ReconcileTally } from '../providerFlow.js';
 import { paymentStatusBodyV1, paymentStatusBodyV2 } from '../webhooks/bodies.js';
 import { isUuid } from '../ids.js';
 import { announceStatusChange } from '../liveUpdates/events.js';
 import type { TransactionRecord } from '../transactions/store.js';
 import {
   attemptStateOf,
+  attemptSummaryOf,
   attemptsCheckedAtLeast,
   claimForPayment,
   claimStateOf,
@@ -167,7 +168,7 @@ export const openAttempts = (ctx: GatewayContext): OpenCallStore<OpenAttempt> =>
     const attempt = isUuid(id) ? await collectingAttempt(ctx.db, id) : null;
     return attempt && openAttemptOf(attempt);
   },
-  ask: (call) => ctx.provider.collectStatus(call.reference),
+  ask: (call) => ctx.provider.collectStatus(call.reference, call.attempt.method),
   settle: async (call, answer) => {
     await settleAttempt(ctx, call.attempt, answer);
   },
@@ -191,4 +192,25 @@ function openAttemptOf({ organizationId, ...attempt }: CollectingAttempt): OpenA
 /** The reconciler's run over payment attempts (background.ts); safe in several instances at once. */
 export function settleStalePaymentAttempts(ctx: GatewayContext, options: { olderThanMs?: number; limit?: number } = {}): Promise<ReconcileTally> {
   return reconcileOpenCalls(ctx, openAttempts(ctx), options);
+}
+
+/**
+ * Settles a collecting attempt now by asking its provider (the checkout's return page, after the
+ * provider sent the customer back): the reconciler's question, for one attempt, at once. Returns
+ * the attempt's state after it (`collecting` while the provider has no final word), or null when
+ * the attempt is not `transactionId`'s.
+ */
+export async function settleAttemptByQuestion(ctx: GatewayContext, transactionId: string, attemptId: string): Promise<Pick<PaymentAttempt, 'state' | 'method'> | null> {
+  const open = isUuid(attemptId) ? await collectingAttempt(ctx.db, attemptId) : null;
+  if (open && open.transactionId !== transactionId) return null;
+  if (!open) {
+    const summary = isUuid(attemptId) ? await attemptSummaryOf(ctx.db, attemptId) : null;
+    return summary && summary.transactionId === transactionId ? { state: summary.state, method: summary.method } : null;
+  }
+  const { organizationId: _organizationId, ...attempt } = open;
+  const outcome = await callProviderOnce(ctx, () => ctx.provider.collectStatus(attempt.id, attempt.method), { attemptId }, 'asking the provider about a returning customer failed; the reconciler will ask again');
+  const status = 'answered' in outcome ? outcome.answered : null;
+  if (!status || status.status === 'not_found' || status.status === 'processing') return { state: 'collecting', method: attempt.method };
+  const settled = await settleDurably(ctx, { attemptId }, () => settleAttempt(ctx, attempt, { status: status.status as ProviderAnswer['status'], providerReference: status.providerReference, reason: status.reason }));
+  return { state: settled.state, method: attempt.method };
 }

@@ -37,6 +37,21 @@ export interface PaymentOutcome {
   transaction: TransactionRecord;
   /** Why it did not go through, in words a payer can read. */
   reason?: string;
+  /**
+   * `pending` with a provider that collects on its own page (Wave): where to send the customer.
+   * The attempt stays open until the provider's notification or a status question settles it.
+   */
+  redirectUrl?: string;
+}
+
+/**
+ * Where a provider that collects on its own page sends the customer back: the checkout's return
+ * page, which settles the attempt by asking the provider (the flow), then redirects to the
+ * merchant's success_url / error_url. The `outcome` it adds is not trusted: only the provider's answer is.
+ */
+export function providerReturnUrlsOf(settings: GatewayContext['settings'], orderId: string, attemptId: string): { success: string; error: string } {
+  const page = `${settings.checkoutPublicUrl}/checkout/${orderId}/return?attempt=${attemptId}`;
+  return { success: page, error: `${page}&outcome=error` };
 }
 
 /** A sandbox wallet that always pays (DESIGN.md's table: any suffix but 0000, 1111, 0009). */
@@ -57,7 +72,10 @@ export async function payTransaction(ctx: GatewayContext, payer: Payer, orderId:
   const { charged } = splitPayment(transaction.amount, fee, transaction.feesCustomerSide);
 
   const attempt = await recordAttempt(ctx, transaction.id, { method, phone, amount: charged, fee });
-  const answer = await askWallet(ctx, attempt.id, { method, phone, amount: charged });
+  const answer = await askWallet(ctx, attempt.id, { method, phone, amount: charged, returnUrls: providerReturnUrlsOf(ctx.settings, orderId, attempt.id) });
+  // The customer pays on the provider's page: nothing to settle now; the attempt keeps the
+  // transaction until the provider says (notification, return page, or the reconciler's question).
+  if (answer.status === 'pending' && answer.redirectUrl) return { outcome: 'pending', transaction, redirectUrl: answer.redirectUrl, reason: `The payment continues on ${method}` };
   // Conditional on the attempt still collecting, so a try cut off by a dropped connection (maybe
   // after committing) is simply run again; it then reads what the first try settled.
   const { state, transaction: settled } = await settleDurably(ctx, { attemptId: attempt.id }, () => settleAttempt(ctx, attempt, answer, { transaction, hasActiveWebhooks }));
@@ -72,7 +90,7 @@ export async function payTransaction(ctx: GatewayContext, payer: Payer, orderId:
  * not answer in time may or may not have collected: the answer is "not confirmed" and the attempt
  * stays `collecting`, for the reconciler to ask about; it is never sent again.
  */
-async function askWallet(ctx: GatewayContext, reference: string, request: { method: PaymentMethod; phone: string; amount: bigint }): Promise<WalletAnswer> {
+async function askWallet(ctx: GatewayContext, reference: string, request: { method: PaymentMethod; phone: string; amount: bigint; returnUrls: { success: string; error: string } }): Promise<WalletAnswer> {
   const outcome = await callProviderOnce(
     ctx,
     (signal) => ctx.provider.collect({ ...request, reference, signal }),

@@ -127,7 +127,7 @@ export function settlementOf(payout: PayoutRecord): Settlement<PayoutRecord> {
 }
 
 /** A payout handed to the provider whose outcome it has not told us yet. */
-type OpenPayout = OpenProviderCall;
+type OpenPayout = OpenProviderCall & { method: PaymentMethod };
 
 /**
  * The store side of the payout reconciler (providerFlow.ts): payouts sent but left `pending` (a
@@ -144,7 +144,7 @@ export const openPayouts = (ctx: GatewayContext): OpenCallStore<OpenPayout> => (
     const row = await findOpenPayout(ctx.db, id);
     return row && openPayoutOf(row);
   },
-  ask: (call) => ctx.provider.payoutStatus(call.reference),
+  ask: (call) => ctx.provider.payoutStatus(call.reference, call.method),
   settle: async (call, answer) => {
     await settleOpenPayout(ctx, call.organizationId, call.id, answer);
   },
@@ -159,6 +159,7 @@ const openPayoutOf = (row: OpenPayoutRow): OpenPayout => ({
   reference: row.id,
   providerChecks: row.providerChecks,
   openedAt: row.sentAt,
+  method: row.method,
 });
 
 /**

@@ -1,0 +1,39 @@
+/**
+ * One PaymentProvider for the whole gateway (ctx.provider) that hands each call to the provider
+ * of its method: a real one where the operator configured it (Wave, Orange Money), the sandbox
+ * otherwise (DESIGN "Real wallet providers"). The domain never asks which provider it talks to.
+ *
+ * Calls carry their method (the request's `method`); status questions take it as their second
+ * argument. A status question without a method goes to the sandbox: every domain caller passes
+ * one, and a missing one can only make a call look "not found", which keeps it open (never failed).
+ */
+import type { PaymentMethod } from '../../generated/prisma/enums.js';
+import type { PaymentProvider } from '../../domain/ports.js';
+
+export type ProvidersByMethod = Partial<Record<PaymentMethod, PaymentProvider>>;
+
+export interface ProviderRouter extends PaymentProvider {
+  /** The provider serving `method` (the sandbox when none is configured for it). */
+  providerFor(method: PaymentMethod): PaymentProvider;
+  /** The methods served by a real provider, for the start-up line and the reconciliation. */
+  realMethods(): PaymentMethod[];
+}
+
+export function createProviderRouter(sandbox: PaymentProvider, providers: ProvidersByMethod = {}): ProviderRouter {
+  const providerFor = (method: PaymentMethod | undefined): PaymentProvider => (method && providers[method]) || sandbox;
+  return {
+    providerFor,
+    realMethods: () => (Object.keys(providers) as PaymentMethod[]).filter((method) => providers[method]),
+    collect: (request) => providerFor(request.method).collect(request),
+    collectStatus: (reference, method) => providerFor(method).collectStatus(reference, method),
+    refund: (request) => providerFor(request.method).refund(request),
+    refundStatus: (reference, method, paymentReference) => providerFor(method).refundStatus(reference, method, paymentReference),
+    payout: (request) => providerFor(request.method).payout(request),
+    payoutStatus: (reference, method) => providerFor(method).payoutStatus(reference, method),
+  };
+}
+
+/** The router behind ctx.provider, when it is one (tests may give a bare provider). */
+export function providerForMethod(provider: PaymentProvider, method: PaymentMethod): PaymentProvider {
+  return 'providerFor' in provider && typeof (provider as ProviderRouter).providerFor === 'function' ? (provider as ProviderRouter).providerFor(method) : provider;
+}

@@ -1,0 +1,372 @@
+/**
+ * The Wave provider: an HTTP client of Wave's Business API (docs.wave.com), behind the one
+ * PaymentProvider port. Enabled by WAVE_API_KEY (docs/providers.md).
+ *
+ *   collect   -> POST /v1/checkout/sessions (Idempotency-Key = our attempt id, client_reference = it
+ *                too): answers `pending` with the session's wave_launch_url; the checkout sends the
+ *                customer there. Wave sends the customer back to the gateway's own return pages
+ *                (returnUrls), which settle through the provider flow and redirect to the merchant.
+ *   status    -> GET /v1/checkout/sessions/search?client_reference=<attempt id>
+ *   refund    -> POST /v1/checkout/sessions/<session id>/refund (Idempotency-Key = our refund reference)
+ *   payout    -> POST /v1/payout (idempotency-key = our payout id, client_reference = it too);
+ *                status: GET /v1/payouts/search?client_reference=<payout id>
+ *   webhooks  -> Wave-Signature (t=..,v1=..: HMAC-SHA256 of timestamp + raw body) or the shared-secret
+ *                strategy (Authorization: Bearer <secret>), with WAVE_WEBHOOK_SECRET
+ *   records   -> GET /v1/transactions?date=YYYY-MM-DD (paged) for reconciliation
+ *
+ * Errors: a network failure, a timeout, 429 and 5xx are "unknown" (thrown: the flow leaves the
+ * call open and asks later; it is never sent again); a 4xx refusal of a request is a definite
+ * "failed" (Wave did nothing). The API key goes only into the Authorization header: it is never
+ * logged nor put into an error message, and Wave's answers are not logged whole (they carry phones).
+ *
+ * Where Wave's pages are silent we chose the safe side (docs/providers.md lists each choice):
+ * a refund's status is read from the transaction history (no refund lookup exists), and a refund
+ * not found there stays open (never "failed"); an expired session is "not confirmed".
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import {
+  NotificationRejected,
+  ProviderUnavailable,
+  type InboundNotification,
+  type PaymentProvider,
+  type ProviderAnswer,
+  type ProviderNotification,
+  type ProviderRecord,
+  type ProviderRequest,
+  type ProviderStatusAnswer,
+} from '../../domain/ports.js';
+
+export interface WaveOptions {
+  apiKey: string;
+  /** WAVE_API_URL, default https://api.wave.com. */
+  apiUrl?: string;
+  /** WAVE_WEBHOOK_SECRET: without it every webhook is refused (nothing unsigned settles money). */
+  webhookSecret?: string;
+  /** Longest one HTTP call to Wave may take (the flow's own deadline may cut it shorter). */
+  timeoutMs?: number;
+  /** How far a signed webhook's timestamp may be from now (replays of old ones are refused). */
+  webhookToleranceMs?: number;
+  now?: () => Date;
+}
+
+export const WAVE_DEFAULT_URL = 'https://api.wave.com';
+/** Wave answers in well under a second; 20 s leaves room for a slow network, below the flow's 30 s. */
+const DEFAULT_TIMEOUT_MS = 20_000;
+/** Wave's own recommendation for webhook timestamps is minutes; 5 minutes tolerates clock skew. */
+const DEFAULT_WEBHOOK_TOLERANCE_MS = 5 * 60_000;
+/** A reconciliation reads at most this many days (one request per day and page). */
+const MAX_RECORD_DAYS = 31;
+/** Pages of 100 items per day: 50 pages = 5,000 operations a day, beyond that the period must be split. */
+const MAX_PAGES_PER_DAY = 50;
+/** Days of history a refund's status is looked up in (a refund is booked the day it is sent). */
+const REFUND_LOOKBACK_DAYS = 3;
+/** Most bytes of a Wave answer read (a search result or a page of history is far smaller). */
+const MAX_ANSWER_BYTES = 1024 * 1024;
+
+interface WaveSession {
+  id: string;
+  amount: string;
+  checkout_status: 'open' | 'complete' | 'expired';
+  payment_status: 'processing' | 'cancelled' | 'succeeded';
+  client_reference: string | null;
+  wave_launch_url: string;
+  last_payment_error?: { code?: string; message?: string } | null;
+  transaction_id?: string | null;
+}
+
+interface WavePayout {
+  id: string;
+  status: 'processing' | 'succeeded' | 'failed' | 'reversed';
+  receive_amount: string;
+  client_reference: string | null;
+  payout_error?: { error_code?: string; error_message?: string } | null;
+}
+
+interface WaveHistoryItem {
+  timestamp: string;
+  transaction_id: string;
+  transaction_type: string;
+  amount: string;
+  fee?: string;
+  client_reference?: string | null;
+}
+
+interface WaveAnswer {
+  status: number;
+  body: any;
+}
+
+/** Wave's error body: {code, message}. */
+const errorOf = (answer: WaveAnswer): string => {
+  const code = typeof answer.body?.code === 'string' ? answer.body.code : `http-${answer.status}`;
+  const message = typeof answer.body?.message === 'string' ? `: ${answer.body.message.slice(0, 200)}` : '';
+  return `wave ${code}${message}`;
+};
+
+export function createWaveProvider(options: WaveOptions): PaymentProvider {
+  const apiUrl = (options.apiUrl || WAVE_DEFAULT_URL).replace(/\/+$/, '');
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const now = options.now ?? (() => new Date());
+
+  /** One HTTP call. Throws ProviderUnavailable when the outcome is unknown (network, timeout, 429, 5xx). */
+  const call = async (method: 'GET' | 'POST', path: string, init: { body?: unknown; idempotencyKey?: string; idempotencyHeader?: string; signal?: AbortSignal } = {}): Promise<WaveAnswer> => {
+    const signals = [AbortSignal.timeout(timeoutMs), ...(init.signal ? [init.signal] : [])];
+    const headers: Record<string, string> = { authorization: `Bearer ${options.apiKey}`, accept: 'application/json' };
+    if (init.body !== undefined) headers['content-type'] = 'application/json';
+    if (init.idempotencyKey) headers[init.idempotencyHeader ?? 'Idempotency-Key'] = init.idempotencyKey;
+    let response: Response;
+    try {
+      response = await fetch(`${apiUrl}${path}`, { method, headers, body: init.body === undefined ? undefined : JSON.stringify(init.body), signal: AbortSignal.any(signals) });
+    } catch (error) {
+      // The message of a fetch failure names the host, never the key.
+      throw new ProviderUnavailable(`wave did not answer ${method} ${path.split('?')[0]}: ${(error as Error).name}`);
+    }
+    const text = await readBounded(response);
+    let body: unknown = undefined;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      body = undefined;
+    }
+    const answer = { status: response.status, body };
+    if (response.status === 429 || response.status >= 500) throw new ProviderUnavailable(errorOf(answer), response.status);
+    return answer;
+  };
+
+  const ok = (answer: WaveAnswer) => answer.status >= 200 && answer.status < 300;
+  /** A 409 idempotency-mismatch: something was sent before under this key; what became of it is asked, not assumed. */
+  const unknownAfterConflict = (answer: WaveAnswer) => answer.status === 409 && answer.body?.code === 'idempotency-mismatch';
+
+  const sessionFor = async (reference: string, signal?: AbortSignal): Promise<WaveSession | null> => {
+    const answer = await call('GET', `/v1/checkout/sessions/search?client_reference=${encodeURIComponent(reference)}`, { signal });
+    if (!ok(answer)) throw new ProviderUnavailable(errorOf(answer), answer.status);
+    const sessions = (answer.body?.result ?? []) as WaveSession[];
+    // One session per attempt (created under its idempotency key); a completed one wins if ever two.
+    return sessions.find((session) => session.checkout_status === 'complete') ?? sessions[0] ?? null;
+  };
+
+  const payoutFor = async (reference: string, signal?: AbortSignal): Promise<WavePayout | null> => {
+    const answer = await call('GET', `/v1/payouts/search?client_reference=${encodeURIComponent(reference)}`, { signal });
+    if (!ok(answer)) throw new ProviderUnavailable(errorOf(answer), answer.status);
+    const payouts = (answer.body?.result ?? []) as WavePayout[];
+    return payouts.find((payout) => payout.status !== 'failed') ?? payouts[0] ?? null;
+  };
+
+  const collect = async (request: ProviderRequest): Promise<ProviderAnswer> => {
+    if (!request.returnUrls) throw new Error('a Wave collection needs the gateway return pages (returnUrls)');
+    const answer = await call('POST', '/v1/checkout/sessions', {
+      idempotencyKey: request.reference,
+      signal: request.signal,
+      body: { amount: String(request.amount), currency: 'XOF', success_url: request.returnUrls.success, error_url: request.returnUrls.error, client_reference: request.reference },
+    });
+    if (ok(answer)) {
+      const session = answer.body as WaveSession;
+      return { status: 'pending', providerReference: session.id, redirectUrl: session.wave_launch_url, reason: 'the customer pays on Wave' };
+    }
+    if (unknownAfterConflict(answer)) throw new ProviderUnavailable(errorOf(answer), answer.status);
+    return { status: 'failed', providerReference: '', reason: errorOf(answer) };
+  };
+
+  const collectStatus = async (reference: string): Promise<ProviderStatusAnswer> => {
+    const session = await sessionFor(reference);
+    if (!session) return { status: 'not_found', providerReference: '', reason: 'wave has no checkout session for this reference' };
+    return sessionStatus(session);
+  };
+
+  const refund = async (request: ProviderRequest): Promise<ProviderAnswer> => {
+    if (!request.paymentReference) return { status: 'failed', providerReference: '', reason: 'no Wave checkout session is recorded for this payment' };
+    const answer = await call('POST', `/v1/checkout/sessions/${encodeURIComponent(request.paymentReference)}/refund`, { idempotencyKey: request.reference, signal: request.signal });
+    if (ok(answer)) return { status: 'succeeded', providerReference: request.paymentReference };
+    if (unknownAfterConflict(answer)) throw new ProviderUnavailable(errorOf(answer), answer.status);
+    return { status: 'failed', providerReference: '', reason: errorOf(answer) };
+  };
+
+  /**
+   * Wave has no refund lookup: the refund is looked for in the transaction history of the last few
+   * days, by the refunded session's client_reference. Not found stays open (never failed).
+   */
+  const refundStatus = async (_reference: string, _method?: unknown, paymentReference?: string): Promise<ProviderStatusAnswer> => {
+    if (!paymentReference) return { status: 'not_found', providerReference: '', reason: 'no Wave checkout session is recorded for this payment' };
+    const answer = await call('GET', `/v1/checkout/sessions/${encodeURIComponent(paymentReference)}`);
+    if (answer.status === 404) return { status: 'not_found', providerReference: '', reason: 'wave has no such checkout session' };
+    if (!ok(answer)) throw new ProviderUnavailable(errorOf(answer), answer.status);
+    const session = answer.body as WaveSession;
+    if (session.checkout_status !== 'complete' || session.payment_status !== 'succeeded') return { status: 'failed', providerReference: '', reason: 'the session was never paid: nothing to refund' };
+    const today = now();
+    for (let day = 0; day < REFUND_LOOKBACK_DAYS; day += 1) {
+      const date = new Date(today.getTime() - day * 86_400_000);
+      const items = await historyOf(dateOf(date));
+      if (items.some((item) => item.transaction_type === 'merchant_payment_refund' && item.client_reference === session.client_reference)) return { status: 'succeeded', providerReference: paymentReference };
+    }
+    return { status: 'not_found', providerReference: '', reason: 'no refund of this session in the last days of Wave history' };
+  };
+
+  const payout = async (request: ProviderRequest): Promise<ProviderAnswer> => {
+    const answer = await call('POST', '/v1/payout', {
+      idempotencyKey: request.reference,
+      idempotencyHeader: 'idempotency-key',
+      signal: request.signal,
+      body: { currency: 'XOF', receive_amount: String(request.amount), mobile: request.phone, client_reference: request.reference, ...(request.recipientName && { name: request.recipientName.slice(0, 100) }) },
+    });
+    if (ok(answer)) return payoutAnswer(answer.body as WavePayout);
+    if (unknownAfterConflict(answer)) throw new ProviderUnavailable(errorOf(answer), answer.status);
+    return { status: 'failed', providerReference: '', reason: errorOf(answer) };
+  };
+
+  const payoutStatus = async (reference: string): Promise<ProviderStatusAnswer> => {
+    const found = await payoutFor(reference);
+    if (!found) return { status: 'not_found', providerReference: '', reason: 'wave has no payout for this reference' };
+    const answer = payoutAnswer(found);
+    return answer.status === 'pending' ? { ...answer, status: 'processing' } : answer;
+  };
+
+  /** One day of Wave's history, every page (bounded). */
+  const historyOf = async (date: string, signal?: AbortSignal): Promise<WaveHistoryItem[]> => {
+    const items: WaveHistoryItem[] = [];
+    let after: string | null = null;
+    for (let page = 0; page < MAX_PAGES_PER_DAY; page += 1) {
+      const query: string = `date=${date}${after ? `&after=${encodeURIComponent(after)}` : ''}`;
+      const answer = await call('GET', `/v1/transactions?${query}`, { signal });
+      if (!ok(answer)) throw new ProviderUnavailable(errorOf(answer), answer.status);
+      items.push(...((answer.body?.items ?? []) as WaveHistoryItem[]));
+      if (!answer.body?.page_info?.has_next_page) return items;
+      after = String(answer.body.page_info.end_cursor);
+    }
+    throw new ProviderUnavailable(`wave history of ${date} has more than ${MAX_PAGES_PER_DAY} pages: reconcile a shorter period`);
+  };
+
+  const listRecords = async ({ from, to, signal }: { from: Date; to: Date; signal?: AbortSignal }): Promise<ProviderRecord[]> => {
+    const days: string[] = [];
+    for (let day = Date.UTC(from.getUTCFullYear(), from.getUTCMonth(), from.getUTCDate()); day <= to.getTime() && days.length < MAX_RECORD_DAYS; day += 86_400_000) days.push(dateOf(new Date(day)));
+    const records: ProviderRecord[] = [];
+    for (const date of days) {
+      for (const item of await historyOf(date, signal)) {
+        const at = new Date(item.timestamp);
+        if (at < from || at > to) continue;
+        const record = recordOf(item, at);
+        if (record) records.push(record);
+      }
+    }
+    return records;
+  };
+
+  const parseNotification = (input: InboundNotification): ProviderNotification[] => {
+    verifyWebhook(input, options.webhookSecret, now(), options.webhookToleranceMs ?? DEFAULT_WEBHOOK_TOLERANCE_MS);
+    let event: { id?: unknown; type?: unknown; data?: unknown };
+    try {
+      event = JSON.parse(input.rawBody.toString('utf8'));
+    } catch {
+      throw new NotificationRejected('the webhook body is not JSON', 400);
+    }
+    if (typeof event?.id !== 'string' || typeof event.type !== 'string' || typeof event.data !== 'object' || event.data === null) throw new NotificationRejected('the webhook is not a Wave event', 400);
+    if (event.type !== 'checkout.session.completed' && event.type !== 'checkout.session.payment_failed') return [];
+    const session = event.data as WaveSession;
+    if (typeof session.id !== 'string' || typeof session.client_reference !== 'string') return [];
+    const status = sessionStatus(session);
+    return [
+      {
+        kind: 'payment',
+        reference: session.client_reference,
+        status: status.status === 'not_found' ? 'processing' : status.status,
+        providerReference: session.id,
+        eventId: event.id,
+        ...(status.reason && { reason: status.reason }),
+        ...(/^[0-9]{1,15}$/.test(session.amount ?? '') && { amount: BigInt(session.amount) }),
+      },
+    ];
+  };
+
+  return {
+    collect,
+    collectStatus,
+    refund,
+    refundStatus,
+    payout,
+    payoutStatus,
+    parseNotification,
+    listRecords,
+  };
+}
+
+/** A session as our status: paid; open (the customer may still pay, even after a failed try); expired = never confirmed. */
+function sessionStatus(session: WaveSession): ProviderStatusAnswer {
+  if (session.checkout_status === 'complete' && session.payment_status === 'succeeded') return { status: 'succeeded', providerReference: session.id };
+  if (session.checkout_status === 'expired') return { status: 'pending', providerReference: session.id, reason: 'the Wave checkout session expired without payment' };
+  const lastError = session.last_payment_error?.message;
+  return { status: 'processing', providerReference: session.id, ...(lastError && { reason: `wave: ${lastError.slice(0, 200)}` }) };
+}
+
+function payoutAnswer(payout: WavePayout): ProviderAnswer {
+  if (payout.status === 'succeeded') return { status: 'succeeded', providerReference: payout.id };
+  if (payout.status === 'failed' || payout.status === 'reversed') {
+    const why = payout.payout_error?.error_message ?? payout.payout_error?.error_code ?? payout.status;
+    return { status: 'failed', providerReference: payout.id, reason: `wave: ${String(why).slice(0, 200)}` };
+  }
+  return { status: 'pending', providerReference: payout.id, reason: 'wave is processing the payout' };
+}
+
+/** A line of Wave's history as a record of ours (fees are Wave's, not part of the amount compared). */
+function recordOf(item: WaveHistoryItem, at: Date): ProviderRecord | null {
+  if (!/^-?[0-9]{1,15}$/.test(item.amount)) return null;
+  const amount = BigInt(item.amount);
+  const fee = /^[0-9]{1,15}$/.test(item.fee ?? '') ? BigInt(item.fee!) : 0n;
+  const reference = item.client_reference ?? '';
+  switch (item.transaction_type) {
+    case 'merchant_payment':
+      return { kind: 'payment', reference, providerReference: item.transaction_id, amount, status: 'succeeded', at };
+    case 'merchant_payment_refund':
+      // Filed under the refunded payment's reference (Wave keeps the session's client_reference).
+      return { kind: 'refund', reference, providerReference: item.transaction_id, amount: -amount, status: 'succeeded', at };
+    case 'api_payout':
+      return { kind: 'payout', reference, providerReference: item.transaction_id, amount: -amount - fee, status: 'succeeded', at };
+    case 'api_payout_reversal':
+      return { kind: 'payout', reference, providerReference: item.transaction_id, amount: amount - fee, status: 'failed', at };
+    default:
+      return null;
+  }
+}
+
+/**
+ * Wave's signing strategies: `Wave-Signature: t=<unix seconds>,v1=<hex>[,v1=<hex>]` over the
+ * timestamp followed by the raw body, within the tolerance; or `Authorization: Bearer <secret>`.
+ * Compared in constant time. Without a configured secret nothing is accepted.
+ */
+export function verifyWebhook(input: InboundNotification, secret: string | undefined, now: Date, toleranceMs: number): void {
+  if (!secret) throw new NotificationRejected('WAVE_WEBHOOK_SECRET is not set: Wave webhooks cannot be verified');
+  const signatureHeader = headerOf(input, 'wave-signature');
+  if (signatureHeader) {
+    const parts = signatureHeader.split(',').map((part) => part.trim().split('='));
+    const timestamp = parts.find(([key]) => key === 't')?.[1];
+    const signatures = parts.filter(([key]) => key === 'v1').map(([, value]) => value ?? '');
+    if (!timestamp || !/^[0-9]{1,12}$/.test(timestamp) || !signatures.length) throw new NotificationRejected('malformed Wave-Signature header');
+    if (Math.abs(now.getTime() - Number(timestamp) * 1000) > toleranceMs) throw new NotificationRejected('the Wave-Signature timestamp is outside the tolerance (a replay or a skewed clock)');
+    const expected = createHmac('sha256', secret).update(timestamp).update(input.rawBody).digest();
+    if (!signatures.some((signature) => /^[0-9a-f]{64}$/i.test(signature) && timingSafeEqual(Buffer.from(signature, 'hex'), expected))) throw new NotificationRejected('the Wave-Signature does not match the body');
+    return;
+  }
+  const authorization = headerOf(input, 'authorization');
+  if (authorization?.startsWith('Bearer ')) {
+    const given = createHmac('sha256', 'wave-shared-secret').update(authorization.slice(7)).digest();
+    const wanted = createHmac('sha256', 'wave-shared-secret').update(secret).digest();
+    if (timingSafeEqual(given, wanted)) return;
+  }
+  throw new NotificationRejected('the webhook is not signed by Wave');
+}
+
+const headerOf = (input: InboundNotification, name: string): string | undefined => {
+  const value = input.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+};
+
+const dateOf = (date: Date): string => date.toISOString().slice(0, 10);
+
+async function readBounded(response: Response): Promise<string> {
+  const length = Number(response.headers.get('content-length') ?? 0);
+  if (length > MAX_ANSWER_BYTES) {
+    await response.body?.cancel();
+    throw new ProviderUnavailable(`wave answered ${length} bytes, more than ${MAX_ANSWER_BYTES}`);
+  }
+  const text = await response.text();
+  if (text.length > MAX_ANSWER_BYTES) throw new ProviderUnavailable(`wave answered more than ${MAX_ANSWER_BYTES} bytes`);
+  return text;
+}
