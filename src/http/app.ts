@@ -20,6 +20,7 @@ import { V2_ROOT, v2Surface } from '../rest/v2/surface.js';
 import { createYoga, graphqlErrorBody } from '../graphql/yoga.js';
 import { endLiveStreams } from '../domain/liveUpdates/events.js';
 import { registerDocs } from './docs.js';
+import { registerDashboard } from '../dashboard/app.js';
 import { registerMetrics, type MetricsOptions } from './metrics.js';
 import { registerWebhookMetrics } from '../webhooks/metrics.js';
 import { enforceRateLimitOn } from '../edge/rateLimit.js';
@@ -86,6 +87,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   }));
   app.get('/healthz', async () => ({ status: 'ok' }));
   registerDocs(app);
+  registerDashboard(app);
   app.get('/readyz', async (_request, reply) => {
     const checks = await options.ready();
     const ready = checks.database && checks.coordinator;

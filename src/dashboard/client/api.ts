@@ -1,0 +1,111 @@
+/**
+ * How the dashboard talks to the gateway: the session endpoints of src/dashboard/auth/ (JSON), and
+ * POST /graphql with the session cookie (same origin) and the session's CSRF token in X-CSRF-Token
+ * on every request (docs/dashboard.md). Nothing here decides who may do what: the server does.
+ */
+import type { MerchantRole } from './generated.js';
+
+export interface SessionUser {
+  email: string;
+  role: MerchantRole;
+  organizationId: string;
+  organizationName: string;
+}
+
+export interface Session {
+  user: SessionUser;
+  csrfToken: string;
+  twoFactorEnabled: boolean;
+}
+
+export type SignInStep = 'two_factor' | 'enrol_two_factor' | 'done' | 'sign_in';
+
+/** A refusal the user can read: the server's wording, its HTTP status and GraphQL code. */
+export class ApiError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly code?: string,
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message);
+  }
+}
+
+/** The CSRF token of the current session (from sign-in, the second factor, or GET session). */
+let csrfToken = '';
+/** Called when the server says the session is gone (expired, signed out elsewhere). */
+let onSessionLost: () => void = () => undefined;
+export const whenSessionLost = (handler: () => void): void => {
+  onSessionLost = handler;
+};
+
+const AUTH = '/dashboard/auth';
+
+async function readJson(response: Response): Promise<any> {
+  const text = await response.text();
+  if (!text) return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    return {};
+  }
+}
+
+function refusal(response: Response, body: any): ApiError {
+  const retryAfter = Number(response.headers.get('retry-after'));
+  return new ApiError(typeof body?.error === 'string' ? body.error : response.statusText || `HTTP ${response.status}`, response.status, undefined, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined);
+}
+
+/** The signed-in user, or null when there is no (complete) session. */
+export async function loadSession(): Promise<Session | null> {
+  const response = await fetch(`${AUTH}/session`, { credentials: 'same-origin', headers: { accept: 'application/json' }, cache: 'no-store' });
+  if (response.status === 401) return null;
+  const body = await readJson(response);
+  if (!response.ok) throw refusal(response, body);
+  csrfToken = body.csrfToken ?? '';
+  return body as Session;
+}
+
+/** One of the session endpoints: JSON in, `{next, csrfToken}` out; a refusal throws ApiError. */
+export async function authPost(path: 'sign-in' | 'second-factor' | 'accept-invitation' | 'sign-out', body: Record<string, string> = {}): Promise<{ next?: SignInStep }> {
+  const response = await fetch(`${AUTH}/${path}`, {
+    method: 'POST',
+    credentials: 'same-origin',
+    headers: { 'content-type': 'application/json', accept: 'application/json', ...(csrfToken && { 'x-csrf-token': csrfToken }) },
+    body: JSON.stringify(body),
+  });
+  const answer = await readJson(response);
+  if (!response.ok) throw refusal(response, answer);
+  if (typeof answer.csrfToken === 'string') csrfToken = answer.csrfToken;
+  if (path === 'sign-out') csrfToken = '';
+  return answer;
+}
+
+/** What codegen's TypedDocumentString is: the operation's text, typed by its result and variables. */
+export interface Document<TResult, TVariables> {
+  toString(): string;
+  /** Phantom: never read; carries the types. */
+  __apiType?: (variables: TVariables) => TResult;
+}
+
+/**
+ * One GraphQL operation. Errors: the first GraphQL error's message (the server's catalogue) with its
+ * extensions.code; UNAUTHENTICATED ends the session on this side too.
+ */
+export async function gql<TResult, TVariables>(document: Document<TResult, TVariables>, ...[variables]: TVariables extends Record<string, never> ? [] | [TVariables] : [TVariables]): Promise<TResult> {
+  const response = await fetch('/graphql', {
+    method: 'POST',
+    credentials: 'same-origin',
+    headers: { 'content-type': 'application/json', accept: 'application/json', 'x-csrf-token': csrfToken },
+    body: JSON.stringify({ query: document.toString(), variables: variables ?? {} }),
+  });
+  const body = await readJson(response);
+  const error = Array.isArray(body.errors) ? body.errors[0] : null;
+  if (error || !response.ok) {
+    const code: string | undefined = error?.extensions?.code;
+    if (response.status === 401 || code === 'UNAUTHENTICATED') onSessionLost();
+    throw new ApiError(error?.message ?? response.statusText, error?.extensions?.status ?? response.status, code);
+  }
+  return body.data as TResult;
+}

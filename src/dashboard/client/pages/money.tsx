@@ -1,0 +1,729 @@
+/**
+ * Money: the overview (balances and the daily volume chart), transactions (the API's list filters,
+ * a CSV export of what the list shows, a detail page with refund), payouts (list, detail, create
+ * with a confirmation step) and balances with their ledger entries.
+ */
+import { useMemo, useState } from 'preact/hooks';
+import { gql } from '../api.js';
+import {
+  DashboardAccountsDocument,
+  DashboardCreatePayoutDocument,
+  DashboardPayoutDocument,
+  DashboardPayoutsDocument,
+  DashboardRefundDocument,
+  DashboardStatsDocument,
+  DashboardTransactionDocument,
+  DashboardTransactionsDocument,
+  type DashboardAccountsQuery,
+  type DashboardStatsQuery,
+  type DashboardTransactionQuery,
+  type PaymentMethod,
+  type PayoutFilter,
+  type TransactionFilter,
+} from '../generated.js';
+import { formatDay, formatMoney, METHOD_NAMES, STATUS_NAMES } from '../i18n.js';
+import { Link, navigate, useLocation } from '../router.js';
+import { Alert, ConfirmButton, Field, Loaded, Money, Notice, PageTitle, Select, StatusBadge, Table, When, useAction, useApp, useLoad, useMay } from '../ui.js';
+
+const PAGE_SIZE = 20;
+const TRANSACTION_STATUSES = ['pending', 'paid', 'paid_and_blocked', 'cancelled', 'refunded'] as const;
+const PAYOUT_STATUSES = ['pending', 'completed', 'failed', 'cancelled'] as const;
+const METHODS = ['wave', 'orange_money'] as const;
+/** Paid volume: what customers paid, whatever happened after (escrow, refund). */
+const PAID_STATUSES = new Set(['paid', 'paid_and_blocked', 'refunded']);
+const CHART_DAYS = 30;
+const DAY_MS = 86_400_000;
+
+/** A fresh key per confirmed action: a retry of the same click replays, a new click is a new action. */
+const idempotencyKey = () => crypto.randomUUID();
+
+// ---------------------------------------------------------------------------------------------
+// Overview
+
+export function OverviewPage() {
+  const { t } = useApp();
+  const to = useMemo(() => new Date(Math.ceil(Date.now() / DAY_MS) * DAY_MS), []);
+  const from = new Date(to.getTime() - CHART_DAYS * DAY_MS);
+  const stats = useLoad(() => gql(DashboardStatsDocument, { from: from.toISOString(), to: to.toISOString() }), []);
+  const accounts = useLoad(() => gql(DashboardAccountsDocument, {}), []);
+  return (
+    <>
+      <PageTitle>{t.overview}</PageTitle>
+      <Loaded state={accounts}>{(data) => <BalanceCards accounts={data.accounts} />}</Loaded>
+      <section class="card">
+        <h2>{t.volumeChart}</h2>
+        <Loaded state={stats}>{(data) => <VolumeChart rows={data.transactionStats} from={from} />}</Loaded>
+      </section>
+    </>
+  );
+}
+
+function BalanceCards({ accounts }: { accounts: DashboardAccountsQuery['accounts'] }) {
+  const { t } = useApp();
+  return (
+    <div class="cards">
+      {accounts.map((account) => (
+        <section class="card stat" key={account.id} data-account={account.type}>
+          <h2>{account.type === 'escrow' ? t.escrowAccount : t.mainAccount}</h2>
+          <p class="big">
+            <Money amount={account.balance} />
+          </p>
+        </section>
+      ))}
+    </div>
+  );
+}
+
+interface Day {
+  start: Date;
+  volume: number;
+  fees: number;
+}
+
+/** Per UTC day of the window: paid volume and fees (every day, zero when nothing was paid). */
+function daysOf(rows: DashboardStatsQuery['transactionStats'], from: Date): Day[] {
+  const days: Day[] = Array.from({ length: CHART_DAYS }, (_, index) => ({ start: new Date(from.getTime() + index * DAY_MS), volume: 0, fees: 0 }));
+  for (const row of rows) {
+    if (!row.status || !PAID_STATUSES.has(row.status)) continue;
+    const day = days[Math.floor((new Date(row.periodStart).getTime() - from.getTime()) / DAY_MS)];
+    if (!day) continue;
+    day.volume += row.amount;
+    day.fees += row.fees;
+  }
+  return days;
+}
+
+/** Bars of volume, a line of fees (its own scale), an accessible summary and a table fallback. */
+export function VolumeChart({ rows, from }: { rows: DashboardStatsQuery['transactionStats']; from: Date }) {
+  const { t, lang } = useApp();
+  const days = daysOf(rows, from);
+  const totalVolume = days.reduce((sum, day) => sum + day.volume, 0);
+  const totalFees = days.reduce((sum, day) => sum + day.fees, 0);
+  if (totalVolume === 0) return <p>{t.chartEmpty}</p>;
+  const width = 600;
+  const height = 200;
+  const slot = width / days.length;
+  const maxVolume = Math.max(...days.map((day) => day.volume), 1);
+  const maxFees = Math.max(...days.map((day) => day.fees), 1);
+  const feePoints = days.map((day, index) => `${(index + 0.5) * slot},${height - (day.fees / maxFees) * (height - 10)}`).join(' ');
+  const summary = t.chartSummary(formatMoney(lang, totalVolume), formatMoney(lang, totalFees), CHART_DAYS);
+  return (
+    <figure class="chart">
+      <svg viewBox={`0 0 ${width} ${height + 20}`} role="img" aria-label={summary} preserveAspectRatio="none">
+        {days.map((day, index) => {
+          const barHeight = (day.volume / maxVolume) * (height - 10);
+          return (
+            <rect key={index} class="bar" x={index * slot + 2} y={height - barHeight} width={slot - 4} height={barHeight}>
+              <title>{`${formatDay(lang, day.start.toISOString())}: ${formatMoney(lang, day.volume)} / ${formatMoney(lang, day.fees)}`}</title>
+            </rect>
+          );
+        })}
+        <polyline class="fees-line" points={feePoints} fill="none" />
+        <line class="axis" x1="0" y1={height} x2={width} y2={height} />
+        <text class="axis-label" x="0" y={height + 16}>
+          {formatDay(lang, days[0]!.start.toISOString())}
+        </text>
+        <text class="axis-label" x={width} y={height + 16} text-anchor="end">
+          {formatDay(lang, days[days.length - 1]!.start.toISOString())}
+        </text>
+      </svg>
+      <figcaption>
+        <span class="key key-volume">{t.volume}</span> <span class="key key-fees">{t.fees}</span> — {summary}
+      </figcaption>
+    </figure>
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Filters shared by the lists and their CSV export
+
+/** The list's filters live in the address (shareable, back button), in the v2 API's names. */
+const FILTER_FIELDS = ['status', 'payment_method', 'search', 'start_date', 'end_date', 'min_amount', 'max_amount', 'customer_phone', 'recipient_phone'] as const;
+
+const dayStart = (value: string | null) => (value ? `${value}T00:00:00.000Z` : undefined);
+const dayEnd = (value: string | null) => (value ? `${value}T23:59:59.999Z` : undefined);
+const amountOf = (value: string | null) => (value && /^\d+$/.test(value) ? Number(value) : undefined);
+
+function commonFilter(query: URLSearchParams) {
+  return {
+    status: query.get('status') || undefined,
+    paymentMethod: (query.get('payment_method') || undefined) as PaymentMethod | undefined,
+    search: query.get('search') || undefined,
+    startDate: dayStart(query.get('start_date')),
+    endDate: dayEnd(query.get('end_date')),
+    minAmount: amountOf(query.get('min_amount')),
+    maxAmount: amountOf(query.get('max_amount')),
+  };
+}
+
+/** The export of exactly what the list shows: the same filters as the v2 list's query parameters. */
+function exportHref(path: string, query: URLSearchParams): string {
+  const params = new URLSearchParams();
+  for (const name of FILTER_FIELDS) {
+    const value = query.get(name);
+    if (!value) continue;
+    if (name === 'start_date') params.set(name, dayStart(value)!);
+    else if (name === 'end_date') params.set(name, dayEnd(value)!);
+    else params.set(name, value);
+  }
+  const text = params.toString();
+  return text ? `${path}?${text}` : path;
+}
+
+function FilterForm({ base, statuses, phoneField }: { base: string; statuses: readonly string[]; phoneField: 'customer_phone' | 'recipient_phone' }) {
+  const { t, lang } = useApp();
+  const { query } = useLocation();
+  const submit = (event: Event) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget as HTMLFormElement);
+    const params = new URLSearchParams();
+    for (const [name, value] of form) if (typeof value === 'string' && value.trim()) params.set(name, value.trim());
+    const text = params.toString();
+    navigate(text ? `${base}?${text}` : base);
+  };
+  const value = (name: string) => query.get(name) ?? '';
+  return (
+    <details class="card filters" open={FILTER_FIELDS.some((name) => query.get(name))}>
+      <summary>{t.filters}</summary>
+      <form onSubmit={submit} method="get" action="#" key={query.toString()}>
+        <div class="grid">
+          <Select label={t.status} name="status" initial={value('status')} options={[['', t.anyStatus], ...statuses.map((status): [string, string] => [status, STATUS_NAMES[lang][status] ?? status])]} />
+          <Select label={t.method} name="payment_method" initial={value('payment_method')} options={[['', t.anyMethod], ...METHODS.map((method): [string, string] => [method, METHOD_NAMES[method]!])]} />
+          <Field label={t.search} name="search" type="search" maxLength={100} defaultValue={value('search')} />
+          <Field label={phoneField === 'customer_phone' ? t.customerPhone : t.recipientPhone} name={phoneField} type="tel" maxLength={20} defaultValue={value(phoneField)} />
+          <Field label={t.from} name="start_date" type="date" defaultValue={value('start_date')} />
+          <Field label={t.to} name="end_date" type="date" defaultValue={value('end_date')} />
+          <Field label={t.minAmount} name="min_amount" inputMode="numeric" pattern="[0-9]*" defaultValue={value('min_amount')} />
+          <Field label={t.maxAmount} name="max_amount" inputMode="numeric" pattern="[0-9]*" defaultValue={value('max_amount')} />
+        </div>
+        <div class="actions">
+          <button type="submit">{t.apply}</button>
+          <button type="button" class="secondary" onClick={() => navigate(base)}>
+            {t.reset}
+          </button>
+        </div>
+      </form>
+    </details>
+  );
+}
+
+/** Forward paging by cursor; "previous" goes back through the cursors seen. */
+function usePager(key: string) {
+  const [cursors, setCursors] = useState<{ key: string; stack: Array<string | undefined> }>({ key, stack: [undefined] });
+  const stack = cursors.key === key ? cursors.stack : [undefined];
+  return {
+    after: stack[stack.length - 1],
+    hasPrevious: stack.length > 1,
+    next: (cursor: string | null | undefined) => cursor && setCursors({ key, stack: [...stack, cursor] }),
+    previous: () => setCursors({ key, stack: stack.slice(0, -1) }),
+  };
+}
+
+function Pager({ pager, hasNext, endCursor }: { pager: ReturnType<typeof usePager>; hasNext: boolean; endCursor: string | null | undefined }) {
+  const { t } = useApp();
+  if (!hasNext && !pager.hasPrevious) return null;
+  return (
+    <nav class="pager" aria-label={t.next}>
+      <button type="button" class="secondary" disabled={!pager.hasPrevious} onClick={pager.previous}>
+        {t.previous}
+      </button>
+      <button type="button" class="secondary" disabled={!hasNext} onClick={() => pager.next(endCursor)}>
+        {t.next}
+      </button>
+    </nav>
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Transactions
+
+export function TransactionsPage() {
+  const { t } = useApp();
+  const { query } = useLocation();
+  const key = query.toString();
+  const pager = usePager(key);
+  const filter: TransactionFilter = { ...commonFilter(query), status: commonFilter(query).status as TransactionFilter['status'], customerPhone: query.get('customer_phone') || undefined };
+  const list = useLoad(() => gql(DashboardTransactionsDocument, { filter, first: PAGE_SIZE, after: pager.after }), [key, pager.after]);
+  return (
+    <>
+      <PageTitle>{t.transactions}</PageTitle>
+      <FilterForm base="/transactions" statuses={TRANSACTION_STATUSES} phoneField="customer_phone" />
+      <p class="toolbar">
+        <a class="button secondary" href={exportHref('/exports/transactions.csv', query)} download data-export>
+          {t.exportCsv}
+        </a>
+      </p>
+      <Loaded state={list}>
+        {(data) => (
+          <>
+            <p>{t.count(data.transactionsConnection.totalCount)}</p>
+            <Table caption={t.transactions}>
+              <thead>
+                <tr>
+                  <th scope="col">{t.orderId}</th>
+                  <th scope="col">{t.created}</th>
+                  <th scope="col" class="num">
+                    {t.amount}
+                  </th>
+                  <th scope="col">{t.status}</th>
+                  <th scope="col">{t.method}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.transactionsConnection.edges.map(({ node }) => (
+                  <tr key={node.orderId} data-order-id={node.orderId}>
+                    <td>
+                      <Link to={`/transactions/${encodeURIComponent(node.orderId)}`}>
+                        <code>{node.orderId}</code>
+                      </Link>
+                    </td>
+                    <td>
+                      <When at={node.createdAt} />
+                    </td>
+                    <td class="num">
+                      <Money amount={node.amount} />
+                    </td>
+                    <td>
+                      <StatusBadge status={node.status} />
+                    </td>
+                    <td>{node.selectedPaymentMethod ? METHOD_NAMES[node.selectedPaymentMethod] : '—'}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </Table>
+            <Pager pager={pager} hasNext={data.transactionsConnection.pageInfo.hasNextPage} endCursor={data.transactionsConnection.pageInfo.endCursor} />
+          </>
+        )}
+      </Loaded>
+    </>
+  );
+}
+
+export function TransactionPage({ orderId }: { orderId: string }) {
+  const { t, lang } = useApp();
+  const may = useMay();
+  const state = useLoad(() => gql(DashboardTransactionDocument, { orderId }), [orderId]);
+  const refund = useAction();
+  const [refunded, setRefunded] = useState(false);
+  const doRefund = () =>
+    refund.run(async () => {
+      await gql(DashboardRefundDocument, { orderId, idempotencyKey: idempotencyKey() });
+      setRefunded(true);
+      state.reload();
+    });
+  return (
+    <>
+      <p class="crumbs">
+        <Link to="/transactions">← {t.transactions}</Link>
+      </p>
+      <PageTitle>
+        {t.orderId} <code>{orderId}</code>
+      </PageTitle>
+      <Loaded state={state}>
+        {({ transaction: tx }) => (
+          <>
+            <section class="card">
+              <dl class="pairs">
+                <dt>{t.status}</dt>
+                <dd>
+                  <StatusBadge status={tx.status} />
+                </dd>
+                <dt>{t.amount}</dt>
+                <dd>
+                  <Money amount={tx.amount} />
+                </dd>
+                <dt>{t.fees}</dt>
+                <dd>
+                  <Money amount={tx.fees} />
+                </dd>
+                <dt>{t.method}</dt>
+                <dd>{tx.selectedPaymentMethod ? METHOD_NAMES[tx.selectedPaymentMethod] : tx.methodOfPayment.map((method) => METHOD_NAMES[method]).join(', ')}</dd>
+                <dt>{t.customer}</dt>
+                <dd>{[tx.customer.firstName, tx.customer.lastName, tx.customer.phone].filter(Boolean).join(' · ') || '—'}</dd>
+              </dl>
+              {refunded && <Notice>{t.refundDone}</Notice>}
+              <Alert error={refund.error} />
+              {may('refundTransaction') && (tx.status === 'paid' || tx.status === 'paid_and_blocked') && (
+                <ConfirmButton label={t.refundThis} question={t.refundConfirm(formatMoney(lang, tx.amount))} onConfirm={doRefund} danger disabled={refund.busy} />
+              )}
+            </section>
+            <section class="card">
+              <h2>{t.products}</h2>
+              <Table caption={t.products}>
+                <thead>
+                  <tr>
+                    <th scope="col">{t.products}</th>
+                    <th scope="col" class="num">
+                      {t.quantity}
+                    </th>
+                    <th scope="col" class="num">
+                      {t.price}
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {tx.products.map((product, index) => (
+                    <tr key={index}>
+                      <td>
+                        {product.name}
+                        {product.description && <small class="hint"> — {product.description}</small>}
+                      </td>
+                      <td class="num">{product.quantity}</td>
+                      <td class="num">
+                        <Money amount={product.price} />
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </Table>
+            </section>
+            <section class="card">
+              <h2>{t.timeline}</h2>
+              <ol class="timeline">
+                {timelineOf(tx, t).map((event, index) => (
+                  <li key={index}>
+                    <When at={event.at} /> — {event.label}
+                  </li>
+                ))}
+              </ol>
+            </section>
+            <section class="card">
+              <h2>{t.paymentAttempts}</h2>
+              {tx.paymentAttempts.length === 0 ? (
+                <p>{t.none}</p>
+              ) : (
+                <Table caption={t.paymentAttempts}>
+                  <thead>
+                    <tr>
+                      <th scope="col">{t.created}</th>
+                      <th scope="col">{t.method}</th>
+                      <th scope="col">{t.phone}</th>
+                      <th scope="col" class="num">
+                        {t.amount}
+                      </th>
+                      <th scope="col">{t.state}</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {tx.paymentAttempts.map((attempt) => (
+                      <tr key={attempt.id}>
+                        <td>
+                          <When at={attempt.createdAt} />
+                        </td>
+                        <td>{METHOD_NAMES[attempt.method]}</td>
+                        <td>{attempt.phone}</td>
+                        <td class="num">
+                          <Money amount={attempt.amount} />
+                        </td>
+                        <td>
+                          <StatusBadge status={attempt.state} />
+                          {attempt.reason && <small class="hint"> {attempt.reason}</small>}
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </Table>
+              )}
+            </section>
+            <section class="card">
+              <h2>{t.deliveries}</h2>
+              {tx.webhookDeliveries.length === 0 ? (
+                <p>{t.none}</p>
+              ) : (
+                <ul class="plain">
+                  {tx.webhookDeliveries.map((delivery) => (
+                    <li key={delivery.id} data-delivery-id={delivery.id}>
+                      <When at={delivery.createdAt} /> <code>{delivery.event}</code> <StatusBadge status={delivery.status} /> ({t.attempts}: {delivery.attemptCount}){' '}
+                      <Link to={`/deliveries?order_id=${encodeURIComponent(orderId)}`}>{t.details}</Link>
+                    </li>
+                  ))}
+                </ul>
+              )}
+            </section>
+          </>
+        )}
+      </Loaded>
+    </>
+  );
+}
+
+type TransactionDetail = DashboardTransactionQuery['transaction'];
+
+function timelineOf(tx: TransactionDetail, t: ReturnType<typeof useApp>['t']): Array<{ at: string; label: string }> {
+  const events: Array<{ at: string; label: string }> = [{ at: tx.createdAt, label: t.timelineCreated }];
+  for (const attempt of tx.paymentAttempts) events.push({ at: attempt.settledAt ?? attempt.createdAt, label: `${t.paymentAttempts}: ${METHOD_NAMES[attempt.method]} — ${attempt.state}` });
+  if (tx.paidAt) events.push({ at: tx.paidAt, label: t.timelinePaid });
+  if (tx.refund) events.push({ at: tx.refund.updatedAt, label: `${t.timelineRefund}: ${tx.refund.status}` });
+  for (const delivery of tx.webhookDeliveries) events.push({ at: delivery.createdAt, label: `${t.webhook}: ${delivery.event} — ${delivery.status}` });
+  return events.sort((a, b) => a.at.localeCompare(b.at));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Payouts
+
+export function PayoutsPage() {
+  const { t } = useApp();
+  const may = useMay();
+  const { query } = useLocation();
+  const key = query.toString();
+  const pager = usePager(key);
+  const common = commonFilter(query);
+  const filter: PayoutFilter = { ...common, status: common.status as PayoutFilter['status'], recipientPhone: query.get('recipient_phone') || undefined };
+  const list = useLoad(() => gql(DashboardPayoutsDocument, { filter, first: PAGE_SIZE, after: pager.after }), [key, pager.after]);
+  return (
+    <>
+      <PageTitle>{t.payouts}</PageTitle>
+      <p class="toolbar">
+        {may('createPayout') && (
+          <Link to="/payouts/new" class="button">
+            {t.newPayout}
+          </Link>
+        )}
+        <a class="button secondary" href={exportHref('/exports/payouts.csv', query)} download data-export>
+          {t.exportCsv}
+        </a>
+      </p>
+      <FilterForm base="/payouts" statuses={PAYOUT_STATUSES} phoneField="recipient_phone" />
+      <Loaded state={list}>
+        {(data) => (
+          <>
+            <p>{t.count(data.payoutsConnection.totalCount)}</p>
+            <Table caption={t.payouts}>
+              <thead>
+                <tr>
+                  <th scope="col">{t.orderId}</th>
+                  <th scope="col">{t.created}</th>
+                  <th scope="col" class="num">
+                    {t.amount}
+                  </th>
+                  <th scope="col">{t.status}</th>
+                  <th scope="col">{t.recipientPhone}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.payoutsConnection.edges.map(({ node }) => (
+                  <tr key={node.orderId} data-order-id={node.orderId}>
+                    <td>
+                      <Link to={`/payouts/${encodeURIComponent(node.orderId)}`}>
+                        <code>{node.orderId}</code>
+                      </Link>
+                    </td>
+                    <td>
+                      <When at={node.createdAt} />
+                    </td>
+                    <td class="num">
+                      <Money amount={node.amount} />
+                    </td>
+                    <td>
+                      <StatusBadge status={node.status} />
+                    </td>
+                    <td>{node.recipient.phone ?? '—'}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </Table>
+            <Pager pager={pager} hasNext={data.payoutsConnection.pageInfo.hasNextPage} endCursor={data.payoutsConnection.pageInfo.endCursor} />
+          </>
+        )}
+      </Loaded>
+    </>
+  );
+}
+
+export function PayoutPage({ orderId }: { orderId: string }) {
+  const { t } = useApp();
+  const { query } = useLocation();
+  const state = useLoad(() => gql(DashboardPayoutDocument, { orderId }), [orderId]);
+  return (
+    <>
+      <p class="crumbs">
+        <Link to="/payouts">← {t.payouts}</Link>
+      </p>
+      <PageTitle>
+        {t.payouts} <code>{orderId}</code>
+      </PageTitle>
+      {query.get('created') && <Notice>{t.payoutCreated}</Notice>}
+      <Loaded state={state}>
+        {({ payout }) => (
+          <>
+            <section class="card">
+              <dl class="pairs">
+                <dt>{t.status}</dt>
+                <dd>
+                  <StatusBadge status={payout.status} />
+                  {payout.awaitingReview && <small class="hint"> {t.awaitingReview}</small>}
+                </dd>
+                <dt>{t.amount}</dt>
+                <dd>
+                  <Money amount={payout.amount} />
+                </dd>
+                <dt>{t.fees}</dt>
+                <dd>
+                  <Money amount={payout.fees} />
+                </dd>
+                <dt>{t.method}</dt>
+                <dd>{METHOD_NAMES[payout.selectedPaymentMethod]}</dd>
+                <dt>{t.recipientPhone}</dt>
+                <dd>{[payout.recipient.firstName, payout.recipient.lastName, payout.recipient.phone].filter(Boolean).join(' · ')}</dd>
+                <dt>{t.reason}</dt>
+                <dd>{payout.reason || '—'}</dd>
+                <dt>{t.created}</dt>
+                <dd>
+                  <When at={payout.createdAt} />
+                </dd>
+                <dt>{t.paidAt}</dt>
+                <dd>
+                  <When at={payout.paidAt} />
+                </dd>
+                {payout.failureReason && (
+                  <>
+                    <dt>{t.failureReason}</dt>
+                    <dd>{payout.failureReason}</dd>
+                  </>
+                )}
+              </dl>
+            </section>
+            <section class="card">
+              <h2>{t.ledgerEntries}</h2>
+              <EntriesTable entries={payout.ledgerEntries} />
+            </section>
+          </>
+        )}
+      </Loaded>
+    </>
+  );
+}
+
+export function NewPayoutPage() {
+  const { t, lang } = useApp();
+  const create = useAction();
+  const [form, setForm] = useState({ amount: '', phone: '', method: 'wave' as PaymentMethod, firstName: '', lastName: '', reason: '' });
+  const [reviewing, setReviewing] = useState(false);
+  const set = (name: keyof typeof form) => (event: Event) => setForm({ ...form, [name]: (event.currentTarget as HTMLInputElement).value });
+  const amount = Number(form.amount);
+  const review = (event: Event) => {
+    event.preventDefault();
+    setReviewing(true);
+  };
+  const send = () =>
+    create.run(async () => {
+      const { createPayout } = await gql(DashboardCreatePayoutDocument, {
+        idempotencyKey: idempotencyKey(),
+        input: {
+          amount,
+          selectedPaymentMethod: form.method,
+          reason: form.reason || undefined,
+          recipient: { phone: form.phone, firstName: form.firstName || undefined, lastName: form.lastName || undefined },
+        },
+      });
+      navigate(`/payouts/${encodeURIComponent(createPayout.orderId)}?created=1`);
+    });
+  return (
+    <>
+      <p class="crumbs">
+        <Link to="/payouts">← {t.payouts}</Link>
+      </p>
+      <PageTitle>{t.newPayout}</PageTitle>
+      <section class="card narrow">
+        <Alert error={create.error} />
+        {reviewing ? (
+          <div class="confirm" role="group" aria-label={t.reviewPayout}>
+            <p data-payout-review>{t.payoutConfirm(formatMoney(lang, amount), form.phone, METHOD_NAMES[form.method]!)}</p>
+            <button type="button" class="danger" disabled={create.busy} onClick={send}>
+              {t.confirm}
+            </button>
+            <button type="button" class="secondary" onClick={() => setReviewing(false)}>
+              {t.cancel}
+            </button>
+          </div>
+        ) : (
+          <form onSubmit={review} method="post" action="#">
+            <Field label={t.amount} name="amount" inputMode="numeric" pattern="[0-9]+" required value={form.amount} onInput={set('amount')} hint="XOF" />
+            <Select label={t.method} name="method" value={form.method} onChange={set('method')} options={METHODS.map((method): [string, string] => [method, METHOD_NAMES[method]!])} />
+            <Field label={t.recipientPhone} name="phone" type="tel" autoComplete="off" required maxLength={20} value={form.phone} onInput={set('phone')} hint="+221 77 123 45 67" />
+            <Field label={t.recipientFirstName} name="firstName" maxLength={100} value={form.firstName} onInput={set('firstName')} />
+            <Field label={t.recipientLastName} name="lastName" maxLength={100} value={form.lastName} onInput={set('lastName')} />
+            <Field label={t.reason} name="reason" maxLength={255} value={form.reason} onInput={set('reason')} />
+            <button type="submit">{t.reviewPayout}</button>
+          </form>
+        )}
+      </section>
+    </>
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Balances
+
+export function BalancesPage() {
+  const { t } = useApp();
+  const [page, setPage] = useState(1);
+  const state = useLoad(() => gql(DashboardAccountsDocument, { entriesPage: page }), [page]);
+  return (
+    <>
+      <PageTitle>{t.balances}</PageTitle>
+      <Loaded state={state}>
+        {(data) => (
+          <>
+            <BalanceCards accounts={data.accounts} />
+            {data.accounts.map((account) => (
+              <section class="card" key={account.id} data-account-entries={account.type}>
+                <h2>
+                  {t.ledgerEntries} — {account.type === 'escrow' ? t.escrowAccount : t.mainAccount}
+                </h2>
+                <EntriesTable entries={account.entries.entries} />
+                {account.entries.pagination.totalPages > 1 && (
+                  <nav class="pager" aria-label={t.ledgerEntries}>
+                    <button type="button" class="secondary" disabled={page <= 1} onClick={() => setPage(page - 1)}>
+                      {t.previous}
+                    </button>
+                    <button type="button" class="secondary" disabled={page >= account.entries.pagination.totalPages} onClick={() => setPage(page + 1)}>
+                      {t.next}
+                    </button>
+                  </nav>
+                )}
+              </section>
+            ))}
+          </>
+        )}
+      </Loaded>
+    </>
+  );
+}
+
+function EntriesTable({ entries }: { entries: Array<{ id: string; createdAt: string; amount: number; kind: string; description: string; balanceAfter?: number | null }> }) {
+  const { t } = useApp();
+  if (entries.length === 0) return <p>{t.none}</p>;
+  return (
+    <Table caption={t.ledgerEntries}>
+      <thead>
+        <tr>
+          <th scope="col">{t.created}</th>
+          <th scope="col">{t.kind}</th>
+          <th scope="col">{t.description}</th>
+          <th scope="col" class="num">
+            {t.amount}
+          </th>
+          <th scope="col" class="num">
+            {t.balanceAfter}
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {entries.map((entry) => (
+          <tr key={entry.id}>
+            <td>
+              <When at={entry.createdAt} />
+            </td>
+            <td>{entry.kind}</td>
+            <td>{entry.description}</td>
+            <td class="num">
+              <Money amount={entry.amount} />
+            </td>
+            <td class="num">{entry.balanceAfter == null ? '—' : <Money amount={entry.balanceAfter} />}</td>
+          </tr>
+        ))}
+      </tbody>
+    </Table>
+  );
+}
