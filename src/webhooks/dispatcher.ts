@@ -251,6 +251,7 @@ export function startWebhookDispatcher(ctx: GatewayContext, options: DispatcherO
       count(result, null);
       return;
     }
+    let signature: string | null = null;
     let secret: string | null = secrets.get(delivery.encryptedSecret) ?? null;
     if (secret === null) {
       try {
@@ -266,13 +267,14 @@ export function startWebhookDispatcher(ctx: GatewayContext, options: DispatcherO
       outcome = { statusCode: null, error: 'not sent: the webhook secret cannot be decrypted with this server key', durationMs: 0, response: null };
     } else {
       const body = Buffer.from(delivery.body, 'utf8');
+      signature = signWebhookBody(secret, body);
       outcome = await postWebhook(
         delivery.url,
         body,
         {
           'content-type': 'application/json',
           'user-agent': USER_AGENT,
-          'x-signature': signWebhookBody(secret, body),
+          'x-signature': signature,
           'x-event-id': delivery.eventId,
           'x-event-type': delivery.event,
           'x-event-timestamp': delivery.eventAt.toISOString(),
@@ -283,7 +285,7 @@ export function startWebhookDispatcher(ctx: GatewayContext, options: DispatcherO
       );
     }
     sent();
-    const [result] = await recorder.record({ delivery, outcome, startedAt }, settings);
+    const [result] = await recorder.record({ delivery, outcome, startedAt, signature }, settings);
     count(result, secret === null ? null : outcome.durationMs);
     if (result?.status === 'retry') {
       // A lost schedule costs lateness only: the sweep finds the overdue delivery in the outbox.

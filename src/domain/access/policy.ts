@@ -97,12 +97,19 @@ export const ACCESS_POLICY = {
   rotateWebhookSecret: { scopes: WEBHOOK_MANAGEMENT, roles: ADMIN, users: INTEGRATORS, write: true },
   deleteWebhook: { scopes: WEBHOOK_MANAGEMENT, roles: ADMIN, users: INTEGRATORS, write: true },
   redeliverWebhook: { scopes: WEBHOOK_MANAGEMENT, roles: ADMIN_AND_SUPPORT, users: REDELIVERERS, write: true },
+  // A signed `test` event to one endpoint: checks the merchant's receiver, moves nothing.
+  sendTestWebhook: { scopes: WEBHOOK_MANAGEMENT, roles: ADMIN_AND_SUPPORT, users: INTEGRATORS, write: true },
+  // Every failed delivery since a time, again: who may redeliver one may redeliver them all.
+  redeliverFailedWebhooks: { scopes: WEBHOOK_MANAGEMENT, roles: ADMIN_AND_SUPPORT, users: REDELIVERERS, write: true },
 
   // Organisations and the gateway's switches: operators only; an organisation's keys: its integrators too.
   getOrganization: { scopes: NONE, roles: EVERY_ROLE, write: false },
   listOrganizations: { scopes: NONE, roles: EVERY_ROLE, write: false },
   createOrganization: { scopes: NONE, roles: ADMIN, write: true },
   updateOrganization: { scopes: NONE, roles: ADMIN, write: true },
+  // The business profile (name, sector): its owner completes it (no API key: a credential in code
+  // does not rename its organisation), or an admin.
+  updateBusinessProfile: { scopes: NONE, roles: ADMIN, users: ['owner'], write: true },
   listApiKeys: { scopes: NONE, roles: EVERY_ROLE, users: EVERY_USER, write: false },
   createApiKey: { scopes: NONE, roles: ADMIN, users: INTEGRATORS, write: true },
   revokeApiKey: { scopes: NONE, roles: ADMIN, users: INTEGRATORS, write: true },

@@ -11,6 +11,16 @@ export function readApiKeyByDigest(db: Pick<Db, 'apiKey'>, keyDigest: string): P
   return db.apiKey.findUnique({ where: { keyDigest }, include: { organization: true } });
 }
 
+/**
+ * Notes that the key was used at `now`, unless a use at most `minIntervalMs` earlier is already
+ * recorded: one conditional statement, so instances sharing the database write a key's row at most
+ * about once per interval between them.
+ */
+export async function recordApiKeyUse(db: Pick<Db, '$executeRaw'>, apiKeyId: string, now: Date, minIntervalMs: number): Promise<void> {
+  const notBefore = new Date(now.getTime() - minIntervalMs);
+  await db.$executeRaw`UPDATE "ApiKey" SET "lastUsedAt" = ${now} WHERE id = ${apiKeyId}::uuid AND ("lastUsedAt" IS NULL OR "lastUsedAt" <= ${notBefore})`;
+}
+
 /** The issued operator token with this digest, revoked or not; null when there is none. */
 export function readOperatorTokenByDigest(db: Pick<Db, 'operatorToken'>, tokenDigest: string): Promise<OperatorToken | null> {
   return db.operatorToken.findUnique({ where: { tokenDigest } });

@@ -1,5 +1,6 @@
 /**
- * Operator: issues an API key with one scope. The secret is returned here and never again.
+ * Issues an API key with one scope for an organisation (an operator names it; the organisation's
+ * own owner or developer issues theirs). The secret is returned here and never again.
  *
  * Two spellings of the same kind of key (same scopes, lookup by digest, revocation):
  * - `gateway` (default): `gw_sk_` + 43 base64url characters (256 random bits).
@@ -12,12 +13,12 @@
  */
 import type { ApiKey } from '../../generated/prisma/client.js';
 import type { Caller } from '../access/caller.js';
-import { authorize } from '../access/policy.js';
 import { API_KEY_PREFIX, generateSecret, sha256Hex } from '../access/auth.js';
 import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import { findOrganization } from './organizations.js';
 import { API_SCOPES, isOneOf } from '../enums.js';
+import { ownOrganizationOf } from './ownOrganization.js';
 import { insertApiKey } from './store.js';
 
 export interface IssuedApiKey {
@@ -41,8 +42,9 @@ function newSecret(format: ApiKeyFormat) {
   return { secret, digest: sha256Hex(secret), displayPrefix: generated.displayPrefix };
 }
 
-export async function createApiKey(ctx: GatewayContext, caller: Caller, organizationId: string, scope: string, options: { format?: ApiKeyFormat } = {}): Promise<IssuedApiKey> {
-  authorize(caller, 'createApiKey');
+/** `organizationId`: required for operators; a merchant user's own organisation otherwise. */
+export async function createApiKey(ctx: GatewayContext, caller: Caller, organizationId: string | null | undefined, scope: string, options: { format?: ApiKeyFormat } = {}): Promise<IssuedApiKey> {
+  organizationId = ownOrganizationOf(caller, 'createApiKey', organizationId);
   if (!isOneOf(API_SCOPES, scope)) throw new DomainError('invalid_input', `scope must be one of ${API_SCOPES.join(', ')}`);
   const format = options.format ?? 'gateway';
   if (!isOneOf(API_KEY_FORMATS, format)) throw new DomainError('invalid_input', `format must be one of ${API_KEY_FORMATS.join(', ')}`);

@@ -1,8 +1,11 @@
-/** Operator: an organisation's API keys, newest first: metadata only, never a digest or secret. */
+/**
+ * An organisation's API keys, newest first: metadata only (prefix, scope, created, last used,
+ * revoked), never a digest or secret. Operators name the organisation; its own users read theirs.
+ */
 import type { Caller } from '../access/caller.js';
-import { authorize } from '../access/policy.js';
 import type { GatewayContext } from '../context.js';
 import { findOrganization } from './organizations.js';
+import { ownOrganizationOf } from './ownOrganization.js';
 import { listApiKeyMetadata, type ApiKeyMetadata } from './store.js';
 
 /**
@@ -13,8 +16,8 @@ import { listApiKeyMetadata, type ApiKeyMetadata } from './store.js';
  */
 export const MAX_LISTED_API_KEYS = 100;
 
-export async function listApiKeys(ctx: GatewayContext, caller: Caller, organizationId: string): Promise<ApiKeyMetadata[]> {
-  authorize(caller, 'listApiKeys');
-  await findOrganization(ctx.db, organizationId);
-  return listApiKeyMetadata(ctx.db, organizationId, MAX_LISTED_API_KEYS);
+export async function listApiKeys(ctx: GatewayContext, caller: Caller, organizationId?: string | null): Promise<ApiKeyMetadata[]> {
+  const organization = ownOrganizationOf(caller, 'listApiKeys', organizationId);
+  await findOrganization(ctx.db, organization);
+  return listApiKeyMetadata(ctx.db, organization, MAX_LISTED_API_KEYS);
 }

@@ -1,5 +1,6 @@
 /**
- * Operator: revokes an API key; later requests with it get 401 `Invalid API key`.
+ * Revokes an API key (an operator: any; an organisation's owner or developer: its own, another
+ * organisation's key answers 404 like a missing one); later requests with it get 401 `Invalid API key`.
  *
  * The revocation is committed first, then every instance is told to drop the key from its
  * authentication cache (callerCache.ts says why that is enough). The answer says whether that
@@ -10,13 +11,13 @@
  */
 import type { ApiKey } from '../../generated/prisma/client.js';
 import type { Caller } from '../access/caller.js';
-import { authorize } from '../access/policy.js';
+import { authorize, organizationOf } from '../access/policy.js';
 import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import { invalidationOfKey } from '../access/callerCache.js';
 import { invalidateCallers } from './organizations.js';
 import { isUuid } from '../ids.js';
-import { markApiKeyRevoked, readApiKey } from './store.js';
+import { markApiKeyRevoked, readApiKey, readOrganizationApiKey } from './store.js';
 
 export interface RevokedApiKey extends ApiKey {
   /** True once every instance will refuse the key; false: revoked, but that could not be confirmed. */
@@ -25,7 +26,7 @@ export interface RevokedApiKey extends ApiKey {
 
 export async function revokeApiKey(ctx: GatewayContext, caller: Caller, keyId: string): Promise<RevokedApiKey> {
   authorize(caller, 'revokeApiKey');
-  const key = isUuid(keyId) ? await readApiKey(ctx.db, keyId) : null;
+  const key = isUuid(keyId) ? await readRevocableKey(ctx, caller, keyId) : null;
   if (!key) throw new DomainError('api_key_not_found');
   // Revoking again is harmless, and tells the instances again: the way to confirm an earlier
   // revocation that could not be.
@@ -33,3 +34,9 @@ export async function revokeApiKey(ctx: GatewayContext, caller: Caller, keyId: s
   return { ...revoked, propagationConfirmed: await invalidateCallers(ctx, invalidationOfKey(keyId), { apiKeyId: keyId }) };
 }
 
+
+/** The key if the caller may revoke it: any for operators, else one of the caller's organisation. */
+function readRevocableKey(ctx: GatewayContext, caller: Caller, keyId: string): Promise<ApiKey | null> {
+  const organizationId = organizationOf(caller);
+  return organizationId ? readOrganizationApiKey(ctx.db, organizationId, keyId) : readApiKey(ctx.db, keyId);
+}

@@ -30,7 +30,7 @@ export function readOrganization(db: Pick<Db, 'organization'>, id: string): Prom
 
 /** Changes to an organisation: a field left undefined is left as it is. */
 export type OrganizationChanges = Partial<
-  Pick<Organization, 'status' | 'verified' | 'escrowEnabled' | 'payoutEnabled' | 'allowedMethods' | 'businessSector' | 'minTransactionAmount' | 'maxTransactionAmount' | 'maxPayoutAmount'>
+  Pick<Organization, 'name' | 'status' | 'verified' | 'escrowEnabled' | 'payoutEnabled' | 'allowedMethods' | 'businessSector' | 'minTransactionAmount' | 'maxTransactionAmount' | 'maxPayoutAmount'>
 >;
 
 export function changeOrganization(db: Pick<Db, 'organization'>, id: string, changes: OrganizationChanges): Promise<OrganizationRecord> {
@@ -70,13 +70,14 @@ export async function insertMissingAccounts(db: Pick<Db, 'account'>, organizatio
   await db.account.createMany({ data: accounts.map((account) => ({ ...account, organizationId })), skipDuplicates: true });
 }
 
-/** What an operator may see of a key: everything but its digest. */
+/** What an operator or the organisation's users may see of a key: everything but its digest. */
 const API_KEY_METADATA = {
   id: true,
   organizationId: true,
   scope: true,
   prefix: true,
   revokedAt: true,
+  lastUsedAt: true,
   createdAt: true,
 } as const satisfies Partial<Record<keyof ApiKey, true>>;
 
@@ -98,6 +99,11 @@ export function insertApiKey(db: Pick<Db, 'apiKey'>, key: NewApiKey): Promise<Ap
 /** The key `id` (a UUID); null when there is none. */
 export function readApiKey(db: Pick<Db, 'apiKey'>, id: string): Promise<ApiKey | null> {
   return db.apiKey.findUnique({ where: { id } });
+}
+
+/** The key `id` (a UUID) if it belongs to `organizationId`; null otherwise. */
+export function readOrganizationApiKey(db: Pick<Db, 'apiKey'>, organizationId: string, id: string): Promise<ApiKey | null> {
+  return db.apiKey.findFirst({ where: { id, organizationId } });
 }
 
 export function markApiKeyRevoked(db: Pick<Db, 'apiKey'>, id: string, revokedAt: Date): Promise<ApiKey> {

@@ -3,13 +3,15 @@
  * v1 the legacy six. Both are compact JSON (JSON.stringify without spacing), and the string built
  * here is stored in the outbox and sent byte for byte: the signature covers exactly those bytes.
  */
+import { randomUUID } from 'node:crypto';
 import { toWireAmount } from '../money.js';
 import { toV1MethodName } from '../paymentMethods.js';
 import type { TransactionRecord } from '../transactions/store.js';
 import { wireCustomer, wireOptionsAndTimes, wireProducts, wireTimestamp } from '../wire.js';
 
 export const PAYMENT_STATUS_EVENT = 'payment_status';
-
+/** The event a merchant sends itself to check an endpoint (sendTestWebhook); X-Event-Type says `test`. */
+export const TEST_EVENT = 'test';
 
 export function paymentStatusBodyV2(transaction: TransactionRecord): string {
   return JSON.stringify({
@@ -41,4 +43,37 @@ export function paymentStatusBodyV1(transaction: TransactionRecord): string {
     transaction_status: transaction.status,
     payment_method: transaction.selectedPaymentMethod ? toV1MethodName(transaction.selectedPaymentMethod) : '',
   });
+}
+
+/**
+ * The body of a `test` event: the endpoint's version's `payment_status` shape, field for field (so
+ * the merchant's parser and signature check run as for a real event), and marked as a test in
+ * every way that cannot be mistaken for a payment: X-Event-Type `test` (the dispatcher's header),
+ * an order_id that names no transaction (the spec tells receivers to answer 2xx for unknown ones
+ * and do nothing), status `pending` (never paid, so a receiver that skips its order lookup still
+ * fulfils nothing), amount 0, and a product named "Test event" saying so.
+ */
+export function testEventBody(version: 'v1' | 'v2', now: Date): string {
+  const transaction = {
+    id: randomUUID(),
+    methodOfPayment: ['wave', 'orange_money'],
+    selectedPaymentMethod: null,
+    amount: 0n,
+    fees: 0n,
+    currency: 'XOF',
+    customerFirstName: 'Test',
+    customerLastName: 'Event',
+    customerPhone: '',
+    status: 'pending',
+    products: [{ name: 'Test event', price: 0n, quantity: 1, description: 'Sent to check this endpoint: not a payment' }],
+    isEscrow: false,
+    isMerchant: false,
+    feesCustomerSide: false,
+    successUrl: null,
+    errorUrl: null,
+    createdAt: now,
+    updatedAt: now,
+    paidAt: null,
+  } as unknown as TransactionRecord; // only the fields the bodies read
+  return version === 'v1' ? paymentStatusBodyV1(transaction) : paymentStatusBodyV2(transaction);
 }

@@ -26,6 +26,8 @@ export interface FinishedAttempt {
   delivery: Pick<ClaimedDelivery, 'id' | 'attempt'>;
   outcome: AttemptOutcome;
   startedAt: Date;
+  /** The X-Signature header sent (the delivery log shows it); absent when nothing was sent. */
+  signature?: string | null;
 }
 
 type DeliveryRules = Pick<WebhookSettings, 'retryDelayMs' | 'maxRetries'>;
@@ -53,6 +55,7 @@ function attemptRecordOf(item: FinishedAttempt, result: NextState, now: Date): A
     deliveryId: item.delivery.id,
     attempt: item.delivery.attempt,
     ...item.outcome,
+    signature: item.signature ?? null,
     startedAt: item.startedAt,
     status: result.status === 'retry' ? 'pending' : result.status,
     nextAttemptAt: result.status === 'retry' ? result.dueAt : null,

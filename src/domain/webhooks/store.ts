@@ -16,6 +16,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Prisma, type Webhook, type WebhookAttempt, type WebhookDelivery } from '../../generated/prisma/client.js';
+import type { WebhookDeliveryStatus } from '../../generated/prisma/enums.js';
+import type { KeysetSlice } from '../cursors.js';
 import type { Db, DbTransaction } from '../context.js';
 import type { TransactionRecord } from '../transactions/store.js';
 import { PAYMENT_STATUS_EVENT, paymentStatusBodyV1, paymentStatusBodyV2 } from './bodies.js';
@@ -92,6 +94,89 @@ export function listDeliveries(db: Pick<Db, 'webhookDelivery'>, filter: Delivery
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
     take: limit,
   });
+}
+
+export interface DeliveryLogFilter extends DeliveryFilter {
+  status?: WebhookDeliveryStatus | null;
+  /** Created at or after. */
+  since?: Date | null;
+}
+
+function deliveryLogWhere(filter: DeliveryLogFilter): Prisma.WebhookDeliveryWhereInput {
+  return {
+    ...(filter.webhookId && { webhookId: filter.webhookId }),
+    ...(filter.transactionId && { transactionId: filter.transactionId }),
+    ...(filter.organizationId && { webhook: { organizationId: filter.organizationId } }),
+    ...(filter.status && { status: filter.status }),
+    ...(filter.since && { createdAt: { gte: filter.since } }),
+  };
+}
+
+/**
+ * A keyset slice of the delivery log (newest first by createdAt, id; one row more than asked;
+ * backward slices nearest the cursor first), each delivery with its first attempts, and how many
+ * deliveries match the filter.
+ */
+export async function listDeliveriesSlice(db: Pick<Db, 'webhookDelivery'>, filter: DeliveryLogFilter, slice: KeysetSlice, attemptsPerDelivery: number): Promise<{ items: DeliveryRecord[]; totalCount: number }> {
+  const where = deliveryLogWhere(filter);
+  const forward = slice.direction === 'forward';
+  const beyond = forward ? 'lt' : 'gt';
+  const past: Prisma.WebhookDeliveryWhereInput | undefined = slice.position
+    ? { OR: [{ createdAt: { [beyond]: slice.position.createdAt } }, { createdAt: slice.position.createdAt, id: { [beyond]: slice.position.id } }] }
+    : undefined;
+  const direction = forward ? ('desc' as const) : ('asc' as const);
+  const [items, totalCount] = await Promise.all([
+    db.webhookDelivery.findMany({
+      where: past ? { AND: [where, past] } : where,
+      include: { attempts: { orderBy: { number: 'asc' }, take: attemptsPerDelivery } },
+      orderBy: [{ createdAt: direction }, { id: direction }],
+      take: slice.limit + 1,
+    }),
+    db.webhookDelivery.count({ where }),
+  ]);
+  return { items, totalCount };
+}
+
+/** A new `event` delivery of `body` to one webhook, due at `now` (its own event id). */
+export function insertEventDelivery(db: Pick<Db, 'webhookDelivery'>, delivery: { webhookId: string; event: string; body: string }, now: Date): Promise<DeliveryRecord> {
+  return db.webhookDelivery.create({
+    data: { ...delivery, eventId: randomUUID(), nextAttemptAt: now, createdAt: now },
+    include: { attempts: true },
+  });
+}
+
+export interface FailedDeliveriesFilter {
+  /** null: every organisation's. */
+  organizationId: string | null;
+  webhookId: string | null;
+  /** Deliveries created at or after. */
+  since: Date;
+}
+
+/**
+ * Redelivers, in ONE statement, up to `limit` failed events (oldest first): for each event and
+ * active endpoint whose latest delivery since `since` was dropped and that has no delivery still
+ * pending or delivered, a new delivery of the same body and event id, due now (as
+ * insertRedelivery). Events redelivered here are no longer "failed" (their new delivery is
+ * pending), so calling again takes the next ones. Answers how many it wrote.
+ */
+export function insertFailedRedeliveries(db: Pick<Db, '$executeRaw'>, filter: FailedDeliveriesFilter, now: Date, limit: number): Promise<number> {
+  return db.$executeRaw`
+    WITH latest AS (
+      SELECT DISTINCT ON (d."webhookId", d."eventId") d.id, d."webhookId", d.event, d."eventId", d."redeliveryOf", d."transactionId", d.body, d.status, d."createdAt"
+      FROM "WebhookDelivery" d JOIN "Webhook" w ON w.id = d."webhookId" AND w."isActive"
+      WHERE d."createdAt" >= ${filter.since}
+        AND (${filter.organizationId}::uuid IS NULL OR w."organizationId" = ${filter.organizationId}::uuid)
+        AND (${filter.webhookId}::uuid IS NULL OR d."webhookId" = ${filter.webhookId}::uuid)
+      ORDER BY d."webhookId", d."eventId", d."createdAt" DESC, d.id DESC),
+    failed AS (
+      SELECT * FROM latest l
+      WHERE l.status = 'dropped'
+        AND NOT EXISTS (SELECT 1 FROM "WebhookDelivery" n WHERE n."webhookId" = l."webhookId" AND n."eventId" = l."eventId" AND n.status <> 'dropped')
+      ORDER BY l."createdAt", l.id LIMIT ${limit})
+    INSERT INTO "WebhookDelivery" (id, "webhookId", event, "eventId", "redeliveryOf", "transactionId", body, "nextAttemptAt", "createdAt", "updatedAt")
+    SELECT gen_random_uuid(), "webhookId", event, "eventId", COALESCE("redeliveryOf", id), "transactionId", body, ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz
+    FROM failed`;
 }
 
 /** The delivery `id` (a UUID) with its webhook; null when there is none. */
@@ -209,6 +294,8 @@ export interface AttemptRecord {
   error: string | null;
   durationMs: number;
   response: string | null;
+  /** The X-Signature sent; null when nothing was sent. */
+  signature: string | null;
   startedAt: Date;
   status: 'pending' | 'delivered' | 'dropped';
   nextAttemptAt: Date | null;
@@ -228,14 +315,14 @@ export async function recordAttemptRows(db: Pick<Db, '$queryRaw'>, records: Atte
       SELECT * FROM unnest(
         ${column(() => randomUUID())}::uuid[], ${column((record) => record.deliveryId)}::uuid[], ${column((record) => record.attempt)}::int[],
         ${column((record) => record.statusCode)}::int[], ${column((record) => record.error)}::text[], ${column((record) => record.durationMs)}::int[],
-        ${column((record) => record.response)}::text[], ${column((record) => iso(record.startedAt))}::timestamptz[],
+        ${column((record) => record.response)}::text[], ${column((record) => record.signature)}::text[], ${column((record) => iso(record.startedAt))}::timestamptz[],
         ${column((record) => record.status)}::text[],
         ${column((record) => iso(record.nextAttemptAt))}::timestamptz[],
         ${column((record) => iso(record.deliveredAt))}::timestamptz[]
-      ) AS t(attempt_id, delivery_id, number, status_code, error, duration_ms, response, started_at, status, next_attempt_at, delivered_at)),
+      ) AS t(attempt_id, delivery_id, number, status_code, error, duration_ms, response, signature, started_at, status, next_attempt_at, delivered_at)),
     logged AS (
-      INSERT INTO "WebhookAttempt" (id, "deliveryId", number, "statusCode", error, "durationMs", response, "createdAt")
-      SELECT attempt_id, delivery_id, number, status_code, error, duration_ms, response, started_at FROM input
+      INSERT INTO "WebhookAttempt" (id, "deliveryId", number, "statusCode", error, "durationMs", response, signature, "createdAt")
+      SELECT attempt_id, delivery_id, number, status_code, error, duration_ms, response, signature, started_at FROM input
       ON CONFLICT ("deliveryId", number) DO NOTHING)
     UPDATE "WebhookDelivery" d SET status = input.status::"WebhookDeliveryStatus", "nextAttemptAt" = input.next_attempt_at,
       "deliveredAt" = input.delivered_at, "updatedAt" = ${now}

@@ -1,7 +1,11 @@
-/** API keys, issued, listed and revoked by operators. The secret appears once, in createApiKey. */
+/**
+ * API keys, issued, listed and revoked by operators (naming the organisation) and by the
+ * organisation's own dashboard users (their organisation). The secret appears once, in createApiKey.
+ */
 import { createApiKey, listApiKeys, revokeApiKey } from '../../domain/operations.js';
 import type { ApiKeyMetadata } from '../../domain/organizations/store.js';
 import { builder } from '../builder.js';
+import { organizationIdOf } from './arguments.js';
 import { ApiScopeEnum } from './enums.js';
 
 type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
@@ -15,13 +19,19 @@ const apiKeyFields = <Key extends ApiKeyMetadata>(t: PothosSchemaTypes.ObjectFie
   revoked: t.boolean({ description: 'True once revoked: the key is refused from then on', resolve: (key) => key.revokedAt !== null }),
   revokedAt: t.field({ type: 'DateTime', nullable: true, description: 'When it was revoked; null while it works', resolve: (key) => key.revokedAt }),
   createdAt: t.field({ type: 'DateTime', description: 'When it was issued', resolve: (key) => key.createdAt }),
+  lastUsedAt: t.field({
+    type: 'DateTime',
+    nullable: true,
+    description: 'When a request last authenticated with it, to the minute (recorded at most once a minute); null: never used',
+    resolve: (key) => key.lastUsedAt,
+  }),
 });
 
 // Selected as metadata, and typed so: this type cannot reach a key's digest, whatever an
 // operation hands it (a full row from createApiKey is a superset and fits), and the plugin never
 // loads it (Organization.apiKeys).
 export const ApiKeyRef = builder.prismaObject('ApiKey', {
-  select: { id: true, organizationId: true, scope: true, prefix: true, revokedAt: true, createdAt: true } satisfies Record<keyof ApiKeyMetadata, true>,
+  select: { id: true, organizationId: true, scope: true, prefix: true, revokedAt: true, lastUsedAt: true, createdAt: true } satisfies Record<keyof ApiKeyMetadata, true>,
   description: 'An API key of one organisation: metadata only (the key itself is shown once, by createApiKey).',
   // The shared metadata fields: each resolves from the selected row, which is an ApiKeyMetadata.
   fields: (t) => apiKeyFields(t as unknown as PothosSchemaTypes.ObjectFieldBuilder<Types, ApiKeyMetadata>),
@@ -51,10 +61,10 @@ const IssuedApiKeyRef = builder.objectRef<Awaited<ReturnType<typeof createApiKey
 builder.queryField('apiKeys', (t) =>
   t.field({
     type: [ApiKeyRef],
-    description: 'Operators (any role): the organisation’s API keys, newest first, at most the 100 most recent. Metadata only.',
+    description: 'The organisation’s API keys, newest first, at most the 100 most recent. Metadata only. Operators name the organisation; dashboard users read their own.',
     authScopes: { run: 'listApiKeys' },
-    args: { organizationId: t.arg.id({ required: true }) },
-    resolve: (_root, args, ctx) => listApiKeys(ctx.gateway, ctx.caller, String(args.organizationId)),
+    args: { organizationId: t.arg.id({ description: 'Required for operators; a dashboard user’s own when omitted' }) },
+    resolve: (_root, args, ctx) => listApiKeys(ctx.gateway, ctx.caller, organizationIdOf(args.organizationId)),
   }),
 );
 
@@ -69,21 +79,23 @@ const ApiKeyFormatEnum = builder.enumType('ApiKeyFormat', {
 builder.mutationField('createApiKey', (t) =>
   t.field({
     type: IssuedApiKeyRef,
-    description: 'Operators (admin): issues an API key with one scope.',
+    description: 'Issues an API key with one scope (operators: admin, naming the organisation; dashboard users: owner or developer, for their own).',
     authScopes: { run: 'createApiKey' },
     args: {
-      organizationId: t.arg.id({ required: true }),
+      organizationId: t.arg.id({ description: 'Required for operators; a dashboard user’s own when omitted' }),
       scope: t.arg({ type: ApiScopeEnum, required: true }),
       format: t.arg({ type: ApiKeyFormatEnum, required: false, description: 'GATEWAY when omitted.' }),
     },
-    resolve: (_root, args, ctx) => createApiKey(ctx.gateway, ctx.caller, String(args.organizationId), args.scope, { format: args.format ?? undefined }),
+    resolve: (_root, args, ctx) => createApiKey(ctx.gateway, ctx.caller, organizationIdOf(args.organizationId), args.scope, { format: args.format ?? undefined }),
   }),
 );
 
 builder.mutationField('revokeApiKey', (t) =>
   t.field({
     type: RevokedApiKeyRef,
-    description: 'Operators (admin): revokes an API key. Answers once every instance refuses it, or says it could not confirm that (propagationConfirmed).',
+    description:
+      'Revokes an API key (operators: admin, any; dashboard users: owner or developer, their organisation’s only, another’s answers not found). ' +
+      'Answers once every instance refuses it, or says it could not confirm that (propagationConfirmed).',
     authScopes: { run: 'revokeApiKey' },
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, args, ctx) => revokeApiKey(ctx.gateway, ctx.caller, String(args.id)),

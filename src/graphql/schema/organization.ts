@@ -1,10 +1,11 @@
 /** Organisations and their accounts, for operators (admin token or operator tokens). */
 import { toWireAmount } from '../../domain/money.js';
-import { createOrganization, getOrganization, listOrganizations, updateOrganization } from '../../domain/operations.js';
+import { createOrganization, getOrganization, listOrganizations, updateBusinessProfile, updateOrganization } from '../../domain/operations.js';
 import type { OrganizationRecord } from '../../domain/organizations/store.js';
 import type { Page } from '../../domain/pagination.js';
 import { pageComplexity } from '../limits.js';
 import { builder } from '../builder.js';
+import { organizationIdOf } from './arguments.js';
 import { OrganizationStatusEnum, PaymentMethodEnum } from './enums.js';
 import { nodeWhere } from './node.js';
 import { PageInfoRef } from './pagination.js';
@@ -134,6 +135,18 @@ builder.mutationField('updateOrganization', (t) =>
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateOrganizationInput, required: true }) },
     // An explicit null clears a limit, an omitted field leaves it: keep that distinction.
     resolve: (_root, { id, input }, ctx) => updateOrganization(ctx.gateway, ctx.caller, String(id), input),
+  }),
+);
+
+builder.mutationField('updateBusinessProfile', (t) =>
+  t.field({
+    type: OrganizationRef,
+    description:
+      'The business profile (name, sector): its owner completes it (an admin names the organisation). With a sector set, creating transactions and payouts ' +
+      'no longer answers 403 "Complete your business profile". An omitted field is left as it is.',
+    authScopes: { run: 'updateBusinessProfile' },
+    args: { organizationId: t.arg.id({ description: 'Required for operators; the owner’s own when omitted' }), name: t.arg.string(), sector: t.arg.string() },
+    resolve: (_root, args, ctx) => updateBusinessProfile(ctx.gateway, ctx.caller, { organizationId: organizationIdOf(args.organizationId), name: args.name, sector: args.sector }),
   }),
 );
 

@@ -3,20 +3,28 @@
  * delivery log with every attempt, and redelivery. Operators (admin to change, support to redeliver), or the
  * organisation itself with a `management` API key.
  */
+import { keysetSliceOf } from '../../domain/cursors.js';
 import {
   createWebhook,
   deleteWebhook,
   listWebhookDeliveries,
   listWebhooks,
+  redeliverFailedWebhooks,
   redeliverWebhook,
   rotateWebhookSecret,
+  sendTestWebhook,
 } from '../../domain/operations.js';
+import { DEFAULT_PAGE_SIZE } from '../../domain/pagination.js';
+import { MAX_FAILED_REDELIVERIES } from '../../domain/webhooks/redeliverFailedWebhooks.js';
 import type { IssuedWebhook } from '../../domain/webhooks/createWebhook.js';
 import { MAX_LISTED_ATTEMPTS, MAX_LISTED_DELIVERIES } from '../../domain/webhooks/listWebhookDeliveries.js';
 import type { WebhookRecord } from '../../domain/webhooks/store.js';
 import { MAX_WEBHOOKS_PER_ORGANIZATION } from '../../domain/webhooks/access.js';
 import { builder } from '../builder.js';
+import { pageComplexity } from '../limits.js';
+import { organizationIdOf } from './arguments.js';
 import { nodeWhere } from './node.js';
+import { CONNECTION_DESCRIPTION, connectionOf, countedConnection } from './pagination.js';
 
 const WebhookVersionEnum = builder.enumType('WebhookVersion', {
   values: { v1: { description: 'The legacy small body' }, v2: { description: 'The full body (default)' } } as const,
@@ -64,6 +72,10 @@ const WebhookAttemptRef = builder.prismaObject('WebhookAttempt', {
     error: t.exposeString('error', { nullable: true, description: 'Why there was no status (timeout, refused, private address...)' }),
     durationMs: t.exposeInt('durationMs'),
     response: t.exposeString('response', { nullable: true, description: 'The start of the receiver’s answer (1 kB at most)' }),
+    signature: t.exposeString('signature', {
+      nullable: true,
+      description: 'The X-Signature header sent with this attempt: lowercase hex HMAC-SHA256 of `body` under the secret of that moment. Null when nothing was sent.',
+    }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the attempt started' }),
   }),
 });
@@ -75,7 +87,7 @@ const WebhookDeliveryRef = builder.prismaObject('WebhookDelivery', {
   fields: (t) => ({
     id: t.exposeID('id'),
     webhookId: t.exposeID('webhookId'),
-    event: t.exposeString('event', { description: '`payment_status`' }),
+    event: t.exposeString('event', { description: '`payment_status`, or `test` (sendTestWebhook)' }),
     eventId: t.exposeID('eventId', { description: 'Sent as X-Event-Id: the same for every endpoint of the event and for redeliveries' }),
     orderId: t.exposeID('transactionId', { nullable: true }),
     redeliveryOf: t.exposeID('redeliveryOf', { nullable: true, description: 'The delivery this one re-sends' }),
@@ -99,18 +111,67 @@ builder.queryField('webhooks', (t) =>
   }),
 );
 
+const WebhookDeliveryFilter = builder.inputType('WebhookDeliveryFilter', {
+  fields: (t) => ({
+    webhookId: t.id({ description: 'One endpoint’s deliveries' }),
+    orderId: t.id({ description: 'The deliveries about one transaction' }),
+    status: t.field({ type: WebhookDeliveryStatusEnum, description: '`dropped`: failed (every attempt failed)' }),
+    since: t.field({ type: 'DateTime', description: 'Created at or after' }),
+  }),
+});
+
+const WebhookDeliveryConnectionRef = countedConnection(WebhookDeliveryRef, 'WebhookDelivery', 'deliveries');
+
 builder.queryField('webhookDeliveries', (t) =>
+  t.connection(
+    {
+      type: WebhookDeliveryRef,
+      description: `The delivery log, each delivery with its attempts and the exact body sent: a merchant’s own organisation’s, or (operators) the one named or all. ${CONNECTION_DESCRIPTION} At most ${MAX_LISTED_DELIVERIES} per slice.`,
+      authScopes: { run: 'listWebhookDeliveries' },
+      complexity: pageComplexity,
+      args: { filter: t.arg({ type: WebhookDeliveryFilter }), organizationId: t.arg.id({ description: 'Operators: one organisation' }) },
+      resolve: async (_root, args, ctx) => {
+        const slice = keysetSliceOf(args, DEFAULT_PAGE_SIZE, MAX_LISTED_DELIVERIES);
+        const filter = args.filter ?? {};
+        const log = await listWebhookDeliveries(ctx.gateway, ctx.caller, {
+          organizationId: organizationIdOf(args.organizationId),
+          webhookId: filter.webhookId == null ? null : String(filter.webhookId),
+          orderId: filter.orderId == null ? null : String(filter.orderId),
+          status: filter.status ?? null,
+          since: filter.since ?? null,
+          slice,
+        });
+        return connectionOf(log, slice);
+      },
+    },
+    WebhookDeliveryConnectionRef,
+  ),
+);
+
+builder.mutationField('sendTestWebhook', (t) =>
   t.field({
-    type: [WebhookDeliveryRef],
-    description: `The delivery log, newest first (at most ${MAX_LISTED_DELIVERIES}): by organisation, webhook and/or order.`,
-    authScopes: { run: 'listWebhookDeliveries' },
-    args: { organizationId: t.arg.id(), webhookId: t.arg.id(), orderId: t.arg.id(), limit: t.arg.int() },
+    type: WebhookDeliveryRef,
+    description:
+      'Sends a signed `test` event to the webhook (X-Event-Type: test; the body has the endpoint version’s shape with an order id that names no transaction, status pending, amount 0). ' +
+      'It is delivered, retried and logged like any event: follow it in webhookDeliveries.',
+    authScopes: { run: 'sendTestWebhook' },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) => sendTestWebhook(ctx.gateway, ctx.caller, String(args.id)),
+  }),
+);
+
+builder.mutationField('redeliverFailedWebhooks', (t) =>
+  t.int({
+    description:
+      `Sends again every failed event (latest delivery dropped, none pending or delivered) created since \`since\`, of one webhook or all; answers how many were queued. ` +
+      `At most ${MAX_FAILED_REDELIVERIES} per call, oldest first (a bounded statement and burst to the receiver): call again while it answers ${MAX_FAILED_REDELIVERIES}.`,
+    authScopes: { run: 'redeliverFailedWebhooks' },
+    args: { since: t.arg({ type: 'DateTime', required: true }), webhookId: t.arg.id(), organizationId: t.arg.id({ description: 'Operators: one organisation (omitted: all)' }) },
     resolve: (_root, args, ctx) =>
-      listWebhookDeliveries(ctx.gateway, ctx.caller, {
-        organizationId: args.organizationId ? String(args.organizationId) : null,
-        webhookId: args.webhookId ? String(args.webhookId) : null,
-        orderId: args.orderId ? String(args.orderId) : null,
-        limit: args.limit ?? null,
+      redeliverFailedWebhooks(ctx.gateway, ctx.caller, {
+        since: args.since,
+        webhookId: args.webhookId == null ? null : String(args.webhookId),
+        organizationId: organizationIdOf(args.organizationId),
       }),
   }),
 );

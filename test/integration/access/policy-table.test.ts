@@ -76,7 +76,7 @@ const GRAPHQL: Partial<Record<Operation, (f: Fixture) => { query: string; variab
   }),
 
   listWebhooks: () => ({ query: '{ webhooks { id } }' }),
-  listWebhookDeliveries: () => ({ query: '{ webhookDeliveries(limit: 1) { id } }' }),
+  listWebhookDeliveries: () => ({ query: '{ webhookDeliveries(first: 1) { totalCount } }' }),
   createWebhook: (f) => ({
     query: 'mutation($org: ID) { createWebhook(organizationId: $org, url: "ftp://not-a-webhook") { __typename } }',
     variables: { org: f.organizationId },
@@ -84,11 +84,18 @@ const GRAPHQL: Partial<Record<Operation, (f: Fixture) => { query: string; variab
   rotateWebhookSecret: () => ({ query: 'mutation($id: ID!) { rotateWebhookSecret(id: $id) { __typename } }', variables: { id: randomUUID() } }),
   deleteWebhook: () => ({ query: 'mutation($id: ID!) { deleteWebhook(id: $id) { id } }', variables: { id: randomUUID() } }),
   redeliverWebhook: () => ({ query: 'mutation($id: ID!) { redeliverWebhook(deliveryId: $id) { id } }', variables: { id: randomUUID() } }),
+  sendTestWebhook: () => ({ query: 'mutation($id: ID!) { sendTestWebhook(id: $id) { id } }', variables: { id: randomUUID() } }),
+  redeliverFailedWebhooks: () => ({
+    query: 'mutation($id: ID) { redeliverFailedWebhooks(since: "2026-01-01T00:00:00Z", webhookId: $id) }',
+    variables: { id: randomUUID() },
+  }),
 
   getOrganization: (f) => ({ query: 'query($id: ID!) { organization(id: $id) { id } }', variables: { id: f.organizationId } }),
   listOrganizations: () => ({ query: '{ organizations(limit: 1) { __typename } }' }),
   createOrganization: () => ({ query: 'mutation { createOrganization(input: { name: "" }) { id } }' }),
   updateOrganization: () => ({ query: 'mutation($id: ID!) { updateOrganization(id: $id, input: { verified: true }) { id } }', variables: { id: randomUUID() } }),
+  // An empty name is refused after the policy (nothing changes).
+  updateBusinessProfile: (f) => ({ query: 'mutation($org: ID) { updateBusinessProfile(organizationId: $org, name: "") { id } }', variables: { org: f.organizationId } }),
   listApiKeys: (f) => ({ query: 'query($org: ID!) { apiKeys(organizationId: $org) { id } }', variables: { org: f.organizationId } }),
   createApiKey: () => ({ query: 'mutation($org: ID!) { createApiKey(organizationId: $org, scope: read) { __typename } }', variables: { org: randomUUID() } }),
   revokeApiKey: () => ({ query: 'mutation($id: ID!) { revokeApiKey(id: $id) { id } }', variables: { id: randomUUID() } }),

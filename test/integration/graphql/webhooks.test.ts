@@ -20,9 +20,10 @@ const ROTATE = `mutation($id: ID!) { rotateWebhookSecret(id: $id) { secret webho
 const DELETE = `mutation($id: ID!) { deleteWebhook(id: $id) { ${WEBHOOK} } }`;
 const LIST = `query($organizationId: ID) { webhooks(organizationId: $organizationId) { ${WEBHOOK} } }`;
 const DELIVERY = 'id webhookId event eventId orderId redeliveryOf body status attemptCount nextAttemptAt deliveredAt createdAt attempts { number statusCode error durationMs response createdAt }';
-const DELIVERIES = `query($organizationId: ID, $webhookId: ID, $orderId: ID, $limit: Int) {
-  webhookDeliveries(organizationId: $organizationId, webhookId: $webhookId, orderId: $orderId, limit: $limit) { ${DELIVERY} }
+const DELIVERIES = `query($organizationId: ID, $filter: WebhookDeliveryFilter, $first: Int) {
+  webhookDeliveries(organizationId: $organizationId, filter: $filter, first: $first) { edges { node { ${DELIVERY} } } }
 }`;
+const nodesOf = (connection: { edges: { node: any }[] }) => connection.edges.map((edge) => edge.node);
 const REDELIVER = `mutation($deliveryId: ID!) { redeliverWebhook(deliveryId: $deliveryId) { ${DELIVERY} } }`;
 
 describe('webhooks over GraphQL', () => {
@@ -38,7 +39,7 @@ describe('webhooks over GraphQL', () => {
 
     const paid = await paidTransaction(gateway, key);
     const log = await eventually(async () => {
-      const { webhookDeliveries } = await graphqlData(gateway, DELIVERIES, { orderId: paid.id });
+      const webhookDeliveries = nodesOf((await graphqlData(gateway, DELIVERIES, { filter: { orderId: paid.id } })).webhookDeliveries);
       return webhookDeliveries[0]?.status === 'delivered' ? webhookDeliveries : null;
     });
     expect(log).toHaveLength(1);
@@ -67,7 +68,7 @@ describe('webhooks over GraphQL', () => {
     const other = await gateway.merchant({ scope: 'management' });
     expectGraphqlError(await gateway.graphql(ROTATE, { id: createWebhook.webhook.id }, other.key), 'webhook_not_found');
     expectGraphqlError(await gateway.graphql(CREATE, { organizationId: organization.id, url: 'https://93.184.215.14/x' }, other.key), 'permission_denied');
-    expect((await graphqlData(gateway, DELIVERIES, { organizationId: other.organization.id }, other.key)).webhookDeliveries).toEqual([]);
+    expect(nodesOf((await graphqlData(gateway, DELIVERIES, { organizationId: other.organization.id }, other.key)).webhookDeliveries)).toEqual([]);
 
     const checkout = await gateway.merchant({ scope: 'checkout' });
     expectGraphqlError(await gateway.graphql(LIST, {}, checkout.key), 'permission_denied');

@@ -103,9 +103,9 @@ const OPERATIONS: Operation[] = [
   {
     name: 'webhookDeliveries',
     token: 'operator',
-    document: 'query($l: Int, $ord: ID, $o: ID, $w: ID) { webhookDeliveries(limit: $l, orderId: $ord, organizationId: $o, webhookId: $w) { __typename } }',
-    variables: () => ({ l: 10, ord: null, o: ids.victim, w: null }),
-    fields: set('l', 'ord', 'o', 'w'),
+    document: 'query($l: Int, $f: WebhookDeliveryFilter, $o: ID) { webhookDeliveries(first: $l, filter: $f, organizationId: $o) { __typename } }',
+    variables: () => ({ l: 10, f: { orderId: null, webhookId: null, status: null, since: null }, o: ids.victim }),
+    fields: set('l', 'f', 'f.orderId', 'f.webhookId', 'f.status', 'f.since', 'o'),
   },
   { name: 'webhooks', token: 'operator', document: 'query($o: ID) { webhooks(organizationId: $o) { __typename } }', variables: () => ({ o: ids.victim }), fields: set('o') },
   // Mutations

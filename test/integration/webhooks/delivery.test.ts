@@ -187,7 +187,7 @@ describe('payment_status webhooks', () => {
 
     // The log, as the merchant reads it.
     const log = await eventually(async () => {
-      const rows = await listWebhookDeliveries(gateway.ctx, caller, { orderId: paid.id });
+      const rows = (await listWebhookDeliveries(gateway.ctx, caller, { orderId: paid.id })).items;
       return rows.every((row) => row.status === 'delivered') ? rows : null;
     });
     expect(log.map((row) => row.id)).toEqual([again.id, original!.id]);
@@ -195,7 +195,7 @@ describe('payment_status webhooks', () => {
     // Another organisation's management key sees none of it and cannot redeliver it.
     const stranger = await gateway.merchant({ scope: 'management' });
     const strangerCaller = { kind: 'merchant' as const, apiKeyId: 'test', scope: 'management' as const, organization: stranger.organization };
-    expect(await listWebhookDeliveries(gateway.ctx, strangerCaller, { orderId: paid.id })).toEqual([]);
+    expect((await listWebhookDeliveries(gateway.ctx, strangerCaller, { orderId: paid.id })).items).toEqual([]);
     await expect(redeliverWebhook(gateway.ctx, strangerCaller, original!.id)).rejects.toMatchObject({ code: 'webhook_delivery_not_found' });
     // A redelivery of the redelivery still names the first delivery.
     const third = await redeliverWebhook(gateway.ctx, gateway.operator, again.id);
