@@ -100,7 +100,7 @@ async function main(): Promise<void> {
   // Each method's real provider when its credentials are set, else the sandbox (fromEnv.ts).
   const provider = createProviderRouter(createSandboxProvider({ db: db.prisma, latencyMs: config.sandboxLatencyMs }), providersFromEnv(process.env));
   if (provider.realMethods().length) log.info({ methods: provider.realMethods() }, 'real wallet providers configured; other methods use the sandbox');
-  const ctx: GatewayContext = { db: db.prisma, replica: replica?.prisma, clock: systemClock, coordination, settings: { checkoutPublicUrl: config.checkoutPublicUrl, webhooks, providerTimeoutMs: config.providerFlow.timeoutMs, reconcileAfterMs: config.providerFlow.reconcileAfterMs, reconcileIntervalMs: config.providerFlow.reconcileIntervalMs }, log, provider };
+  const ctx: GatewayContext = { db: db.prisma, replica: replica?.prisma, clock: systemClock, coordination, settings: { checkoutPublicUrl: config.checkoutPublicUrl, publicUrl: config.publicUrl, webhooks, providerTimeoutMs: config.providerFlow.timeoutMs, reconcileAfterMs: config.providerFlow.reconcileAfterMs, reconcileIntervalMs: config.providerFlow.reconcileIntervalMs }, log, provider };
   ctx.callers = new CallerCache(coordination.invalidations);
   ctx.switches = new SwitchCache(coordination.invalidations);
   const ready = async () => ({ database: await db.ping(), coordinator: await coordination.health.ping() });

@@ -19,6 +19,11 @@ export interface GatewaySettings {
   /** Base address of the checkout origin, put into checkout_url and default redirect pages. */
   checkoutPublicUrl: string;
   /**
+   * Base address of the API origin (PUBLIC_URL): dashboard invitation links, the Origin a
+   * dashboard request must come from, and whether session cookies are Secure (https).
+   */
+  publicUrl?: string;
+  /**
    * How long the "one payout per organisation" lock lives (default PAYOUT_LOCK_TTL_MS, past the
    * provider call's timeout). Tests shorten it to prove the money rules hold without the lock.
    */

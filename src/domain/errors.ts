@@ -233,6 +233,36 @@ export const ERROR_CATALOGUE = defineCatalogue({
   webhook_not_found: { status: 404, message: 'Webhook not found', graphqlCode: 'WEBHOOK_NOT_FOUND' },
   webhook_delivery_not_found: { status: 404, message: 'Webhook delivery not found', graphqlCode: 'WEBHOOK_DELIVERY_NOT_FOUND' },
 
+  // Merchant dashboard: sign-in, sessions, two-factor, team (src/domain/users). Sign-in refusals
+  // never say whether the email exists.
+  not_signed_in: { status: 401, message: 'Sign in to continue', graphqlCode: 'UNAUTHENTICATED' },
+  invalid_credentials: { status: 401, message: 'Invalid email or password', graphqlCode: 'UNAUTHENTICATED' },
+  sign_in_throttled: { status: 429, message: 'Too many sign-in attempts. Try again later.', graphqlCode: 'RATE_LIMITED' },
+  invalid_second_factor: { status: 401, message: 'Invalid or already used two-factor code', graphqlCode: 'INVALID_SECOND_FACTOR' },
+  second_factor_pending: { status: 401, message: 'Enter your two-factor code to finish signing in', graphqlCode: 'UNAUTHENTICATED' },
+  two_factor_enrolment_required: {
+    status: 403,
+    message: 'Your organization requires two-factor sign-in: set it up to continue',
+    graphqlCode: 'TWO_FACTOR_ENROLMENT_REQUIRED',
+  },
+  two_factor_already_enabled: { status: 409, message: 'Two-factor sign-in is already enabled', graphqlCode: 'TWO_FACTOR_ALREADY_ENABLED' },
+  two_factor_not_enabled: { status: 409, message: 'Two-factor sign-in is not enabled', graphqlCode: 'TWO_FACTOR_NOT_ENABLED' },
+  two_factor_enrolment_not_started: { status: 409, message: 'Start two-factor enrolment first', graphqlCode: 'TWO_FACTOR_ENROLMENT_NOT_STARTED' },
+  two_factor_required_by_team: {
+    status: 409,
+    message: 'Your organization requires two-factor sign-in: it cannot be disabled',
+    graphqlCode: 'TWO_FACTOR_REQUIRED_BY_TEAM',
+  },
+  invalid_password: { status: 400, message: 'Password must be 12 to 128 characters', graphqlCode: 'BAD_USER_INPUT' },
+  invalid_email: { status: 400, message: 'Invalid email address', graphqlCode: 'BAD_USER_INPUT' },
+  invitation_invalid: { status: 400, message: 'This invitation link is invalid, has expired or was already used', graphqlCode: 'INVITATION_INVALID' },
+  member_exists: { status: 409, message: 'This email already belongs to a dashboard user', graphqlCode: 'MEMBER_EXISTS' },
+  member_not_found: { status: 404, message: 'Team member not found', graphqlCode: 'MEMBER_NOT_FOUND' },
+  last_owner: { status: 409, message: 'An organization must keep at least one owner', graphqlCode: 'LAST_OWNER' },
+  team_full: { status: 409, message: (max) => `A team has at most ${max} members and pending invitations`, graphqlCode: 'TEAM_FULL' },
+  csrf_refused: { status: 403, message: 'Missing or invalid X-CSRF-Token', graphqlCode: 'CSRF_REFUSED' },
+  cross_origin_refused: { status: 403, message: 'Cross-origin request refused', graphqlCode: 'CSRF_REFUSED' },
+
   // GET /refund/{order_id} when the wallet provider did not answer in time: the amount IS debited
   // while the refund is confirmed, so refund_failed's "Nothing was debited" would be false. 500
   // because the spec's 500 row says "read the transaction before trying again", which is exactly

@@ -138,7 +138,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<TestGa
   const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
   // The checkout address must be known before the apps exist: reserve it with a placeholder and
   // fill it in once the checkout server has its port.
-  const settings = { checkoutPublicUrl: '', webhooks: { ...DEFAULT_WEBHOOK_RULES, ...options.webhooks, secretKey: TEST_WEBHOOK_SECRET_KEY } };
+  const settings = { checkoutPublicUrl: '', publicUrl: '', webhooks: { ...DEFAULT_WEBHOOK_RULES, ...options.webhooks, secretKey: TEST_WEBHOOK_SECRET_KEY } };
   const provider = createSandboxProvider({ db: db.prisma, latencyMs: options.sandboxLatencyMs ?? 0 });
   const log = options.log ?? silent;
   const replica = options.replica && db.pool ? await openReplica({ ...options.replica, primary: db.pool, poolMax: 4, log }) : undefined;
@@ -152,6 +152,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<TestGa
   const url = await listen(api);
   const checkoutUrl = await listen(checkout);
   settings.checkoutPublicUrl = checkoutUrl;
+  settings.publicUrl = url;
   const operator: OperatorCaller = { kind: 'operator', role: 'admin', tokenId: null };
 
   const createOrg = async ({ scope: _scope, update, ...input }: MerchantOptions = {}) => {

@@ -35,6 +35,11 @@ export interface MerchantUserCaller {
   organization: Organization;
   /** The session's id (not its cookie value): what signing out or removing the member ends. */
   sessionId: string;
+  /**
+   * Signed in with a password only, in an organisation that requires two-factor sign-in the user
+   * has not set up: it may only enrol (rows marked `whileEnrolling`) until it has.
+   */
+  mustEnrolTwoFactor?: boolean;
 }
 
 /** Who acts on one organisation's behalf: its API key, or one of its dashboard users. */

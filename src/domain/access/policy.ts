@@ -26,6 +26,8 @@ export interface AccessRule {
   readonly roles: readonly OperatorRole[];
   /** The merchant dashboard roles that may run it, on their own organisation; absent: no user may. */
   readonly users?: readonly MerchantRole[];
+  /** A user who must still set up two-factor sign-in may run it (reading itself, enrolling). */
+  readonly whileEnrolling?: boolean;
   /** A write: an inactive organisation's key may not run it (reads still work). */
   readonly write: boolean;
   /** Anyone holding the unguessable order id (the checkout page's customer) may run it. */
@@ -57,6 +59,8 @@ const MONEY_MOVERS = ['owner', 'operations'] as const;
 const INTEGRATORS = ['owner', 'developer'] as const;
 /** Sending a delivery again: the integration's people, and operations chasing a merchant's order. */
 const REDELIVERERS = ['owner', 'developer', 'operations'] as const;
+/** The team, its security settings and its audit log. */
+const OWNER = ['owner'] as const;
 
 export const ACCESS_POLICY = {
   // Transactions (the spec's table).
@@ -120,6 +124,22 @@ export const ACCESS_POLICY = {
   listOperatorTokens: { scopes: NONE, roles: EVERY_ROLE, write: false },
   revokeOperatorToken: { scopes: NONE, roles: ADMIN, write: true },
 
+  // The merchant dashboard's people (src/domain/users). Each user reads itself and manages its own
+  // two-factor sign-in (not a write: it changes nobody's business, so an inactive organisation's
+  // users may still secure their sign-in); the owner runs the team (admins may help), and reads
+  // the audit log (operators too).
+  me: { scopes: NONE, roles: NONE, users: EVERY_USER, write: false, whileEnrolling: true },
+  startTwoFactorEnrolment: { scopes: NONE, roles: NONE, users: EVERY_USER, write: false, whileEnrolling: true },
+  confirmTwoFactorEnrolment: { scopes: NONE, roles: NONE, users: EVERY_USER, write: false, whileEnrolling: true },
+  disableTwoFactor: { scopes: NONE, roles: NONE, users: EVERY_USER, write: false },
+  regenerateRecoveryCodes: { scopes: NONE, roles: NONE, users: EVERY_USER, write: false },
+  listMembers: { scopes: NONE, roles: EVERY_ROLE, users: OWNER, write: false },
+  inviteMember: { scopes: NONE, roles: ADMIN, users: OWNER, write: true },
+  changeMemberRole: { scopes: NONE, roles: ADMIN, users: OWNER, write: true },
+  removeMember: { scopes: NONE, roles: ADMIN, users: OWNER, write: true },
+  setTeamTwoFactorRequired: { scopes: NONE, roles: ADMIN, users: OWNER, write: true },
+  listAuditEvents: { scopes: NONE, roles: EVERY_ROLE, users: OWNER, write: false },
+
   // Analytics, exports and live updates: whoever may list the rows they are made of.
   transactionStats: { scopes: CHECKOUT_READ, roles: EVERY_ROLE, users: EVERY_USER, write: false },
   payoutStats: { scopes: ['payout', 'read'], roles: EVERY_ROLE, users: EVERY_USER, write: false },
@@ -167,6 +187,7 @@ export function authorize(principal: Principal, operation: Operation): Principal
       return principal;
     case 'merchantUser':
       if (!rule.users?.length) throw new DomainError('permission_denied');
+      if (principal.mustEnrolTwoFactor && !rule.whileEnrolling) throw new DomainError('two_factor_enrolment_required');
       refuseByOrganizationStatus(principal, rule);
       if (!rule.users.includes(principal.role)) throw new DomainError('permission_denied');
       return principal;

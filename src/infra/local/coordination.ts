@@ -3,7 +3,7 @@
  * Same semantics as the Redis one, but the state lives in this process: with TWO OR MORE instances
  * each would have its own limits, schedule and caches, so use Redis there.
  */
-import type { Coordination, RateLimitDecision } from '../../domain/ports.js';
+import type { Coordination, RateLimitDecision, RateLimitRule } from '../../domain/ports.js';
 
 /**
  * Rate-limit keys are per client IP and endpoint, so their number is driven by clients, not by us:
@@ -17,7 +17,6 @@ export function createLocalCoordination(options: {
   now?: () => number;
 }): Coordination {
   const now = options.now ?? Date.now;
-  const { max, windowMs } = options.rateLimit;
 
   /** key -> hit times (ms), oldest first. Map order = least recently used first (re-inserted on each hit). */
   const hits = new Map<string, number[]>();
@@ -29,7 +28,8 @@ export function createLocalCoordination(options: {
     kind: 'local',
 
     rateLimiter: {
-      async hit(key: string): Promise<RateLimitDecision> {
+      async hit(key: string, rule?: RateLimitRule): Promise<RateLimitDecision> {
+        const { max, windowMs } = rule ?? options.rateLimit;
         const t = now();
         const times = hits.get(key) ?? [];
         // Slide the window: drop hits at or before t - window (same boundary as the Redis script).

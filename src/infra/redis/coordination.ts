@@ -13,7 +13,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Redis, ReplyError } from 'ioredis';
-import { INVALIDATE_ALL, type Coordination, type RateLimitDecision } from '../../domain/ports.js';
+import { INVALIDATE_ALL, type Coordination, type RateLimitDecision, type RateLimitRule } from '../../domain/ports.js';
 import { localFirstRateLimiter } from './localFirstRateLimiter.js';
 import { CircuitBreaker, CoordinatorUnavailableError } from './circuitBreaker.js';
 
@@ -316,10 +316,11 @@ export function createRedisCoordination(options: {
     // Waits for Redis only near the limit (see localFirstRateLimiter); every hit is counted there.
     rateLimiter: localFirstRateLimiter({
       /** Rejects with CoordinatorUnavailableError when Redis cannot be asked: the caller fails open. */
-      async hit(key: string): Promise<RateLimitDecision> {
+      async hit(key: string, rule?: RateLimitRule): Promise<RateLimitDecision> {
+        const limit = rule ?? { max, windowMs };
         // Unique member suffix: two hits in the same millisecond must be two entries, not one.
-        const [allowed, remaining, retryAfterMs, resetMs] = await call(() => redis.gwRateLimit(`${prefix}rl:${key}`, max, windowMs, nextMember()));
-        return { allowed: allowed === 1, limit: max, remaining, retryAfterMs, resetMs };
+        const [allowed, remaining, retryAfterMs, resetMs] = await call(() => redis.gwRateLimit(`${prefix}rl:${key}`, limit.max, limit.windowMs, nextMember()));
+        return { allowed: allowed === 1, limit: limit.max, remaining, retryAfterMs, resetMs };
       },
       /** Records `count` hits let through already (a batch of them), each its own member. */
       async record(key: string, count: number): Promise<RateLimitDecision> {

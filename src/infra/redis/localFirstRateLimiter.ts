@@ -130,7 +130,9 @@ export function localFirstRateLimiter(inner: RecordingRateLimiter, now: () => nu
   };
 
   return {
-    async hit(key) {
+    async hit(key, rule) {
+      // A rule of its own (sign-in throttling): rare hits on a small budget, so Redis decides each one.
+      if (rule) return inner.hit(key, rule);
       const entry = entryOf(key);
       if (!farFromLimit(entry)) {
         // Redis decides: what this instance let through goes first (one connection answers in order).

@@ -1,0 +1,51 @@
+/**
+ * Sign-in throttling, through the coordination's rate limiter (shared by every instance via
+ * Redis): per account and per client address, and per account for second-factor codes. Every
+ * attempt counts (the limiter has no "undo"), so the budgets leave room for a person's mistakes:
+ * 5 attempts per account and 20 per address per 15 minutes; 5 second-factor codes per account.
+ * A 6-digit code guessed at 5 tries per 15 minutes takes about 5 years on average.
+ * Keys carry a digest of the email, never the email.
+ */
+import { sha256Hex } from '../access/auth.js';
+import type { GatewayContext } from '../context.js';
+import { DomainError } from '../errors.js';
+import type { RateLimitDecision, RateLimitRule } from '../ports.js';
+
+const WINDOW_MS = 15 * 60 * 1000;
+export const SIGN_IN_PER_ACCOUNT: RateLimitRule = { max: 5, windowMs: WINDOW_MS };
+export const SIGN_IN_PER_ADDRESS: RateLimitRule = { max: 20, windowMs: WINDOW_MS };
+export const SECOND_FACTOR_PER_ACCOUNT: RateLimitRule = { max: 5, windowMs: WINDOW_MS };
+
+/** 429 with the time to wait (the adapter's Retry-After). */
+export class SignInThrottledError extends DomainError {
+  constructor(readonly retryAfterMs: number) {
+    super('sign_in_throttled');
+  }
+}
+
+/**
+ * Counts one hit; refuses when over. When the coordinator cannot be asked the attempt goes on
+ * (like the request limit): argon2's cost still bounds guessing, and an outage must not lock every
+ * merchant out. Logged.
+ */
+async function hit(ctx: GatewayContext, key: string, rule: RateLimitRule): Promise<RateLimitDecision | null> {
+  try {
+    return await ctx.coordination.rateLimiter.hit(key, rule);
+  } catch (error) {
+    ctx.log.warn({ err: error, limiter: key.split(':').slice(0, 2).join(':') }, 'sign-in throttle unavailable: attempt let through');
+    return null;
+  }
+}
+
+function refuseIfOver(decisions: (RateLimitDecision | null)[]): void {
+  const refused = decisions.filter((decision): decision is RateLimitDecision => decision !== null && !decision.allowed);
+  if (refused.length) throw new SignInThrottledError(Math.max(...refused.map((decision) => decision.retryAfterMs)));
+}
+
+export async function throttleSignIn(ctx: GatewayContext, email: string, clientAddress: string): Promise<void> {
+  refuseIfOver([await hit(ctx, `signin:address:${clientAddress}`, SIGN_IN_PER_ADDRESS), await hit(ctx, `signin:account:${sha256Hex(email)}`, SIGN_IN_PER_ACCOUNT)]);
+}
+
+export async function throttleSecondFactor(ctx: GatewayContext, userId: string): Promise<void> {
+  refuseIfOver([await hit(ctx, `signin:second:${userId}`, SECOND_FACTOR_PER_ACCOUNT)]);
+}
