@@ -243,8 +243,9 @@ async function operatorTokenList(argv: string[], connect: Connect) {
 async function operatorTokenRevoke(argv: string[], connect: Connect) {
   const [id] = expectPositionals(parseArgs({ args: argv, allowPositionals: true }).positionals, ['ID']);
   const { revokeOperatorToken } = await connect().request(RevokeOperatorTokenDocument, { id });
-  // Refused from the next request on, on every instance (operator tokens are read from the database each time).
-  return { id: revokeOperatorToken.id, role: revokeOperatorToken.role, revoked: revokeOperatorToken.revoked, revokedAt: revokeOperatorToken.revokedAt };
+  // propagationConfirmed false: revoked, but not every instance could be told in time (see the schema), as for `key revoke`.
+  const { id: tokenId, role, revoked, revokedAt, propagationConfirmed } = revokeOperatorToken;
+  return { id: tokenId, role, revoked, revokedAt, propagationConfirmed };
 }
 
 async function switchSet(argv: string[], connect: Connect) {

@@ -115,7 +115,7 @@ describe('gateway operator-token', () => {
 
     const revoked = await cli(BOOTSTRAP_TOKEN, 'operator-token', 'revoke', revokedOne.id);
     expect(revoked.code, JSON.stringify(revoked.json)).toBe(0);
-    expect(revoked.json).toEqual({ id: revokedOne.id, role: 'analyst', revoked: true, revokedAt: expect.any(String) });
+    expect(revoked.json).toEqual({ id: revokedOne.id, role: 'analyst', revoked: true, revokedAt: expect.any(String), propagationConfirmed: true });
 
     const [refused, kept] = await Promise.all([cli(revokedOne.token, 'org', 'list'), cli(keptOne.token, 'org', 'list')]);
     expect(refused).toMatchObject({ code: 1, json: { error: 'Invalid API key' } });

@@ -7,6 +7,8 @@
  *   false (GraphQL, and the CLI prints it), and B, which had the key cached and cannot hear Redis,
  *   refuses it within the subscription trust window (2 s), not after the cache's 30 s. Once Redis
  *   runs again, B keeps refusing the key and other keys keep working.
+ * The same for issued operator tokens, cached like keys: one B has answered is refused by B right
+ * after its revocation through A answers; with Redis frozen, within the trust window.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createConnection } from 'node:net';
@@ -131,5 +133,86 @@ describe('revoking a key on one of two instances', () => {
     }
     const cli = await runCli({ url: a.url, adminToken: ADMIN_TOKEN } as TestGateway, ['key', 'revoke', keyId]);
     expect(cli).toMatchObject({ code: 0, json: { id: keyId, revoked: true, propagationConfirmed: true } });
+  }, 60_000);
+});
+
+describe('revoking an issued operator token on one of two instances', () => {
+  const statusOfToken = async (instance: GatewayProcess, token: string) =>
+    (await fetch(`${instance.url}/graphql`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ organizations(limit: 1) { pagination { totalCount } } }' }) })).status;
+
+  async function graphqlOn(instance: GatewayProcess, query: string, variables: Record<string, unknown>): Promise<{ status: number; body: any }> {
+    const response = await fetch(`${instance.url}/graphql`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ query, variables }),
+    });
+    return { status: response.status, body: await response.json() };
+  }
+
+  /** A new analyst token, issued through A, that B has answered with (so B holds it in its authentication cache). */
+  async function tokenCachedByB(): Promise<{ token: string; tokenId: string }> {
+    const issued = await graphqlOn(a, 'mutation { createOperatorToken(role: analyst) { token operatorToken { id } } }', {});
+    const { token, operatorToken } = issued.body.data.createOperatorToken;
+    for (let i = 0; i < 3; i++) expect(await statusOfToken(b, token)).toBe(200);
+    return { token, tokenId: operatorToken.id };
+  }
+
+  const revokeTokenThrough = (instance: GatewayProcess, tokenId: string) =>
+    graphqlOn(instance, 'mutation($id: ID!) { revokeOperatorToken(id: $id) { id revoked propagationConfirmed } }', { id: tokenId });
+
+  it('with Redis healthy: the other process refuses it at its next request once the revoke answers, confirmed', async () => {
+    const { token, tokenId } = await tokenCachedByB();
+    const kept = await tokenCachedByB();
+    const revoked = await revokeTokenThrough(a, tokenId);
+    expect(revoked).toEqual({ status: 200, body: { data: { revokeOperatorToken: { id: tokenId, revoked: true, propagationConfirmed: true } }, extensions: expect.anything() } });
+    expect(await statusOfToken(b, token)).toBe(401);
+    expect(await statusOfToken(a, token)).toBe(401);
+    expect(await statusOfToken(b, kept.token)).toBe(200);
+  });
+
+  it('with Redis frozen: the revoke answers promptly that it could not confirm, and the other process refuses the token within the trust window', async () => {
+    const { token, tokenId } = await tokenCachedByB();
+    const other = await tokenCachedByB();
+
+    redis!.kill('SIGSTOP');
+    frozen = true;
+    try {
+      const started = Date.now();
+      const revoked = await revokeTokenThrough(a, tokenId);
+      const answeredAt = Date.now();
+      expect(revoked).toEqual({ status: 200, body: { data: { revokeOperatorToken: { id: tokenId, revoked: true, propagationConfirmed: false } }, extensions: expect.anything() } });
+      expect(answeredAt - started).toBeLessThan(REVOKE_ANSWERS_WITHIN_MS);
+
+      // B had the token cached and hears nothing from Redis: it stops trusting its cache.
+      let refusedAfter = Number.POSITIVE_INFINITY;
+      while (Date.now() - answeredAt < REFUSED_WITHIN_MS + 5_000) {
+        if ((await statusOfToken(b, token)) === 401) {
+          refusedAfter = Date.now() - answeredAt;
+          break;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(refusedAfter).toBeLessThanOrEqual(REFUSED_WITHIN_MS);
+      expect(await statusOfToken(a, token)).toBe(401);
+      // Still serving: other tokens are checked against the database meanwhile.
+      expect(await statusOfToken(b, other.token)).toBe(200);
+
+      // The CLI says the same when asked again while Redis is frozen.
+      const cli = await runCli({ url: a.url, adminToken: ADMIN_TOKEN } as TestGateway, ['operator-token', 'revoke', tokenId]);
+      expect(cli).toMatchObject({ code: 0, json: { id: tokenId, revoked: true, propagationConfirmed: false } });
+    } finally {
+      redis!.kill('SIGCONT');
+      frozen = false;
+    }
+
+    // Redis back: B hears again, still refuses the revoked token, and trusts its cache for the others.
+    await waitFor(pingRedis, 5_000);
+    for (let i = 0; i < 10; i++) {
+      expect(await statusOfToken(b, token)).toBe(401);
+      expect(await statusOfToken(b, other.token)).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    const cli = await runCli({ url: a.url, adminToken: ADMIN_TOKEN } as TestGateway, ['operator-token', 'revoke', tokenId]);
+    expect(cli).toMatchObject({ code: 0, json: { id: tokenId, revoked: true, propagationConfirmed: true } });
   }, 60_000);
 });

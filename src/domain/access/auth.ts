@@ -5,7 +5,7 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Organization } from '../../generated/prisma/client.js';
-import type { Caller, MerchantCaller } from './caller.js';
+import type { Caller, MerchantCaller, OperatorCaller } from './caller.js';
 import type { OrganizationCaller } from './caller.js';
 import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
@@ -80,10 +80,7 @@ export async function authenticate(ctx: GatewayContext, authorization: string | 
 
   if (options.allowOperators) {
     if (options.adminToken && sameSecret(token, options.adminToken)) return { kind: 'operator', role: 'admin', tokenId: null };
-    if (token.startsWith(OPERATOR_TOKEN_PREFIX)) {
-      const issued = await readOperatorTokenByDigest(ctx.db, sha256Hex(token));
-      if (issued && !issued.revokedAt) return { kind: 'operator', role: issued.role, tokenId: issued.id };
-    }
+    if (token.startsWith(OPERATOR_TOKEN_PREFIX)) return authenticateIssuedOperatorToken(ctx, sha256Hex(token));
   }
   throw new DomainError('invalid_api_key');
 }
@@ -91,11 +88,26 @@ export async function authenticate(ctx: GatewayContext, authorization: string | 
 /** An API key's caller: from the cache when it holds the key, else from the database (then cached). */
 async function authenticateApiKey(ctx: GatewayContext, digest: string): Promise<MerchantCaller> {
   const cached = ctx.callers?.get(digest);
-  if (cached) return cached;
+  if (cached?.kind === 'merchant') return cached;
   const stamp = ctx.callers?.stamp() ?? 0;
   const key = await readApiKeyByDigest(ctx.db, digest);
   if (!key || key.revokedAt) throw new DomainError('invalid_api_key');
   const caller: MerchantCaller = { kind: 'merchant', apiKeyId: key.id, scope: key.scope, organization: key.organization };
+  ctx.callers?.set(digest, caller, stamp);
+  return caller;
+}
+
+/**
+ * An issued operator token's caller: cached like an API key (revokeOperatorToken invalidates it in
+ * every instance; callerCache.ts says when the cache is trusted), else read by its digest.
+ */
+async function authenticateIssuedOperatorToken(ctx: GatewayContext, digest: string): Promise<OperatorCaller> {
+  const cached = ctx.callers?.get(digest);
+  if (cached?.kind === 'operator') return cached;
+  const stamp = ctx.callers?.stamp() ?? 0;
+  const issued = await readOperatorTokenByDigest(ctx.db, digest);
+  if (!issued || issued.revokedAt) throw new DomainError('invalid_api_key');
+  const caller = { kind: 'operator', role: issued.role, tokenId: issued.id } as const;
   ctx.callers?.set(digest, caller, stamp);
   return caller;
 }

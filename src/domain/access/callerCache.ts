@@ -1,11 +1,13 @@
 /**
  * Authentication without a database round trip on every request: API keys resolved to their
- * caller (key + organisation) are kept briefly in memory.
+ * caller (key + organisation), and issued operator tokens resolved to theirs (token id + role),
+ * are kept briefly in memory, by the digest of the secret presented.
  *
  * Correctness (the promise of a revocation: "it answers only once every instance will refuse the
- * key, or says that it could not confirm"):
- * - Revoking a key or changing an organisation drops the entries here at once and publishes an
- *   invalidation on the coordination bus (Redis pub/sub), which drops them in every instance.
+ * key or token, or says that it could not confirm"):
+ * - Revoking a key or an operator token, or changing an organisation, drops the entries here at
+ *   once and publishes an invalidation on the coordination bus (Redis pub/sub), which drops them
+ *   in every instance.
  * - An instance answers from this cache only while its bus says it is RECEIVING (Redis: its
  *   subscription answered a PING sent less than SUBSCRIPTION_TRUST_MS = 2 s ago; see
  *   infra/redis/coordination.ts). Otherwise every lookup reads the database. So an instance that
@@ -21,13 +23,14 @@
  *   or CALLER_CACHE_TTL_MS has passed (entries expire by then anyway).
  * - A lookup that started before an invalidation is not cached (the generation check), so a
  *   revocation racing a cache fill cannot be undone by it.
+ * The bootstrap GATEWAY_ADMIN_TOKEN is never an entry: it is compared with the setting, no read.
  */
-import type { MerchantCaller } from './caller.js';
+import type { MerchantCaller, OperatorCaller } from './caller.js';
 import { INVALIDATE_ALL, type InvalidationBus } from '../ports.js';
 
 declare module '../context.js' {
   interface GatewayContext {
-    /** Authenticated API keys kept briefly (this file); absent = every request reads the database. */
+    /** Authenticated API keys and issued operator tokens kept briefly (this file); absent = every request reads the database. */
     callers?: CallerCache;
   }
 }
@@ -41,17 +44,20 @@ export const CALLER_CACHE_TTL_MS = 30_000;
 export const PUBLISH_TIMEOUT_MS = 1_000;
 /** Pause between background re-publications of an invalidation that could not be published. */
 const REPUBLISH_INTERVAL_MS = 1_000;
-/** Keys in memory at once: far above one deployment's merchants' keys, bounded against key scans. */
+/** Keys and tokens in memory at once: far above one deployment's keys and operator tokens, bounded against key scans. */
 export const CALLER_CACHE_MAX_ENTRIES = 10_000;
 
+/** What an entry holds: an API key's caller, or an issued operator token's (never the bootstrap token: tokenId null). */
+export type CachedCaller = MerchantCaller | (OperatorCaller & { tokenId: string });
+
 interface Entry {
-  caller: MerchantCaller;
+  caller: CachedCaller;
   expiresAt: number;
 }
 
 export const invalidationOfKey = (apiKeyId: string): string => `apiKey:${apiKeyId}`;
 export const invalidationOfOrganization = (organizationId: string): string => `organization:${organizationId}`;
-/** An issued operator token was revoked: nothing caches it (auth.ts reads it each time); what it holds open (a live stream) may end on it. */
+/** An issued operator token was revoked: its cached caller is dropped, and what it holds open (a live stream) ends on it. */
 export const invalidationOfOperatorToken = (tokenId: string): string => `operatorToken:${tokenId}`;
 
 export class CallerCache {
@@ -78,7 +84,7 @@ export class CallerCache {
     return this.bus.receiving?.() ?? true;
   }
 
-  get(keyDigest: string): MerchantCaller | undefined {
+  get(keyDigest: string): CachedCaller | undefined {
     if (!this.trusted()) return undefined;
     const entry = this.entries.get(keyDigest);
     if (!entry) return undefined;
@@ -89,7 +95,7 @@ export class CallerCache {
     return entry.caller;
   }
 
-  set(keyDigest: string, caller: MerchantCaller, stamp: number): void {
+  set(keyDigest: string, caller: CachedCaller, stamp: number): void {
     if (stamp !== this.generation || !this.trusted()) return;
     if (this.entries.size >= CALLER_CACHE_MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
     this.entries.set(keyDigest, { caller, expiresAt: this.now() + CALLER_CACHE_TTL_MS });
@@ -159,7 +165,14 @@ export class CallerCache {
     this.generation += 1;
     if (message === INVALIDATE_ALL) return this.entries.clear();
     for (const [digest, { caller }] of this.entries) {
-      if (message === invalidationOfKey(caller.apiKeyId) || message === invalidationOfOrganization(caller.organization.id)) this.entries.delete(digest);
+      if (invalidationsOf(caller).includes(message)) this.entries.delete(digest);
     }
   }
+}
+
+/** The invalidation messages that make a cached caller stale. */
+function invalidationsOf(caller: CachedCaller): string[] {
+  return caller.kind === 'merchant'
+    ? [invalidationOfKey(caller.apiKeyId), invalidationOfOrganization(caller.organization.id)]
+    : [invalidationOfOperatorToken(caller.tokenId)];
 }

@@ -46,7 +46,7 @@ export async function findOrganization(db: Pick<Db, 'organization'>, id: string)
 }
 
 /**
- * After a change to keys or organisations commits: cached callers built from the old state are
+ * After a change to keys, operator tokens or organisations commits: cached callers built from the old state are
  * dropped here and, through the coordination bus, in every instance. Answers whether every
  * instance was told. A bus failure is logged, not thrown: the change is committed; the message is
  * sent again in the background, and an instance cut off from Redis stops trusting its cache within

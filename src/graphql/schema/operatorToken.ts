@@ -4,6 +4,7 @@
  * createOperatorToken; everything else shows metadata only.
  */
 import { OPERATOR_ROLES } from '../../domain/access/createOperatorToken.js';
+import type { RevokedOperatorToken } from '../../domain/access/revokeOperatorToken.js';
 import type { OperatorTokenMetadata } from '../../domain/access/store.js';
 import { createOperatorToken, listOperatorTokens, revokeOperatorToken } from '../../domain/operations.js';
 import { builder } from '../builder.js';
@@ -15,16 +16,36 @@ const OperatorRoleEnum = builder.enumType('OperatorRole', {
 
 // Typed by the metadata, not the database row: this type cannot reach a token's digest. Only an
 // operator reads it (the type's scope: a merchant key meeting one anywhere is refused).
+type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+
+/** The fields of an operator token's metadata, shared by OperatorToken and RevokedOperatorToken. */
+const operatorTokenFields = <Token extends OperatorTokenMetadata>(t: PothosSchemaTypes.ObjectFieldBuilder<Types, Token>) => ({
+  id: t.id({ resolve: (token) => token.id }),
+  role: t.field({ type: OperatorRoleEnum, resolve: (token) => token.role }),
+  prefix: t.string({ description: 'The first characters of the token, to recognise it', resolve: (token) => token.prefix }),
+  revoked: t.boolean({ description: 'True once revoked: the token is refused from then on', resolve: (token) => token.revokedAt !== null }),
+  revokedAt: t.field({ type: 'DateTime', nullable: true, description: 'When it was revoked; null while it works', resolve: (token) => token.revokedAt }),
+  createdAt: t.field({ type: 'DateTime', description: 'When it was issued', resolve: (token) => token.createdAt }),
+});
+
 const OperatorTokenRef = builder.objectRef<OperatorTokenMetadata>('OperatorToken').implement({
   description: 'An issued operator token: metadata only (the token itself is shown once, by createOperatorToken). The bootstrap GATEWAY_ADMIN_TOKEN is not one.',
   authScopes: { run: 'listOperatorTokens' },
+  fields: (t) => operatorTokenFields(t),
+});
+
+const RevokedOperatorTokenRef = builder.objectRef<RevokedOperatorToken>('RevokedOperatorToken').implement({
+  description: 'The answer of revokeOperatorToken: the token (now revoked) and whether every instance was told.',
+  authScopes: { run: 'revokeOperatorToken' },
   fields: (t) => ({
-    id: t.id({ resolve: (token) => token.id }),
-    role: t.field({ type: OperatorRoleEnum, resolve: (token) => token.role }),
-    prefix: t.string({ description: 'The first characters of the token, to recognise it', resolve: (token) => token.prefix }),
-    revoked: t.boolean({ description: 'True once revoked: the token is refused from then on', resolve: (token) => token.revokedAt !== null }),
-    revokedAt: t.field({ type: 'DateTime', nullable: true, description: 'When it was revoked; null while it works', resolve: (token) => token.revokedAt }),
-    createdAt: t.field({ type: 'DateTime', description: 'When it was issued', resolve: (token) => token.createdAt }),
+    ...operatorTokenFields(t),
+    propagationConfirmed: t.boolean({
+      description:
+        'True: every gateway instance refuses the token from now on. False: the token is revoked in the database, but the ' +
+        'message to the other instances could not be confirmed (Redis did not answer within 1 s); instances cut off from ' +
+        'Redis stop trusting their caches within 2 s and the message is sent again in the background. Revoke again to confirm.',
+      resolve: (revoked) => revoked.propagationConfirmed,
+    }),
   }),
 });
 
@@ -62,9 +83,9 @@ builder.mutationField('createOperatorToken', (t) =>
 
 builder.mutationField('revokeOperatorToken', (t) =>
   t.field({
-    type: OperatorTokenRef,
+    type: RevokedOperatorTokenRef,
     description:
-      'Operators (admin): revokes an issued operator token. Every instance refuses it from its next request (operator tokens are not cached). Revoking again answers the first revocation.',
+      'Operators (admin): revokes an issued operator token. Answers once every instance refuses it, or says it could not confirm that (propagationConfirmed). Revoking again answers the first revocation.',
     authScopes: { run: 'revokeOperatorToken' },
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, args, ctx) => revokeOperatorToken(ctx.gateway, ctx.caller, String(args.id)),

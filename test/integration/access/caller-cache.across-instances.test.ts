@@ -1,11 +1,12 @@
 /**
- * Two gateways sharing one Redis (two instances of one deployment): a key revoked, or an
- * organisation blocked, through one is refused by the other on its next request, although the
- * other had the key in its authentication cache.
+ * Two gateways sharing one Redis (two instances of one deployment): a key or an operator token
+ * revoked, or an organisation blocked, through one is refused by the other on its next request,
+ * although the other had the key or token in its authentication cache.
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { revokeApiKey, updateOrganization } from '../../../src/domain/operations.js';
+import { createOperatorToken, revokeApiKey, revokeOperatorToken, updateOrganization } from '../../../src/domain/operations.js';
+import { sha256Hex } from '../../../src/domain/access/auth.js';
 import { startGateway, type TestGateway } from '../../support/gateway.js';
 import { waitFor } from '../../support/processes.js';
 
@@ -41,5 +42,17 @@ describe('authentication cache across instances', () => {
     expect(await statusOn(second, key)).toBe(200);
     await updateOrganization(first.ctx, first.operator, organization.id, { status: 'blocked' });
     await eventually(async () => (await statusOn(second, key)) === 403);
+  });
+
+  it('an operator token revoked through one instance is refused by the other as soon as the revocation answers', async () => {
+    const { secret, operatorToken } = await createOperatorToken(first.ctx, first.operator, 'analyst');
+    const statusOfToken = async (gateway: TestGateway) => (await gateway.graphql('{ __typename }', {}, secret)).status;
+    expect(await statusOfToken(second)).toBe(200); // now cached by the second instance
+    expect(second.ctx.callers!.get(sha256Hex(secret))).toMatchObject({ kind: 'operator', tokenId: operatorToken.id });
+    expect(await revokeOperatorToken(first.ctx, first.operator, operatorToken.id)).toMatchObject({ propagationConfirmed: true });
+    // Redis has sent the message to every subscriber once the revocation answers; it reaches the
+    // other instance's cache within a few milliseconds of pub/sub delivery.
+    await eventually(async () => (await statusOfToken(second)) === 401);
+    expect(await statusOfToken(first)).toBe(401);
   });
 });
