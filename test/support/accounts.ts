@@ -1,7 +1,8 @@
 /** Steps shared by the account and money-in tests (not a test file itself). */
 import { expect } from 'vitest';
-import { graphqlData } from './assertions.js';
 import { transactionBody, type TestGateway } from './gateway.js';
+import { type PaymentMethod, SandboxPayDocument } from './graphql/generated.js';
+import { graphqlDataTyped } from './graphql/typed.js';
 
 /** The spec's Account fields, exactly. */
 export const ACCOUNT_FIELDS = ['balance', 'created_at', 'currency', 'id', 'is_active', 'name', 'organization_id', 'type', 'updated_at'];
@@ -47,8 +48,8 @@ export async function pendingTransaction(gateway: TestGateway, key: string, opti
 }
 
 /** Pays through the operator's GraphQL mutation and insists it was collected; returns the transaction. */
-export async function sandboxPay(gateway: TestGateway, orderId: string, method: 'wave' | 'orange_money' = 'wave', phone = PAYING_PHONE) {
-  const { sandboxPay: payment } = await graphqlData(gateway, SANDBOX_PAY, { orderId, method, phone });
+export async function sandboxPay(gateway: TestGateway, orderId: string, method: PaymentMethod = 'wave', phone = PAYING_PHONE) {
+  const { sandboxPay: payment } = await graphqlDataTyped(gateway, SandboxPayDocument, { orderId, method, phone });
   expect(payment.outcome, JSON.stringify(payment)).toBe('paid');
   expect(payment.reason).toBeNull();
   return payment.transaction;

@@ -6,22 +6,24 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../../src/domain/access/auth.js';
-import { expectGraphqlError, graphqlData } from '../../support/assertions.js';
+import { expectGraphqlError } from '../../support/assertions.js';
 import { useGateway } from '../../support/gateway.js';
 import { expectBalancedLedger } from '../../support/ledger.js';
-import { ADJUST_ACCOUNT, balances } from '../../support/accounts.js';
+import { balances } from '../../support/accounts.js';
+import { AdjustAccountDocument } from '../../support/graphql/generated.js';
+import { graphqlDataTyped, graphqlTyped } from '../../support/graphql/typed.js';
 
 const gateway = useGateway();
 
 const adjust = (organizationId: string, amount: number, reason: string, token = gateway.adminToken) =>
-  gateway.graphql(ADJUST_ACCOUNT, { organizationId, amount, reason }, token);
+  graphqlTyped(gateway, AdjustAccountDocument, { organizationId, amount, reason }, token);
 
 describe('adjusting main', () => {
   it('credits and debits main with the reason on the entry, against the adjustments account', async () => {
     const organization = await gateway.createOrganization();
-    const credited = (await graphqlData(gateway, ADJUST_ACCOUNT, { organizationId: organization.id, amount: 5_000, reason: 'goodwill, ticket 42' })).adjustAccount;
+    const credited = (await graphqlDataTyped(gateway, AdjustAccountDocument, { organizationId: organization.id, amount: 5_000, reason: 'goodwill, ticket 42' })).adjustAccount;
     expect(credited).toMatchObject({ organizationId: organization.id, name: 'main', balance: 5_000 });
-    const debited = (await graphqlData(gateway, ADJUST_ACCOUNT, { organizationId: organization.id, amount: -1_500, reason: 'duplicate credit' })).adjustAccount;
+    const debited = (await graphqlDataTyped(gateway, AdjustAccountDocument, { organizationId: organization.id, amount: -1_500, reason: 'duplicate credit' })).adjustAccount;
     expect(debited).toMatchObject({ id: credited.id, balance: 3_500 });
 
     const entries = await gateway.ctx.db.ledgerEntry.findMany({ where: { kind: 'adjustment', OR: [{ accountId: credited.id }, { gatewayAccount: 'adjustments' }] } });
@@ -38,7 +40,7 @@ describe('adjusting main', () => {
 
   it('refuses a debit below zero with INSUFFICIENT_BALANCE and changes nothing', async () => {
     const organization = await gateway.createOrganization();
-    await graphqlData(gateway, ADJUST_ACCOUNT, { organizationId: organization.id, amount: 100, reason: 'credit' });
+    await graphqlDataTyped(gateway, AdjustAccountDocument, { organizationId: organization.id, amount: 100, reason: 'credit' });
     const entriesBefore = await gateway.ctx.db.ledgerEntry.count();
 
     expectGraphqlError(await adjust(organization.id, -101, 'too much'), 'insufficient_balance');
@@ -46,7 +48,7 @@ describe('adjusting main', () => {
     expect(await gateway.ctx.db.ledgerEntry.count()).toBe(entriesBefore);
 
     // Down to exactly zero is allowed.
-    expect((await graphqlData(gateway, ADJUST_ACCOUNT, { organizationId: organization.id, amount: -100, reason: 'to zero' })).adjustAccount.balance).toBe(0);
+    expect((await graphqlDataTyped(gateway, AdjustAccountDocument, { organizationId: organization.id, amount: -100, reason: 'to zero' })).adjustAccount.balance).toBe(0);
   });
 
   it('refuses bad input with 400-class errors: zero, beyond the maximum, no reason, a reason too long, an unknown organisation', async () => {

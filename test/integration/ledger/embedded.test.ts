@@ -4,10 +4,11 @@
  * GraphQL) and adjust; the ledger stays balanced.
  */
 import { describe, expect, it } from 'vitest';
-import { graphqlData } from '../../support/assertions.js';
 import { useGateway } from '../../support/gateway.js';
 import { expectBalancedLedger } from '../../support/ledger.js';
-import { ACCOUNTS_WITH_ENTRIES, ADJUST_ACCOUNT, RELEASE_ESCROW, pendingTransaction, sandboxPay } from '../../support/accounts.js';
+import { pendingTransaction, sandboxPay } from '../../support/accounts.js';
+import { AccountsWithEntriesDocument, AdjustAccountDocument, ReleaseEscrowDocument } from '../../support/graphql/generated.js';
+import { graphqlDataTyped } from '../../support/graphql/typed.js';
 
 const gateway = useGateway({ embedded: true });
 
@@ -24,8 +25,8 @@ describe('on the embedded database', () => {
       ['escrow', 19_700],
     ]);
 
-    expect((await graphqlData(gateway, RELEASE_ESCROW, { orderId: escrowOrder })).releaseEscrow.status).toBe('paid');
-    await graphqlData(gateway, ADJUST_ACCOUNT, { organizationId: organization.id, amount: -750, reason: 'chargeback fee' });
+    expect((await graphqlDataTyped(gateway, ReleaseEscrowDocument, { orderId: escrowOrder })).releaseEscrow.status).toBe('paid');
+    await graphqlDataTyped(gateway, AdjustAccountDocument, { organizationId: organization.id, amount: -750, reason: 'chargeback fee' });
 
     const accounts = (await gateway.rest('GET', '/api/v2/accounts', { key })).body;
     expect(accounts.map((account: any) => [account.name, account.balance])).toEqual([
@@ -35,7 +36,7 @@ describe('on the embedded database', () => {
     expect((await gateway.rest('GET', '/api/v2/accounts/stats', { key })).body).toStrictEqual({ total_balance: 29_000, account_count: 2, active_account_count: 2 });
     expect((await gateway.rest('GET', `/api/v2/accounts/${accounts[0].id}`, { key })).body).toStrictEqual(accounts[0]);
 
-    const main = (await graphqlData(gateway, ACCOUNTS_WITH_ENTRIES, {}, key)).accounts[0];
+    const main = (await graphqlDataTyped(gateway, AccountsWithEntriesDocument, {}, key)).accounts[0]!;
     expect(main.entries.entries.map((entry: any) => entry.kind)).toEqual(['adjustment', 'escrow_release', 'payment']);
     await expectBalancedLedger(gateway.db.prisma);
   });

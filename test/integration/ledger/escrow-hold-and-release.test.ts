@@ -5,10 +5,12 @@
  * the money; anything not held answers NOT_IN_ESCROW.
  */
 import { describe, expect, it } from 'vitest';
-import { expectGraphqlError, graphqlData } from '../../support/assertions.js';
+import { expectGraphqlError } from '../../support/assertions.js';
 import { useGateway } from '../../support/gateway.js';
 import { expectBalancedLedger } from '../../support/ledger.js';
-import { ACCOUNTS_WITH_ENTRIES, RELEASE_ESCROW, balances, pendingTransaction, postingSums, sandboxPay } from '../../support/accounts.js';
+import { AccountsWithEntriesDocument, ReleaseEscrowDocument } from '../../support/graphql/generated.js';
+import { graphqlDataTyped, graphqlTyped } from '../../support/graphql/typed.js';
+import { balances, pendingTransaction, postingSums, sandboxPay } from '../../support/accounts.js';
 
 const gateway = useGateway();
 
@@ -27,7 +29,7 @@ describe('holding and releasing escrow', () => {
     expect(await balances(gateway, organization.id)).toEqual({ main: 0n, escrow: 19_800n });
     expect((await gateway.rest('GET', `/api/v2/transactions/${orderId}`, { key })).body.transaction_status).toBe('paid_and_blocked');
 
-    const { releaseEscrow } = await graphqlData(gateway, RELEASE_ESCROW, { orderId });
+    const { releaseEscrow } = await graphqlDataTyped(gateway, ReleaseEscrowDocument, { orderId });
     expect(releaseEscrow).toMatchObject({ orderId, status: 'paid', fees: 200, paidAt: paid.paidAt });
     expect(await balances(gateway, organization.id)).toEqual({ main: 19_800n, escrow: 0n });
     expect((await gateway.rest('GET', `/api/v2/transactions/${orderId}`, { key })).body.transaction_status).toBe('paid');
@@ -39,9 +41,9 @@ describe('holding and releasing escrow', () => {
     expect(Object.values(await postingSums(gateway, [release[0]!.postingId]))).toEqual([0n]);
 
     // The merchant's own view: main's newest entry is the release, escrow shows hold then release.
-    const accounts = (await graphqlData(gateway, ACCOUNTS_WITH_ENTRIES, {}, key)).accounts;
-    expect(accounts[0].entries.entries.map((entry: any) => [entry.kind, entry.amount])).toEqual([['escrow_release', 19_800]]);
-    expect(accounts[1].entries.entries.map((entry: any) => [entry.kind, entry.amount, entry.balanceAfter])).toEqual([
+    const accounts = (await graphqlDataTyped(gateway, AccountsWithEntriesDocument, {}, key)).accounts;
+    expect(accounts[0]!.entries.entries.map((entry: any) => [entry.kind, entry.amount])).toEqual([['escrow_release', 19_800]]);
+    expect(accounts[1]!.entries.entries.map((entry: any) => [entry.kind, entry.amount, entry.balanceAfter])).toEqual([
       ['escrow_release', -19_800, 0],
       ['escrow_hold', 19_800, 19_800],
     ]);
@@ -50,12 +52,12 @@ describe('holding and releasing escrow', () => {
 
   it('moves the money once when two releases race: one answer is the transaction, the other NOT_IN_ESCROW', async () => {
     const { organization, orderId } = await heldTransaction();
-    const answers = await Promise.all([1, 2].map(() => gateway.graphql(RELEASE_ESCROW, { orderId }, gateway.adminToken)));
+    const answers = await Promise.all([1, 2].map(() => graphqlTyped(gateway, ReleaseEscrowDocument, { orderId }, gateway.adminToken)));
 
     const released = answers.filter((answer) => !answer.body.errors);
     const refused = answers.filter((answer) => answer.body.errors);
     expect(released).toHaveLength(1);
-    expect(released[0]!.body.data.releaseEscrow.status).toBe('paid');
+    expect(released[0]!.body.data!.releaseEscrow.status).toBe('paid');
     expect(refused).toHaveLength(1);
     expectGraphqlError(refused[0]!, 'not_in_escrow');
     expect(await balances(gateway, organization.id)).toEqual({ main: 19_800n, escrow: 0n });
@@ -64,22 +66,22 @@ describe('holding and releasing escrow', () => {
 
   it('refuses what is not held: released already, paid without escrow, pending; an unknown order is not found', async () => {
     const { key, orderId } = await heldTransaction();
-    await graphqlData(gateway, RELEASE_ESCROW, { orderId });
-    expectGraphqlError(await gateway.graphql(RELEASE_ESCROW, { orderId }, gateway.adminToken), 'not_in_escrow');
+    await graphqlDataTyped(gateway, ReleaseEscrowDocument, { orderId });
+    expectGraphqlError(await graphqlTyped(gateway, ReleaseEscrowDocument, { orderId }, gateway.adminToken), 'not_in_escrow');
 
     const plain = await pendingTransaction(gateway, key, { price: 1_000 });
     await sandboxPay(gateway, plain);
-    expectGraphqlError(await gateway.graphql(RELEASE_ESCROW, { orderId: plain }, gateway.adminToken), 'not_in_escrow');
+    expectGraphqlError(await graphqlTyped(gateway, ReleaseEscrowDocument, { orderId: plain }, gateway.adminToken), 'not_in_escrow');
 
     const pending = await pendingTransaction(gateway, key, { isEscrow: true });
-    expectGraphqlError(await gateway.graphql(RELEASE_ESCROW, { orderId: pending }, gateway.adminToken), 'not_in_escrow');
-    expectGraphqlError(await gateway.graphql(RELEASE_ESCROW, { orderId: '00000000-0000-4000-8000-000000000000' }, gateway.adminToken), 'transaction_not_found');
-    expectGraphqlError(await gateway.graphql(RELEASE_ESCROW, { orderId: 'nope' }, gateway.adminToken), 'transaction_not_found');
+    expectGraphqlError(await graphqlTyped(gateway, ReleaseEscrowDocument, { orderId: pending }, gateway.adminToken), 'not_in_escrow');
+    expectGraphqlError(await graphqlTyped(gateway, ReleaseEscrowDocument, { orderId: '00000000-0000-4000-8000-000000000000' }, gateway.adminToken), 'transaction_not_found');
+    expectGraphqlError(await graphqlTyped(gateway, ReleaseEscrowDocument, { orderId: 'nope' }, gateway.adminToken), 'transaction_not_found');
   });
 
   it('is the operator’s: a merchant key cannot release its own escrow', async () => {
     const { organization, key, orderId } = await heldTransaction();
-    expectGraphqlError(await gateway.graphql(RELEASE_ESCROW, { orderId }, key), 'permission_denied');
+    expectGraphqlError(await graphqlTyped(gateway, ReleaseEscrowDocument, { orderId }, key), 'permission_denied');
     expect(await balances(gateway, organization.id)).toEqual({ main: 0n, escrow: 19_800n });
   });
 });

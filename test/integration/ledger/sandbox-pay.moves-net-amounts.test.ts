@@ -5,10 +5,12 @@
  * posting. Declined and unconfirmed payments move nothing; a transaction is paid once.
  */
 import { describe, expect, it } from 'vitest';
-import { expectGraphqlError, graphqlData, RFC3339_UTC } from '../../support/assertions.js';
+import { expectGraphqlError, RFC3339_UTC } from '../../support/assertions.js';
 import { useGateway } from '../../support/gateway.js';
 import { expectBalancedLedger } from '../../support/ledger.js';
-import { ACCOUNTS_WITH_ENTRIES, SANDBOX_PAY, balances, pendingTransaction, postingSums, sandboxPay } from '../../support/accounts.js';
+import { AccountsWithEntriesDocument, SandboxPayDocument } from '../../support/graphql/generated.js';
+import { graphqlDataTyped, graphqlTyped } from '../../support/graphql/typed.js';
+import { balances, pendingTransaction, postingSums, sandboxPay } from '../../support/accounts.js';
 
 const gateway = useGateway();
 
@@ -44,8 +46,8 @@ describe('sandboxPay moves main by the net amount', () => {
     expect(Object.values(await postingSums(gateway, [...new Set(entries.map((entry) => entry.postingId))]))).toEqual([0n]);
 
     // And the merchant sees it in its ledger (GraphQL, its own key).
-    const accounts = (await graphqlData(gateway, ACCOUNTS_WITH_ENTRIES, {}, key)).accounts;
-    expect(accounts[0].entries.entries).toMatchObject([{ kind: 'payment', amount: main, balanceAfter: main, transactionId: orderId }]);
+    const accounts = (await graphqlDataTyped(gateway, AccountsWithEntriesDocument, {}, key)).accounts;
+    expect(accounts[0]!.entries.entries).toMatchObject([{ kind: 'payment', amount: main, balanceAfter: main, transactionId: orderId }]);
   });
 
   it('keeps the ledger balanced over all of them', async () => {
@@ -58,7 +60,7 @@ describe('sandboxPay refusals and non-payments move nothing', () => {
     const { organization, key } = await gateway.merchant();
     const orderId = await pendingTransaction(gateway, key);
     for (const [phone, outcome] of [['+221770000000', 'failed'], ['+221770001111', 'pending']] as const) {
-      const { sandboxPay: payment } = await graphqlData(gateway, SANDBOX_PAY, { orderId, method: 'wave', phone });
+      const { sandboxPay: payment } = await graphqlDataTyped(gateway, SandboxPayDocument, { orderId, method: 'wave', phone });
       expect(payment).toMatchObject({ outcome, reason: expect.any(String), transaction: { status: 'pending', fees: 0, paidAt: null, selectedPaymentMethod: null } });
     }
     expect(await balances(gateway, organization.id)).toEqual({ main: 0n, escrow: 0n });
@@ -69,22 +71,22 @@ describe('sandboxPay refusals and non-payments move nothing', () => {
     const { organization, key } = await gateway.merchant();
     const orderId = await pendingTransaction(gateway, key, { price: 5_000 });
     await sandboxPay(gateway, orderId);
-    expectGraphqlError(await gateway.graphql(SANDBOX_PAY, { orderId, method: 'wave' }, gateway.adminToken), 'transaction_not_payable', 'paid');
+    expectGraphqlError(await graphqlTyped(gateway, SandboxPayDocument, { orderId, method: 'wave' }, gateway.adminToken), 'transaction_not_payable', 'paid');
     expect((await balances(gateway, organization.id)).main).toBe(4_950n);
   });
 
   it('a method the transaction does not offer, an unknown order, a merchant key', async () => {
     const { key } = await gateway.merchant({ scope: 'readAndWrite' });
     const orderId = await pendingTransaction(gateway, key, { methods: ['wave'] });
-    expectGraphqlError(await gateway.graphql(SANDBOX_PAY, { orderId, method: 'orange_money' }, gateway.adminToken), 'method_not_offered', 'orange_money');
-    expectGraphqlError(await gateway.graphql(SANDBOX_PAY, { orderId: '00000000-0000-4000-8000-000000000000' }, gateway.adminToken), 'transaction_not_found');
-    expectGraphqlError(await gateway.graphql(SANDBOX_PAY, { orderId }, key), 'permission_denied');
+    expectGraphqlError(await graphqlTyped(gateway, SandboxPayDocument, { orderId, method: 'orange_money' }, gateway.adminToken), 'method_not_offered', 'orange_money');
+    expectGraphqlError(await graphqlTyped(gateway, SandboxPayDocument, { orderId: '00000000-0000-4000-8000-000000000000' }, gateway.adminToken), 'transaction_not_found');
+    expectGraphqlError(await graphqlTyped(gateway, SandboxPayDocument, { orderId }, key), 'permission_denied');
   });
 
   it('without method and phone: the first method on offer, paid from the customer’s wallet', async () => {
     const { key } = await gateway.merchant();
     const orderId = await pendingTransaction(gateway, key, { methods: ['orange_money', 'wave'] });
-    const { sandboxPay: payment } = await graphqlData(gateway, SANDBOX_PAY, { orderId });
+    const { sandboxPay: payment } = await graphqlDataTyped(gateway, SandboxPayDocument, { orderId });
     expect(payment).toMatchObject({ outcome: 'paid', transaction: { status: 'paid', selectedPaymentMethod: 'orange_money' } });
   });
 });
