@@ -23,6 +23,11 @@ export interface Config {
   sandboxLatencyMs: number;
   /** The provider flow's bounds (providerFlow.ts): a request's wait, and the reconcilers' pace. */
   providerFlow: { timeoutMs: number; reconcileAfterMs: number; reconcileIntervalMs: number };
+  /**
+   * Orange Money through Sonatel's Orange Money API (docs/providers.md "Orange Money"): set when
+   * ORANGE_MONEY_CLIENT_ID and ORANGE_MONEY_CLIENT_SECRET are; unset = the method uses the sandbox.
+   */
+  orangeMoney: OrangeMoneyConfig | undefined;
   webhookAllowPrivateUrls: boolean;
   /** WEBHOOK_SECRET_KEY: encrypts stored webhook secrets; unset = generated into the data folder. */
   webhookSecretKey: string | undefined;
@@ -34,6 +39,22 @@ export interface Config {
    */
   trustedProxies: string[];
   logLevel: string;
+}
+
+export interface OrangeMoneyConfig {
+  apiUrl: string;
+  clientId: string;
+  clientSecret: string;
+  merchantCode: string;
+  merchantName: string;
+  /** The distributor wallet that funds cash ins (payouts, refunds); unset = those fail, nothing sent. */
+  partner: { msisdn: string; pin: string } | undefined;
+  webhookSecret: string | undefined;
+  callbackApiKey: string | undefined;
+  /** {PUBLIC_URL}/providers/orange_money/callback, sent with each QR code (X-Callback-Url). */
+  callbackUrl: string;
+  qrValiditySeconds: number;
+  timeoutMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -123,17 +144,62 @@ function flag(env: Env, name: string): boolean {
 
 const withoutTrailingSlash = (url: string): string => url.replace(/\/+$/, '');
 
+/** Two settings that only make sense together: both or neither. */
+function pair(env: Env, first: string, second: string): [string, string] | undefined {
+  const [a, b] = [env[first] || undefined, env[second] || undefined];
+  if ((a === undefined) !== (b === undefined)) throw new StartupError(`${first} and ${second} go together: set both, or neither`);
+  return a === undefined || b === undefined ? undefined : [a, b];
+}
+
+/**
+ * Orange Money's settings (docs/providers.md). Callbacks are only believed when signed
+ * (ORANGE_MONEY_WEBHOOK_SECRET) or carrying the registered apiKey (ORANGE_MONEY_CALLBACK_API_KEY):
+ * one of them is required, so a deployment cannot run accepting anyone's "payment succeeded".
+ */
+function orangeMoney(env: Env, publicUrl: string): OrangeMoneyConfig | undefined {
+  const credentials = pair(env, 'ORANGE_MONEY_CLIENT_ID', 'ORANGE_MONEY_CLIENT_SECRET');
+  if (!credentials) return undefined;
+  const apiUrl = withoutTrailingSlash(env.ORANGE_MONEY_API_URL || 'https://api.orange-sonatel.com');
+  if (!/^https?:\/\/[^\s/]+/i.test(apiUrl)) throw new StartupError('ORANGE_MONEY_API_URL must be an http(s) URL (e.g. https://api.orange-sonatel.com)');
+  const merchantCode = env.ORANGE_MONEY_MERCHANT_CODE ?? '';
+  if (!/^\d{6}$/.test(merchantCode)) throw new StartupError('ORANGE_MONEY_MERCHANT_CODE must be your 6-digit Orange Money merchant code');
+  const partner = pair(env, 'ORANGE_MONEY_PARTNER_MSISDN', 'ORANGE_MONEY_PARTNER_PIN');
+  const msisdn = partner?.[0].replace(/^(\+|00)?221/, '');
+  if (partner && (!/^\d{9}$/.test(msisdn ?? '') || !/^\d{4,8}$/.test(partner[1]))) {
+    throw new StartupError('ORANGE_MONEY_PARTNER_MSISDN must be a Senegal wallet number (9 digits, +221 optional) and ORANGE_MONEY_PARTNER_PIN its PIN (digits)');
+  }
+  const webhookSecret = env.ORANGE_MONEY_WEBHOOK_SECRET || undefined;
+  const callbackApiKey = env.ORANGE_MONEY_CALLBACK_API_KEY || undefined;
+  if (!webhookSecret && !callbackApiKey) throw new StartupError('Orange Money needs ORANGE_MONEY_WEBHOOK_SECRET (X-Sonatel-Signature) or ORANGE_MONEY_CALLBACK_API_KEY (the apiKey registered with your callback) to believe its callbacks');
+  return {
+    apiUrl,
+    clientId: credentials[0],
+    clientSecret: credentials[1],
+    merchantCode,
+    merchantName: env.ORANGE_MONEY_MERCHANT_NAME || 'Payment',
+    partner: partner && msisdn ? { msisdn, pin: partner[1] } : undefined,
+    webhookSecret,
+    callbackApiKey,
+    callbackUrl: `${publicUrl}/providers/orange_money/callback`,
+    // Bounds: a QR code payable for at least a minute (the customer opens the app) and at most the
+    // API's day; one HTTP call waits 1 to 60 s (the flow's own deadline may be shorter).
+    qrValiditySeconds: integer(env, 'ORANGE_MONEY_QR_VALIDITY_SECONDS', 600, 60, 86_400),
+    timeoutMs: integer(env, 'ORANGE_MONEY_TIMEOUT_MS', 15_000, 1_000, 60_000),
+  };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const host = env.HOST || '127.0.0.1';
   const { port, checkoutPort } = ports(env);
   // 0.0.0.0 is where we listen, not an address a browser can be sent to.
   const publicHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
   const primaryUrl = databaseUrl(env);
+  const publicUrl = withoutTrailingSlash(env.PUBLIC_URL || `http://${publicHost}:${port}`);
   return {
     host,
     port,
     checkoutPort,
-    publicUrl: withoutTrailingSlash(env.PUBLIC_URL || `http://${publicHost}:${port}`),
+    publicUrl,
     checkoutPublicUrl: withoutTrailingSlash(env.CHECKOUT_PUBLIC_URL || `http://${publicHost}:${checkoutPort}`),
     databaseUrl: primaryUrl,
     replica: replica(env, primaryUrl),
@@ -153,6 +219,7 @@ export function loadConfig(env: Env = process.env): Config {
       reconcileAfterMs: integer(env, 'RECONCILE_AFTER_MS', 60_000, 0),
       reconcileIntervalMs: integer(env, 'RECONCILE_INTERVAL_MS', 30_000, 10),
     },
+    orangeMoney: orangeMoney(env, publicUrl),
     webhookAllowPrivateUrls: flag(env, 'WEBHOOK_ALLOW_PRIVATE_URLS'),
     webhookSecretKey: webhookSecretKey(env),
     trustedProxies: trustedProxies(env),

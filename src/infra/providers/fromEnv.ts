@@ -7,6 +7,8 @@ import type { PaymentMethod } from '../../generated/prisma/enums.js';
 import type { PaymentProvider } from '../../domain/ports.js';
 import { StartupError } from '../startupErrors.js';
 import { createWaveProvider, WAVE_DEFAULT_URL } from './wave.js';
+import { loadConfig } from '../../config.js';
+import { createOrangeMoneyProvider } from './orangeMoney.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -28,9 +30,11 @@ export function providersFromEnv(env: Env = process.env): Partial<Record<Payment
   if (env.WAVE_API_KEY) {
     providers.wave = createWaveProvider({ apiKey: env.WAVE_API_KEY, apiUrl: baseUrl(env, 'WAVE_API_URL', WAVE_DEFAULT_URL), webhookSecret: env.WAVE_WEBHOOK_SECRET || undefined });
   }
-  // Orange Money (helper G): ORANGE_MONEY_CLIENT_ID + ORANGE_MONEY_CLIENT_SECRET enable it here.
+  // Orange Money: ORANGE_MONEY_CLIENT_ID + ORANGE_MONEY_CLIENT_SECRET enable it (src/config.ts checks the rest).
+  const orangeMoney = loadConfig(env).orangeMoney;
+  if (orangeMoney) providers.orange_money = createOrangeMoneyProvider(orangeMoney);
   return providers;
 }
 
 /** The variables holding provider credentials (kept out of start-up error reports). */
-export const PROVIDER_SECRET_VARIABLES = ['WAVE_API_KEY', 'WAVE_WEBHOOK_SECRET', 'ORANGE_MONEY_CLIENT_SECRET'] as const;
+export const PROVIDER_SECRET_VARIABLES = ['WAVE_API_KEY', 'WAVE_WEBHOOK_SECRET', 'ORANGE_MONEY_CLIENT_SECRET', 'ORANGE_MONEY_PARTNER_PIN', 'ORANGE_MONEY_WEBHOOK_SECRET', 'ORANGE_MONEY_CALLBACK_API_KEY'] as const;
