@@ -6,9 +6,10 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useGateway } from '../../support/gateway.js';
+import { CreateWebhookDocument } from '../../support/graphql/generated.js';
+import { graphqlTyped } from '../../support/graphql/typed.js';
 
 const gateway = useGateway({ webhooks: { allowPrivateUrls: false } });
-const CREATE = `mutation($organizationId: ID, $url: String!) { createWebhook(organizationId: $organizationId, url: $url) { webhook { id url } } }`;
 let organizationId: string;
 beforeAll(async () => {
   organizationId = (await gateway.createOrganization()).id;
@@ -30,16 +31,16 @@ describe('webhook registration with private targets not allowed', () => {
     'http://localhost./hook',
     'https://[::ffff:a9fe:a9fe]/latest/meta-data',
   ])('refuses %s with PRIVATE_WEBHOOK_URL and stores nothing', async (url) => {
-    const answer = await gateway.graphql(CREATE, { organizationId, url }, gateway.adminToken);
+    const answer = await graphqlTyped(gateway, CreateWebhookDocument, { organizationId, url }, gateway.adminToken);
     expect(answer.body.data).toBeNull();
     expect(answer.body.errors).toEqual([expect.objectContaining({ extensions: expect.objectContaining({ code: 'PRIVATE_WEBHOOK_URL', status: 400 }) })]);
     expect(await gateway.ctx.db.webhook.count({ where: { organizationId } })).toBe(0);
   });
 
   it('accepts a public address written inside IPv6', async () => {
-    const answer = await gateway.graphql(CREATE, { organizationId, url: 'https://[::ffff:93.184.215.14]/hook' }, gateway.adminToken);
+    const answer = await graphqlTyped(gateway, CreateWebhookDocument, { organizationId, url: 'https://[::ffff:93.184.215.14]/hook' }, gateway.adminToken);
     expect(answer.body.errors).toBeUndefined();
-    expect(answer.body.data.createWebhook.webhook.url).toBe('https://[::ffff:5db8:d70e]/hook');
+    expect(answer.body.data!.createWebhook.webhook.url).toBe('https://[::ffff:5db8:d70e]/hook');
     await gateway.ctx.db.webhook.deleteMany({ where: { organizationId } });
   });
 });
