@@ -178,6 +178,16 @@ export const ERROR_CATALOGUE = defineCatalogue({
     graphqlCode: 'PAYOUT_METHOD_UNAVAILABLE',
   },
   payout_not_found: { status: 404, message: 'Payout not found', graphqlCode: 'PAYOUT_NOT_FOUND' },
+  reconciliation_unavailable: {
+    status: 409,
+    message: (method) => `${method} uses the sandbox provider: there are no provider records to reconcile with`,
+    graphqlCode: 'RECONCILIATION_UNAVAILABLE',
+  },
+  provider_records_unavailable: {
+    status: 503,
+    message: (method) => `The ${method} provider did not answer with its records. Try again later.`,
+    graphqlCode: 'PROVIDER_RECORDS_UNAVAILABLE',
+  },
   provider_call_not_open: {
     status: 409,
     message: 'This provider call is not open: it was settled already, or no such call exists',

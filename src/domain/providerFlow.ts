@@ -116,7 +116,8 @@ export async function settleDurably<T>(ctx: GatewayContext, what: Record<string,
 // ---------------------------------------------------------------------------------------------
 // Reconciling open calls
 
-export type ProviderCallKind = 'payment' | 'refund' | 'payout';
+/** `late_payment_return`: a payment confirmed after its attempt closed, going back to the payer (payments/latePayments.ts). */
+export type ProviderCallKind = 'payment' | 'refund' | 'payout' | 'late_payment_return';
 
 /** A call recorded, maybe sent, whose outcome is not known yet. */
 export interface OpenProviderCall {

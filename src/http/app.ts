@@ -26,6 +26,7 @@ import { registerWebhookMetrics } from '../webhooks/metrics.js';
 import { enforceRateLimitOn } from '../edge/rateLimit.js';
 import { registerExports } from '../rest/exports/routes.js';
 
+import { registerProviderNotificationRoutes } from './providerNotifications.js';
 export interface AppOptions {
   ctx: GatewayContext;
   adminToken: string | null;
@@ -98,6 +99,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerExports(app, options.ctx, { adminToken: options.adminToken });
 
   const yoga = createYoga({ ctx: options.ctx, adminToken: options.adminToken });
+  await registerProviderNotificationRoutes(app, options.ctx);
   // Live updates' SSE responses never finish by themselves: complete them when the server closes.
   app.addHook('preClose', async () => endLiveStreams(options.ctx));
   await app.register(async (scope) => {

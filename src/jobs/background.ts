@@ -10,6 +10,7 @@ import type { GatewayContext } from '../domain/context.js';
 import { refreshTransactionRollup } from '../domain/analytics/rollup.js';
 import { purgeExpiredIdempotencyKeys } from '../domain/idempotency.js';
 import { settleStalePaymentAttempts } from '../domain/payments/attempts.js';
+import { settleOpenLateReturns } from '../domain/payments/latePayments.js';
 import { settlePendingPayouts } from '../domain/payouts/payouts.js';
 import { settlePendingRefunds } from '../domain/refunds/refunds.js';
 import { purgeOldDeliveries, rescheduleOverdueDeliveries } from '../domain/webhooks/schedule.js';
@@ -32,6 +33,7 @@ const JOBS: Job[] = [
   { name: 'reconcile pending refunds', everyMs: reconcilePace, run: (ctx) => settlePendingRefunds(ctx) },
   { name: 'reconcile stale payment attempts', everyMs: reconcilePace, run: (ctx) => settleStalePaymentAttempts(ctx) },
   { name: 'reconcile pending payouts', everyMs: reconcilePace, run: (ctx) => settlePendingPayouts(ctx) },
+  { name: 'reconcile late payment returns', everyMs: reconcilePace, run: (ctx) => settleOpenLateReturns(ctx) },
   // Webhook retries the scheduler lost (Redis flushed) or an instance died sending: back from the outbox.
   { name: 'reschedule overdue webhook deliveries', everyMs: 10 * 1000, run: (ctx) => rescheduleOverdueDeliveries(ctx) },
   // The delivery log is kept 30 days.

@@ -23,6 +23,7 @@ import { applyMigrations } from '../../src/infra/prisma/migrate.js';
 import { openReplica, type Replica } from '../../src/infra/prisma/replica.js';
 import { createRedisCoordination } from '../../src/infra/redis/coordination.js';
 import { createSandboxProvider } from '../../src/infra/providers/sandbox.js';
+import { createProviderRouter, type ProvidersByMethod } from '../../src/infra/providers/router.js';
 import { openProviderCallCounts } from '../../src/domain/providerFlow.js';
 import { deriveWebhookSecretKey } from '../../src/domain/webhooks/secrets.js';
 import { DEFAULT_WEBHOOK_RULES } from '../../src/domain/webhooks/settings.js';
@@ -85,6 +86,8 @@ export interface GatewayOptions {
   metrics?: boolean;
   /** The sandbox provider's artificial latency (SANDBOX_LATENCY_MS). */
   sandboxLatencyMs?: number;
+  /** Real wallet providers by method (e.g. Wave against its simulator); the sandbox serves the other methods. */
+  providers?: ProvidersByMethod;
   /** Webhook rules (WEBHOOK_*); the secret key is the same for every test gateway (instances can share a database). */
   webhooks?: Partial<Omit<WebhookSettings, 'secretKey'>>;
   /**
@@ -139,7 +142,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<TestGa
   // The checkout address must be known before the apps exist: reserve it with a placeholder and
   // fill it in once the checkout server has its port.
   const settings = { checkoutPublicUrl: '', publicUrl: '', webhooks: { ...DEFAULT_WEBHOOK_RULES, ...options.webhooks, secretKey: TEST_WEBHOOK_SECRET_KEY } };
-  const provider = createSandboxProvider({ db: db.prisma, latencyMs: options.sandboxLatencyMs ?? 0 });
+  const sandbox = createSandboxProvider({ db: db.prisma, latencyMs: options.sandboxLatencyMs ?? 0 });
+  const provider = options.providers ? createProviderRouter(sandbox, options.providers) : sandbox;
   const log = options.log ?? silent;
   const replica = options.replica && db.pool ? await openReplica({ ...options.replica, primary: db.pool, poolMax: 4, log }) : undefined;
   const ctx: GatewayContext = { db: db.prisma, replica: replica?.prisma, clock: systemClock, coordination, settings, log, provider };

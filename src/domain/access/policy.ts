@@ -86,6 +86,8 @@ export const ACCESS_POLICY = {
   rejectPayout: { scopes: NONE, roles: ADMIN_AND_SUPPORT, write: true },
   listOpenProviderCalls: { scopes: NONE, roles: EVERY_ROLE, write: false },
   settleProviderCall: { scopes: NONE, roles: ADMIN, write: true },
+  listLatePayments: { scopes: NONE, roles: EVERY_ROLE, write: false },
+  reconcileProvider: { scopes: NONE, roles: EVERY_ROLE, write: false },
 
   // Ledger accounts.
   listAccounts: { scopes: ACCOUNT_READ, roles: EVERY_ROLE, users: EVERY_USER, write: false },

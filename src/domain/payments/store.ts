@@ -228,3 +228,121 @@ export async function markEscrowReleased(tx: DbTransaction, transactionId: strin
   const { count } = await tx.transaction.updateMany({ where: { id: transactionId, status: 'paid_and_blocked' }, data: { status: 'paid' } });
   return count === 1;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Late payments (latePayments.ts): confirmed by the provider after the attempt was closed
+
+/** A closed attempt the provider says was paid after all, as the late payment needs it. */
+export interface LateAttempt {
+  id: string;
+  transactionId: string;
+  organizationId: string;
+  method: PaymentAttempt['method'];
+  phone: string;
+  amount: bigint;
+  state: PaymentAttempt['state'];
+}
+
+/** The attempt `id` with its transaction's organisation, whatever its state; null when unknown. */
+export async function lateAttemptOf(db: Db, id: string): Promise<LateAttempt | null> {
+  const attempt = await db.paymentAttempt.findUnique({
+    where: { id },
+    select: { id: true, transactionId: true, method: true, phone: true, amount: true, state: true, transaction: { select: { organizationId: true } } },
+  });
+  if (!attempt) return null;
+  const { transaction, ...rest } = attempt;
+  return { ...rest, organizationId: transaction.organizationId };
+}
+
+/**
+ * Reopens a closed attempt the provider says was paid, in ONE statement, when its transaction can
+ * still be paid by it (pending and not claimed by another attempt): the transaction is claimed for
+ * it, the attempt is `collecting` again (the ordinary settlement then records the payment, or the
+ * reconciler does after a crash), and the late payment is noted `recorded`. False when the
+ * transaction can no longer be paid by it (or it was reopened already).
+ */
+export async function reopenForLatePayment(db: Pick<Db, '$queryRawUnsafe'>, attempt: LateAttempt, providerReference: string): Promise<boolean> {
+  const statement = Prisma.sql`
+    WITH claimed AS (
+      UPDATE "Transaction" SET "collectingAttemptId" = ${attempt.id}::uuid
+      WHERE id = ${attempt.transactionId}::uuid AND status = 'pending' AND "collectingAttemptId" IS NULL
+        AND EXISTS (SELECT 1 FROM "PaymentAttempt" WHERE id = ${attempt.id}::uuid AND state IN ('unconfirmed', 'failed'))
+      RETURNING id),
+    reopened AS (
+      UPDATE "PaymentAttempt" p SET state = 'collecting', "settledAt" = NULL, reason = NULL
+      FROM claimed WHERE p.id = ${attempt.id}::uuid AND p.state IN ('unconfirmed', 'failed')
+      RETURNING p.id),
+    noted AS (
+      INSERT INTO "LatePayment" ("attemptId", "transactionId", "organizationId", method, amount, "providerReference", outcome)
+      SELECT ${attempt.id}::uuid, ${attempt.transactionId}::uuid, ${attempt.organizationId}::uuid, ${attempt.method}::"PaymentMethod", ${attempt.amount}::bigint, ${providerReference}::text, 'recorded'
+      FROM reopened ON CONFLICT ("attemptId") DO NOTHING RETURNING "attemptId")
+    SELECT (SELECT count(*) FROM reopened)::int AS reopened, (SELECT count(*) FROM noted)::int AS noted`;
+  const [row] = await runStatement<{ reopened: number }>(db, { name: 'gw_late_payment_reopen', text: statement.text }, statement.values);
+  return (row?.reopened ?? 0) > 0;
+}
+
+export interface LatePaymentRow {
+  attemptId: string;
+  transactionId: string;
+  organizationId: string;
+  method: PaymentAttempt['method'];
+  amount: bigint;
+  providerReference: string;
+  outcome: 'recorded' | 'returning' | 'returned' | 'return_failed';
+  reason: string | null;
+  returnReference: string;
+  providerChecks: number;
+  createdAt: Date;
+  settledAt: Date | null;
+}
+
+/** Notes a late payment to return (once per attempt: a duplicate notification finds it). Returns the row as it is. */
+export async function recordLateReturn(db: Db, attempt: LateAttempt, providerReference: string, returnReference: string, reason: string): Promise<{ row: LatePaymentRow; inserted: boolean }> {
+  const { count } = await db.latePayment.createMany({
+    data: [{ attemptId: attempt.id, transactionId: attempt.transactionId, organizationId: attempt.organizationId, method: attempt.method, amount: attempt.amount, providerReference, outcome: 'returning', reason, returnReference }],
+    skipDuplicates: true,
+  });
+  return { row: (await db.latePayment.findUniqueOrThrow({ where: { attemptId: attempt.id } })) as LatePaymentRow, inserted: count === 1 };
+}
+
+/** The return's final outcome, only while it is `returning` (a later settler changes nothing). True when this call settled it. */
+export async function settleLateReturn(db: Db, attemptId: string, outcome: 'returned' | 'return_failed', reason: string | null, now: Date): Promise<boolean> {
+  const { count } = await db.latePayment.updateMany({ where: { attemptId, outcome: 'returning' }, data: { outcome, ...(reason && { reason }), settledAt: now } });
+  return count === 1;
+}
+
+const returningWhere = (extra: Prisma.LatePaymentWhereInput): Prisma.LatePaymentWhereInput => ({ AND: [{ outcome: 'returning' }, extra] });
+
+/** Returns due a question: first once older than `openedBefore`, then at their next check time. Oldest first. */
+export async function dueLateReturns(db: Db, now: Date, openedBefore: Date, limit: number): Promise<LatePaymentRow[]> {
+  return (await db.latePayment.findMany({
+    where: returningWhere({ OR: [{ nextProviderCheckAt: null, createdAt: { lte: openedBefore } }, { nextProviderCheckAt: { lte: now } }] }),
+    orderBy: { createdAt: 'asc' },
+    take: limit,
+  })) as LatePaymentRow[];
+}
+
+export async function openLateReturns(db: Db, minChecks: number, limit: number): Promise<LatePaymentRow[]> {
+  return (await db.latePayment.findMany({ where: returningWhere({ providerChecks: { gte: minChecks } }), orderBy: { createdAt: 'asc' }, take: limit })) as LatePaymentRow[];
+}
+
+export async function openLateReturn(db: Db, attemptId: string): Promise<LatePaymentRow | null> {
+  return (await db.latePayment.findFirst({ where: returningWhere({ attemptId }) })) as LatePaymentRow | null;
+}
+
+export async function postponeLateReturn(db: Db, attemptId: string, nextCheckAt: Date): Promise<void> {
+  await db.latePayment.updateMany({ where: { attemptId, outcome: 'returning' }, data: { providerChecks: { increment: 1 }, nextProviderCheckAt: nextCheckAt } });
+}
+
+export async function countLateReturns(db: Db, stuckAfterChecks: number): Promise<{ open: number; stuck: number }> {
+  const [open, stuck] = await Promise.all([
+    db.latePayment.count({ where: { outcome: 'returning' } }),
+    db.latePayment.count({ where: { outcome: 'returning', providerChecks: { gte: stuckAfterChecks } } }),
+  ]);
+  return { open, stuck };
+}
+
+/** Late payments, newest first (operators), at most `limit`. */
+export async function listLatePaymentRows(db: Db, limit: number): Promise<LatePaymentRow[]> {
+  return (await db.latePayment.findMany({ orderBy: { createdAt: 'desc' }, take: limit })) as LatePaymentRow[];
+}

@@ -15,6 +15,7 @@ import { authorize } from '../access/policy.js';
 import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import { openAttempts } from '../payments/attempts.js';
+import { openLateReturnCalls } from '../payments/latePayments.js';
 import { openPayouts } from '../payouts/payouts.js';
 import { STUCK_AFTER_CHECKS, type OpenCallStore, type OpenProviderCall, type ProviderCallKind } from '../providerFlow.js';
 import { openRefunds } from '../refunds/refunds.js';
@@ -32,11 +33,12 @@ export interface ProviderCallDecision {
   outcome: 'succeeded' | 'failed';
 }
 
-const KINDS: readonly ProviderCallKind[] = ['payment', 'refund', 'payout'];
+const KINDS: readonly ProviderCallKind[] = ['payment', 'refund', 'payout', 'late_payment_return'];
 
 function storeOf(ctx: GatewayContext, kind: ProviderCallKind): OpenCallStore<OpenProviderCall> {
   if (kind === 'payment') return openAttempts(ctx);
   if (kind === 'refund') return openRefunds(ctx);
+  if (kind === 'late_payment_return') return openLateReturnCalls(ctx);
   return openPayouts(ctx);
 }
 

@@ -13,6 +13,7 @@ import './payment.js';
 import './payout.js';
 import './webhook.js';
 import './providerCall.js';
+import './providers.js';
 import './analytics.js';
 import './subscription.js';
 import { builder } from '../builder.js';

@@ -9,7 +9,12 @@ import { builder } from '../builder.js';
 
 const ProviderCallKindEnum = builder.enumType('ProviderCallKind', {
   description: 'What the gateway asked the wallet provider to do.',
-  values: { PAYMENT: { value: 'payment' }, REFUND: { value: 'refund' }, PAYOUT: { value: 'payout' } } as const,
+  values: {
+    PAYMENT: { value: 'payment' },
+    REFUND: { value: 'refund' },
+    PAYOUT: { value: 'payout' },
+    LATE_PAYMENT_RETURN: { value: 'late_payment_return', description: 'A payment confirmed after its attempt was closed, going back to the payer.' },
+  } as const,
 });
 
 const ProviderCallOutcomeEnum = builder.enumType('ProviderCallOutcome', {
@@ -21,7 +26,7 @@ const ProviderCallRef = builder.objectRef<ProviderCallView>('ProviderCall').impl
   description: 'A call to a wallet provider whose outcome is not known yet.',
   fields: (t) => ({
     kind: t.field({ type: ProviderCallKindEnum, resolve: (call) => call.kind }),
-    id: t.exposeID('id', { description: 'The payment attempt, refund or payout id.' }),
+    id: t.exposeID('id', { description: 'The payment attempt, refund or payout id (the late payment\'s attempt id for a return).' }),
     organizationId: t.exposeID('organizationId'),
     reference: t.exposeString('reference', { description: 'Our reference sent to the provider: ask the provider about this one.' }),
     providerChecks: t.exposeInt('providerChecks', { description: 'Times the provider was asked about it without a final answer.' }),

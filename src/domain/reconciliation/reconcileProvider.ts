@@ -1,0 +1,132 @@
+/**
+ * Reconciliation (`gateway reconcile --method wave [--from --to]`, GraphQL `reconcileProvider`):
+ * the gateway's ledger against the provider's own records for a period, every difference listed:
+ *
+ *   missing_at_provider  the ledger moved money (or has a call open) the provider has no record of
+ *   missing_in_ledger    the provider moved money the gateway never recorded
+ *   amount_mismatch      both have it, with different amounts
+ *   status_mismatch      both have it, one says it went through and the other not (a reversed payout,
+ *                        or a call still open here that the provider finished)
+ *
+ * Records are matched by OUR reference, which the provider keeps (Wave: client_reference): the
+ * payment attempt id (refunds are filed under the payment they return), the payout id. Nothing is
+ * changed: the open-call reconcilers settle what is open; an operator acts on the rest.
+ * Operations within seconds of the period's edges may fall on different sides of it in the two
+ * books (the provider's time and ours): reconcile whole days, or re-run over a wider period.
+ */
+import type { PaymentMethod } from '../../generated/prisma/enums.js';
+import type { Caller } from '../access/caller.js';
+import { authorize } from '../access/policy.js';
+import type { GatewayContext } from '../context.js';
+import { DomainError } from '../errors.js';
+import { parsePaymentMethod } from '../paymentMethods.js';
+import type { ProviderRecord } from '../ports.js';
+import { callProviderOnce } from '../providerFlow.js';
+import { ledgerRecords, MAX_LEDGER_RECORDS, type LedgerRecord } from './store.js';
+
+/** Longest period one reconciliation covers (the provider is read day by day). */
+export const MAX_RECONCILE_DAYS = 31;
+/** Most differences listed (the count says how many there were). */
+const MAX_DISCREPANCIES = 500;
+/** Reading a month of history page by page takes longer than one provider call. */
+const RECORDS_TIMEOUT_MS = 120_000;
+
+export type DiscrepancyIssue = 'missing_at_provider' | 'missing_in_ledger' | 'amount_mismatch' | 'status_mismatch';
+
+export interface Discrepancy {
+  issue: DiscrepancyIssue;
+  kind: LedgerRecord['kind'];
+  reference: string;
+  providerReference: string | null;
+  ledgerAmount: bigint | null;
+  providerAmount: bigint | null;
+  ledgerStatus: string | null;
+  providerStatus: string | null;
+}
+
+export interface ReconciliationReport {
+  method: PaymentMethod;
+  from: Date;
+  to: Date;
+  matched: number;
+  discrepancyCount: number;
+  discrepancies: Discrepancy[];
+}
+
+export interface ReconcileInput {
+  method: string;
+  from?: Date | null;
+  to?: Date | null;
+}
+
+export async function reconcileProvider(ctx: GatewayContext, caller: Caller, input: ReconcileInput): Promise<ReconciliationReport> {
+  authorize(caller, 'reconcileProvider');
+  const method = parsePaymentMethod(input.method);
+  const { from, to } = periodOf(ctx, input);
+  const provider = providerOf(ctx, method);
+  if (!provider.listRecords) throw new DomainError('reconciliation_unavailable', method);
+  const listRecords = provider.listRecords.bind(provider);
+  const outcome = await callProviderOnce({ ...ctx, settings: { ...ctx.settings, providerTimeoutMs: RECORDS_TIMEOUT_MS } }, (signal) => listRecords({ from, to, signal }), { method }, 'reading the provider records for a reconciliation failed');
+  if (!('answered' in outcome)) throw new DomainError('provider_records_unavailable', method);
+  const ledger = await ledgerRecords(ctx.db, method, from, to);
+  if (ledger.length > MAX_LEDGER_RECORDS) throw new DomainError('invalid_input', `more than ${MAX_LEDGER_RECORDS} operations in the period: reconcile a shorter one`);
+  const discrepancies = compare(ledger, outcome.answered);
+  return { method, from, to, matched: ledger.length - discrepancies.filter((d) => d.issue !== 'missing_in_ledger').length, discrepancyCount: discrepancies.length, discrepancies: discrepancies.slice(0, MAX_DISCREPANCIES) };
+}
+
+/** Default: the last 24 hours. Bounded, ordered, not in the future's past. */
+function periodOf(ctx: GatewayContext, input: ReconcileInput): { from: Date; to: Date } {
+  const to = input.to ?? ctx.clock.now();
+  const from = input.from ?? new Date(to.getTime() - 86_400_000);
+  if (Number.isNaN(from.getTime()) || Number.isNaN(to.getTime())) throw new DomainError('invalid_input', 'from and to must be dates');
+  if (from >= to) throw new DomainError('invalid_input', 'from must be before to');
+  if (to.getTime() - from.getTime() > MAX_RECONCILE_DAYS * 86_400_000) throw new DomainError('invalid_input', `a reconciliation covers at most ${MAX_RECONCILE_DAYS} days`);
+  return { from, to };
+}
+
+/** The provider serving `method` (ctx.provider routes by method; a bare provider is itself). */
+function providerOf(ctx: GatewayContext, method: PaymentMethod) {
+  const router = ctx.provider as { providerFor?: (method: PaymentMethod) => typeof ctx.provider };
+  return typeof router.providerFor === 'function' ? router.providerFor(method) : ctx.provider;
+}
+
+const keyOf = (record: { kind: string; reference: string }) => `${record.kind} ${record.reference}`;
+
+/**
+ * The provider's lines for one operation (a payout and its reversal) fold into one: amounts of
+ * succeeded lines add up, and a failed line (a reversal) makes it failed.
+ */
+function foldProvider(records: ProviderRecord[]): Map<string, ProviderRecord> {
+  const folded = new Map<string, ProviderRecord>();
+  let anonymous = 0;
+  for (const record of records) {
+    const key = record.reference ? keyOf(record) : `anonymous ${(anonymous += 1)}`;
+    const seen = folded.get(key);
+    if (!seen) folded.set(key, { ...record });
+    else if (record.status === 'failed') seen.status = 'failed';
+    else seen.amount += record.amount;
+  }
+  return folded;
+}
+
+function compare(ledger: LedgerRecord[], providerRecords: ProviderRecord[]): Discrepancy[] {
+  const provider = foldProvider(providerRecords);
+  const discrepancies: Discrepancy[] = [];
+  for (const mine of ledger) {
+    const theirs = provider.get(keyOf(mine));
+    provider.delete(keyOf(mine));
+    const base = { kind: mine.kind, reference: mine.reference, ledgerAmount: mine.amount, ledgerStatus: mine.status };
+    if (!theirs) {
+      discrepancies.push({ ...base, issue: 'missing_at_provider', providerReference: null, providerAmount: null, providerStatus: null });
+      continue;
+    }
+    const seen = { providerReference: theirs.providerReference, providerAmount: theirs.amount, providerStatus: theirs.status };
+    if (theirs.status !== mine.status) discrepancies.push({ ...base, ...seen, issue: 'status_mismatch' });
+    else if (theirs.amount !== mine.amount) discrepancies.push({ ...base, ...seen, issue: 'amount_mismatch' });
+  }
+  for (const theirs of provider.values()) {
+    if (theirs.status !== 'succeeded') continue;
+    discrepancies.push({ issue: 'missing_in_ledger', kind: theirs.kind, reference: theirs.reference, providerReference: theirs.providerReference, ledgerAmount: null, providerAmount: theirs.amount, ledgerStatus: null, providerStatus: theirs.status });
+  }
+  return discrepancies;
+}

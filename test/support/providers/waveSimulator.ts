@@ -1,0 +1,507 @@
+/**
+ * A Wave Business API simulator: a real HTTP server that behaves, for the calls the gateway makes,
+ * as Wave's public documentation describes. Pages followed (docs.wave.com):
+ *
+ *   - https://docs.wave.com/business            API keys (Bearer), errors, idempotency, rate limits
+ *   - https://docs.wave.com/checkout            Checkout API: POST /v1/checkout/sessions, GET
+ *                                              /v1/checkout/sessions/:id, GET /v1/checkout/sessions/search
+ *                                              ?client_reference=, POST .../:id/refund, POST .../:id/expire;
+ *                                              checkout_status open|complete|expired, payment_status
+ *                                              processing|cancelled|succeeded, wave_launch_url
+ *   - https://docs.wave.com/payout              Payout API: POST /v1/payout (idempotency-key header),
+ *                                              GET /v1/payout/:id, GET /v1/payouts/search?client_reference=,
+ *                                              POST /v1/payout/:id/reverse; status processing|succeeded|failed|reversed
+ *   - https://docs.wave.com/balance             Balance & reconciliation: GET /v1/balance, GET /v1/transactions?date=
+ *   - https://docs.wave.com/webhook             events {id, type, data}; `Wave-Signature: t=<unix>,v1=<hex>`,
+ *                                              HMAC-SHA256(secret, t + raw body); or the shared-secret strategy
+ *                                              (`Authorization: Bearer <secret>`)
+ *
+ * Where those pages are silent we chose (and the connector must survive either way):
+ *   - an idempotency key sent again with a DIFFERENT body: 409 `idempotency-mismatch`; the same body: the
+ *     first answer again, nothing done twice (also for Idempotency-Key on checkout sessions and refunds);
+ *   - refund of a session that is not complete+succeeded: 409 `checkout-refund-failed`; a second refund of
+ *     one already refunded: 200 again (it is done);
+ *   - expire of a session that is not open: 409 `checkout-session-not-open`;
+ *   - amounts are strings of whole XOF; anything else 400 `request-validation-error`.
+ *
+ * Its books (sessions, payouts, the transaction history) are in this process's memory: it stands for ONE
+ * Wave shared by every gateway instance of a test. Tests drive the customer's side (`completeSession`,
+ * `failSessionPayment`, `expireSession`) and its faults (`failNext`, `loseNextAnswer`, `loseNextCall`,
+ * `latencyMs`, webhook duplicates / replays / late or lost deliveries).
+ */
+import { createHmac, randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface WaveSession {
+  id: string;
+  amount: string;
+  checkout_status: 'open' | 'complete' | 'expired';
+  client_reference: string | null;
+  currency: 'XOF';
+  error_url: string;
+  success_url: string;
+  last_payment_error: { code: string; message: string } | null;
+  business_name: string;
+  payment_status: 'processing' | 'cancelled' | 'succeeded';
+  transaction_id: string | null;
+  wave_launch_url: string;
+  when_completed: string | null;
+  when_created: string;
+  when_expires: string;
+  /** Not on Wave's wire: whether it was refunded (the simulator's own book). */
+  refunded?: boolean;
+}
+
+export interface WavePayout {
+  id: string;
+  currency: 'XOF';
+  receive_amount: string;
+  fee: string;
+  mobile: string;
+  name: string | null;
+  client_reference: string | null;
+  payment_reason: string | null;
+  status: 'processing' | 'succeeded' | 'failed' | 'reversed';
+  timestamp: string;
+  payout_error?: { error_code: string; error_message: string };
+}
+
+/** One line of Wave's transaction history (GET /v1/transactions): signed amounts, the merchant's view. */
+export interface WaveHistoryItem {
+  timestamp: string;
+  transaction_id: string;
+  transaction_type: 'merchant_payment' | 'merchant_payment_refund' | 'api_payout' | 'api_payout_reversal';
+  amount: string;
+  fee: string;
+  balance: string;
+  client_reference: string | null;
+  counterparty_mobile: string | null;
+}
+
+interface RecordedCall {
+  method: string;
+  path: string;
+  idempotencyKey: string | undefined;
+  body: string;
+  status: number;
+}
+
+type Fault = { status: number; code: string; message: string } | 'lose-answer' | 'lose-call';
+
+export interface WaveSimulatorOptions {
+  apiKey?: string;
+  webhookSecret?: string;
+  /** `signature` (Wave-Signature header) or `shared-secret` (Authorization: Bearer). */
+  webhookStrategy?: 'signature' | 'shared-secret';
+  /** Where the gateway receives Wave's webhooks ({PUBLIC_URL}/providers/wave/webhook). */
+  webhookUrl?: string;
+  /** Checkout sessions expire after this (Wave: 30 minutes by default). */
+  sessionLifetimeMs?: number;
+}
+
+/** Most bytes of a request body the simulator reads: Wave's requests are small JSON documents. */
+const MAX_BODY_BYTES = 64 * 1024;
+
+const newId = (prefix: string) => `${prefix}${randomBytes(8).toString('hex')}`;
+const WHOLE_XOF = /^[1-9][0-9]{0,11}$/;
+
+export class WaveSimulator {
+  readonly apiKey: string;
+  readonly webhookSecret: string;
+  webhookStrategy: 'signature' | 'shared-secret';
+  webhookUrl: string | undefined;
+  sessionLifetimeMs: number;
+  /** Added to every answer (a slow Wave). */
+  latencyMs = 0;
+  /** Payouts stay `processing` until `settlePayout` (else they succeed at once). */
+  payoutsStayProcessing = false;
+  /** Webhooks sent twice each. */
+  duplicateWebhooks = false;
+  /** The next webhook is never delivered (lost). */
+  loseNextWebhook = false;
+  /** Mobiles whose payouts Wave refuses (a definite failure), with the error code. */
+  readonly refusedPayoutMobiles = new Map<string, string>();
+  balance = 100_000_000n;
+
+  readonly sessions = new Map<string, WaveSession>();
+  readonly payouts = new Map<string, WavePayout>();
+  readonly history: WaveHistoryItem[] = [];
+  readonly calls: RecordedCall[] = [];
+  /** Every webhook sent: its event id, raw body and headers (for replays). */
+  readonly webhooksSent: Array<{ id: string; type: string; body: string; headers: Record<string, string>; status: number | null }> = [];
+
+  private readonly idempotency = new Map<string, { fingerprint: string; status: number; body: unknown }>();
+  private readonly faults: Array<{ match: RegExp; fault: Fault }> = [];
+  private readonly hanging = new Set<ServerResponse>();
+  private server: Server | undefined;
+  url = '';
+
+  constructor(options: WaveSimulatorOptions = {}) {
+    this.apiKey = options.apiKey ?? `wave_sn_prod_${randomBytes(12).toString('hex')}`;
+    this.webhookSecret = options.webhookSecret ?? `wave_sn_WHS_${randomBytes(12).toString('hex')}`;
+    this.webhookStrategy = options.webhookStrategy ?? 'signature';
+    this.webhookUrl = options.webhookUrl;
+    this.sessionLifetimeMs = options.sessionLifetimeMs ?? 30 * 60_000;
+  }
+
+  async start(): Promise<this> {
+    this.server = createServer((request, response) => void this.handle(request, response));
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this;
+  }
+
+  async close(): Promise<void> {
+    for (const response of this.hanging) response.destroy();
+    this.hanging.clear();
+    if (!this.server) return;
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server!.close(() => resolve()));
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Faults
+
+  /** The next call whose "METHOD path" matches answers this error (Wave's error body). */
+  failNext(match: RegExp, status: number, code = status === 429 ? 'rate-limit-exceeded' : status >= 500 ? 'internal-server-error' : 'request-validation-error', message = code): void {
+    this.faults.push({ match, fault: { status, code, message } });
+  }
+
+  /** The next matching call is DONE, but its answer never comes back (a timeout after the act). */
+  loseNextAnswer(match: RegExp): void {
+    this.faults.push({ match, fault: 'lose-answer' });
+  }
+
+  /** The next matching call never arrives: nothing done, no answer (a timeout before the act). */
+  loseNextCall(match: RegExp): void {
+    this.faults.push({ match, fault: 'lose-call' });
+  }
+
+  private takeFault(signature: string): Fault | null {
+    const index = this.faults.findIndex(({ match }) => match.test(signature));
+    if (index < 0) return null;
+    return this.faults.splice(index, 1)[0]!.fault;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // The customer's side and Wave's own events
+
+  /** The customer pays the session in the Wave app: complete + succeeded, the money is booked, the webhook sent. */
+  async completeSession(id: string, payerMobile = '+221770000001'): Promise<WaveSession> {
+    const session = this.mustSession(id);
+    if (session.checkout_status !== 'open') throw new Error(`session ${id} is ${session.checkout_status}`);
+    const now = new Date().toISOString();
+    Object.assign(session, { checkout_status: 'complete', payment_status: 'succeeded', transaction_id: newId('T_'), when_completed: now, last_payment_error: null });
+    this.book('merchant_payment', session.transaction_id!, BigInt(session.amount), session.client_reference, payerMobile);
+    await this.sendWebhook('checkout.session.completed', session);
+    return session;
+  }
+
+  /** A payment try inside the session failed (insufficient funds): the session stays open. */
+  async failSessionPayment(id: string, code = 'insufficient-funds', message = 'The payer does not have enough funds'): Promise<WaveSession> {
+    const session = this.mustSession(id);
+    Object.assign(session, { payment_status: 'cancelled', last_payment_error: { code, message } });
+    await this.sendWebhook('checkout.session.payment_failed', session);
+    return session;
+  }
+
+  /** The session's lifetime ends without payment. */
+  expireSession(id: string): WaveSession {
+    const session = this.mustSession(id);
+    if (session.checkout_status === 'open') session.checkout_status = 'expired';
+    return session;
+  }
+
+  /** A processing payout ends. */
+  settlePayout(id: string, status: 'succeeded' | 'failed'): WavePayout {
+    const payout = this.payouts.get(id);
+    if (!payout) throw new Error(`no payout ${id}`);
+    payout.status = status;
+    if (status === 'failed') {
+      payout.payout_error = { error_code: 'recipient-limit-exceeded', error_message: 'The recipient cannot receive this amount' };
+      this.book('api_payout_reversal', newId('T_'), BigInt(payout.receive_amount) + BigInt(payout.fee), payout.client_reference, payout.mobile);
+    }
+    return payout;
+  }
+
+  /** The session created for our reference (client_reference). */
+  sessionFor(clientReference: string): WaveSession | undefined {
+    return [...this.sessions.values()].find((session) => session.client_reference === clientReference);
+  }
+
+  /** Sends an event again exactly as first sent (same id, same signature: a replay). */
+  async replayWebhook(eventId: string): Promise<number | null> {
+    const sent = this.webhooksSent.find((event) => event.id === eventId);
+    if (!sent || !this.webhookUrl) throw new Error(`no webhook ${eventId}`);
+    return this.post(sent.body, sent.headers);
+  }
+
+  /** Sends an event now about `session` (e.g. a late one after the gateway closed the attempt). */
+  async sendWebhook(type: string, session: WaveSession): Promise<void> {
+    if (!this.webhookUrl) return;
+    const body = JSON.stringify({ id: newId('EV_'), type, data: this.wireSession(session) });
+    if (this.loseNextWebhook) {
+      this.loseNextWebhook = false;
+      this.webhooksSent.push({ id: JSON.parse(body).id, type, body, headers: {}, status: null });
+      return;
+    }
+    const headers = this.webhookHeaders(body);
+    const status = await this.post(body, headers);
+    this.webhooksSent.push({ id: JSON.parse(body).id, type, body, headers, status });
+    if (this.duplicateWebhooks) await this.post(body, headers);
+  }
+
+  /** The headers Wave signs a body with, at `timestamp` (seconds). */
+  webhookHeaders(body: string, timestamp = Math.floor(Date.now() / 1000)): Record<string, string> {
+    if (this.webhookStrategy === 'shared-secret') return { 'content-type': 'application/json', authorization: `Bearer ${this.webhookSecret}` };
+    const signature = createHmac('sha256', this.webhookSecret).update(`${timestamp}${body}`).digest('hex');
+    return { 'content-type': 'application/json', 'wave-signature': `t=${timestamp},v1=${signature}` };
+  }
+
+  private async post(body: string, headers: Record<string, string>): Promise<number | null> {
+    try {
+      const response = await fetch(this.webhookUrl!, { method: 'POST', headers, body, signal: AbortSignal.timeout(10_000) });
+      await response.arrayBuffer();
+      return response.status;
+    } catch {
+      return null;
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // The API
+
+  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of request) {
+      size += (chunk as Buffer).length;
+      if (size > MAX_BODY_BYTES) return this.send(response, 413, { code: 'request-too-large', message: 'Request body too large' });
+      chunks.push(chunk as Buffer);
+    }
+    const rawBody = Buffer.concat(chunks).toString('utf8');
+    const url = new URL(request.url ?? '/', 'http://wave');
+    const signature = `${request.method} ${url.pathname}`;
+    const idempotencyKey = header(request, 'idempotency-key');
+    const call: RecordedCall = { method: request.method ?? '', path: url.pathname + url.search, idempotencyKey, body: rawBody, status: 0 };
+
+    const fault = this.takeFault(signature);
+    if (fault === 'lose-call') {
+      this.hanging.add(response);
+      return;
+    }
+    this.calls.push(call);
+    if (this.latencyMs) await new Promise((resolve) => setTimeout(resolve, this.latencyMs));
+    if (fault && fault !== 'lose-answer') {
+      call.status = fault.status;
+      return this.send(response, fault.status, { code: fault.code, message: fault.message });
+    }
+    const auth = header(request, 'authorization');
+    if (!auth) return this.answer(call, response, 401, { code: 'missing-auth-header', message: 'Missing Authorization header' }, fault);
+    if (auth !== `Bearer ${this.apiKey}`) return this.answer(call, response, 401, { code: 'invalid-auth', message: 'Invalid API key' }, fault);
+
+    let body: Record<string, unknown> = {};
+    if (request.method === 'POST' && rawBody) {
+      try {
+        body = JSON.parse(rawBody) as Record<string, unknown>;
+      } catch {
+        return this.answer(call, response, 400, { code: 'request-validation-error', message: 'Body is not JSON' }, fault);
+      }
+    }
+    // Idempotency: the same key and body answer the first answer; another body is refused.
+    const idempotencyScope = idempotencyKey && request.method === 'POST' ? `${signature} ${idempotencyKey}` : null;
+    if (idempotencyScope) {
+      const earlier = this.idempotency.get(idempotencyScope);
+      if (earlier && earlier.fingerprint !== rawBody) return this.answer(call, response, 409, { code: 'idempotency-mismatch', message: 'This idempotency key was used with a different request' }, fault);
+      if (earlier) return this.answer(call, response, earlier.status, earlier.body, fault);
+    }
+    const [status, answer] = this.route(request.method ?? '', url, body, idempotencyKey);
+    if (idempotencyScope && status < 500) this.idempotency.set(idempotencyScope, { fingerprint: rawBody, status, body: answer });
+    return this.answer(call, response, status, answer, fault);
+  }
+
+  private answer(call: RecordedCall, response: ServerResponse, status: number, body: unknown, fault: Fault | null): void {
+    call.status = status;
+    if (fault === 'lose-answer') {
+      this.hanging.add(response);
+      return;
+    }
+    this.send(response, status, body);
+  }
+
+  private send(response: ServerResponse, status: number, body: unknown): void {
+    const text = body === undefined ? '' : JSON.stringify(body);
+    response.writeHead(status, { 'content-type': 'application/json' }).end(text);
+  }
+
+  private route(method: string, url: URL, body: Record<string, unknown>, idempotencyKey: string | undefined): [number, unknown] {
+    const path = url.pathname;
+    let match: RegExpMatchArray | null;
+    if (method === 'POST' && path === '/v1/checkout/sessions') return this.createSession(body);
+    if (method === 'GET' && path === '/v1/checkout/sessions/search') {
+      const reference = url.searchParams.get('client_reference');
+      if (!reference) return validation('client_reference is required');
+      return [200, { result: [...this.sessions.values()].filter((s) => s.client_reference === reference).map((s) => this.wireSession(s)) }];
+    }
+    if (method === 'GET' && (match = path.match(/^\/v1\/checkout\/sessions\/([^/]+)$/))) {
+      const session = this.sessions.get(match[1]!);
+      return session ? [200, this.wireSession(session)] : notFound('checkout session');
+    }
+    if (method === 'POST' && (match = path.match(/^\/v1\/checkout\/sessions\/([^/]+)\/refund$/))) return this.refundSession(match[1]!);
+    if (method === 'POST' && (match = path.match(/^\/v1\/checkout\/sessions\/([^/]+)\/expire$/))) {
+      const session = this.sessions.get(match[1]!);
+      if (!session) return notFound('checkout session');
+      if (session.checkout_status !== 'open') return [409, { code: 'checkout-session-not-open', message: `The checkout session is ${session.checkout_status}` }];
+      session.checkout_status = 'expired';
+      return [200, undefined];
+    }
+    if (method === 'POST' && path === '/v1/payout') {
+      if (!idempotencyKey) return validation('the idempotency-key header is required');
+      return this.createPayout(body);
+    }
+    if (method === 'GET' && path === '/v1/payouts/search') {
+      const reference = url.searchParams.get('client_reference');
+      if (!reference) return validation('client_reference is required');
+      return [200, { result: [...this.payouts.values()].filter((p) => p.client_reference === reference) }];
+    }
+    if (method === 'GET' && (match = path.match(/^\/v1\/payout\/([^/]+)$/))) {
+      const payout = this.payouts.get(match[1]!);
+      return payout ? [200, payout] : notFound('payout');
+    }
+    if (method === 'POST' && (match = path.match(/^\/v1\/payout\/([^/]+)\/reverse$/))) {
+      const payout = this.payouts.get(match[1]!);
+      if (!payout) return notFound('payout');
+      if (payout.status !== 'succeeded') return [409, { code: 'payout-reversal-not-allowed', message: `The payout is ${payout.status}` }];
+      payout.status = 'reversed';
+      this.book('api_payout_reversal', newId('T_'), BigInt(payout.receive_amount) + BigInt(payout.fee), payout.client_reference, payout.mobile);
+      return [200, undefined];
+    }
+    if (method === 'GET' && path === '/v1/balance') return [200, { amount: String(this.balance), currency: 'XOF' }];
+    if (method === 'GET' && path === '/v1/transactions') return this.transactions(url);
+    return notFound('route');
+  }
+
+  private createSession(body: Record<string, unknown>): [number, unknown] {
+    const { amount, currency, success_url, error_url, client_reference } = body;
+    if (typeof amount !== 'string' || !WHOLE_XOF.test(amount)) return validation('amount must be a string of whole XOF');
+    if (currency !== 'XOF') return validation('currency must be XOF');
+    if (typeof success_url !== 'string' || !isHttpUrl(success_url)) return validation('success_url must be a URL');
+    if (typeof error_url !== 'string' || !isHttpUrl(error_url)) return validation('error_url must be a URL');
+    if (client_reference !== undefined && (typeof client_reference !== 'string' || client_reference.length > 255)) return validation('client_reference must be a string of at most 255 characters');
+    const id = newId('cos-');
+    const now = Date.now();
+    const session: WaveSession = {
+      id,
+      amount,
+      checkout_status: 'open',
+      client_reference: (client_reference as string | undefined) ?? null,
+      currency: 'XOF',
+      error_url,
+      success_url,
+      last_payment_error: null,
+      business_name: 'Gateway Test Merchant',
+      payment_status: 'processing',
+      transaction_id: null,
+      wave_launch_url: `${this.url}/c/${id}`,
+      when_completed: null,
+      when_created: new Date(now).toISOString(),
+      when_expires: new Date(now + this.sessionLifetimeMs).toISOString(),
+    };
+    this.sessions.set(id, session);
+    return [200, this.wireSession(session)];
+  }
+
+  private refundSession(id: string): [number, unknown] {
+    const session = this.sessions.get(id);
+    if (!session) return notFound('checkout session');
+    if (session.refunded) return [200, undefined];
+    if (session.checkout_status !== 'complete' || session.payment_status !== 'succeeded') return [409, { code: 'checkout-refund-failed', message: 'Only a completed, paid session can be refunded' }];
+    session.refunded = true;
+    this.book('merchant_payment_refund', newId('T_'), -BigInt(session.amount), session.client_reference, null);
+    return [200, undefined];
+  }
+
+  private createPayout(body: Record<string, unknown>): [number, unknown] {
+    const { currency, receive_amount, mobile, name, client_reference, payment_reason } = body;
+    if (currency !== 'XOF') return validation('currency must be XOF');
+    if (typeof receive_amount !== 'string' || !WHOLE_XOF.test(receive_amount)) return validation('receive_amount must be a string of whole XOF');
+    if (typeof mobile !== 'string' || !/^\+[1-9][0-9]{7,14}$/.test(mobile)) return validation('mobile must be in international format');
+    if (name !== undefined && typeof name !== 'string') return validation('name must be a string');
+    if (client_reference !== undefined && (typeof client_reference !== 'string' || client_reference.length > 255)) return validation('client_reference must be a string');
+    if (payment_reason !== undefined && (typeof payment_reason !== 'string' || payment_reason.length > 40)) return validation('payment_reason must be at most 40 characters');
+    const amount = BigInt(receive_amount);
+    // Wave takes its payout fee from the merchant's balance (1 %, here).
+    const fee = (amount + 99n) / 100n;
+    const refused = this.refusedPayoutMobiles.get(mobile);
+    const payout: WavePayout = {
+      id: newId('pt-'),
+      currency: 'XOF',
+      receive_amount,
+      fee: String(fee),
+      mobile,
+      name: (name as string | undefined) ?? null,
+      client_reference: (client_reference as string | undefined) ?? null,
+      payment_reason: (payment_reason as string | undefined) ?? null,
+      status: refused ? 'failed' : this.payoutsStayProcessing ? 'processing' : 'succeeded',
+      timestamp: new Date().toISOString(),
+      ...(refused && { payout_error: { error_code: refused, error_message: 'The recipient cannot receive this payout' } }),
+    };
+    if (!refused && this.balance < amount + fee) return [400, { code: 'insufficient-funds', message: 'Your wallet does not have enough funds' }];
+    this.payouts.set(payout.id, payout);
+    if (!refused) this.book('api_payout', newId('T_'), -(amount + fee), payout.client_reference, mobile, fee);
+    return [200, payout];
+  }
+
+  private transactions(url: URL): [number, unknown] {
+    const date = url.searchParams.get('date');
+    if (!date || !/^\d{4}-\d{2}-\d{2}$/.test(date)) return validation('date (YYYY-MM-DD) is required');
+    const items = this.history.filter((item) => item.timestamp.startsWith(date));
+    const after = Number(url.searchParams.get('after') ?? 0);
+    const page = items.slice(after, after + 100);
+    return [200, { page_info: { has_next_page: after + 100 < items.length, end_cursor: String(after + page.length) }, date, items: page }];
+  }
+
+  private book(type: WaveHistoryItem['transaction_type'], transactionId: string, amount: bigint, clientReference: string | null, mobile: string | null, fee = 0n): void {
+    this.balance += amount;
+    this.history.push({
+      timestamp: new Date().toISOString(),
+      transaction_id: transactionId,
+      transaction_type: type,
+      amount: String(amount),
+      fee: String(fee),
+      balance: String(this.balance),
+      client_reference: clientReference,
+      counterparty_mobile: mobile,
+    });
+  }
+
+  private wireSession(session: WaveSession): Omit<WaveSession, 'refunded'> {
+    const { refunded: _refunded, ...wire } = session;
+    return { ...wire };
+  }
+
+  private mustSession(id: string): WaveSession {
+    const session = this.sessions.get(id);
+    if (!session) throw new Error(`no session ${id}`);
+    return session;
+  }
+}
+
+const header = (request: IncomingMessage, name: string): string | undefined => {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+};
+const validation = (message: string): [number, unknown] => [400, { code: 'request-validation-error', message }];
+const notFound = (what: string): [number, unknown] => [404, { code: 'not-found', message: `No such ${what}` }];
+const isHttpUrl = (value: string): boolean => {
+  try {
+    return ['http:', 'https:'].includes(new URL(value).protocol);
+  } catch {
+    return false;
+  }
+};
+
+export async function startWaveSimulator(options: WaveSimulatorOptions = {}): Promise<WaveSimulator> {
+  return new WaveSimulator(options).start();
+}
