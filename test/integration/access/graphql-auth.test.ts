@@ -8,6 +8,17 @@ import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, revokeApiKey } from '../../../src/domain/operations.js';
 import { useGateway, transactionBody, type HttpResult } from '../../support/gateway.js';
+import {
+  CreateOrganizationDocument,
+  CreateTransactionDocument,
+  type CreateTransactionInput,
+  TransactionAndRecentOrderIdsDocument,
+  TypenameDocument,
+  UpdateOrganizationDocument,
+} from '../../support/graphql/generated.js';
+import { graphqlTyped } from '../../support/graphql/typed.js';
+
+// Raw query text stays only for introspection and the requests sent with a hand-made header or GET.
 
 const PERMISSION_DENIED = "You don't have permission to perform this action";
 
@@ -59,9 +70,7 @@ async function graphqlWithHeader(query: string, authorization?: string) {
   return { status: response.status, body, headers: response.headers };
 }
 
-const CREATE_ORGANIZATION = `mutation ($name: String!) { createOrganization(input: { name: $name }) { id name status } }`;
-const CREATE_TRANSACTION = `mutation ($input: CreateTransactionInput!) { createTransaction(input: $input) { checkoutUrl transaction { orderId status amount } } }`;
-const transactionInput = {
+const transactionInput: CreateTransactionInput = {
   methodOfPayment: ['wave', 'orange_money'],
   products: [{ name: 'Bissap juice', price: 1500, quantity: 2 }],
   customer: { firstName: 'Awa', lastName: 'Diop', phone: '+221771234567' },
@@ -69,19 +78,19 @@ const transactionInput = {
 
 describe('GraphQL refuses requests without a valid token', () => {
   it('refuses { __typename } without an Authorization header', async () => {
-    expectUnauthenticated(await gateway.graphql('{ __typename }'));
+    expectUnauthenticated(await graphqlTyped(gateway, TypenameDocument, {}));
   });
 
   it('refuses { __typename } with an unknown API key', async () => {
-    expectUnauthenticated(await gateway.graphql('{ __typename }', undefined, `gw_sk_${randomBytes(32).toString('base64url')}`));
+    expectUnauthenticated(await graphqlTyped(gateway, TypenameDocument, {}, `gw_sk_${randomBytes(32).toString('base64url')}`));
   });
 
   it('refuses { __typename } with an unknown operator token', async () => {
-    expectUnauthenticated(await gateway.graphql('{ __typename }', undefined, `gw_op_${randomBytes(32).toString('base64url')}`));
+    expectUnauthenticated(await graphqlTyped(gateway, TypenameDocument, {}, `gw_op_${randomBytes(32).toString('base64url')}`));
   });
 
   it('refuses { __typename } with a token of another format', async () => {
-    expectUnauthenticated(await gateway.graphql('{ __typename }', undefined, 'not-a-gateway-token'));
+    expectUnauthenticated(await graphqlTyped(gateway, TypenameDocument, {}, 'not-a-gateway-token'));
   });
 
   it.each(['Bearer', 'Basic xxx', `Basic ${Buffer.from('user:pass').toString('base64')}`])('refuses the malformed header "%s"', async (authorization) => {
@@ -90,11 +99,11 @@ describe('GraphQL refuses requests without a valid token', () => {
 
   it('refuses a revoked API key', async () => {
     const issued = await createApiKey(gateway.ctx, gateway.operator, organizationId, 'checkout');
-    const before = await gateway.graphql('{ __typename }', undefined, issued.secret);
+    const before = await graphqlTyped(gateway, TypenameDocument, {}, issued.secret);
     expect(before.status).toBe(200);
     expect(before.body.data).toStrictEqual({ __typename: 'Query' });
     await revokeApiKey(gateway.ctx, gateway.operator, issued.apiKey.id);
-    expectUnauthenticated(await gateway.graphql('{ __typename }', undefined, issued.secret));
+    expectUnauthenticated(await graphqlTyped(gateway, TypenameDocument, {}, issued.secret));
   });
 
   it('refuses introspection without a token', async () => {
@@ -109,7 +118,7 @@ describe('GraphQL refuses requests without a valid token', () => {
 
   it('refuses an operator mutation without a token, and creates nothing', async () => {
     const before = await gateway.ctx.db.organization.count();
-    expectUnauthenticated(await gateway.graphql(CREATE_ORGANIZATION, { name: 'Intruder' }));
+    expectUnauthenticated(await graphqlTyped(gateway, CreateOrganizationDocument, { input: { name: 'Intruder' } }));
     expect(await gateway.ctx.db.organization.count()).toBe(before);
   });
 });
@@ -131,19 +140,15 @@ describe('GraphQL with an API key', () => {
     expect(created.status).toBe(200);
     const orderId = created.body.order_id;
 
-    const typename = await gateway.graphql('{ __typename }', undefined, checkoutKey);
+    const typename = await graphqlTyped(gateway, TypenameDocument, {}, checkoutKey);
     expect(typename.status).toBe(200);
     expect(typename.body.data).toStrictEqual({ __typename: 'Query' });
 
-    const response = await gateway.graphql(
-      'query ($id: ID!) { transaction(orderId: $id) { orderId status amount } transactions(limit: 100) { transactions { orderId } } }',
-      { id: orderId },
-      checkoutKey,
-    );
+    const response = await graphqlTyped(gateway, TransactionAndRecentOrderIdsDocument, { orderId }, checkoutKey);
     expect(response.status).toBe(200);
     expect(response.body.errors).toBeUndefined();
-    expect(response.body.data.transaction).toStrictEqual({ orderId, status: 'pending', amount: 3000 });
-    expect(response.body.data.transactions.transactions.map((transaction: { orderId: string }) => transaction.orderId)).toContain(orderId);
+    expect(response.body.data!.transaction).toStrictEqual({ orderId, status: 'pending', amount: 3000 });
+    expect(response.body.data!.transactions.transactions.map((transaction: { orderId: string }) => transaction.orderId)).toContain(orderId);
   });
 
   it('accepts the scheme case-insensitively', async () => {
@@ -154,17 +159,13 @@ describe('GraphQL with an API key', () => {
 
   it('gets FORBIDDEN for the operator mutation createOrganization, and nothing is created', async () => {
     const before = await gateway.ctx.db.organization.count();
-    const response = await gateway.graphql(CREATE_ORGANIZATION, { name: 'Merchant-made org' }, checkoutKey);
+    const response = await graphqlTyped(gateway, CreateOrganizationDocument, { input: { name: 'Merchant-made org' } }, checkoutKey);
     expectForbidden(response, 'createOrganization');
     expect(await gateway.ctx.db.organization.count()).toBe(before);
   });
 
   it('gets FORBIDDEN for the operator mutation updateOrganization on its own organisation, and nothing changes', async () => {
-    const response = await gateway.graphql(
-      'mutation ($id: ID!) { updateOrganization(id: $id, input: { verified: true }) { id verified } }',
-      { id: organizationId },
-      checkoutKey,
-    );
+    const response = await graphqlTyped(gateway, UpdateOrganizationDocument, { id: organizationId, input: { verified: true } }, checkoutKey);
     expectForbidden(response, 'updateOrganization');
     expect((await gateway.ctx.db.organization.findUniqueOrThrow({ where: { id: organizationId } })).verified).toBe(false);
   });
@@ -172,7 +173,7 @@ describe('GraphQL with an API key', () => {
   it('gets FORBIDDEN for createTransaction with a read key (same rule as REST), and nothing is written', async () => {
     const readKey = await gateway.createKey(organizationId, 'read');
     const before = await gateway.ctx.db.transaction.count({ where: { organizationId } });
-    const response = await gateway.graphql(CREATE_TRANSACTION, { input: transactionInput }, readKey);
+    const response = await graphqlTyped(gateway, CreateTransactionDocument, { input: transactionInput }, readKey);
     expectForbidden(response, 'createTransaction');
     expect(await gateway.ctx.db.transaction.count({ where: { organizationId } })).toBe(before);
 
@@ -183,26 +184,26 @@ describe('GraphQL with an API key', () => {
 
   it('creates a transaction through GraphQL with a write key', async () => {
     const writeKey = await gateway.createKey(organizationId, 'write');
-    const response = await gateway.graphql(CREATE_TRANSACTION, { input: transactionInput }, writeKey);
+    const response = await graphqlTyped(gateway, CreateTransactionDocument, { input: transactionInput }, writeKey);
     expect(response.status).toBe(200);
     expect(response.body.errors).toBeUndefined();
-    expect(response.body.data.createTransaction.transaction).toMatchObject({ status: 'pending', amount: 3000 });
+    expect(response.body.data!.createTransaction.transaction).toMatchObject({ status: 'pending', amount: 3000 });
   });
 });
 
 describe('GraphQL with the admin token', () => {
   it('can createOrganization', async () => {
     const name = `Admin-made ${randomBytes(3).toString('hex')}`;
-    const response = await gateway.graphql(CREATE_ORGANIZATION, { name }, gateway.adminToken);
+    const response = await graphqlTyped(gateway, CreateOrganizationDocument, { input: { name } }, gateway.adminToken);
     expect(response.status).toBe(200);
     expect(response.body.errors).toBeUndefined();
-    expect(response.body.data.createOrganization).toMatchObject({ name, status: 'active' });
-    const stored = await gateway.ctx.db.organization.findUniqueOrThrow({ where: { id: response.body.data.createOrganization.id } });
+    expect(response.body.data!.createOrganization).toMatchObject({ name, status: 'active' });
+    const stored = await gateway.ctx.db.organization.findUniqueOrThrow({ where: { id: response.body.data!.createOrganization.id } });
     expect(stored.name).toBe(name);
   });
 
   it('gets FORBIDDEN for merchant operations: an operator is not an organisation', async () => {
-    const response = await gateway.graphql(CREATE_TRANSACTION, { input: transactionInput }, gateway.adminToken);
+    const response = await graphqlTyped(gateway, CreateTransactionDocument, { input: transactionInput }, gateway.adminToken);
     expectForbidden(response, 'createTransaction');
   });
 });

@@ -8,8 +8,19 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { OperatorRole } from '../../../src/generated/prisma/enums.js';
 import { sha256Hex } from '../../../src/domain/access/auth.js';
 import { ERROR_CATALOGUE } from '../../../src/domain/errors.js';
-import { graphqlData, graphqlRefusal } from '../../support/assertions.js';
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { transactionBody, useGateway } from '../../support/gateway.js';
+import {
+  AdjustAccountDocument,
+  ApprovePayoutStatusDocument,
+  CreateApiKeyDocument,
+  RejectPayoutWithReasonDocument,
+  ReleaseEscrowStatusDocument,
+  SandboxPayDocument,
+  SetSwitchDocument,
+  UpdateOrganizationDocument,
+} from '../../support/graphql/generated.js';
+import { graphqlDataTyped, graphqlRefusalTyped } from '../../support/graphql/typed.js';
 import { expectBalancedLedger } from '../../support/ledger.js';
 import { PHONES, fundedMerchant, mainBalance, payoutBody, postPayout } from '../../support/payouts.js';
 
@@ -24,13 +35,10 @@ beforeAll(async () => {
   }
 });
 
-const APPROVE = 'mutation($id: ID!) { approvePayout(orderId: $id) { orderId status } }';
-const REJECT = 'mutation($id: ID!) { rejectPayout(orderId: $id, reason: "not this one") { orderId status failureReason } }';
-const RELEASE = 'mutation($id: ID!) { releaseEscrow(orderId: $id) { orderId status } }';
-const SANDBOX_PAY = 'mutation($id: ID!) { sandboxPay(orderId: $id, method: wave, phone: "+221771234567") { outcome } }';
+const pay = (orderId: string) => ({ orderId, method: 'wave', phone: '+221771234567' }) as const;
 
-async function expectRoleRefused(query: string, variables: Record<string, unknown>, role: OperatorRole) {
-  const refusal = await graphqlRefusal(gateway, query, variables, tokens[role]);
+async function expectRoleRefused<Result, Variables>(document: TypedDocumentNode<Result, Variables>, variables: Variables, role: OperatorRole) {
+  const refusal = await graphqlRefusalTyped(gateway, document, variables, tokens[role]);
   expect(refusal.extensions.code).toBe('FORBIDDEN');
   expect(refusal.message).toBe(ERROR_CATALOGUE.operator_forbidden.message);
 }
@@ -46,16 +54,16 @@ async function payoutUnderReview() {
 describe('support', () => {
   it('approves a payout under review (analyst may not); it is sent and completed', async () => {
     const { orderId } = await payoutUnderReview();
-    await expectRoleRefused(APPROVE, { id: orderId }, 'analyst');
-    const { approvePayout } = await graphqlData(gateway, APPROVE, { id: orderId }, tokens.support);
+    await expectRoleRefused(ApprovePayoutStatusDocument, { orderId }, 'analyst');
+    const { approvePayout } = await graphqlDataTyped(gateway, ApprovePayoutStatusDocument, { orderId }, tokens.support);
     expect(approvePayout).toEqual({ orderId, status: 'completed' });
     await expectBalancedLedger(gateway.db.prisma);
   });
 
   it('rejects a payout under review (analyst may not); its funds return to main', async () => {
     const { organization, orderId } = await payoutUnderReview();
-    await expectRoleRefused(REJECT, { id: orderId }, 'analyst');
-    const { rejectPayout } = await graphqlData(gateway, REJECT, { id: orderId }, tokens.support);
+    await expectRoleRefused(RejectPayoutWithReasonDocument, { orderId, reason: 'not this one' }, 'analyst');
+    const { rejectPayout } = await graphqlDataTyped(gateway, RejectPayoutWithReasonDocument, { orderId, reason: 'not this one' }, tokens.support);
     expect(rejectPayout).toMatchObject({ orderId, status: 'cancelled', failureReason: 'not this one' });
     expect(await mainBalance(gateway, organization.id)).toBe(3_000_000n);
   });
@@ -67,21 +75,21 @@ describe('support', () => {
     const orderId: string = created.body.order_id;
     expect(created.body.is_escrow).toBe(true);
     // Driving the sandbox payment is admin's; support may not.
-    await expectRoleRefused(SANDBOX_PAY, { id: orderId }, 'support');
-    expect((await graphqlData(gateway, SANDBOX_PAY, { id: orderId })).sandboxPay.outcome).toBe('paid');
+    await expectRoleRefused(SandboxPayDocument, pay(orderId), 'support');
+    expect((await graphqlDataTyped(gateway, SandboxPayDocument, pay(orderId))).sandboxPay.outcome).toBe('paid');
 
-    await expectRoleRefused(RELEASE, { id: orderId }, 'analyst');
-    const { releaseEscrow } = await graphqlData(gateway, RELEASE, { id: orderId }, tokens.support);
+    await expectRoleRefused(ReleaseEscrowStatusDocument, { orderId }, 'analyst');
+    const { releaseEscrow } = await graphqlDataTyped(gateway, ReleaseEscrowStatusDocument, { orderId }, tokens.support);
     expect(releaseEscrow).toEqual({ orderId, status: 'paid' });
     await expectBalancedLedger(gateway.db.prisma);
   });
 
   it('is refused what only admin does: adjustments, switches, organisations, keys', async () => {
     const organization = await gateway.createOrganization();
-    await expectRoleRefused('mutation($org: ID!) { adjustAccount(organizationId: $org, amount: 1, reason: "x") { id } }', { org: organization.id }, 'support');
-    await expectRoleRefused('mutation { setSwitch(name: wave, on: true) { name } }', {}, 'support');
-    await expectRoleRefused('mutation($id: ID!) { updateOrganization(id: $id, input: { verified: true }) { id } }', { id: organization.id }, 'support');
-    await expectRoleRefused('mutation($org: ID!) { createApiKey(organizationId: $org, scope: read) { key } }', { org: organization.id }, 'support');
+    await expectRoleRefused(AdjustAccountDocument, { organizationId: organization.id, amount: 1, reason: 'x' }, 'support');
+    await expectRoleRefused(SetSwitchDocument, { name: 'wave', on: true }, 'support');
+    await expectRoleRefused(UpdateOrganizationDocument, { id: organization.id, input: { verified: true } }, 'support');
+    await expectRoleRefused(CreateApiKeyDocument, { organizationId: organization.id, scope: 'read' }, 'support');
     expect(await gateway.db.prisma.apiKey.count({ where: { organizationId: organization.id } })).toBe(0);
   });
 });
