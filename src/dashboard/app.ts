@@ -13,6 +13,7 @@
 import { readFile } from 'node:fs/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { pickLanguage } from '../checkout/i18n.js';
+import { DomainError } from '../domain/errors.js';
 
 export const DASHBOARD_ROOT = '/dashboard';
 const ASSETS_PATH = `${DASHBOARD_ROOT}/assets`;
@@ -87,6 +88,7 @@ export function renderShell(client: Pick<BuiltClient, 'js' | 'css'>, lang: 'fr' 
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
+<link rel="icon" href="data:,">
 <title>${escapeHtml(title)}</title>
 <link rel="stylesheet" href="${ASSETS_PATH}/${escapeHtml(client.css)}">
 <script type="module" src="${ASSETS_PATH}/${escapeHtml(client.js)}"></script>
@@ -131,6 +133,8 @@ export function registerDashboard(app: FastifyInstance): void {
   };
 
   const shell = async (request: FastifyRequest<{ Querystring: { lang?: string } }>, reply: FastifyReply) => {
+    // The session endpoints (src/dashboard/auth/) answer JSON; an unknown one is not a page.
+    if (request.url.startsWith(`${DASHBOARD_ROOT}/auth/`)) throw new DomainError('route_not_found');
     withPageHeaders(reply).header('cache-control', 'no-store').header('vary', 'accept-language');
     const built = await builtClient();
     if (!built) return reply.code(503).type('text/plain; charset=utf-8').send('The dashboard is not built: run `npm run build`.\n');

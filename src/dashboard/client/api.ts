@@ -63,6 +63,7 @@ export async function loadSession(): Promise<Session | null> {
   if (response.status === 401) return null;
   const body = await readJson(response);
   if (!response.ok) throw refusal(response, body);
+  if (!body?.user?.email) return null;
   csrfToken = body.csrfToken ?? '';
   return body as Session;
 }
