@@ -1,7 +1,7 @@
 /** Every operation of the gateway: the only entry points adapters call. */
 export { createTransaction } from './transactions/createTransaction.js';
 export { getTransaction } from './transactions/getTransaction.js';
-export { listTransactions } from './transactions/listTransactions.js';
+export { listTransactions, listTransactionsOfOrganizations } from './transactions/listTransactions.js';
 export { exportTransactions } from './transactions/exportTransactions.js';
 export { cancelTransaction } from './transactions/cancelTransaction.js';
 export { createOrganization } from './organizations/createOrganization.js';
@@ -27,7 +27,7 @@ export { getAccount } from './ledger/getAccount.js';
 export { listAccountEntries } from './ledger/listAccountEntries.js';
 export { createPayout } from './payouts/createPayout.js';
 export { getPayout } from './payouts/getPayout.js';
-export { listPayouts } from './payouts/listPayouts.js';
+export { listPayouts, listPayoutsOfOrganizations } from './payouts/listPayouts.js';
 export { exportPayouts } from './payouts/exportPayouts.js';
 export { approvePayout } from './payouts/approvePayout.js';
 export { rejectPayout } from './payouts/rejectPayout.js';

@@ -7,7 +7,7 @@ import { rangeConditions } from '../listFilters.js';
 import { resolvePage, toPage, type Page, type PageRequest } from '../pagination.js';
 import type { PayoutRecord } from './store.js';
 import { keysetPageOf, type KeysetSlice } from '../cursors.js';
-import { listPayoutsPage, listPayoutsSlice, type PayoutListFilter } from './store.js';
+import { listPayoutSlicesOfOrganizations, listPayoutsPage, listPayoutsSlice, type PayoutListFilter } from './store.js';
 import { compactPhone } from '../phones.js';
 import { MAX_SEARCH_LENGTH, filterText } from '../text.js';
 
@@ -34,13 +34,40 @@ export type PayoutList = Page<PayoutRecord> & { hasMore: boolean };
 /** Newest first. Operators reading every organisation (organizationId null) see them all. */
 export async function listPayouts(ctx: GatewayContext, access: ReadAccess<'listPayouts'>, input: ListPayoutsInput): Promise<PayoutList> {
   if (input.slice) {
-    const { items: rows, totalCount } = await listPayoutsSlice(laggingReads(ctx), payoutFilter(access.organizationId, input), input.slice);
-    const { items, hasMore } = keysetPageOf(rows, input.slice);
-    return { ...toPage(items, totalCount, 1, input.slice.limit), hasMore };
+    const { items, totalCount } = await listPayoutsSlice(laggingReads(ctx), payoutFilter(access.organizationId, input), input.slice);
+    return sliceListOf(items, totalCount, input.slice);
   }
   const { page, limit, skip } = resolvePage(input);
   const { items, totalCount } = await listPayoutsPage(laggingReads(ctx), payoutFilter(access.organizationId, input), { skip, take: limit });
   return { ...toPage(items, totalCount, page, limit), hasMore: page * limit < totalCount };
+}
+
+/**
+ * The same keyset slice of each of several organisations' payouts, read together (GraphQL's
+ * Organization.payouts under a list of organisations): one statement for all of them, not two per
+ * organisation. Each access names its organisation (authorizeRead with an id); the answer holds one
+ * list per access, in their order, each as listPayouts would answer it alone.
+ */
+export async function listPayoutsOfOrganizations(
+  ctx: GatewayContext,
+  accesses: readonly ReadAccess<'listPayouts'>[],
+  input: ListPayoutsInput & { slice: KeysetSlice },
+): Promise<PayoutList[]> {
+  const organizationIds = accesses.map(({ organizationId }) => {
+    if (organizationId === null) throw new Error('listPayoutsOfOrganizations: each access names one organisation');
+    return organizationId;
+  });
+  const slices = await listPayoutSlicesOfOrganizations(laggingReads(ctx), organizationIds, payoutFilter(null, input), input.slice);
+  return organizationIds.map((id) => {
+    const { items, totalCount } = slices.get(id)!;
+    return sliceListOf(items, totalCount, input.slice);
+  });
+}
+
+/** A slice read one row past its limit (keysetPageOf), as the list's answer. */
+function sliceListOf(rows: PayoutRecord[], totalCount: number, slice: KeysetSlice): PayoutList {
+  const { items, hasMore } = keysetPageOf(rows, slice);
+  return { ...toPage(items, totalCount, 1, slice.limit), hasMore };
 }
 
 /** The filters, validated: the first bad one answers 400. */

@@ -16,7 +16,7 @@ import { clearingAccountOf } from '../ledger/posting.js';
 import type { rangeConditions } from '../listFilters.js';
 import type { Db, DbTransaction, ProviderAnswer } from '../ports.js';
 import { PROVIDER_TIMEOUT_MS, settleDurably } from '../providerFlow.js';
-import { runStatement } from '../statements.js';
+import { namedStatement, runStatement } from '../statements.js';
 import { escapeLike } from '../text.js';
 import { compactPhone } from '../phones.js';
 
@@ -121,6 +121,86 @@ export async function listPayoutsSlice(db: Db, filter: PayoutListFilter, slice: 
     db.payout.count({ where }),
   ]);
   return { items, totalCount };
+}
+
+/** One organisation's keyset slice, as listPayoutsSlice reads it (its rows, then the total matching). */
+export interface OrganizationPayoutSlice {
+  items: PayoutRecord[];
+  totalCount: number;
+}
+
+/**
+ * The same keyset slice (and total) of each of several organisations' payouts, in ONE statement
+ * whatever their number (GraphQL's Organization.payouts under a list of organisations: one slice
+ * per organisation cost two statements each). Per organisation, a LATERAL subquery reads its rows
+ * past the cursor by the (organizationId, createdAt) index, LIMIT n + 1, as listPayoutsSlice does;
+ * a ROW_NUMBER() over every organisation's matching rows would read and sort all of them to keep
+ * n + 1 each. An organisation without a matching row still has its line (LEFT JOIN), for its total
+ * of 0. `filter.organizationId` must be null: the organisations are `organizationIds`.
+ */
+export async function listPayoutSlicesOfOrganizations(
+  db: Pick<Db, '$queryRawUnsafe'>,
+  organizationIds: readonly string[],
+  filter: PayoutListFilter,
+  slice: KeysetSlice,
+): Promise<Map<string, OrganizationPayoutSlice>> {
+  const slices = new Map<string, OrganizationPayoutSlice>(organizationIds.map((id) => [id, { items: [], totalCount: 0 }]));
+  if (organizationIds.length === 0) return slices;
+  if (filter.organizationId !== null) throw new Error('listPayoutSlicesOfOrganizations: the organisations are given apart from the filter');
+  const where = payoutListConditions(filter);
+  const forward = slice.direction === 'forward';
+  const order = forward ? Prisma.sql`p."createdAt" DESC, p.id DESC` : Prisma.sql`p."createdAt" ASC, p.id ASC`;
+  const past = slice.position
+    ? forward
+      ? Prisma.sql` AND (p."createdAt", p.id) < (${slice.position.createdAt}::timestamptz, ${slice.position.id}::uuid)`
+      : Prisma.sql` AND (p."createdAt", p.id) > (${slice.position.createdAt}::timestamptz, ${slice.position.id}::uuid)`
+    : Prisma.empty;
+  // The ids travel as one text (the embedded database's adapter passes no array parameters).
+  const query = Prisma.sql`
+    SELECT o.id::text AS "listedFor", o.total AS "listedTotal", ${payoutColumns('p')}
+    FROM (
+      SELECT o.id, (SELECT count(*)::int FROM (SELECT 1 FROM "Payout" p WHERE p."organizationId" = o.id AND ${where} OFFSET 0) matching) AS total
+      FROM unnest(string_to_array(${organizationIds.join(',')}::text, ',')::uuid[]) AS o(id)
+    ) o
+    LEFT JOIN LATERAL (
+      SELECT * FROM "Payout" p WHERE p."organizationId" = o.id AND ${where}${past} ORDER BY ${order} LIMIT ${slice.limit + 1}::int
+    ) p ON TRUE
+    ORDER BY o.id, ${order}`;
+  const rows = await runStatement<PayoutRecord & { listedFor: string; listedTotal: number }>(db, namedStatement('gw_slice_payouts_of_organizations', query), query.values);
+  for (const { listedFor, listedTotal, ...row } of rows) {
+    const listed = slices.get(listedFor)!;
+    listed.totalCount = listedTotal;
+    if (row.id !== null) listed.items.push(row);
+  }
+  return slices;
+}
+
+/**
+ * The list's filter (payoutListWhere's conditions, one for one) as SQL over "Payout" p, every value
+ * a bound parameter. Prisma cannot express a per-organisation LIMIT, so the batched read above
+ * needs them in SQL; test/integration/graphql/no-n-plus-one.test.ts checks that both agree, filter
+ * by filter, on the same payouts.
+ */
+function payoutListConditions(filter: PayoutListFilter): Prisma.Sql {
+  const { amount, createdAt } = filter.ranges;
+  const conditions: Prisma.Sql[] = [];
+  if (filter.organizationId !== null) conditions.push(Prisma.sql`p."organizationId" = ${filter.organizationId}::uuid`);
+  if (!filter.includeDeleted) conditions.push(Prisma.sql`p."isDeleted" = false`);
+  if (filter.status) conditions.push(Prisma.sql`p.status = ${filter.status}::"PayoutStatus"`);
+  if (filter.paymentMethod) conditions.push(Prisma.sql`p."selectedPaymentMethod" = ${filter.paymentMethod}::"PaymentMethod"`);
+  if (filter.recipientPhone) conditions.push(Prisma.sql`p."recipientPhone" = ${filter.recipientPhone}::text`);
+  if (amount.gte !== undefined) conditions.push(Prisma.sql`p.amount >= ${String(amount.gte)}::bigint`);
+  if (amount.lte !== undefined) conditions.push(Prisma.sql`p.amount <= ${String(amount.lte)}::bigint`);
+  if (createdAt.gte) conditions.push(Prisma.sql`p."createdAt" >= ${createdAt.gte}::timestamptz`);
+  if (createdAt.lte) conditions.push(Prisma.sql`p."createdAt" <= ${createdAt.lte}::timestamptz`);
+  if (filter.search) {
+    // searchConditions' five, as Prisma writes them: `contains` is LIKE '%…%' (ILIKE when insensitive).
+    const contains = `%${escapeLike(filter.search)}%`;
+    conditions.push(Prisma.sql`(${isUuid(filter.search) ? Prisma.sql`p.id = ${filter.search}::uuid OR ` : Prisma.empty}p."recipientFirstName" ILIKE ${contains}::text
+      OR p."recipientLastName" ILIKE ${contains}::text OR p."recipientPhone" LIKE ${`%${escapeLike(compactPhone(filter.search))}%`}::text
+      OR p.reason ILIKE ${contains}::text)`);
+  }
+  return conditions.length ? Prisma.join(conditions, ' AND ') : Prisma.sql`TRUE`;
 }
 
 /**

@@ -7,7 +7,7 @@ import { resolvePage, toPage, type Page, type PageRequest } from '../pagination.
 import { compactPhone } from '../phones.js';
 import { MAX_SEARCH_LENGTH, filterText } from '../text.js';
 import { keysetPageOf, type KeysetSlice } from '../cursors.js';
-import { listTransactionsPage, listTransactionsSlice, type TransactionFilter } from './store.js';
+import { listTransactionSlicesOfOrganizations, listTransactionsPage, listTransactionsSlice, type TransactionFilter } from './store.js';
 import type { TransactionRecord } from './store.js';
 
 export interface ListTransactionsInput extends PageRequest {
@@ -39,12 +39,39 @@ export type TransactionList = Page<TransactionRecord> & { hasMore: boolean };
 export async function listTransactions(ctx: GatewayContext, access: ReadAccess<'listTransactions'>, input: ListTransactionsInput): Promise<TransactionList> {
   if (input.slice) {
     const { transactions, total } = await listTransactionsSlice(laggingReads(ctx), transactionFilter(access.organizationId, input), input.slice);
-    const { items, hasMore } = keysetPageOf(transactions, input.slice);
-    return { ...toPage(items, total, 1, input.slice.limit), hasMore };
+    return sliceListOf(transactions, total, input.slice);
   }
   const { page, limit, skip } = resolvePage(input);
   const { transactions, total } = await listTransactionsPage(laggingReads(ctx), transactionFilter(access.organizationId, input), { limit, skip });
   return { ...toPage(transactions, total, page, limit), hasMore: page * limit < total };
+}
+
+/**
+ * The same keyset slice of each of several organisations' transactions, read together (GraphQL's
+ * Organization.transactions under a list of organisations): one statement for all of them, not
+ * two per organisation. Each access names its organisation (authorizeRead with an id); the answer
+ * holds one list per access, in their order, each as listTransactions would answer it alone.
+ */
+export async function listTransactionsOfOrganizations(
+  ctx: GatewayContext,
+  accesses: readonly ReadAccess<'listTransactions'>[],
+  input: ListTransactionsInput & { slice: KeysetSlice },
+): Promise<TransactionList[]> {
+  const organizationIds = accesses.map(({ organizationId }) => {
+    if (organizationId === null) throw new Error('listTransactionsOfOrganizations: each access names one organisation');
+    return organizationId;
+  });
+  const slices = await listTransactionSlicesOfOrganizations(laggingReads(ctx), organizationIds, transactionFilter(null, input), input.slice);
+  return organizationIds.map((id) => {
+    const { transactions, total } = slices.get(id)!;
+    return sliceListOf(transactions, total, input.slice);
+  });
+}
+
+/** A slice read one row past its limit (keysetPageOf), as the list's answer. */
+function sliceListOf(rows: TransactionRecord[], total: number, slice: KeysetSlice): TransactionList {
+  const { items, hasMore } = keysetPageOf(rows, slice);
+  return { ...toPage(items, total, 1, slice.limit), hasMore };
 }
 
 /** The input as a filter, or the first of its values a list refuses. */

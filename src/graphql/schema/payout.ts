@@ -6,7 +6,7 @@
  */
 import { authorizeMerchant, authorizeRead } from '../../domain/access/auth.js';
 import { toWireAmount } from '../../domain/money.js';
-import { approvePayout, createPayout, getPayout, listPayouts, listPendingPayouts, rejectPayout } from '../../domain/operations.js';
+import { approvePayout, createPayout, getPayout, listPayouts, listPayoutsOfOrganizations, listPendingPayouts, rejectPayout } from '../../domain/operations.js';
 import { keysetSliceOf } from '../../domain/cursors.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type Page } from '../../domain/pagination.js';
 import type { ListPayoutsInput } from '../../domain/payouts/listPayouts.js';
@@ -18,7 +18,7 @@ import { builder, type GraphQLContext } from '../builder.js';
 import { announcingReplays, idempotencyKeyOf } from '../idempotency.js';
 import { PaymentMethodEnum, PayoutStatusEnum } from './enums.js';
 import { nodeWhere } from './node.js';
-import { CONNECTION_DESCRIPTION, PageInfoRef, connectionOf, countedConnection, type ConnectionArgs } from './pagination.js';
+import { CONNECTION_DESCRIPTION, ORGANIZATION_BATCH, PageInfoRef, connectionOf, connectionsOfOrganizations, countedConnection, type ConnectionArgs } from './pagination.js';
 import { PersonInput, PersonRef } from './transaction.js';
 
 export const PayoutRef = builder.prismaNode('Payout', {
@@ -153,18 +153,26 @@ builder.queryField('payoutsConnection', (t) =>
   ),
 );
 
+// Loadable: under a list of organisations, every organisation's slice is read in one statement
+// (listPayoutsOfOrganizations), not two statements per organisation.
 builder.prismaObjectField('Organization', 'payouts', (t) =>
-  t.connection(
-    {
-      type: PayoutRef,
-      description: `The organisation’s payouts. ${CONNECTION_DESCRIPTION}`,
-      authScopes: { run: 'listPayouts' },
-      complexity: pageComplexity,
-      args: { filter: t.arg({ type: PayoutFilter }) },
-      resolve: (organization, args, ctx) => payoutConnection(ctx, organization.id, args),
-    },
-    PayoutConnectionRef,
-  ),
+  t.loadable({
+    type: PayoutConnectionRef,
+    description: `The organisation’s payouts. ${CONNECTION_DESCRIPTION}`,
+    authScopes: { run: 'listPayouts' },
+    complexity: pageComplexity,
+    args: { ...t.arg.connectionArgs(), filter: t.arg({ type: PayoutFilter }) },
+    byPath: true,
+    loaderOptions: ORGANIZATION_BATCH,
+    load: (organizationIds: string[], ctx: GraphQLContext, args) =>
+      connectionsOfOrganizations(
+        organizationIds,
+        args,
+        (id) => authorizeRead(ctx.caller, 'listPayouts', id),
+        (accesses, slice) => listPayoutsOfOrganizations(ctx.gateway, accesses, { ...listInputOf(args.filter), slice }),
+      ),
+    resolve: (organization) => organization.id,
+  }),
 );
 
 builder.queryField('pendingPayouts', (t) =>

@@ -4,7 +4,7 @@
  */
 import { authorizeMerchant, authorizeRead } from '../../domain/access/auth.js';
 import { toWireAmount } from '../../domain/money.js';
-import { cancelTransaction, createTransaction, getTransaction, listTransactions } from '../../domain/operations.js';
+import { cancelTransaction, createTransaction, getTransaction, listTransactions, listTransactionsOfOrganizations } from '../../domain/operations.js';
 import { keysetSliceOf } from '../../domain/cursors.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../domain/pagination.js';
 import type { CreatedTransaction } from '../../domain/transactions/createTransaction.js';
@@ -15,7 +15,7 @@ import { builder, type GraphQLContext } from '../builder.js';
 import { announcingReplays, idempotencyKeyOf } from '../idempotency.js';
 import { PaymentMethodEnum, TransactionStatusEnum } from './enums.js';
 import { nodeWhere } from './node.js';
-import { CONNECTION_DESCRIPTION, PageInfoRef, connectionOf, countedConnection, type ConnectionArgs } from './pagination.js';
+import { CONNECTION_DESCRIPTION, ORGANIZATION_BATCH, PageInfoRef, connectionOf, connectionsOfOrganizations, countedConnection, type ConnectionArgs } from './pagination.js';
 
 export const ProductRef = builder.prismaObject('TransactionProduct', {
   name: 'Product',
@@ -201,18 +201,26 @@ builder.queryField('transactionsConnection', (t) =>
   ),
 );
 
+// Loadable: under a list of organisations, every organisation's slice is read in one statement
+// (listTransactionsOfOrganizations), not two statements per organisation.
 builder.prismaObjectField('Organization', 'transactions', (t) =>
-  t.connection(
-    {
-      type: TransactionRef,
-      description: `The organisation’s transactions. ${CONNECTION_DESCRIPTION}`,
-      authScopes: { run: 'listTransactions' },
-      complexity: pageComplexity,
-      args: { filter: t.arg({ type: TransactionFilter }) },
-      resolve: (organization, args, ctx) => transactionConnection(ctx, organization.id, args),
-    },
-    TransactionConnectionRef,
-  ),
+  t.loadable({
+    type: TransactionConnectionRef,
+    description: `The organisation’s transactions. ${CONNECTION_DESCRIPTION}`,
+    authScopes: { run: 'listTransactions' },
+    complexity: pageComplexity,
+    args: { ...t.arg.connectionArgs(), filter: t.arg({ type: TransactionFilter }) },
+    byPath: true,
+    loaderOptions: ORGANIZATION_BATCH,
+    load: (organizationIds: string[], ctx: GraphQLContext, args) =>
+      connectionsOfOrganizations(
+        organizationIds,
+        args,
+        (id) => authorizeRead(ctx.caller, 'listTransactions', id),
+        (accesses, slice) => listTransactionsOfOrganizations(ctx.gateway, accesses, { ...listInputOf(args.filter), slice }),
+      ),
+    resolve: (organization) => organization.id,
+  }),
 );
 
 builder.mutationField('createTransaction', (t) =>

@@ -136,3 +136,123 @@ describe('a nested list of organisations', () => {
     expect(large.length).toBeLessThanOrEqual(8);
   });
 });
+
+describe('a list of organisations with their transactions and payouts (Relay connections)', () => {
+  const tag = `Connections${Date.now()}`;
+  const PER_ORGANIZATION = 12;
+  const NESTED_CONNECTIONS = `query($search: String, $limit: Int, $first: Int, $after: String, $payoutFilter: PayoutFilter, $transactionFilter: TransactionFilter) {
+    organizations(search: $search, limit: $limit) { organizations {
+      id
+      transactions(first: $first, after: $after, filter: $transactionFilter) { totalCount pageInfo { hasNextPage hasPreviousPage endCursor } edges { cursor node { orderId } } }
+      payouts(first: $first, after: $after, filter: $payoutFilter) { totalCount pageInfo { hasNextPage hasPreviousPage endCursor } edges { cursor node { orderId } } }
+    } }
+  }`;
+  /** One organisation's connections read alone, through the root fields (one organisation, the unbatched path). */
+  const ALONE = `query($organizationId: ID, $first: Int, $after: String, $payoutFilter: PayoutFilter, $transactionFilter: TransactionFilter) {
+    transactionsConnection(organizationId: $organizationId, first: $first, after: $after, filter: $transactionFilter) { totalCount pageInfo { hasNextPage hasPreviousPage endCursor } edges { cursor node { orderId } } }
+    payoutsConnection(organizationId: $organizationId, first: $first, after: $after, filter: $payoutFilter) { totalCount pageInfo { hasNextPage hasPreviousPage endCursor } edges { cursor node { orderId } } }
+  }`;
+  let organizationIds: string[] = [];
+
+  beforeAll(async () => {
+    const db = gateway.ctx.db;
+    // 50 organisations, PER_ORGANIZATION transactions and payouts each, written directly (the
+    // reads are under test, not how rows are made). Rows of one organisation share creation
+    // instants in pairs, so the keyset's tie-break on id is exercised too.
+    for (let i = 0; i < 50; i += 1) {
+      const created = await gateway.createOrganization({ name: `${tag} ${String(i).padStart(2, '0')}` });
+      organizationIds.push(created.id);
+    }
+    const base = Date.UTC(2026, 0, 1);
+    await db.transaction.createMany({
+      data: organizationIds.flatMap((organizationId, o) =>
+        Array.from({ length: PER_ORGANIZATION }, (_, n) => ({
+          organizationId,
+          amount: BigInt(1_000 + n * 100),
+          methodOfPayment: ['wave' as const],
+          status: n % 3 === 0 ? ('paid' as const) : ('pending' as const),
+          customerPhone: `+22177000${String(o).padStart(2, '0')}${n % 2}`,
+          isDeleted: n === 5,
+          createdAt: new Date(base + o * 60_000 + Math.floor(n / 2) * 1_000),
+        })),
+      ),
+    });
+    await db.payout.createMany({
+      data: organizationIds.flatMap((organizationId, o) =>
+        Array.from({ length: PER_ORGANIZATION }, (_, n) => ({
+          organizationId,
+          selectedPaymentMethod: n % 2 === 0 ? ('wave' as const) : ('orange_money' as const),
+          amount: BigInt(5_000 + n * 1_000),
+          recipientPhone: `+22177100${String(o).padStart(2, '0')}${n % 3}`,
+          recipientFirstName: n % 4 === 0 ? 'Awa' : 'Moussa',
+          reason: `salary_${n}%`,
+          status: n % 3 === 0 ? ('completed' as const) : ('pending' as const),
+          isDeleted: n === 7,
+          createdAt: new Date(base + o * 60_000 + Math.floor(n / 2) * 1_000),
+        })),
+      ),
+    });
+  }, 120_000);
+
+  it('reads 20 and 50 organisations, each with its first 10 transactions and payouts, in the same number of statements', async () => {
+    let small: any;
+    let large: any;
+    const smallStatements = await statementsOf(async () => {
+      small = await graphqlData(gateway, NESTED_CONNECTIONS, { search: tag, limit: 20, first: 10 });
+    });
+    const largeStatements = await statementsOf(async () => {
+      large = await graphqlData(gateway, NESTED_CONNECTIONS, { search: tag, limit: 50, first: 10 });
+    });
+    expect(small.organizations.organizations).toHaveLength(20);
+    const organizations = large.organizations.organizations;
+    expect(organizations).toHaveLength(50);
+    for (const organization of organizations) {
+      // One soft-deleted row each, left out: 11 match, 10 shown, more follow.
+      for (const connection of [organization.transactions, organization.payouts]) {
+        expect(connection).toMatchObject({ totalCount: PER_ORGANIZATION - 1, pageInfo: { hasNextPage: true, hasPreviousPage: false } });
+        expect(connection.edges).toHaveLength(10);
+      }
+    }
+    // The page, its count, the accounts (the type's include), then one statement for every
+    // organisation's transactions and one for their payouts, totals inside: a constant, not two per
+    // organisation and connection (before: 2 + 1 + 4 per organisation, 203 for 50).
+    expect(largeStatements.length, largeStatements.join('\n')).toBe(smallStatements.length);
+    expect(largeStatements.length, largeStatements.join('\n')).toBeLessThanOrEqual(5);
+  });
+
+  it('answers each organisation exactly as its connection read alone does: rows, order, totals, cursors, next slices', async () => {
+    const filters = [
+      {},
+      { transactionFilter: { status: 'paid' }, payoutFilter: { status: 'completed' } },
+      { transactionFilter: { includeDeleted: true, minAmount: 1_300, maxAmount: 2_000 }, payoutFilter: { includeDeleted: true, minAmount: 6_000, maxAmount: 12_000 } },
+      { transactionFilter: { customerPhone: '+221770000031', paymentMethod: null }, payoutFilter: { paymentMethod: 'orange_money', recipientPhone: '+221771000031' } },
+      { transactionFilter: { startDate: '2026-01-01T00:03:02.000Z', endDate: '2026-01-01T00:03:04.000Z' }, payoutFilter: { search: 'awa' } },
+      { payoutFilter: { search: 'y_1%' } },
+      { payoutFilter: { search: '77100031' } },
+    ];
+    const sample = [0, 3, 31, 49].map((i) => organizationIds[i]!);
+    for (const filter of filters) {
+      for (const first of [3, 10]) {
+        const listed = (await graphqlData(gateway, NESTED_CONNECTIONS, { search: tag, limit: 50, first, ...filter })).organizations.organizations;
+        const byId = new Map(listed.map((organization: any) => [organization.id, organization]));
+        for (const organizationId of sample) {
+          const alone = await graphqlData(gateway, ALONE, { organizationId, first, ...filter });
+          const nested = byId.get(organizationId) as any;
+          expect(nested.transactions, JSON.stringify(filter)).toEqual(alone.transactionsConnection);
+          expect(nested.payouts, JSON.stringify(filter)).toEqual(alone.payoutsConnection);
+        }
+        // The next slice, after the first one's last cursor (every organisation's are the same
+        // argument here, so take one organisation's): the batched read pages like the lone one.
+        const organizationId = sample[2]!;
+        const nested = byId.get(organizationId) as any;
+        for (const field of ['transactions', 'payouts'] as const) {
+          const after = nested[field].pageInfo.endCursor;
+          if (!after) continue;
+          const next = (await graphqlData(gateway, NESTED_CONNECTIONS, { search: tag, limit: 50, first, after, ...filter })).organizations.organizations.find((organization: any) => organization.id === organizationId);
+          const aloneNext = await graphqlData(gateway, ALONE, { organizationId, first, after, ...filter });
+          expect(next[field]).toEqual(aloneNext[field === 'transactions' ? 'transactionsConnection' : 'payoutsConnection']);
+        }
+      }
+    }
+  }, 120_000);
+});
