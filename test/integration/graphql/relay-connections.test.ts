@@ -6,24 +6,22 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { OrganizationRecord } from '../../../src/domain/organizations/store.js';
-import { expectGraphqlError, graphqlData } from '../../support/assertions.js';
+import { expectGraphqlError } from '../../support/assertions.js';
 import { useGateway } from '../../support/gateway.js';
+import {
+  OrganizationConnectionsDocument,
+  PayoutsConnectionDocument,
+  TransactionsConnectionDocument,
+  type TransactionsConnectionQuery,
+  type TransactionsConnectionQueryVariables,
+  TransactionsConnectionOfOrganizationDocument,
+  TransactionsPageDocument,
+} from '../../support/graphql/generated.js';
+import { graphqlDataTyped, graphqlTyped } from '../../support/graphql/typed.js';
 import { pendingTransaction, sandboxPay } from '../../support/accounts.js';
 import { fundedMerchant, payoutBody, postPayout } from '../../support/payouts.js';
 
 const gateway = useGateway();
-
-const TRANSACTIONS = `query($first: Int, $after: String, $last: Int, $before: String, $filter: TransactionFilter) {
-  transactionsConnection(first: $first, after: $after, last: $last, before: $before, filter: $filter) {
-    totalCount edges { cursor node { orderId amount status } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
-  }
-}`;
-
-const PAYOUTS = `query($first: Int, $after: String, $filter: PayoutFilter) {
-  payoutsConnection(first: $first, after: $after, filter: $filter) {
-    totalCount edges { cursor node { orderId amount } } pageInfo { hasNextPage endCursor }
-  }
-}`;
 
 let organization: OrganizationRecord;
 let key: string;
@@ -52,11 +50,11 @@ beforeAll(async () => {
 }, 60_000);
 
 /** Every node of the connection, following endCursor `size` at a time. */
-async function walkForward(size: number, variables: Record<string, unknown> = {}, token = key): Promise<string[]> {
+async function walkForward(size: number, variables: TransactionsConnectionQueryVariables = {}, token = key): Promise<string[]> {
   const seen: string[] = [];
   let after: string | null = null;
   for (let guard = 0; guard < 50; guard += 1) {
-    const { transactionsConnection: page }: { transactionsConnection: any } = await graphqlData(gateway, TRANSACTIONS, { first: size, after, ...variables }, token);
+    const { transactionsConnection: page }: TransactionsConnectionQuery = await graphqlDataTyped(gateway, TransactionsConnectionDocument, { first: size, after, ...variables }, token);
     seen.push(...page.edges.map((edge: { node: { orderId: string } }) => edge.node.orderId));
     expect(page.pageInfo.hasPreviousPage).toBe(after !== null);
     if (!page.pageInfo.hasNextPage) return seen;
@@ -69,34 +67,34 @@ describe('transactionsConnection', () => {
   it('pages forward through every transaction exactly once, newest first, as the REST list orders them', async () => {
     expect(await walkForward(5)).toEqual(newestFirst);
     expect(await walkForward(12)).toEqual(newestFirst);
-    const { transactionsConnection: first } = await graphqlData(gateway, TRANSACTIONS, { first: 5 }, key);
+    const { transactionsConnection: first } = await graphqlDataTyped(gateway, TransactionsConnectionDocument, { first: 5 }, key);
     expect(first.totalCount).toBe(12);
-    expect(first.pageInfo).toMatchObject({ hasNextPage: true, hasPreviousPage: false, startCursor: first.edges[0].cursor, endCursor: first.edges[4].cursor });
+    expect(first.pageInfo).toMatchObject({ hasNextPage: true, hasPreviousPage: false, startCursor: first.edges[0]!.cursor, endCursor: first.edges[4]!.cursor });
   });
 
   it('applies the REST filters (status, amount range) and counts what matches', async () => {
     const paidOnly = await walkForward(2, { filter: { status: 'paid' } });
     expect(paidOnly).toEqual(newestFirst.filter((orderId) => paid.has(orderId)));
-    const { transactionsConnection: ranged } = await graphqlData(gateway, TRANSACTIONS, { first: 100, filter: { minAmount: 1_003, maxAmount: 1_006 } }, key);
+    const { transactionsConnection: ranged } = await graphqlDataTyped(gateway, TransactionsConnectionDocument, { first: 100, filter: { minAmount: 1_003, maxAmount: 1_006 } }, key);
     expect(ranged.totalCount).toBe(4);
     expect(ranged.edges.map((edge: any) => edge.node.amount).sort()).toEqual([1_003, 1_004, 1_005, 1_006]);
   });
 
   it('pages backward with last/before, in the same newest-first order', async () => {
-    const { transactionsConnection: tail } = await graphqlData(gateway, TRANSACTIONS, { last: 4 }, key);
+    const { transactionsConnection: tail } = await graphqlDataTyped(gateway, TransactionsConnectionDocument, { last: 4 }, key);
     expect(tail.edges.map((edge: any) => edge.node.orderId)).toEqual(newestFirst.slice(8));
     expect(tail.pageInfo).toMatchObject({ hasPreviousPage: true, hasNextPage: false });
-    const { transactionsConnection: before } = await graphqlData(gateway, TRANSACTIONS, { last: 4, before: tail.pageInfo.startCursor }, key);
+    const { transactionsConnection: before } = await graphqlDataTyped(gateway, TransactionsConnectionDocument, { last: 4, before: tail.pageInfo.startCursor }, key);
     expect(before.edges.map((edge: any) => edge.node.orderId)).toEqual(newestFirst.slice(4, 8));
     expect(before.pageInfo).toMatchObject({ hasPreviousPage: true, hasNextPage: true });
   });
 
   it('keeps its place while transactions are created: the next slice neither repeats nor skips a row', async () => {
-    const { transactionsConnection: first } = await graphqlData(gateway, TRANSACTIONS, { first: 4 }, key);
+    const { transactionsConnection: first } = await graphqlDataTyped(gateway, TransactionsConnectionDocument, { first: 4 }, key);
     expect(first.edges.map((edge: any) => edge.node.orderId)).toEqual(newestFirst.slice(0, 4));
     // New rows arrive between the two slices (an OFFSET would shift the next page by three).
     const created = await Promise.all([0, 1, 2].map(() => pendingTransaction(gateway, key, { price: 5_000 })));
-    const { transactionsConnection: next } = await graphqlData(gateway, TRANSACTIONS, { first: 4, after: first.pageInfo.endCursor }, key);
+    const { transactionsConnection: next } = await graphqlDataTyped(gateway, TransactionsConnectionDocument, { first: 4, after: first.pageInfo.endCursor }, key);
     expect(next.edges.map((edge: any) => edge.node.orderId)).toEqual(newestFirst.slice(4, 8));
     expect(next.totalCount).toBe(15);
     // ...and the new rows are at the head of a fresh walk.
@@ -107,10 +105,10 @@ describe('transactionsConnection', () => {
   });
 
   it('caps first above 100 and refuses a size below 1, or both directions at once, with BAD_USER_INPUT', async () => {
-    const { transactionsConnection: all } = await graphqlData(gateway, TRANSACTIONS, { first: 1_000 }, key);
+    const { transactionsConnection: all } = await graphqlDataTyped(gateway, TransactionsConnectionDocument, { first: 1_000 }, key);
     expect(all.edges).toHaveLength(newestFirst.length);
     for (const variables of [{ first: 0 }, { last: -1 }, { first: 2, last: 2 }]) {
-      const response = await gateway.graphql(TRANSACTIONS, variables, key);
+      const response = await graphqlTyped(gateway, TransactionsConnectionDocument, variables, key);
       expect(response.status).toBeLessThan(500);
       expect(response.body.errors?.[0]?.extensions?.code, JSON.stringify(variables)).toBe('BAD_USER_INPUT');
     }
@@ -124,11 +122,11 @@ describe('transactionsConnection', () => {
       'A'.repeat(500),
     ];
     for (const after of forged) {
-      const response = await gateway.graphql(TRANSACTIONS, { first: 2, after }, key);
+      const response = await graphqlTyped(gateway, TransactionsConnectionDocument, { first: 2, after }, key);
       expect(response.status).toBeLessThan(500);
       expectGraphqlError(response, 'invalid_query', 'after is not a cursor of this list');
     }
-    expectGraphqlError(await gateway.graphql(TRANSACTIONS, { last: 2, before: 'nope!' }, key), 'invalid_query', 'before is not a cursor of this list');
+    expectGraphqlError(await graphqlTyped(gateway, TransactionsConnectionDocument, { last: 2, before: 'nope!' }, key), 'invalid_query', 'before is not a cursor of this list');
   });
 
   it('keeps a merchant to its own organisation; operators read every one or the one they name', async () => {
@@ -136,19 +134,15 @@ describe('transactionsConnection', () => {
     await pendingTransaction(gateway, other.key);
     const own = await walkForward(50);
     expect(own).toEqual(newestFirst);
-    const named = await graphqlData(
-      gateway,
-      `query($organizationId: ID) { transactionsConnection(first: 100, organizationId: $organizationId) { totalCount edges { node { organizationId } } } }`,
-      { organizationId: organization.id },
-    );
+    const named = await graphqlDataTyped(gateway, TransactionsConnectionOfOrganizationDocument, { organizationId: organization.id, first: 100 });
     expect(named.transactionsConnection.totalCount).toBe(newestFirst.length);
     expect(new Set(named.transactionsConnection.edges.map((edge: any) => edge.node.organizationId))).toEqual(new Set([organization.id]));
-    const foreign = await gateway.graphql(`query($organizationId: ID) { transactionsConnection(first: 1, organizationId: $organizationId) { totalCount } }`, { organizationId: other.organization.id }, key);
+    const foreign = await graphqlTyped(gateway, TransactionsConnectionOfOrganizationDocument, { organizationId: other.organization.id, first: 1 }, key);
     expectGraphqlError(foreign, 'permission_denied');
   });
 
   it('keeps today’s page fields working beside it', async () => {
-    const { transactions } = await graphqlData(gateway, `{ transactions(page: 2, limit: 5) { transactions { orderId } pagination { page limit totalCount totalPages } } }`, {}, key);
+    const { transactions } = await graphqlDataTyped(gateway, TransactionsPageDocument, { page: 2, limit: 5 }, key);
     expect(transactions.transactions.map((transaction: { orderId: string }) => transaction.orderId)).toEqual(newestFirst.slice(5, 10));
     expect(transactions.pagination).toEqual({ page: 2, limit: 5, totalCount: newestFirst.length, totalPages: Math.ceil(newestFirst.length / 5) });
   });
@@ -156,25 +150,18 @@ describe('transactionsConnection', () => {
 
 describe('payoutsConnection and an organisation’s connections', () => {
   it('pages through the payouts with the REST filters', async () => {
-    const { payoutsConnection: first } = await graphqlData(gateway, PAYOUTS, { first: 3 }, payoutKey);
+    const { payoutsConnection: first } = await graphqlDataTyped(gateway, PayoutsConnectionDocument, { first: 3 }, payoutKey);
     expect(first.totalCount).toBe(5);
-    const { payoutsConnection: rest } = await graphqlData(gateway, PAYOUTS, { first: 3, after: first.pageInfo.endCursor }, payoutKey);
+    const { payoutsConnection: rest } = await graphqlDataTyped(gateway, PayoutsConnectionDocument, { first: 3, after: first.pageInfo.endCursor }, payoutKey);
     expect(rest.pageInfo.hasNextPage).toBe(false);
     const amounts = [...first.edges, ...rest.edges].map((edge: any) => edge.node.amount);
     expect(amounts).toEqual([1_004, 1_003, 1_002, 1_001, 1_000]);
-    const { payoutsConnection: ranged } = await graphqlData(gateway, PAYOUTS, { first: 10, filter: { minAmount: 1_003 } }, payoutKey);
+    const { payoutsConnection: ranged } = await graphqlDataTyped(gateway, PayoutsConnectionDocument, { first: 10, filter: { minAmount: 1_003 } }, payoutKey);
     expect(ranged.edges.map((edge: any) => edge.node.amount)).toEqual([1_004, 1_003]);
   });
 
   it('gives operators an organisation’s transactions and payouts as connections too', async () => {
-    const { organization: read } = await graphqlData(
-      gateway,
-      `query($id: ID!) { organization(id: $id) {
-        transactions(first: 3, filter: { status: paid }) { totalCount edges { node { orderId } } pageInfo { hasNextPage } }
-        payouts(first: 2) { totalCount edges { node { amount } } }
-      } }`,
-      { id: organization.id },
-    );
+    const { organization: read } = await graphqlDataTyped(gateway, OrganizationConnectionsDocument, { id: organization.id });
     expect(read.transactions.totalCount).toBe(paid.size);
     expect(read.transactions.edges.map((edge: any) => edge.node.orderId)).toEqual(newestFirst.filter((orderId) => paid.has(orderId)).slice(0, 3));
     expect(read.payouts).toEqual({ totalCount: 5, edges: [{ node: { amount: 1_004 } }, { node: { amount: 1_003 } }] });
