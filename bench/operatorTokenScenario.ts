@@ -1,8 +1,9 @@
 /**
- * What an issued operator token costs per request (issue 19): operator tokens are not cached, so
- * every GraphQL request with one reads its row by digest from PostgreSQL (one unique-index lookup;
- * this is what makes a revocation take effect at once on every instance). The floor is the same
- * request with the bootstrap GATEWAY_ADMIN_TOKEN, which is compared in memory and reads nothing.
+ * What an issued operator token costs per request (issue 19): issued tokens are cached like API
+ * keys (domain/access/callerCache.ts: revocation invalidates them in every instance), so a request
+ * with one reads PostgreSQL only when the cache cannot answer (first use, or while this instance
+ * cannot hear Redis). The floor is the same request with the bootstrap GATEWAY_ADMIN_TOKEN, which
+ * is compared in memory and reads nothing.
  * Both go to the same gateway, one request at a time, taking turns request by request (as the
  * limiter's 1-connection scenario does), LOAD.rounds rounds; the query is `{ __typename }`, so
  * the difference is authentication alone. Target: the lookup adds at most `maxAddedP99Ms` to p99.
