@@ -7,21 +7,14 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createWebhook } from '../../../src/domain/operations.js';
 import type { OrganizationRecord } from '../../../src/domain/organizations/store.js';
-import { expectGraphqlError, graphqlData } from '../../support/assertions.js';
+import { expectGraphqlError } from '../../support/assertions.js';
 import { useGateway } from '../../support/gateway.js';
+import { NodeDocument, NodeIdsOfEachTypeDocument, NodeTransactionLedgerEntriesDocument, NodeTransactionOrganizationDocument } from '../../support/graphql/generated.js';
+import { graphqlDataTyped, graphqlTyped, nodeOfType } from '../../support/graphql/typed.js';
 import { pendingTransaction, sandboxPay } from '../../support/accounts.js';
 import { fundedMerchant, payoutBody, postPayout } from '../../support/payouts.js';
 
 const gateway = useGateway({ webhooks: { allowPrivateUrls: true } });
-
-const NODE = `query($id: ID!) { node(id: $id) {
-  __typename nodeId
-  ... on Transaction { orderId products { name } }
-  ... on Payout { orderId amount }
-  ... on Organization { id name accounts { name } }
-  ... on Account { id name }
-  ... on Webhook { id url }
-} }`;
 
 interface Fixture {
   organization: OrganizationRecord;
@@ -42,14 +35,7 @@ async function fixture(): Promise<Fixture> {
   expect(payout.status, JSON.stringify(payout.body)).toBe(200);
   const webhook = (await createWebhook(gateway.ctx, gateway.operator, { organizationId: organization.id, url: 'http://127.0.0.1:9/hooks', version: 'v2' })).webhook;
   const main = organization.accounts.find((account) => account.name === 'main')!;
-  const data = await graphqlData(
-    gateway,
-    `query($orderId: ID!, $payoutId: ID!, $organizationId: ID!, $accountId: ID!) {
-      transaction(orderId: $orderId) { nodeId } payout(orderId: $payoutId) { nodeId }
-      organization(id: $organizationId) { nodeId } account(id: $accountId) { nodeId } webhooks(organizationId: $organizationId) { id nodeId }
-    }`,
-    { orderId, payoutId: payout.body.order_id, organizationId: organization.id, accountId: main.id },
-  );
+  const data = await graphqlDataTyped(gateway, NodeIdsOfEachTypeDocument, { orderId, payoutId: payout.body.order_id, organizationId: organization.id, accountId: main.id });
   return {
     organization,
     readKey,
@@ -59,7 +45,7 @@ async function fixture(): Promise<Fixture> {
       Payout: data.payout.nodeId,
       Organization: data.organization.nodeId,
       Account: data.account.nodeId,
-      Webhook: data.webhooks.find((listed: { id: string }) => listed.id === webhook.id).nodeId,
+      Webhook: data.webhooks.find((listed: { id: string }) => listed.id === webhook.id)!.nodeId,
     },
     rowIds: { Transaction: orderId, Payout: payout.body.order_id, Organization: organization.id, Account: main.id, Webhook: webhook.id },
   };
@@ -77,23 +63,23 @@ describe('global ids', () => {
   it('gives each node type an opaque global id that node(id) loads again, with its fields and relations', async () => {
     for (const [type, nodeId] of Object.entries(mine.ids)) {
       expect(nodeId).not.toContain(mine.rowIds[type as keyof Fixture['rowIds']]);
-      const { node } = await graphqlData(gateway, NODE, { id: nodeId });
+      const { node } = await graphqlDataTyped(gateway, NodeDocument, { id: nodeId });
       expect(node).toMatchObject({ __typename: type, nodeId });
     }
-    const { node: transaction } = await graphqlData(gateway, NODE, { id: mine.ids.Transaction });
+    const { node: transaction } = await graphqlDataTyped(gateway, NodeDocument, { id: mine.ids.Transaction });
     expect(transaction).toEqual({ __typename: 'Transaction', nodeId: mine.ids.Transaction, orderId: mine.rowIds.Transaction, products: [{ name: 'Thiakry' }] });
-    const { node: organization } = await graphqlData(gateway, NODE, { id: mine.ids.Organization });
+    const organization = nodeOfType((await graphqlDataTyped(gateway, NodeDocument, { id: mine.ids.Organization })).node, 'Organization');
     expect(organization.accounts.map((account: { name: string }) => account.name).sort()).toEqual(['escrow', 'main']);
-    const { node: webhook } = await graphqlData(gateway, NODE, { id: mine.ids.Webhook });
+    const { node: webhook } = await graphqlDataTyped(gateway, NodeDocument, { id: mine.ids.Webhook });
     expect(webhook).toMatchObject({ id: mine.rowIds.Webhook, url: 'http://127.0.0.1:9/hooks' });
   });
 
   it('answers null for an id of nothing: a deleted-looking row, an unknown type, or not a global id at all', async () => {
     const unknownRow = Buffer.from(`Transaction:${randomUUID()}`).toString('base64');
-    expect((await graphqlData(gateway, NODE, { id: unknownRow })).node).toBeNull();
+    expect((await graphqlDataTyped(gateway, NodeDocument, { id: unknownRow })).node).toBeNull();
     const notAUuid = Buffer.from('Payout:12').toString('base64');
-    expect((await graphqlData(gateway, NODE, { id: notAUuid })).node).toBeNull();
-    const response = await gateway.graphql(NODE, { id: 'not a global id' });
+    expect((await graphqlDataTyped(gateway, NodeDocument, { id: notAUuid })).node).toBeNull();
+    const response = await graphqlTyped(gateway, NodeDocument, { id: 'not a global id' });
     expect(response.status).toBeLessThan(500);
     expect(response.body.data?.node ?? null).toBeNull();
   });
@@ -101,35 +87,36 @@ describe('global ids', () => {
 
 describe('a merchant key', () => {
   it('loads its own organisation’s transaction, payout and account by global id', async () => {
-    expect((await graphqlData(gateway, NODE, { id: mine.ids.Transaction }, mine.readKey)).node.orderId).toBe(mine.rowIds.Transaction);
-    expect((await graphqlData(gateway, NODE, { id: mine.ids.Payout }, mine.readKey)).node.orderId).toBe(mine.rowIds.Payout);
-    expect((await graphqlData(gateway, NODE, { id: mine.ids.Account }, mine.readKey)).node.id).toBe(mine.rowIds.Account);
+    const load = async (id: string) => (await graphqlDataTyped(gateway, NodeDocument, { id }, mine.readKey)).node;
+    expect(nodeOfType(await load(mine.ids.Transaction), 'Transaction').orderId).toBe(mine.rowIds.Transaction);
+    expect(nodeOfType(await load(mine.ids.Payout), 'Payout').orderId).toBe(mine.rowIds.Payout);
+    expect(nodeOfType(await load(mine.ids.Account), 'Account').id).toBe(mine.rowIds.Account);
   });
 
   it('gets null for another organisation’s transaction, payout or account, as for a missing one', async () => {
     for (const type of ['Transaction', 'Payout', 'Account'] as const) {
-      const response = await gateway.graphql(NODE, { id: theirs.ids[type] }, mine.readKey);
+      const response = await graphqlTyped(gateway, NodeDocument, { id: theirs.ids[type] }, mine.readKey);
       expect({ data: response.body.data, errors: response.body.errors }, type).toEqual({ data: { node: null }, errors: undefined });
     }
-    const missing = await gateway.graphql(NODE, { id: Buffer.from(`Transaction:${randomUUID()}`).toString('base64') }, mine.readKey);
+    const missing = await graphqlTyped(gateway, NodeDocument, { id: Buffer.from(`Transaction:${randomUUID()}`).toString('base64') }, mine.readKey);
     expect({ data: missing.body.data, errors: missing.body.errors }).toEqual({ data: { node: null }, errors: undefined });
   });
 
   it('cannot reach another organisation’s rows through a relation of its own objects either', async () => {
     // The merchant's own transaction leads nowhere else: its ledger entries are its own organisation's.
-    const { node } = await graphqlData(gateway, `query($id: ID!) { node(id: $id) { ... on Transaction { ledgerEntries { transactionId } } } }`, { id: mine.ids.Transaction }, mine.readKey);
-    expect(node.ledgerEntries.length).toBeGreaterThan(0);
-    expect(new Set(node.ledgerEntries.map((entry: { transactionId: string }) => entry.transactionId))).toEqual(new Set([mine.rowIds.Transaction]));
+    const { node } = await graphqlDataTyped(gateway, NodeTransactionLedgerEntriesDocument, { id: mine.ids.Transaction }, mine.readKey);
+    expect(node!.ledgerEntries.length).toBeGreaterThan(0);
+    expect(new Set(node!.ledgerEntries.map((entry) => entry.transactionId))).toEqual(new Set([mine.rowIds.Transaction]));
     // ...and the organisation behind it is the operators' to read.
-    const organization = await gateway.graphql(`query($id: ID!) { node(id: $id) { ... on Transaction { organization { id } } } }`, { id: mine.ids.Transaction }, mine.readKey);
+    const organization = await graphqlTyped(gateway, NodeTransactionOrganizationDocument, { id: mine.ids.Transaction }, mine.readKey);
     expectGraphqlError(organization, 'permission_denied');
     expect(organization.body.data).toEqual({ node: null });
   });
 
   it('is refused, as the policy refuses the type’s read, for an organisation or a type its scope may not read', async () => {
-    expectGraphqlError(await gateway.graphql(NODE, { id: mine.ids.Organization }, mine.readKey), 'permission_denied');
+    expectGraphqlError(await graphqlTyped(gateway, NodeDocument, { id: mine.ids.Organization }, mine.readKey), 'permission_denied');
     // A payout key reads payouts, not transactions: refused before anything is looked up.
-    expectGraphqlError(await gateway.graphql(NODE, { id: mine.ids.Transaction }, mine.payoutKey), 'permission_denied');
-    expectGraphqlError(await gateway.graphql(NODE, { id: theirs.ids.Transaction }, mine.payoutKey), 'permission_denied');
+    expectGraphqlError(await graphqlTyped(gateway, NodeDocument, { id: mine.ids.Transaction }, mine.payoutKey), 'permission_denied');
+    expectGraphqlError(await graphqlTyped(gateway, NodeDocument, { id: theirs.ids.Transaction }, mine.payoutKey), 'permission_denied');
   });
 });

@@ -6,6 +6,7 @@
  */
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { print } from 'graphql';
+import { expect } from 'vitest';
 import { graphqlData, graphqlRefusal } from '../assertions.js';
 import type { HttpResult, TestGateway } from '../gateway.js';
 import { CreateOperatorTokenDocument, type OperatorRole } from './generated.js';
@@ -40,6 +41,12 @@ export function graphqlRefusalTyped<Result, Variables>(gateway: TestGateway, doc
 export async function runTyped<Result, Variables>(gateway: TestGateway, document: Document<Result, Variables>, variables: Variables, token: string): Promise<TypedAnswer<Result>> {
   const response = await graphqlTyped(gateway, document, variables, token);
   return { status: response.status, data: response.body.data ?? null, errors: response.body.errors };
+}
+
+/** A `node(id)` answer narrowed to the type the test expects (else the test fails), its fields typed. */
+export function nodeOfType<Node extends { __typename: string }, Typename extends Node['__typename']>(node: Node | null, typename: Typename): Extract<Node, { __typename: Typename }> {
+  expect(node?.__typename).toBe(typename);
+  return node as Extract<Node, { __typename: Typename }>;
 }
 
 /** An operator token of `role`, issued by the bootstrap admin token. */
