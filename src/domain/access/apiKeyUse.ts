@@ -6,6 +6,7 @@
  * small UPDATE a minute, not one per request. The shown time is therefore up to a minute early.
  */
 import type { GatewayContext } from '../context.js';
+import type { MerchantCaller } from './caller.js';
 import { recordApiKeyUse } from './store.js';
 
 /** How precise "last used" is: the dashboard shows it to the minute. */
@@ -19,8 +20,16 @@ const MAX_REMEMBERED_KEYS = 10_000;
 /** Per context (a process may hold several gateways in tests): apiKeyId -> when this instance last wrote it. */
 const lastWrittenByContext = new WeakMap<GatewayContext, Map<string, number>>();
 
-/** Records that the key was used now, at most once a minute, without delaying the caller; a failure is logged, never thrown. */
-export function noteApiKeyUse(ctx: GatewayContext, apiKeyId: string): void {
+/**
+ * Records that the caller's key was used now, at most once a minute, without delaying the request
+ * (a failure is logged, never thrown); answers the caller, so authentication can wrap its result.
+ */
+export function noteApiKeyUse(ctx: GatewayContext, caller: MerchantCaller): MerchantCaller {
+  recordUseLater(ctx, caller.apiKeyId);
+  return caller;
+}
+
+function recordUseLater(ctx: GatewayContext, apiKeyId: string): void {
   let lastWritten = lastWrittenByContext.get(ctx);
   if (!lastWritten) lastWrittenByContext.set(ctx, (lastWritten = new Map()));
   const now = ctx.clock.now();

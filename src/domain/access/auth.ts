@@ -12,6 +12,7 @@ import { DomainError } from '../errors.js';
 import { authorize, organizationOf, type Operation } from './policy.js';
 import type { MerchantOperation } from './scopes.js';
 import { readApiKeyByDigest, readOperatorTokenByDigest } from './store.js';
+import { noteApiKeyUse } from './apiKeyUse.js';
 
 export type { Caller, MerchantCaller, MerchantUserCaller, OperatorCaller, OrganizationCaller } from './caller.js';
 
@@ -76,7 +77,7 @@ export async function authenticate(ctx: GatewayContext, authorization: string | 
   const token = parseBearer(authorization);
   if (!token) throw new DomainError('invalid_api_key');
 
-  if (token.startsWith(API_KEY_PREFIX)) return authenticateApiKey(ctx, sha256Hex(token));
+  if (token.startsWith(API_KEY_PREFIX)) return noteApiKeyUse(ctx, await authenticateApiKey(ctx, sha256Hex(token)));
 
   if (options.allowOperators) {
     if (options.adminToken && sameSecret(token, options.adminToken)) return { kind: 'operator', role: 'admin', tokenId: null };

@@ -7,7 +7,7 @@ import type { Prisma } from '../../generated/prisma/client.js';
 import type { Principal } from '../access/policy.js';
 import type { Db, DbTransaction } from '../ports.js';
 import type { AuditAction } from './actions.js';
-import { insertAuditEvent } from './store.js';
+import { auditEventCte, insertAuditEvent, type NewAuditEvent } from './store.js';
 
 /** Someone not signed in (a failed sign-in names the account tried in `target`, never the password). */
 export interface AnonymousActor {
@@ -43,13 +43,24 @@ export function actorOf(actor: AuditActor): { actorKind: string; actorId: string
   }
 }
 
+const auditRowOf = (event: AuditEventInput): NewAuditEvent => ({
+  organizationId: event.organizationId,
+  ...actorOf(event.actor),
+  action: event.action,
+  target: event.target ?? null,
+  details: event.details ?? null,
+  at: event.at ?? new Date(),
+});
+
 export async function recordAuditEvent(db: Db | DbTransaction, event: AuditEventInput): Promise<void> {
-  await insertAuditEvent(db, {
-    organizationId: event.organizationId,
-    ...actorOf(event.actor),
-    action: event.action,
-    target: event.target ?? null,
-    details: event.details ?? null,
-    at: event.at ?? new Date(),
-  });
+  await insertAuditEvent(db, auditRowOf(event));
+}
+
+/**
+ * The same entry as a CTE `name` of a change's own single statement, written once per row of its
+ * earlier CTE `source` (so only when the change is): for a change made in one statement outside
+ * any transaction (a payout's phase 1), where a separate insert would need a transaction of its own.
+ */
+export function auditEventStatementPart(name: string, source: string, event: AuditEventInput) {
+  return auditEventCte(name, source, auditRowOf(event));
 }

@@ -20,6 +20,7 @@ import { findOrganization } from './organizations.js';
 import { API_SCOPES, isOneOf } from '../enums.js';
 import { ownOrganizationOf } from './ownOrganization.js';
 import { insertApiKey } from './store.js';
+import { recordAuditEvent } from '../audit/recordAuditEvent.js';
 
 export interface IssuedApiKey {
   apiKey: ApiKey;
@@ -50,6 +51,11 @@ export async function createApiKey(ctx: GatewayContext, caller: Caller, organiza
   if (!isOneOf(API_KEY_FORMATS, format)) throw new DomainError('invalid_input', `format must be one of ${API_KEY_FORMATS.join(', ')}`);
   await findOrganization(ctx.db, organizationId);
   const { secret, digest, displayPrefix } = newSecret(format);
-  const apiKey = await insertApiKey(ctx.db, { organizationId, scope, prefix: displayPrefix, keyDigest: digest });
+  const owner = organizationId;
+  const apiKey = await ctx.db.$transaction(async (tx) => {
+    const issued = await insertApiKey(tx, { organizationId: owner, scope, prefix: displayPrefix, keyDigest: digest });
+    await recordAuditEvent(tx, { organizationId: owner, actor: caller, action: 'api_key.created', target: issued.id, details: { scope, prefix: displayPrefix } });
+    return issued;
+  });
   return { apiKey, secret };
 }

@@ -18,6 +18,7 @@ import { invalidationOfKey } from '../access/callerCache.js';
 import { invalidateCallers } from './organizations.js';
 import { isUuid } from '../ids.js';
 import { markApiKeyRevoked, readApiKey, readOrganizationApiKey } from './store.js';
+import { recordAuditEvent } from '../audit/recordAuditEvent.js';
 
 export interface RevokedApiKey extends ApiKey {
   /** True once every instance will refuse the key; false: revoked, but that could not be confirmed. */
@@ -30,10 +31,19 @@ export async function revokeApiKey(ctx: GatewayContext, caller: Caller, keyId: s
   if (!key) throw new DomainError('api_key_not_found');
   // Revoking again is harmless, and tells the instances again: the way to confirm an earlier
   // revocation that could not be.
-  const revoked = key.revokedAt ? key : await markApiKeyRevoked(ctx.db, keyId, ctx.clock.now());
+  const revoked = key.revokedAt ? key : await revokeAndRecord(ctx, caller, key);
   return { ...revoked, propagationConfirmed: await invalidateCallers(ctx, invalidationOfKey(keyId), { apiKeyId: keyId }) };
 }
 
+
+/** Marks the key revoked and records who did it, in one database transaction. */
+function revokeAndRecord(ctx: GatewayContext, caller: Caller, key: ApiKey): Promise<ApiKey> {
+  return ctx.db.$transaction(async (tx) => {
+    const revoked = await markApiKeyRevoked(tx, key.id, ctx.clock.now());
+    await recordAuditEvent(tx, { organizationId: key.organizationId, actor: caller, action: 'api_key.revoked', target: key.id, details: { scope: key.scope, prefix: key.prefix } });
+    return revoked;
+  });
+}
 
 /** The key if the caller may revoke it: any for operators, else one of the caller's organisation. */
 function readRevocableKey(ctx: GatewayContext, caller: Caller, keyId: string): Promise<ApiKey | null> {

@@ -11,6 +11,7 @@ import { boundedInputText, MAX_NAME_LENGTH } from '../text.js';
 import { findOrganization, invalidateCallers } from './organizations.js';
 import { ownOrganizationOf } from './ownOrganization.js';
 import { changeOrganization, type OrganizationRecord } from './store.js';
+import { recordAuditEvent } from '../audit/recordAuditEvent.js';
 
 export interface UpdateBusinessProfileInput {
   /** Required for operators; a user's own organisation otherwise. */
@@ -28,7 +29,9 @@ export async function updateBusinessProfile(ctx: GatewayContext, caller: Caller,
   if (name === undefined && businessSector === undefined) throw new DomainError('invalid_input', 'give a name, a sector, or both');
   await findOrganization(ctx.db, organizationId);
   const updated = await ctx.db.$transaction(async (tx) => {
-    const organization = await changeOrganization(tx, organizationId, { ...(name && { name }), ...(businessSector && { businessSector }) });
+    const changes = { ...(name && { name }), ...(businessSector && { businessSector }) };
+    const organization = await changeOrganization(tx, organizationId, changes);
+    await recordAuditEvent(tx, { organizationId, actor: caller, action: 'business_profile.updated', target: organizationId, details: changes });
     return organization;
   });
   // Callers carry their organisation (its sector decides the 403): drop the cached copies.

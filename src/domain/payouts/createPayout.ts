@@ -46,9 +46,11 @@ export async function createPayout(
   const held: { lease: PayoutLease | null } = { lease: null };
   try {
     return await runIdempotentlyTwoPhase<PayoutIntent, ProviderAnswer | null, PayoutRecord>(ctx, scope, {
+      // Phase 1's one statement also writes the audit entry (payout.created by this caller).
       record: async (db) => {
         const lease = newPayoutLease(organization.id);
-        const intent = await recordPayout(ctx, db, organization.id, payoutTerms(organization, await checkPayout(ctx, db, organization, input)), lease);
+        const terms = payoutTerms(organization, await checkPayout(ctx, db, organization, input));
+        const intent = await recordPayout(ctx, db, organization.id, terms, lease, { actor: access.caller });
         held.lease = lease;
         return intent;
       },

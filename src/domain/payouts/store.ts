@@ -19,6 +19,8 @@ import { PROVIDER_TIMEOUT_MS, settleDurably } from '../providerFlow.js';
 import { namedStatement, runStatement } from '../statements.js';
 import { escapeLike } from '../text.js';
 import { compactPhone } from '../phones.js';
+import { toWireAmount } from '../money.js';
+import { auditEventStatementPart, type AuditEventInput } from '../audit/recordAuditEvent.js';
 
 export type PayoutRecord = Payout;
 
@@ -320,9 +322,9 @@ export async function releasePayoutLease(ctx: GatewayContext, lease: PayoutLease
  * missing, which answers as an empty `main` always did; the lease this statement took is given
  * back first, a no-op inside a transaction the refusal rolls back).
  */
-export async function recordPayout(ctx: GatewayContext, db: Db | DbTransaction, organizationId: string, payout: PayoutToRecord, lease: PayoutLease): Promise<PayoutIntent> {
+export async function recordPayout(ctx: GatewayContext, db: Db | DbTransaction, organizationId: string, payout: PayoutToRecord, lease: PayoutLease, audit: PayoutAudit): Promise<PayoutIntent> {
   const id = randomUUID();
-  const statement = recordPayoutStatement(ctx, organizationId, id, payout, lease);
+  const statement = recordPayoutStatement(ctx, organizationId, id, payout, lease, audit);
   const [row] = await runStatement<{ leased: boolean; id: string | null }>(db, { name: 'gw_payout_record', text: statement.text }, statement.values);
   if (row?.leased !== true) throw new DomainError('payout_in_progress');
   if (!row.id) {
@@ -348,8 +350,20 @@ export type PayoutToRecord = NewPayout & {
  * account owed the amount, fee revenue the fee (no entry for a zero fee); the sum is zero.
  * test/domain/payouts/payout-effects.test.ts checks its entries, with a fee and without one.
  */
-function recordPayoutStatement(ctx: GatewayContext, organizationId: string, id: string, payout: PayoutToRecord, lease: PayoutLease): Prisma.Sql {
+/** Who asks for the payout: its audit entry (`payout.created`) is written by phase 1's statement, with the payout. */
+export type PayoutAudit = Pick<AuditEventInput, 'actor'>;
+
+function recordPayoutStatement(ctx: GatewayContext, organizationId: string, id: string, payout: PayoutToRecord, lease: PayoutLease, audit: PayoutAudit): Prisma.Sql {
   const now = ctx.clock.now();
+  const audited = auditEventStatementPart('audited', 'recorded', {
+    organizationId,
+    actor: audit.actor,
+    action: 'payout.created',
+    target: id,
+    // Never the recipient's phone: the amount, the method, whether it waits for review.
+    details: { amount: toWireAmount(payout.amount), method: payout.method, awaitsReview: !payout.send },
+    at: now,
+  });
   const debit = String(payout.amount + payout.fee);
   return Prisma.sql`
     WITH lease AS (${takeLeaseSql(lease, leaseTtlMs(ctx))}),
@@ -372,7 +386,8 @@ function recordPayoutStatement(ctx: GatewayContext, organizationId: string, id: 
         ${payout.recipientFirstName}::text, ${payout.recipientLastName}::text, ${payout.recipientPhone}::text, ${payout.reason}::text, 'pending',
         ${payout.send ? now : null}::timestamptz, ${now}::timestamptz, ${now}::timestamptz
       FROM debited
-      RETURNING id)
+      RETURNING id),
+    ${audited}
     SELECT EXISTS (SELECT 1 FROM lease) AS leased, (SELECT id FROM recorded) AS id`;
 }
 

@@ -13,6 +13,7 @@ import { checkWebhookUrl } from './addresses.js';
 import { encryptWebhookSecret, generateWebhookSecret } from './secrets.js';
 import { webhookSettingsOf } from './settings.js';
 import { countActiveWebhooks, insertWebhook, type WebhookRecord } from './store.js';
+import { recordAuditEvent } from '../audit/recordAuditEvent.js';
 
 export interface CreateWebhookInput {
   /** Required for operators; a merchant's own organisation otherwise. */
@@ -39,6 +40,11 @@ export async function createWebhook(ctx: GatewayContext, caller: Caller, input: 
   if (active >= MAX_WEBHOOKS_PER_ORGANIZATION) throw new DomainError('too_many_webhooks', String(MAX_WEBHOOKS_PER_ORGANIZATION));
   const id = randomUUID();
   const secret = generateWebhookSecret();
-  const webhook = await insertWebhook(ctx.db, { id, organizationId, url, version, encryptedSecret: encryptWebhookSecret(settings.secretKey, id, secret) });
+  const owner = organizationId;
+  const webhook = await ctx.db.$transaction(async (tx) => {
+    const created = await insertWebhook(tx, { id, organizationId: owner, url, version, encryptedSecret: encryptWebhookSecret(settings.secretKey, id, secret) });
+    await recordAuditEvent(tx, { organizationId: owner, actor: caller, action: 'webhook.created', target: id, details: { url, version } });
+    return created;
+  });
   return { webhook, secret };
 }

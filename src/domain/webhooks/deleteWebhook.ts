@@ -7,9 +7,14 @@ import type { GatewayContext } from '../context.js';
 import { webhookScope } from './access.js';
 import { findWebhook } from './endpoints.js';
 import { deactivateWebhook, type WebhookRecord } from './store.js';
+import { recordAuditEvent } from '../audit/recordAuditEvent.js';
 
 export async function deleteWebhook(ctx: GatewayContext, caller: Caller, webhookId: string): Promise<WebhookRecord> {
   const organizationId = webhookScope(caller, 'deleteWebhook');
   const existing = await findWebhook(ctx.db, organizationId, webhookId);
-  return deactivateWebhook(ctx.db, existing.id);
+  return ctx.db.$transaction(async (tx) => {
+    const deleted = await deactivateWebhook(tx, existing.id);
+    await recordAuditEvent(tx, { organizationId: existing.organizationId, actor: caller, action: 'webhook.deleted', target: existing.id, details: { url: existing.url } });
+    return deleted;
+  });
 }

@@ -11,6 +11,7 @@ import { isUuid } from '../ids.js';
 import { webhookScope } from './access.js';
 import { findWebhook } from './endpoints.js';
 import { insertFailedRedeliveries } from './store.js';
+import { recordAuditEvent } from '../audit/recordAuditEvent.js';
 
 /**
  * Redeliveries queued by one call at most. It bounds the statement (its time and the rows it
@@ -37,6 +38,11 @@ export async function redeliverFailedWebhooks(ctx: GatewayContext, caller: Calle
   const now = ctx.clock.now();
   return ctx.db.$transaction(async (tx) => {
     const queued = await insertFailedRedeliveries(tx, { organizationId, webhookId, since: input.since }, now, MAX_FAILED_REDELIVERIES);
-    return queued;
+    // One entry per organisation whose events were queued (an operator's call may span several).
+    for (const { organizationId: owner, count } of queued) {
+      const details = { count, since: input.since.toISOString(), webhookId };
+      await recordAuditEvent(tx, { organizationId: owner, actor: caller, action: 'webhook.redelivered', target: webhookId, details });
+    }
+    return queued.reduce((total, { count }) => total + count, 0);
   });
 }

@@ -10,11 +10,17 @@ import { DomainError } from '../errors.js';
 import { isUuid } from '../ids.js';
 import { webhookScope } from './access.js';
 import { insertRedelivery, readDeliveryWithWebhook, type DeliveryRecord } from './store.js';
+import { recordAuditEvent } from '../audit/recordAuditEvent.js';
 
 export async function redeliverWebhook(ctx: GatewayContext, caller: Caller, deliveryId: string): Promise<DeliveryRecord> {
   const organizationId = webhookScope(caller, 'redeliverWebhook');
   const original = isUuid(deliveryId) ? await readDeliveryWithWebhook(ctx.db, deliveryId) : null;
   if (!original || (organizationId && original.webhook.organizationId !== organizationId)) throw new DomainError('webhook_delivery_not_found');
   if (!original.webhook.isActive) throw new DomainError('webhook_not_found');
-  return insertRedelivery(ctx.db, original, ctx.clock.now());
+  return ctx.db.$transaction(async (tx) => {
+    const redelivery = await insertRedelivery(tx, original, ctx.clock.now());
+    const details = { webhookId: original.webhookId, deliveryId: redelivery.id, event: original.event };
+    await recordAuditEvent(tx, { organizationId: original.webhook.organizationId, actor: caller, action: 'webhook.redelivered', target: original.id, details });
+    return redelivery;
+  });
 }

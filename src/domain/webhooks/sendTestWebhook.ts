@@ -9,6 +9,7 @@ import { webhookScope } from './access.js';
 import { TEST_EVENT, testEventBody } from './bodies.js';
 import { findWebhook } from './endpoints.js';
 import { insertEventDelivery, type DeliveryRecord } from './store.js';
+import { recordAuditEvent } from '../audit/recordAuditEvent.js';
 
 export async function sendTestWebhook(ctx: GatewayContext, caller: Caller, webhookId: string): Promise<DeliveryRecord> {
   const organizationId = webhookScope(caller, 'sendTestWebhook');
@@ -16,6 +17,7 @@ export async function sendTestWebhook(ctx: GatewayContext, caller: Caller, webho
   const now = ctx.clock.now();
   return ctx.db.$transaction(async (tx) => {
     const delivery = await insertEventDelivery(tx, { webhookId: webhook.id, event: TEST_EVENT, body: testEventBody(webhook.version, now) }, now);
+    await recordAuditEvent(tx, { organizationId: webhook.organizationId, actor: caller, action: 'webhook.test_sent', target: webhook.id, details: { url: webhook.url, deliveryId: delivery.id } });
     return delivery;
   });
 }

@@ -158,10 +158,10 @@ export interface FailedDeliveriesFilter {
  * active endpoint whose latest delivery since `since` was dropped and that has no delivery still
  * pending or delivered, a new delivery of the same body and event id, due now (as
  * insertRedelivery). Events redelivered here are no longer "failed" (their new delivery is
- * pending), so calling again takes the next ones. Answers how many it wrote.
+ * pending), so calling again takes the next ones. Answers how many it wrote, per organisation.
  */
-export function insertFailedRedeliveries(db: Pick<Db, '$executeRaw'>, filter: FailedDeliveriesFilter, now: Date, limit: number): Promise<number> {
-  return db.$executeRaw`
+export function insertFailedRedeliveries(db: Pick<Db, '$queryRaw'>, filter: FailedDeliveriesFilter, now: Date, limit: number): Promise<{ organizationId: string; count: number }[]> {
+  return db.$queryRaw`
     WITH latest AS (
       SELECT DISTINCT ON (d."webhookId", d."eventId") d.id, d."webhookId", d.event, d."eventId", d."redeliveryOf", d."transactionId", d.body, d.status, d."createdAt"
       FROM "WebhookDelivery" d JOIN "Webhook" w ON w.id = d."webhookId" AND w."isActive"
@@ -173,10 +173,13 @@ export function insertFailedRedeliveries(db: Pick<Db, '$executeRaw'>, filter: Fa
       SELECT * FROM latest l
       WHERE l.status = 'dropped'
         AND NOT EXISTS (SELECT 1 FROM "WebhookDelivery" n WHERE n."webhookId" = l."webhookId" AND n."eventId" = l."eventId" AND n.status <> 'dropped')
-      ORDER BY l."createdAt", l.id LIMIT ${limit})
-    INSERT INTO "WebhookDelivery" (id, "webhookId", event, "eventId", "redeliveryOf", "transactionId", body, "nextAttemptAt", "createdAt", "updatedAt")
-    SELECT gen_random_uuid(), "webhookId", event, "eventId", COALESCE("redeliveryOf", id), "transactionId", body, ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz
-    FROM failed`;
+      ORDER BY l."createdAt", l.id LIMIT ${limit}),
+    queued AS (
+      INSERT INTO "WebhookDelivery" (id, "webhookId", event, "eventId", "redeliveryOf", "transactionId", body, "nextAttemptAt", "createdAt", "updatedAt")
+      SELECT gen_random_uuid(), "webhookId", event, "eventId", COALESCE("redeliveryOf", id), "transactionId", body, ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz
+      FROM failed
+      RETURNING "webhookId")
+    SELECT w."organizationId", count(*)::int AS count FROM queued q JOIN "Webhook" w ON w.id = q."webhookId" GROUP BY w."organizationId"`;
 }
 
 /** The delivery `id` (a UUID) with its webhook; null when there is none. */
