@@ -12,20 +12,26 @@ import type { OrganizationRecord } from '../../../src/domain/organizations/store
 import { payTransaction } from '../../../src/domain/payments/payTransaction.js';
 import { expectGraphqlError, graphqlData } from '../../support/assertions.js';
 import { useGateway } from '../../support/gateway.js';
-import { SANDBOX_PAY, pendingTransaction } from '../../support/accounts.js';
+import { pendingTransaction } from '../../support/accounts.js';
+import {
+  AccountRelationsDocument,
+  OrganizationRelationsDocument,
+  OrganizationWebhookDeliveriesDocument,
+  PayoutRelationsDocument,
+  SandboxPayDocument,
+  TransactionDeliveriesRelationDocument,
+  TransactionGraphDocument,
+  TransactionMerchantRelationsDocument,
+  TransactionOrganizationRelationDocument,
+  TransactionsWithRelationsDocument,
+} from '../../support/graphql/generated.js';
+import { graphqlDataTyped, graphqlTyped } from '../../support/graphql/typed.js';
 import { fundedMerchant, payoutBody, postPayout } from '../../support/payouts.js';
 import { PHONES, refund } from '../../support/refunds.js';
 
 const gateway = useGateway({ webhooks: { allowPrivateUrls: true } });
 
-const TRANSACTION_GRAPH = `query($orderId: ID!) { transaction(orderId: $orderId) {
-  orderId organization { id name }
-  products { name price quantity }
-  paymentAttempts { method phone state amount reason }
-  refund { amount method status }
-  webhookDeliveries { event orderId status attempts { number } }
-  ledgerEntries { kind amount transactionId }
-} }`;
+// Raw query text stays only for the introspection of ApiKey and Webhook.
 
 interface World {
   organization: OrganizationRecord;
@@ -41,7 +47,7 @@ async function world(): Promise<World> {
   const key = await gateway.createKey(organization.id, 'readAndWrite');
   const webhook = (await createWebhook(gateway.ctx, gateway.operator, { organizationId: organization.id, url: 'http://127.0.0.1:9/hooks', version: 'v2' })).webhook;
   const orderId = await pendingTransaction(gateway, key, { price: 4_000, feesCustomerSide: true });
-  const declined = await graphqlData(gateway, SANDBOX_PAY, { orderId, method: 'wave', phone: '+221770000000' });
+  const declined = await graphqlDataTyped(gateway, SandboxPayDocument, { orderId, method: 'wave', phone: '+221770000000' });
   expect(declined.sandboxPay.outcome).toBe('failed');
   expect((await payTransaction(gateway.ctx, gateway.operator, orderId, { method: 'wave', phone: PHONES.refundSucceeds })).outcome).toBe('paid');
   expect((await refund(gateway, key, orderId)).status).toBe(200);
@@ -60,7 +66,7 @@ beforeAll(async () => {
 
 describe('a transaction', () => {
   it('leads to its organisation, products, attempts (oldest first), refund, deliveries and ledger entries', async () => {
-    const { transaction } = await graphqlData(gateway, TRANSACTION_GRAPH, { orderId: one.orderId });
+    const { transaction } = await graphqlDataTyped(gateway, TransactionGraphDocument, { orderId: one.orderId });
     expect(transaction.organization).toEqual({ id: one.organization.id, name: one.organization.name });
     expect(transaction.products).toEqual([{ name: 'Thiakry', price: 4_000, quantity: 1 }]);
     expect(transaction.paymentAttempts.map((attempt: any) => [attempt.phone, attempt.state])).toEqual([
@@ -81,27 +87,27 @@ describe('a transaction', () => {
   });
 
   it('is read the same through a list, each row with its own relations only', async () => {
-    const { transactions } = await graphqlData(
-      gateway,
-      `{ transactions(limit: 100) { transactions { orderId organization { id } paymentAttempts { state } refund { status } ledgerEntries { transactionId } webhookDeliveries { orderId } } } }`,
-    );
+    const { transactions } = await graphqlDataTyped(gateway, TransactionsWithRelationsDocument, {});
     for (const world of [one, two]) {
-      const row = transactions.transactions.find((listed: any) => listed.orderId === world.orderId);
+      const row = transactions.transactions.find((listed) => listed.orderId === world.orderId)!;
       expect(row.organization.id).toBe(world.organization.id);
       expect(row.paymentAttempts).toHaveLength(2);
-      expect(row.refund.status).toBe('succeeded');
+      expect(row.refund!.status).toBe('succeeded');
       expect(new Set(row.ledgerEntries.map((entry: any) => entry.transactionId))).toEqual(new Set([world.orderId]));
       expect(new Set(row.webhookDeliveries.map((delivery: any) => delivery.orderId))).toEqual(new Set([world.orderId]));
     }
   });
 
   it('gives a merchant key its refund, attempts and ledger entries, but not its deliveries or organisation (another operation)', async () => {
-    const { transaction } = await graphqlData(gateway, `query($orderId: ID!) { transaction(orderId: $orderId) { refund { status } paymentAttempts { state } ledgerEntries { kind } } }`, { orderId: one.orderId }, one.key);
-    expect(transaction.refund.status).toBe('succeeded');
+    const { transaction } = await graphqlDataTyped(gateway, TransactionMerchantRelationsDocument, { orderId: one.orderId }, one.key);
+    expect(transaction.refund!.status).toBe('succeeded');
     expect(transaction.paymentAttempts).toHaveLength(2);
     expect(transaction.ledgerEntries.length).toBeGreaterThan(0);
-    for (const relation of ['webhookDeliveries { event }', 'organization { id }']) {
-      const refused = await gateway.graphql(`query($orderId: ID!) { transaction(orderId: $orderId) { ${relation} } }`, { orderId: one.orderId }, one.key);
+    for (const send of [
+      () => graphqlTyped(gateway, TransactionDeliveriesRelationDocument, { orderId: one.orderId }, one.key),
+      () => graphqlTyped(gateway, TransactionOrganizationRelationDocument, { orderId: one.orderId }, one.key),
+    ]) {
+      const refused = await send();
       expectGraphqlError(refused, 'permission_denied');
     }
   });
@@ -109,7 +115,7 @@ describe('a transaction', () => {
 
 describe('a payout and an account', () => {
   it('a payout leads to its organisation and the entries it moved', async () => {
-    const { payout } = await graphqlData(gateway, `query($orderId: ID!) { payout(orderId: $orderId) { organization { id } ledgerEntries { kind amount } } }`, { orderId: one.payoutId });
+    const { payout } = await graphqlDataTyped(gateway, PayoutRelationsDocument, { orderId: one.payoutId });
     expect(payout.organization.id).toBe(one.organization.id);
     // amount + fees out of main, in one or more entries of this payout only.
     expect(payout.ledgerEntries.length).toBeGreaterThan(0);
@@ -118,7 +124,7 @@ describe('a payout and an account', () => {
 
   it('an account leads to its organisation and its own entries', async () => {
     const main = one.organization.accounts.find((account) => account.name === 'main')!;
-    const { account } = await graphqlData(gateway, `query($id: ID!) { account(id: $id) { organization { id } entries(limit: 100) { entries { transactionId } pagination { totalCount } } } }`, { id: main.id });
+    const { account } = await graphqlDataTyped(gateway, AccountRelationsDocument, { id: main.id });
     expect(account.organization.id).toBe(one.organization.id);
     const orders = new Set(account.entries.entries.map((entry: any) => entry.transactionId).filter(Boolean));
     expect(orders).toEqual(new Set([one.orderId]));
@@ -127,17 +133,7 @@ describe('a payout and an account', () => {
 
 describe('an organisation', () => {
   it('leads to its accounts, transactions, payouts, webhooks and API keys, none of another organisation', async () => {
-    const { organization } = await graphqlData(
-      gateway,
-      `query($id: ID!) { organization(id: $id) {
-        id accounts { name organizationId }
-        transactions(first: 10) { totalCount edges { node { orderId organizationId } } }
-        payouts(first: 10) { totalCount edges { node { orderId organizationId } } }
-        webhooks { id organizationId }
-        apiKeys { scope organizationId prefix }
-      } }`,
-      { id: one.organization.id },
-    );
+    const { organization } = await graphqlDataTyped(gateway, OrganizationRelationsDocument, { id: one.organization.id });
     expect(organization.accounts.map((account: any) => account.name).sort()).toEqual(['escrow', 'main']);
     expect(organization.transactions.edges.map((edge: any) => edge.node.orderId)).toEqual([one.orderId]);
     expect(organization.payouts.edges.map((edge: any) => edge.node.orderId)).toEqual([one.payoutId]);
@@ -150,8 +146,8 @@ describe('an organisation', () => {
   });
 
   it('leads from a webhook to its delivery log: the events sent to it, each about one of the organisation’s transactions', async () => {
-    const { organization } = await graphqlData(gateway, `query($id: ID!) { organization(id: $id) { webhooks { id deliveries { webhookId orderId event } } } }`, { id: one.organization.id });
-    const [webhook] = organization.webhooks;
+    const { organization } = await graphqlDataTyped(gateway, OrganizationWebhookDeliveriesDocument, { id: one.organization.id });
+    const webhook = organization.webhooks[0]!;
     expect(webhook.deliveries.length).toBeGreaterThanOrEqual(1);
     expect(webhook.deliveries.every((delivery: any) => delivery.webhookId === one.webhookId && delivery.orderId === one.orderId)).toBe(true);
   });
