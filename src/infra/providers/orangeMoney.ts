@@ -71,6 +71,7 @@ type OmStatus = 'ACCEPTED' | 'CANCELLED' | 'FAILED' | 'INITIATED' | 'PENDING' | 
 
 interface OmTransaction {
   transactionId: string;
+  metadata?: Record<string, string>;
   reference: string;
   type: string;
   status: OmStatus | string;
@@ -82,6 +83,8 @@ interface OmTransaction {
 
 type Kind = ProviderNotification['kind'];
 
+/** Metadata key of a refund's cash in: our reference of the payment it returns (the attempt id). */
+const REFUND_OF = 'refundOf';
 const PREFIX: Record<Kind, string> = { payment: 'pay-', refund: 'refund-', payout: 'payout-' };
 const ORANGE_TYPE: Record<Kind, string> = { payment: 'MERCHANT_PAYMENT', refund: 'CASHIN', payout: 'CASHIN' };
 
@@ -311,7 +314,7 @@ export function createOrangeMoneyProvider(settings: OrangeMoneySettings, deps: O
     return publicKey;
   };
 
-  const cashIn = async (kind: 'refund' | 'payout', request: ProviderRequest, msisdn: string): Promise<ProviderAnswer> => {
+  const cashIn = async (kind: 'refund' | 'payout', request: ProviderRequest, msisdn: string, metadata?: Record<string, string>): Promise<ProviderAnswer> => {
     const partner = settings.partner;
     if (!partner) return { status: 'failed', providerReference: '', reason: 'Orange Money cash in is not configured (ORANGE_MONEY_PARTNER_MSISDN / _PIN): nothing was sent' };
     const key = await partnerPublicKey(request.signal);
@@ -325,6 +328,7 @@ export function createOrangeMoneyProvider(settings: OrangeMoneySettings, deps: O
         reference: orangeReferenceOf(kind, request.reference),
         receiveNotification: true,
         requestDate: new Date(now()).toISOString(),
+        ...(metadata && { metadata }),
       },
       ...(request.signal && { signal: request.signal }),
     });
@@ -338,16 +342,21 @@ export function createOrangeMoneyProvider(settings: OrangeMoneySettings, deps: O
     return { status: 'pending', providerReference: body.transactionId, reason: `Orange Money status ${body.status}` };
   };
 
-  /** The wallet that paid a payment: Orange's record of it, else the phone given at checkout. */
-  const payerOf = async (request: ProviderRequest): Promise<string | undefined> => {
+  /**
+   * The wallet that paid a payment (Orange's record of it, else the phone given at checkout) and
+   * our reference of that payment (the attempt id), which the refund carries in its metadata so
+   * that reconciliation files the refund under the payment it returns.
+   */
+  const paymentRefunded = async (request: ProviderRequest): Promise<{ msisdn: string | undefined; attemptId?: string }> => {
     if (request.paymentReference) {
       const [payment] = (await search({ transactionId: request.paymentReference }, request.signal)).filter(
         (item) => item.transactionId === request.paymentReference && item.type === 'MERCHANT_PAYMENT' && SUCCEEDED.has(item.status),
       );
       const payer = payment?.customer?.id;
-      if (payer && /^\d{9}$/.test(payer)) return payer;
+      const attemptId = payment && ourReference(payment.reference, payment.type)?.reference;
+      if (payer && /^\d{9}$/.test(payer)) return { msisdn: payer, ...(attemptId && { attemptId }) };
     }
-    return senegalMsisdn(request.phone);
+    return { msisdn: senegalMsisdn(request.phone) };
   };
 
   // -------------------------------------------------------------------------------------------
@@ -422,9 +431,9 @@ export function createOrangeMoneyProvider(settings: OrangeMoneySettings, deps: O
       return { status: 'processing', providerReference: '', reason: 'waiting for the customer to pay in the Orange Money app' };
     },
     async refund(request) {
-      const msisdn = await payerOf(request);
+      const { msisdn, attemptId } = await paymentRefunded(request);
       if (!msisdn) return { status: 'failed', providerReference: '', reason: 'the payer is not an Orange Money Senegal wallet (+221): nothing was sent' };
-      return cashIn('refund', request, msisdn);
+      return cashIn('refund', request, msisdn, attemptId ? { [REFUND_OF]: attemptId } : undefined);
     },
     async refundStatus(reference) {
       return statusFrom(await findByReference('refund', reference), 'Orange Money has no refund (cash in) with this reference');
@@ -448,9 +457,11 @@ export function createOrangeMoneyProvider(settings: OrangeMoneySettings, deps: O
         for (const item of batch) {
           const ours = ourReference(item.reference, item.type);
           const kind: Kind = ours?.kind ?? (item.type === 'MERCHANT_PAYMENT' ? 'payment' : 'payout');
+          // A refund is filed under the payment it returns (the port's rule), named in its metadata.
+          const reference = kind === 'refund' ? (item.metadata?.[REFUND_OF] ?? ours?.reference ?? '') : (ours?.reference ?? '');
           records.push({
             kind,
-            reference: ours?.reference ?? '',
+            reference,
             providerReference: item.transactionId,
             amount: BigInt(item.amount.value),
             status: statusOf(item.status),

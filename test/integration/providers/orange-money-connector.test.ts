@@ -375,8 +375,10 @@ describe('history (reconciliation)', () => {
       await sim.pay('till-1');
       const records = await provider.listRecords({ from, to: new Date(Date.now() + 1_000) });
       expect(records).toHaveLength(1 + 1 + 205 + 1);
-      expect(records.find((record) => record.reference === payment)).toMatchObject({ kind: 'payment', amount: 3_000n, status: 'succeeded', providerReference: paid.transactionId });
-      expect(records.find((record) => record.reference === refund)).toMatchObject({ kind: 'refund', amount: 1_000n, status: 'succeeded' });
+      expect(records.find((record) => record.kind === 'payment' && record.reference === payment)).toMatchObject({ kind: 'payment', amount: 3_000n, status: 'succeeded', providerReference: paid.transactionId });
+      // A refund is filed under the payment it returns (its attempt id), as the port asks.
+      expect(records.find((record) => record.kind === 'refund')).toMatchObject({ reference: payment, amount: 1_000n, status: 'succeeded' });
+      expect(sim.transactions().find((item) => item.reference === `refund-${refund}`)?.metadata).toEqual({ refundOf: payment });
       expect(records.filter((record) => record.kind === 'payout' && payouts.includes(record.reference))).toHaveLength(205);
       expect(records.filter((record) => record.reference === '')).toEqual([expect.objectContaining({ kind: 'payment', amount: 50n })]);
       expect(await provider.listRecords({ from: new Date(Date.now() + 60_000), to: new Date(Date.now() + 120_000) })).toEqual([]);
