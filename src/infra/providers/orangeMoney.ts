@@ -468,10 +468,20 @@ export function createOrangeMoneyProvider(settings: OrangeMoneySettings, deps: O
             at: new Date(item.createdAt ?? from),
           });
         }
-        if (batch.length < SEARCH_PAGE_SIZE) return records;
+        if (batch.length < SEARCH_PAGE_SIZE) return withoutFailedTries(records);
       }
     },
   };
+}
+
+/**
+ * A QR code the customer first refused then paid has a FAILED and a SUCCESS payment under one
+ * reference: the refused try moved no money (it is not a reversal), so it is left out beside the
+ * success. Alone, a failed line stays (the ledger may say otherwise: a difference to show).
+ */
+function withoutFailedTries(records: ProviderRecord[]): ProviderRecord[] {
+  const paid = new Set(records.filter((record) => record.kind === 'payment' && record.reference && record.status === 'succeeded').map((record) => record.reference));
+  return records.filter((record) => !(record.kind === 'payment' && record.status === 'failed' && paid.has(record.reference)));
 }
 
 /** X-Sonatel-Signature: t=<unix>,v1=<hex>[,v1=<hex>] (several during a secret rotation). */
