@@ -14,6 +14,7 @@ import {
   CreateWebhookDocument,
   CreateOrganizationDocument,
   CreateOperatorTokenDocument,
+  InviteMemberDocument,
   OrganizationDocument,
   OrganizationsDocument,
   OpenProviderCallsDocument,
@@ -28,6 +29,7 @@ import {
   SettleProviderCallDocument,
   UpdateOrganizationDocument,
   type ApiScope,
+  type MerchantRole,
   type OperatorRole,
   type OrganizationStatus,
   type PaymentMethod,
@@ -54,6 +56,7 @@ class UsageError extends Error {}
 const values = <T extends string>(record: Record<T, true>) => Object.keys(record) as T[];
 const SCOPES = values<ApiScope>({ checkout: true, management: true, payout: true, read: true, readAndWrite: true, write: true });
 const ROLES = values<OperatorRole>({ admin: true, analyst: true, support: true });
+const MEMBER_ROLES = values<MerchantRole>({ owner: true, developer: true, operations: true, viewer: true });
 const STATUSES = values<OrganizationStatus>({ active: true, inactive: true, blocked: true });
 const METHODS = values<PaymentMethod>({ wave: true, orange_money: true });
 const SWITCHES = values<SwitchName>({ transactions: true, payouts: true, wave: true, orange_money: true });
@@ -80,6 +83,7 @@ const COMMANDS = {
   'operator-token create': { usage: `operator-token create --role ${ROLES.join('|')}`, run: operatorTokenCreate },
   'operator-token list': { usage: 'operator-token list', run: operatorTokenList },
   'operator-token revoke': { usage: 'operator-token revoke ID', run: operatorTokenRevoke },
+  'user invite': { usage: `user invite --org ID --email E [--role ${MEMBER_ROLES.join('|')}]`, run: userInvite },
   'switch set': { usage: `switch set ${SWITCHES.join('|')} on|off`, run: switchSet },
   'sandbox pay': { usage: `sandbox pay ORDER_ID [--method ${METHODS.join('|')}] [--phone P]`, run: sandboxPay },
   'escrow release': { usage: 'escrow release ORDER_ID', run: escrowRelease },
@@ -246,6 +250,16 @@ async function operatorTokenRevoke(argv: string[], connect: Connect) {
   // propagationConfirmed false: revoked, but not every instance could be told in time (see the schema), as for `key revoke`.
   const { id: tokenId, role, revoked, revokedAt, propagationConfirmed } = revokeOperatorToken;
   return { id: tokenId, role, revoked, revokedAt, propagationConfirmed };
+}
+
+/** A dashboard invitation: the one-time link to hand over (the organisation's first user is its owner). */
+async function userInvite(argv: string[], connect: Connect) {
+  const { values: flags } = parseArgs({ args: argv, options: { org: { type: 'string' }, email: { type: 'string' }, role: { type: 'string' } } });
+  if (!flags.org) throw new UsageError('--org is required');
+  if (!flags.email) throw new UsageError('--email is required');
+  const role = flags.role === undefined ? undefined : oneOf('--role', flags.role, MEMBER_ROLES);
+  const { inviteMember } = await connect().request(InviteMemberDocument, { organizationId: flags.org, email: flags.email, role });
+  return { email: inviteMember.email, role: inviteMember.role, link: inviteMember.link };
 }
 
 async function switchSet(argv: string[], connect: Connect) {

@@ -1,12 +1,15 @@
 /**
- * GraphQL at /graphql (Yoga). Every request is authenticated (API key or operator token), even
- * `{ __typename }`; only the GraphiQL page itself is served without a token. Domain errors keep
+ * GraphQL at /graphql (Yoga). Every request is authenticated (API key or operator token, or a
+ * merchant dashboard session: its cookie with the session's X-CSRF-Token on every request, queries
+ * too), even `{ __typename }`; only the GraphiQL page itself is served without a token. Domain errors keep
  * their public message and carry the catalogue's code in `extensions.code`; anything else is
  * logged and masked as `Internal server error`.
  */
 import { GraphQLError } from 'graphql';
 import { createYoga as createYogaServer, useErrorHandler } from 'graphql-yoga';
-import { authenticate, singleAuthorizationHeader } from '../domain/access/auth.js';
+import { authenticate, singleAuthorizationHeader, type Caller } from '../domain/access/auth.js';
+import { authenticateSession } from '../domain/users/sessions.js';
+import { sameCsrfToken, sameOrigin, sessionTokenOf } from '../edge/sessionCookie.js';
 import type { GatewayContext } from '../domain/context.js';
 import { DomainError } from '../domain/errors.js';
 import type { GraphQLContext } from './builder.js';
@@ -19,15 +22,31 @@ export interface YogaOptions {
   adminToken: string | null;
 }
 
-export function toGraphQLError(error: DomainError, source?: GraphQLError): GraphQLError {
-  const unauthenticated = error.code === 'invalid_api_key';
+export function toGraphQLError(error: DomainError, source?: GraphQLError, atAuthentication = false): GraphQLError {
+  const unauthenticated = error.graphqlCode === 'UNAUTHENTICATED';
   return new GraphQLError(error.message, {
     nodes: source?.nodes,
     path: source?.path,
-    // Only authentication changes the HTTP status (a client must see 401 at once); other
-    // errors are per field, as GraphQL intends, with the REST status alongside for parity.
-    extensions: { code: error.graphqlCode, status: error.status, ...(unauthenticated && { http: { status: 401 } }) },
+    // Only authentication changes the HTTP status (a client must see 401, or a session's CSRF
+    // refusal 403, at once); other errors are per field, as GraphQL intends, with the REST status
+    // alongside for parity.
+    extensions: { code: error.graphqlCode, status: error.status, ...((unauthenticated || atAuthentication) && { http: { status: error.status } }) },
   });
+}
+
+/** Whether the request names any Authorization header (a bearer token then decides, never a cookie). */
+const sendsAuthorization = (rawHeaders: readonly string[]): boolean => rawHeaders.some((value, index) => index % 2 === 0 && value.toLowerCase() === 'authorization');
+
+/**
+ * A dashboard session's caller: the cookie's session, used only with its CSRF token in
+ * X-CSRF-Token (and, when the browser names one, from the API's own Origin), so a page elsewhere
+ * cannot act, or read, with the user's cookie.
+ */
+async function sessionCaller(ctx: GatewayContext, token: string, request: Request): Promise<Caller> {
+  if (!sameOrigin(request.headers.get('origin') ?? undefined, ctx.settings.publicUrl)) throw new DomainError('cross_origin_refused');
+  const session = await authenticateSession(ctx, token);
+  if (!sameCsrfToken(request.headers.get('x-csrf-token') ?? undefined, session.csrfToken)) throw new DomainError('csrf_refused');
+  return session.caller;
 }
 
 /**
@@ -81,11 +100,13 @@ export function createYoga({ ctx, adminToken }: YogaOptions) {
     landingPage: false,
     context: async ({ request, requestId, responseHeaders, rawHeaders }) => {
       try {
-        const authorization = singleAuthorizationHeader(rawHeaders);
-        const caller = await authenticate(ctx, authorization, { adminToken, allowOperators: true });
+        const sessionToken = sendsAuthorization(rawHeaders) ? undefined : sessionTokenOf(request.headers.get('cookie') ?? undefined);
+        const caller = sessionToken
+          ? await sessionCaller(ctx, sessionToken, request)
+          : await authenticate(ctx, singleAuthorizationHeader(rawHeaders), { adminToken, allowOperators: true });
         return { gateway: ctx, caller, requestId, responseHeaders, idempotencyKey: request.headers.get('idempotency-key') ?? undefined };
       } catch (error) {
-        if (error instanceof DomainError) throw toGraphQLError(error);
+        if (error instanceof DomainError) throw toGraphQLError(error, undefined, true);
         throw error;
       }
     },

@@ -21,6 +21,7 @@ import { createYoga, graphqlErrorBody } from '../graphql/yoga.js';
 import { endLiveStreams } from '../domain/liveUpdates/events.js';
 import { registerDocs } from './docs.js';
 import { registerDashboard } from '../dashboard/app.js';
+import { registerDashboardAuth } from '../dashboard/auth/routes.js';
 import { registerMetrics, type MetricsOptions } from './metrics.js';
 import { registerWebhookMetrics } from '../webhooks/metrics.js';
 import { enforceRateLimitOn } from '../edge/rateLimit.js';
@@ -89,6 +90,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.get('/healthz', async () => ({ status: 'ok' }));
   registerDocs(app);
   registerDashboard(app);
+  registerDashboardAuth(app, options.ctx);
   app.get('/readyz', async (_request, reply) => {
     const checks = await options.ready();
     const ready = checks.database && checks.coordinator;

@@ -2,18 +2,18 @@
  * The owner gives a member another role; it applies to the member's next request (sessions read
  * the role each time). The last owner cannot be demoted: an organisation keeps someone who runs it.
  */
-import type { MerchantUser } from '../../generated/prisma/client.js';
+import type { MemberRecord } from './store.js';
 import type { Caller } from '../access/caller.js';
 import { recordAuditEvent } from '../audit/recordAuditEvent.js';
 import type { GatewayContext } from '../context.js';
 import { parseRole } from './rules.js';
-import { updateRole } from './store.js';
+import { readMember, updateRole } from './store.js';
 import { keepAnOwner, memberFor } from './team.js';
 
-export async function changeMemberRole(ctx: GatewayContext, caller: Caller, userId: string, role: string): Promise<MerchantUser> {
+export async function changeMemberRole(ctx: GatewayContext, caller: Caller, userId: string, role: string): Promise<MemberRecord> {
   const wanted = parseRole(role);
   const member = await memberFor(ctx, caller, 'changeMemberRole', userId);
-  if (member.role === wanted) return member;
+  if (member.role === wanted) return (await readMember(ctx.db, member.id))!;
   return ctx.db.$transaction(async (tx) => {
     const current = wanted === 'owner' ? member : await keepAnOwner(tx, member);
     const changed = await updateRole(tx, member.id, wanted);

@@ -2,14 +2,14 @@
  * The owner removes a member: it can no longer sign in, and its sessions end at once. The last
  * owner cannot be removed (an owner may leave once another owner exists).
  */
-import type { MerchantUser } from '../../generated/prisma/client.js';
+import type { MemberRecord } from './store.js';
 import type { Caller } from '../access/caller.js';
 import { recordAuditEvent } from '../audit/recordAuditEvent.js';
 import type { GatewayContext } from '../context.js';
 import { deleteSessionsOf, markRemoved } from './store.js';
 import { keepAnOwner, memberFor } from './team.js';
 
-export async function removeMember(ctx: GatewayContext, caller: Caller, userId: string): Promise<MerchantUser> {
+export async function removeMember(ctx: GatewayContext, caller: Caller, userId: string): Promise<MemberRecord> {
   const member = await memberFor(ctx, caller, 'removeMember', userId);
   const now = ctx.clock.now();
   return ctx.db.$transaction(async (tx) => {

@@ -2,7 +2,7 @@
  * The owner requires two-factor sign-in of the whole team (or stops requiring it). Members without
  * it must enrol at their next sign-in (`next: "enrol_two_factor"`); sessions already open go on.
  */
-import type { Organization } from '../../generated/prisma/client.js';
+import type { OrganizationRecord } from '../organizations/store.js';
 import type { Caller } from '../access/caller.js';
 import { authorize, organizationOf } from '../access/policy.js';
 import { recordAuditEvent } from '../audit/recordAuditEvent.js';
@@ -11,7 +11,7 @@ import { DomainError } from '../errors.js';
 import { readOrganizationOrThrow } from './organization.js';
 import { setRequireTwoFactor } from './store.js';
 
-export async function setTeamTwoFactorRequired(ctx: GatewayContext, caller: Caller, required: boolean, organizationId?: string | null): Promise<Organization> {
+export async function setTeamTwoFactorRequired(ctx: GatewayContext, caller: Caller, required: boolean, organizationId?: string | null): Promise<OrganizationRecord> {
   authorize(caller, 'setTeamTwoFactorRequired');
   const id = organizationOf(caller, organizationId);
   if (!id) throw new DomainError('invalid_input', 'organizationId is required');

@@ -4,11 +4,15 @@
  */
 import type { DashboardSession, MerchantInvitation, MerchantUser, Organization } from '../../generated/prisma/client.js';
 import type { MerchantRole } from '../../generated/prisma/enums.js';
+import type { OrganizationRecord } from '../organizations/store.js';
 import type { Db, DbTransaction } from '../ports.js';
 
 type Tx = Db | DbTransaction;
 
 export type UserWithOrganization = MerchantUser & { organization: Organization };
+/** A member as the API shows it: with its organisation and that organisation's accounts (the GraphQL Organization). */
+export type MemberRecord = MerchantUser & { organization: OrganizationRecord };
+const WITH_ORGANIZATION_RECORD = { organization: { include: { accounts: { orderBy: { name: 'asc' as const } } } } };
 export type SessionWithUser = DashboardSession & { user: UserWithOrganization };
 
 // Users.
@@ -24,8 +28,10 @@ export const readActiveUser = (db: Tx, id: string): Promise<UserWithOrganization
 export const readActiveMember = (db: Tx, organizationId: string, id: string): Promise<MerchantUser | null> =>
   db.merchantUser.findFirst({ where: { id, organizationId, removedAt: null } });
 
-export const listActiveMembers = (db: Tx, organizationId: string, max: number): Promise<MerchantUser[]> =>
-  db.merchantUser.findMany({ where: { organizationId, removedAt: null }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], take: max });
+export const listActiveMembers = (db: Tx, organizationId: string, max: number): Promise<MemberRecord[]> =>
+  db.merchantUser.findMany({ where: { organizationId, removedAt: null }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], take: max, include: WITH_ORGANIZATION_RECORD });
+
+export const readMember = (db: Tx, id: string): Promise<MemberRecord | null> => db.merchantUser.findUnique({ where: { id }, include: WITH_ORGANIZATION_RECORD });
 
 export const countActiveMembers = (db: Tx, organizationId: string): Promise<number> => db.merchantUser.count({ where: { organizationId, removedAt: null } });
 
@@ -46,9 +52,11 @@ export function upsertUserFromInvitation(tx: DbTransaction, invitation: Merchant
   return tx.merchantUser.upsert({ where: { email: invitation.email }, create: { email: invitation.email, ...fresh }, update: { ...fresh, ...cleared } });
 }
 
-export const updateRole = (tx: Tx, id: string, role: MerchantRole): Promise<MerchantUser> => tx.merchantUser.update({ where: { id }, data: { role } });
+export const updateRole = (tx: Tx, id: string, role: MerchantRole): Promise<MemberRecord> =>
+  tx.merchantUser.update({ where: { id }, data: { role }, include: WITH_ORGANIZATION_RECORD });
 
-export const markRemoved = (tx: Tx, id: string, now: Date): Promise<MerchantUser> => tx.merchantUser.update({ where: { id }, data: { removedAt: now } });
+export const markRemoved = (tx: Tx, id: string, now: Date): Promise<MemberRecord> =>
+  tx.merchantUser.update({ where: { id }, data: { removedAt: now }, include: WITH_ORGANIZATION_RECORD });
 
 export const storePendingTotp = (db: Tx, id: string, sealed: string): Promise<MerchantUser> =>
   db.merchantUser.update({ where: { id }, data: { totpPendingEncrypted: sealed } });
@@ -131,8 +139,8 @@ export const countUnusedRecoveryCodes = (db: Tx, userId: string): Promise<number
 
 // Organisations.
 
-export const setRequireTwoFactor = (tx: Tx, organizationId: string, required: boolean): Promise<Organization> =>
-  tx.organization.update({ where: { id: organizationId }, data: { requireTwoFactor: required } });
+export const setRequireTwoFactor = (tx: Tx, organizationId: string, required: boolean): Promise<OrganizationRecord> =>
+  tx.organization.update({ where: { id: organizationId }, data: { requireTwoFactor: required }, include: { accounts: { orderBy: { name: 'asc' } } } });
 
 export const readOrganization = (db: Tx, organizationId: string): Promise<Organization | null> => db.organization.findUnique({ where: { id: organizationId } });
 

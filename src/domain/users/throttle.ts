@@ -1,9 +1,10 @@
 /**
  * Sign-in throttling, through the coordination's rate limiter (shared by every instance via
  * Redis): per account and per client address, and per account for second-factor codes. Every
- * attempt counts (the limiter has no "undo"), so the budgets leave room for a person's mistakes:
- * 5 attempts per account and 20 per address per 15 minutes; 5 second-factor codes per account.
- * A 6-digit code guessed at 5 tries per 15 minutes takes about 5 years on average.
+ * attempt counts, successful ones too (the limiter has no "undo"), so the budgets leave room for a
+ * person's mistakes: 10 attempts per account and 20 per address per 15 minutes; 10 second-factor
+ * codes per account (enrolment and disabling included). A 6-digit code guessed at 10 tries per
+ * 15 minutes takes about 18 months on average; a password, far longer.
  * Keys carry a digest of the email, never the email.
  */
 import { sha256Hex } from '../access/auth.js';
@@ -12,9 +13,9 @@ import { DomainError } from '../errors.js';
 import type { RateLimitDecision, RateLimitRule } from '../ports.js';
 
 const WINDOW_MS = 15 * 60 * 1000;
-export const SIGN_IN_PER_ACCOUNT: RateLimitRule = { max: 5, windowMs: WINDOW_MS };
+export const SIGN_IN_PER_ACCOUNT: RateLimitRule = { max: 10, windowMs: WINDOW_MS };
 export const SIGN_IN_PER_ADDRESS: RateLimitRule = { max: 20, windowMs: WINDOW_MS };
-export const SECOND_FACTOR_PER_ACCOUNT: RateLimitRule = { max: 5, windowMs: WINDOW_MS };
+export const SECOND_FACTOR_PER_ACCOUNT: RateLimitRule = { max: 10, windowMs: WINDOW_MS };
 
 /** 429 with the time to wait (the adapter's Retry-After). */
 export class SignInThrottledError extends DomainError {

@@ -16,6 +16,10 @@ import './providerCall.js';
 import './providers.js';
 import './analytics.js';
 import './subscription.js';
+import './merchantUser.js';
+import './invitation.js';
+import './twoFactor.js';
+import './auditEvent.js';
 import { builder } from '../builder.js';
 
 export const schema = builder.toSchema({ sortSchema: true });

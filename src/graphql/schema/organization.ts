@@ -48,6 +48,7 @@ export const OrganizationRef = builder.prismaNode('Organization', {
     minTransactionAmount: t.field({ type: 'SafeInt', nullable: true, resolve: (o) => optionalAmount(o.minTransactionAmount) }),
     maxTransactionAmount: t.field({ type: 'SafeInt', nullable: true, resolve: (o) => optionalAmount(o.maxTransactionAmount) }),
     maxPayoutAmount: t.field({ type: 'SafeInt', nullable: true, resolve: (o) => optionalAmount(o.maxPayoutAmount) }),
+    requireTwoFactor: t.exposeBoolean('requireTwoFactor', { description: 'Dashboard users must sign in with two factors (setTeamTwoFactorRequired)' }),
     // Read from the parent: operations return organisations with their accounts (OrganizationRecord),
     // and the plugin loads them with every organisation (the type's include), in the same query.
     accounts: t.field({ type: [AccountRef], authScopes: { run: 'listAccounts' }, resolve: (organization) => organization.accounts }),
