@@ -18,6 +18,7 @@ import {
   OrganizationDocument,
   OrganizationsDocument,
   OpenProviderCallsDocument,
+  ReconcileProviderDocument,
   OperatorTokensDocument,
   RedeliverWebhookDocument,
   RejectPayoutDocument,
@@ -61,7 +62,7 @@ const STATUSES = values<OrganizationStatus>({ active: true, inactive: true, bloc
 const METHODS = values<PaymentMethod>({ wave: true, orange_money: true });
 const SWITCHES = values<SwitchName>({ transactions: true, payouts: true, wave: true, orange_money: true });
 const WEBHOOK_VERSIONS = values<WebhookVersion>({ v1: true, v2: true });
-const CALL_KINDS = values<ProviderCallKind>({ PAYMENT: true, REFUND: true, PAYOUT: true }).map((kind) => kind.toLowerCase());
+const CALL_KINDS = values<ProviderCallKind>({ PAYMENT: true, REFUND: true, PAYOUT: true, LATE_PAYMENT_RETURN: true }).map((kind) => kind.toLowerCase());
 const CALL_OUTCOMES = values<ProviderCallOutcome>({ SUCCEEDED: true, FAILED: true }).map((outcome) => outcome.toLowerCase());
 
 const COMMANDS = {
@@ -92,6 +93,7 @@ const COMMANDS = {
   'payout reject': { usage: 'payout reject ORDER_ID [--reason R]', run: payoutReject },
   'webhook create': { usage: `webhook create --org ID --url URL [--version ${WEBHOOK_VERSIONS.join('|')}]`, run: webhookCreate },
   'webhook redeliver': { usage: 'webhook redeliver DELIVERY_ID', run: webhookRedeliver },
+  reconcile: { usage: `reconcile --method ${METHODS.join('|')} [--from DATE --to DATE]`, run: reconcile },
   'provider-call list': { usage: `provider-call list [--kind ${CALL_KINDS.join('|')}] [--stuck]`, run: providerCallList },
   'provider-call settle': {
     usage: `provider-call settle ${CALL_KINDS.join('|')} ID --outcome ${CALL_OUTCOMES.join('|')} --reason R`,
@@ -328,6 +330,31 @@ async function payoutReject(argv: string[], connect: Connect) {
   return rejectPayout;
 }
 
+/**
+ * The ledger against the provider's own records for a period (default the last 24 hours): every
+ * difference. DATE is RFC 3339, or YYYY-MM-DD for that whole UTC day (--to includes its day).
+ */
+async function reconcile(argv: string[], connect: Connect) {
+  const { values: flags } = parseArgs({ args: argv, options: { method: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' } } });
+  if (!flags.method) throw new UsageError('--method is required');
+  const method = oneOf('--method', flags.method, METHODS);
+  const { reconcileProvider } = await connect().request(ReconcileProviderDocument, { method, from: dateFlag('--from', flags.from, 'start'), to: dateFlag('--to', flags.to, 'end') });
+  return { matched: reconcileProvider.matched, discrepancies: reconcileProvider.discrepancies, discrepancyCount: reconcileProvider.discrepancyCount, method: reconcileProvider.method, from: reconcileProvider.from, to: reconcileProvider.to };
+}
+
+/** A date flag: RFC 3339 as given, or a bare UTC day (its start, or for `end` the start of the next day). */
+function dateFlag(name: string, value: string | undefined, side: 'start' | 'end'): string | undefined {
+  if (value === undefined) return undefined;
+  if (/^\d{4}-\d{2}-\d{2}$/.test(value)) {
+    const day = new Date(`${value}T00:00:00.000Z`);
+    if (Number.isNaN(day.getTime())) throw new UsageError(`${name} must be a date (YYYY-MM-DD or RFC 3339)`);
+    return new Date(day.getTime() + (side === 'end' ? 86_400_000 : 0)).toISOString();
+  }
+  const at = new Date(value);
+  if (!/^\d{4}-\d{2}-\d{2}T/.test(value) || Number.isNaN(at.getTime())) throw new UsageError(`${name} must be a date (YYYY-MM-DD or RFC 3339)`);
+  return at.toISOString();
+}
+
 /** Provider calls whose outcome is not known yet (oldest first), for an operator to check. */
 async function providerCallList(argv: string[], connect: Connect) {
   const { values: flags } = parseArgs({ args: argv, options: { kind: { type: 'string' }, stuck: { type: 'boolean' } } });
@@ -458,7 +485,9 @@ function help() {
 
 /** Runs one command line; prints its single JSON object and returns the exit code. */
 export async function main(argv: string[], env: Env = process.env): Promise<number> {
-  const name = argv.slice(0, 2).join(' ');
+  // Commands are two words, but for `reconcile`.
+  const words = Object.hasOwn(COMMANDS, argv[0] ?? '') ? 1 : 2;
+  const name = argv.slice(0, words).join(' ');
   const command = Object.hasOwn(COMMANDS, name) ? (name as CommandName) : undefined;
   let output: object;
   let code = 0;
@@ -467,7 +496,7 @@ export async function main(argv: string[], env: Env = process.env): Promise<numb
     else if (!command) {
       const known = Object.keys(COMMANDS).join(', ');
       throw new UsageError(argv.length ? `unknown command '${name}'; commands: ${known}; see gateway help` : `no command given; commands: ${known}; see gateway help`);
-    } else output = await COMMANDS[command].run(argv.slice(2), connector(env));
+    } else output = await COMMANDS[command].run(argv.slice(words), connector(env));
   } catch (error) {
     output = { error: errorMessage(error, command) };
     code = 1;
