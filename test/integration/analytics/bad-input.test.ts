@@ -10,15 +10,19 @@ import { MAX_TOP_ORGANIZATIONS } from '../../../src/domain/analytics/topOrganiza
 import { useGateway } from '../../support/gateway.js';
 import { expectGraphqlError, graphqlRefusal } from '../../support/assertions.js';
 import { TRANSACTION_STATS } from '../../support/analytics.js';
+import { ConversionStatsDocument, RefundStatsDocument, TimeToPayStatsDocument, TopOrganizationsDocument, TransactionStatsDocument, type TransactionStatsQueryVariables } from '../../support/graphql/generated.js';
+import { graphqlTyped } from '../../support/graphql/typed.js';
 
 const gateway = useGateway();
 const DAY_MS = 86_400_000;
 const FROM = new Date('2026-01-01T00:00:00.000Z');
 const after = (days: number) => new Date(FROM.getTime() + days * DAY_MS).toISOString();
 
+// Raw query text (TRANSACTION_STATS) stays only where the schema itself must refuse a value: an
+// unknown enum or a date that is not one, written in the query or in its variables.
 /** As the admin operator. */
-const ask = (query: string, variables: Record<string, unknown>) => gateway.graphql(query, variables, gateway.adminToken);
-const stats = (variables: Record<string, unknown>) => ask(TRANSACTION_STATS, { from: FROM.toISOString(), to: after(30), interval: 'DAY', ...variables });
+const stats = (variables: Partial<TransactionStatsQueryVariables>) =>
+  graphqlTyped(gateway, TransactionStatsDocument, { from: FROM.toISOString(), to: after(30), interval: 'DAY', ...variables }, gateway.adminToken);
 
 describe('refused ranges', () => {
   it('to equal to or before from', async () => {
@@ -37,9 +41,9 @@ describe('refused ranges', () => {
   });
 
   it(`a scanned analysis over more than ${MAX_SCAN_DAYS} days`, async () => {
-    const response = await ask(`query($from: DateTime!, $to: DateTime!) { conversionStats(from: $from, to: $to) { created } }`, { from: FROM.toISOString(), to: after(MAX_SCAN_DAYS + 1) });
+    const response = await graphqlTyped(gateway, ConversionStatsDocument, { from: FROM.toISOString(), to: after(MAX_SCAN_DAYS + 1) }, gateway.adminToken);
     expectGraphqlError(response, 'invalid_input', `the range spans more than ${MAX_SCAN_DAYS} days: narrow it`);
-    const timeToPay = await ask(`query($from: DateTime!, $to: DateTime!) { timeToPayStats(from: $from, to: $to) { count } }`, { from: after(10), to: FROM.toISOString() });
+    const timeToPay = await graphqlTyped(gateway, TimeToPayStatsDocument, { from: after(10), to: FROM.toISOString() }, gateway.adminToken);
     expectGraphqlError(timeToPay, 'invalid_input', 'from must be before to');
   });
 });
@@ -69,13 +73,13 @@ describe('refused values', () => {
 
   it(`a topOrganizations limit outside 1 to ${MAX_TOP_ORGANIZATIONS}`, async () => {
     for (const limit of [0, MAX_TOP_ORGANIZATIONS + 1]) {
-      const response = await ask(`query($from: DateTime!, $to: DateTime!, $limit: Int) { topOrganizations(from: $from, to: $to, limit: $limit) { name } }`, { from: FROM.toISOString(), to: after(30), limit });
+      const response = await graphqlTyped(gateway, TopOrganizationsDocument, { from: FROM.toISOString(), to: after(30), limit }, gateway.adminToken);
       expectGraphqlError(response, 'invalid_input', `limit must be an integer from 1 to ${MAX_TOP_ORGANIZATIONS}`);
     }
   });
 
   it('refunds grouped by STATUS (a refund counted here succeeded: it has no status to group by)', async () => {
-    const response = await ask(`query($from: DateTime!, $to: DateTime!) { refundStats(from: $from, to: $to, interval: DAY, groupBy: [STATUS]) { count } }`, { from: FROM.toISOString(), to: after(30) });
+    const response = await graphqlTyped(gateway, RefundStatsDocument, { from: FROM.toISOString(), to: after(30), interval: 'DAY', groupBy: ['STATUS'] }, gateway.adminToken);
     expectGraphqlError(response, 'invalid_input', 'groupBy takes METHOD, ORGANIZATION here');
   });
 });

@@ -4,8 +4,9 @@
  */
 import { beforeAll, expect, it } from 'vitest';
 import { useGateway } from '../../support/gateway.js';
-import { graphqlData } from '../../support/assertions.js';
-import { TRANSACTION_STATS, insertTransactions, model, sortRows, type Fact } from '../../support/analytics.js';
+import { TransactionStatsDocument } from '../../support/graphql/generated.js';
+import { graphqlDataTyped } from '../../support/graphql/typed.js';
+import { insertTransactions, model, sortRows, type Fact } from '../../support/analytics.js';
 
 const gateway = useGateway({ embedded: true });
 const RANGE = { from: new Date('2026-02-03T06:00:00.000Z'), to: new Date('2026-03-02T00:00:00.000Z') };
@@ -18,7 +19,7 @@ beforeAll(async () => {
 });
 
 it('answers transactionStats from the rollup on PGlite, and sees a payment made after it was built', async () => {
-  const ask = async () => sortRows((await graphqlData(gateway, TRANSACTION_STATS, { from: RANGE.from.toISOString(), to: RANGE.to.toISOString(), interval: 'WEEK', groupBy: ['METHOD', 'STATUS'] })).transactionStats);
+  const ask = async () => sortRows((await graphqlDataTyped(gateway, TransactionStatsDocument, { from: RANGE.from.toISOString(), to: RANGE.to.toISOString(), interval: 'WEEK', groupBy: ['METHOD', 'STATUS'] })).transactionStats);
   expect(await ask()).toEqual(model(facts, RANGE, 'WEEK', ['METHOD', 'STATUS']));
   const pending = await gateway.ctx.db.transaction.findFirstOrThrow({ where: { organizationId, status: 'pending', createdAt: { gte: RANGE.from } } });
   await gateway.ctx.db.transaction.update({ where: { id: pending.id }, data: { status: 'paid', selectedPaymentMethod: 'wave', fees: 10n } });

@@ -6,7 +6,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { PaymentMethod, RefundStatus, TransactionStatus } from '../../../src/generated/prisma/enums.js';
 import { useGateway } from '../../support/gateway.js';
-import { graphqlData } from '../../support/assertions.js';
+import { ConversionStatsDocument, RefundStatsDocument, TimeToPayStatsDocument, TopOrganizationsDocument } from '../../support/graphql/generated.js';
+import { graphqlDataTyped } from '../../support/graphql/typed.js';
 
 const gateway = useGateway();
 let orgX: string;
@@ -79,7 +80,7 @@ beforeAll(async () => {
 
 describe('conversion by method', () => {
   it('counts a transaction as created for each method it offered and as paid for the one it was paid with', async () => {
-    const data = await graphqlData(gateway, `query($from: DateTime!, $to: DateTime!, $org: ID) { conversionStats(from: $from, to: $to, organizationId: $org) { method created paid rate } }`, { ...MARCH, org: orgX });
+    const data = await graphqlDataTyped(gateway, ConversionStatsDocument, { ...MARCH, organizationId: orgX });
     expect(data.conversionStats).toEqual([
       // Offered by 1, 2, 3, 5, 6; paid with wave: 1, 2 (refunded since), 6.
       { method: 'wave', created: 5, paid: 3, rate: 0.6 },
@@ -93,7 +94,7 @@ describe('conversion by method', () => {
 
 describe('time from creation to payment', () => {
   it('answers the median and the 90th percentile per method and over all', async () => {
-    const data = await graphqlData(gateway, `query($from: DateTime!, $to: DateTime!, $org: ID) { timeToPayStats(from: $from, to: $to, organizationId: $org) { method count medianSeconds p90Seconds } }`, { ...MARCH, org: orgX });
+    const data = await graphqlDataTyped(gateway, TimeToPayStatsDocument, { ...MARCH, organizationId: orgX });
     expect(data.timeToPayStats).toEqual([
       // 60, 180, 300 s: median 180; p90 at 0.9 x 2 = 1.8 -> 180 + 0.8 x 120 = 276.
       { method: 'wave', count: 3, medianSeconds: 180, p90Seconds: 276 },
@@ -104,16 +105,14 @@ describe('time from creation to payment', () => {
   });
 
   it('answers no row when nothing was paid in the range', async () => {
-    const data = await graphqlData(gateway, `query($from: DateTime!, $to: DateTime!, $org: ID) { timeToPayStats(from: $from, to: $to, organizationId: $org) { method count } }`, { from: '2026-01-01T00:00:00.000Z', to: '2026-02-01T00:00:00.000Z', org: orgX });
+    const data = await graphqlDataTyped(gateway, TimeToPayStatsDocument, { from: '2026-01-01T00:00:00.000Z', to: '2026-02-01T00:00:00.000Z', organizationId: orgX });
     expect(data.timeToPayStats).toEqual([]);
   });
 });
 
 describe('top organisations by paid volume', () => {
-  const TOP = `query($from: DateTime!, $to: DateTime!, $limit: Int) { topOrganizations(from: $from, to: $to, limit: $limit) { organizationId name count amount fees } }`;
-
   it('ranks by the paid volume of the transactions created in the range, largest first', async () => {
-    const data = await graphqlData(gateway, TOP, MARCH);
+    const data = await graphqlDataTyped(gateway, TopOrganizationsDocument, MARCH);
     expect(data.topOrganizations).toEqual([
       // Refunded since, but it was paid: volume.
       { organizationId: orgY, name: 'Boutique Y', count: 1, amount: 50_000, fees: 750 },
@@ -124,7 +123,7 @@ describe('top organisations by paid volume', () => {
   });
 
   it('takes the limit, and a range cut mid-day', async () => {
-    const cut = await graphqlData(gateway, TOP, { from: '2026-03-10T10:30:00.000Z', to: MARCH.to, limit: 2 });
+    const cut = await graphqlDataTyped(gateway, TopOrganizationsDocument, { from: '2026-03-10T10:30:00.000Z', to: MARCH.to, limit: 2 });
     expect(cut.topOrganizations.map((row: { organizationId: string; amount: number }) => [row.organizationId, row.amount])).toEqual([
       [orgY, 50_000],
       [orgX, 26_000],
@@ -133,12 +132,8 @@ describe('top organisations by paid volume', () => {
 });
 
 describe('refunds over time', () => {
-  const REFUNDS = `query($from: DateTime!, $to: DateTime!, $interval: StatsInterval!, $groupBy: [StatsDimension!], $org: ID) {
-    refundStats(from: $from, to: $to, interval: $interval, groupBy: $groupBy, organizationId: $org) { periodStart method organizationId count amount }
-  }`;
-
   it('counts succeeded refunds in the week (from Monday) they succeeded, by method', async () => {
-    const data = await graphqlData(gateway, REFUNDS, { ...MARCH, interval: 'WEEK', groupBy: ['METHOD'] });
+    const data = await graphqlDataTyped(gateway, RefundStatsDocument, { ...MARCH, interval: 'WEEK', groupBy: ['METHOD'] });
     expect(data.refundStats).toEqual([
       { periodStart: '2026-03-09T00:00:00.000Z', method: 'wave', organizationId: null, count: 1, amount: 20_000 },
       { periodStart: '2026-03-16T00:00:00.000Z', method: 'orange_money', organizationId: null, count: 1, amount: 50_000 },
@@ -146,7 +141,7 @@ describe('refunds over time', () => {
   });
 
   it('reads one organisation by day, and leaves out failed refunds', async () => {
-    const data = await graphqlData(gateway, REFUNDS, { ...MARCH, interval: 'DAY', org: orgX });
+    const data = await graphqlDataTyped(gateway, RefundStatsDocument, { ...MARCH, interval: 'DAY', organizationId: orgX });
     expect(data.refundStats).toEqual([{ periodStart: '2026-03-12T00:00:00.000Z', method: null, organizationId: null, count: 1, amount: 20_000 }]);
   });
 });

@@ -5,8 +5,9 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useGateway } from '../../support/gateway.js';
-import { graphqlData } from '../../support/assertions.js';
-import { GROUPINGS, INTERVALS, PAYOUT_STATS, insertPayouts, model, sortRows, type Fact, type StatsRow } from '../../support/analytics.js';
+import { GROUPINGS, INTERVALS, insertPayouts, model, sortRows, type Dimension, type Fact, type Interval, type StatsRow } from '../../support/analytics.js';
+import { PayoutStatsDocument } from '../../support/graphql/generated.js';
+import { graphqlDataTyped } from '../../support/graphql/typed.js';
 
 const gateway = useGateway();
 let facts: Fact[];
@@ -17,8 +18,8 @@ const END = new Date('2026-09-05T00:00:00.000Z');
 const CUT = { from: new Date('2026-06-03T22:10:00.000Z'), to: new Date('2026-08-30T02:00:00.000Z') };
 const WHOLE_DAYS = { from: new Date('2026-06-01T00:00:00.000Z'), to: new Date('2026-09-01T00:00:00.000Z') };
 
-async function stats(range: { from: Date; to: Date }, interval: string, groupBy: string[] | null, organizationId?: string): Promise<StatsRow[]> {
-  const data = await graphqlData(gateway, PAYOUT_STATS, { from: range.from.toISOString(), to: range.to.toISOString(), interval, groupBy, organizationId });
+async function stats(range: { from: Date; to: Date }, interval: Interval, groupBy: Dimension[] | null, organizationId?: string): Promise<StatsRow[]> {
+  const data = await graphqlDataTyped(gateway, PayoutStatsDocument, { from: range.from.toISOString(), to: range.to.toISOString(), interval, groupBy, organizationId });
   return data.payoutStats;
 }
 

@@ -7,8 +7,9 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useGateway } from '../../support/gateway.js';
-import { graphqlData } from '../../support/assertions.js';
-import { GROUPINGS, INTERVALS, TRANSACTION_STATS, insertTransactions, model, sortRows, type Fact, type StatsRow } from '../../support/analytics.js';
+import { GROUPINGS, INTERVALS, insertTransactions, model, sortRows, type Dimension, type Fact, type Interval, type StatsRow } from '../../support/analytics.js';
+import { TransactionStatsDocument } from '../../support/graphql/generated.js';
+import { graphqlDataTyped } from '../../support/graphql/typed.js';
 
 const gateway = useGateway();
 let facts: Fact[];
@@ -21,8 +22,8 @@ const END = new Date('2026-04-10T00:00:00.000Z');
 const CUT = { from: new Date('2026-01-05T13:30:00.000Z'), to: new Date('2026-04-02T08:15:00.000Z') };
 const WHOLE_DAYS = { from: new Date('2026-01-01T00:00:00.000Z'), to: new Date('2026-04-01T00:00:00.000Z') };
 
-async function stats(range: { from: Date; to: Date }, interval: string, groupBy: string[] | null, organizationId?: string): Promise<StatsRow[]> {
-  const data = await graphqlData(gateway, TRANSACTION_STATS, { from: range.from.toISOString(), to: range.to.toISOString(), interval, groupBy, organizationId });
+async function stats(range: { from: Date; to: Date }, interval: Interval, groupBy: Dimension[] | null, organizationId?: string): Promise<StatsRow[]> {
+  const data = await graphqlDataTyped(gateway, TransactionStatsDocument, { from: range.from.toISOString(), to: range.to.toISOString(), interval, groupBy, organizationId });
   return data.transactionStats;
 }
 
