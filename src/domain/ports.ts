@@ -167,6 +167,12 @@ export interface ProviderAnswer {
    * launch URL). The attempt stays open; its outcome comes by notification or status question.
    */
   redirectUrl?: string;
+  /**
+   * With `failed`: the provider could not take the call at all (unreachable, or it refused to
+   * serve: rate limited), so nothing was done. A payout answers the spec's 503 (use the other
+   * method) instead of the 500 of a refusal.
+   */
+  unavailable?: boolean;
 }
 
 /** What the provider knows of an earlier call, asked by our reference (reconciliation). */
@@ -186,9 +192,11 @@ export interface PaymentProvider {
   collect(request: ProviderRequest): Promise<ProviderAnswer>;
   /**
    * What became of the payment request sent with `reference` (after a crash between the call and
-   * recording its answer): asks, never collects again.
+   * recording its answer): asks, never collects again. `openedAt`: when the attempt was recorded,
+   * for a provider that keeps no record of a request until the customer acts (Orange Money's QR
+   * code): its age tells "still payable" (processing) from "expired unpaid" (pending).
    */
-  collectStatus(reference: string, method?: PaymentMethod): Promise<ProviderStatusAnswer>;
+  collectStatus(reference: string, method?: PaymentMethod, openedAt?: Date): Promise<ProviderStatusAnswer>;
   /** Returns a collected payment to the wallet it came from. */
   refund(request: ProviderRequest): Promise<ProviderAnswer>;
   /**
@@ -250,6 +258,14 @@ export class ProviderUnavailable extends Error {
   constructor(message: string, readonly httpStatus?: number) {
     super(message);
     this.name = 'ProviderUnavailable';
+  }
+}
+
+/** A provider that certainly did not receive a call (connection refused, unknown host, 429): nothing was done. */
+export class ProviderUnreachable extends ProviderUnavailable {
+  constructor(message: string, httpStatus?: number) {
+    super(message, httpStatus);
+    this.name = 'ProviderUnreachable';
   }
 }
 

@@ -168,7 +168,7 @@ export const openAttempts = (ctx: GatewayContext): OpenCallStore<OpenAttempt> =>
     const attempt = isUuid(id) ? await collectingAttempt(ctx.db, id) : null;
     return attempt && openAttemptOf(attempt);
   },
-  ask: (call) => ctx.provider.collectStatus(call.reference, call.attempt.method),
+  ask: (call) => ctx.provider.collectStatus(call.reference, call.attempt.method, call.attempt.createdAt),
   settle: async (call, answer) => {
     await settleAttempt(ctx, call.attempt, answer);
   },
@@ -208,7 +208,7 @@ export async function settleAttemptByQuestion(ctx: GatewayContext, transactionId
     return summary && summary.transactionId === transactionId ? { state: summary.state, method: summary.method } : null;
   }
   const { organizationId: _organizationId, ...attempt } = open;
-  const outcome = await callProviderOnce(ctx, () => ctx.provider.collectStatus(attempt.id, attempt.method), { attemptId }, 'asking the provider about a returning customer failed; the reconciler will ask again');
+  const outcome = await callProviderOnce(ctx, () => ctx.provider.collectStatus(attempt.id, attempt.method, attempt.createdAt), { attemptId }, 'asking the provider about a returning customer failed; the reconciler will ask again');
   const status = 'answered' in outcome ? outcome.answered : null;
   if (!status || status.status === 'not_found' || status.status === 'processing') return { state: 'collecting', method: attempt.method };
   const settled = await settleDurably(ctx, { attemptId }, () => settleAttempt(ctx, attempt, { status: status.status as ProviderAnswer['status'], providerReference: status.providerReference, reason: status.reason }));

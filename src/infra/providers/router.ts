@@ -25,7 +25,7 @@ export function createProviderRouter(sandbox: PaymentProvider, providers: Provid
     providerFor,
     realMethods: () => (Object.keys(providers) as PaymentMethod[]).filter((method) => providers[method]),
     collect: (request) => providerFor(request.method).collect(request),
-    collectStatus: (reference, method) => providerFor(method).collectStatus(reference, method),
+    collectStatus: (reference, method, openedAt) => providerFor(method).collectStatus(reference, method, openedAt),
     refund: (request) => providerFor(request.method).refund(request),
     refundStatus: (reference, method, paymentReference) => providerFor(method).refundStatus(reference, method, paymentReference),
     payout: (request) => providerFor(request.method).payout(request),

@@ -134,6 +134,20 @@ describe('Orange Money behind the provider flow', () => {
     expect(await statusOf(orderId)).toBe('paid');
   });
 
+  it('an abandoned QR code: open while payable, closed unconfirmed once expired, and the customer may pay again', async () => {
+    const { orderId, attempt } = await checkout(merchantKey, 1_100);
+    await settleStalePaymentAttempts(gateway.ctx, { olderThanMs: 0 });
+    expect((await gateway.ctx.db.paymentAttempt.findUniqueOrThrow({ where: { id: attempt.id } })).state).toBe('collecting');
+    // Eleven minutes later (validity 600 s + 60 s grace): Orange still has no payment for it.
+    await gateway.ctx.db.paymentAttempt.update({ where: { id: attempt.id }, data: { createdAt: new Date(Date.now() - 11 * 60_000), nextProviderCheckAt: null } });
+    await settleStalePaymentAttempts(gateway.ctx, { olderThanMs: 0 });
+    const closed = await gateway.ctx.db.paymentAttempt.findUniqueOrThrow({ where: { id: attempt.id } });
+    expect(closed.state).toBe('unconfirmed');
+    expect(closed.reason).toBe('the Orange Money QR code expired unpaid');
+    const again = await payTransaction(gateway.ctx, gateway.operator, orderId, { method: 'orange_money', phone: '+221770000001' });
+    expect(again).toMatchObject({ outcome: 'pending' });
+  });
+
   it('refund: a cash in of the amount to the wallet that paid, sent once', async () => {
     const refunded = await gateway.rest('GET', `/api/v2/refund/${paidOrder}`, { key: merchantKey });
     expect(refunded.status, JSON.stringify(refunded.body)).toBe(200);
