@@ -1,8 +1,9 @@
 /**
  * The CSV exports on the API origin (DESIGN.md, Contracts): GET /exports/transactions.csv and
  * GET /exports/payouts.csv take the v2 list's filters (not page / limit) and stream every matching
- * row with a header line. Authorised like the matching v2 list for a merchant key, or by an
- * operator token, whose `organization_id` may name one organisation (all of them when absent).
+ * row with a header line. Authorised like the matching v2 list for a merchant key or a dashboard
+ * user's session, or by an operator token, whose `organization_id` may name one organisation (all
+ * of them when absent).
  * Not part of the published v2 contract (openapi/v2.yaml): documented in docs/exports.md.
  *
  * The same steps as the REST pipeline (rate limit -> authenticate -> authorise once -> parse ->
@@ -19,6 +20,8 @@ import { exportPayouts, exportTransactions } from '../../domain/operations.js';
 import type { PayoutRecord } from '../../domain/payouts/store.js';
 import type { ExportedTransactionRow } from '../../domain/transactions/store.js';
 import { enforceRateLimitOn } from '../../edge/rateLimit.js';
+import { sessionTokenOf } from '../../edge/sessionCookie.js';
+import { authenticateSession } from '../../domain/users/sessions.js';
 import { queryString, type Query } from '../query.js';
 import { parseListPayoutsQuery } from '../v2/payouts.js';
 import { parseListTransactionsQuery } from '../v2/transactions.js';
@@ -130,9 +133,17 @@ function refusePaging(query: Query): void {
   }
 }
 
-/** The one authorisation of an export: a merchant key by the list's scopes, or an operator token by its role. */
+/**
+ * The one authorisation of an export: a merchant key by the list's scopes, an operator token by its
+ * role, or a dashboard user (its session cookie) by its role. A download is a GET that changes
+ * nothing, so the cookie needs no X-CSRF-Token (SameSite=Strict keeps other sites' pages from
+ * sending it); a request naming an Authorization header is judged by it, never by a cookie.
+ */
 async function authorizeExport<Op extends Operation>(ctx: GatewayContext, request: FastifyRequest, operation: Op, adminToken: string | null, query: Query) {
-  const caller = await authenticate(ctx, singleAuthorizationHeader(request.raw.rawHeaders), { adminToken, allowOperators: true });
+  const sessionToken = request.headers.authorization === undefined ? sessionTokenOf(request.headers.cookie) : undefined;
+  const caller = sessionToken
+    ? (await authenticateSession(ctx, sessionToken)).caller
+    : await authenticate(ctx, singleAuthorizationHeader(request.raw.rawHeaders), { adminToken, allowOperators: true });
   return authorizeRead(caller, operation, queryString(query, 'organization_id'));
 }
 
