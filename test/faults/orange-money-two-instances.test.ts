@@ -11,7 +11,9 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOrangeMoneySimulator, type OrangeMoneySimulator } from '../support/providers/orangeMoneySimulator.js';
 import { eventually } from '../support/webhookReceiver.js';
-import { call, operatorGraphql, useCluster, type Instance } from '../support/faults/cluster.js';
+import { call, FAULT_ADMIN_TOKEN, operatorGraphql, useCluster, type Instance } from '../support/faults/cluster.js';
+import { runCli } from '../support/cli.js';
+import type { TestGateway } from '../support/gateway.js';
 import { waitUntilReconciled } from '../support/faults/invariants.js';
 import { expectBalancedLedger, moneyMismatches } from '../support/ledger.js';
 import { createTransaction, faultMerchant, paidOn, type FaultMerchant } from '../support/faults/money.js';
@@ -154,5 +156,12 @@ describe('Orange Money on two instances, configured by the environment', () => {
     const payouts = await db().payout.findMany({ where: { selectedPaymentMethod: 'orange_money', status: 'completed' } });
     expect(books('payout-')).toEqual(new Map(payouts.map((payout) => [payout.id, payout.amount])));
     expect(payouts).toHaveLength(3);
+  });
+
+  it('`gateway reconcile --method orange_money` finds the ledger and Orange\'s history alike', async () => {
+    const report = await runCli({ url: b.url, adminToken: FAULT_ADMIN_TOKEN } as TestGateway, ['reconcile', '--method', 'orange_money', '--from', new Date(Date.now() - 3_600_000).toISOString(), '--to', new Date(Date.now() + 60_000).toISOString()]);
+    expect(report.code, report.stdout).toBe(0);
+    // Two payments, one refund (filed under its payment), three payouts.
+    expect(report.json).toMatchObject({ matched: 6, discrepancies: [] });
   });
 });
