@@ -61,7 +61,7 @@ export async function createPayout(
         // On ctx.db that statement committed the release; in the key's transaction it commits
         // with it, and the release below makes sure.
         if (db === ctx.db) held.lease = null;
-        return settlementOf(payout);
+        return settlementOf(payout, answer);
       },
     });
   } finally {

@@ -121,7 +121,9 @@ export async function settlePayout(
  * How a settled payout answers the request that created it: `failed` is the spec's 500, kept
  * under the Idempotency-Key (final) so that a retry replays it instead of sending a new payout.
  */
-export function settlementOf(payout: PayoutRecord): Settlement<PayoutRecord> {
+export function settlementOf(payout: PayoutRecord, answer?: ProviderAnswer | null): Settlement<PayoutRecord> {
+  // The provider could not take it (unreachable): the spec's 503, use the other method; the funds are back.
+  if (payout.status === 'failed' && answer?.status === 'failed' && answer.unavailable) return { refusal: new DomainError('payout_method_unavailable', payout.selectedPaymentMethod), final: true };
   if (payout.status === 'failed') return { refusal: new DomainError('payout_failed', paymentMethodRow(payout.selectedPaymentMethod).payoutProviderName), final: true };
   return { answer: payout };
 }

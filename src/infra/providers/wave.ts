@@ -27,6 +27,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import {
   NotificationRejected,
   ProviderUnavailable,
+  ProviderUnreachable,
   type InboundNotification,
   type PaymentProvider,
   type ProviderAnswer,
@@ -60,6 +61,17 @@ const MAX_RECORD_DAYS = 31;
 const MAX_PAGES_PER_DAY = 50;
 /** Days of history a refund's status is looked up in (a refund is booked the day it is sent). */
 const REFUND_LOOKBACK_DAYS = 3;
+/** Connection failures that mean the request never reached Wave. */
+const NOT_REACHED_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+/** A call that never reached Wave is a definite failure of its kind: nothing was done. */
+async function unlessUnreachable(send: () => Promise<ProviderAnswer>): Promise<ProviderAnswer> {
+  try {
+    return await send();
+  } catch (error) {
+    if (error instanceof ProviderUnreachable) return { status: 'failed', providerReference: '', reason: error.message, unavailable: true };
+    throw error;
+  }
+}
 /** Most bytes of a Wave answer read (a search result or a page of history is far smaller). */
 const MAX_ANSWER_BYTES = 1024 * 1024;
 
@@ -118,8 +130,12 @@ export function createWaveProvider(options: WaveOptions): PaymentProvider {
     try {
       response = await fetch(`${apiUrl}${path}`, { method, headers, body: init.body === undefined ? undefined : JSON.stringify(init.body), signal: AbortSignal.any(signals) });
     } catch (error) {
-      // The message of a fetch failure names the host, never the key.
-      throw new ProviderUnavailable(`wave did not answer ${method} ${path.split('?')[0]}: ${(error as Error).name}`);
+      // The message of a fetch failure names the host, never the key. A refused connection or an
+      // unknown host never reached Wave: nothing was done (unlike a timeout or a reset).
+      const code = (error as { cause?: { code?: unknown } }).cause?.code;
+      const what = `wave did not answer ${method} ${path.split('?')[0]}: ${typeof code === 'string' ? code : (error as Error).name}`;
+      if (typeof code === 'string' && NOT_REACHED_CODES.has(code)) throw new ProviderUnreachable(what);
+      throw new ProviderUnavailable(what);
     }
     const text = await readBounded(response);
     let body: unknown = undefined;
@@ -129,7 +145,9 @@ export function createWaveProvider(options: WaveOptions): PaymentProvider {
       body = undefined;
     }
     const answer = { status: response.status, body };
-    if (response.status === 429 || response.status >= 500) throw new ProviderUnavailable(errorOf(answer), response.status);
+    // 429: Wave refused to serve it (nothing done); 5xx: it may have been done, so unknown.
+    if (response.status === 429) throw new ProviderUnreachable(errorOf(answer), response.status);
+    if (response.status >= 500) throw new ProviderUnavailable(errorOf(answer), response.status);
     return answer;
   };
 
@@ -277,11 +295,11 @@ export function createWaveProvider(options: WaveOptions): PaymentProvider {
   };
 
   return {
-    collect,
+    collect: (request) => unlessUnreachable(() => collect(request)),
     collectStatus,
-    refund,
+    refund: (request) => unlessUnreachable(() => refund(request)),
     refundStatus,
-    payout,
+    payout: (request) => unlessUnreachable(() => payout(request)),
     payoutStatus,
     parseNotification,
     listRecords,

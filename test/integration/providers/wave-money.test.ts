@@ -8,7 +8,10 @@ import { describe, expect, it } from 'vitest';
 import { adjustAccount, approvePayout, settleProviderCall } from '../../../src/domain/operations.js';
 import { settleOpenLateReturns } from '../../../src/domain/payments/latePayments.js';
 import { settlePendingPayouts } from '../../../src/domain/payouts/payouts.js';
+import { createWaveProvider } from '../../../src/infra/providers/wave.js';
 import { expectBalancedLedger } from '../../support/ledger.js';
+import { freePort } from '../../support/processes.js';
+import { withProvider } from '../../support/provider.js';
 import { PHONES, expectPayout, fundedMerchant, mainBalance, payoutBody, postPayout } from '../../support/payouts.js';
 import { expectWaveAgrees, reconcileWave, startWaveCheckout, useWaveGateway, waveTransaction } from '../../support/providers/wave.js';
 
@@ -120,6 +123,24 @@ describe('a payout with Wave', () => {
     // The operator checks Wave's dashboard: it never arrived.
     await settleProviderCall(setup.gateway.ctx, setup.gateway.operator, { kind: 'payout', id: payout.order_id, outcome: 'failed' }, 'not in the Wave dashboard');
     expect(payoutCalls().filter((c) => c.idempotencyKey === payout.order_id)).toHaveLength(1);
+    await expectWaveAgrees(setup.gateway);
+  });
+});
+
+describe('a payout when Wave cannot take it', () => {
+  it('rate limited (429) or unreachable: the spec\'s 503 (use the other method), amount and fees back in main, nothing at Wave', async () => {
+    const { key, organization } = await fundedMerchant(setup.gateway, { balance: 100_000 });
+    setup.wave.failNext(/^POST \/v1\/payout$/, 429);
+    const limited = await postPayout(setup.gateway, key, payoutBody({ amount: 4_000 }));
+    expect(limited.status).toBe(503);
+    expect(limited.body.error).toMatch(/wave provider is unavailable.*orange_money/);
+    expect(await mainBalance(setup.gateway, organization.id)).toBe(100_000n);
+
+    const closed = await freePort();
+    const unreachable = createWaveProvider({ apiKey: setup.wave.apiKey, apiUrl: `http://127.0.0.1:${closed}` });
+    const refused = await withProvider(setup.gateway, unreachable, () => postPayout(setup.gateway, key, payoutBody({ amount: 4_000 })));
+    expect(refused.status).toBe(503);
+    expect(await mainBalance(setup.gateway, organization.id)).toBe(100_000n);
     await expectWaveAgrees(setup.gateway);
   });
 });
