@@ -103,8 +103,9 @@ export const ACCESS_POLICY = {
   rotateWebhookSecret: { scopes: WEBHOOK_MANAGEMENT, roles: ADMIN, users: INTEGRATORS, write: true },
   deleteWebhook: { scopes: WEBHOOK_MANAGEMENT, roles: ADMIN, users: INTEGRATORS, write: true },
   redeliverWebhook: { scopes: WEBHOOK_MANAGEMENT, roles: ADMIN_AND_SUPPORT, users: REDELIVERERS, write: true },
-  // A signed `test` event to one endpoint: checks the merchant's receiver, moves nothing.
-  sendTestWebhook: { scopes: WEBHOOK_MANAGEMENT, roles: ADMIN_AND_SUPPORT, users: INTEGRATORS, write: true },
+  // A signed `test` event to one endpoint: checks the merchant's receiver, moves nothing. Managing
+  // the endpoint's traffic, like creating it (support only redelivers what the gateway sent).
+  sendTestWebhook: { scopes: WEBHOOK_MANAGEMENT, roles: ADMIN, users: INTEGRATORS, write: true },
   // Every failed delivery since a time, again: who may redeliver one may redeliver them all.
   redeliverFailedWebhooks: { scopes: WEBHOOK_MANAGEMENT, roles: ADMIN_AND_SUPPORT, users: REDELIVERERS, write: true },
 

@@ -48,7 +48,7 @@ describe('the access table', () => {
 
   it('support reads what analyst reads and writes only payout review, escrow release and webhook redelivery', () => {
     const supportWrites = operatorRows.filter(([, rule]) => rule.roles.includes('support') && rule.write).map(([operation]) => operation);
-    expect(supportWrites.sort()).toEqual(['approvePayout', 'redeliverWebhook', 'rejectPayout', 'releaseEscrow']);
+    expect(supportWrites.sort()).toEqual(['approvePayout', 'redeliverFailedWebhooks', 'redeliverWebhook', 'rejectPayout', 'releaseEscrow']);
     const supportReads = operatorRows.filter(([, rule]) => rule.roles.includes('support') && !rule.write).map(([operation]) => operation);
     const analystReads = operatorRows.filter(([, rule]) => rule.roles.includes('analyst')).map(([operation]) => operation);
     expect(supportReads.sort()).toEqual(analystReads.sort());
