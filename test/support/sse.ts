@@ -26,11 +26,18 @@ export interface SseSubscription<T = any> {
   close(): void;
 }
 
-export async function subscribe<T = any>(baseUrl: string, query: string, variables: Record<string, unknown> = {}, token?: string): Promise<SseSubscription<T>> {
+export async function subscribe<T = any>(
+  baseUrl: string,
+  query: string,
+  variables: Record<string, unknown> = {},
+  token?: string,
+  /** More request headers (a dashboard session's cookie and X-CSRF-Token). */
+  headers: Record<string, string> = {},
+): Promise<SseSubscription<T>> {
   const abort = new AbortController();
   const response = await fetch(`${baseUrl}/graphql`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...(token && { authorization: `Bearer ${token}` }) },
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...(token && { authorization: `Bearer ${token}` }), ...headers },
     body: JSON.stringify({ query, variables }),
     signal: abort.signal,
   });

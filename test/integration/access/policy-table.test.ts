@@ -111,6 +111,22 @@ const GRAPHQL: Partial<Record<Operation, (f: Fixture) => { query: string; variab
   createOperatorToken: () => ({ query: 'mutation { createOperatorToken(role: analyst) { operatorToken { id } } }' }),
   listOperatorTokens: () => ({ query: '{ operatorTokens { id } }' }),
   revokeOperatorToken: () => ({ query: 'mutation($id: ID!) { revokeOperatorToken(id: $id) { id } }', variables: { id: randomUUID() } }),
+
+  // The dashboard's people: no key or operator reads `me` or enrols (only a session has one); the
+  // team and its audit log are the owner's and operators' (test/integration/users cover sessions).
+  me: () => ({ query: '{ me { email } }' }),
+  startTwoFactorEnrolment: () => ({ query: 'mutation { startTwoFactorEnrolment { secret } }' }),
+  confirmTwoFactorEnrolment: () => ({ query: 'mutation { confirmTwoFactorEnrolment(code: "000000") }' }),
+  disableTwoFactor: () => ({ query: 'mutation { disableTwoFactor(code: "000000") { email } }' }),
+  regenerateRecoveryCodes: () => ({ query: 'mutation { regenerateRecoveryCodes(code: "000000") }' }),
+  listMembers: (f) => ({ query: 'query($org: ID) { members(organizationId: $org) { email } }', variables: { org: f.organizationId } }),
+  // An invalid email: allowed callers stop at validation, nobody is invited.
+  inviteMember: (f) => ({ query: 'mutation($org: ID) { inviteMember(organizationId: $org, email: "not an email") { email } }', variables: { org: f.organizationId } }),
+  changeMemberRole: () => ({ query: 'mutation($id: ID!) { changeMemberRole(userId: $id, role: viewer) { email } }', variables: { id: randomUUID() } }),
+  removeMember: () => ({ query: 'mutation($id: ID!) { removeMember(userId: $id) { email } }', variables: { id: randomUUID() } }),
+  // Leaves the requirement as it is (off) for an organisation that has no users.
+  setTeamTwoFactorRequired: (f) => ({ query: 'mutation($org: ID) { setTeamTwoFactorRequired(organizationId: $org, required: false) { id } }', variables: { org: f.organizationId } }),
+  listAuditEvents: (f) => ({ query: 'query($org: ID) { auditEvents(organizationId: $org, first: 1) { nodes { action } } }', variables: { org: f.organizationId } }),
 };
 
 /** REST calls of the merchant API (v2; v1's delete for the operation only v1 has). */

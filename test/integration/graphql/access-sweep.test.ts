@@ -5,7 +5,8 @@
  *    operation (`authScopes: { run }`), except `node`, which authorises each node type as its read
  *    (NODE_OPERATIONS); every other field either names one too or is a plain attribute of its
  *    already-authorised parent (no arguments, not a relation to other rows).
- * 2. Every principal (a merchant key of each scope, each operator role) runs every query and
+ * 2. Every principal (a merchant key of each scope, each operator role, a dashboard user of each
+ *    role signed in with a session cookie and its X-CSRF-Token) runs every query and
  *    mutation over HTTP, subscribes to every subscription (Server-Sent Events), and every field naming an operation on a node type through `node(id)`:
  *    it is refused with the policy's refusal exactly when `mayRun(principal, operation)` says so.
  *    (A field naming an operation on a type no node reaches, such as the secret of an issued token,
@@ -44,11 +45,14 @@ import { useGateway } from '../../support/gateway.js';
 import { subscribe } from '../../support/sse.js';
 import { pendingTransaction, sandboxPay } from '../../support/accounts.js';
 import { fundedMerchant, payoutBody, postPayout } from '../../support/payouts.js';
+import { signedIn } from '../../support/dashboard.js';
 
 const gateway = useGateway({ webhooks: { allowPrivateUrls: true } });
 
 const MERCHANT_SCOPES = ['checkout', 'read', 'write', 'readAndWrite', 'payout', 'management'] as const;
 const OPERATOR_ROLES = ['admin', 'analyst', 'support'] as const;
+/** The owner first: an organisation's first user is its owner. */
+const USER_ROLES = ['owner', 'developer', 'operations', 'viewer'] as const;
 const ROOTS = ['Query', 'Mutation', 'Subscription'];
 /** How long an open subscription must stay without a refusal to count as allowed (a refusal comes at once). */
 const SUBSCRIPTION_QUIET_MS = 300;
@@ -71,7 +75,20 @@ const refusedByPolicy = (body: { errors?: { message: string; extensions?: { code
 interface Principal {
   name: string;
   token: string;
+  /** A dashboard user's session: its cookie and X-CSRF-Token instead of a bearer token. */
+  headers?: Record<string, string>;
   caller: Caller;
+}
+
+/** A GraphQL request as the principal: its bearer token, or its session's cookie and CSRF token. */
+async function graphqlAs(principal: Principal, query: string, variables: Record<string, unknown>): Promise<{ status: number; body: any }> {
+  if (!principal.headers) return gateway.graphql(query, variables, principal.token);
+  const response = await fetch(`${gateway.url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...principal.headers },
+    body: JSON.stringify({ query, variables }),
+  });
+  return { status: response.status, body: await response.json() };
 }
 
 let organization: OrganizationRecord;
@@ -125,6 +142,15 @@ beforeAll(async () => {
   for (const role of OPERATOR_ROLES) {
     const token = role === 'admin' ? gateway.adminToken : (await createOperatorToken(gateway.ctx, gateway.operator, role)).secret;
     principals.push({ name: `operator (${role})`, token, caller: { kind: 'operator', role, tokenId: null } });
+  }
+  for (const role of USER_ROLES) {
+    const browser = await signedIn(gateway, organization.id, role);
+    principals.push({
+      name: `dashboard user (${role})`,
+      token: '',
+      headers: { cookie: `gateway_session=${browser.cookie}`, 'x-csrf-token': browser.csrfToken },
+      caller: { kind: 'merchantUser', userId: '', email: browser.email, role, organization, sessionId: '' },
+    });
   }
 
   // One object of each node type, of the merchant's organisation.
@@ -199,7 +225,7 @@ describe('every principal, every field', () => {
         const { declarations, call, variables } = callOf(field);
         const document = `${root === 'Query' ? 'query' : 'mutation'}${declarations.length ? `(${declarations.join(', ')})` : ''} { ${call} }`;
         for (const principal of principals) {
-          const response = await gateway.graphql(document, variables, principal.token);
+          const response = await graphqlAs(principal, document, variables);
           expect(response.status, `${principal.name} ${document}: ${JSON.stringify(response.body)}`).toBeLessThan(500);
           const allowed = !refusedByPolicy(response.body);
           swept += 1;
@@ -223,7 +249,7 @@ describe('every principal, every field', () => {
       const { declarations, call, variables } = callOf(field);
       const document = `subscription${declarations.length ? `(${declarations.join(', ')})` : ''} { ${call} }`;
       for (const principal of principals) {
-        const subscription = await subscribe(gateway.url, document, variables, principal.token);
+        const subscription = await subscribe(gateway.url, document, variables, principal.token || undefined, principal.headers);
         try {
           expect(subscription.status, `${principal.name} ${document}`).toBeLessThan(500);
           // Refused: a JSON answer, or a first event carrying the refusal; allowed: an open stream, quiet until something changes.
@@ -249,7 +275,7 @@ describe('every principal, every field', () => {
         const { declarations, call, variables } = callOf(field);
         const document = `query($id: ID!${declarations.length ? `, ${declarations.join(', ')}` : ''}) { node(id: $id) { ... on ${typeName} { ${call} } } }`;
         for (const principal of principals) {
-          const response = await gateway.graphql(document, { ...variables, id: nodeIds[typeName] }, principal.token);
+          const response = await graphqlAs(principal, document, { ...variables, id: nodeIds[typeName] });
           expect(response.status, `${principal.name} ${document}: ${JSON.stringify(response.body)}`).toBeLessThan(500);
           const refused = refusedByPolicy(response.body);
           // Allowed: the node and its field answered; refused: the policy's refusal, nothing else.
