@@ -202,7 +202,11 @@ export async function buildCheckoutApp({ ctx, logger, formSecret, trustedProxies
     return withView(request, reply, (view, lang) => {
       const status = view.transaction.status;
       if (status === 'paid' || status === 'paid_and_blocked') return reply.redirect(successUrlOf(ctx, view), 303);
-      if (attempt?.state === 'collecting') return html(reply, 200, renderAwaitingConfirmation(view, lang, attempt.method, '', `/checkout/${orderId}/return?attempt=${attemptId}`), lang);
+      if (attempt?.state === 'collecting') {
+        const t = MESSAGES[lang];
+        const name = METHOD_NAMES[attempt.method];
+        return html(reply, 200, messagePage(lang, t.confirmTitle, t.returnPendingDetail(name), { href: `/checkout/${orderId}/return?attempt=${attemptId}`, label: t.confirmRefresh }), lang);
+      }
       return reply.redirect(errorUrlOf(ctx, view), 303);
     });
   });

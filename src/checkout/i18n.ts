@@ -65,6 +65,8 @@ export interface Messages {
   continueTitle: (method: string) => string;
   continueDetail: (method: string) => string;
   continueButton: (method: string) => string;
+  /** Back from the provider's page, not confirmed yet (no phone shown: the address is the provider's to share). */
+  returnPendingDetail: (method: string) => string;
   formExpiredTitle: string;
   formExpiredDetail: string;
   crossSiteTitle: string;
@@ -134,6 +136,7 @@ const fr: Messages = {
   continueTitle: (method) => `Payer avec ${method}`,
   continueDetail: (method) => `Le paiement se poursuit chez ${method}. Vous reviendrez ici ensuite.`,
   continueButton: (method) => `Continuer vers ${method}`,
+  returnPendingDetail: (method) => `${method} n’a pas encore confirmé le paiement. Terminez-le dans l’application ${method}, puis actualisez cette page.`,
   formExpiredTitle: 'Ce formulaire de paiement a expiré ou a été modifié',
   formExpiredDetail: 'Rien n’a été débité. Ouvrez à nouveau la page de paiement pour réessayer.',
   crossSiteTitle: 'Demande refusée',
@@ -199,6 +202,7 @@ const en: Messages = {
   continueTitle: (method) => `Pay with ${method}`,
   continueDetail: (method) => `The payment continues on ${method}. You will come back here afterwards.`,
   continueButton: (method) => `Continue to ${method}`,
+  returnPendingDetail: (method) => `${method} has not confirmed the payment yet. Finish it in the ${method} app, then refresh this page.`,
   formExpiredTitle: 'This payment form has expired or was altered',
   formExpiredDetail: 'Nothing was charged. Open the payment page again to retry.',
   crossSiteTitle: 'Request refused',

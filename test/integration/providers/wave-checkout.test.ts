@@ -73,14 +73,14 @@ describe('a Wave checkout', () => {
   });
 
   it('stays pending after a failed try inside the session, and is paid when the customer then succeeds', async () => {
-    const { checkoutUrl, read } = await newCheckout();
+    const { checkoutUrl, read, orderId } = await newCheckout();
     const { session } = await startWaveCheckout(setup, checkoutUrl);
     await setup.wave.failSessionPayment(session.id);
     expect((await read()).transaction_status).toBe('pending');
     // The customer back from Wave's error page: still open at Wave, so "confirm on your phone".
     const back = await returnFromWave(session.error_url);
     expect(back.status).toBe(200);
-    expect(back.html).toContain('data-outcome="awaiting_confirmation"');
+    expect(back.html).toContain(`/checkout/${orderId}/return?attempt=${session.client_reference}`);
     await setup.wave.completeSession(session.id);
     expect((await read()).transaction_status).toBe('paid');
     await expectWaveAgrees(setup.gateway);

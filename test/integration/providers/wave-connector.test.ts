@@ -1,0 +1,97 @@
+/**
+ * The Wave connector's edges against the simulator: configuration from the environment (nothing
+ * set = the sandbox), the simulator's own strictness (bearer key, idempotency keys), Wave's
+ * shared-secret webhook strategy, and no credential nor phone number in any log line.
+ */
+import { describe, expect, it } from 'vitest';
+import { providersFromEnv } from '../../../src/infra/providers/fromEnv.js';
+import { StartupError } from '../../../src/infra/startupErrors.js';
+import { createWaveProvider } from '../../../src/infra/providers/wave.js';
+import { expectPayout, fundedMerchant, payoutBody, postPayout } from '../../support/payouts.js';
+import { withProvider } from '../../support/provider.js';
+import { expectWaveAgrees, startWaveCheckout, useWaveGateway, waveTransaction } from '../../support/providers/wave.js';
+
+const lines: string[] = [];
+const log = {
+  info: (obj: object, msg?: string) => void lines.push(JSON.stringify({ ...obj, msg }, (_key, value) => (value instanceof Error ? { message: value.message, name: value.name } : typeof value === 'bigint' ? String(value) : value))),
+  warn: (obj: object, msg?: string) => log.info(obj, msg),
+  error: (obj: object, msg?: string) => log.info(obj, msg),
+};
+const setup = useWaveGateway({ log });
+
+describe('Wave settings', () => {
+  it('nothing set: no real provider (the sandbox serves wave); WAVE_API_KEY enables it; a bad WAVE_API_URL stops the start', () => {
+    expect(providersFromEnv({})).toEqual({});
+    expect(Object.keys(providersFromEnv({ WAVE_API_KEY: 'k' }))).toEqual(['wave']);
+    expect(() => providersFromEnv({ WAVE_API_KEY: 'k', WAVE_API_URL: 'ftp://api.wave.com' })).toThrow(StartupError);
+    expect(() => providersFromEnv({ WAVE_API_KEY: 'k', WAVE_API_URL: 'https://user:pw@api.wave.com' })).toThrow(StartupError);
+    expect(() => providersFromEnv({ WAVE_API_KEY: 'k', WAVE_API_URL: 'not a url' })).toThrow(/WAVE_API_URL/);
+  });
+});
+
+describe('the Wave simulator, as strict as Wave', () => {
+  it('refuses a wrong bearer key (401), so a payout sent with one fails without moving money', async () => {
+    const direct = await fetch(`${setup.wave.url}/v1/balance`, { headers: { authorization: 'Bearer wave_sn_prod_wrong' } });
+    expect(direct.status).toBe(401);
+    expect(await direct.json()).toMatchObject({ code: 'invalid-auth' });
+    const { key } = await fundedMerchant(setup.gateway, { balance: 50_000 });
+    const wrongKey = createWaveProvider({ apiKey: 'wave_sn_prod_wrong', apiUrl: setup.wave.url });
+    const refused = await withProvider(setup.gateway, wrongKey, () => postPayout(setup.gateway, key, payoutBody({ amount: 2_000 })));
+    expect(refused.status).toBe(500);
+    await expectWaveAgrees(setup.gateway);
+  });
+
+  it('answers the same idempotency key and body with the first answer, and refuses it with another body (409 idempotency-mismatch)', async () => {
+    const send = (body: object) =>
+      fetch(`${setup.wave.url}/v1/payout`, { method: 'POST', headers: { authorization: `Bearer ${setup.wave.apiKey}`, 'content-type': 'application/json', 'idempotency-key': 'direct-1' }, body: JSON.stringify(body) });
+    const body = { currency: 'XOF', receive_amount: '1000', mobile: '+221770000001' };
+    const first = await (await send(body)).json();
+    const again = await (await send(body)).json();
+    expect(again.id).toBe(first.id);
+    const other = await send({ ...body, receive_amount: '2000' });
+    expect(other.status).toBe(409);
+    expect(await other.json()).toMatchObject({ code: 'idempotency-mismatch' });
+    const missingKey = await fetch(`${setup.wave.url}/v1/payout`, { method: 'POST', headers: { authorization: `Bearer ${setup.wave.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    expect(missingKey.status).toBe(400);
+    // (Sent outside the gateway: the simulator's books now hold a payout the ledger does not.)
+    setup.wave.payouts.delete(first.id);
+    setup.wave.history.splice(setup.wave.history.findIndex((item) => item.client_reference === null && item.transaction_type === 'api_payout'), 1);
+  });
+
+  it('settles a webhook sent with the shared-secret strategy (Authorization: Bearer <secret>)', async () => {
+    const { key } = await setup.gateway.merchant();
+    const { orderId, checkoutUrl } = await waveTransaction(setup.gateway, key);
+    const { session } = await startWaveCheckout(setup, checkoutUrl);
+    setup.wave.webhookStrategy = 'shared-secret';
+    try {
+      await setup.wave.completeSession(session.id);
+    } finally {
+      setup.wave.webhookStrategy = 'signature';
+    }
+    expect(setup.wave.webhooksSent.at(-1)?.status).toBe(200);
+    expect((await setup.gateway.rest('GET', `/api/v2/transactions/${orderId}`, { key })).body.transaction_status).toBe('paid');
+  });
+});
+
+describe('logs', () => {
+  it('never carry the API key, the webhook secret nor a phone number, whatever failed', async () => {
+    const { key } = await fundedMerchant(setup.gateway, { balance: 100_000 });
+    setup.wave.failNext(/^POST \/v1\/payout$/, 500);
+    setup.gateway.ctx.settings.providerTimeoutMs = 800;
+    setup.wave.loseNextAnswer(/^GET \/v1\/payouts\/search/);
+    try {
+      expectPayout(await postPayout(setup.gateway, key, payoutBody({ amount: 1_500, recipient: { first_name: 'A', last_name: 'B', phone: '+221776543210' } })), 'pending');
+      const { settlePendingPayouts } = await import('../../../src/domain/payouts/payouts.js');
+      await settlePendingPayouts(setup.gateway.ctx, { olderThanMs: 0 });
+    } finally {
+      setup.gateway.ctx.settings.providerTimeoutMs = undefined;
+    }
+    const forged = await fetch(setup.wave.webhookUrl!, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer guess' }, body: '{}' });
+    expect(forged.status).toBe(401);
+    expect(lines.length).toBeGreaterThan(2);
+    const all = lines.join('\n');
+    expect(all).not.toContain(setup.wave.apiKey);
+    expect(all).not.toContain(setup.wave.webhookSecret);
+    expect(all).not.toMatch(/776543210|771234567/);
+  });
+});
