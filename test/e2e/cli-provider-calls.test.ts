@@ -10,6 +10,8 @@ import { settlePendingPayouts } from '../../src/domain/payouts/payouts.js';
 import { STUCK_AFTER_CHECKS } from '../../src/domain/providerFlow.js';
 import { runCli } from '../support/cli.js';
 import { useGateway } from '../support/gateway.js';
+import { OpenProviderCallIdsDocument } from '../support/graphql/generated.js';
+import { graphqlTyped } from '../support/graphql/typed.js';
 import { expectBalancedLedger } from '../support/ledger.js';
 import { countingProvider, expectPayout, fundedMerchant, mainBalance, payoutBody, postPayout, withProvider } from '../support/payouts.js';
 
@@ -60,7 +62,7 @@ describe('gateway provider-call list / settle', () => {
 
   it('refuses a merchant key', async () => {
     const { key } = await gateway.merchant();
-    const answer = await gateway.graphql('{ openProviderCalls { id } }', {}, key);
+    const answer = await graphqlTyped(gateway, OpenProviderCallIdsDocument, {}, key);
     expect(answer.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
   });
 });

@@ -1,6 +1,8 @@
 /** The newcomer's path: no DATABASE_URL, so the gateway runs on embedded PGlite. */
 import { describe, expect, it } from 'vitest';
 import { useGateway, transactionBody } from '../support/gateway.js';
+import { TransactionAmountsAndCountDocument } from '../support/graphql/generated.js';
+import { graphqlTyped } from '../support/graphql/typed.js';
 
 const gateway = useGateway({ embedded: true });
 
@@ -35,7 +37,7 @@ describe('on embedded PGlite', () => {
   it('answers GraphQL over the same data', async () => {
     const { key } = await gateway.merchant();
     await gateway.rest('POST', '/api/v2/transactions', { key, body: transactionBody() });
-    const response = await gateway.graphql('{ transactions { transactions { amount status } pagination { totalCount } } }', {}, key);
-    expect(response.body.data.transactions).toEqual({ transactions: [{ amount: 3000, status: 'pending' }], pagination: { totalCount: 1 } });
+    const response = await graphqlTyped(gateway, TransactionAmountsAndCountDocument, {}, key);
+    expect(response.body.data!.transactions).toEqual({ transactions: [{ amount: 3000, status: 'pending' }], pagination: { totalCount: 1 } });
   });
 });

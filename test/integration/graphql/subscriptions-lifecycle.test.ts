@@ -10,7 +10,8 @@ import { UNREAD_GRACE_MS, liveSubscriberCount } from '../../../src/domain/liveUp
 import { sha256Hex } from '../../../src/domain/access/auth.js';
 import { startGateway, useGateway } from '../../support/gateway.js';
 import { TRANSACTION_STATUS_CHANGED, subscribe } from '../../support/sse.js';
-import { issueOperatorToken } from '../../support/graphql/typed.js';
+import { RevokeOperatorTokenDocument } from '../../support/graphql/generated.js';
+import { graphqlTyped, issueOperatorToken } from '../../support/graphql/typed.js';
 
 const gateway = useGateway({ redis: true });
 
@@ -56,7 +57,7 @@ describe('the end of a live stream', () => {
     const analyst = await issueOperatorToken(gateway, 'analyst');
     const live = await subscribe(gateway.url, TRANSACTION_STATUS_CHANGED, {}, analyst);
     const issued = await gateway.ctx.db.operatorToken.findFirstOrThrow({ where: { tokenDigest: sha256Hex(analyst) } });
-    const revoked = await gateway.graphql('mutation ($id: ID!) { revokeOperatorToken(id: $id) { id } }', { id: issued.id }, gateway.adminToken);
+    const revoked = await graphqlTyped(gateway, RevokeOperatorTokenDocument, { id: issued.id }, gateway.adminToken);
     expect(revoked.body.errors).toBeUndefined();
     await eventually(() => live.ended, 1_000);
     expect((await subscribe(gateway.url, TRANSACTION_STATUS_CHANGED, {}, analyst)).status).toBe(401);

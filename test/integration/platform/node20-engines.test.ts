@@ -6,6 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { V2_DEFINITION } from '../../../src/rest/v2/surface.js';
 import { useGateway } from '../../support/gateway.js';
+import { TransactionsPageSizeDocument } from '../../support/graphql/generated.js';
+import { graphqlTyped } from '../../support/graphql/typed.js';
 
 const gateway = useGateway();
 
@@ -23,7 +25,7 @@ describe('dependencies declaring Node >= 22, on this Node', () => {
 
   it('@whatwg-node/promise-helpers@2 and disposablestack (graphql-yoga executor) answer a query with variables', async () => {
     const { key } = await gateway.merchant();
-    const response = await gateway.graphql('query ($limit: Int) { transactions(limit: $limit) { pagination { limit } } }', { limit: 5 }, key);
+    const response = await graphqlTyped(gateway, TransactionsPageSizeDocument, { limit: 5 }, key);
     expect(response.body.data).toEqual({ transactions: { pagination: { limit: 5 } } });
   });
 

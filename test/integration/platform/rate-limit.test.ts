@@ -6,6 +6,8 @@ import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLocalCoordination } from '../../../src/infra/local/coordination.js';
 import { startGateway, transactionBody, type TestGateway } from '../../support/gateway.js';
+import { TypenameDocument } from '../../support/graphql/generated.js';
+import { graphqlTyped } from '../../support/graphql/typed.js';
 
 const gateways: TestGateway[] = [];
 afterEach(async () => {
@@ -67,8 +69,8 @@ describe('rate limit', () => {
   it('applies to GraphQL as one endpoint', async () => {
     const gateway = await gatewayWith({ rateLimit: { max: 1, windowMs: 60_000 } });
     const { key } = await gateway.merchant();
-    expect((await gateway.graphql('{ __typename }', {}, key)).status).toBe(200);
-    const refused = await gateway.graphql('{ __typename }', {}, key);
+    expect((await graphqlTyped(gateway, TypenameDocument, {}, key)).status).toBe(200);
+    const refused = await graphqlTyped(gateway, TypenameDocument, {}, key);
     // GraphQL renders its own refusals: a GraphQL error, not the REST body.
     expect(refused.status).toBe(429);
     expect(refused.body).toEqual({ errors: [{ message: 'Rate limit exceeded. Try again later.', extensions: { code: 'RATE_LIMITED', status: 429 } }] });
