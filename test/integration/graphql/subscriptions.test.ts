@@ -4,9 +4,10 @@
  * (naming another is refused like the queries), an operator every one; payouts too; no token, 401.
  */
 import { describe, expect, it } from 'vitest';
-import { pendingTransaction, sandboxPay, RELEASE_ESCROW } from '../../support/accounts.js';
-import { graphqlData } from '../../support/assertions.js';
+import { pendingTransaction, sandboxPay } from '../../support/accounts.js';
 import { useGateway } from '../../support/gateway.js';
+import { RejectPayoutWithReasonDocument, ReleaseEscrowDocument } from '../../support/graphql/generated.js';
+import { graphqlDataTyped } from '../../support/graphql/typed.js';
 import { fundedMerchant, PHONES, postPayout, payoutBody } from '../../support/payouts.js';
 import { PAYOUT_STATUS_CHANGED, TRANSACTION_STATUS_CHANGED, subscribe } from '../../support/sse.js';
 
@@ -40,7 +41,7 @@ describe('transactionStatusChanged', () => {
       const held = await pendingTransaction(gateway, key, { isEscrow: true });
       await sandboxPay(gateway, held);
       expect((await live.next(WITHIN_MS)).payload.data.transactionStatusChanged).toMatchObject({ orderId: held, status: 'paid_and_blocked' });
-      await graphqlData(gateway, RELEASE_ESCROW, { orderId: held });
+      await graphqlDataTyped(gateway, ReleaseEscrowDocument, { orderId: held });
       expect((await live.next(WITHIN_MS)).payload.data.transactionStatusChanged).toMatchObject({ orderId: held, status: 'paid' });
 
       const cancelled = await pendingTransaction(gateway, key);
@@ -130,7 +131,7 @@ describe('payoutStatusChanged', () => {
 
       const large = await postPayout(gateway, key, payoutBody({ amount: 2_500_000 }));
       expect(large.status, JSON.stringify(large.body)).toBe(200);
-      const { rejectPayout } = await graphqlData(gateway, `mutation ($orderId: ID!) { rejectPayout(orderId: $orderId) { orderId status } }`, { orderId: large.body._id ?? large.body.order_id });
+      const { rejectPayout } = await graphqlDataTyped(gateway, RejectPayoutWithReasonDocument, { orderId: large.body._id ?? large.body.order_id });
       expect(rejectPayout.status).toBe('cancelled');
       expect((await live.next(WITHIN_MS)).payload.data.payoutStatusChanged).toMatchObject({ orderId: rejectPayout.orderId, status: 'cancelled' });
     } finally {
