@@ -27,7 +27,6 @@
 import { constants, createHmac, publicEncrypt, timingSafeEqual } from 'node:crypto';
 import type {
   InboundNotification,
-  Logger,
   PaymentProvider,
   ProviderAnswer,
   ProviderNotification,
@@ -63,7 +62,7 @@ export interface OrangeMoneySettings {
 }
 
 export interface OrangeMoneyDeps {
-  log?: Logger;
+  /** The clock (token expiry, QR code age, signature freshness). */
   now?: () => number;
 }
 
@@ -127,11 +126,16 @@ function statusOf(status: string): 'succeeded' | 'failed' | 'processing' {
   return 'processing';
 }
 
+/** Orange's words may name a wallet: numbers that look like one are masked (no phone number in a log line). */
+const withoutPhoneNumbers = (text: string): string => text.replace(/\+?\d[\d ]{7,}\d/g, '<number>');
+
 const describe = (status: number, body: unknown): string => {
   const problem = (body ?? {}) as { detail?: unknown; code?: unknown; error_description?: unknown; error?: unknown };
   const words = [problem.code ?? problem.error, problem.detail ?? problem.error_description].filter((part) => typeof part === 'string' || typeof part === 'number');
-  return `Orange Money answered ${status}${words.length ? ` (${words.join(': ')})` : ''}`;
+  return withoutPhoneNumbers(`Orange Money answered ${status}${words.length ? ` (${words.join(': ')})` : ''}`);
 };
+
+const reasonOf = (transaction: OmTransaction): string => withoutPhoneNumbers(transaction.description ?? `Orange Money status ${transaction.status}`);
 
 function isTransaction(value: unknown): value is OmTransaction {
   const item = value as Partial<OmTransaction> | null;
@@ -201,17 +205,25 @@ export function createOrangeMoneyProvider(settings: OrangeMoneySettings, deps: O
     return { status: response.status, body };
   };
 
+  /** The body, read up to MAX_RESPONSE_BYTES (a larger one is not Orange's JSON: unknown). */
   const readBounded = async (response: Response): Promise<string> => {
-    const length = Number(response.headers.get('content-length') ?? 0);
-    if (length > MAX_RESPONSE_BYTES) {
-      await response.body?.cancel();
-      throw new ProviderUnavailable(`Orange Money answered ${length} bytes, more than we read`);
-    }
-    const text = await response.text().catch(() => {
+    if (!response.body) return '';
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    try {
+      for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
+        size += chunk.byteLength;
+        if (size > MAX_RESPONSE_BYTES) {
+          await response.body.cancel().catch(() => undefined);
+          throw new ProviderUnavailable('Orange Money answered more than we read');
+        }
+        chunks.push(chunk);
+      }
+    } catch (error) {
+      if (error instanceof ProviderUnavailable) throw error;
       throw new ProviderUnavailable('Orange Money: the answer was cut off');
-    });
-    if (text.length > MAX_RESPONSE_BYTES) throw new ProviderUnavailable('Orange Money answered more than we read');
-    return text;
+    }
+    return Buffer.concat(chunks).toString('utf8');
   };
 
   const tokens = new TokenSource(
@@ -295,7 +307,7 @@ export function createOrangeMoneyProvider(settings: OrangeMoneySettings, deps: O
     const working = found.find((item) => !FAILED.has(item.status));
     if (working) return { status: 'processing', providerReference: working.transactionId, reason: `Orange Money status ${working.status}` };
     const failed = found[0];
-    if (failed) return { status: 'failed', providerReference: failed.transactionId, reason: failed.description ?? `Orange Money status ${failed.status}` };
+    if (failed) return { status: 'failed', providerReference: failed.transactionId, reason: reasonOf(failed) };
     return { status: 'not_found', providerReference: '', reason: notFound };
   };
 
@@ -338,7 +350,7 @@ export function createOrangeMoneyProvider(settings: OrangeMoneySettings, deps: O
     if (!isTransaction(body)) throw new ProviderUnavailable(`Orange Money answered a cash in (${kind}) we cannot read`);
     const status = statusOf(body.status);
     if (status === 'succeeded') return { status: 'succeeded', providerReference: body.transactionId };
-    if (status === 'failed') return { status: 'failed', providerReference: body.transactionId, reason: body.description ?? `Orange Money refused the cash in (${body.status})` };
+    if (status === 'failed') return { status: 'failed', providerReference: body.transactionId, reason: reasonOf(body) };
     return { status: 'pending', providerReference: body.transactionId, reason: `Orange Money status ${body.status}` };
   };
 
@@ -392,7 +404,7 @@ export function createOrangeMoneyProvider(settings: OrangeMoneySettings, deps: O
         providerReference: body.transactionId,
         eventId,
         amount: BigInt(body.amount.value),
-        ...(status === 'failed' && { reason: body.description ?? `Orange Money status ${body.status}` }),
+        ...(status === 'failed' && { reason: reasonOf(body) }),
       },
     ];
   };

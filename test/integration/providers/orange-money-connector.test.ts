@@ -298,6 +298,16 @@ describe('payouts (cash in)', () => {
     expect(simulator.cashinCalls(`payout-${reference}`)).toBe(0);
   });
 
+  it('masks wallet numbers in Orange\'s words, and refuses an answer larger than it reads (both unknown)', async () => {
+    const provider = createOrangeMoneyProvider(settingsFor(simulator));
+    simulator.fault('cashin', { kind: 'fail', status: 502, body: { code: '5000', detail: 'cannot credit 221771234567 now' } });
+    const failure = await provider.payout({ method: 'orange_money', phone: '+221771234567', amount: 1_000n, reference: randomUUID() }).catch((error: Error) => error);
+    expect(failure).toBeInstanceOf(ProviderUnavailable);
+    expect((failure as Error).message).toBe('Orange Money cash in (payout): Orange Money answered 502 (5000: cannot credit <number> now)');
+    simulator.fault('transactions', { kind: 'fail', status: 200, body: { transactions: 'x'.repeat(3 * 1024 * 1024) } });
+    await expect(provider.payoutStatus(randomUUID())).rejects.toThrow('Orange Money answered more than we read');
+  });
+
   it('honours the flow deadline (its signal) as well as its own bound', async () => {
     const provider = createOrangeMoneyProvider(settingsFor(simulator, { timeoutMs: 10_000 }));
     simulator.fault('cashin', { kind: 'hang' });
