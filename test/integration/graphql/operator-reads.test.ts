@@ -7,7 +7,20 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../../src/domain/access/auth.js';
 import { useGateway } from '../../support/gateway.js';
-import { graphqlData, graphqlRefusal } from '../../support/assertions.js';
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import { graphqlData } from '../../support/assertions.js';
+import {
+  type ApiScope,
+  ApiKeysDocument,
+  CreateApiKeyDocument,
+  CreateOrganizationDocument,
+  OrganizationDocument,
+  type OrganizationStatus,
+  OrganizationsPageDocument,
+  type OrganizationsPageQueryVariables,
+  RevokeApiKeyDocument,
+} from '../../support/graphql/generated.js';
+import { graphqlDataTyped, graphqlRefusalTyped, graphqlTyped } from '../../support/graphql/typed.js';
 
 const gateway = useGateway();
 /** An operator token with the read-only `analyst` role, issued straight into the database. */
@@ -18,29 +31,12 @@ beforeAll(async () => {
   await gateway.ctx.db.operatorToken.create({ data: { role: 'analyst', prefix: analystToken.slice(0, 14), tokenDigest: sha256Hex(analystToken) } });
 });
 
-const ORGANIZATION = `
-  id name status verified escrowEnabled payoutEnabled allowedMethods businessSector
-  minTransactionAmount maxTransactionAmount maxPayoutAmount
-  accounts { id name type balance currency isActive }
-  createdAt updatedAt
-`;
-const ORGANIZATIONS = `query($page: Int, $limit: Int, $status: OrganizationStatus, $search: String) {
-  organizations(page: $page, limit: $limit, status: $status, search: $search) {
-    organizations { ${ORGANIZATION} }
-    pagination { page limit totalCount totalPages }
-  }
-}`;
-const ORGANIZATION_QUERY = `query($id: ID!) { organization(id: $id) { ${ORGANIZATION} } }`;
-const API_KEYS = `query($organizationId: ID!) { apiKeys(organizationId: $organizationId) { id organizationId scope prefix revoked revokedAt createdAt } }`;
-const CREATE_ORGANIZATION = `mutation($input: CreateOrganizationInput!) { createOrganization(input: $input) { id } }`;
-const CREATE_API_KEY = `mutation($organizationId: ID!, $scope: ApiScope!) { createApiKey(organizationId: $organizationId, scope: $scope) { key apiKey { id } } }`;
-const REVOKE_API_KEY = `mutation($id: ID!) { revokeApiKey(id: $id) { id revoked } }`;
+// Raw query text stays only for the introspection of ApiKey.
+const read = <Result, Variables>(document: TypedDocumentNode<Result, Variables>, variables: Variables, token?: string) => graphqlDataTyped(gateway, document, variables, token);
 
-const read = <T = any>(query: string, variables: Record<string, unknown> = {}, token?: string) => graphqlData<T>(gateway, query, variables, token);
+const refused = <Result, Variables>(document: TypedDocumentNode<Result, Variables>, variables: Variables, token?: string) => graphqlRefusalTyped(gateway, document, variables, token);
 
-const refused = (query: string, variables: Record<string, unknown> = {}, token?: string) => graphqlRefusal(gateway, query, variables, token);
-
-const list = async (variables: Record<string, unknown>, token?: string) => (await read(ORGANIZATIONS, variables, token)).organizations;
+const list = async (variables: OrganizationsPageQueryVariables, token?: string) => (await read(OrganizationsPageDocument, variables, token)).organizations;
 
 /** A word no other test's organisation carries, to search this test's organisations alone. */
 const uniqueTag = () => `T${randomBytes(4).toString('hex')}`;
@@ -60,7 +56,7 @@ describe('organizations', () => {
 
     expect(page.pagination).toEqual({ page: 1, limit: 20, totalCount: 3, totalPages: 1 });
     expect(page.organizations.map((o: { id: string }) => o.id)).toEqual([third!.id, second!.id, first!.id]);
-    const single = (await read(ORGANIZATION_QUERY, { id: second!.id })).organization;
+    const single = (await read(OrganizationDocument, { id: second!.id })).organization;
     expect(page.organizations[1]).toEqual(single);
     expect(single.accounts.map((account: { name: string }) => account.name).sort()).toEqual(['escrow', 'main']);
   });
@@ -84,7 +80,7 @@ describe('organizations', () => {
       [{ limit: 0 }, 'Invalid query parameter: limit must be a positive integer'],
       [{ limit: -5 }, 'Invalid query parameter: limit must be a positive integer'],
     ] as const) {
-      const error = await refused(ORGANIZATIONS, variables);
+      const error = await refused(OrganizationsPageDocument, variables);
       expect(error.message, JSON.stringify(variables)).toBe(message);
       expect(error.extensions).toEqual({ code: 'BAD_USER_INPUT', status: 400 });
     }
@@ -97,7 +93,7 @@ describe('organizations', () => {
       gateway.createOrganization({ name: `${tag} blocked`, update: { status: 'blocked' } }),
       gateway.createOrganization({ name: `${tag} inactive`, update: { status: 'inactive' } }),
     ]);
-    const ids = async (status: string) => (await list({ search: tag, status })).organizations.map((o: { id: string }) => o.id);
+    const ids = async (status: OrganizationStatus) => (await list({ search: tag, status })).organizations.map((o: { id: string }) => o.id);
     expect(await ids('active')).toEqual([active.id]);
     expect(await ids('blocked')).toEqual([blocked.id]);
     expect(await ids('inactive')).toEqual([inactive.id]);
@@ -108,7 +104,8 @@ describe('organizations', () => {
     expect(allBlocked.organizations.every((o: { status: string }) => o.status === 'blocked')).toBe(true);
 
     // Not a status at all: refused by GraphQL itself, before any operation runs.
-    const error = await refused(ORGANIZATIONS, { status: 'closed' });
+    // Deliberately not a status: the typed variables cannot say it.
+    const error = await refused(OrganizationsPageDocument, { status: 'closed' as OrganizationStatus });
     expect(error.httpStatus).toBe(400);
     expect(error.message).toMatch(/Value "closed" does not exist in "OrganizationStatus" enum/);
   });
@@ -134,7 +131,7 @@ describe('organizations', () => {
     expect(all).toBeGreaterThan(0);
     expect((await list({ search: '   ' })).pagination.totalCount).toBe(all);
 
-    const error = await refused(ORGANIZATIONS, { search: 'x'.repeat(101) });
+    const error = await refused(OrganizationsPageDocument, { search: 'x'.repeat(101) });
     expect(error.message).toBe('Invalid query parameter: search is longer than 100 characters');
     expect(error.extensions).toEqual({ code: 'BAD_USER_INPUT', status: 400 });
   });
@@ -143,7 +140,7 @@ describe('organizations', () => {
 describe('organization', () => {
   it('answers ORGANIZATION_NOT_FOUND for an unknown or malformed id', async () => {
     for (const id of [randomUUID(), 'not-a-uuid']) {
-      const error = await refused(ORGANIZATION_QUERY, { id });
+      const error = await refused(OrganizationDocument, { id });
       expect(error.message).toBe('Organization not found');
       expect(error.extensions).toEqual({ code: 'ORGANIZATION_NOT_FOUND', status: 404 });
     }
@@ -154,19 +151,19 @@ describe('apiKeys', () => {
   it('lists the keys newest first, revoked ones included, metadata only (never the key or its digest)', async () => {
     const organization = await gateway.createOrganization();
     const issued: { key: string; apiKey: { id: string } }[] = [];
-    for (const scope of ['checkout', 'read', 'payout']) issued.push((await read(CREATE_API_KEY, { organizationId: organization.id, scope })).createApiKey);
-    await read(REVOKE_API_KEY, { id: issued[1]!.apiKey.id });
+    for (const scope of ['checkout', 'read', 'payout'] as ApiScope[]) issued.push((await read(CreateApiKeyDocument, { organizationId: organization.id, scope })).createApiKey);
+    await read(RevokeApiKeyDocument, { id: issued[1]!.apiKey.id });
 
-    const response = await gateway.graphql(API_KEYS, { organizationId: organization.id }, gateway.adminToken);
+    const response = await graphqlTyped(gateway, ApiKeysDocument, { organizationId: organization.id }, gateway.adminToken);
     expect(response.status).toBe(200);
-    const keys = response.body.data.apiKeys;
+    const keys = response.body.data!.apiKeys;
     expect(keys.map((key: { id: string }) => key.id)).toEqual(issued.map((key) => key.apiKey.id).reverse());
     expect(keys.map((key: { scope: string; revoked: boolean }) => [key.scope, key.revoked])).toEqual([
       ['payout', false],
       ['read', true],
       ['checkout', false],
     ]);
-    expect(keys[1].revokedAt).toEqual(expect.any(String));
+    expect(keys[1]!.revokedAt).toEqual(expect.any(String));
     expect(keys[0]).toMatchObject({ organizationId: organization.id, revokedAt: null, prefix: issued[2]!.key.slice(0, 14) });
 
     const text = JSON.stringify(response.body);
@@ -177,7 +174,7 @@ describe('apiKeys', () => {
   });
 
   it('has no field that could carry a digest or a secret', async () => {
-    const fields = (await read(`{ __type(name: "ApiKey") { fields { name } } }`)).__type.fields.map((field: { name: string }) => field.name);
+    const fields = (await graphqlData(gateway, `{ __type(name: "ApiKey") { fields { name } } }`)).__type.fields.map((field: { name: string }) => field.name);
     expect(fields.sort()).toEqual(['createdAt', 'id', 'organizationId', 'prefix', 'revoked', 'revokedAt', 'scope']);
   });
 
@@ -193,17 +190,17 @@ describe('apiKeys', () => {
         createdAt: new Date(start + i * 1000),
       })),
     });
-    const keys = (await read(API_KEYS, { organizationId: organization.id })).apiKeys;
+    const keys = (await read(ApiKeysDocument, { organizationId: organization.id })).apiKeys;
     expect(keys).toHaveLength(100);
-    expect(keys[0].prefix).toBe('gw_sk_00000100');
-    expect(keys[99].prefix).toBe('gw_sk_00000001');
+    expect(keys[0]!.prefix).toBe('gw_sk_00000100');
+    expect(keys[99]!.prefix).toBe('gw_sk_00000001');
   });
 
   it('an organisation without keys has an empty list; an unknown one is ORGANIZATION_NOT_FOUND', async () => {
     const organization = await gateway.createOrganization();
-    expect((await read(API_KEYS, { organizationId: organization.id })).apiKeys).toEqual([]);
+    expect((await read(ApiKeysDocument, { organizationId: organization.id })).apiKeys).toEqual([]);
     for (const organizationId of [randomUUID(), 'nope']) {
-      const error = await refused(API_KEYS, { organizationId });
+      const error = await refused(ApiKeysDocument, { organizationId });
       expect(error.extensions).toEqual({ code: 'ORGANIZATION_NOT_FOUND', status: 404 });
     }
   });
@@ -215,8 +212,8 @@ describe('who may read', () => {
     const { organization, key } = await gateway.merchant({ name: `${tag} analysed` });
     const page = await list({ search: tag }, analystToken);
     expect(page.organizations.map((o: { id: string }) => o.id)).toEqual([organization.id]);
-    expect((await read(ORGANIZATION_QUERY, { id: organization.id }, analystToken)).organization.id).toBe(organization.id);
-    const keys = (await read(API_KEYS, { organizationId: organization.id }, analystToken)).apiKeys;
+    expect((await read(OrganizationDocument, { id: organization.id }, analystToken)).organization.id).toBe(organization.id);
+    const keys = (await read(ApiKeysDocument, { organizationId: organization.id }, analystToken)).apiKeys;
     expect(keys).toHaveLength(1);
     expect(JSON.stringify(keys)).not.toContain(key);
   });
@@ -225,12 +222,12 @@ describe('who may read', () => {
     const { organization } = await gateway.merchant();
     const [keyId] = (await gateway.ctx.db.apiKey.findMany({ where: { organizationId: organization.id }, select: { id: true } })).map((key) => key.id);
     const before = await gateway.ctx.db.organization.count();
-    for (const [query, variables] of [
-      [CREATE_ORGANIZATION, { input: { name: 'Not allowed' } }],
-      [CREATE_API_KEY, { organizationId: organization.id, scope: 'read' }],
-      [REVOKE_API_KEY, { id: keyId }],
-    ] as const) {
-      const error = await refused(query, variables, analystToken);
+    for (const refusal of [
+      () => refused(CreateOrganizationDocument, { input: { name: 'Not allowed' } }, analystToken),
+      () => refused(CreateApiKeyDocument, { organizationId: organization.id, scope: 'read' }, analystToken),
+      () => refused(RevokeApiKeyDocument, { id: keyId! }, analystToken),
+    ]) {
+      const error = await refusal();
       expect(error.message).toBe('This operator role cannot perform this action');
       expect(error.extensions).toEqual({ code: 'FORBIDDEN', status: 403 });
     }
@@ -240,12 +237,12 @@ describe('who may read', () => {
 
   it('a merchant API key gets FORBIDDEN on every operator read', async () => {
     const { organization, key } = await gateway.merchant({ scope: 'readAndWrite' });
-    for (const [query, variables] of [
-      [ORGANIZATIONS, {}],
-      [ORGANIZATION_QUERY, { id: organization.id }],
-      [API_KEYS, { organizationId: organization.id }],
-    ] as const) {
-      const error = await refused(query, variables, key);
+    for (const refusal of [
+      () => refused(OrganizationsPageDocument, {}, key),
+      () => refused(OrganizationDocument, { id: organization.id }, key),
+      () => refused(ApiKeysDocument, { organizationId: organization.id }, key),
+    ]) {
+      const error = await refusal();
       expect(error.message).toBe("You don't have permission to perform this action");
       expect(error.extensions).toEqual({ code: 'FORBIDDEN', status: 403 });
     }
