@@ -59,6 +59,11 @@ export const invalidationOfKey = (apiKeyId: string): string => `apiKey:${apiKeyI
 export const invalidationOfOrganization = (organizationId: string): string => `organization:${organizationId}`;
 /** An issued operator token was revoked: its cached caller is dropped, and what it holds open (a live stream) ends on it. */
 export const invalidationOfOperatorToken = (tokenId: string): string => `operatorToken:${tokenId}`;
+/**
+ * A dashboard user's access changed (signed out, removed, given another role): nothing caches a
+ * session (it is read each request), but what the user holds open (a live stream) ends on it.
+ */
+export const invalidationOfMerchantUser = (userId: string): string => `merchantUser:${userId}`;
 
 export class CallerCache {
   private readonly entries = new Map<string, Entry>();

@@ -7,16 +7,19 @@ import type { Caller } from '../access/caller.js';
 import { recordAuditEvent } from '../audit/recordAuditEvent.js';
 import type { GatewayContext } from '../context.js';
 import { deleteSessionsOf, markRemoved } from './store.js';
+import { endLiveAccess } from './sessions.js';
 import { keepAnOwner, memberFor } from './team.js';
 
 export async function removeMember(ctx: GatewayContext, caller: Caller, userId: string): Promise<MemberRecord> {
   const member = await memberFor(ctx, caller, 'removeMember', userId);
   const now = ctx.clock.now();
-  return ctx.db.$transaction(async (tx) => {
+  const removed = await ctx.db.$transaction(async (tx) => {
     await keepAnOwner(tx, member);
-    const removed = await markRemoved(tx, member.id, now);
+    const gone = await markRemoved(tx, member.id, now);
     await deleteSessionsOf(tx, member.id);
     await recordAuditEvent(tx, { organizationId: member.organizationId, actor: caller, action: 'member.removed', target: member.email, details: { role: member.role }, at: now });
-    return removed;
+    return gone;
   });
+  await endLiveAccess(ctx, member.id);
+  return removed;
 }

@@ -7,7 +7,9 @@
  */
 import type { DashboardSession } from '../../generated/prisma/client.js';
 import type { MerchantUserCaller } from '../access/caller.js';
+import { invalidationOfMerchantUser } from '../access/callerCache.js';
 import type { GatewayContext } from '../context.js';
+import { invalidateCallers } from '../organizations/organizations.js';
 import { DomainError } from '../errors.js';
 import type { Db, DbTransaction } from '../ports.js';
 import { SECOND_FACTOR_WINDOW_MS, SESSION_ABSOLUTE_MS, SESSION_IDLE_MS, SESSION_TOUCH_INTERVAL_MS } from './rules.js';
@@ -89,3 +91,11 @@ export const userActor = (user: UserWithOrganization): MerchantUserCaller => ({
   organization: user.organization,
   sessionId: '',
 });
+
+/**
+ * After a user's access changed (committed): its live streams, in every instance, end (they were
+ * authorised when opened). Best effort: a failure to publish is logged by invalidateCallers.
+ */
+export async function endLiveAccess(ctx: GatewayContext, userId: string): Promise<void> {
+  await invalidateCallers(ctx, invalidationOfMerchantUser(userId), { userId });
+}

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { pendingTransaction, sandboxPay } from '../../support/accounts.js';
 import { DashboardBrowser, PASSWORD, member, signedIn } from '../../support/dashboard.js';
 import { useGateway } from '../../support/gateway.js';
+import { subscribe } from '../../support/sse.js';
 import { totpCodeAt } from '../../../src/domain/users/secondFactor.js';
 import { adjustAccount } from '../../../src/domain/operations.js';
 
@@ -71,6 +72,28 @@ describe('roles', () => {
     expect((await owner.graphql('{ me { email } }')).status).toBe(401);
     expect((await new DashboardBrowser(gateway).signIn(owner.email)).status).toBe(401);
     expect((await developer.data('{ members { email } }')).members).toEqual([{ email: developer.email }]);
+  });
+});
+
+describe('live updates of a member', () => {
+  it('end when the member is removed (its stream was authorised when opened)', async () => {
+    const organization = await gateway.createOrganization({});
+    const owner = await signedIn(gateway, organization.id, 'owner');
+    const viewer = await signedIn(gateway, organization.id, 'viewer');
+    const stream = await subscribe(gateway.url, 'subscription { transactionStatusChanged { orderId status } }', {}, undefined, {
+      cookie: `gateway_session=${viewer.cookie}`,
+      'x-csrf-token': viewer.csrfToken,
+    });
+    try {
+      expect(stream.contentType).toMatch(/^text\/event-stream/);
+      expect(await stream.quiet(200)).toEqual([]);
+      expect(stream.ended).toBe(false);
+      const { me } = await viewer.data('{ me { id } }');
+      await owner.data('mutation($id: ID!) { removeMember(userId: $id) { email } }', { id: me.id });
+      await expect.poll(() => stream.ended, { timeout: 3_000 }).toBe(true);
+    } finally {
+      stream.close();
+    }
   });
 });
 
