@@ -8,6 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOperatorToken, revokeApiKey, revokeOperatorToken, updateOrganization } from '../../../src/domain/operations.js';
 import { sha256Hex } from '../../../src/domain/access/auth.js';
 import { startGateway, type TestGateway } from '../../support/gateway.js';
+import { TypenameDocument } from '../../support/graphql/generated.js';
+import { graphqlTyped } from '../../support/graphql/typed.js';
 import { waitFor } from '../../support/processes.js';
 
 let first: TestGateway;
@@ -46,7 +48,7 @@ describe('authentication cache across instances', () => {
 
   it('an operator token revoked through one instance is refused by the other as soon as the revocation answers', async () => {
     const { secret, operatorToken } = await createOperatorToken(first.ctx, first.operator, 'analyst');
-    const statusOfToken = async (gateway: TestGateway) => (await gateway.graphql('{ __typename }', {}, secret)).status;
+    const statusOfToken = async (gateway: TestGateway) => (await graphqlTyped(gateway, TypenameDocument, {}, secret)).status;
     expect(await statusOfToken(second)).toBe(200); // now cached by the second instance
     expect(second.ctx.callers!.get(sha256Hex(secret))).toMatchObject({ kind: 'operator', tokenId: operatorToken.id });
     expect(await revokeOperatorToken(first.ctx, first.operator, operatorToken.id)).toMatchObject({ propagationConfirmed: true });

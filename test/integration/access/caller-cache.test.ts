@@ -6,6 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { createOperatorToken, revokeApiKey, revokeOperatorToken, updateOrganization } from '../../../src/domain/operations.js';
 import { sha256Hex } from '../../../src/domain/access/auth.js';
 import { useGateway } from '../../support/gateway.js';
+import { TypenameDocument } from '../../support/graphql/generated.js';
+import { graphqlTyped } from '../../support/graphql/typed.js';
 
 const gateway = useGateway();
 const list = (key: string) => gateway.rest('GET', '/api/v2/transactions', { key });
@@ -50,7 +52,7 @@ describe('the authentication cache', () => {
 
 /** The gateway here has in-process (local) coordination: the embedded, one-instance default. */
 describe('the authentication cache, for issued operator tokens', () => {
-  const asOperator = (token: string) => gateway.graphql('{ __typename }', {}, token);
+  const asOperator = (token: string) => graphqlTyped(gateway, TypenameDocument, {}, token);
 
   it('serves a known token without reading it again (a change behind the domain’s back goes unseen)', async () => {
     const { secret, operatorToken } = await createOperatorToken(gateway.ctx, gateway.operator, 'analyst');
