@@ -6,16 +6,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { LAST_USE_RESOLUTION_MS } from '../../../src/domain/access/apiKeyUse.js';
-import { expectGraphqlError, graphqlData } from '../../support/assertions.js';
+import { expectGraphqlError } from '../../support/assertions.js';
+import { MerchantApiKeysDocument as LIST, MerchantCreateApiKeyDocument as CREATE, MerchantRevokeApiKeyDocument as REVOKE } from '../../support/graphql/generated.js';
+import { graphqlDataTyped as graphqlData, graphqlTyped } from '../../support/graphql/typed.js';
 import { useGateway } from '../../support/gateway.js';
 import { eventually } from '../../support/webhookReceiver.js';
 
 const gateway = useGateway();
-
-const KEY = 'id organizationId scope prefix revoked revokedAt lastUsedAt createdAt';
-const LIST = `query($org: ID) { apiKeys(organizationId: $org) { ${KEY} } }`;
-const CREATE = `mutation($org: ID, $scope: ApiScope!) { createApiKey(organizationId: $org, scope: $scope) { key apiKey { ${KEY} } } }`;
-const REVOKE = `mutation($id: ID!) { revokeApiKey(id: $id) { id revoked propagationConfirmed } }`;
 
 const keyRow = (id: string) => gateway.ctx.db.apiKey.findUniqueOrThrow({ where: { id } });
 
@@ -67,13 +64,13 @@ describe('API keys of an organisation', () => {
   });
 
   it('an operator must name the organisation; an API key may not list, issue or revoke keys', async () => {
-    expectGraphqlError(await gateway.graphql(LIST, {}, gateway.adminToken), 'invalid_input', 'organizationId is required');
-    expectGraphqlError(await gateway.graphql(CREATE, { scope: 'read' }, gateway.adminToken), 'invalid_input', 'organizationId is required');
+    expectGraphqlError(await graphqlTyped(gateway, LIST, {}, gateway.adminToken), 'invalid_input', 'organizationId is required');
+    expectGraphqlError(await graphqlTyped(gateway, CREATE, { scope: 'read' }, gateway.adminToken), 'invalid_input', 'organizationId is required');
     const { organization, key } = await gateway.merchant({ scope: 'management' });
-    expectGraphqlError(await gateway.graphql(LIST, {}, key), 'permission_denied');
-    expectGraphqlError(await gateway.graphql(CREATE, { scope: 'payout' }, key), 'permission_denied');
+    expectGraphqlError(await graphqlTyped(gateway, LIST, {}, key), 'permission_denied');
+    expectGraphqlError(await graphqlTyped(gateway, CREATE, { scope: 'payout' }, key), 'permission_denied');
     const [own] = await gateway.ctx.db.apiKey.findMany({ where: { organizationId: organization.id } });
-    expectGraphqlError(await gateway.graphql(REVOKE, { id: own!.id }, key), 'permission_denied');
+    expectGraphqlError(await graphqlTyped(gateway, REVOKE, { id: own!.id }, key), 'permission_denied');
     expect((await keyRow(own!.id)).revokedAt).toBeNull();
   });
 });

@@ -5,7 +5,9 @@
  * the 403 "Complete your business profile".
  */
 import { describe, expect, it } from 'vitest';
-import { expectGraphqlError, graphqlData } from '../../support/assertions.js';
+import { expectGraphqlError } from '../../support/assertions.js';
+import { MerchantUpdateBusinessProfileDocument as PROFILE } from '../../support/graphql/generated.js';
+import { graphqlDataTyped as graphqlData, graphqlTyped } from '../../support/graphql/typed.js';
 import { useGateway } from '../../support/gateway.js';
 import { fundedMerchant, payoutBody, PHONES as PAYOUT_PHONES, postPayout } from '../../support/payouts.js';
 import { paidTransaction, PHONES, refund } from '../../support/refunds.js';
@@ -13,7 +15,6 @@ import { transactionBody } from '../../support/gateway.js';
 
 const gateway = useGateway();
 
-const PROFILE = `mutation($org: ID, $name: String, $sector: String) { updateBusinessProfile(organizationId: $org, name: $name, sector: $sector) { id name businessSector } }`;
 
 const auditOf = (organizationId: string, action: string) =>
   gateway.ctx.db.auditEvent.findMany({ where: { organizationId, action }, orderBy: { at: 'asc' } });
@@ -75,11 +76,11 @@ describe('the business profile', () => {
 
   it('refuses empty or oversized fields and a call with nothing to change; an API key may not change it', async () => {
     const { organization, key } = await gateway.merchant({ scope: 'management' });
-    expectGraphqlError(await gateway.graphql(PROFILE, { org: organization.id, name: '   ' }, gateway.adminToken), 'invalid_input', 'name must be 1 to 200 characters');
-    expectGraphqlError(await gateway.graphql(PROFILE, { org: organization.id, sector: 'x'.repeat(201) }, gateway.adminToken), 'invalid_input', 'sector must be 1 to 200 characters');
-    expectGraphqlError(await gateway.graphql(PROFILE, { org: organization.id }, gateway.adminToken), 'invalid_input', 'give a name, a sector, or both');
-    expectGraphqlError(await gateway.graphql(PROFILE, { sector: 'retail' }, gateway.adminToken), 'invalid_input', 'organizationId is required');
-    expectGraphqlError(await gateway.graphql(PROFILE, { sector: 'retail' }, key), 'permission_denied');
+    expectGraphqlError(await graphqlTyped(gateway, PROFILE, { org: organization.id, name: '   ' }, gateway.adminToken), 'invalid_input', 'name must be 1 to 200 characters');
+    expectGraphqlError(await graphqlTyped(gateway, PROFILE, { org: organization.id, sector: 'x'.repeat(201) }, gateway.adminToken), 'invalid_input', 'sector must be 1 to 200 characters');
+    expectGraphqlError(await graphqlTyped(gateway, PROFILE, { org: organization.id }, gateway.adminToken), 'invalid_input', 'give a name, a sector, or both');
+    expectGraphqlError(await graphqlTyped(gateway, PROFILE, { sector: 'retail' }, gateway.adminToken), 'invalid_input', 'organizationId is required');
+    expectGraphqlError(await graphqlTyped(gateway, PROFILE, { sector: 'retail' }, key), 'permission_denied');
     expect(await auditOf(organization.id, 'business_profile.updated')).toHaveLength(0);
   });
 });

@@ -78,7 +78,7 @@ describe('money from the dashboard', () => {
       expect(reads.transactionsConnection.edges.map((edge: { node: { orderId: string } }) => edge.node.orderId)).toEqual([orderId]);
       expect(reads.accounts.map((account: { name: string }) => account.name).sort()).toEqual(['escrow', 'main']);
       expect(reads.accounts.find((account: { name: string }) => account.name === 'main').entries.entries.length).toBeGreaterThan(0);
-      const total = (field: 'count' | 'amount') => reads.transactionStats.reduce((sum: number, row: Record<string, number>) => sum + row[field], 0);
+      const total = (field: 'count' | 'amount') => reads.transactionStats.reduce((sum: number, row: Record<string, number>) => sum + (row[field] ?? 0), 0);
       expect([total('count'), total('amount')]).toEqual([1, 3000]);
     }
     expect(await refusalOf(viewer, `query($org: ID) { transactionsConnection(organizationId: $org, first: 1) { totalCount } }`, { org: other.organization.id })).toBe('FORBIDDEN');

@@ -7,22 +7,22 @@
  */
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { expectGraphqlError, graphqlData } from '../../support/assertions.js';
+import { expectGraphqlError } from '../../support/assertions.js';
+import {
+  MerchantCreateWebhookDocument as CREATE,
+  MerchantDeliveryLogDocument as LOG,
+  MerchantRedeliverFailedWebhooksDocument as REDELIVER_FAILED,
+  MerchantRedeliverWebhookDocument as REDELIVER,
+  MerchantSendTestWebhookDocument as SEND_TEST,
+  type WebhookDeliveryFilter,
+} from '../../support/graphql/generated.js';
+import { graphqlDataTyped as graphqlData, graphqlTyped } from '../../support/graphql/typed.js';
 import { useGateway } from '../../support/gateway.js';
 import { eventually } from '../../support/webhookReceiver.js';
 import { useDispatching } from '../../support/webhooks.js';
 
 const gateway = useGateway({ webhooks: { allowPrivateUrls: true, retryDelayMs: 30, maxRetries: 1, timeoutMs: 1_000 } });
 const delivering = useDispatching(gateway);
-
-const CREATE = `mutation($url: String!, $version: WebhookVersion) { createWebhook(url: $url, version: $version) { secret webhook { id } } }`;
-const SEND_TEST = `mutation($id: ID!) { sendTestWebhook(id: $id) { id webhookId event eventId body status attempts { number } } }`;
-const DELIVERY = 'id webhookId event eventId redeliveryOf body status attemptCount createdAt attempts { number statusCode error durationMs response signature createdAt }';
-const LOG = `query($filter: WebhookDeliveryFilter, $first: Int, $after: String) {
-  webhookDeliveries(filter: $filter, first: $first, after: $after) { totalCount pageInfo { hasNextPage endCursor } edges { node { ${DELIVERY} } } }
-}`;
-const REDELIVER = `mutation($id: ID!) { redeliverWebhook(deliveryId: $id) { id redeliveryOf eventId status } }`;
-const REDELIVER_FAILED = `mutation($since: DateTime!, $webhookId: ID) { redeliverFailedWebhooks(since: $since, webhookId: $webhookId) }`;
 
 const sign = (secret: string, body: string) => createHmac('sha256', Buffer.from(secret, 'utf8')).update(body, 'utf8').digest('hex');
 
@@ -34,9 +34,9 @@ async function merchantWithEndpoint(path: string, version: 'v1' | 'v2' = 'v2') {
   return { organization, key, webhookId: createWebhook.webhook.id as string, secret: createWebhook.secret as string };
 }
 
-async function logOf(key: string, filter: Record<string, unknown>, first = 20) {
+async function logOf(key: string, filter: WebhookDeliveryFilter, first = 20) {
   const { webhookDeliveries } = await graphqlData(gateway, LOG, { filter, first }, key);
-  return { ...webhookDeliveries, nodes: webhookDeliveries.edges.map((edge: { node: any }) => edge.node) };
+  return { ...webhookDeliveries, nodes: webhookDeliveries.edges.map((edge) => edge.node) };
 }
 
 /** The organisation's webhook audit entries, oldest first (the fixture's key issue is audited too, and left out). */
@@ -63,11 +63,11 @@ describe('the merchant’s webhook delivery log', () => {
       return nodes[0]?.status === 'delivered' ? nodes : null;
     });
     expect(log).toHaveLength(1);
-    const [delivery] = log;
+    const delivery = log[0]!;
     expect(delivery).toMatchObject({ id: sendTestWebhook.id, event: 'test', attemptCount: 1 });
     expect(delivery.body).toBe(received!.raw.toString('utf8'));
     expect(delivery.attempts).toHaveLength(1);
-    const [attempt] = delivery.attempts;
+    const attempt = delivery.attempts[0]!;
     expect(attempt).toMatchObject({ number: 1, statusCode: 200, error: null, response: 'status 200' });
     expect(attempt.durationMs).toBeGreaterThanOrEqual(0);
     expect(attempt.durationMs).toBeLessThan(1_000);
@@ -100,10 +100,10 @@ describe('the merchant’s webhook delivery log', () => {
       const { nodes, totalCount } = await logOf(key, { webhookId, status: 'dropped' });
       return totalCount === 3 ? nodes : null;
     });
-    expect(new Set(dropped.map((delivery: { id: string }) => delivery.id))).toEqual(new Set(sent));
+    expect(new Set(dropped.map((delivery) => delivery.id))).toEqual(new Set(sent));
     for (const delivery of dropped) {
-      expect(delivery.attempts.map((attempt: { statusCode: number }) => attempt.statusCode)).toEqual([503, 503]);
-      expect(delivery.attempts.every((attempt: { signature: string }) => /^[0-9a-f]{64}$/.test(attempt.signature))).toBe(true);
+      expect(delivery.attempts.map((attempt) => attempt.statusCode)).toEqual([503, 503]);
+      expect(delivery.attempts.every((attempt) => /^[0-9a-f]{64}$/.test(attempt.signature ?? ''))).toBe(true);
     }
     expect((await logOf(key, { webhookId, status: 'delivered' })).totalCount).toBe(0);
     expect((await logOf(key, { webhookId, since: new Date(Date.now() + 60_000).toISOString() })).totalCount).toBe(0);
@@ -112,14 +112,14 @@ describe('the merchant’s webhook delivery log', () => {
     const first = await graphqlData(gateway, LOG, { filter: { webhookId }, first: 2 }, key);
     expect(first.webhookDeliveries.pageInfo.hasNextPage).toBe(true);
     const second = await graphqlData(gateway, LOG, { filter: { webhookId }, first: 2, after: first.webhookDeliveries.pageInfo.endCursor }, key);
-    const paged = [...first.webhookDeliveries.edges, ...second.webhookDeliveries.edges].map((edge: { node: { id: string } }) => edge.node.id);
-    expect(paged).toEqual(dropped.map((delivery: { id: string }) => delivery.id));
+    const paged = [...first.webhookDeliveries.edges, ...second.webhookDeliveries.edges].map((edge) => edge.node.id);
+    expect(paged).toEqual(dropped.map((delivery) => delivery.id));
     expect(second.webhookDeliveries.pageInfo.hasNextPage).toBe(false);
 
     // The receiver recovers. One resent by hand...
     delivering.receiver.configure('/flaky', { behaviour: { statuses: [200] } });
-    const { redeliverWebhook } = await graphqlData(gateway, REDELIVER, { id: dropped[0].id }, key);
-    expect(redeliverWebhook).toMatchObject({ redeliveryOf: dropped[0].id, eventId: dropped[0].eventId, status: 'pending' });
+    const { redeliverWebhook } = await graphqlData(gateway, REDELIVER, { id: dropped[0]!.id }, key);
+    expect(redeliverWebhook).toMatchObject({ redeliveryOf: dropped[0]!.id, eventId: dropped[0]!.eventId, status: 'pending' });
     await eventually(async () => (await logOf(key, { webhookId, status: 'delivered' })).totalCount === 1);
 
     // ...then every failed one since `before`: the two left (the one resent already has a delivered delivery).
@@ -129,16 +129,16 @@ describe('the merchant’s webhook delivery log', () => {
       const { nodes, totalCount } = await logOf(key, { webhookId, status: 'delivered' });
       return totalCount === 3 ? nodes : null;
     });
-    expect(new Set(delivered.map((delivery: { redeliveryOf: string }) => delivery.redeliveryOf))).toEqual(new Set(sent));
+    expect(new Set(delivered.map((delivery) => delivery.redeliveryOf))).toEqual(new Set(sent));
     // Nothing failed is left to resend: a second call queues none.
     expect((await graphqlData(gateway, REDELIVER_FAILED, { since: before }, key)).redeliverFailedWebhooks).toBe(0);
     // The receiver got each event once more, signed, with its original event id.
     const received = delivering.receiver.on('/flaky').filter((request) => request.signatureValid);
-    expect(new Set(received.map((request) => request.headers['x-event-id']))).toEqual(new Set(dropped.map((delivery: { eventId: string }) => delivery.eventId)));
+    expect(new Set(received.map((request) => request.headers['x-event-id']))).toEqual(new Set(dropped.map((delivery) => delivery.eventId)));
 
     const audit = await auditOf(organization.id);
     expect(audit.map((event) => event.action)).toEqual(['webhook.created', 'webhook.test_sent', 'webhook.test_sent', 'webhook.test_sent', 'webhook.redelivered', 'webhook.redelivered']);
-    expect(audit[4]).toMatchObject({ target: dropped[0].id });
+    expect(audit[4]).toMatchObject({ target: dropped[0]!.id });
     expect(audit[5]).toMatchObject({ target: webhookId, details: { count: 2, since: new Date(before).toISOString(), webhookId } });
   });
 
@@ -146,15 +146,15 @@ describe('the merchant’s webhook delivery log', () => {
     const owner = await merchantWithEndpoint('/private');
     const { sendTestWebhook } = await graphqlData(gateway, SEND_TEST, { id: owner.webhookId }, owner.key);
     const other = await gateway.merchant({ scope: 'management' });
-    expectGraphqlError(await gateway.graphql(SEND_TEST, { id: owner.webhookId }, other.key), 'webhook_not_found');
-    expectGraphqlError(await gateway.graphql(REDELIVER, { id: sendTestWebhook.id }, other.key), 'webhook_delivery_not_found');
-    expectGraphqlError(await gateway.graphql(REDELIVER_FAILED, { since: '2020-01-01T00:00:00Z', webhookId: owner.webhookId }, other.key), 'webhook_not_found');
+    expectGraphqlError(await graphqlTyped(gateway, SEND_TEST, { id: owner.webhookId }, other.key), 'webhook_not_found');
+    expectGraphqlError(await graphqlTyped(gateway, REDELIVER, { id: sendTestWebhook.id }, other.key), 'webhook_delivery_not_found');
+    expectGraphqlError(await graphqlTyped(gateway, REDELIVER_FAILED, { since: '2020-01-01T00:00:00Z', webhookId: owner.webhookId }, other.key), 'webhook_not_found');
     expect((await logOf(other.key, { webhookId: owner.webhookId })).totalCount).toBe(0);
     expect((await logOf(other.key, {})).totalCount).toBe(0);
 
     const checkout = await gateway.merchant({ scope: 'checkout' });
-    expectGraphqlError(await gateway.graphql(SEND_TEST, { id: owner.webhookId }, checkout.key), 'permission_denied');
-    expectGraphqlError(await gateway.graphql(LOG, { filter: {} }, checkout.key), 'permission_denied');
+    expectGraphqlError(await graphqlTyped(gateway, SEND_TEST, { id: owner.webhookId }, checkout.key), 'permission_denied');
+    expectGraphqlError(await graphqlTyped(gateway, LOG, { filter: {} }, checkout.key), 'permission_denied');
     // Nothing was written for the refused calls.
     expect((await auditOf(other.organization.id)).length).toBe(0);
     expect((await auditOf(checkout.organization.id)).length).toBe(0);
@@ -162,7 +162,7 @@ describe('the merchant’s webhook delivery log', () => {
 
   it('refuses a bad status filter with a clear 4xx', async () => {
     const { key } = await merchantWithEndpoint('/bad-filter');
-    const answer = await gateway.graphql(LOG, { filter: { status: 'failed' } }, key);
+    const answer = await graphqlTyped(gateway, LOG, { filter: { status: 'failed' as never } }, key);
     expect(answer.status).toBeLessThan(500);
     expect(answer.body.errors?.length).toBeGreaterThan(0);
   });
