@@ -461,11 +461,12 @@ export function createOrangeMoneyProvider(settings: OrangeMoneySettings, deps: O
     parseNotification,
     async listRecords({ from, to, signal }) {
       const records: ProviderRecord[] = [];
-      // Orange reads these as Senegal time, which is UTC.
-      const at = (date: Date) => date.toISOString().slice(0, 19);
+      // Orange reads these to the second, as Senegal time (UTC): widened to whole seconds, not narrowed.
+      const at = (ms: number) => new Date(ms).toISOString().slice(0, 19);
+      const period = { fromDateTime: at(Math.floor(from.getTime() / 1000) * 1000), toDateTime: at(Math.ceil(to.getTime() / 1000) * 1000) };
       for (let page = 0; ; page += 1) {
         if (page >= HISTORY_PAGES) throw new ProviderUnavailable(`Orange Money holds more than ${HISTORY_PAGES * SEARCH_PAGE_SIZE} records in this period: reconcile a shorter one`);
-        const batch = await search({ fromDateTime: at(from), toDateTime: at(to), page: String(page), size: String(SEARCH_PAGE_SIZE) }, signal);
+        const batch = await search({ ...period, page: String(page), size: String(SEARCH_PAGE_SIZE) }, signal);
         for (const item of batch) {
           const ours = ourReference(item.reference, item.type);
           const kind: Kind = ours?.kind ?? (item.type === 'MERCHANT_PAYMENT' ? 'payment' : 'payout');

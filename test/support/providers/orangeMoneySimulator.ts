@@ -316,7 +316,7 @@ export async function startOrangeMoneySimulator(options: OrangeMoneySimulatorOpt
   // ---------------------------------------------------------------------------------------------
   // Notifications (at least once; 4xx final, 5xx / no answer retried)
 
-  const notificationTarget = (transaction: OmTransaction, qr?: OmQrCode) => {
+  const notificationTarget = (qr?: OmQrCode) => {
     const registered = callbacks.get(merchantCode);
     return { url: qr?.callbackUrl ?? registered?.url, apiKey: registered?.apiKey };
   };
@@ -335,7 +335,7 @@ export async function startOrangeMoneySimulator(options: OrangeMoneySimulatorOpt
   };
 
   const deliver = async (transaction: OmTransaction, qr?: OmQrCode): Promise<void> => {
-    const { url, apiKey } = notificationTarget(transaction, qr);
+    const { url, apiKey } = notificationTarget(qr);
     if (!url) return;
     const eventKey = `${transaction.transactionId}:${transaction.status}`;
     const eventId = eventIds.get(eventKey) ?? randomUUID();
