@@ -8,28 +8,20 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebhook } from '../../../src/domain/operations.js';
 import type { OrganizationRecord } from '../../../src/domain/organizations/store.js';
-import { graphqlData } from '../../support/assertions.js';
 import { useGateway } from '../../support/gateway.js';
+import {
+  NestedOrganizationConnectionsDocument,
+  type NestedOrganizationConnectionsQueryVariables,
+  NestedOrganizationsDocument,
+  NestedTransactionsConnectionDocument,
+  NestedTransactionsPageDocument,
+  OrganizationConnectionsAloneDocument,
+  TransactionProductsDocument,
+} from '../../support/graphql/generated.js';
+import { graphqlDataTyped } from '../../support/graphql/typed.js';
 import { paidTransaction, refund } from '../../support/refunds.js';
 
 const gateway = useGateway({ webhooks: { allowPrivateUrls: true } });
-
-const NESTED_PAGE = `query($organizationId: ID, $limit: Int) {
-  transactions(organizationId: $organizationId, limit: $limit) {
-    transactions {
-      orderId products { name }
-      refund { status } paymentAttempts { state }
-      webhookDeliveries { status attempts { number } }
-      ledgerEntries { kind }
-    }
-  }
-}`;
-
-const NESTED_CONNECTION = `query($organizationId: ID, $first: Int) {
-  transactionsConnection(organizationId: $organizationId, first: $first) {
-    edges { node { orderId products { name } refund { status } webhookDeliveries { event attempts { number } } ledgerEntries { kind } } }
-  }
-}`;
 
 /** Every statement any pool client sends while `run` runs (the test's gateway is the only user of pg here). */
 let counting: string[] | null = null;
@@ -77,10 +69,10 @@ describe('a nested list of transactions', () => {
     let small: any;
     let large: any;
     const smallStatements = await statementsOf(async () => {
-      small = await graphqlData(gateway, NESTED_PAGE, { organizationId: organization.id, limit: 20 });
+      small = await graphqlDataTyped(gateway, NestedTransactionsPageDocument, { organizationId: organization.id, limit: 20 });
     });
     const largeStatements = await statementsOf(async () => {
-      large = await graphqlData(gateway, NESTED_PAGE, { organizationId: organization.id, limit: 100 });
+      large = await graphqlDataTyped(gateway, NestedTransactionsPageDocument, { organizationId: organization.id, limit: 100 });
     });
 
     // The data is really there: the relations were read, not skipped.
@@ -97,16 +89,16 @@ describe('a nested list of transactions', () => {
   });
 
   it('reads the products of a listed transaction from the list’s own statement (no further read)', async () => {
-    const statements = await statementsOf(() => graphqlData(gateway, `query($organizationId: ID) { transactions(organizationId: $organizationId, limit: 100) { transactions { orderId products { name } } } }`, { organizationId: organization.id }));
+    const statements = await statementsOf(() => graphqlDataTyped(gateway, TransactionProductsDocument, { organizationId: organization.id }));
     // The page (products inside it) and its count: nothing per product, nothing per transaction.
     expect(statements, statements.join('\n')).toHaveLength(2);
   });
 
   it('reads the same relations through the Relay connection in the same number of statements for 20 and 100', async () => {
-    const small = await statementsOf(() => graphqlData(gateway, NESTED_CONNECTION, { organizationId: organization.id, first: 20 }));
+    const small = await statementsOf(() => graphqlDataTyped(gateway, NestedTransactionsConnectionDocument, { organizationId: organization.id, first: 20 }));
     let data: any;
     const large = await statementsOf(async () => {
-      data = await graphqlData(gateway, NESTED_CONNECTION, { organizationId: organization.id, first: 100 });
+      data = await graphqlDataTyped(gateway, NestedTransactionsConnectionDocument, { organizationId: organization.id, first: 100 });
     });
     expect(data.transactionsConnection.edges).toHaveLength(100);
     expect(large.length, large.join('\n')).toBe(small.length);
@@ -122,13 +114,10 @@ describe('a nested list of organisations', () => {
       await gateway.createKey(created.id, 'read');
       await createWebhook(gateway.ctx, gateway.operator, { organizationId: created.id, url: `http://127.0.0.1:9/hooks/${i}`, version: 'v2' });
     }
-    const query = `query($search: String, $limit: Int) { organizations(search: $search, limit: $limit) {
-      organizations { id accounts { name } apiKeys { scope } webhooks { url } }
-    } }`;
-    const small = await statementsOf(() => graphqlData(gateway, query, { search: tag, limit: 5 }));
+    const small = await statementsOf(() => graphqlDataTyped(gateway, NestedOrganizationsDocument, { search: tag, limit: 5 }));
     let data: any;
     const large = await statementsOf(async () => {
-      data = await graphqlData(gateway, query, { search: tag, limit: 20 });
+      data = await graphqlDataTyped(gateway, NestedOrganizationsDocument, { search: tag, limit: 20 });
     });
     expect(data.organizations.organizations).toHaveLength(20);
     expect(data.organizations.organizations.every((organization: any) => organization.accounts.length === 2 && organization.apiKeys.length === 1 && organization.webhooks.length === 1)).toBe(true);
@@ -140,18 +129,6 @@ describe('a nested list of organisations', () => {
 describe('a list of organisations with their transactions and payouts (Relay connections)', () => {
   const tag = `Connections${Date.now()}`;
   const PER_ORGANIZATION = 12;
-  const NESTED_CONNECTIONS = `query($search: String, $limit: Int, $first: Int, $after: String, $payoutFilter: PayoutFilter, $transactionFilter: TransactionFilter) {
-    organizations(search: $search, limit: $limit) { organizations {
-      id
-      transactions(first: $first, after: $after, filter: $transactionFilter) { totalCount pageInfo { hasNextPage hasPreviousPage endCursor } edges { cursor node { orderId } } }
-      payouts(first: $first, after: $after, filter: $payoutFilter) { totalCount pageInfo { hasNextPage hasPreviousPage endCursor } edges { cursor node { orderId } } }
-    } }
-  }`;
-  /** One organisation's connections read alone, through the root fields (one organisation, the unbatched path). */
-  const ALONE = `query($organizationId: ID, $first: Int, $after: String, $payoutFilter: PayoutFilter, $transactionFilter: TransactionFilter) {
-    transactionsConnection(organizationId: $organizationId, first: $first, after: $after, filter: $transactionFilter) { totalCount pageInfo { hasNextPage hasPreviousPage endCursor } edges { cursor node { orderId } } }
-    payoutsConnection(organizationId: $organizationId, first: $first, after: $after, filter: $payoutFilter) { totalCount pageInfo { hasNextPage hasPreviousPage endCursor } edges { cursor node { orderId } } }
-  }`;
   let organizationIds: string[] = [];
 
   beforeAll(async () => {
@@ -198,10 +175,10 @@ describe('a list of organisations with their transactions and payouts (Relay con
     let small: any;
     let large: any;
     const smallStatements = await statementsOf(async () => {
-      small = await graphqlData(gateway, NESTED_CONNECTIONS, { search: tag, limit: 20, first: 10 });
+      small = await graphqlDataTyped(gateway, NestedOrganizationConnectionsDocument, { search: tag, limit: 20, first: 10 });
     });
     const largeStatements = await statementsOf(async () => {
-      large = await graphqlData(gateway, NESTED_CONNECTIONS, { search: tag, limit: 50, first: 10 });
+      large = await graphqlDataTyped(gateway, NestedOrganizationConnectionsDocument, { search: tag, limit: 50, first: 10 });
     });
     expect(small.organizations.organizations).toHaveLength(20);
     const organizations = large.organizations.organizations;
@@ -221,7 +198,7 @@ describe('a list of organisations with their transactions and payouts (Relay con
   });
 
   it('answers each organisation exactly as its connection read alone does: rows, order, totals, cursors, next slices', async () => {
-    const filters = [
+    const filters: Pick<NestedOrganizationConnectionsQueryVariables, 'transactionFilter' | 'payoutFilter'>[] = [
       {},
       { transactionFilter: { status: 'paid' }, payoutFilter: { status: 'completed' } },
       { transactionFilter: { includeDeleted: true, minAmount: 1_300, maxAmount: 2_000 }, payoutFilter: { includeDeleted: true, minAmount: 6_000, maxAmount: 12_000 } },
@@ -233,10 +210,10 @@ describe('a list of organisations with their transactions and payouts (Relay con
     const sample = [0, 3, 31, 49].map((i) => organizationIds[i]!);
     for (const filter of filters) {
       for (const first of [3, 10]) {
-        const listed = (await graphqlData(gateway, NESTED_CONNECTIONS, { search: tag, limit: 50, first, ...filter })).organizations.organizations;
+        const listed = (await graphqlDataTyped(gateway, NestedOrganizationConnectionsDocument, { search: tag, limit: 50, first, ...filter })).organizations.organizations;
         const byId = new Map(listed.map((organization: any) => [organization.id, organization]));
         for (const organizationId of sample) {
-          const alone = await graphqlData(gateway, ALONE, { organizationId, first, ...filter });
+          const alone = await graphqlDataTyped(gateway, OrganizationConnectionsAloneDocument, { organizationId, first, ...filter });
           const nested = byId.get(organizationId) as any;
           expect(nested.transactions, JSON.stringify(filter)).toEqual(alone.transactionsConnection);
           expect(nested.payouts, JSON.stringify(filter)).toEqual(alone.payoutsConnection);
@@ -248,8 +225,8 @@ describe('a list of organisations with their transactions and payouts (Relay con
         for (const field of ['transactions', 'payouts'] as const) {
           const after = nested[field].pageInfo.endCursor;
           if (!after) continue;
-          const next = (await graphqlData(gateway, NESTED_CONNECTIONS, { search: tag, limit: 50, first, after, ...filter })).organizations.organizations.find((organization: any) => organization.id === organizationId);
-          const aloneNext = await graphqlData(gateway, ALONE, { organizationId, first, after, ...filter });
+          const next = (await graphqlDataTyped(gateway, NestedOrganizationConnectionsDocument, { search: tag, limit: 50, first, after, ...filter })).organizations.organizations.find((organization) => organization.id === organizationId)!;
+          const aloneNext = await graphqlDataTyped(gateway, OrganizationConnectionsAloneDocument, { organizationId, first, after, ...filter });
           expect(next[field]).toEqual(aloneNext[field === 'transactions' ? 'transactionsConnection' : 'payoutsConnection']);
         }
       }
