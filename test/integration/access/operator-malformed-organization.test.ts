@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { useGateway } from '../../support/gateway.js';
 
 const gateway = useGateway();
+// Raw query text: each test is named by its query, an id that cannot be one written into it.
 
 const QUERIES = [
   '{ transactions(organizationId: "nope") { transactions { orderId } } }',

@@ -15,6 +15,7 @@ import { transactionBody, useGateway } from '../../support/gateway.js';
 import { schema } from '../../../src/graphql/schema/index.js';
 
 const gateway = useGateway();
+// Raw query text: a probe per row of the access table, most sending input the operation then refuses; a row is added with its operation.
 
 const SCOPES: readonly ApiScope[] = ['checkout', 'read', 'write', 'readAndWrite', 'management', 'payout'];
 const ROLES: readonly OperatorRole[] = ['admin', 'analyst', 'support'];

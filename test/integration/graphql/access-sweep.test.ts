@@ -40,7 +40,8 @@ import { createOperatorToken, createWebhook } from '../../../src/domain/operatio
 import type { OrganizationRecord } from '../../../src/domain/organizations/store.js';
 import { NODE_OPERATIONS } from '../../../src/graphql/schema/node.js';
 import { schema } from '../../../src/graphql/schema/index.js';
-import { graphqlData } from '../../support/assertions.js';
+import { NodeIdsOfEachTypeDocument } from '../../support/graphql/generated.js';
+import { graphqlDataTyped } from '../../support/graphql/typed.js';
 import { useGateway } from '../../support/gateway.js';
 import { subscribe } from '../../support/sse.js';
 import { pendingTransaction, sandboxPay } from '../../support/accounts.js';
@@ -48,6 +49,7 @@ import { fundedMerchant, payoutBody, postPayout } from '../../support/payouts.js
 import { signedIn } from '../../support/dashboard.js';
 
 const gateway = useGateway({ webhooks: { allowPrivateUrls: true } });
+// Raw query text: every operation is built from the schema itself, so no typed document could list them.
 
 const MERCHANT_SCOPES = ['checkout', 'read', 'write', 'readAndWrite', 'payout', 'management'] as const;
 const OPERATOR_ROLES = ['admin', 'analyst', 'support'] as const;
@@ -160,20 +162,13 @@ beforeAll(async () => {
   const payout = await postPayout(gateway, principals.find((principal) => principal.name === 'merchant key (payout)')!.token, payoutBody({ amount: 1_000 }));
   expect(payout.status, JSON.stringify(payout.body)).toBe(200);
   const webhook = await createWebhook(gateway.ctx, gateway.operator, { organizationId: organization.id, url: 'http://127.0.0.1:9/hooks', version: 'v2' });
-  const ids = await graphqlData(
-    gateway,
-    `query($orderId: ID!, $payoutId: ID!, $organizationId: ID!, $accountId: ID!) {
-      transaction(orderId: $orderId) { nodeId } payout(orderId: $payoutId) { nodeId }
-      organization(id: $organizationId) { nodeId } account(id: $accountId) { nodeId } webhooks(organizationId: $organizationId) { id nodeId }
-    }`,
-    { orderId, payoutId: payout.body.order_id, organizationId: organization.id, accountId: organization.accounts[0]!.id },
-  );
+  const ids = await graphqlDataTyped(gateway, NodeIdsOfEachTypeDocument, { orderId, payoutId: payout.body.order_id, organizationId: organization.id, accountId: organization.accounts[0]!.id });
   Object.assign(nodeIds, {
     Transaction: ids.transaction.nodeId,
     Payout: ids.payout.nodeId,
     Organization: ids.organization.nodeId,
     Account: ids.account.nodeId,
-    Webhook: ids.webhooks.find((listed: { id: string }) => listed.id === webhook.webhook.id).nodeId,
+    Webhook: ids.webhooks.find((listed: { id: string }) => listed.id === webhook.webhook.id)!.nodeId,
   });
 }, 60_000);
 

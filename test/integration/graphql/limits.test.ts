@@ -8,6 +8,7 @@ import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { useGateway, transactionBody } from '../../support/gateway.js';
 
 const gateway = useGateway();
+// Raw query text throughout: the tests measure the text itself (depth, breadth, complexity) or send what the schema refuses.
 let key: string;
 beforeAll(async () => {
   ({ key } = await gateway.merchant({ scope: 'readAndWrite' }));
