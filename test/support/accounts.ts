@@ -7,21 +7,6 @@ import { graphqlDataTyped } from './graphql/typed.js';
 /** The spec's Account fields, exactly. */
 export const ACCOUNT_FIELDS = ['balance', 'created_at', 'currency', 'id', 'is_active', 'name', 'organization_id', 'type', 'updated_at'];
 
-export const TRANSACTION = `orderId organizationId amount fees status selectedPaymentMethod paidAt isEscrow feesCustomerSide`;
-export const ACCOUNT = `id organizationId name type balance currency isActive createdAt updatedAt`;
-export const ENTRY = `id postingId kind amount balanceAfter transactionId description createdAt`;
-
-export const SANDBOX_PAY = `mutation($orderId: ID!, $method: PaymentMethod, $phone: String) {
-  sandboxPay(orderId: $orderId, method: $method, phone: $phone) { outcome reason transaction { ${TRANSACTION} } }
-}`;
-export const RELEASE_ESCROW = `mutation($orderId: ID!) { releaseEscrow(orderId: $orderId) { ${TRANSACTION} } }`;
-export const ADJUST_ACCOUNT = `mutation($organizationId: ID!, $amount: SafeInt!, $reason: String!) {
-  adjustAccount(organizationId: $organizationId, amount: $amount, reason: $reason) { ${ACCOUNT} }
-}`;
-export const ACCOUNTS_WITH_ENTRIES = `query($organizationId: ID, $page: Int, $limit: Int) {
-  accounts(organizationId: $organizationId) { ${ACCOUNT} entries(page: $page, limit: $limit) { entries { ${ENTRY} } pagination { page limit totalCount totalPages } } }
-}`;
-
 /** A wallet the sandbox always pays from (DESIGN.md's phone table). */
 export const PAYING_PHONE = '+221770000001';
 

@@ -144,14 +144,9 @@ export async function insertPayouts(gateway: TestGateway, organizationIds: strin
   return facts;
 }
 
+/** As raw text for bad-input.test.ts, which sends values the schema refuses (other tests run TransactionStatsDocument). */
 export const TRANSACTION_STATS = `query($from: DateTime!, $to: DateTime!, $interval: StatsInterval!, $groupBy: [StatsDimension!], $organizationId: ID) {
   transactionStats(from: $from, to: $to, interval: $interval, groupBy: $groupBy, organizationId: $organizationId) {
-    periodStart method status organizationId count amount fees
-  }
-}`;
-
-export const PAYOUT_STATS = `query($from: DateTime!, $to: DateTime!, $interval: StatsInterval!, $groupBy: [StatsDimension!], $organizationId: ID) {
-  payoutStats(from: $from, to: $to, interval: $interval, groupBy: $groupBy, organizationId: $organizationId) {
     periodStart method status organizationId count amount fees
   }
 }`;
