@@ -1,20 +1,19 @@
 /** GraphQL mutations honour idempotency keys as REST does: argument or header. */
+import { print } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { useGateway } from '../../support/gateway.js';
+import { CreateTransactionOnceDocument, type CreateTransactionOnceMutationVariables } from '../../support/graphql/generated.js';
 
 const gateway = useGateway();
 
-const CREATE = `mutation ($input: CreateTransactionInput!, $key: String) {
-  createTransaction(input: $input, idempotencyKey: $key) { transaction { orderId amount } }
-}`;
-const input = (price = 1500) => ({ methodOfPayment: ['wave'], products: [{ name: 'Bissap', price, quantity: 2 }] });
+const input = (price = 1500) => ({ methodOfPayment: ['wave' as const], products: [{ name: 'Bissap', price, quantity: 2 }] });
 const count = (organizationId: string) => gateway.ctx.db.transaction.count({ where: { organizationId } });
 
-async function create(key: string, variables: Record<string, unknown>, headers: Record<string, string> = {}) {
+async function create(key: string, variables: CreateTransactionOnceMutationVariables, headers: Record<string, string> = {}) {
   const response = await fetch(`${gateway.url}/graphql`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, ...headers },
-    body: JSON.stringify({ query: CREATE, variables }),
+    body: JSON.stringify({ query: print(CreateTransactionOnceDocument), variables }),
   });
   return { status: response.status, replayed: response.headers.get('idempotent-replayed'), body: (await response.json()) as any };
 }
