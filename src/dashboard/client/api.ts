@@ -16,6 +16,8 @@ export interface Session {
   user: SessionUser;
   csrfToken: string;
   twoFactorEnabled: boolean;
+  /** The team requires two-step verification and this user has none yet: only enrolment works. */
+  mustEnrolTwoFactor?: boolean;
 }
 
 export type SignInStep = 'two_factor' | 'enrol_two_factor' | 'done' | 'sign_in';

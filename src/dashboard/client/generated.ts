@@ -30,6 +30,7 @@ export type LedgerEntryKind =
   | 'refund'
   | 'refund_reversal';
 
+/** A dashboard user’s role: owner everything (team, profile, audit log); developer reads money and manages API keys and webhooks; operations reads money, refunds, cancels, pays out and redelivers; viewer reads. */
 export type MerchantRole =
   | 'developer'
   | 'operations'
@@ -104,9 +105,13 @@ export type TransactionStatus =
   | 'refunded';
 
 export type WebhookDeliveryFilter = {
+  /** The deliveries about one transaction */
   orderId?: string | number | null | undefined;
+  /** Created at or after */
   since?: string | null | undefined;
+  /** `dropped`: failed (every attempt failed) */
   status?: WebhookDeliveryStatus | null | undefined;
+  /** One endpoint’s deliveries */
   webhookId?: string | number | null | undefined;
 };
 
@@ -284,7 +289,7 @@ export type ConfirmTwoFactorEnrolmentMutation = { confirmTwoFactorEnrolment: Arr
 export type DashboardTeamQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type DashboardTeamQuery = { members: Array<{ id: string, email: string, role: MerchantRole, twoFactorEnabled: boolean }>, me: { email: string, organization: { id: string, twoFactorRequired: boolean } } };
+export type DashboardTeamQuery = { members: Array<{ id: string, email: string, role: MerchantRole, twoFactorEnabled: boolean }>, me: { email: string, organization: { id: string, requireTwoFactor: boolean } } };
 
 export type DashboardInviteMutationVariables = Exact<{
   email: string;
@@ -314,7 +319,7 @@ export type DashboardRequireTwoFactorMutationVariables = Exact<{
 }>;
 
 
-export type DashboardRequireTwoFactorMutation = { setTeamTwoFactorRequired: { id: string, twoFactorRequired: boolean } | null };
+export type DashboardRequireTwoFactorMutation = { setTeamTwoFactorRequired: { id: string, requireTwoFactor: boolean } };
 
 export type DashboardAuditQueryVariables = Exact<{
   first?: number | null | undefined;
@@ -323,7 +328,7 @@ export type DashboardAuditQueryVariables = Exact<{
 }>;
 
 
-export type DashboardAuditQuery = { auditEvents: { pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, createdAt: string, action: string, actorEmail: string | null, target: string | null, details: string | null } }> } };
+export type DashboardAuditQuery = { auditEvents: { pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, at: string, action: string, actorLabel: string, target: string | null, details: string | null } }> } };
 
 export type DashboardUpdateProfileMutationVariables = Exact<{
   name?: string | null | undefined;
@@ -720,7 +725,7 @@ export const DashboardTeamDocument = new TypedDocumentString(`
     email
     organization {
       id
-      twoFactorRequired
+      requireTwoFactor
     }
   }
 }
@@ -754,7 +759,7 @@ export const DashboardRequireTwoFactorDocument = new TypedDocumentString(`
     mutation DashboardRequireTwoFactor($required: Boolean!) {
   setTeamTwoFactorRequired(required: $required) {
     id
-    twoFactorRequired
+    requireTwoFactor
   }
 }
     `) as unknown as TypedDocumentString<DashboardRequireTwoFactorMutation, DashboardRequireTwoFactorMutationVariables>;
@@ -768,9 +773,9 @@ export const DashboardAuditDocument = new TypedDocumentString(`
     edges {
       node {
         id
-        createdAt
+        at
         action
-        actorEmail
+        actorLabel
         target
         details
       }

@@ -80,7 +80,9 @@ function App() {
         {t.skipToContent}
       </a>
       <Header />
-      <main id="main">{session ? <SignedIn path={path} /> : <SignedOut path={path} notice={sessionEnded ? t.sessionEnded : undefined} />}</main>
+      <main id="main">
+        {session?.mustEnrolTwoFactor ? <EnrolTwoFactorPage required /> : session ? <SignedIn path={path} /> : <SignedOut path={path} notice={sessionEnded ? t.sessionEnded : undefined} />}
+      </main>
     </AppContext.Provider>
   );
 }
@@ -93,9 +95,6 @@ function SignedOut({ path, notice }: { path: string; notice?: string }) {
   if (path === '/two-factor') return <EnrolTwoFactorPage required />;
   return <SignInPage notice={query.get('invited') ? t.invitationDone : notice} />;
 }
-
-/** The operation whose right marks an owner's pages (team, audit): the business profile's. */
-const OWNER_PAGES = 'updateBusinessProfile';
 
 function SignedIn({ path }: { path: string }) {
   const { t } = useApp();
@@ -110,8 +109,8 @@ function SignedIn({ path }: { path: string }) {
   if (path === '/balances') return <BalancesPage />;
   if (path === '/integration') return <IntegrationPage />;
   if (path === '/deliveries') return <DeliveriesPage />;
-  if (path === '/team' && may(OWNER_PAGES)) return <TeamPage />;
-  if (path === '/audit' && may(OWNER_PAGES)) return <AuditPage />;
+  if (path === '/team' && may('listMembers')) return <TeamPage />;
+  if (path === '/audit' && may('listAuditEvents')) return <AuditPage />;
   if (path === '/settings') return <SettingsPage />;
   if (path === '/two-factor') return <EnrolTwoFactorPage required={false} />;
   if (path === '/invitation') return <InvitationPage />;
@@ -142,8 +141,8 @@ function Header() {
     ['/payouts', t.payouts, true],
     ['/balances', t.balances, true],
     ['/integration', t.integration, true],
-    ['/team', t.team, may(OWNER_PAGES)],
-    ['/audit', t.audit, may(OWNER_PAGES)],
+    ['/team', t.team, may('listMembers')],
+    ['/audit', t.audit, may('listAuditEvents')],
     ['/settings', t.settings, true],
   ];
   const current = (to: string) => (to === '/' ? path === '/' : path === to || path.startsWith(`${to}/`) || (to === '/integration' && path === '/deliveries'));
@@ -167,7 +166,7 @@ function Header() {
           )}
         </span>
       </div>
-      {session && (
+      {session && !session.mustEnrolTwoFactor && (
         <nav aria-label={t.nav}>
           <ul>
             {items

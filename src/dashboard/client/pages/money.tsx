@@ -63,8 +63,8 @@ function BalanceCards({ accounts }: { accounts: DashboardAccountsQuery['accounts
   return (
     <div class="cards">
       {accounts.map((account) => (
-        <section class="card stat" key={account.id} data-account={account.type}>
-          <h2>{account.type === 'escrow' ? t.escrowAccount : t.mainAccount}</h2>
+        <section class="card stat" key={account.id} data-account={account.name}>
+          <h2>{account.name === 'escrow' ? t.escrowAccount : t.mainAccount}</h2>
           <p class="big">
             <Money amount={account.balance} />
           </p>
@@ -667,9 +667,9 @@ export function BalancesPage() {
           <>
             <BalanceCards accounts={data.accounts} />
             {data.accounts.map((account) => (
-              <section class="card" key={account.id} data-account-entries={account.type}>
+              <section class="card" key={account.id} data-account-entries={account.name}>
                 <h2>
-                  {t.ledgerEntries} — {account.type === 'escrow' ? t.escrowAccount : t.mainAccount}
+                  {t.ledgerEntries} — {account.name === 'escrow' ? t.escrowAccount : t.mainAccount}
                 </h2>
                 <EntriesTable entries={account.entries.entries} />
                 {account.entries.pagination.totalPages > 1 && (

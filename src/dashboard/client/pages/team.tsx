@@ -87,7 +87,7 @@ export function TeamPage() {
               <input
                 type="checkbox"
                 name="requireTwoFactor"
-                checked={me.organization.twoFactorRequired}
+                checked={me.organization.requireTwoFactor}
                 disabled={action.busy}
                 onChange={(e) => act(() => gql(DashboardRequireTwoFactorDocument, { required: e.currentTarget.checked }))}
               />{' '}
@@ -244,9 +244,9 @@ export function AuditPage() {
                   {auditEvents.edges.map(({ node }) => (
                     <tr key={node.id} data-action={node.action}>
                       <td>
-                        <When at={node.createdAt} />
+                        <When at={node.at} />
                       </td>
-                      <td>{node.actorEmail ?? '—'}</td>
+                      <td>{node.actorLabel}</td>
                       <td>
                         <code>{node.action}</code>
                       </td>
