@@ -25,14 +25,6 @@ export async function inTransaction<T>(ctx: GatewayContext, work: (tx: DbTransac
   return result;
 }
 
-/**
- * `work` inside one database transaction: `db` itself when it is one already (an Idempotency-Key's),
- * else a new one (inTransaction). For a change that must commit with another write (its audit entry).
- */
-export function withinTransaction<T>(ctx: GatewayContext, db: Db | DbTransaction, work: (tx: DbTransaction) => Promise<T>): Promise<T> {
-  return db === ctx.db ? inTransaction(ctx, work) : work(db as DbTransaction);
-}
-
 /** Runs `followUp` once what `db` wrote is committed: now on `ctx.db`, after the transaction inside one. */
 export function afterCommit(ctx: GatewayContext, db: Db | DbTransaction, followUp: () => void): void {
   if (db === ctx.db) {

@@ -59,8 +59,9 @@ export async function recordAuditEvent(db: Db | DbTransaction, event: AuditEvent
 /**
  * The same entry as a CTE `name` of a change's own single statement, written once per row of its
  * earlier CTE `source` (so only when the change is): for a change made in one statement outside
- * any transaction (a payout's phase 1), where a separate insert would need a transaction of its own.
+ * any transaction (a payout's or a refund's phase 1), where a separate insert would need a
+ * transaction of its own, holding the statement's row locks until its commit.
  */
-export function auditEventStatementPart(name: string, source: string, event: AuditEventInput) {
-  return auditEventCte(name, source, auditRowOf(event));
+export function auditEventStatementPart(name: string, source: string, event: AuditEventInput, detailsFromSource?: Prisma.Sql) {
+  return auditEventCte(name, source, auditRowOf(event), detailsFromSource);
 }

@@ -22,18 +22,19 @@ export async function insertAuditEvent(db: Db | DbTransaction, event: NewAuditEv
 /**
  * The entry as a CTE (`name`) of the caller's single statement: written once per row of the
  * earlier CTE `source` (none when it is empty), so it commits exactly with the change that
- * statement makes (a payout's phase 1). Every value is a parameter: the text is the same for every
- * call (the statement may be prepared by name).
+ * statement makes (a payout's or a refund's phase 1). Every value is a parameter: the text is the
+ * same for every call (the statement may be prepared by name). `detailsFromSource`, when given,
+ * builds the details from the source's row (`s`) instead (values only the statement knows).
  */
-export function auditEventCte(name: string, source: string, event: NewAuditEvent): Prisma.Sql {
+export function auditEventCte(name: string, source: string, event: NewAuditEvent, detailsFromSource?: Prisma.Sql): Prisma.Sql {
   const cte = Prisma.raw(`"${name.replace(/"/g, '')}"`);
   const from = Prisma.raw(`"${source.replace(/"/g, '')}"`);
   return Prisma.sql`
     ${cte} AS (
       INSERT INTO "AuditEvent" (id, "organizationId", "actorKind", "actorId", "actorLabel", action, target, details, at)
       SELECT gen_random_uuid(), ${event.organizationId}::uuid, ${event.actorKind}::text, ${event.actorId}::text, ${event.actorLabel}::text,
-        ${event.action}::text, ${event.target}::text, ${event.details === null ? null : JSON.stringify(event.details)}::jsonb, ${event.at}::timestamptz
-      FROM ${from})`;
+        ${event.action}::text, ${event.target}::text, ${detailsFromSource ?? Prisma.sql`${event.details === null ? null : JSON.stringify(event.details)}::jsonb`}, ${event.at}::timestamptz
+      FROM ${from} s)`;
 }
 
 /** One slice plus one row (to know whether more lie beyond), nearest the cursor first. */

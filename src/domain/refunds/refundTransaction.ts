@@ -18,9 +18,6 @@ import { refundIntentName, sendRefund, settleRefund } from './refunds.js';
 import type { RefundIntent } from './store.js';
 import { recordRefund } from './store.js';
 import type { TransactionRecord } from '../transactions/store.js';
-import { withinTransaction } from '../afterCommit.js';
-import { recordAuditEvent } from '../audit/recordAuditEvent.js';
-import { toWireAmount } from '../money.js';
 
 export async function refundTransaction(
   ctx: GatewayContext,
@@ -30,14 +27,8 @@ export async function refundTransaction(
 ): Promise<IdempotentOutcome<TransactionRecord>> {
   const scope = { organizationId: access.organizationId, key: options.idempotencyKey, operation: 'refundTransaction', input: { orderId } };
   return runIdempotentlyTwoPhase<RefundIntent, ProviderAnswer, TransactionRecord>(ctx, scope, {
-    // The request is audited with the debit it records, in its database transaction.
-    record: (db) =>
-      withinTransaction(ctx, db, async (tx) => {
-        const intent = await recordRefund(ctx, tx, access.organizationId, orderId);
-        const details = { refundId: intent.refundId, attempt: intent.attempt, amount: toWireAmount(intent.amount) };
-        await recordAuditEvent(tx, { organizationId: access.organizationId, actor: access.caller, action: 'transaction.refunded', target: orderId, details });
-        return intent;
-      }),
+    // The record statement also writes the audit entry (transaction.refunded by this caller).
+    record: (db) => recordRefund(ctx, db, access.organizationId, orderId, { actor: access.caller }),
     intentName: refundIntentName,
     call: (intent) => sendRefund(ctx, intent),
     settle: (db, intent, answer) => settleRefund(ctx, db, intent, answer),

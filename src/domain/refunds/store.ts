@@ -27,6 +27,7 @@ import type { Db, DbTransaction, ProviderAnswer } from '../ports.js';
 import { isUniqueViolation, runStatement } from '../statements.js';
 import { transactionRecordOf, transactionWithProductsColumns, type RawTransactionRow } from '../transactions/transactions.js';
 import type { TransactionRecord } from '../transactions/store.js';
+import { auditEventStatementPart, type AuditEventInput } from '../audit/recordAuditEvent.js';
 
 /** What phase 1 recorded: everything the call and the settlement need (rebuildable from the Refund row). */
 export interface RefundIntent {
@@ -62,11 +63,14 @@ const CLEARING_ACCOUNTS = METHODS.map((method) => PAYMENT_METHOD_CATALOGUE[metho
  * on a stale view; the writes then cannot be refused. Nothing written: `whyRefundNotRecorded`
  * explains it, and this throws its refusal.
  */
-export async function recordRefund(ctx: GatewayContext, db: Db | DbTransaction, organizationId: string, orderId: string): Promise<RefundIntent> {
+/** Who asks for the refund: its audit entry (`transaction.refunded`) is written by the record statement, with the debit. */
+export type RefundAudit = Pick<AuditEventInput, 'actor'>;
+
+export async function recordRefund(ctx: GatewayContext, db: Db | DbTransaction, organizationId: string, orderId: string, audit?: RefundAudit): Promise<RefundIntent> {
   if (!isUuid(orderId)) throw new DomainError('transaction_not_found');
   // The common case first, in its lighter shape; anything it does not cover (held in escrow, a
   // new attempt after a failed refund) wrote nothing there and is recorded by the general shape.
-  const row = (await recordInShape(ctx, db, organizationId, orderId, 'paid')) ?? (await recordInShape(ctx, db, organizationId, orderId, 'any'));
+  const row = (await recordInShape(ctx, db, organizationId, orderId, 'paid', audit)) ?? (await recordInShape(ctx, db, organizationId, orderId, 'any', audit));
   if (!row) throw await whyRefundNotRecorded(db, organizationId, orderId);
   return { refundId: row.refundId, attempt: row.attempt, organizationId, transactionId: orderId, method: row.method, phone: row.phone, amount: BigInt(row.amount) };
 }
@@ -80,11 +84,13 @@ export type RecordShape = 'paid' | 'any';
 type RecordedRow = { refundId: string; attempt: number; amount: bigint; method: PaymentMethod; phone: string };
 
 /** One shape alone (exported for the test that proves the general shape's snapshot guard). */
-export async function recordInShape(ctx: GatewayContext, db: Db | DbTransaction, organizationId: string, orderId: string, shape: RecordShape): Promise<RecordedRow | null> {
-  const statement = shape === 'paid' ? recordPaidRefundStatement(ctx, organizationId, orderId) : recordAnyRefundStatement(ctx, organizationId, orderId);
+export async function recordInShape(ctx: GatewayContext, db: Db | DbTransaction, organizationId: string, orderId: string, shape: RecordShape, audit?: RefundAudit): Promise<RecordedRow | null> {
+  const audited = refundAuditCte(ctx, organizationId, orderId, audit);
+  const statement = shape === 'paid' ? recordPaidRefundStatement(ctx, organizationId, orderId, audited) : recordAnyRefundStatement(ctx, organizationId, orderId, audited);
   let row: ({ free: boolean } & { [K in keyof RecordedRow]: RecordedRow[K] | null }) | undefined;
   try {
-    [row] = await runStatement(db, { name: `gw_refund_record_${shape}`, text: statement.text }, statement.values);
+    // Prepared by name: one name per text (with or without the audit entry).
+    [row] = await runStatement(db, { name: `gw_refund_record_${shape}${audit ? '_audited' : ''}`, text: statement.text }, statement.values);
   } catch (error) {
     // The paid shape only: a refund of this transaction committed after the statement's snapshot
     // (see recordPaidRefundStatement); the statement, its debit included, rolled back.
@@ -104,7 +110,18 @@ export async function recordInShape(ctx: GatewayContext, db: Db | DbTransaction,
  * would stand without it): a refund committed after this statement's snapshot (between the
  * snapshot and the gate) makes the insert fail, which rolls the whole statement back.
  */
-function recordPaidRefundStatement(ctx: GatewayContext, organizationId: string, orderId: string): Prisma.Sql {
+/**
+ * The audit entry as the record statement's last CTE (`audited`, after a comma), one per refund it
+ * recorded (`recorded` returns its id, amount and attempt); nothing when no actor is given.
+ */
+function refundAuditCte(ctx: GatewayContext, organizationId: string, orderId: string, audit: RefundAudit | undefined): Prisma.Sql {
+  if (!audit) return Prisma.empty;
+  const event = { organizationId, actor: audit.actor, action: 'transaction.refunded' as const, target: orderId, at: ctx.clock.now() };
+  return Prisma.sql`,
+    ${auditEventStatementPart('audited', 'recorded', event, Prisma.sql`jsonb_build_object('refundId', s.id, 'attempt', s.attempts, 'amount', s.amount)`)}`;
+}
+
+function recordPaidRefundStatement(ctx: GatewayContext, organizationId: string, orderId: string, audited: Prisma.Sql): Prisma.Sql {
   const now = ctx.clock.now();
   return Prisma.sql`
     WITH gate AS MATERIALIZED (
@@ -129,20 +146,20 @@ function recordPaidRefundStatement(ctx: GatewayContext, organizationId: string, 
       INSERT INTO "Refund" (id, "transactionId", "organizationId", amount, method, status, attempts, "createdAt", "updatedAt")
       SELECT f."refundId", f."transactionId", ${organizationId}::uuid, f.amount, f.method::"PaymentMethod", 'pending', 1, ${now}::timestamptz, ${now}::timestamptz
       FROM fresh f CROSS JOIN moved
-      RETURNING id),
+      RETURNING id, amount, attempts),
     -- The debit's posting, tagged as postingTagOf tags it.
     entries AS (
       INSERT INTO "LedgerEntry" (id, "postingId", kind, "transactionId", description, "accountId", "gatewayAccount", amount, "balanceAfter")
       SELECT gen_random_uuid(), p.id, 'refund', f."transactionId", 'refund ' || f."refundId" || ' attempt 1', v.account, v.gateway::"GatewayAccount", v.amount, v.after
       FROM fresh f CROSS JOIN moved m CROSS JOIN (SELECT gen_random_uuid() AS id) p
         JOIN unnest(${METHODS}::text[], ${CLEARING_ACCOUNTS}::text[]) AS clearing(method, account) ON clearing.method = f.method
-        CROSS JOIN LATERAL (VALUES (m.id, NULL, -f.amount, m.balance), (NULL, clearing.account, f.amount, NULL)) AS v(account, gateway, amount, after))
+        CROSS JOIN LATERAL (VALUES (m.id, NULL, -f.amount, m.balance), (NULL, clearing.account, f.amount, NULL)) AS v(account, gateway, amount, after))${audited}
     SELECT g.free, f."refundId", f.number AS attempt, f.amount, f.method, f.phone
     FROM gate g LEFT JOIN (fresh f CROSS JOIN recorded) ON true`;
 }
 
 /** The general shape: any refundable case (held in escrow, a new attempt after a failed refund). */
-function recordAnyRefundStatement(ctx: GatewayContext, organizationId: string, orderId: string): Prisma.Sql {
+function recordAnyRefundStatement(ctx: GatewayContext, organizationId: string, orderId: string, audited: Prisma.Sql): Prisma.Sql {
   const now = ctx.clock.now();
   return Prisma.sql`
     WITH gate AS MATERIALIZED (
@@ -169,7 +186,7 @@ function recordAnyRefundStatement(ctx: GatewayContext, organizationId: string, o
       ON CONFLICT ("transactionId") DO UPDATE SET status = 'pending', attempts = EXCLUDED.attempts, amount = EXCLUDED.amount, method = EXCLUDED.method,
         "failureReason" = NULL, "providerReference" = '', "updatedAt" = EXCLUDED."updatedAt"
       WHERE r.status = 'failed' AND r.attempts = EXCLUDED.attempts - 1
-      RETURNING r.id),
+      RETURNING r.id, r.amount, r.attempts),
     released AS (
       UPDATE "Transaction" t SET status = 'paid', "updatedAt" = ${now}::timestamptz
       FROM covered c WHERE t.id = c."transactionId" AND c.held > 0 AND t.status = 'paid_and_blocked' AND EXISTS (SELECT 1 FROM recorded)),
@@ -196,7 +213,7 @@ function recordAnyRefundStatement(ctx: GatewayContext, organizationId: string, o
           (p.debit, 'refund', main.id, NULL, -c.amount, main.balance),
           (p.debit, 'refund', NULL, clearing.account, c.amount, NULL)
         ) AS v(posting, kind, account, gateway, amount, after)
-      WHERE v.kind = 'refund' OR c.held > 0)
+      WHERE v.kind = 'refund' OR c.held > 0)${audited}
     SELECT g.free, c."refundId", c.number AS attempt, c.amount, c.method, c.phone
     FROM gate g LEFT JOIN (covered c CROSS JOIN recorded) ON true`;
 }
