@@ -120,13 +120,24 @@ export function InvitationPage() {
   );
 }
 
-/** The otpauth URL as a QR code: one SVG path of dark modules (no script, no image request). */
+/** Pixels per QR module: whole pixels keep the modules sharp (no seams between them). */
+const QR_MODULE_PX = 5;
+
+/** The otpauth URL as a QR code: one SVG path, a run of dark modules per segment (no script, no image request). */
 export function QrCode({ text, label }: { text: string; label: string }) {
   const { data, size } = useMemo(() => encode(text, { ecc: 'M', border: 2 }), [text]);
   let path = '';
-  data.forEach((row, y) => row.forEach((dark, x) => dark && (path += `M${x} ${y}h1v1h-1z`)));
+  data.forEach((row, y) => {
+    for (let x = 0; x < row.length; x++) {
+      if (!row[x]) continue;
+      let end = x;
+      while (row[end + 1]) end++;
+      path += `M${x} ${y}h${end - x + 1}v1h-${end - x + 1}z`;
+      x = end;
+    }
+  });
   return (
-    <svg class="qr" viewBox={`0 0 ${size} ${size}`} role="img" aria-label={label} shape-rendering="crispEdges">
+    <svg class="qr" viewBox={`0 0 ${size} ${size}`} width={size * QR_MODULE_PX} height={size * QR_MODULE_PX} role="img" aria-label={label} shape-rendering="crispEdges">
       <rect width={size} height={size} class="qr-light" />
       <path d={path} class="qr-dark" />
     </svg>

@@ -21,7 +21,7 @@ import {
   type PayoutFilter,
   type TransactionFilter,
 } from '../generated.js';
-import { formatDay, formatMoney, METHOD_NAMES, STATUS_NAMES } from '../i18n.js';
+import { formatDay, formatMoney, METHOD_NAMES, STATUS_NAMES, type Lang } from '../i18n.js';
 import { Link, navigate, useLocation } from '../router.js';
 import { Alert, ConfirmButton, Field, Loaded, Money, Notice, PageTitle, Select, StatusBadge, Table, When, useAction, useApp, useLoad, useMay } from '../ui.js';
 
@@ -274,7 +274,7 @@ export function TransactionsPage() {
                   <tr key={node.orderId} data-order-id={node.orderId}>
                     <td>
                       <Link to={`/transactions/${encodeURIComponent(node.orderId)}`}>
-                        <code>{node.orderId}</code>
+                        <ShortId id={node.orderId} />
                       </Link>
                     </td>
                     <td>
@@ -380,7 +380,7 @@ export function TransactionPage({ orderId }: { orderId: string }) {
             <section class="card">
               <h2>{t.timeline}</h2>
               <ol class="timeline">
-                {timelineOf(tx, t).map((event, index) => (
+                {timelineOf(tx, t, lang).map((event, index) => (
                   <li key={index}>
                     <When at={event.at} /> — {event.label}
                   </li>
@@ -449,12 +449,22 @@ export function TransactionPage({ orderId }: { orderId: string }) {
 
 type TransactionDetail = DashboardTransactionQuery['transaction'];
 
-function timelineOf(tx: TransactionDetail, t: ReturnType<typeof useApp>['t']): Array<{ at: string; label: string }> {
+/** An id a person recognises in a list (its first characters); the whole id is on its page. */
+function ShortId({ id }: { id: string }) {
+  return (
+    <code title={id} data-id={id}>
+      {id.length > 13 ? `${id.slice(0, 8)}…` : id}
+    </code>
+  );
+}
+
+function timelineOf(tx: TransactionDetail, t: ReturnType<typeof useApp>['t'], lang: Lang): Array<{ at: string; label: string }> {
+  const status = (value: string) => STATUS_NAMES[lang][value] ?? value;
   const events: Array<{ at: string; label: string }> = [{ at: tx.createdAt, label: t.timelineCreated }];
-  for (const attempt of tx.paymentAttempts) events.push({ at: attempt.settledAt ?? attempt.createdAt, label: `${t.paymentAttempts}: ${METHOD_NAMES[attempt.method]} — ${attempt.state}` });
+  for (const attempt of tx.paymentAttempts) events.push({ at: attempt.settledAt ?? attempt.createdAt, label: `${t.paymentAttempts}: ${METHOD_NAMES[attempt.method]} — ${status(attempt.state)}` });
   if (tx.paidAt) events.push({ at: tx.paidAt, label: t.timelinePaid });
-  if (tx.refund) events.push({ at: tx.refund.updatedAt, label: `${t.timelineRefund}: ${tx.refund.status}` });
-  for (const delivery of tx.webhookDeliveries) events.push({ at: delivery.createdAt, label: `${t.webhook}: ${delivery.event} — ${delivery.status}` });
+  if (tx.refund) events.push({ at: tx.refund.updatedAt, label: `${t.timelineRefund}: ${status(tx.refund.status)}` });
+  for (const delivery of tx.webhookDeliveries) events.push({ at: delivery.createdAt, label: `${t.webhook}: ${delivery.event} — ${status(delivery.status)}` });
   return events.sort((a, b) => a.at.localeCompare(b.at));
 }
 
@@ -505,7 +515,7 @@ export function PayoutsPage() {
                   <tr key={node.orderId} data-order-id={node.orderId}>
                     <td>
                       <Link to={`/payouts/${encodeURIComponent(node.orderId)}`}>
-                        <code>{node.orderId}</code>
+                        <ShortId id={node.orderId} />
                       </Link>
                     </td>
                     <td>
