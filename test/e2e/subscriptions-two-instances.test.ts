@@ -3,9 +3,11 @@
  * merchant subscribed on B hears, within a second, each payment made through A (the payment's
  * answer on A to the event on B, measured); a payout sent through A reaches an operator watching B.
  */
+import { print } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_REDIS_URL } from '../support/env.js';
 import { TEST_WEBHOOK_SERVER_KEY, transactionBody, useGateway } from '../support/gateway.js';
+import { SandboxPayDocument, type SandboxPayMutationVariables } from '../support/graphql/generated.js';
 import { fundedMerchant, payoutBody } from '../support/payouts.js';
 import { startGatewayProcess, type GatewayProcess } from '../support/processes.js';
 import { PAYOUT_STATUS_CHANGED, TRANSACTION_STATUS_CHANGED, subscribe } from '../support/sse.js';
@@ -40,7 +42,8 @@ async function post(instance: GatewayProcess, path: string, token: string, body:
   return answer;
 }
 
-const SANDBOX_PAY = `mutation ($orderId: ID!) { sandboxPay(orderId: $orderId, method: wave, phone: "+221770000001") { outcome } }`;
+const SANDBOX_PAY = print(SandboxPayDocument);
+const payWithWave = (orderId: string): SandboxPayMutationVariables => ({ orderId, method: 'wave', phone: '+221770000001' });
 
 describe('two gateway processes sharing PostgreSQL and Redis', () => {
   it(`tell a subscriber of B of each payment made on A within ${WITHIN_MS} ms`, async () => {
@@ -51,7 +54,7 @@ describe('two gateway processes sharing PostgreSQL and Redis', () => {
     try {
       for (let i = 0; i < PAYMENTS; i += 1) {
         const { order_id: orderId } = await post(a, '/api/v2/transactions', key, transactionBody());
-        const paid = await post(a, '/graphql', ADMIN_TOKEN, { query: SANDBOX_PAY, variables: { orderId } });
+        const paid = await post(a, '/graphql', ADMIN_TOKEN, { query: SANDBOX_PAY, variables: payWithWave(orderId) });
         const answeredAt = Date.now();
         expect(paid.data.sandboxPay.outcome).toBe('paid');
         const event = await live.next(WITHIN_MS);

@@ -3,11 +3,13 @@
  * and its webhook delivery commit, before anything is sent. A fresh process sends it, signed,
  * exactly once.
  */
+import { print } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_WEBHOOK_SERVER_KEY, useGateway } from '../support/gateway.js';
 import { startGatewayProcess, type GatewayProcess } from '../support/processes.js';
 import { eventually, startWebhookReceiver, type WebhookReceiver } from '../support/webhookReceiver.js';
 import { pendingTransaction } from '../support/accounts.js';
+import { SandboxPayDocument, type SandboxPayMutationVariables } from '../support/graphql/generated.js';
 import { deliveriesOf, merchantWithWebhook } from '../support/webhooks.js';
 
 const gateway = useGateway();
@@ -32,7 +34,8 @@ const start = async (nodeArgs: string[] = []) => {
   return started;
 };
 
-const SANDBOX_PAY = `mutation($orderId: ID!) { sandboxPay(orderId: $orderId, method: wave, phone: "+221770000001") { outcome } }`;
+const SANDBOX_PAY = print(SandboxPayDocument);
+const payWithWave = (orderId: string): SandboxPayMutationVariables => ({ orderId, method: 'wave', phone: '+221770000001' });
 
 describe('a gateway killed right after a payment commits', () => {
   it('delivers the payment_status webhook after the restart, once', async () => {
@@ -45,7 +48,7 @@ describe('a gateway killed right after a payment commits', () => {
     const lost = await fetch(`${doomed.url}/graphql`, {
       method: 'POST',
       headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ query: SANDBOX_PAY, variables: { orderId } }),
+      body: JSON.stringify({ query: SANDBOX_PAY, variables: payWithWave(orderId) }),
     }).then(
       (response) => `answered ${response.status}`,
       () => 'no answer',
