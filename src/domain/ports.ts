@@ -221,6 +221,19 @@ export interface PaymentProvider {
   listRecords?(range: { from: Date; to: Date; signal?: AbortSignal }): Promise<ProviderRecord[]>;
 }
 
+/**
+ * A provider that can close a collection the customer left on its page (Wave: expires the checkout
+ * session), so the customer may pay another way. Answers what it became: `pending` (closed unpaid:
+ * it can no longer be paid), `succeeded` (it was paid first), or `processing` when it could not be
+ * closed. A capability beside the port: a provider without it lets a collection end by itself.
+ */
+export interface ClosesCollections {
+  cancelCollection(reference: string, method?: PaymentMethod): Promise<ProviderStatusAnswer>;
+}
+
+export const closesCollections = (provider: PaymentProvider): provider is PaymentProvider & ClosesCollections =>
+  typeof (provider as Partial<ClosesCollections>).cancelCollection === 'function';
+
 /** A call from a provider to the gateway, as received. */
 export interface InboundNotification {
   headers: Record<string, string | string[] | undefined>;

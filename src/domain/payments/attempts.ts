@@ -20,7 +20,7 @@ import { randomUUID } from 'node:crypto';
 import type { PaymentAttempt } from '../../generated/prisma/client.js';
 import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
-import type { ProviderAnswer } from '../ports.js';
+import { closesCollections, type ProviderAnswer } from '../ports.js';
 import { callProviderOnce, reconcileOpenCalls, settleDurably, type OpenCallStore, type OpenProviderCall, type ReconcileTally } from '../providerFlow.js';
 import { paymentStatusBodyV1, paymentStatusBodyV2 } from '../webhooks/bodies.js';
 import { isUuid } from '../ids.js';
@@ -213,4 +213,37 @@ export async function settleAttemptByQuestion(ctx: GatewayContext, transactionId
   if (!status || status.status === 'not_found' || status.status === 'processing') return { state: 'collecting', method: attempt.method };
   const settled = await settleDurably(ctx, { attemptId }, () => settleAttempt(ctx, attempt, { status: status.status as ProviderAnswer['status'], providerReference: status.providerReference, reason: status.reason }));
   return { state: settled.state, method: attempt.method };
+}
+
+/**
+ * Records a new attempt; when an earlier one still holds the transaction on a provider's page (a
+ * Wave session the customer left to pay another way), the provider is first asked to close it
+ * (never the gateway alone: it may have been paid meanwhile), that attempt is settled with what it
+ * became, and the new one is recorded. When it cannot be closed (the sandbox, a session not
+ * created yet, the provider unsure), 409 as before.
+ */
+export async function recordAttemptClosingAbandoned(ctx: GatewayContext, transactionId: string, terms: AttemptTerms): Promise<PaymentAttempt> {
+  try {
+    return await recordAttempt(ctx, transactionId, terms);
+  } catch (error) {
+    if (!(error instanceof DomainError && error.code === 'payment_in_progress')) throw error;
+    if (!(await closeAbandonedAttempt(ctx, transactionId))) throw error;
+    return recordAttempt(ctx, transactionId, terms);
+  }
+}
+
+/** True when the attempt holding `transactionId` was closed by its provider and settled here. */
+async function closeAbandonedAttempt(ctx: GatewayContext, transactionId: string): Promise<boolean> {
+  const provider = ctx.provider;
+  const cancel = closesCollections(provider) ? provider.cancelCollection.bind(provider) : null;
+  const claim = cancel ? await claimStateOf(ctx.db, transactionId) : null;
+  const open = claim?.collectingAttemptId ? await collectingAttempt(ctx.db, claim.collectingAttemptId) : null;
+  if (!cancel || !open) return false;
+  const outcome = await callProviderOnce(ctx, () => cancel(open.id, open.method), { attemptId: open.id }, 'closing a collection the customer left failed; it stays open');
+  const status = 'answered' in outcome ? outcome.answered : null;
+  if (!status || status.status === 'processing' || status.status === 'not_found') return false;
+  const { organizationId: _organizationId, ...attempt } = open;
+  const answer = { status: status.status, providerReference: status.providerReference, reason: status.reason ?? 'the customer left it to pay again' };
+  await settleDurably(ctx, { attemptId: open.id }, () => settleAttempt(ctx, attempt, answer));
+  return true;
 }

@@ -14,7 +14,7 @@ import { authorize, type CustomerPrincipal } from '../access/policy.js';
 import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import { collectionFeeOf, splitPayment } from '../ledger/fees.js';
-import { recordAttempt, settleAttempt, type WalletAnswer } from './attempts.js';
+import { recordAttemptClosingAbandoned, settleAttempt, type WalletAnswer } from './attempts.js';
 import { callProviderOnce, settleDurably } from '../providerFlow.js';
 import { parsePaymentMethod } from '../paymentMethods.js';
 import { normalizePhone } from '../phones.js';
@@ -71,7 +71,7 @@ export async function payTransaction(ctx: GatewayContext, payer: Payer, orderId:
   const fee = collectionFeeOf(feeRates, method, transaction.amount);
   const { charged } = splitPayment(transaction.amount, fee, transaction.feesCustomerSide);
 
-  const attempt = await recordAttempt(ctx, transaction.id, { method, phone, amount: charged, fee });
+  const attempt = await recordAttemptClosingAbandoned(ctx, transaction.id, { method, phone, amount: charged, fee });
   const answer = await askWallet(ctx, attempt.id, { method, phone, amount: charged, returnUrls: providerReturnUrlsOf(ctx.settings, orderId, attempt.id) });
   // The customer pays on the provider's page: nothing to settle now; the attempt keeps the
   // transaction until the provider says (notification, return page, or the reconciler's question).

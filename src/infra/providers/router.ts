@@ -8,11 +8,11 @@
  * one, and a missing one can only make a call look "not found", which keeps it open (never failed).
  */
 import type { PaymentMethod } from '../../generated/prisma/enums.js';
-import type { PaymentProvider } from '../../domain/ports.js';
+import { closesCollections, type ClosesCollections, type PaymentProvider } from '../../domain/ports.js';
 
 export type ProvidersByMethod = Partial<Record<PaymentMethod, PaymentProvider>>;
 
-export interface ProviderRouter extends PaymentProvider {
+export interface ProviderRouter extends PaymentProvider, ClosesCollections {
   /** The provider serving `method` (the sandbox when none is configured for it). */
   providerFor(method: PaymentMethod): PaymentProvider;
   /** The methods served by a real provider, for the start-up line and the reconciliation. */
@@ -30,6 +30,10 @@ export function createProviderRouter(sandbox: PaymentProvider, providers: Provid
     refundStatus: (reference, method, paymentReference) => providerFor(method).refundStatus(reference, method, paymentReference),
     payout: (request) => providerFor(request.method).payout(request),
     payoutStatus: (reference, method) => providerFor(method).payoutStatus(reference, method),
+    cancelCollection: async (reference, method) => {
+      const provider = providerFor(method);
+      return closesCollections(provider) ? provider.cancelCollection(reference, method) : { status: 'processing', providerReference: '', reason: 'this provider cannot close a collection early' };
+    },
   };
 }
 

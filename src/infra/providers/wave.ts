@@ -28,6 +28,7 @@ import {
   NotificationRejected,
   ProviderUnavailable,
   ProviderUnreachable,
+  type ClosesCollections,
   type InboundNotification,
   type PaymentProvider,
   type ProviderAnswer,
@@ -115,7 +116,7 @@ const errorOf = (answer: WaveAnswer): string => {
   return `wave ${code}${message}`;
 };
 
-export function createWaveProvider(options: WaveOptions): PaymentProvider {
+export function createWaveProvider(options: WaveOptions): PaymentProvider & ClosesCollections {
   const apiUrl = (options.apiUrl || WAVE_DEFAULT_URL).replace(/\/+$/, '');
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const now = options.now ?? (() => new Date());
@@ -189,6 +190,19 @@ export function createWaveProvider(options: WaveOptions): PaymentProvider {
     const session = await sessionFor(reference);
     if (!session) return { status: 'not_found', providerReference: '', reason: 'wave has no checkout session for this reference' };
     return sessionStatus(session);
+  };
+
+  /** Expires the open session (Wave: POST .../expire); a session paid or expired meanwhile answers what it is. */
+  const cancelCollection = async (reference: string): Promise<ProviderStatusAnswer> => {
+    const session = await sessionFor(reference);
+    if (!session) return { status: 'processing', providerReference: '', reason: 'wave has no checkout session for this reference yet' };
+    if (session.checkout_status === 'open') {
+      const answer = await call('POST', `/v1/checkout/sessions/${encodeURIComponent(session.id)}/expire`);
+      // 409: no longer open (paid or expired meanwhile): what it is now is asked below.
+      if (!ok(answer) && answer.status !== 409) return { status: 'processing', providerReference: session.id, reason: errorOf(answer) };
+    }
+    const now = await sessionFor(reference);
+    return now ? sessionStatus(now) : { status: 'processing', providerReference: session.id };
   };
 
   const refund = async (request: ProviderRequest): Promise<ProviderAnswer> => {
@@ -301,6 +315,7 @@ export function createWaveProvider(options: WaveOptions): PaymentProvider {
     refundStatus,
     payout: (request) => unlessUnreachable(() => payout(request)),
     payoutStatus,
+    cancelCollection,
     parseNotification,
     listRecords,
   };

@@ -147,4 +147,31 @@ describe('a Wave checkout', () => {
     expect(await paymentPostings(orderId)).toBe(1);
     await expectWaveAgrees(setup.gateway);
   });
+
+  it('closes the Wave session a customer left when they pay again (expired at Wave first), and pays once with the new one', async () => {
+    const { checkoutUrl, read, orderId } = await newCheckout();
+    const { session: left } = await startWaveCheckout(setup, checkoutUrl);
+    const again = await startWaveCheckout(setup, checkoutUrl);
+    expect(again.session.id).not.toBe(left.id);
+    expect(setup.wave.sessions.get(left.id)?.checkout_status).toBe('expired');
+    expect((await setup.gateway.ctx.db.paymentAttempt.findUniqueOrThrow({ where: { id: left.client_reference! } })).state).toBe('unconfirmed');
+    await setup.wave.completeSession(again.session.id);
+    expect((await read()).transaction_status).toBe('paid');
+    expect(await paymentPostings(orderId)).toBe(1);
+    await expectWaveAgrees(setup.gateway);
+  });
+
+  it('learns that the session the customer left was paid meanwhile (its webhook lost) instead of opening another', async () => {
+    const { checkoutUrl, read } = await newCheckout();
+    const { session } = await startWaveCheckout(setup, checkoutUrl);
+    setup.wave.loseNextWebhook = true;
+    await setup.wave.completeSession(session.id);
+    const page = await (await fetch(checkoutUrl)).text();
+    const token = /name="csrf_token" value="([^"]+)"/.exec(page)?.[1] ?? '';
+    const posted = await fetch(checkoutUrl, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ csrf_token: token, method: 'wave', phone: '+221771234567' }).toString() });
+    expect(posted.status).toBe(409);
+    expect((await read()).transaction_status).toBe('paid');
+    expect([...setup.wave.sessions.values()].filter((s) => s.client_reference && s.client_reference === session.client_reference)).toHaveLength(1);
+    await expectWaveAgrees(setup.gateway);
+  });
 });
