@@ -12,10 +12,19 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createConnection } from 'node:net';
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import { print } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SUBSCRIPTION_TRUST_MS } from '../../src/infra/redis/coordination.js';
 import { runCli } from '../support/cli.js';
 import { TEST_WEBHOOK_SERVER_KEY, useGateway, type TestGateway } from '../support/gateway.js';
+import {
+  IssueOperatorTokenDocument,
+  OrganizationCountDocument,
+  RevokeApiKeyConfirmedDocument,
+  RevokeOperatorTokenConfirmedDocument,
+} from '../support/graphql/generated.js';
+import type { TypedBody } from '../support/graphql/typed.js';
 import { freePort, startGatewayProcess, waitFor, type GatewayProcess } from '../support/processes.js';
 
 const ADMIN_TOKEN = 'gw_op_revocation_across_instances_0123456789';
@@ -62,14 +71,17 @@ afterAll(async () => {
 const statusOn = async (instance: GatewayProcess, key: string) =>
   (await fetch(`${instance.url}/api/v2/transactions?limit=1`, { headers: { authorization: `Bearer ${key}` } })).status;
 
-async function revokeThrough(instance: GatewayProcess, keyId: string): Promise<{ status: number; body: any }> {
+/** `document` sent to one process as the admin operator: its status and body, the data typed. */
+async function graphqlOn<Result, Variables>(instance: GatewayProcess, document: TypedDocumentNode<Result, Variables>, variables: Variables): Promise<{ status: number; body: TypedBody<Result> }> {
   const response = await fetch(`${instance.url}/graphql`, {
     method: 'POST',
     headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ query: 'mutation($id: ID!) { revokeApiKey(id: $id) { id revoked propagationConfirmed } }', variables: { id: keyId } }),
+    body: JSON.stringify({ query: print(document), variables }),
   });
-  return { status: response.status, body: await response.json() };
+  return { status: response.status, body: (await response.json()) as TypedBody<Result> };
 }
+
+const revokeThrough = (instance: GatewayProcess, keyId: string) => graphqlOn(instance, RevokeApiKeyConfirmedDocument, { id: keyId });
 
 /** A new key that B has answered with (so B holds it in its authentication cache). */
 async function keyCachedByB(): Promise<{ key: string; keyId: string }> {
@@ -138,27 +150,18 @@ describe('revoking a key on one of two instances', () => {
 
 describe('revoking an issued operator token on one of two instances', () => {
   const statusOfToken = async (instance: GatewayProcess, token: string) =>
-    (await fetch(`${instance.url}/graphql`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ organizations(limit: 1) { pagination { totalCount } } }' }) })).status;
-
-  async function graphqlOn(instance: GatewayProcess, query: string, variables: Record<string, unknown>): Promise<{ status: number; body: any }> {
-    const response = await fetch(`${instance.url}/graphql`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ query, variables }),
-    });
-    return { status: response.status, body: await response.json() };
-  }
+    (await fetch(`${instance.url}/graphql`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ query: print(OrganizationCountDocument) }) })).status;
 
   /** A new analyst token, issued through A, that B has answered with (so B holds it in its authentication cache). */
   async function tokenCachedByB(): Promise<{ token: string; tokenId: string }> {
-    const issued = await graphqlOn(a, 'mutation { createOperatorToken(role: analyst) { token operatorToken { id } } }', {});
-    const { token, operatorToken } = issued.body.data.createOperatorToken;
+    const issued = await graphqlOn(a, IssueOperatorTokenDocument, { role: 'analyst' });
+    const { token, operatorToken } = issued.body.data!.createOperatorToken;
     for (let i = 0; i < 3; i++) expect(await statusOfToken(b, token)).toBe(200);
     return { token, tokenId: operatorToken.id };
   }
 
   const revokeTokenThrough = (instance: GatewayProcess, tokenId: string) =>
-    graphqlOn(instance, 'mutation($id: ID!) { revokeOperatorToken(id: $id) { id revoked propagationConfirmed } }', { id: tokenId });
+    graphqlOn(instance, RevokeOperatorTokenConfirmedDocument, { id: tokenId });
 
   it('with Redis healthy: the other process refuses it at its next request once the revoke answers, confirmed', async () => {
     const { token, tokenId } = await tokenCachedByB();
