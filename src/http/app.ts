@@ -26,8 +26,8 @@ import { registerMetrics, type MetricsOptions } from './metrics.js';
 import { registerWebhookMetrics } from '../webhooks/metrics.js';
 import { enforceRateLimitOn } from '../edge/rateLimit.js';
 import { registerExports } from '../rest/exports/routes.js';
-
 import { registerProviderNotificationRoutes } from './providerNotifications.js';
+
 export interface AppOptions {
   ctx: GatewayContext;
   adminToken: string | null;
@@ -99,9 +99,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   for (const surface of REST_SURFACES) await registerSurfaceWithContract(app, options, surface);
   registerExports(app, options.ctx, { adminToken: options.adminToken });
+  await registerProviderNotificationRoutes(app, options.ctx);
 
   const yoga = createYoga({ ctx: options.ctx, adminToken: options.adminToken });
-  await registerProviderNotificationRoutes(app, options.ctx);
   // Live updates' SSE responses never finish by themselves: complete them when the server closes.
   app.addHook('preClose', async () => endLiveStreams(options.ctx));
   await app.register(async (scope) => {
