@@ -1,7 +1,9 @@
 /** Every operation of the gateway: the only entry points adapters call. */
+import { listTransactionsOfOrganizations } from './transactions/listTransactions.js';
+import { listPayoutsOfOrganizations } from './payouts/listPayouts.js';
 export { createTransaction } from './transactions/createTransaction.js';
 export { getTransaction } from './transactions/getTransaction.js';
-export { listTransactions, listTransactionsOfOrganizations } from './transactions/listTransactions.js';
+export { listTransactions } from './transactions/listTransactions.js';
 export { exportTransactions } from './transactions/exportTransactions.js';
 export { cancelTransaction } from './transactions/cancelTransaction.js';
 export { createOrganization } from './organizations/createOrganization.js';
@@ -27,7 +29,7 @@ export { getAccount } from './ledger/getAccount.js';
 export { listAccountEntries } from './ledger/listAccountEntries.js';
 export { createPayout } from './payouts/createPayout.js';
 export { getPayout } from './payouts/getPayout.js';
-export { listPayouts, listPayoutsOfOrganizations } from './payouts/listPayouts.js';
+export { listPayouts } from './payouts/listPayouts.js';
 export { exportPayouts } from './payouts/exportPayouts.js';
 export { approvePayout } from './payouts/approvePayout.js';
 export { rejectPayout } from './payouts/rejectPayout.js';
@@ -63,3 +65,13 @@ export { conversionStats } from './analytics/conversionStats.js';
 export { timeToPayStats } from './analytics/timeToPayStats.js';
 export { topOrganizations } from './analytics/topOrganizations.js';
 export { reconcileProvider } from './reconciliation/reconcileProvider.js';
+
+/**
+ * Batched forms of an operation (one statement for many organisations, for GraphQL's nested
+ * connections): authorised per organisation as the operation they batch, so they have no row of
+ * their own in the access policy and live apart from the operations above.
+ */
+export const BATCHED_READS = {
+  listTransactions: listTransactionsOfOrganizations,
+  listPayouts: listPayoutsOfOrganizations,
+} as const;

@@ -6,7 +6,7 @@
  */
 import { authorizeMerchant, authorizeRead } from '../../domain/access/auth.js';
 import { toWireAmount } from '../../domain/money.js';
-import { approvePayout, createPayout, getPayout, listPayouts, listPayoutsOfOrganizations, listPendingPayouts, rejectPayout } from '../../domain/operations.js';
+import { approvePayout, createPayout, getPayout, listPayouts, listPendingPayouts, BATCHED_READS, rejectPayout } from '../../domain/operations.js';
 import { keysetSliceOf } from '../../domain/cursors.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type Page } from '../../domain/pagination.js';
 import type { ListPayoutsInput } from '../../domain/payouts/listPayouts.js';
@@ -169,7 +169,7 @@ builder.prismaObjectField('Organization', 'payouts', (t) =>
         organizationIds,
         args,
         (id) => authorizeRead(ctx.caller, 'listPayouts', id),
-        (accesses, slice) => listPayoutsOfOrganizations(ctx.gateway, accesses, { ...listInputOf(args.filter), slice }),
+        (accesses, slice) => BATCHED_READS.listPayouts(ctx.gateway, accesses, { ...listInputOf(args.filter), slice }),
       ),
     resolve: (organization) => organization.id,
   }),

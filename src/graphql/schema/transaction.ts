@@ -4,7 +4,7 @@
  */
 import { authorizeMerchant, authorizeRead } from '../../domain/access/auth.js';
 import { toWireAmount } from '../../domain/money.js';
-import { cancelTransaction, createTransaction, getTransaction, listTransactions, listTransactionsOfOrganizations } from '../../domain/operations.js';
+import { cancelTransaction, createTransaction, getTransaction, listTransactions, BATCHED_READS } from '../../domain/operations.js';
 import { keysetSliceOf } from '../../domain/cursors.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../domain/pagination.js';
 import type { CreatedTransaction } from '../../domain/transactions/createTransaction.js';
@@ -217,7 +217,7 @@ builder.prismaObjectField('Organization', 'transactions', (t) =>
         organizationIds,
         args,
         (id) => authorizeRead(ctx.caller, 'listTransactions', id),
-        (accesses, slice) => listTransactionsOfOrganizations(ctx.gateway, accesses, { ...listInputOf(args.filter), slice }),
+        (accesses, slice) => BATCHED_READS.listTransactions(ctx.gateway, accesses, { ...listInputOf(args.filter), slice }),
       ),
     resolve: (organization) => organization.id,
   }),
