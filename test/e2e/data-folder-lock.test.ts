@@ -11,8 +11,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
+import { print } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { acquireDataFolderLock, DataFolderInUseError, LOCK_FILE_NAME, type DataFolderLock } from '../../src/infra/dataFolderLock.js';
+import { CreateOrganizationDocument } from '../support/graphql/generated.js';
 import { startGatewayProcess, waitFor, type GatewayProcess } from '../support/processes.js';
 import { killLeftovers, looksLikeStackFrame, runGatewayUntilExit, stderrLines } from './startup-processes.js';
 
@@ -85,7 +87,7 @@ describe('a data folder in use', () => {
     const created = await fetch(`${first.url}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_TOKEN}` },
-      body: JSON.stringify({ query: 'mutation { createOrganization(input: { name: "Still serving" }) { id name } }' }),
+      body: JSON.stringify({ query: print(CreateOrganizationDocument), variables: { input: { name: 'Still serving' } } }),
     }).then((response) => response.json());
     expect(created.errors).toBeUndefined();
     expect(created.data.createOrganization).toMatchObject({ id: expect.any(String), name: 'Still serving' });

@@ -8,7 +8,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import { print } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CreateApiKeyDocument, CreateOrganizationDocument } from '../support/graphql/generated.js';
+import type { TypedBody } from '../support/graphql/typed.js';
 
 const ADMIN_TOKEN = `gw_op_lifecycle_${Math.random().toString(36).slice(2)}`;
 let child: ChildProcess;
@@ -78,11 +82,11 @@ describe('the gateway process', () => {
   });
 
   it('never writes secrets (operator token, API keys) to its output', async () => {
-    const graphql = (query: string) =>
-      fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_TOKEN}` }, body: JSON.stringify({ query }) }).then((r) => r.json());
-    const org = await graphql('mutation { createOrganization(input: { name: "Logs" }) { id } }');
-    const issued = await graphql(`mutation { createApiKey(organizationId: "${org.data.createOrganization.id}", scope: checkout) { key } }`);
-    const key: string = issued.data.createApiKey.key;
+    const graphql = <Result, Variables>(document: TypedDocumentNode<Result, Variables>, variables: Variables): Promise<TypedBody<Result>> =>
+      fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_TOKEN}` }, body: JSON.stringify({ query: print(document), variables }) }).then((r) => r.json());
+    const org = await graphql(CreateOrganizationDocument, { input: { name: 'Logs' } });
+    const issued = await graphql(CreateApiKeyDocument, { organizationId: org.data!.createOrganization.id, scope: 'checkout' });
+    const key: string = issued.data!.createApiKey.key;
     await fetch(`${base}/api/v2/transactions`, { headers: { authorization: `Bearer ${key}` } });
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(output).not.toContain(ADMIN_TOKEN);

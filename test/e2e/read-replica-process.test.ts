@@ -8,8 +8,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import { print } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_WEBHOOK_SERVER_KEY } from '../support/gateway.js';
+import { CreateApiKeyDocument, CreateOrganizationDocument } from '../support/graphql/generated.js';
 import { startGatewayProcess, waitFor, type GatewayProcess } from '../support/processes.js';
 import { startStreamingReplica, type StreamingReplica } from '../support/streamingReplica.js';
 import { runGatewayUntilExit, stderrLines } from './startup-processes.js';
@@ -48,8 +51,8 @@ async function call(method: string, url: string, token: string, body?: unknown):
   return { status: response.status, body: await response.json() };
 }
 
-async function graphql(query: string, variables: Record<string, unknown>): Promise<any> {
-  const { status, body } = await call('POST', `${gateway.url}/graphql`, ADMIN_TOKEN, { query, variables });
+async function graphql<Result, Variables>(document: TypedDocumentNode<Result, Variables>, variables: Variables): Promise<Result> {
+  const { status, body } = await call('POST', `${gateway.url}/graphql`, ADMIN_TOKEN, { query: print(document), variables });
   expect(status, JSON.stringify(body)).toBe(200);
   expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
   return body.data;
@@ -58,8 +61,8 @@ async function graphql(query: string, variables: Record<string, unknown>): Promi
 describe('a gateway process with DATABASE_REPLICA_URL', () => {
   it('lists what the standby has replayed, and reads by id what the primary has', async () => {
     expect(gateway.output()).toContain('read replica opened');
-    const { createOrganization } = await graphql('mutation ($name: String!) { createOrganization(input: { name: $name }) { id } }', { name: 'Replica shop' });
-    const { createApiKey } = await graphql('mutation ($id: ID!) { createApiKey(organizationId: $id, scope: checkout) { key } }', { id: createOrganization.id });
+    const { createOrganization } = await graphql(CreateOrganizationDocument, { input: { name: 'Replica shop' } });
+    const { createApiKey } = await graphql(CreateApiKeyDocument, { organizationId: createOrganization.id, scope: 'checkout' });
     const key: string = createApiKey.key;
     // The rule serving lists from the standby (the process logs each change of its state).
     const serving = () => gateway.output().lastIndexOf('read replica serves lagging reads') > gateway.output().lastIndexOf('read replica skipped');
