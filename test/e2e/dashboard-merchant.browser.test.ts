@@ -283,6 +283,7 @@ describe('a merchant on its phone, from the operator’s invitation to a teammat
 
     await page.locator(`tr[data-order-id="${state.orderIds[0]}"] a`).click();
     await heading(page, 'Order');
+    await page.locator('.timeline').waitFor();
     expect(await page.locator('main').innerText()).toContain('Thiéboudienne');
     expect(await page.locator('.timeline li').count()).toBeGreaterThanOrEqual(3);
     await shootBoth(page, 'transaction-detail');
@@ -401,6 +402,58 @@ describe('a merchant on its phone, from the operator’s invitation to a teammat
       }, state.orderIds[1]!);
       expect(refusals).toEqual(['FORBIDDEN', 'FORBIDDEN', 'FORBIDDEN']);
       expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('the owner makes the teammate a developer and requires two-step verification; the teammate must set it up, then may manage keys but not refund', async () => {
+    const { page } = state.owner;
+    await go(page, 'Team');
+    const row = page.locator(`tr[data-member="${VIEWER.email}"]`);
+    await row.getByLabel(`Change role: ${VIEWER.email}`).selectOption('developer');
+    await expect.poll(() => row.getByLabel(`Change role: ${VIEWER.email}`).inputValue()).toBe('developer');
+    await page.getByLabel('Require two-step verification for the whole team').check();
+    await expect.poll(() => page.getByLabel('Require two-step verification for the whole team').isChecked()).toBe(true);
+
+    const { context, page: teammate } = await newPhonePage(browser, { locale: 'en-US' });
+    // A step that waits in vain says which one, before the test's own time runs out.
+    teammate.setDefaultTimeout(8_000);
+    page.setDefaultTimeout(8_000);
+    try {
+      await signIn(teammate, VIEWER.email, VIEWER.password);
+      await heading(teammate, 'Set up two-step verification');
+      expect(await teammate.getByRole('status').innerText()).toContain('Your team requires two-step verification');
+      // Nothing else until it is done: no navigation, and the API refuses the rest.
+      expect(await teammate.getByRole('navigation', { name: 'Main' }).count()).toBe(0);
+      // (Its secret shown first: each start makes a new one, and the last started is the one kept.)
+      await teammate.locator('[data-totp-secret]').waitFor();
+      await teammate.goto(url('/transactions'));
+      await heading(teammate, 'Set up two-step verification');
+      await shot(teammate, 'two-factor-required-360');
+      const secret = await teammate.locator('[data-totp-secret]').innerText();
+      await teammate.getByLabel('Code').fill(totpCodeAt(secret, new Date()));
+      await teammate.getByRole('button', { name: 'Turn on' }).click();
+      await heading(teammate, 'Your recovery codes');
+      await teammate.getByRole('button', { name: 'Continue' }).click();
+      await heading(teammate, 'Overview');
+      expect(await teammate.locator('.top .badge.role').innerText()).toBe('Developer');
+
+      await go(teammate, 'Integration');
+      expect(await teammate.getByRole('button', { name: 'Create a key' }).count()).toBe(1);
+      expect(await teammate.getByRole('button', { name: 'Add a webhook' }).count()).toBe(1);
+      await teammate.goto(url(`/transactions/${state.orderIds[1]}`));
+      await teammate.locator('main .card .badge').first().waitFor();
+      expect(await teammate.getByRole('button', { name: 'Refund this payment' }).count()).toBe(0);
+
+      // Removed by the owner: the teammate's session ends at once.
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Team', exact: true }).click();
+      await row.getByRole('button', { name: 'Remove' }).click();
+      await page.locator('.confirm').getByRole('button', { name: 'Confirm' }).click();
+      await expect.poll(() => page.locator(`tr[data-member="${VIEWER.email}"]`).count()).toBe(0);
+      await teammate.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Payouts', exact: true }).click();
+      await heading(teammate, 'Sign in');
+      expect(await teammate.getByRole('status').innerText()).toContain('Your session ended');
     } finally {
       await context.close();
     }

@@ -120,8 +120,8 @@ export function InvitationPage() {
   );
 }
 
-/** Pixels per QR module: whole pixels keep the modules sharp (no seams between them). */
-const QR_MODULE_PX = 5;
+/** Pixels per QR module: whole pixels keep the modules sharp (no seams), and a 57-module code fits a 360 px screen unscaled. */
+const QR_MODULE_PX = 4;
 
 /** The otpauth URL as a QR code: one SVG path, a run of dark modules per segment (no script, no image request). */
 export function QrCode({ text, label }: { text: string; label: string }) {

@@ -50,11 +50,13 @@ export function TeamPage() {
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<MerchantRole>('viewer');
   const [invitation, setInvitation] = useState<{ email: string; link: string } | null>(null);
+  const [requireTwoFactor, setRequireTwoFactor] = useState<boolean | null>(null);
   const roleOptions = ROLES.map((value): [string, string] => [value, t.roles[value] ?? value]);
   const act = (work: () => Promise<unknown>) =>
     action.run(async () => {
       await work();
       team.reload();
+      return true;
     });
   const invite = (event: Event) => {
     event.preventDefault();
@@ -87,9 +89,14 @@ export function TeamPage() {
               <input
                 type="checkbox"
                 name="requireTwoFactor"
-                checked={me.organization.requireTwoFactor}
+                checked={requireTwoFactor ?? me.organization.requireTwoFactor}
                 disabled={action.busy}
-                onChange={(e) => act(() => gql(DashboardRequireTwoFactorDocument, { required: e.currentTarget.checked }))}
+                onChange={(e) => {
+                  const required = e.currentTarget.checked;
+                  // Shown as asked at once; a refusal puts back what the server holds.
+                  setRequireTwoFactor(required);
+                  void act(() => gql(DashboardRequireTwoFactorDocument, { required })).then((done) => done === undefined && setRequireTwoFactor(null));
+                }}
               />{' '}
               {t.requireTwoFactor}
             </label>
