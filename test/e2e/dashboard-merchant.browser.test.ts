@@ -458,6 +458,43 @@ describe('a merchant on its phone, from the operator’s invitation to a teammat
       await context.close();
     }
   });
+
+  it('the owner sends a test event, rotates the secret, deletes the webhook, revokes the key and completes the business profile', async () => {
+    const { page } = state.owner;
+    page.setDefaultTimeout(8_000);
+    await go(page, 'Integration');
+    const hook = page.locator('[data-webhook-id]');
+    await hook.getByRole('button', { name: 'Send a test event' }).click();
+    await expect.poll(() => page.getByRole('status').first().innerText()).toContain('Test event sent');
+    const test = await eventually(() => receiver.on('/hooks/dakar').find((delivery) => delivery.headers['x-event-type'] === 'test'), 10_000, 'the test event');
+    expect(test.signatureValid).toBe(true);
+
+    await hook.getByRole('button', { name: 'Rotate the secret' }).click();
+    await page.locator('.confirm').getByRole('button', { name: 'Confirm' }).click();
+    const rotated = await page.locator('.secret [data-secret]').innerText();
+    expect(rotated).toMatch(/\S{16,}/);
+    receiver.configure('/hooks/dakar', { secret: rotated });
+    await hook.getByRole('button', { name: 'Send a test event' }).click();
+    await eventually(() => receiver.on('/hooks/dakar').filter((delivery) => delivery.headers['x-event-type'] === 'test').length === 2, 10_000, 'a test event signed with the new secret');
+    expect(receiver.on('/hooks/dakar').at(-1)!.signatureValid).toBe(true);
+
+    await hook.getByRole('button', { name: 'Delete' }).click();
+    await page.locator('.confirm').getByRole('button', { name: 'Confirm' }).click();
+    await expect.poll(() => page.locator('[data-webhook-id]').count()).toBe(0);
+
+    await page.locator('[data-key-prefix]').getByRole('button', { name: 'Revoke' }).click();
+    await page.locator('.confirm').getByRole('button', { name: 'Confirm' }).click();
+    await expect.poll(() => page.locator('[data-key-prefix] .badge').innerText()).toBe('Revoked');
+    const refused = await fetch(`${gateway.url}/api/v2/transactions`, { headers: { authorization: `Bearer ${state.apiKey}` } });
+    expect(refused.status).toBe(401);
+    await shootBoth(page, 'integration-after-changes');
+
+    await go(page, 'Settings');
+    await page.getByLabel('Business sector').fill('Restauration');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => page.getByRole('status').first().innerText()).toBe('Saved.');
+    expect((await gateway.ctx.db.organization.findUniqueOrThrow({ where: { id: state.organizationId } })).businessSector).toBe('Restauration');
+  });
 });
 
 async function acceptInvitationFr(page: Page, link: string, password: string): Promise<void> {
