@@ -154,7 +154,7 @@ describe('an organisation', () => {
 
   it('shows API keys as metadata only: no field of ApiKey can carry the key or its digest', async () => {
     const { __type } = await graphqlData(gateway, `{ __type(name: "ApiKey") { fields { name } } }`);
-    expect(__type.fields.map((field: { name: string }) => field.name).sort()).toEqual(['createdAt', 'id', 'organizationId', 'prefix', 'revoked', 'revokedAt', 'scope']);
+    expect(__type.fields.map((field: { name: string }) => field.name).sort()).toEqual(['createdAt', 'id', 'lastUsedAt', 'organizationId', 'prefix', 'revoked', 'revokedAt', 'scope']);
     const { __type: webhook } = await graphqlData(gateway, `{ __type(name: "Webhook") { fields { name } } }`);
     expect(webhook.fields.map((field: { name: string }) => field.name)).not.toContain('secret');
     expect(webhook.fields.map((field: { name: string }) => field.name)).not.toContain('encryptedSecret');

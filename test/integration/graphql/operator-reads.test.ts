@@ -175,7 +175,7 @@ describe('apiKeys', () => {
 
   it('has no field that could carry a digest or a secret', async () => {
     const fields = (await graphqlData(gateway, `{ __type(name: "ApiKey") { fields { name } } }`)).__type.fields.map((field: { name: string }) => field.name);
-    expect(fields.sort()).toEqual(['createdAt', 'id', 'organizationId', 'prefix', 'revoked', 'revokedAt', 'scope']);
+    expect(fields.sort()).toEqual(['createdAt', 'id', 'lastUsedAt', 'organizationId', 'prefix', 'revoked', 'revokedAt', 'scope']);
   });
 
   it('answers at most the 100 most recent keys', async () => {
