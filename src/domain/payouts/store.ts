@@ -341,6 +341,9 @@ export type PayoutToRecord = NewPayout & {
   send: boolean;
 };
 
+/** Who asks for the payout: its audit entry (`payout.created`) is written by phase 1's statement, with the payout. */
+export type PayoutAudit = Pick<AuditEventInput, 'actor'>;
+
 /**
  * Phase 1's text is written out flat rather than composed from the ledger's posting builder
  * (ledger/posting.ts debitPostingCtes): it is the payout's hottest statement, and composing the
@@ -348,11 +351,9 @@ export type PayoutToRecord = NewPayout & {
  * docs/benchmarks.md, issue 18). The entries are the posting rule's, as the builder writes them:
  * `main` debited by amount + fee (conditional UPDATE, balance after recorded), the method's clearing
  * account owed the amount, fee revenue the fee (no entry for a zero fee); the sum is zero.
- * test/domain/payouts/payout-effects.test.ts checks its entries, with a fee and without one.
+ * test/domain/payouts/payout-effects.test.ts checks its entries, with a fee and without one. The
+ * audit entry (`payout.created`) is written by the same statement, with the payout.
  */
-/** Who asks for the payout: its audit entry (`payout.created`) is written by phase 1's statement, with the payout. */
-export type PayoutAudit = Pick<AuditEventInput, 'actor'>;
-
 function recordPayoutStatement(ctx: GatewayContext, organizationId: string, id: string, payout: PayoutToRecord, lease: PayoutLease, audit: PayoutAudit): Prisma.Sql {
   const now = ctx.clock.now();
   const audited = auditEventStatementPart('audited', 'recorded', {
