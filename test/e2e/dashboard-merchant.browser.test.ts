@@ -14,6 +14,8 @@ import { totpCodeAt } from '../../src/domain/users/secondFactor.js';
 import { startWebhookDispatcher, type Dispatcher } from '../../src/webhooks/dispatcher.js';
 import { launchBrowser, newPhonePage, recordOutsideRequests, saveScreenshot } from '../support/browser.js';
 import { startGateway, transactionBody, type TestGateway } from '../support/gateway.js';
+import { InviteMemberDocument } from '../support/graphql/generated.js';
+import { graphqlTyped } from '../support/graphql/typed.js';
 import { eventually, startWebhookReceiver, type WebhookReceiver } from '../support/webhookReceiver.js';
 
 let gateway: TestGateway;
@@ -116,9 +118,9 @@ describe('a merchant on its phone, from the operator’s invitation to a teammat
   it('the operator invites the owner; the owner sets a password and signs in (a new session id at sign-in)', async () => {
     const organization = await gateway.createOrganization({ name: 'Boutique Dakar', verified: true, payoutEnabled: true });
     state.organizationId = organization.id;
-    const invited = await gateway.graphql(`mutation($organizationId: ID, $email: String!) { inviteMember(organizationId: $organizationId, email: $email) { email role link } }`, { organizationId: organization.id, email: OWNER.email }, gateway.adminToken);
+    const invited = await graphqlTyped(gateway, InviteMemberDocument, { organizationId: organization.id, email: OWNER.email }, gateway.adminToken);
     expect(invited.body.errors).toBeUndefined();
-    const { link, role } = invited.body.data.inviteMember;
+    const { link, role } = invited.body.data!.inviteMember;
     expect(role).toBe('owner');
     expect(link).toMatch(new RegExp(`^${gateway.url}/dashboard/invitation#[A-Za-z0-9_-]+$`));
 

@@ -5,15 +5,16 @@
  */
 import { describe, expect, it } from 'vitest';
 import { useGateway } from '../support/gateway.js';
+import { CreateTransactionWithCheckoutDocument as CREATE, type CreateTransactionInput } from '../support/graphql/generated.js';
+import { graphqlTyped } from '../support/graphql/typed.js';
 
 const gateway = useGateway();
 
 const REST_BODY = { method_of_payment: ['wave'], products: [{ name: 'Bissap', price: 1500, quantity: 2 }], customer: { first_name: 'Awa', phone: '+221771234567' } };
-const GRAPHQL_INPUT = { methodOfPayment: ['wave'], products: [{ name: 'Bissap', price: 1500, quantity: 2 }], customer: { firstName: 'Awa', phone: '+221771234567' } };
-const CREATE = 'mutation ($input: CreateTransactionInput!, $key: String) { createTransaction(input: $input, idempotencyKey: $key) { checkoutUrl transaction { orderId } } }';
+const GRAPHQL_INPUT: CreateTransactionInput = { methodOfPayment: ['wave'], products: [{ name: 'Bissap', price: 1500, quantity: 2 }], customer: { firstName: 'Awa', phone: '+221771234567' } };
 
 const viaRest = (key: string, idempotencyKey: string, body = REST_BODY) => gateway.rest('POST', '/api/v2/transactions', { key, body, headers: { 'idempotency-key': idempotencyKey } });
-const viaGraphql = (key: string, idempotencyKey: string, input = GRAPHQL_INPUT) => gateway.graphql(CREATE, { input, key: idempotencyKey }, key);
+const viaGraphql = (key: string, idempotencyKey: string, input = GRAPHQL_INPUT) => graphqlTyped(gateway, CREATE, { input, key: idempotencyKey }, key);
 const count = (organizationId: string) => gateway.ctx.db.transaction.count({ where: { organizationId } });
 
 describe('one key across surfaces', () => {
@@ -22,7 +23,7 @@ describe('one key across surfaces', () => {
     const rest = await viaRest(key, 'cross-1');
     const graphql = await viaGraphql(key, 'cross-1');
     expect(graphql.headers.get('idempotent-replayed')).toBe('true');
-    expect(graphql.body.data.createTransaction).toEqual({ checkoutUrl: rest.body.checkout_url, transaction: { orderId: rest.body.order_id } });
+    expect(graphql.body.data!.createTransaction).toEqual({ checkoutUrl: rest.body.checkout_url, transaction: { orderId: rest.body.order_id } });
     expect(await count(organization.id)).toBe(1);
   });
 
@@ -32,7 +33,7 @@ describe('one key across surfaces', () => {
     const rest = await viaRest(key, 'cross-2');
     expect(rest.status).toBe(200);
     expect(rest.headers.get('idempotent-replayed')).toBe('true');
-    expect(rest.body).toMatchObject({ order_id: graphql.body.data.createTransaction.transaction.orderId, amount: 3000, transaction_status: 'pending' });
+    expect(rest.body).toMatchObject({ order_id: graphql.body.data!.createTransaction.transaction.orderId, amount: 3000, transaction_status: 'pending' });
     expect(await count(organization.id)).toBe(1);
   });
 

@@ -5,9 +5,13 @@
  * GraphQL) and accept, sign in, enrol in two-factor sign-in.
  */
 import { randomBytes } from 'node:crypto';
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import { print } from 'graphql';
 import { expect } from 'vitest';
 import type { MerchantRole } from '../../src/generated/prisma/enums.js';
 import { TOTP_PERIOD_SECONDS, totpCodeAt } from '../../src/domain/users/secondFactor.js';
+import { InviteMemberDocument } from './graphql/generated.js';
+import { graphqlTyped, type TypedBody } from './graphql/typed.js';
 import type { TestGateway } from './gateway.js';
 
 export const PASSWORD = 'correct horse battery staple';
@@ -70,20 +74,26 @@ export class DashboardBrowser {
     expect(answer.body.errors, JSON.stringify(answer.body)).toBeUndefined();
     return answer.body.data;
   }
+
+  /** graphql (with this session's cookie and CSRF header) for a typed document: its data typed. */
+  async graphqlTyped<Result, Variables>(document: TypedDocumentNode<Result, Variables>, variables: Variables, options: { headers?: Record<string, string>; csrf?: string | null } = {}): Promise<{ status: number; body: TypedBody<Result>; headers: Headers }> {
+    return this.graphql(print(document), variables as Record<string, unknown>, options);
+  }
+
+  /** data (must succeed) for a typed document. */
+  async dataTyped<Result, Variables>(document: TypedDocumentNode<Result, Variables>, variables: Variables): Promise<Result> {
+    return this.data(print(document), variables as Record<string, unknown>);
+  }
 }
 
 export const newEmail = (name = 'member'): string => `${name}.${randomBytes(4).toString('hex')}@shop.example.sn`;
 
 /** An operator's invitation (GraphQL inviteMember): the link and its token. */
 export async function invite(gateway: TestGateway, organizationId: string, email: string, role?: MerchantRole): Promise<{ link: string; token: string; role: MerchantRole }> {
-  const answer = await gateway.graphql(
-    'mutation($org: ID!, $email: String!, $role: MerchantRole) { inviteMember(organizationId: $org, email: $email, role: $role) { email role link expiresAt } }',
-    { org: organizationId, email, role },
-    gateway.adminToken,
-  );
+  const answer = await graphqlTyped(gateway, InviteMemberDocument, { organizationId, email, role }, gateway.adminToken);
   expect(answer.body.errors, JSON.stringify(answer.body)).toBeUndefined();
-  const { link, role: given } = answer.body.data.inviteMember;
-  return { link, token: link.split('#')[1], role: given };
+  const { link, role: given } = answer.body.data!.inviteMember;
+  return { link, token: link.split('#')[1]!, role: given };
 }
 
 /** Invited and accepted: a member who can sign in with PASSWORD. */

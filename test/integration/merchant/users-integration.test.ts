@@ -7,6 +7,20 @@
  */
 import { describe, expect, it } from 'vitest';
 import { useGateway } from '../../support/gateway.js';
+import {
+  DeleteWebhookDocument,
+  MerchantApiKeysDocument as LIST_KEYS,
+  MerchantCreateApiKeyDocument as CREATE_KEY,
+  MerchantCreateWebhookDocument as CREATE_WEBHOOK,
+  MerchantDeliveryLogDocument as LOG,
+  MerchantRedeliverFailedWebhooksDocument as REDELIVER_FAILED,
+  MerchantRedeliverWebhookDocument as REDELIVER,
+  MerchantRevokeApiKeyDocument as REVOKE_KEY,
+  MerchantSendTestWebhookDocument as SEND_TEST,
+  MerchantWebhookUrlsDocument as LIST_WEBHOOKS,
+} from '../../support/graphql/generated.js';
+import { graphqlTyped } from '../../support/graphql/typed.js';
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { signedIn, type DashboardBrowser } from '../../support/dashboard.js';
 import { eventually } from '../../support/webhookReceiver.js';
 import { useDispatching } from '../../support/webhooks.js';
@@ -14,20 +28,9 @@ import { useDispatching } from '../../support/webhooks.js';
 const gateway = useGateway({ webhooks: { allowPrivateUrls: true, retryDelayMs: 30, maxRetries: 0, timeoutMs: 1_000 } });
 const delivering = useDispatching(gateway);
 
-const KEY = 'id organizationId scope prefix revoked lastUsedAt createdAt';
-const LIST_KEYS = `{ apiKeys { ${KEY} } }`;
-const CREATE_KEY = `mutation($scope: ApiScope!) { createApiKey(scope: $scope) { key apiKey { ${KEY} } } }`;
-const REVOKE_KEY = `mutation($id: ID!) { revokeApiKey(id: $id) { id revoked } }`;
-const CREATE_WEBHOOK = `mutation($url: String!) { createWebhook(url: $url) { secret webhook { id } } }`;
-const LIST_WEBHOOKS = `{ webhooks { id url } }`;
-const SEND_TEST = `mutation($id: ID!) { sendTestWebhook(id: $id) { id status } }`;
-const LOG = `query($filter: WebhookDeliveryFilter) { webhookDeliveries(filter: $filter) { totalCount edges { node { id event status attempts { statusCode durationMs signature } } } } }`;
-const REDELIVER = `mutation($id: ID!) { redeliverWebhook(deliveryId: $id) { id redeliveryOf } }`;
-const REDELIVER_FAILED = `mutation($since: DateTime!) { redeliverFailedWebhooks(since: $since) }`;
-
 /** The first error's code of a GraphQL answer (undefined when it succeeded). */
-async function refusalOf(browser: DashboardBrowser, query: string, variables: Record<string, unknown> = {}): Promise<string | undefined> {
-  const answer = await browser.graphql(query, variables);
+async function refusalOf<Result, Variables>(browser: DashboardBrowser, document: TypedDocumentNode<Result, Variables>, variables: Variables): Promise<string | undefined> {
+  const answer = await browser.graphqlTyped(document, variables);
   return answer.body.errors?.[0]?.extensions?.code;
 }
 
@@ -46,19 +49,19 @@ const auditOf = (organizationId: string, action: string) => gateway.ctx.db.audit
 describe('API keys from the dashboard', () => {
   it('a developer issues a key for its own organisation (shown once), sees its last use, revokes it; audited with its email', async () => {
     const { organization, developer, viewer } = await team();
-    const { createApiKey } = await developer.data(CREATE_KEY, { scope: 'read' });
+    const { createApiKey } = await developer.dataTyped(CREATE_KEY, { scope: 'read' });
     expect(createApiKey.apiKey).toMatchObject({ organizationId: organization.id, scope: 'read', revoked: false, lastUsedAt: null });
 
     expect((await gateway.rest('GET', '/api/v2/transactions?limit=1', { key: createApiKey.key })).status).toBe(200);
     const used = await eventually(async () => {
-      const { apiKeys } = await viewer.data(LIST_KEYS);
+      const { apiKeys } = await viewer.dataTyped(LIST_KEYS, {});
       return apiKeys.find((key: { id: string; lastUsedAt: string | null }) => key.id === createApiKey.apiKey.id && key.lastUsedAt);
     });
-    expect(new Date(used.lastUsedAt).getTime()).toBeLessThanOrEqual(Date.now());
+    expect(new Date(used.lastUsedAt!).getTime()).toBeLessThanOrEqual(Date.now());
     // Metadata only, whoever reads: the listing has no field that could hold the key.
-    expect(JSON.stringify(await viewer.data(LIST_KEYS))).not.toContain(createApiKey.key);
+    expect(JSON.stringify(await viewer.dataTyped(LIST_KEYS, {}))).not.toContain(createApiKey.key);
 
-    expect((await developer.data(REVOKE_KEY, { id: createApiKey.apiKey.id })).revokeApiKey.revoked).toBe(true);
+    expect((await developer.dataTyped(REVOKE_KEY, { id: createApiKey.apiKey.id })).revokeApiKey.revoked).toBe(true);
     expect((await gateway.rest('GET', '/api/v2/transactions?limit=1', { key: createApiKey.key })).status).toBe(401);
 
     const audit = [...(await auditOf(organization.id, 'api_key.created')), ...(await auditOf(organization.id, 'api_key.revoked'))];
@@ -74,18 +77,18 @@ describe('API keys from the dashboard', () => {
     const [otherKey] = await gateway.ctx.db.apiKey.findMany({ where: { organizationId: other.organization.id } });
     expect(await refusalOf(owner, REVOKE_KEY, { id: otherKey!.id })).toBe('API_KEY_NOT_FOUND');
     expect((await gateway.rest('GET', '/api/v2/transactions?limit=1', { key: other.key })).status).toBe(200);
-    expect(await refusalOf(owner, `query($org: ID) { apiKeys(organizationId: $org) { id } }`, { org: other.organization.id })).toBe('FORBIDDEN');
-    expect(await refusalOf(owner, `mutation($org: ID) { createApiKey(organizationId: $org, scope: read) { key } }`, { org: other.organization.id })).toBe('FORBIDDEN');
+    expect(await refusalOf(owner, LIST_KEYS, { org: other.organization.id })).toBe('FORBIDDEN');
+    expect(await refusalOf(owner, CREATE_KEY, { org: other.organization.id, scope: 'read' })).toBe('FORBIDDEN');
   });
 
   it('operations and viewers may not issue or revoke keys; a viewer lists them', async () => {
     const { organization, owner, operations, viewer } = await team();
-    const { createApiKey } = await owner.data(CREATE_KEY, { scope: 'checkout' });
+    const { createApiKey } = await owner.dataTyped(CREATE_KEY, { scope: 'checkout' });
     for (const member of [operations, viewer]) {
       expect(await refusalOf(member, CREATE_KEY, { scope: 'payout' })).toBe('FORBIDDEN');
       expect(await refusalOf(member, REVOKE_KEY, { id: createApiKey.apiKey.id })).toBe('FORBIDDEN');
     }
-    expect((await viewer.data(LIST_KEYS)).apiKeys.map((key: { id: string }) => key.id)).toContain(createApiKey.apiKey.id);
+    expect((await viewer.dataTyped(LIST_KEYS, {})).apiKeys.map((key: { id: string }) => key.id)).toContain(createApiKey.apiKey.id);
     expect(await gateway.ctx.db.apiKey.count({ where: { organizationId: organization.id, revokedAt: null } })).toBe(1);
   });
 });
@@ -94,29 +97,29 @@ describe('webhooks from the dashboard', () => {
   it('an owner registers an endpoint and sends a test event; everyone reads the log; operations resend; the viewer cannot', async () => {
     const { organization, owner, developer, operations, viewer } = await team();
     const path = `/dashboard-${organization.id}`;
-    const { createWebhook } = await owner.data(CREATE_WEBHOOK, { url: `${delivering.receiver.url}${path}` });
+    const { createWebhook } = await owner.dataTyped(CREATE_WEBHOOK, { url: `${delivering.receiver.url}${path}` });
     delivering.receiver.configure(path, { secret: createWebhook.secret, behaviour: { statuses: [500, 200] } });
     const webhookId = createWebhook.webhook.id;
 
     // The receiver fails the test event (no retries here): it is dropped, with its attempt logged.
-    const { sendTestWebhook } = await developer.data(SEND_TEST, { id: webhookId });
+    const { sendTestWebhook } = await developer.dataTyped(SEND_TEST, { id: webhookId });
     const [dropped] = await eventually(async () => {
-      const { webhookDeliveries } = await viewer.data(LOG, { filter: { webhookId, status: 'dropped' } });
-      return webhookDeliveries.totalCount === 1 && webhookDeliveries.edges.map((edge: { node: any }) => edge.node);
+      const { webhookDeliveries } = await viewer.dataTyped(LOG, { filter: { webhookId, status: 'dropped' } });
+      return webhookDeliveries.totalCount === 1 && webhookDeliveries.edges.map((edge) => edge.node);
     });
     expect(dropped).toMatchObject({ id: sendTestWebhook.id, event: 'test', attempts: [{ statusCode: 500 }] });
-    expect(dropped.attempts[0].signature).toBe(delivering.receiver.on(path)[0]!.headers['x-signature']);
+    expect(dropped!.attempts[0]!.signature).toBe(delivering.receiver.on(path)[0]!.headers['x-signature']);
 
     // The viewer sees the webhook (never its secret) and may not resend or change anything.
-    expect((await viewer.data(LIST_WEBHOOKS)).webhooks).toEqual([{ id: webhookId, url: `${delivering.receiver.url}${path}` }]);
-    expect(await refusalOf(viewer, REDELIVER, { id: dropped.id })).toBe('FORBIDDEN');
+    expect((await viewer.dataTyped(LIST_WEBHOOKS, {})).webhooks).toEqual([{ id: webhookId, url: `${delivering.receiver.url}${path}` }]);
+    expect(await refusalOf(viewer, REDELIVER, { id: dropped!.id })).toBe('FORBIDDEN');
     expect(await refusalOf(viewer, REDELIVER_FAILED, { since: '2020-01-01T00:00:00Z' })).toBe('FORBIDDEN');
     expect(await refusalOf(viewer, SEND_TEST, { id: webhookId })).toBe('FORBIDDEN');
     // Operations resend but manage no endpoint.
     expect(await refusalOf(operations, SEND_TEST, { id: webhookId })).toBe('FORBIDDEN');
     expect(await refusalOf(operations, CREATE_WEBHOOK, { url: `${delivering.receiver.url}/x` })).toBe('FORBIDDEN');
-    expect((await operations.data(REDELIVER_FAILED, { since: new Date(Date.now() - 60_000).toISOString() })).redeliverFailedWebhooks).toBe(1);
-    await eventually(async () => (await viewer.data(LOG, { filter: { webhookId, status: 'delivered' } })).webhookDeliveries.totalCount === 1);
+    expect((await operations.dataTyped(REDELIVER_FAILED, { since: new Date(Date.now() - 60_000).toISOString() })).redeliverFailedWebhooks).toBe(1);
+    await eventually(async () => (await viewer.dataTyped(LOG, { filter: { webhookId, status: 'delivered' } })).webhookDeliveries.totalCount === 1);
     expect(delivering.receiver.on(path).every((request) => request.signatureValid)).toBe(true);
 
     const audit = await gateway.ctx.db.auditEvent.findMany({ where: { organizationId: organization.id, action: { startsWith: 'webhook.' } }, orderBy: { at: 'asc' } });
@@ -130,10 +133,10 @@ describe('webhooks from the dashboard', () => {
   it('another organisation’s webhook and delivery answer 404 to a user', async () => {
     const { owner } = await team();
     const other = await gateway.merchant({ scope: 'management' });
-    const created = await gateway.graphql(CREATE_WEBHOOK, { url: 'https://93.184.215.14/hooks' }, other.key);
-    const webhookId = created.body.data.createWebhook.webhook.id;
+    const created = await graphqlTyped(gateway, CREATE_WEBHOOK, { url: 'https://93.184.215.14/hooks' }, other.key);
+    const webhookId = created.body.data!.createWebhook.webhook.id;
     expect(await refusalOf(owner, SEND_TEST, { id: webhookId })).toBe('WEBHOOK_NOT_FOUND');
-    expect(await refusalOf(owner, `mutation($id: ID!) { deleteWebhook(id: $id) { id } }`, { id: webhookId })).toBe('WEBHOOK_NOT_FOUND');
-    expect((await owner.data(LOG, { filter: { webhookId } })).webhookDeliveries.totalCount).toBe(0);
+    expect(await refusalOf(owner, DeleteWebhookDocument, { id: webhookId })).toBe('WEBHOOK_NOT_FOUND');
+    expect((await owner.dataTyped(LOG, { filter: { webhookId } })).webhookDeliveries.totalCount).toBe(0);
   });
 });

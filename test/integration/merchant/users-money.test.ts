@@ -8,27 +8,23 @@
 import { describe, expect, it } from 'vitest';
 import { transactionBody, useGateway } from '../../support/gateway.js';
 import { signedIn, type DashboardBrowser } from '../../support/dashboard.js';
+import {
+  MerchantCancelTransactionDocument as CANCEL,
+  MerchantPayoutToAwaDocument as PAYOUT,
+  MerchantReadsDocument as READS,
+  MerchantRefundTransactionDocument as REFUND,
+  MerchantTransactionCountDocument,
+  MerchantUpdateBusinessProfileDocument as PROFILE,
+} from '../../support/graphql/generated.js';
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { fundedMerchant } from '../../support/payouts.js';
 import { paidTransaction, PHONES } from '../../support/refunds.js';
 import { pendingTransaction } from '../../support/accounts.js';
 
 const gateway = useGateway();
 
-const REFUND = `mutation($orderId: ID!) { refundTransaction(orderId: $orderId) { orderId status } }`;
-const CANCEL = `mutation($orderId: ID!) { cancelTransaction(orderId: $orderId) { orderId status } }`;
-const PAYOUT = `mutation($amount: SafeInt!) {
-  createPayout(input: { selectedPaymentMethod: wave, amount: $amount, recipient: { firstName: "Awa", lastName: "Diop", phone: "${'+221770000001'}" } }) { orderId status amount }
-}`;
-const READS = `query($from: DateTime!, $to: DateTime!) {
-  transactionsConnection(first: 5) { totalCount edges { node { orderId status } } }
-  payoutsConnection(first: 5) { totalCount }
-  accounts { id name balance entries(limit: 5) { entries { kind amount } } }
-  transactionStats(from: $from, to: $to, interval: MONTH) { count amount }
-}`;
-const PROFILE = `mutation($name: String, $sector: String) { updateBusinessProfile(name: $name, sector: $sector) { id name businessSector } }`;
-
-async function refusalOf(browser: DashboardBrowser, query: string, variables: Record<string, unknown> = {}): Promise<string | undefined> {
-  return (await browser.graphql(query, variables)).body.errors?.[0]?.extensions?.code;
+async function refusalOf<Result, Variables>(browser: DashboardBrowser, document: TypedDocumentNode<Result, Variables>, variables: Variables): Promise<string | undefined> {
+  return (await browser.graphqlTyped(document, variables)).body.errors?.[0]?.extensions?.code;
 }
 
 /** A funded organisation with payouts, its key (payout and checkout) and a signed-in member of each role. */
@@ -57,9 +53,9 @@ describe('money from the dashboard', () => {
     }
     expect(await gateway.ctx.db.payout.count({ where: { organizationId: organization.id } })).toBe(0);
 
-    expect((await operations.data(REFUND, { orderId: paid })).refundTransaction).toEqual({ orderId: paid, status: 'refunded' });
-    expect((await owner.data(CANCEL, { orderId: pending })).cancelTransaction).toEqual({ orderId: pending, status: 'cancelled' });
-    const { createPayout } = await operations.data(PAYOUT, { amount: 10_000 });
+    expect((await operations.dataTyped(REFUND, { orderId: paid })).refundTransaction).toEqual({ orderId: paid, status: 'refunded' });
+    expect((await owner.dataTyped(CANCEL, { orderId: pending })).cancelTransaction).toEqual({ orderId: pending, status: 'cancelled' });
+    const { createPayout } = await operations.dataTyped(PAYOUT, { amount: 10_000 });
     expect(createPayout).toMatchObject({ status: 'completed', amount: 10_000 });
 
     expect((await auditOf(organization.id, 'transaction.refunded')).map((event) => [event.actorKind, event.actorLabel, event.target])).toEqual([
@@ -74,14 +70,14 @@ describe('money from the dashboard', () => {
     const other = await gateway.merchant({ scope: 'checkout' });
     await paidTransaction(gateway, other.key);
     for (const member of [developer, viewer]) {
-      const reads = await member.data(READS, { from: new Date(Date.now() - 86_400_000).toISOString(), to: new Date(Date.now() + 86_400_000).toISOString() });
+      const reads = await member.dataTyped(READS, { from: new Date(Date.now() - 86_400_000).toISOString(), to: new Date(Date.now() + 86_400_000).toISOString() });
       expect(reads.transactionsConnection.edges.map((edge: { node: { orderId: string } }) => edge.node.orderId)).toEqual([orderId]);
       expect(reads.accounts.map((account: { name: string }) => account.name).sort()).toEqual(['escrow', 'main']);
-      expect(reads.accounts.find((account: { name: string }) => account.name === 'main').entries.entries.length).toBeGreaterThan(0);
+      expect(reads.accounts.find((account: { name: string }) => account.name === 'main')!.entries.entries.length).toBeGreaterThan(0);
       const total = (field: 'count' | 'amount') => reads.transactionStats.reduce((sum: number, row: Record<string, number>) => sum + (row[field] ?? 0), 0);
       expect([total('count'), total('amount')]).toEqual([1, 3000]);
     }
-    expect(await refusalOf(viewer, `query($org: ID) { transactionsConnection(organizationId: $org, first: 1) { totalCount } }`, { org: other.organization.id })).toBe('FORBIDDEN');
+    expect(await refusalOf(viewer, MerchantTransactionCountDocument, { org: other.organization.id })).toBe('FORBIDDEN');
     expect(organization.id).not.toBe(other.organization.id);
   });
 
@@ -116,7 +112,7 @@ describe('the business profile from the dashboard', () => {
     expect((await gateway.rest('POST', '/api/v2/transactions', { key, body: transactionBody() })).status).toBe(403);
 
     expect(await refusalOf(developer, PROFILE, { sector: 'restaurant' })).toBe('FORBIDDEN');
-    const { updateBusinessProfile } = await owner.data(PROFILE, { name: 'Chez Awa', sector: 'restaurant' });
+    const { updateBusinessProfile } = await owner.dataTyped(PROFILE, { name: 'Chez Awa', sector: 'restaurant' });
     expect(updateBusinessProfile).toEqual({ id: organization.id, name: 'Chez Awa', businessSector: 'restaurant' });
     const created = await gateway.rest('POST', '/api/v2/transactions', { key, body: transactionBody() });
     expect(created.status, JSON.stringify(created.body)).toBe(200);

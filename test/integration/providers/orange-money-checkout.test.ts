@@ -11,6 +11,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrangeMoneyProvider } from '../../../src/infra/providers/orangeMoney.js';
 import { startGateway, transactionBody, type TestGateway } from '../../support/gateway.js';
+import { ReconcileProviderDocument } from '../../support/graphql/generated.js';
+import { graphqlTyped } from '../../support/graphql/typed.js';
 import { startOrangeMoneySimulator, type OrangeMoneySimulator } from '../../support/providers/orangeMoneySimulator.js';
 import { eventually } from '../../support/webhookReceiver.js';
 
@@ -87,13 +89,14 @@ const statusOf = async (orderId: string) => (await gateway.ctx.db.transaction.fi
 async function expectOrangeAgrees(): Promise<void> {
   await simulator.notificationsSettled();
   const now = Date.now();
-  const answer = await gateway.graphql(
-    `query($from: DateTime, $to: DateTime) { reconcileProvider(method: orange_money, from: $from, to: $to) { matched discrepancyCount discrepancies { issue kind reference ledgerAmount providerAmount ledgerStatus providerStatus } } }`,
-    { from: new Date(now - 3_600_000).toISOString(), to: new Date(now + 60_000).toISOString() },
+  const answer = await graphqlTyped(
+    gateway,
+    ReconcileProviderDocument,
+    { method: 'orange_money', from: new Date(now - 3_600_000).toISOString(), to: new Date(now + 60_000).toISOString() },
     gateway.adminToken,
   );
   expect(answer.body.errors, JSON.stringify(answer.body.errors)).toBeUndefined();
-  expect(answer.body.data.reconcileProvider.discrepancies).toEqual([]);
+  expect(answer.body.data!.reconcileProvider.discrepancies).toEqual([]);
 }
 
 describe('an Orange Money checkout', () => {

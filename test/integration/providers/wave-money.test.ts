@@ -10,6 +10,8 @@ import { settleOpenLateReturns } from '../../../src/domain/payments/latePayments
 import { settlePendingPayouts } from '../../../src/domain/payouts/payouts.js';
 import { createWaveProvider } from '../../../src/infra/providers/wave.js';
 import { expectBalancedLedger } from '../../support/ledger.js';
+import { LatePaymentsDocument, OpenProviderCallsOfKindDocument } from '../../support/graphql/generated.js';
+import { graphqlTyped } from '../../support/graphql/typed.js';
 import { freePort } from '../../support/processes.js';
 import { withProvider } from '../../support/provider.js';
 import { PHONES, expectPayout, fundedMerchant, mainBalance, payoutBody, postPayout } from '../../support/payouts.js';
@@ -179,8 +181,8 @@ describe('a Wave payment confirmed after the gateway closed its attempt', () => 
     expect((await read()).transaction_status).toBe('cancelled');
     expect(setup.wave.sessions.get(session.id)?.refunded).toBe(true);
     expect(setup.wave.calls.filter((call) => call.path === `/v1/checkout/sessions/${session.id}/refund`)).toHaveLength(1);
-    const listed = await setup.gateway.graphql('{ latePayments { attemptId outcome reason } }', {}, setup.gateway.adminToken);
-    expect(listed.body.data.latePayments).toContainEqual({ attemptId: session.client_reference, outcome: 'returned', reason: 'the order is cancelled' });
+    const listed = await graphqlTyped(setup.gateway, LatePaymentsDocument, {}, setup.gateway.adminToken);
+    expect(listed.body.data!.latePayments).toContainEqual({ attemptId: session.client_reference, outcome: 'returned', reason: 'the order is cancelled' });
     await expectWaveAgrees(setup.gateway);
   });
 
@@ -194,8 +196,8 @@ describe('a Wave payment confirmed after the gateway closed its attempt', () => 
     } finally {
       setup.gateway.ctx.settings.providerTimeoutMs = undefined;
     }
-    const open = await setup.gateway.graphql('{ openProviderCalls(kind: LATE_PAYMENT_RETURN) { id reference } }', {}, setup.gateway.adminToken);
-    expect(open.body.data.openProviderCalls).toEqual([{ id: session.client_reference, reference: `${session.client_reference}:return` }]);
+    const open = await graphqlTyped(setup.gateway, OpenProviderCallsOfKindDocument, { kind: 'LATE_PAYMENT_RETURN' }, setup.gateway.adminToken);
+    expect(open.body.data!.openProviderCalls).toEqual([{ id: session.client_reference, reference: `${session.client_reference}:return` }]);
     await settleOpenLateReturns(setup.gateway.ctx, { olderThanMs: 0 });
     expect((await setup.gateway.ctx.db.latePayment.findUniqueOrThrow({ where: { attemptId: session.client_reference! } })).outcome).toBe('returned');
     expect(setup.wave.calls.filter((call) => call.path === `/v1/checkout/sessions/${session.id}/refund`)).toHaveLength(1);

@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../../src/domain/access/auth.js';
 import { runCli } from '../../support/cli.js';
 import { DashboardBrowser, PASSWORD, invite, newEmail } from '../../support/dashboard.js';
+import { InviteMemberDocument } from '../../support/graphql/generated.js';
+import { graphqlTyped } from '../../support/graphql/typed.js';
 import { useGateway } from '../../support/gateway.js';
 
 const gateway = useGateway();
@@ -45,7 +47,7 @@ describe('accepting an invitation', () => {
     const email = newEmail();
     const { token } = await invite(gateway, organization.id, email);
     await new DashboardBrowser(gateway).post('accept-invitation', { token, password: PASSWORD });
-    const answer = await gateway.graphql('mutation($org: ID!, $email: String!) { inviteMember(organizationId: $org, email: $email) { link } }', { org: organization.id, email: email.toUpperCase() }, gateway.adminToken);
+    const answer = await graphqlTyped(gateway, InviteMemberDocument, { organizationId: organization.id, email: email.toUpperCase() }, gateway.adminToken);
     expect(answer.body.errors[0].extensions.code).toBe('MEMBER_EXISTS');
   });
 });

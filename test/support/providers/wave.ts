@@ -2,6 +2,8 @@
 import { afterAll, beforeAll, expect } from 'vitest';
 import { createWaveProvider } from '../../../src/infra/providers/wave.js';
 import { startGateway, transactionBody, type GatewayOptions, type TestGateway } from '../gateway.js';
+import { ReconcileProviderDocument } from '../graphql/generated.js';
+import { graphqlTyped } from '../graphql/typed.js';
 import { startWaveSimulator, type WaveSimulator, type WaveSimulatorOptions } from './waveSimulator.js';
 
 export interface WaveSetup {
@@ -76,13 +78,14 @@ export async function returnFromWave(url: string): Promise<{ status: number; loc
 /** The gateway's reconciliation of Wave over the last hour, through GraphQL as the CLI asks it. */
 export async function reconcileWave(gateway: TestGateway): Promise<{ matched: number; discrepancyCount: number; discrepancies: unknown[] }> {
   const now = Date.now();
-  const answer = await gateway.graphql(
-    `query($from: DateTime, $to: DateTime) { reconcileProvider(method: wave, from: $from, to: $to) { matched discrepancyCount discrepancies { issue kind reference ledgerAmount providerAmount ledgerStatus providerStatus } } }`,
-    { from: new Date(now - 3_600_000).toISOString(), to: new Date(now + 60_000).toISOString() },
+  const answer = await graphqlTyped(
+    gateway,
+    ReconcileProviderDocument,
+    { method: 'wave', from: new Date(now - 3_600_000).toISOString(), to: new Date(now + 60_000).toISOString() },
     gateway.adminToken,
   );
   expect(answer.body.errors, JSON.stringify(answer.body.errors)).toBeUndefined();
-  return answer.body.data.reconcileProvider;
+  return answer.body.data!.reconcileProvider;
 }
 
 /** The ledger and the simulator's books agree: no difference for the last hour. */
