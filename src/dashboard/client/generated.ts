@@ -286,6 +286,20 @@ export type ConfirmTwoFactorEnrolmentMutationVariables = Exact<{
 
 export type ConfirmTwoFactorEnrolmentMutation = { confirmTwoFactorEnrolment: Array<string> };
 
+export type DashboardDisableTwoFactorMutationVariables = Exact<{
+  code: string;
+}>;
+
+
+export type DashboardDisableTwoFactorMutation = { disableTwoFactor: { email: string, twoFactorEnabled: boolean } };
+
+export type DashboardRegenerateRecoveryCodesMutationVariables = Exact<{
+  code: string;
+}>;
+
+
+export type DashboardRegenerateRecoveryCodesMutation = { regenerateRecoveryCodes: Array<string> };
+
 export type DashboardTeamQueryVariables = Exact<{ [key: string]: never; }>;
 
 
@@ -713,6 +727,19 @@ export const ConfirmTwoFactorEnrolmentDocument = new TypedDocumentString(`
   confirmTwoFactorEnrolment(code: $code)
 }
     `) as unknown as TypedDocumentString<ConfirmTwoFactorEnrolmentMutation, ConfirmTwoFactorEnrolmentMutationVariables>;
+export const DashboardDisableTwoFactorDocument = new TypedDocumentString(`
+    mutation DashboardDisableTwoFactor($code: String!) {
+  disableTwoFactor(code: $code) {
+    email
+    twoFactorEnabled
+  }
+}
+    `) as unknown as TypedDocumentString<DashboardDisableTwoFactorMutation, DashboardDisableTwoFactorMutationVariables>;
+export const DashboardRegenerateRecoveryCodesDocument = new TypedDocumentString(`
+    mutation DashboardRegenerateRecoveryCodes($code: String!) {
+  regenerateRecoveryCodes(code: $code)
+}
+    `) as unknown as TypedDocumentString<DashboardRegenerateRecoveryCodesMutation, DashboardRegenerateRecoveryCodesMutationVariables>;
 export const DashboardTeamDocument = new TypedDocumentString(`
     query DashboardTeam {
   members {

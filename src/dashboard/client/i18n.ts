@@ -186,6 +186,16 @@ const en = {
   twoFactorIsOn: 'Two-step verification is on.',
   twoFactorIsOff: 'Two-step verification is off.',
   setUpTwoFactor: 'Set up two-step verification',
+  currentCodeHint: 'A current 6-digit code from your authenticator app, or one of your recovery codes.',
+  newRecoveryCodes: 'New recovery codes',
+  newRecoveryCodesHelp: 'Your current recovery codes stop working and ten new ones are shown once.',
+  generateCodes: 'Generate new codes',
+  storeCodesNow: 'Store these codes now: they are shown only once and your old ones no longer work. Each signs you in once.',
+  downloadCodes: 'Download as text',
+  turnOffTwoFactor: 'Turn off two-step verification',
+  turnOffTwoFactorHelp: 'Signing in will then need only your password.',
+  turnOff: 'Turn off',
+  twoFactorTurnedOff: 'Two-step verification is off.',
   // Audit
   when: 'When',
   who: 'Who',
@@ -375,6 +385,16 @@ const fr: Messages = {
   twoFactorIsOn: 'La vérification en deux étapes est activée.',
   twoFactorIsOff: 'La vérification en deux étapes est désactivée.',
   setUpTwoFactor: 'Activer la vérification en deux étapes',
+  currentCodeHint: 'Un code à 6 chiffres actuel de votre application d’authentification, ou l’un de vos codes de secours.',
+  newRecoveryCodes: 'Nouveaux codes de secours',
+  newRecoveryCodesHelp: 'Vos codes de secours actuels cessent de fonctionner et dix nouveaux sont affichés une seule fois.',
+  generateCodes: 'Générer de nouveaux codes',
+  storeCodesNow: 'Conservez ces codes maintenant : ils ne sont affichés qu’une fois et les anciens ne fonctionnent plus. Chacun vous connecte une fois.',
+  downloadCodes: 'Télécharger en texte',
+  turnOffTwoFactor: 'Désactiver la vérification en deux étapes',
+  turnOffTwoFactorHelp: 'La connexion ne demandera alors que votre mot de passe.',
+  turnOff: 'Désactiver',
+  twoFactorTurnedOff: 'La vérification en deux étapes est désactivée.',
   when: 'Date',
   who: 'Qui',
   action: 'Action',
@@ -391,6 +411,15 @@ export const MESSAGES: Record<Lang, Messages> = { en, fr };
 export const STATUS_NAMES: Record<Lang, Record<string, string>> = {
   en: { pending: 'Pending', paid: 'Paid', paid_and_blocked: 'Paid (in escrow)', cancelled: 'Cancelled', refunded: 'Refunded', completed: 'Completed', failed: 'Failed', delivered: 'Delivered', dropped: 'Failed', succeeded: 'Succeeded', collecting: 'Collecting', unconfirmed: 'Unconfirmed' },
   fr: { pending: 'En attente', paid: 'Payée', paid_and_blocked: 'Payée (séquestre)', cancelled: 'Annulée', refunded: 'Remboursée', completed: 'Effectué', failed: 'Échoué', delivered: 'Livrée', dropped: 'Échouée', succeeded: 'Réussie', collecting: 'En cours', unconfirmed: 'Non confirmée' },
+};
+
+/**
+ * The audit log's detail keys as a person reads them; a key not listed here shows as stored
+ * (new actions may add keys before this table learns them).
+ */
+export const AUDIT_DETAIL_NAMES: Record<Lang, Record<string, string>> = {
+  en: { step: 'Step', clientAddress: 'Client address', secondFactor: 'Second factor', role: 'Role', required: 'Required', from: 'From', to: 'To', scope: 'Scope', prefix: 'Prefix', url: 'URL', version: 'Version', deliveryId: 'Delivery', amount: 'Amount', method: 'Method', awaitsReview: 'Awaits review', refundId: 'Refund', attempt: 'Attempt', name: 'Name', businessSector: 'Business sector' },
+  fr: { step: 'Étape', clientAddress: 'Adresse du client', secondFactor: 'Second facteur', role: 'Rôle', required: 'Exigée', from: 'De', to: 'À', scope: 'Portée', prefix: 'Préfixe', url: 'URL', version: 'Version', deliveryId: 'Livraison', amount: 'Montant', method: 'Moyen', awaitsReview: 'En attente de validation', refundId: 'Remboursement', attempt: 'Tentative', name: 'Nom', businessSector: 'Secteur d’activité' },
 };
 
 export const METHOD_NAMES: Record<string, string> = { wave: 'Wave', orange_money: 'Orange Money' };

@@ -3,6 +3,7 @@
  * verification), the business profile (name, sector) and the audit log. Settings also hold the
  * user's own two-step verification, for every role.
  */
+import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
 import { gql } from '../api.js';
 import {
@@ -17,7 +18,9 @@ import {
   type MerchantRole,
 } from '../generated.js';
 import { Link } from '../router.js';
+import { AUDIT_DETAIL_NAMES } from '../i18n.js';
 import { Alert, ConfirmButton, Field, Loaded, Notice, PageTitle, SecretOnce, Select, Table, When, useAction, useApp, useLoad, useMay } from '../ui.js';
+import { OwnTwoFactor } from './ownTwoFactor.js';
 
 const ROLES: MerchantRole[] = ['owner', 'developer', 'operations', 'viewer'];
 const AUDIT_PAGE = 50;
@@ -152,6 +155,7 @@ export function SettingsPage() {
   const me = useLoad(() => gql(DashboardMeDocument), []);
   const action = useAction();
   const [saved, setSaved] = useState(false);
+  const [turnedOff, setTurnedOff] = useState(false);
   const save = (event: Event) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget as HTMLFormElement);
@@ -197,13 +201,21 @@ export function SettingsPage() {
                 <dt>{t.role}</dt>
                 <dd data-role={user.role}>{t.roles[user.role] ?? user.role}</dd>
               </dl>
-              <p>{user.twoFactorEnabled ? t.twoFactorIsOn : t.twoFactorIsOff}</p>
+              {turnedOff ? <Notice>{t.twoFactorTurnedOff}</Notice> : <p>{user.twoFactorEnabled ? t.twoFactorIsOn : t.twoFactorIsOff}</p>}
               {!user.twoFactorEnabled && session && (
                 <Link to="/two-factor" class="button">
                   {t.setUpTwoFactor}
                 </Link>
               )}
             </section>
+            {user.twoFactorEnabled && (
+              <OwnTwoFactor
+                onTurnedOff={() => {
+                  setTurnedOff(true);
+                  me.reload();
+                }}
+              />
+            )}
           </>
         )}
       </Loaded>
@@ -259,7 +271,7 @@ export function AuditPage() {
                       </td>
                       <td>
                         {node.target && <code class="wrap">{node.target}</code>}
-                        {node.details && <small class="hint"> {node.details}</small>}
+                        {node.details && <AuditDetails details={node.details} />}
                       </td>
                     </tr>
                   ))}
@@ -281,4 +293,34 @@ export function AuditPage() {
       </Loaded>
     </>
   );
+}
+
+/** An event's details (compact JSON from the server) as "key: value" pairs (nested values as compact JSON); any other text as it is. */
+function AuditDetails({ details }: { details: string }) {
+  const { lang, t } = useApp();
+  const pairs = detailPairs(details);
+  if (!pairs) return <small class="hint"> {details}</small>;
+  const names = AUDIT_DETAIL_NAMES[lang];
+  return (
+    <dl class="pairs details" data-details>
+      {pairs.map(([key, value]) => (
+        <Fragment key={key}>
+          <dt>{names[key] ?? key}</dt>
+          <dd>{typeof value === 'boolean' ? (value ? t.yes : t.no) : typeof value === 'string' ? value : JSON.stringify(value)}</dd>
+        </Fragment>
+      ))}
+    </dl>
+  );
+}
+
+/** The top-level keys and values of a JSON object; null when the text is not one. */
+function detailPairs(details: string): Array<[string, unknown]> | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(details);
+  } catch {
+    return null;
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return null;
+  return Object.entries(parsed);
 }
