@@ -10,7 +10,7 @@ import { print } from 'graphql';
 import { expect } from 'vitest';
 import type { MerchantRole } from '../../src/generated/prisma/enums.js';
 import { TOTP_PERIOD_SECONDS, totpCodeAt } from '../../src/domain/users/secondFactor.js';
-import { InviteMemberDocument } from './graphql/generated.js';
+import { ConfirmTwoFactorEnrolmentDocument, InviteMemberDocument, StartTwoFactorEnrolmentDocument } from './graphql/generated.js';
 import { graphqlTyped, type TypedBody } from './graphql/typed.js';
 import type { TestGateway } from './gateway.js';
 
@@ -121,8 +121,8 @@ export const nextStepTotp = (secret: string): string => totpCodeAt(secret, new D
 
 /** Enrols the signed-in browser in two-factor sign-in: its secret and recovery codes. */
 export async function enrol(browser: DashboardBrowser): Promise<{ secret: string; recoveryCodes: string[] }> {
-  const { startTwoFactorEnrolment } = await browser.data('mutation { startTwoFactorEnrolment { secret otpauthUrl } }');
+  const { startTwoFactorEnrolment } = await browser.dataTyped(StartTwoFactorEnrolmentDocument, {});
   const code = totpCodeAt(startTwoFactorEnrolment.secret, new Date());
-  const { confirmTwoFactorEnrolment } = await browser.data('mutation($code: String!) { confirmTwoFactorEnrolment(code: $code) }', { code });
+  const { confirmTwoFactorEnrolment } = await browser.dataTyped(ConfirmTwoFactorEnrolmentDocument, { code });
   return { secret: startTwoFactorEnrolment.secret, recoveryCodes: confirmTwoFactorEnrolment };
 }

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { LAST_USE_RESOLUTION_MS } from '../../../src/domain/access/apiKeyUse.js';
 import { expectGraphqlError } from '../../support/assertions.js';
-import { MerchantApiKeysDocument as LIST, MerchantCreateApiKeyDocument as CREATE, MerchantRevokeApiKeyDocument as REVOKE } from '../../support/graphql/generated.js';
+import { MerchantApiKeysDocument as LIST, MerchantCreateApiKeyDocument as CREATE, MerchantRevokeApiKeyDocument as REVOKE, TypenameDocument } from '../../support/graphql/generated.js';
 import { graphqlDataTyped as graphqlData, graphqlTyped } from '../../support/graphql/typed.js';
 import { useGateway } from '../../support/gateway.js';
 import { eventually } from '../../support/webhookReceiver.js';
@@ -39,7 +39,7 @@ describe('API keys of an organisation', () => {
     // The instance's memory alone holds it back: with the stored time made two minutes old, a request
     // within the minute still writes nothing (no read, no write on the request's path).
     await gateway.ctx.db.apiKey.update({ where: { id: createApiKey.apiKey.id }, data: { lastUsedAt: new Date(Date.now() - 2 * LAST_USE_RESOLUTION_MS) } });
-    const second = await gateway.graphql('{ __typename }', {}, createApiKey.key);
+    const second = await graphqlTyped(gateway, TypenameDocument, {}, createApiKey.key);
     expect(second.status).toBe(200);
     expect((await keyRow(createApiKey.apiKey.id)).lastUsedAt!.getTime()).toBeLessThan(before);
   });

@@ -6,19 +6,19 @@ import { describe, expect, it } from 'vitest';
 import { recordAuditEvent } from '../../../src/domain/audit/recordAuditEvent.js';
 import { DashboardBrowser, newEmail, signedIn } from '../../support/dashboard.js';
 import { useGateway } from '../../support/gateway.js';
+import { AuditLogDocument as LOG, ChangeMemberRoleDocument, InviteMemberDocument, MeIdDocument } from '../../support/graphql/generated.js';
 
 const gateway = useGateway();
-const LOG = 'query($first: Int, $after: String, $action: String) { auditEvents(first: $first, after: $after, action: $action) { nodes { action actorKind actorLabel target details } pageInfo { hasNextPage endCursor } } }';
 
 describe('the audit log', () => {
   it('records the team’s changes and sign-ins, newest first, with who did them', async () => {
     const organization = await gateway.createOrganization({});
     const owner = await signedIn(gateway, organization.id, 'owner');
     const email = newEmail('moussa');
-    await owner.data('mutation($email: String!) { inviteMember(email: $email, role: developer) { link } }', { email });
+    await owner.dataTyped(InviteMemberDocument, { email, role: 'developer' });
     expect((await new DashboardBrowser(gateway).signIn(owner.email, 'not my password at all')).status).toBe(401);
 
-    const { auditEvents } = await owner.data(LOG, { first: 10 });
+    const { auditEvents } = await owner.dataTyped(LOG, { first: 10 });
     expect(auditEvents.nodes.slice(0, 2)).toEqual([
       { action: 'user.sign_in_failed', actorKind: 'anonymous', actorLabel: 'not signed in', target: owner.email, details: expect.stringContaining('"step":"password"') },
       { action: 'member.invited', actorKind: 'merchantUser', actorLabel: owner.email, target: email, details: '{"role":"developer"}' },
@@ -27,18 +27,18 @@ describe('the audit log', () => {
     // Operators' invitations are recorded with who they were.
     expect(auditEvents.nodes.at(-1)).toMatchObject({ action: 'member.invited', actorKind: 'operator', actorLabel: 'operator (admin)' });
 
-    const page = await owner.data(LOG, { first: 1 });
+    const page = await owner.dataTyped(LOG, { first: 1 });
     expect(page.auditEvents.pageInfo.hasNextPage).toBe(true);
-    const next = await owner.data(LOG, { first: 1, after: page.auditEvents.pageInfo.endCursor });
-    expect(next.auditEvents.nodes[0].action).toBe('member.invited');
-    expect((await owner.data(LOG, { action: 'member.invited' })).auditEvents.nodes).toHaveLength(2);
+    const next = await owner.dataTyped(LOG, { first: 1, after: page.auditEvents.pageInfo.endCursor });
+    expect(next.auditEvents.nodes[0]!.action).toBe('member.invited');
+    expect((await owner.dataTyped(LOG, { action: 'member.invited' })).auditEvents.nodes).toHaveLength(2);
   });
 
   it('is written in the change’s transaction: a refused change leaves no row, a rolled-back one neither', async () => {
     const organization = await gateway.createOrganization({});
     const owner = await signedIn(gateway, organization.id, 'owner');
-    const { me } = await owner.data('{ me { id } }');
-    expect((await owner.graphql('mutation($id: ID!) { changeMemberRole(userId: $id, role: viewer) { role } }', { id: me.id })).body.errors[0].extensions.code).toBe('LAST_OWNER');
+    const { me } = await owner.dataTyped(MeIdDocument, {});
+    expect((await owner.graphqlTyped(ChangeMemberRoleDocument, { role: 'viewer', id: me.id })).body.errors[0].extensions.code).toBe('LAST_OWNER');
     const count = (action: string) => gateway.ctx.db.auditEvent.count({ where: { organizationId: organization.id, action } });
     expect(await count('member.role_changed')).toBe(0);
 
@@ -55,7 +55,7 @@ describe('the audit log', () => {
   it('belongs to its organisation: another owner cannot read it', async () => {
     const organization = await gateway.createOrganization({});
     const other = await signedIn(gateway, (await gateway.createOrganization({})).id, 'owner');
-    const answer = await other.graphql('query($org: ID) { auditEvents(organizationId: $org) { nodes { action } } }', { org: organization.id });
+    const answer = await other.graphqlTyped(LOG, { org: organization.id });
     expect(answer.body.errors[0].extensions.code).toBe('FORBIDDEN');
   });
 });

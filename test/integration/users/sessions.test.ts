@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { DashboardBrowser, enrol, member, nextStepTotp, signedIn } from '../../support/dashboard.js';
 import { useGateway } from '../../support/gateway.js';
+import { MeEmailDocument as ME_EMAIL, StartTwoFactorEnrolmentDocument } from '../../support/graphql/generated.js';
 
 const gateway = useGateway();
 
@@ -27,7 +28,7 @@ describe('session fixation', () => {
     const done = await browser.secondFactor(nextStepTotp(secret));
     expect(done.body.next).toBe('done');
     expect(browser.cookie).not.toBe(afterPassword);
-    expect((await browser.data('{ me { email } }')).me.email).toBe(owner.email);
+    expect((await browser.dataTyped(ME_EMAIL, {})).me.email).toBe(owner.email);
 
     // Neither the planted value nor the password step's cookie opens anything, with any CSRF token.
     for (const stale of [planted, afterPassword]) {
@@ -35,7 +36,7 @@ describe('session fixation', () => {
       attacker.cookie = stale;
       attacker.csrfToken = done.body.csrfToken;
       expect((await attacker.session()).status).toBe(401);
-      expect((await attacker.graphql('{ me { email } }')).status).toBe(401);
+      expect((await attacker.graphqlTyped(ME_EMAIL, {})).status).toBe(401);
     }
   });
 
@@ -47,7 +48,7 @@ describe('session fixation', () => {
     const replay = new DashboardBrowser(gateway);
     replay.cookie = cookie;
     replay.csrfToken = csrfToken;
-    expect((await replay.graphql('{ me { email } }')).status).toBe(401);
+    expect((await replay.graphqlTyped(ME_EMAIL, {})).status).toBe(401);
   });
 });
 
@@ -56,13 +57,13 @@ describe('cross-site requests', () => {
     const organization = await gateway.createOrganization({});
     const owner = await signedIn(gateway, organization.id, 'owner');
     for (const csrf of [null, 'wrong-token', `${owner.csrfToken}x`]) {
-      const answer = await owner.graphql('{ me { email } }', {}, { csrf });
+      const answer = await owner.graphqlTyped(ME_EMAIL, {}, { csrf });
       expect(answer.status).toBe(403);
       expect(answer.body.errors[0]).toMatchObject({ message: 'Missing or invalid X-CSRF-Token', extensions: { code: 'CSRF_REFUSED' } });
-      const mutation = await owner.graphql('mutation { startTwoFactorEnrolment { secret } }', {}, { csrf });
+      const mutation = await owner.graphqlTyped(StartTwoFactorEnrolmentDocument, {}, { csrf });
       expect(mutation.status).toBe(403);
     }
-    expect((await owner.data('{ me { email } }')).me.email).toBe(owner.email);
+    expect((await owner.dataTyped(ME_EMAIL, {})).me.email).toBe(owner.email);
   });
 
   it('refuses a POST from another Origin (sign-in, GraphQL), and a sign-out without the CSRF token', async () => {
@@ -74,18 +75,18 @@ describe('cross-site requests', () => {
     expect(foreign.headers.get('set-cookie')).toBeNull();
     // Same origin (as a browser sends it) is fine.
     expect((await browser.post('sign-in', { email, password: 'correct horse battery staple' }, { headers: { origin: gateway.url } })).body.next).toBe('done');
-    expect((await browser.graphql('{ me { email } }', {}, { headers: { origin: 'https://evil.example' } })).status).toBe(403);
+    expect((await browser.graphqlTyped(ME_EMAIL, {}, { headers: { origin: 'https://evil.example' } })).status).toBe(403);
     // A form post (not JSON) cannot sign in either.
     const form = await browser.request('POST', '/dashboard/auth/sign-in', { body: 'x', headers: { 'content-type': 'text/plain' } });
     expect(form.status).toBe(415);
     expect((await browser.post('sign-out', {}, { csrf: null })).status).toBe(403);
-    expect((await browser.data('{ me { email } }')).me.email).toBe(email);
+    expect((await browser.dataTyped(ME_EMAIL, {})).me.email).toBe(email);
   });
 
   it('lets a bearer token decide when one is sent with a cookie', async () => {
     const organization = await gateway.createOrganization({});
     const owner = await signedIn(gateway, organization.id, 'owner');
-    const answer = await owner.graphql('{ me { email } }', {}, { headers: { authorization: `Bearer ${gateway.adminToken}` } });
+    const answer = await owner.graphqlTyped(ME_EMAIL, {}, { headers: { authorization: `Bearer ${gateway.adminToken}` } });
     // The operator token is used: an operator has no `me`.
     expect(answer.body.errors[0].extensions.code).toBe('FORBIDDEN');
   });

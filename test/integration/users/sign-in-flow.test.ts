@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { useGateway } from '../../support/gateway.js';
+import { MeEmailDocument as ME_EMAIL, MeProfileDocument, MeTwoFactorEnabledDocument } from '../../support/graphql/generated.js';
 import { DashboardBrowser, PASSWORD, enrol, invite, newEmail, nextStepTotp } from '../../support/dashboard.js';
 
 const gateway = useGateway();
@@ -33,7 +34,7 @@ describe('signing in to the dashboard', () => {
       twoFactorEnabled: false,
       mustEnrolTwoFactor: false,
     });
-    expect((await browser.data('{ me { email role twoFactorEnabled organization { id name } } }')).me).toEqual({
+    expect((await browser.dataTyped(MeProfileDocument, {})).me).toEqual({
       email,
       role: 'owner',
       twoFactorEnabled: false,
@@ -43,7 +44,7 @@ describe('signing in to the dashboard', () => {
     const { secret, recoveryCodes } = await enrol(browser);
     expect(recoveryCodes).toHaveLength(10);
     expect(new Set(recoveryCodes).size).toBe(10);
-    expect((await browser.data('{ me { twoFactorEnabled } }')).me.twoFactorEnabled).toBe(true);
+    expect((await browser.dataTyped(MeTwoFactorEnabledDocument, {})).me.twoFactorEnabled).toBe(true);
 
     expect((await browser.signOut()).status).toBe(204);
     expect(browser.cookie).toBeUndefined();
@@ -52,13 +53,13 @@ describe('signing in to the dashboard', () => {
     const passwordStep = await browser.signIn(email);
     expect(passwordStep.body.next).toBe('two_factor');
     expect((await browser.session()).status).toBe(401);
-    expect((await browser.graphql('{ me { email } }')).status).toBe(401);
+    expect((await browser.graphqlTyped(ME_EMAIL, {})).status).toBe(401);
     expect((await browser.secondFactor('000000')).status).toBe(401);
     const code = nextStepTotp(secret);
     const done = await browser.secondFactor(code);
     expect(done.status, JSON.stringify(done.body)).toBe(200);
     expect(done.body).toEqual({ next: 'done', csrfToken: expect.any(String) });
-    expect((await browser.data('{ me { email } }')).me.email).toBe(email);
+    expect((await browser.dataTyped(ME_EMAIL, {})).me.email).toBe(email);
     await browser.signOut();
 
     // A TOTP code is accepted once per step: the same code again is refused.

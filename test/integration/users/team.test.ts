@@ -7,13 +7,30 @@ import { describe, expect, it } from 'vitest';
 import { pendingTransaction, sandboxPay } from '../../support/accounts.js';
 import { DashboardBrowser, PASSWORD, member, signedIn } from '../../support/dashboard.js';
 import { useGateway } from '../../support/gateway.js';
+import {
+  AuditLogDocument,
+  ChangeMemberRoleDocument,
+  ConfirmTwoFactorEnrolmentDocument,
+  DisableTwoFactorDocument,
+  InviteMemberDocument,
+  MeEmailDocument as ME_EMAIL,
+  MeIdDocument,
+  MeRoleDocument,
+  MemberEmailsDocument,
+  MemberTransactionStatusDocument,
+  MemberTransactionsProbeDocument,
+  MembersDocument,
+  MerchantRefundTransactionDocument as REFUND,
+  RemoveMemberDocument,
+  SetTeamTwoFactorRequiredDocument,
+  StartTwoFactorEnrolmentDocument,
+} from '../../support/graphql/generated.js';
 import { subscribe } from '../../support/sse.js';
 import { totpCodeAt } from '../../../src/domain/users/secondFactor.js';
 import { adjustAccount } from '../../../src/domain/operations.js';
 
 const gateway = useGateway();
 
-const REFUND = 'mutation($id: ID!) { refundTransaction(orderId: $id) { orderId status } }';
 const codeOf = (answer: { body: any }) => answer.body.errors?.[0]?.extensions?.code;
 
 describe('roles', () => {
@@ -27,10 +44,10 @@ describe('roles', () => {
     // The merchant pays the fees: main holds the amount less fees, and a refund returns the whole amount.
     await adjustAccount(gateway.ctx, gateway.operator, { organizationId: organization.id, amount: 10_000, reason: 'float for refunds' });
 
-    const refused = await viewer.graphql(REFUND, { id: orderId });
+    const refused = await viewer.graphqlTyped(REFUND, { orderId });
     expect(codeOf(refused)).toBe('FORBIDDEN');
-    expect((await viewer.data('query($id: ID!) { transaction(orderId: $id) { status } }', { id: orderId })).transaction.status).toBe('paid');
-    const refunded = await operations.data(REFUND, { id: orderId });
+    expect((await viewer.dataTyped(MemberTransactionStatusDocument, { orderId })).transaction.status).toBe('paid');
+    const refunded = await operations.dataTyped(REFUND, { orderId });
     expect(refunded.refundTransaction).toEqual({ orderId, status: 'refunded' });
     expect(owner.email).toBeTruthy();
   });
@@ -39,39 +56,43 @@ describe('roles', () => {
     const organization = await gateway.createOrganization({});
     const owner = await signedIn(gateway, organization.id, 'owner');
     const developer = await signedIn(gateway, organization.id, 'developer');
-    for (const query of ['{ members { email } }', 'mutation { inviteMember(email: "new@shop.example.sn") { link } }', 'mutation { setTeamTwoFactorRequired(required: true) { id } }', '{ auditEvents { nodes { action } } }']) {
-      expect(codeOf(await developer.graphql(query)), query).toBe('FORBIDDEN');
-    }
-    const { members } = await owner.data('{ members { id email role } }');
+    const ownerOnly = {
+      members: () => developer.graphqlTyped(MemberEmailsDocument, {}),
+      inviteMember: () => developer.graphqlTyped(InviteMemberDocument, { email: 'new@shop.example.sn' }),
+      setTeamTwoFactorRequired: () => developer.graphqlTyped(SetTeamTwoFactorRequiredDocument, { required: true }),
+      auditEvents: () => developer.graphqlTyped(AuditLogDocument, {}),
+    };
+    for (const [field, send] of Object.entries(ownerOnly)) expect(codeOf(await send()), field).toBe('FORBIDDEN');
+    const { members } = await owner.dataTyped(MembersDocument, {});
     expect(members.map((m: { role: string }) => m.role)).toEqual(['owner', 'developer']);
-    const developerId = members[1].id;
-    expect(codeOf(await developer.graphql('mutation($id: ID!) { changeMemberRole(userId: $id, role: owner) { role } }', { id: developerId }))).toBe('FORBIDDEN');
-    expect((await owner.data('mutation($id: ID!) { changeMemberRole(userId: $id, role: operations) { role } }', { id: developerId })).changeMemberRole.role).toBe('operations');
+    const developerId = members[1]!.id;
+    expect(codeOf(await developer.graphqlTyped(ChangeMemberRoleDocument, { role: 'owner', id: developerId }))).toBe('FORBIDDEN');
+    expect((await owner.dataTyped(ChangeMemberRoleDocument, { role: 'operations', id: developerId })).changeMemberRole.role).toBe('operations');
     // The new role applies to the member's next request.
-    expect((await developer.data('{ me { role } }')).me.role).toBe('operations');
+    expect((await developer.dataTyped(MeRoleDocument, {})).me.role).toBe('operations');
 
     // Another organisation's member is not found, like a missing one.
     const stranger = await signedIn(gateway, (await gateway.createOrganization({})).id, 'owner');
-    expect(codeOf(await stranger.graphql('mutation($id: ID!) { removeMember(userId: $id) { email } }', { id: developerId }))).toBe('MEMBER_NOT_FOUND');
+    expect(codeOf(await stranger.graphqlTyped(RemoveMemberDocument, { id: developerId }))).toBe('MEMBER_NOT_FOUND');
   });
 
   it('keeps the last owner: not demoted, not removed; with a second owner, either may go; a removed member is out at once', async () => {
     const organization = await gateway.createOrganization({});
     const owner = await signedIn(gateway, organization.id, 'owner');
     const developer = await signedIn(gateway, organization.id, 'developer');
-    const { me } = await owner.data('{ me { id } }');
-    const demote = await owner.graphql('mutation($id: ID!) { changeMemberRole(userId: $id, role: viewer) { role } }', { id: me.id });
+    const { me } = await owner.dataTyped(MeIdDocument, {});
+    const demote = await owner.graphqlTyped(ChangeMemberRoleDocument, { role: 'viewer', id: me.id });
     expect(demote.body.errors[0]).toMatchObject({ message: 'An organization must keep at least one owner', extensions: { code: 'LAST_OWNER' } });
-    expect(codeOf(await owner.graphql('mutation($id: ID!) { removeMember(userId: $id) { email } }', { id: me.id }))).toBe('LAST_OWNER');
+    expect(codeOf(await owner.graphqlTyped(RemoveMemberDocument, { id: me.id }))).toBe('LAST_OWNER');
 
-    const { me: dev } = await developer.data('{ me { id } }');
-    await owner.data('mutation($id: ID!) { changeMemberRole(userId: $id, role: owner) { role } }', { id: dev.id });
-    expect((await owner.data('mutation($id: ID!) { changeMemberRole(userId: $id, role: viewer) { role } }', { id: me.id })).changeMemberRole.role).toBe('viewer');
+    const { me: dev } = await developer.dataTyped(MeIdDocument, {});
+    await owner.dataTyped(ChangeMemberRoleDocument, { role: 'owner', id: dev.id });
+    expect((await owner.dataTyped(ChangeMemberRoleDocument, { role: 'viewer', id: me.id })).changeMemberRole.role).toBe('viewer');
     // Now the former developer is the only owner, and removes the former owner, whose session ends.
-    await developer.data('mutation($id: ID!) { removeMember(userId: $id) { email } }', { id: me.id });
-    expect((await owner.graphql('{ me { email } }')).status).toBe(401);
+    await developer.dataTyped(RemoveMemberDocument, { id: me.id });
+    expect((await owner.graphqlTyped(ME_EMAIL, {})).status).toBe(401);
     expect((await new DashboardBrowser(gateway).signIn(owner.email)).status).toBe(401);
-    expect((await developer.data('{ members { email } }')).members).toEqual([{ email: developer.email }]);
+    expect((await developer.dataTyped(MemberEmailsDocument, {})).members).toEqual([{ email: developer.email }]);
   });
 });
 
@@ -88,8 +109,8 @@ describe('live updates of a member', () => {
       expect(stream.contentType).toMatch(/^text\/event-stream/);
       expect(await stream.quiet(200)).toEqual([]);
       expect(stream.ended).toBe(false);
-      const { me } = await viewer.data('{ me { id } }');
-      await owner.data('mutation($id: ID!) { removeMember(userId: $id) { email } }', { id: me.id });
+      const { me } = await viewer.dataTyped(MeIdDocument, {});
+      await owner.dataTyped(RemoveMemberDocument, { id: me.id });
       await expect.poll(() => stream.ended, { timeout: 3_000 }).toBe(true);
     } finally {
       stream.close();
@@ -101,27 +122,27 @@ describe('a team that requires two-factor sign-in', () => {
   it('lets a member without it only enrol, then signs it in on a new cookie', async () => {
     const organization = await gateway.createOrganization({});
     const owner = await signedIn(gateway, organization.id, 'owner');
-    expect((await owner.data('mutation { setTeamTwoFactorRequired(required: true) { requireTwoFactor } }')).setTeamTwoFactorRequired.requireTwoFactor).toBe(true);
+    expect((await owner.dataTyped(SetTeamTwoFactorRequiredDocument, { required: true })).setTeamTwoFactorRequired.requireTwoFactor).toBe(true);
     const { email } = await member(gateway, organization.id, 'viewer');
 
     const browser = new DashboardBrowser(gateway);
     expect((await browser.signIn(email, PASSWORD)).body.next).toBe('enrol_two_factor');
     expect((await browser.session()).body).toMatchObject({ user: { email }, mustEnrolTwoFactor: true, twoFactorEnabled: false });
-    const blocked = await browser.graphql('{ transactions(limit: 1) { __typename } }');
+    const blocked = await browser.graphqlTyped(MemberTransactionsProbeDocument, {});
     expect(blocked.body.errors[0]).toMatchObject({ message: 'Your organization requires two-factor sign-in: set it up to continue', extensions: { code: 'TWO_FACTOR_ENROLMENT_REQUIRED' } });
-    expect((await browser.data('{ me { email } }')).me.email).toBe(email);
+    expect((await browser.dataTyped(ME_EMAIL, {})).me.email).toBe(email);
 
     const enrolling = browser.cookie;
     const csrf = browser.csrfToken;
-    const { startTwoFactorEnrolment } = await browser.data('mutation { startTwoFactorEnrolment { secret otpauthUrl } }');
+    const { startTwoFactorEnrolment } = await browser.dataTyped(StartTwoFactorEnrolmentDocument, {});
     expect(startTwoFactorEnrolment.otpauthUrl).toMatch(/^otpauth:\/\/totp\//);
-    const { confirmTwoFactorEnrolment } = await browser.data('mutation($code: String!) { confirmTwoFactorEnrolment(code: $code) }', { code: totpCodeAt(startTwoFactorEnrolment.secret, new Date()) });
+    const { confirmTwoFactorEnrolment } = await browser.dataTyped(ConfirmTwoFactorEnrolmentDocument, { code: totpCodeAt(startTwoFactorEnrolment.secret, new Date()) });
     expect(confirmTwoFactorEnrolment).toHaveLength(10);
     expect(browser.cookie).not.toBe(enrolling);
     expect(browser.csrfToken).toBe(csrf);
-    expect((await browser.graphql('{ transactions(limit: 1) { __typename } }')).body.errors).toBeUndefined();
+    expect((await browser.graphqlTyped(MemberTransactionsProbeDocument, {})).body.errors).toBeUndefined();
     expect((await browser.session()).body).toMatchObject({ mustEnrolTwoFactor: false, twoFactorEnabled: true });
     // While required, it cannot be turned off.
-    expect(codeOf(await browser.graphql('mutation($code: String!) { disableTwoFactor(code: $code) { email } }', { code: confirmTwoFactorEnrolment[0] }))).toBe('TWO_FACTOR_REQUIRED_BY_TEAM');
+    expect(codeOf(await browser.graphqlTyped(DisableTwoFactorDocument, { code: confirmTwoFactorEnrolment[0]! }))).toBe('TWO_FACTOR_REQUIRED_BY_TEAM');
   });
 });

@@ -5,7 +5,16 @@
  * ./transactions.ts (the canonical view and its surfaces).
  */
 import { expect } from 'vitest';
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import type { TestGateway } from '../gateway.js';
+import {
+  SurfaceAccountsDocument,
+  SurfaceCancelOrderDocument,
+  SurfaceCreatePayoutDocument,
+  SurfaceCreateTransactionOnceDocument,
+  SurfaceRefundOrderDocument,
+} from '../graphql/generated.js';
+import { graphqlTyped } from '../graphql/typed.js';
 import {
   defined,
   emptyToNull,
@@ -107,8 +116,8 @@ const restOptionsOf = (request: PortableTransaction) => ({
  * A GraphQL call as an Outcome (the same steps as transactionSurfaces' own graphqlCall, which
  * could call this one).
  */
-async function graphqlOutcome(gateway: TestGateway, field: string, query: string, variables: Record<string, unknown>, key: string): Promise<Outcome<any>> {
-  const response = await gateway.graphql(query, variables, key);
+async function graphqlOutcome(gateway: TestGateway, field: string, document: TypedDocumentNode<any, any>, variables: Record<string, unknown>, key: string): Promise<Outcome<any>> {
+  const response = await graphqlTyped(gateway, document, variables, key);
   if (response.body?.errors) return { ok: false, failure: graphqlFailure(response, field) };
   expect(response.status, JSON.stringify(response.body)).toBe(200);
   return { ok: true, value: response.body.data[field] };
@@ -272,7 +281,7 @@ export function moneySurfaces(gateway: TestGateway) {
     },
   };
 
-  const graphqlCall = (field: string, query: string, variables: Record<string, unknown>, key: string) => graphqlOutcome(gateway, field, query, variables, key);
+  const graphqlCall = (field: string, document: TypedDocumentNode<any, any>, variables: Record<string, unknown>, key: string) => graphqlOutcome(gateway, field, document, variables, key);
 
   const graphql: MoneySurface = {
     name: 'graphql',
@@ -286,25 +295,23 @@ export function moneySurfaces(gateway: TestGateway) {
         isEscrow: request.isEscrow,
         isMerchant: request.isMerchant,
       });
-      const mutation = `mutation ($input: CreateTransactionInput!, $key: String) { createTransaction(input: $input, idempotencyKey: $key) { transaction { orderId amount status } } }`;
-      const outcome = await graphqlCall('createTransaction', mutation, defined({ input, key: idempotencyKey }), key);
+      const outcome = await graphqlCall('createTransaction', SurfaceCreateTransactionOnceDocument, defined({ input, key: idempotencyKey }), key);
       return outcome.ok ? { ok: true, value: outcome.value.transaction } : outcome;
     },
     async remove(key, orderId, twin) {
       const field = twin === 'cancel' ? 'cancelTransaction' : 'refundTransaction';
-      const outcome = await graphqlCall(field, `mutation ($orderId: ID!) { ${field}(orderId: $orderId) { orderId } }`, { orderId }, key);
+      const outcome = await graphqlCall(field, twin === 'cancel' ? SurfaceCancelOrderDocument : SurfaceRefundOrderDocument, { orderId }, key);
       return outcome.ok ? { ok: true, value: undefined } : outcome;
     },
     async payout(key, request, idempotencyKey) {
       const input = { selectedPaymentMethod: request.method, amount: request.amount, recipient: { firstName: request.firstName, lastName: request.lastName, phone: request.phone } };
-      const mutation = `mutation ($input: CreatePayoutInput!, $key: String) { createPayout(input: $input, idempotencyKey: $key) { amount status recipient { phone } } }`;
-      const outcome = await graphqlCall('createPayout', mutation, defined({ input, key: idempotencyKey }), key);
+      const outcome = await graphqlCall('createPayout', SurfaceCreatePayoutDocument, defined({ input, key: idempotencyKey }), key);
       return outcome.ok ? { ok: true, value: { amount: outcome.value.amount, status: outcome.value.status, phone: outcome.value.recipient.phone } } : outcome;
     },
     getOne: async (key, orderId) => mapOutcome(await graphqlReads.get(key, orderId), portableReadOf),
     list: async (key, filter) => mapOutcome(await graphqlReads.list(key, listFilterOf(filter)), (listed) => listed.transactions.map(portableReadOf)),
     async mainAccount(key) {
-      const outcome = await graphqlCall('accounts', `{ accounts { id name balance } }`, {}, key);
+      const outcome = await graphqlCall('accounts', SurfaceAccountsDocument, {}, key);
       if (!outcome.ok) return outcome;
       const main = outcome.value.find((account: any) => account.name === 'main');
       return { ok: true, value: { id: main.id, balance: main.balance } };

@@ -8,7 +8,15 @@
  * GraphQL extensions.code is the catalogue's graphqlCode.
  */
 import { expect } from 'vitest';
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import type { MerchantOptions, TestGateway } from '../gateway.js';
+import {
+  SurfaceCancelTransactionDocument as CANCEL,
+  SurfaceCreateTransactionDocument as CREATE,
+  SurfaceTransactionDocument as GET,
+  SurfaceTransactionsDocument as LIST,
+} from '../graphql/generated.js';
+import { graphqlTyped } from '../graphql/typed.js';
 
 // ---------------------------------------------------------------------------------------------
 // The normalised view of a transaction: GraphQL's names, nulls for "absent".
@@ -163,25 +171,6 @@ export function restFailure(response: { status: number; body: any }): Failure {
 }
 
 
-const TRANSACTION_FIELDS = `
-  orderId amount fees methodOfPayment selectedPaymentMethod currency status
-  customer { firstName lastName phone createdAt }
-  products { name price quantity description }
-  isEscrow isMerchant feesCustomerSide successUrl errorUrl isDeleted createdAt updatedAt paidAt
-`;
-
-const CREATE = `mutation Create($input: CreateTransactionInput!) {
-  createTransaction(input: $input) { checkoutUrl transaction { ${TRANSACTION_FIELDS} } }
-}`;
-const GET = `query Get($orderId: ID!) { transaction(orderId: $orderId) { ${TRANSACTION_FIELDS} } }`;
-const CANCEL = `mutation Cancel($orderId: ID!) { cancelTransaction(orderId: $orderId) { ${TRANSACTION_FIELDS} } }`;
-const LIST = `query List($filter: TransactionFilter, $page: Int, $limit: Int) {
-  transactions(filter: $filter, page: $page, limit: $limit) {
-    transactions { ${TRANSACTION_FIELDS} }
-    pagination { page limit totalCount totalPages }
-  }
-}`;
-
 export const defined = <T extends Record<string, unknown>>(object: T): T =>
   Object.fromEntries(Object.entries(object).filter(([, value]) => value !== undefined)) as T;
 
@@ -298,8 +287,9 @@ export function transactionSurfaces(gateway: TestGateway) {
     },
   };
 
-  async function graphqlCall(field: string, query: string, variables: Record<string, unknown>, key: string): Promise<Outcome<any>> {
-    const response = await gateway.graphql(query, variables, key);
+  // The answer stays `any`: the surfaces map every operation's field the same way, by its name.
+  async function graphqlCall(field: string, document: TypedDocumentNode<any, any>, variables: Record<string, unknown>, key: string): Promise<Outcome<any>> {
+    const response = await graphqlTyped(gateway, document, variables, key);
     if (response.body?.errors) return { ok: false, failure: graphqlFailure(response, field) };
     expect(response.status, JSON.stringify(response.body)).toBe(200);
     return { ok: true, value: response.body.data[field] };
