@@ -9,6 +9,8 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { newPhonePage, saveScreenshot, useGatewayWithBrowser } from '../support/browser.js';
 import { DashboardBrowser, PASSWORD, enrol, member, nextStepTotp } from '../support/dashboard.js';
+import { SetTeamTwoFactorRequiredDocument } from '../support/graphql/generated.js';
+import { graphqlTyped } from '../support/graphql/typed.js';
 
 const session = useGatewayWithBrowser();
 const state = {} as { organizationId: string; email: string; recoveryCodes: string[]; newCodes: string[]; phone: { context: BrowserContext; page: Page } };
@@ -55,7 +57,7 @@ async function fitsPhone(page: Page, name: string): Promise<void> {
 }
 
 async function requireTeamTwoFactor(required: boolean): Promise<void> {
-  const answer = await session.gateway.graphql('mutation($org: ID, $required: Boolean!) { setTeamTwoFactorRequired(organizationId: $org, required: $required) { requireTwoFactor } }', { org: state.organizationId, required }, session.gateway.adminToken);
+  const answer = await graphqlTyped(session.gateway, SetTeamTwoFactorRequiredDocument, { org: state.organizationId, required }, session.gateway.adminToken);
   expect(answer.body.errors, JSON.stringify(answer.body)).toBeUndefined();
 }
 
