@@ -26,6 +26,7 @@
  * The bootstrap GATEWAY_ADMIN_TOKEN is never an entry: it is compared with the setting, no read.
  */
 import type { MerchantCaller, OperatorCaller } from './caller.js';
+import type { GatewayContext } from '../context.js';
 import { INVALIDATE_ALL, type InvalidationBus } from '../ports.js';
 
 declare module '../context.js' {
@@ -180,4 +181,25 @@ function invalidationsOf(caller: CachedCaller): string[] {
   return caller.kind === 'merchant'
     ? [invalidationOfKey(caller.apiKeyId), invalidationOfOrganization(caller.organization.id)]
     : [invalidationOfOperatorToken(caller.tokenId)];
+}
+
+/**
+ * After a change to keys, operator tokens or organisations commits: cached callers built from the old state are
+ * dropped here and, through the coordination bus, in every instance. Answers whether every
+ * instance was told. A bus failure is logged, not thrown: the change is committed; the message is
+ * sent again in the background, and an instance cut off from Redis stops trusting its cache within
+ * 2 s (callerCache.ts), so it reads the change from the database.
+ */
+export async function invalidateCallers(ctx: GatewayContext, message: string, about: Record<string, unknown> = {}): Promise<boolean> {
+  if (!ctx.callers) return true; // no cache: every request reads the database
+  try {
+    await ctx.callers.invalidate(message);
+    return true;
+  } catch (error) {
+    ctx.log.warn(
+      { err: error, ...about },
+      'a change to keys or organisations is committed, but the other instances could not be told in time: those cut off from Redis read it from the database within 2 s; the message is sent again in the background',
+    );
+    return false;
+  }
 }

@@ -18,7 +18,7 @@ import { authorize } from './policy.js';
 import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import { isUuid } from '../ids.js';
-import { invalidateCallers } from '../organizations/organizations.js';
+import { invalidateCallers } from './callerCache.js';
 import { markOperatorTokenRevoked, readOperatorToken, type OperatorTokenMetadata } from './store.js';
 
 export interface RevokedOperatorToken extends OperatorTokenMetadata {

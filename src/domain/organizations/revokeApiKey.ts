@@ -15,7 +15,7 @@ import { authorize, organizationOf } from '../access/policy.js';
 import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import { invalidationOfKey } from '../access/callerCache.js';
-import { invalidateCallers } from './organizations.js';
+import { invalidateCallers } from '../access/callerCache.js';
 import { isUuid } from '../ids.js';
 import { markApiKeyRevoked, readApiKey, readOrganizationApiKey } from './store.js';
 import { recordAuditEvent } from '../audit/recordAuditEvent.js';
