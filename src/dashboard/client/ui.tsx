@@ -262,10 +262,14 @@ export function PageTitle({ children }: { children: ComponentChildren }) {
 }
 
 /** A table that scrolls sideways on a phone instead of widening the page. */
-export function Table({ caption, children }: { caption?: string; children: ComponentChildren }) {
+/**
+ * A data table in a scrollable region. `stacked`: on a phone each row becomes a card, its cells
+ * labelled by their column (the cell's data-label), for tables too wide to scroll through.
+ */
+export function Table({ caption, children, stacked = false }: { caption?: string; children: ComponentChildren; stacked?: boolean }) {
   return (
     <div class="table-wrap" tabIndex={0} role="region" aria-label={caption}>
-      <table>
+      <table class={stacked ? 'stacked' : undefined}>
         {caption && <caption class="visually-hidden">{caption}</caption>}
         {children}
       </table>

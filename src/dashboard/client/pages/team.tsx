@@ -250,7 +250,7 @@ export function AuditPage() {
             {auditEvents.edges.length === 0 ? (
               <p>{t.none}</p>
             ) : (
-              <Table caption={t.audit}>
+              <Table caption={t.audit} stacked>
                 <thead>
                   <tr>
                     <th scope="col">{t.when}</th>
@@ -262,16 +262,20 @@ export function AuditPage() {
                 <tbody>
                   {auditEvents.edges.map(({ node }) => (
                     <tr key={node.id} data-action={node.action}>
-                      <td>
+                      <td data-label={t.when}>
                         <When at={node.at} />
                       </td>
-                      <td>{node.actorLabel}</td>
-                      <td>
+                      <td data-label={t.who}>
+                        <span>{node.actorLabel}</span>
+                      </td>
+                      <td data-label={t.action}>
                         <code>{node.action}</code>
                       </td>
-                      <td>
-                        {node.target && <code class="wrap">{node.target}</code>}
-                        {node.details && <AuditDetails details={node.details} />}
+                      <td data-label={t.target}>
+                        <div>
+                          {node.target && <code class="wrap">{node.target}</code>}
+                          {node.details && <AuditDetails details={node.details} />}
+                        </div>
                       </td>
                     </tr>
                   ))}
