@@ -123,6 +123,7 @@ async function main(): Promise<void> {
   process.stdout.write(
     [
       `Gateway API      ${config.publicUrl}  (REST ${config.publicUrl}/api/v2, GraphQL ${config.publicUrl}/graphql)`,
+      `Dashboard        ${config.publicUrl}/dashboard  (merchants; invite one with: npx gateway user invite --org ID --email E)`,
       `Checkout         ${config.checkoutPublicUrl}`,
       `Database         ${db.kind === 'pglite' ? `embedded PGlite in ${config.dataDir}` : `PostgreSQL${replica ? ' (lists read a replica)' : ''}`}`,
       `Coordination     ${coordination.kind}`,

@@ -62,6 +62,7 @@ afterAll(async () => {
 describe('the gateway process', () => {
   it('prints its addresses and answers health and readiness', async () => {
     expect(output).toContain(`Gateway API      ${base}`);
+    expect(output).toContain(`Dashboard        ${base}/dashboard`);
     expect(output).toContain('embedded PGlite');
     expect(await (await fetch(`${base}/healthz`)).json()).toEqual({ status: 'ok' });
     const ready = await fetch(`${base}/readyz`);
