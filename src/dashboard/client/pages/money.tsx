@@ -237,6 +237,55 @@ function Pager({ pager, hasNext, endCursor }: { pager: ReturnType<typeof usePage
 // ---------------------------------------------------------------------------------------------
 // Transactions
 
+/** A row of the transactions or payouts list: what both lists show, the last column aside. */
+interface OrderRow {
+  orderId: string;
+  createdAt: string;
+  amount: number;
+  status: string;
+}
+
+/** The transactions and payouts lists: order (linked to its page), created, amount, status, and one column of their own. */
+function OrderTable<Row extends OrderRow>({ caption, base, rows, lastHeader, last }: { caption: string; base: string; rows: Row[]; lastHeader: string; last: (row: Row) => string }) {
+  const { t } = useApp();
+  return (
+    <Table caption={caption}>
+      <thead>
+        <tr>
+          <th scope="col">{t.orderId}</th>
+          <th scope="col">{t.created}</th>
+          <th scope="col" class="num">
+            {t.amount}
+          </th>
+          <th scope="col">{t.status}</th>
+          <th scope="col">{lastHeader}</th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((node) => (
+          <tr key={node.orderId} data-order-id={node.orderId}>
+            <td>
+              <Link to={`${base}/${encodeURIComponent(node.orderId)}`}>
+                <ShortId id={node.orderId} />
+              </Link>
+            </td>
+            <td>
+              <When at={node.createdAt} />
+            </td>
+            <td class="num">
+              <Money amount={node.amount} />
+            </td>
+            <td>
+              <StatusBadge status={node.status} />
+            </td>
+            <td>{last(node)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </Table>
+  );
+}
+
 export function TransactionsPage() {
   const { t } = useApp();
   const { query } = useLocation();
@@ -257,40 +306,13 @@ export function TransactionsPage() {
         {(data) => (
           <>
             <p>{t.count(data.transactionsConnection.totalCount)}</p>
-            <Table caption={t.transactions}>
-              <thead>
-                <tr>
-                  <th scope="col">{t.orderId}</th>
-                  <th scope="col">{t.created}</th>
-                  <th scope="col" class="num">
-                    {t.amount}
-                  </th>
-                  <th scope="col">{t.status}</th>
-                  <th scope="col">{t.method}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.transactionsConnection.edges.map(({ node }) => (
-                  <tr key={node.orderId} data-order-id={node.orderId}>
-                    <td>
-                      <Link to={`/transactions/${encodeURIComponent(node.orderId)}`}>
-                        <ShortId id={node.orderId} />
-                      </Link>
-                    </td>
-                    <td>
-                      <When at={node.createdAt} />
-                    </td>
-                    <td class="num">
-                      <Money amount={node.amount} />
-                    </td>
-                    <td>
-                      <StatusBadge status={node.status} />
-                    </td>
-                    <td>{node.selectedPaymentMethod ? METHOD_NAMES[node.selectedPaymentMethod] : '—'}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </Table>
+            <OrderTable
+              caption={t.transactions}
+              base="/transactions"
+              rows={data.transactionsConnection.edges.map(({ node }) => node)}
+              lastHeader={t.method}
+              last={(node) => (node.selectedPaymentMethod ? (METHOD_NAMES[node.selectedPaymentMethod] ?? '—') : '—')}
+            />
             <Pager pager={pager} hasNext={data.transactionsConnection.pageInfo.hasNextPage} endCursor={data.transactionsConnection.pageInfo.endCursor} />
           </>
         )}
@@ -498,40 +520,13 @@ export function PayoutsPage() {
         {(data) => (
           <>
             <p>{t.count(data.payoutsConnection.totalCount)}</p>
-            <Table caption={t.payouts}>
-              <thead>
-                <tr>
-                  <th scope="col">{t.orderId}</th>
-                  <th scope="col">{t.created}</th>
-                  <th scope="col" class="num">
-                    {t.amount}
-                  </th>
-                  <th scope="col">{t.status}</th>
-                  <th scope="col">{t.recipientPhone}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.payoutsConnection.edges.map(({ node }) => (
-                  <tr key={node.orderId} data-order-id={node.orderId}>
-                    <td>
-                      <Link to={`/payouts/${encodeURIComponent(node.orderId)}`}>
-                        <ShortId id={node.orderId} />
-                      </Link>
-                    </td>
-                    <td>
-                      <When at={node.createdAt} />
-                    </td>
-                    <td class="num">
-                      <Money amount={node.amount} />
-                    </td>
-                    <td>
-                      <StatusBadge status={node.status} />
-                    </td>
-                    <td>{node.recipient.phone ?? '—'}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </Table>
+            <OrderTable
+              caption={t.payouts}
+              base="/payouts"
+              rows={data.payoutsConnection.edges.map(({ node }) => node)}
+              lastHeader={t.recipientPhone}
+              last={(node) => node.recipient.phone ?? '—'}
+            />
             <Pager pager={pager} hasNext={data.payoutsConnection.pageInfo.hasNextPage} endCursor={data.payoutsConnection.pageInfo.endCursor} />
           </>
         )}
