@@ -17,6 +17,7 @@ import {
   DashboardUpdateProfileDocument,
   type MerchantRole,
 } from '../generated.js';
+import { AUDIT_ACTIONS } from '../../../domain/audit/actions.js';
 import { Link } from '../router.js';
 import { AUDIT_DETAIL_NAMES } from '../i18n.js';
 import { Alert, ConfirmButton, Field, Loaded, Notice, PageTitle, SecretOnce, Select, Table, When, useAction, useApp, useLoad, useMay } from '../ui.js';
@@ -24,27 +25,6 @@ import { OwnTwoFactor } from './ownTwoFactor.js';
 
 const ROLES: MerchantRole[] = ['owner', 'developer', 'operations', 'viewer'];
 const AUDIT_PAGE = 50;
-const AUDIT_ACTIONS = [
-  'user.signed_in',
-  'user.sign_in_failed',
-  'user.signed_out',
-  'user.two_factor_enabled',
-  'user.two_factor_disabled',
-  'member.invited',
-  'member.role_changed',
-  'member.removed',
-  'team.two_factor_required',
-  'api_key.created',
-  'api_key.revoked',
-  'webhook.created',
-  'webhook.secret_rotated',
-  'webhook.deleted',
-  'webhook.test_sent',
-  'webhook.redelivered',
-  'transaction.refunded',
-  'payout.created',
-  'business_profile.updated',
-];
 
 export function TeamPage() {
   const { t, session } = useApp();
