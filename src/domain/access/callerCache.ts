@@ -25,7 +25,7 @@
  *   revocation racing a cache fill cannot be undone by it.
  * The bootstrap GATEWAY_ADMIN_TOKEN is never an entry: it is compared with the setting, no read.
  */
-import type { MerchantCaller, OperatorCaller } from './caller.js';
+import type { Caller, MerchantCaller, OperatorCaller } from './caller.js';
 import type { GatewayContext } from '../context.js';
 import { INVALIDATE_ALL, type InvalidationBus } from '../ports.js';
 
@@ -176,11 +176,19 @@ export class CallerCache {
   }
 }
 
-/** The invalidation messages that make a cached caller stale. */
-function invalidationsOf(caller: CachedCaller): string[] {
-  return caller.kind === 'merchant'
-    ? [invalidationOfKey(caller.apiKeyId), invalidationOfOrganization(caller.organization.id)]
-    : [invalidationOfOperatorToken(caller.tokenId)];
+/**
+ * The invalidation messages that make a caller stale: a cached one is dropped on them, and what a
+ * caller holds open (a live stream) ends on them. The bootstrap token is never revoked: none.
+ */
+export function invalidationsOf(caller: Caller): string[] {
+  switch (caller.kind) {
+    case 'merchant':
+      return [invalidationOfKey(caller.apiKeyId), invalidationOfOrganization(caller.organization.id)];
+    case 'merchantUser':
+      return [invalidationOfOrganization(caller.organization.id), invalidationOfMerchantUser(caller.userId)];
+    case 'operator':
+      return caller.tokenId ? [invalidationOfOperatorToken(caller.tokenId)] : [];
+  }
 }
 
 /**

@@ -34,7 +34,7 @@
  * re-reads). It subscribes again, and is authorised again.
  */
 import type { PayoutStatus, TransactionStatus } from '../../generated/prisma/enums.js';
-import { invalidationOfKey, invalidationOfMerchantUser, invalidationOfOperatorToken, invalidationOfOrganization } from '../access/callerCache.js';
+import { invalidationsOf } from '../access/callerCache.js';
 import type { ReadAccess } from '../access/auth.js';
 import { afterCommit } from '../afterCommit.js';
 import type { DbTransaction, GatewayContext } from '../context.js';
@@ -287,18 +287,10 @@ export function watchStatusChanges(ctx: GatewayContext, kind: LiveKind, access: 
     hub = new LiveHub(ctx.coordination);
     hubs.set(ctx.coordination, hub);
   }
-  // Revoking the caller ends the stream: a merchant's key (or a change of its organisation), a
-  // dashboard user signed out, removed or given another role (or its organisation changing), an issued operator token (the bootstrap token is not
-  // revocable: it ends with the hour).
-  const { caller } = access;
-  const endsOn =
-    caller.kind === 'merchant'
-      ? [invalidationOfKey(caller.apiKeyId), invalidationOfOrganization(caller.organization.id)]
-      : caller.kind === 'merchantUser'
-        ? [invalidationOfOrganization(caller.organization.id), invalidationOfMerchantUser(caller.userId)]
-        : caller.tokenId
-          ? [invalidationOfOperatorToken(caller.tokenId)]
-          : [];
+  // Revoking the caller ends the stream (invalidationsOf: a key, its organisation, a dashboard user
+  // signed out, removed or given another role, an issued operator token; the bootstrap token is
+  // not revocable: its stream ends with the hour).
+  const endsOn = invalidationsOf(access.caller);
   return hub.open(kind, access.organizationId, endsOn);
 }
 
