@@ -157,17 +157,6 @@ export async function readTransactionIfNotified(db: Pick<Db, '$queryRawUnsafe'>,
   return row ? transactionRecordOf(row) : null;
 }
 
-const PAID_ATTEMPT_REFERENCE: PreparedStatement = {
-  name: 'gw_payment_paid_reference',
-  text: `SELECT "providerReference" FROM "PaymentAttempt" WHERE "transactionId" = $1::uuid AND state = 'succeeded' ORDER BY "settledAt" DESC LIMIT 1`,
-};
-
-/** The provider's own reference of the payment that paid `transactionId` ('' when none was recorded): what a refund names. */
-export async function paidAttemptReferenceOf(db: Pick<Db, '$queryRawUnsafe'>, transactionId: string): Promise<string> {
-  const [row] = await runStatement<{ providerReference: string }>(db, PAID_ATTEMPT_REFERENCE, [transactionId]);
-  return row?.providerReference ?? '';
-}
-
 /** The attempt's state and transaction, or null when there is no such attempt. */
 export async function attemptSummaryOf(db: Db, attemptId: string): Promise<Pick<PaymentAttempt, 'state' | 'transactionId' | 'method' | 'amount' | 'providerReference'> | null> {
   return db.paymentAttempt.findUnique({ where: { id: attemptId }, select: { state: true, transactionId: true, method: true, amount: true, providerReference: true } });

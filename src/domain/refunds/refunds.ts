@@ -32,7 +32,6 @@ import type { TransactionRecord } from '../transactions/store.js';
 import { applyRefundAnswer, countOpenRefunds, findOpenRefund, listDueRefunds, listOpenRefunds, postponeRefundCheck, type OpenRefundRow, type RefundAnswerApplied } from './store.js';
 import type { RefundIntent } from './store.js';
 import { announceStatusChange } from '../liveUpdates/events.js';
-import { paidAttemptReferenceOf } from '../payments/store.js';
 
 export const refundIntentName = (intent: Pick<RefundIntent, 'refundId' | 'attempt'>): string => `refundTransaction:${intent.refundId}:${intent.attempt}`;
 
@@ -49,11 +48,9 @@ export const providerReferenceOf = (intent: Pick<RefundIntent, 'refundId' | 'att
  * known yet" (pending), never "failed": the money may have left.
  */
 export async function sendRefund(ctx: GatewayContext, intent: RefundIntent): Promise<ProviderAnswer> {
-  // A real provider refunds a payment by its own id (Wave: the checkout session); the sandbox ignores it.
-  const paymentReference = await paidAttemptReferenceOf(ctx.db, intent.transactionId);
   const outcome = await callProviderOnce(
     ctx,
-    (signal) => ctx.provider.refund({ method: intent.method, phone: intent.phone, amount: intent.amount, reference: providerReferenceOf(intent), paymentReference, signal }),
+    (signal) => ctx.provider.refund({ method: intent.method, phone: intent.phone, amount: intent.amount, reference: providerReferenceOf(intent), paymentReference: intent.paymentReference, signal }),
     { refundId: intent.refundId },
     'refund call to the provider failed; the reconciler will ask what became of it',
   );
@@ -108,14 +105,14 @@ export const openRefunds = (ctx: GatewayContext): OpenCallStore<OpenRefund> => (
     const row = await findOpenRefund(ctx.db, id);
     return row && openRefundOf(row);
   },
-  ask: async (call) => ctx.provider.refundStatus(call.reference, call.intent.method, await paidAttemptReferenceOf(ctx.db, call.intent.transactionId)),
+  ask: (call) => ctx.provider.refundStatus(call.reference, call.intent.method, call.intent.paymentReference),
   settle: (call, answer) => settleOpenRefund(ctx, call.intent, answer),
   postpone: (call, nextCheckAt) => postponeRefundCheck(ctx.db, call.id, call.intent.attempt, nextCheckAt),
   countOpen: (stuckAfterChecks) => countOpenRefunds(ctx.db, stuckAfterChecks),
 });
 
 function openRefundOf(row: OpenRefundRow): OpenRefund {
-  const intent: RefundIntent = { refundId: row.id, attempt: row.attempts, organizationId: row.organizationId, transactionId: row.transactionId, method: row.method, phone: row.payerPhone ?? '', amount: BigInt(row.amount) };
+  const intent: RefundIntent = { refundId: row.id, attempt: row.attempts, organizationId: row.organizationId, transactionId: row.transactionId, method: row.method, phone: row.payerPhone ?? '', amount: BigInt(row.amount), paymentReference: row.paymentReference };
   return { kind: 'refund', id: row.id, organizationId: row.organizationId, reference: providerReferenceOf(intent), providerChecks: row.providerChecks, openedAt: row.updatedAt, intent };
 }
 

@@ -40,7 +40,17 @@ export interface RefundIntent {
   /** The wallet the payment came from: the refund goes back there. */
   phone: string;
   amount: bigint;
+  /**
+   * The provider's own reference of the payment refunded ('' when none was recorded): a real
+   * provider refunds a payment by its id (Wave: the checkout session). Read by the statement that
+   * records the refund, so sending it costs no extra round trip.
+   */
+  paymentReference: string;
 }
+
+/** The provider's reference of the attempt that paid transaction `t` (a subquery: `t` is the outer row). */
+const PAYMENT_REFERENCE_OF_T = `COALESCE((SELECT pa."providerReference" FROM "PaymentAttempt" pa
+        WHERE pa."transactionId" = t.id AND pa.state = 'succeeded' ORDER BY pa."settledAt" DESC LIMIT 1), '')`;
 
 /** Phase 1's postings carry this description: how settlement (even a reconciler's) finds them to reverse. */
 const postingTagOf = (intent: Pick<RefundIntent, 'refundId' | 'attempt'>): string => `refund ${intent.refundId} attempt ${intent.attempt}`;
@@ -72,7 +82,7 @@ export async function recordRefund(ctx: GatewayContext, db: Db | DbTransaction, 
   // new attempt after a failed refund) wrote nothing there and is recorded by the general shape.
   const row = (await recordInShape(ctx, db, organizationId, orderId, 'paid', audit)) ?? (await recordInShape(ctx, db, organizationId, orderId, 'any', audit));
   if (!row) throw await whyRefundNotRecorded(db, organizationId, orderId);
-  return { refundId: row.refundId, attempt: row.attempt, organizationId, transactionId: orderId, method: row.method, phone: row.phone, amount: BigInt(row.amount) };
+  return { refundId: row.refundId, attempt: row.attempt, organizationId, transactionId: orderId, method: row.method, phone: row.phone, amount: BigInt(row.amount), paymentReference: row.paymentReference };
 }
 
 /**
@@ -81,7 +91,7 @@ export async function recordRefund(ctx: GatewayContext, db: Db | DbTransaction, 
  * Null when the statement wrote nothing.
  */
 export type RecordShape = 'paid' | 'any';
-type RecordedRow = { refundId: string; attempt: number; amount: bigint; method: PaymentMethod; phone: string };
+type RecordedRow = { refundId: string; attempt: number; amount: bigint; method: PaymentMethod; phone: string; paymentReference: string };
 
 /** One shape alone (exported for the test that proves the general shape's snapshot guard). */
 export async function recordInShape(ctx: GatewayContext, db: Db | DbTransaction, organizationId: string, orderId: string, shape: RecordShape, audit?: RefundAudit): Promise<RecordedRow | null> {
@@ -127,7 +137,8 @@ function recordPaidRefundStatement(ctx: GatewayContext, organizationId: string, 
     WITH gate AS MATERIALIZED (
       SELECT pg_try_advisory_xact_lock(hashtextextended(${`refund:${orderId}`}::text, 0)) AS free),
     found AS MATERIALIZED (
-      SELECT t.id AS "transactionId", t.amount, t."selectedPaymentMethod"::text AS method, t."payerPhone" AS phone, ${randomUUID()}::uuid AS "refundId", 1 AS number
+      SELECT t.id AS "transactionId", t.amount, t."selectedPaymentMethod"::text AS method, t."payerPhone" AS phone, ${randomUUID()}::uuid AS "refundId", 1 AS number,
+        ${Prisma.raw(PAYMENT_REFERENCE_OF_T)} AS "paymentReference"
       FROM "Transaction" t
       WHERE t.id = ${orderId}::uuid AND t."organizationId" = ${organizationId}::uuid AND (SELECT free FROM gate)
         AND t.status = 'paid' AND t."selectedPaymentMethod" IS NOT NULL AND t."payerPhone" IS NOT NULL
@@ -154,7 +165,7 @@ function recordPaidRefundStatement(ctx: GatewayContext, organizationId: string, 
       FROM fresh f CROSS JOIN moved m CROSS JOIN (SELECT gen_random_uuid() AS id) p
         JOIN unnest(${METHODS}::text[], ${CLEARING_ACCOUNTS}::text[]) AS clearing(method, account) ON clearing.method = f.method
         CROSS JOIN LATERAL (VALUES (m.id, NULL, -f.amount, m.balance), (NULL, clearing.account, f.amount, NULL)) AS v(account, gateway, amount, after))${audited}
-    SELECT g.free, f."refundId", f.number AS attempt, f.amount, f.method, f.phone
+    SELECT g.free, f."refundId", f.number AS attempt, f.amount, f.method, f.phone, f."paymentReference"
     FROM gate g LEFT JOIN (fresh f CROSS JOIN recorded) ON true`;
 }
 
@@ -214,7 +225,7 @@ function recordAnyRefundStatement(ctx: GatewayContext, organizationId: string, o
           (p.debit, 'refund', NULL, clearing.account, c.amount, NULL)
         ) AS v(posting, kind, account, gateway, amount, after)
       WHERE v.kind = 'refund' OR c.held > 0)${audited}
-    SELECT g.free, c."refundId", c.number AS attempt, c.amount, c.method, c.phone
+    SELECT g.free, c."refundId", c.number AS attempt, c.amount, c.method, c.phone, c."paymentReference"
     FROM gate g LEFT JOIN (covered c CROSS JOIN recorded) ON true`;
 }
 
@@ -230,7 +241,8 @@ function seenAndFoundAnyStatus(organizationId: string, orderId: string): Prisma.
     seen AS MATERIALIZED (
       SELECT status FROM "Transaction" WHERE id = ${orderId}::uuid),
     found AS MATERIALIZED (
-      SELECT t.id, t.status::text AS status, t.amount, t."selectedPaymentMethod"::text AS method, t."payerPhone" AS phone
+      SELECT t.id, t.status::text AS status, t.amount, t."selectedPaymentMethod"::text AS method, t."payerPhone" AS phone,
+        ${Prisma.raw(PAYMENT_REFERENCE_OF_T)} AS "paymentReference"
       FROM "Transaction" t
       WHERE t.id = ${orderId}::uuid AND t."organizationId" = ${organizationId}::uuid AND (SELECT free FROM gate)
         AND t.status IN ('paid', 'paid_and_blocked') AND t."selectedPaymentMethod" IS NOT NULL AND t."payerPhone" IS NOT NULL
@@ -249,7 +261,7 @@ function seenAndFoundAnyStatus(organizationId: string, orderId: string): Prisma.
 
 /** The general shape's attempt: the previous refund's next one, or a first. */
 function attemptOfAny(): Prisma.Sql {
-  return Prisma.sql`SELECT f.id AS "transactionId", f.amount, f.method, f.phone, h.amount AS held,
+  return Prisma.sql`SELECT f.id AS "transactionId", f.amount, f.method, f.phone, f."paymentReference", h.amount AS held,
         COALESCE(p.id, ${randomUUID()}::uuid) AS "refundId", COALESCE(p.attempts, 0) + 1 AS number
       FROM found f CROSS JOIN held h LEFT JOIN previous p ON true
       WHERE p.id IS NULL OR p.status = 'failed'`;
@@ -401,6 +413,8 @@ export interface OpenRefundRow {
   method: PaymentMethod;
   payerPhone: string | null;
   amount: bigint;
+  /** See RefundIntent.paymentReference. */
+  paymentReference: string;
   providerChecks: number;
   updatedAt: Date;
 }
@@ -420,7 +434,8 @@ export async function findOpenRefund(db: Db, id: string): Promise<OpenRefundRow 
 /** Pending refunds matching `where` (over Refund r), oldest first. */
 function selectOpenRefunds(db: Db, where: Prisma.Sql, limit: number): Promise<OpenRefundRow[]> {
   return db.$queryRaw<OpenRefundRow[]>`
-    SELECT r.id, r.attempts, r."organizationId", r."transactionId", r.method::text AS method, t."payerPhone", r.amount, r."providerChecks", r."updatedAt"
+    SELECT r.id, r.attempts, r."organizationId", r."transactionId", r.method::text AS method, t."payerPhone", r.amount,
+      ${Prisma.raw(PAYMENT_REFERENCE_OF_T)} AS "paymentReference", r."providerChecks", r."updatedAt"
     FROM "Refund" r JOIN "Transaction" t ON t.id = r."transactionId"
     WHERE r.status = 'pending' AND ${where}
     ORDER BY r."updatedAt" LIMIT ${limit}`;
