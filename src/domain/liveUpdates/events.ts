@@ -4,9 +4,9 @@
  * subscribers watching its organisation (or all of them: operators), on every instance.
  *
  * The path: the capability that changed a status announces it once its statement committed
- * (`announce*`, through afterCommit: a subscriber never sees a change that rolled back), in ONE
- * message with the other changes of the same event-loop turn, on the coordination's LiveEventBus
- * (Redis pub/sub across instances, in-process when embedded). Each process subscribes once, and its hub here hands the event to the local
+ * (`announce*`, through afterCommit: a subscriber never sees a change that rolled back), as ONE
+ * message on the coordination's LiveEventBus (Redis pub/sub across instances, in-process when
+ * embedded). Each process subscribes once, and its hub here hands the event to the local
  * subscribers of that organisation.
  *
  * BEST EFFORT, AT MOST ONCE: a crash between the commit and the publish, Redis down at that moment,
@@ -54,15 +54,8 @@ export const MAX_SUBSCRIBERS_PER_ORGANIZATION = 2_000;
  * so 100 unread events is a stalled client, disconnected (its stream completed).
  */
 export const MAX_QUEUED_EVENTS = 100;
-/**
- * The changes announced in one event-loop turn leave as ONE message (a JSON array): under load
- * many refunds and payouts commit in the same turn, and a PUBLISH per change cost about 0.07 ms of
- * the gateway's CPU per refund (a tenth of it; issue 18's bench, docs/benchmarks.md). At most this
- * many per message: a turn with more sends several.
- */
-export const MAX_EVENTS_PER_MESSAGE = 100;
-/** An event is ~150 bytes (kind, two UUIDs, a status, a timestamp): a full message is ~15 kB. */
-export const MAX_MESSAGE_LENGTH = 32_768;
+/** Our messages are ~150 bytes (kind, two UUIDs, a status, a timestamp). */
+export const MAX_MESSAGE_LENGTH = 1_024;
 /**
  * How long a new subscription waits for this instance to be subscribed on Redis (only the first
  * one of a process does, or one after an outage): past it, refused (503) rather than held open
@@ -103,38 +96,10 @@ interface LiveEvent extends StatusChange {
  * a failed publish is logged, the change it tells of stands.
  */
 export function announceStatusChange(ctx: GatewayContext, db: Db | DbTransaction, kind: LiveKind, row: { id: string; organizationId: string; status: string }): void {
-  afterCommit(ctx, db, () => publishThisTurn(ctx, { k: kind, o: row.organizationId, i: row.id, s: row.status, t: ctx.clock.now().getTime() }));
-}
-
-/** An event as it travels on the bus (short keys: many fit in a message). */
-interface WireEvent {
-  k: LiveKind;
-  o: string;
-  i: string;
-  s: string;
-  t: number;
-}
-
-/** The events of the current turn not published yet, per coordinator (tests build several in one process). */
-const unpublished = new WeakMap<Coordination, WireEvent[]>();
-
-/** Queues `event` for this turn's message; the first of a turn schedules the publish, a full batch goes at once. */
-function publishThisTurn(ctx: GatewayContext, event: WireEvent): void {
-  let batch = unpublished.get(ctx.coordination);
-  if (!batch) {
-    batch = [];
-    unpublished.set(ctx.coordination, batch);
-    setImmediate(() => publishBatch(ctx));
-  }
-  batch.push(event);
-  if (batch.length >= MAX_EVENTS_PER_MESSAGE) publishBatch(ctx);
-}
-
-function publishBatch(ctx: GatewayContext): void {
-  const batch = unpublished.get(ctx.coordination);
-  unpublished.delete(ctx.coordination);
-  if (!batch?.length) return;
-  ctx.coordination.liveEvents.publish(JSON.stringify(batch)).catch((error: unknown) => warnLost(ctx.log, error));
+  afterCommit(ctx, db, () => {
+    const message = JSON.stringify({ k: kind, o: row.organizationId, i: row.id, s: row.status, t: ctx.clock.now().getTime() });
+    ctx.coordination.liveEvents.publish(message).catch((error: unknown) => warnLost(ctx.log, error));
+  });
 }
 
 /** One line per minute at most while publishing fails (Redis down): the outage is logged elsewhere too. */
@@ -146,21 +111,15 @@ function warnLost(log: Logger, error: unknown): void {
   log.warn({ err: error }, 'a live update could not be published (subscribers miss it; webhooks are unaffected)');
 }
 
-/** The events of one message: a JSON array of WireEvent; what is not ours (too long, not JSON, a malformed entry) is dropped. */
-function parseEvents(message: string): LiveEvent[] {
-  if (message.length > MAX_MESSAGE_LENGTH) return [];
-  let entries: unknown;
+function parseEvent(message: string): LiveEvent | null {
+  if (message.length > MAX_MESSAGE_LENGTH) return null;
   try {
-    entries = JSON.parse(message);
+    const { k, o, i, s, t } = JSON.parse(message) as Record<string, unknown>;
+    if ((k !== 'transaction' && k !== 'payout') || typeof o !== 'string' || typeof i !== 'string' || typeof s !== 'string' || typeof t !== 'number') return null;
+    return { kind: k, organizationId: o, orderId: i, status: s, changedAt: new Date(t) };
   } catch {
-    return [];
+    return null;
   }
-  if (!Array.isArray(entries)) return [];
-  return entries.slice(0, MAX_EVENTS_PER_MESSAGE).flatMap((entry) => {
-    const { k, o, i, s, t } = (entry ?? {}) as Record<string, unknown>;
-    if ((k !== 'transaction' && k !== 'payout') || typeof o !== 'string' || typeof i !== 'string' || typeof s !== 'string' || typeof t !== 'number') return [];
-    return [{ kind: k, organizationId: o, orderId: i, status: s, changedAt: new Date(t) }];
-  });
 }
 
 /** Subscribers are filed by what they watch: `<kind>:<organisation id>`, or `<kind>:*` for every organisation. */
@@ -255,10 +214,8 @@ class LiveHub {
   };
 
   private readonly deliver = (message: string): void => {
-    for (const event of parseEvents(message)) this.deliverOne(event);
-  };
-
-  private deliverOne(event: LiveEvent): void {
+    const event = parseEvent(message);
+    if (!event) return;
     const change: StatusChange = { organizationId: event.organizationId, orderId: event.orderId, status: event.status, changedAt: event.changedAt };
     for (const key of [watchKey(event.kind, event.organizationId), watchKey(event.kind, null)]) {
       const watching = this.watchers.get(key);
@@ -266,7 +223,7 @@ class LiveHub {
       // A copy: a subscriber closed while handed this event leaves the set meanwhile.
       for (const subscription of [...watching]) subscription.push(change);
     }
-  }
+  };
 
   /** Subscribes this process to the bus once; a failed attempt is retried by the next subscriber. */
   private listen(): Promise<void> {
