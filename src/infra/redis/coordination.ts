@@ -175,21 +175,26 @@ export function createRedisCoordination(options: {
    */
   const invalidationChannel = `${prefix}invalidations`;
   const invalidationListeners: ((message: string) => void)[] = [];
-  const notifyInvalidation = (message: string) => invalidationListeners.forEach((listener) => listener(message));
+  /** Messages may have been missed (a new or renewed subscription): caches drop everything, and a live listener may have appeared unheard. */
+  const notifyInvalidation = (message: string) => {
+    if (message === INVALIDATE_ALL) liveListenerMayHaveAppeared();
+    invalidationListeners.forEach((listener) => listener(message));
+  };
   let subscriber: Redis | undefined;
   let subscriptionPinger: NodeJS.Timeout | undefined;
   /** When the last answered PING on the subscribed connection was sent; -Infinity = not receiving. */
   let receivingConfirmedAt = Number.NEGATIVE_INFINITY;
   const receiving = () => Date.now() - receivingConfirmedAt < SUBSCRIPTION_TRUST_MS;
   const subscribeToInvalidations = (): Redis => {
-    const connection = redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null, commandTimeout: undefined });
+    const connection = redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null, commandTimeout: undefined, connectionName: `${prefix}invalidations` });
     connection.on('error', () => undefined); // reported through the main connection's onError
-    connection.on('message', (_channel: string, message: string) => notifyInvalidation(message));
+    connection.on('message', (channel: string, message: string) => (channel === liveListeningChannel ? liveListenerMayHaveAppeared() : notifyInvalidation(message)));
     connection.on('ready', () => notifyInvalidation(INVALIDATE_ALL));
     connection.on('close', () => {
       receivingConfirmedAt = Number.NEGATIVE_INFINITY; // gone: not receiving, from now
     });
-    void connection.subscribe(invalidationChannel).catch(() => undefined);
+    // The same connection hears when an instance starts listening to live events (see below).
+    void connection.subscribe(invalidationChannel, liveListeningChannel).catch(() => undefined);
     let pingInFlight = false;
     const pingSubscription = () => {
       // One PING at a time: behind a frozen Redis they would pile up, and the oldest one decides anyway.
@@ -226,14 +231,47 @@ export function createRedisCoordination(options: {
   const liveListeners: ((message: string) => void)[] = [];
   let liveSubscriber: Redis | undefined;
   let liveSubscribed: Promise<unknown> | undefined;
+
+  /**
+   * Live events nobody would receive are not sent: most of the time no screen watches, and a
+   * PUBLISH per status change cost about 0.06 ms of the gateway's CPU per refund (issue 18's bench,
+   * docs/benchmarks.md). A PUBLISH answers how many connections received it. Once one answers 0,
+   * this instance stops publishing, until an instance announces that it started listening (on
+   * `live:listening`, heard on the invalidations connection) or this instance may have missed such
+   * an announcement (its subscription renewed, or a gap in hearing it). It stops only while it
+   * hears announcements (`receiving`), and not on a 0 sent before news of a listener arrived.
+   *
+   * The window this leaves: a change committed on another instance in the few milliseconds between
+   * a first listener's SUBSCRIBE and that instance hearing its announcement is not told; live
+   * updates are best effort (LiveEventBus), and a screen re-reads what it shows when it subscribes.
+   */
+  const liveListeningChannel = `${prefix}live:listening`;
+  let nobodyListensLive = false;
+  /** Bumped whenever a live listener may have appeared: a 0 answered to a PUBLISH sent before it proves nothing. */
+  let liveListenerNews = 0;
+  function liveListenerMayHaveAppeared(): void {
+    liveListenerNews += 1;
+    nobodyListensLive = false;
+  }
+  /** Tells every instance this one listens now (after its SUBSCRIBE was confirmed, so a PUBLISH after it reaches it). */
+  const announceLiveListening = () => call(() => redis.publish(liveListeningChannel, '1'));
+
   const subscribeToLiveEvents = (): Promise<unknown> => {
-    const connection = redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null, commandTimeout: undefined });
+    const connection = redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null, commandTimeout: undefined, connectionName: `${prefix}live` });
     connection.on('error', () => undefined); // reported through the main connection's onError
     connection.on('message', (_channel: string, message: string) => {
       for (const listener of liveListeners) listener(message);
     });
+    // After a reconnect ioredis subscribes again (after 'ready'): a PING on the next turn follows
+    // that SUBSCRIBE on the wire, and once it is answered the others are told again (they may
+    // have stopped publishing while this connection was away).
+    let first = true;
+    connection.on('ready', () => {
+      if (first) return void (first = false); // the first subscription announces below
+      setImmediate(() => void connection.ping().then(announceLiveListening).catch(() => undefined));
+    });
     liveSubscriber = connection;
-    return connection.subscribe(liveChannel).catch((error: unknown) => {
+    return connection.subscribe(liveChannel).then(announceLiveListening).catch((error: unknown) => {
       liveSubscribed = undefined; // the next subscriber asks again
       liveSubscriber = undefined;
       connection.disconnect();
@@ -365,7 +403,10 @@ export function createRedisCoordination(options: {
     liveEvents: {
       // Through the breaker: fails fast when Redis is down (the publisher logs it; webhooks remain).
       async publish(message) {
-        await call(() => redis.publish(liveChannel, message));
+        if (nobodyListensLive && receiving()) return;
+        const news = liveListenerNews;
+        const receivers = await call(() => redis.publish(liveChannel, message));
+        if (receivers === 0 && news === liveListenerNews && receiving()) nobodyListensLive = true;
       },
       async subscribe(listener) {
         if (!liveListeners.includes(listener)) liveListeners.push(listener); // a retry after a failed subscribe
