@@ -11,18 +11,12 @@
  */
 import pg from 'pg';
 import { benchDatabaseUrl } from './database.js';
-import { combine, isValid, measure, type Figures } from './load.js';
-import type { Row } from './report.js';
-import type { BacklogContext, BacklogScenario, RequestFactory } from './scenarios.js';
+import { combine, isValid, measure } from './load.js';
 import { BENCH_ADMIN_TOKEN } from './servers.js';
 import { LOAD } from './settings.js';
+import type { BacklogContext, BacklogScenario, Figures, LatencyTarget, RequestFactory, Row } from './shapes.js';
 
 /** p99 at most `maxMs`, whatever the floor's (reported beside it). */
-export interface LatencyTarget {
-  kind: 'p99';
-  maxMs: number;
-}
-
 export interface AnalyticsScenarioOptions {
   name: string;
   connections: number;

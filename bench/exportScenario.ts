@@ -14,11 +14,9 @@ import { spawn } from 'node:child_process';
 import http from 'node:http';
 import pg from 'pg';
 import { benchDatabaseUrl } from './database.js';
-import type { Figures } from './load.js';
 import { cpuMs, rssMB, sampleRss } from './processes.js';
-import type { Row } from './report.js';
-import type { BacklogContext, BacklogScenario, ThroughputTarget } from './scenarios.js';
 import { LOAD } from './settings.js';
+import type { BacklogContext, BacklogScenario, Figures, Row, ThroughputTarget } from './shapes.js';
 
 export const EXPORT_TARGETS = {
   /** The issue: the gateway's resident memory grows by at most this while it streams the export. */

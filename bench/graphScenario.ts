@@ -6,7 +6,7 @@
  * page at OFFSET 9,980), it should stay within the given ratio of it.
  */
 import { encodeCursor } from '../src/domain/cursors.js';
-import type { Baseline, BenchData, RequestFactory, Scenario, Target } from './scenarios.js';
+import type { Baseline, BenchData, RequestFactory, Scenario, Target } from './shapes.js';
 
 const CONNECTION = `query Slice($filter: TransactionFilter, $after: String) {
   transactionsConnection(first: 20, after: $after, filter: $filter) {

@@ -7,29 +7,9 @@
 import http from 'node:http';
 import autocannon from 'autocannon';
 import { waitDatabaseQuiet } from './database.js';
-import type { BenchRequest, RequestFactory } from './scenarios.js';
 import { LOAD } from './settings.js';
 import { cpuMs, sampleRss } from './processes.js';
-
-export interface Figures {
-  reqPerSec: number;
-  /** Milliseconds. */
-  p50: number;
-  p99: number;
-  requests: number;
-  /**
-   * Answers 4xx/5xx (or none), connection errors and timeouts: any of them makes the row invalid.
-   * A 3xx counts as answered: the checkout's success is a 303 to the merchant's page.
-   */
-  failedAnswers: number;
-  errors: number;
-  timeouts: number;
-  statusCodes: Record<string, number>;
-  /** Largest RSS of the server during the measured run (MB); null when not sampled. */
-  rssMaxMB: number | null;
-  /** The server process's own CPU time per answered request (ms): where a gap to the floor is spent in-process. */
-  cpuMsPerRequest: number | null;
-}
+import type { BenchRequest, Figures, RequestFactory } from './shapes.js';
 
 export interface LoadTarget {
   url: string;

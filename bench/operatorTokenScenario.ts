@@ -10,11 +10,10 @@
  *
  * The analyst token is issued through GraphQL by the bootstrap admin before, and revoked after.
  */
-import { combine, isValid, measurePaired, type Figures, type LoadTarget } from './load.js';
-import type { Row } from './report.js';
-import type { BacklogContext, BacklogScenario, RequestFactory } from './scenarios.js';
+import { combine, isValid, measurePaired, type LoadTarget } from './load.js';
 import { BENCH_ADMIN_TOKEN } from './servers.js';
 import { LOAD } from './settings.js';
+import type { BacklogContext, BacklogScenario, Figures, RequestFactory, Row } from './shapes.js';
 
 export interface OperatorTokenScenarioOptions {
   name: string;

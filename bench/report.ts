@@ -5,33 +5,15 @@
 import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { isValid, type Figures } from './load.js';
-import type { Scenario, Target, ThroughputTarget } from './scenarios.js';
+import { isValid } from './load.js';
 import { LIMITS, ROOT } from './settings.js';
 import type { CliFigures } from './cli.js';
-import type { DrainFigures } from './webhookDispatch.js';
+import type { DrainFigures, Figures, Row, Scenario, Target, ThroughputTarget } from './shapes.js';
 
 /** Issue 6's memory bounds for the gateway process. */
 export const RSS_TARGETS = { idleMB: 200, underLoadMB: 300 } as const;
 /** The issue's start-up targets: /healthz after spawning (up-to-date database), an operator CLI command's wall time. */
 export const STARTUP_TARGETS = { healthzMs: 3_000, cliMs: 500 } as const;
-
-export interface Row {
-  scenario: string;
-  baseline: string;
-  gateway: Figures;
-  floor: Figures;
-  ratioReqPerSec: number;
-  ratioP99: number;
-  addedP99Ms: number;
-  target: string;
-  /** null: nothing to judge (Target 'none'). */
-  met: boolean | null;
-  /** Why the figures cannot be trusted (non-2xx answers, errors, timeouts). */
-  invalid?: string;
-  /** A backlog scenario's drain: its time, its checks, where the CPU went. */
-  drain?: DrainFigures;
-}
 
 const round = (value: number, digits = 2): number => Math.round(value * 10 ** digits) / 10 ** digits;
 

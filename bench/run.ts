@@ -18,14 +18,15 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createFormTokens } from '../src/checkout/csrf.js';
 import { ensureDatabase, intactSeed, issueApiKey, prepareMoneyRows, preparePayoutOrganizations, sampleTransactionIds, seed, type Seed } from './database.js';
-import { combine, measure, measurePaired, type Figures, type LoadTarget } from './load.js';
+import { combine, measure, measurePaired, type LoadTarget } from './load.js';
 import { rssMB, runNode } from './processes.js';
 import { summariseProfile } from './profile.js';
 import { measureCli } from './cli.js';
-import { formatTable, machine, memoryVerdicts, scenarioRow, startupVerdicts, writeResults, type Row } from './report.js';
-import { SCENARIOS, isBacklogScenario, type AnyScenario, type BenchData, type RequestFactory, type Scenario, type ServerName } from './scenarios.js';
+import { formatTable, machine, memoryVerdicts, scenarioRow, startupVerdicts, writeResults } from './report.js';
+import { SCENARIOS } from './scenarios.js';
 import { BENCH_ADMIN_TOKEN, Servers, gatewayEnv, startGateway } from './servers.js';
 import { GATEWAY_COMMAND, LIMITS, LOAD, RATE_LIMIT_MAX, REDIS_URL, ROOT, SEED } from './settings.js';
+import { type AnyScenario, type BenchData, type Figures, isBacklogScenario, type RequestFactory, type Row, type Scenario, type ServerName } from './shapes.js';
 
 const log = (line: string) => console.log(`bench: ${line}`);
 const PROFILE_DIR = path.join(ROOT, 'bench', 'profiles');

@@ -9,109 +9,13 @@
  * and the drain, and returns its row (webhookDispatch.ts).
  */
 import { randomInt } from 'node:crypto';
-import type { FormTokens } from '../src/checkout/csrf.js';
-import type { Row } from './report.js';
-import type { Servers } from './servers.js';
-import { analyticsScenario, type LatencyTarget } from './analyticsScenario.js';
+import { analyticsScenario } from './analyticsScenario.js';
 import { webhookDispatch } from './webhookDispatch.js';
 import { exportScenario } from './exportScenario.js';
 import { graphScenario } from './graphScenario.js';
 import { operatorTokenScenario } from './operatorTokenScenario.js';
 import { subscriptionScenario } from './subscriptionScenario.js';
-
-/** One HTTP request; autocannon sends it on one of its connections. */
-export interface BenchRequest {
-  method: 'GET' | 'POST' | 'DELETE';
-  /** Path and query string. */
-  path: string;
-  body?: string;
-  /** Replace the defaults (JSON content type, the API key) for this request. */
-  headers?: Record<string, string>;
-}
-
-/** Called once per request: a scenario's requests may all differ (ids, bodies). */
-export type RequestFactory = () => BenchRequest;
-
-/** What the scenarios may draw on, loaded once the seed is in place. */
-export interface BenchData {
-  /** A readAndWrite API key of the seeded organisation (sent on every request). */
-  key: string;
-  /** Known transaction ids. */
-  ids: string[];
-  /** The list filters: paid with wave, during one month well inside the seeded year. */
-  list: { status: 'paid'; paymentMethod: 'wave'; startDate: string; endDate: string };
-  /** Pending transactions added for this run: each is paid once (by the gateway or the floor). */
-  payable: string[];
-  /** Paid transactions added for this run, `main` funded to refund them all: each is refunded once. */
-  refundable: string[];
-  /** `payout` keys of payout-enabled organisations with funded accounts, one per organisation. */
-  payoutKeys: string[];
-  /** Signs the checkout forms the payment scenario posts, as the checkout page does. */
-  formTokens: FormTokens;
-}
-
-/** The servers a measurement can be taken on (started on first use, stopped at the end). */
-export type ServerName = 'gateway' | 'checkout' | 'floors' | 'gatewayWithoutLimiter';
-
-export interface Baseline {
-  /** Measured once per run and shared by the scenarios that name it. */
-  name: string;
-  server: ServerName;
-  request: (data: BenchData) => RequestFactory;
-}
-
-export type Target =
-  /** At least `minReqRatio` of the baseline's req/s, and (if set) p99 at most `maxP99Ratio` times its p99. */
-  | { kind: 'ratio'; minReqRatio: number; maxP99Ratio?: number }
-  /** p99 at most `maxMs` above the baseline's p99. */
-  | { kind: 'addedP99'; maxMs: number }
-  /** Reported, not judged. */
-  | { kind: 'none' }
-  | ThroughputTarget;
-
-/** A backlog drained at `minPerSecond` or more, all of it within `maxSeconds` (absolute: issue 9's figures). */
-export interface ThroughputTarget {
-  kind: 'throughput';
-  minPerSecond: number;
-  maxSeconds: number;
-}
-
-export interface BacklogContext {
-  servers: Servers;
-  data: BenchData;
-  /** The gateway runs under --cpu-prof: stop it once its work is measured (its profile is written on exit). */
-  profiling: boolean;
-  log: (line: string) => void;
-  /** When the bench must be done with its scenarios (optional extra rounds fit before it, or are left out). */
-  deadline: number;
-}
-
-/** Prepares work for the gateway, lets it do it, measures that and its floor: one row. */
-export interface BacklogScenario {
-  kind: 'backlog';
-  name: string;
-  target: ThroughputTarget | LatencyTarget;
-  /** The longest it may take: it is skipped when the bench's bound leaves less. */
-  budgetMs: number;
-  run(context: BacklogContext): Promise<Row>;
-}
-
-export type AnyScenario = Scenario | BacklogScenario;
-export const isBacklogScenario = (scenario: AnyScenario): scenario is BacklogScenario => 'kind' in scenario && scenario.kind === 'backlog';
-
-export interface Scenario {
-  name: string;
-  request: (data: BenchData) => RequestFactory;
-  baseline: Baseline;
-  target: Target;
-  /**
-   * One request at a time, timed to the microsecond, taking turns with the baseline request by
-   * request (default: LOAD.connections at once with autocannon, baseline and gateway in turn).
-   */
-  sequential?: boolean;
-  /** Where the gateway side is measured (default: the gateway's API origin; `checkout`: its checkout origin). */
-  server?: ServerName;
-}
+import type { AnyScenario, Baseline, BenchData, BenchRequest, RequestFactory, Scenario, Target } from './shapes.js';
 
 /** The list page the list scenarios and the GraphQL one read (page 500 = OFFSET 9,980 rows). */
 export const DEEP_PAGE = 500;

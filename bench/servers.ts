@@ -6,8 +6,8 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { benchDatabaseUrl } from './database.js';
 import { freePort, startServer, type ServerProcess } from './processes.js';
-import type { BenchData, ServerName } from './scenarios.js';
 import { FLOOR_COMMAND, GATEWAY_COMMAND, RATE_LIMIT_MAX, REDIS_URL, ROOT } from './settings.js';
+import type { BenchData, ServerName } from './shapes.js';
 
 /** The gateway's environment: this database, Redis (or `redisUrl`), a limit it never reaches. */
 /**

@@ -15,13 +15,10 @@
  */
 import { request as httpRequest } from 'node:http';
 import { Redis } from 'ioredis';
-import type { Figures } from './load.js';
 import { cpuMs, sampleRss } from './processes.js';
-import type { Row } from './report.js';
-import type { BacklogContext, BacklogScenario } from './scenarios.js';
-import type { LatencyTarget } from './analyticsScenario.js';
 import { BENCH_ADMIN_TOKEN } from './servers.js';
 import { REDIS_URL } from './settings.js';
+import type { BacklogContext, BacklogScenario, Figures, LatencyTarget, Row } from './shapes.js';
 
 export interface SubscriptionScenarioOptions {
   name: string;

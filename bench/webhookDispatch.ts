@@ -25,12 +25,12 @@ import { paymentStatusBodyV2, PAYMENT_STATUS_EVENT } from '../src/domain/webhook
 import { deriveWebhookSecretKey, encryptWebhookSecret, generateWebhookSecret } from '../src/domain/webhooks/secrets.js';
 import { DISPATCHER_DEFAULTS } from '../src/webhooks/dispatcher.js';
 import { benchDatabaseUrl, WEBHOOK_ORGANIZATION_NAME } from './database.js';
-import { combine, measure, type Figures } from './load.js';
+import { combine, measure } from './load.js';
 import { cpuMs, sampleRss, startServer, type ServerProcess } from './processes.js';
-import { backlogRow, type Row } from './report.js';
-import type { BacklogContext, BacklogScenario, RequestFactory, ThroughputTarget } from './scenarios.js';
+import { backlogRow } from './report.js';
 import { BENCH_WEBHOOK_SECRET_KEY } from './servers.js';
 import { LOAD, RECEIVER_COMMAND } from './settings.js';
+import type { BacklogContext, BacklogScenario, DrainFigures, Figures, RequestFactory, Row, ThroughputTarget } from './shapes.js';
 
 /** The order id in the body template, replaced per delivery (same length: every body has the same size). */
 const ORDER_PLACEHOLDER = '00000000-0000-4000-8000-000000000000';
@@ -62,31 +62,6 @@ export interface WebhookDispatchOptions {
 interface Endpoint {
   id: string;
   secret: string;
-}
-
-/** The drain's own figures (the row's `drain`). */
-export interface DrainFigures {
-  items: number;
-  /** Commit of the backlog to the last delivery marked delivered; null: not drained. */
-  seconds: number | null;
-  perSecond: number;
-  /** Receiver side: first to last arrival. */
-  receiverSeconds: number | null;
-  /** What the checks found wrong; empty when every delivery arrived once, signed, and is marked delivered. */
-  problems: string[];
-  checks: Record<string, number>;
-  /**
-   * CPU per delivery (ms) of the gateway, the receiver and the bench database's PostgreSQL
-   * backends (the gateway's pool, autovacuum there, the bench's own polling), and how busy the
-   * machine's cores were during the drain (0-1, other users of the machine included).
-   */
-  cpu: { gatewayMsPerDelivery: number | null; receiverMsPerDelivery: number | null; postgresMsPerDelivery: number | null; machineBusy: number | null };
-  /** TCP connections the receiver accepted during the drain (keep-alive: about the concurrency). */
-  receiverConnections: number;
-  concurrency: { overall: number; perEndpoint: number };
-  endpoints: number;
-  bodyBytes: number;
-  seedSeconds: number;
 }
 
 async function withClient<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
