@@ -85,7 +85,11 @@ describe('PostgreSQL sessions terminated under load, on two instances', () => {
     for (const instance of [a, b]) {
       const fresh = await retryWhileUnsettled(() => postPayout(instance, merchant.payoutKey, 1_000), 15_000);
       const leases = await db.$queryRaw`SELECT holder, "expiresAt", now() AS now FROM "PayoutLease" WHERE "organizationId" = ${merchant.organizationId}::uuid`;
-      expect.soft(fresh.status, `a new payout on ${instance.name} after the faults: ${JSON.stringify(fresh.body)}; lease ${JSON.stringify(leases)}`).toBe(200);
+      // On failure, the instance's own last words too: it once answered "fetch failed" here in a full suite (not reproduced alone).
+      const state = instance.child.exitCode === null && instance.child.signalCode === null ? 'running' : `exited (${instance.child.exitCode ?? instance.child.signalCode})`;
+      expect
+        .soft(fresh.status, `a new payout on ${instance.name} after the faults: ${JSON.stringify(fresh.body)}; lease ${JSON.stringify(leases)}; instance ${state}, its last output:\n${instance.output().slice(-3000)}`)
+        .toBe(200);
     }
 
     // The reconcilers settle every call the provider answered; what stays open, the provider never
