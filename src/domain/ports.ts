@@ -99,7 +99,11 @@ export interface InvalidationBus {
  * the durable channel; live updates are for screens that want to be told at once.
  */
 export interface LiveEventBus {
-  /** Sends `message` to every instance's listeners, this one's included (best effort; may reject when down). */
+  /**
+   * Sends `message` to every instance's listeners, this one's included (best effort; may reject
+   * when down). While no instance listens it may send nothing: Redis stops publishing until an
+   * instance announces it subscribed, so a change in the milliseconds before that is not told.
+   */
   publish(message: string): Promise<void>;
   /**
    * Calls `listener` for each message published by any instance. Resolves once receiving (the

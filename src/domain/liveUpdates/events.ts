@@ -10,7 +10,9 @@
  * subscribers of that organisation.
  *
  * BEST EFFORT, AT MOST ONCE: a crash between the commit and the publish, Redis down at that moment,
- * or an instance's subscription down while it is published, loses the live event. Webhooks (the
+ * an instance's subscription down while it is published, or a change in the milliseconds before
+ * the first listener of a quiet deployment is heard of (nothing is published while nobody
+ * listens: infra/redis/coordination.ts), loses the live event. Webhooks (the
  * outbox, written in the same statement as a payment) remain the durable channel; a screen that
  * reconnects re-reads the state it shows.
  *
