@@ -4,11 +4,10 @@
  * An admin may do it for an organisation it names.
  */
 import type { Caller } from '../access/caller.js';
-import { invalidationOfOrganization } from '../access/callerCache.js';
+import { invalidateCallers, invalidationOfOrganization } from '../access/callerCache.js';
 import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import { boundedInputText, MAX_NAME_LENGTH } from '../text.js';
-import { invalidateCallers } from '../access/callerCache.js';
 import { findOrganization } from './organizations.js';
 import { ownOrganizationOf } from './ownOrganization.js';
 import { changeOrganization, type OrganizationRecord } from './store.js';

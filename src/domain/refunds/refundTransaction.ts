@@ -15,8 +15,7 @@ import type { GatewayContext } from '../context.js';
 import { runIdempotentlyTwoPhase, type IdempotentOutcome } from '../idempotency.js';
 import type { ProviderAnswer } from '../ports.js';
 import { refundIntentName, sendRefund, settleRefund } from './refunds.js';
-import type { RefundIntent } from './store.js';
-import { recordRefund } from './store.js';
+import { recordRefund, type RefundIntent } from './store.js';
 import type { TransactionRecord } from '../transactions/store.js';
 
 export async function refundTransaction(

@@ -29,8 +29,7 @@ import { settleIntent, type Settlement } from '../idempotency.js';
 import { answerOrPending, callProviderOnce, reconcileOpenCalls, type OpenCallStore, type OpenProviderCall, type ReconcileTally } from '../providerFlow.js';
 import type { Db, DbTransaction, ProviderAnswer } from '../ports.js';
 import type { TransactionRecord } from '../transactions/store.js';
-import { applyRefundAnswer, countOpenRefunds, findOpenRefund, listDueRefunds, listOpenRefunds, postponeRefundCheck, type OpenRefundRow, type RefundAnswerApplied } from './store.js';
-import type { RefundIntent } from './store.js';
+import { applyRefundAnswer, countOpenRefunds, findOpenRefund, listDueRefunds, listOpenRefunds, postponeRefundCheck, type OpenRefundRow, type RefundAnswerApplied, type RefundIntent } from './store.js';
 import { announceStatusChange } from '../liveUpdates/events.js';
 
 export const refundIntentName = (intent: Pick<RefundIntent, 'refundId' | 'attempt'>): string => `refundTransaction:${intent.refundId}:${intent.attempt}`;

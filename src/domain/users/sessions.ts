@@ -7,9 +7,8 @@
  */
 import type { DashboardSession } from '../../generated/prisma/client.js';
 import type { MerchantUserCaller } from '../access/caller.js';
-import { invalidationOfMerchantUser } from '../access/callerCache.js';
+import { invalidateCallers, invalidationOfMerchantUser } from '../access/callerCache.js';
 import type { GatewayContext } from '../context.js';
-import { invalidateCallers } from '../access/callerCache.js';
 import { DomainError } from '../errors.js';
 import type { Db, DbTransaction } from '../ports.js';
 import { SECOND_FACTOR_WINDOW_MS, SESSION_ABSOLUTE_MS, SESSION_IDLE_MS, SESSION_TOUCH_INTERVAL_MS } from './rules.js';
