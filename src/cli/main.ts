@@ -194,7 +194,7 @@ async function keyCreate(argv: string[], connect: Connect) {
   // naboo: a key the official NabooPay Python SDK accepts (gw_sk_..._naboo-v1); see createApiKey.
   const format = flags.format === undefined ? undefined : ({ gateway: 'GATEWAY', naboo: 'NABOO' } as const)[oneOf('--format', flags.format, ['gateway', 'naboo'] as const)];
   const { createApiKey } = await connect().request(CreateApiKeyDocument, { organizationId: flags.org, scope, format });
-  // Exactly the contract's fields (DESIGN: {"id", "key", "scope"}); the key is shown only here.
+  // Exactly the contract's fields (docs/cli.md: {"id", "key", "scope"}); the key is shown only here.
   return { id: createApiKey.apiKey.id, key: createApiKey.key, scope: createApiKey.apiKey.scope };
 }
 
@@ -204,7 +204,7 @@ async function webhookCreate(argv: string[], connect: Connect) {
   if (!flags.url) throw new UsageError('--url is required');
   const version = flags.version === undefined ? undefined : oneOf('--version', flags.version, WEBHOOK_VERSIONS);
   const { createWebhook } = await connect().request(CreateWebhookDocument, { organizationId: flags.org, url: flags.url, version });
-  // Exactly the contract's fields (DESIGN: {"id", "url", "version", "secret"}); the secret is shown only here.
+  // Exactly the contract's fields (docs/cli.md: {"id", "url", "version", "secret"}); the secret is shown only here.
   return { id: createWebhook.webhook.id, url: createWebhook.webhook.url, version: createWebhook.webhook.version, secret: createWebhook.secret };
 }
 
@@ -235,7 +235,7 @@ async function operatorTokenCreate(argv: string[], connect: Connect) {
   if (flags.role === undefined) throw new UsageError('--role is required');
   const role = oneOf('--role', flags.role, ROLES);
   const { createOperatorToken } = await connect().request(CreateOperatorTokenDocument, { role });
-  // Exactly the contract's fields (DESIGN: {"id", "token", "role"}); the token is shown only here.
+  // Exactly the contract's fields (docs/cli.md: {"id", "token", "role"}); the token is shown only here.
   return { id: createOperatorToken.operatorToken.id, token: createOperatorToken.token, role: createOperatorToken.operatorToken.role };
 }
 

@@ -42,7 +42,7 @@ export interface GatewaySettings {
 }
 
 /**
- * Delivery rules (DESIGN.md's WEBHOOK_* variables) and the server key that encrypts webhook
+ * Delivery rules (docs/configuration.md's WEBHOOK_* variables) and the server key that encrypts webhook
  * secrets. The composition root (main.ts, or a test gateway) puts them in ctx.settings.webhooks.
  */
 export interface WebhookSettings {

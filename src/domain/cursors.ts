@@ -45,7 +45,7 @@ export function keysetSliceOf(args: { first?: number | null; after?: string | nu
   return {
     direction: backward ? 'backward' : 'forward',
     position: cursor == null ? null : decodeCursor(backward ? 'before' : 'after', cursor),
-    // Above the maximum the size is capped, not refused, as list pages are (DESIGN: lists).
+    // Above the maximum the size is capped, not refused, as list pages are (docs/architecture.md#lists).
     limit: Math.min(requested, maxLimit),
   };
 }

@@ -24,7 +24,7 @@ export function resolvePage(request: PageRequest): { page: number; limit: number
   const requestedLimit = request.limit ?? DEFAULT_PAGE_SIZE;
   if (!Number.isSafeInteger(page) || page < 1 || page > MAX_PAGE) throw new DomainError('invalid_query', `page must be an integer from 1 to ${MAX_PAGE}`);
   if (!Number.isInteger(requestedLimit) || requestedLimit < 1) throw new DomainError('invalid_query', 'limit must be a positive integer');
-  // Above the maximum the limit is capped, not refused (DESIGN: lists).
+  // Above the maximum the limit is capped, not refused (docs/architecture.md#lists).
   const limit = Math.min(requestedLimit, MAX_PAGE_SIZE);
   return { page, limit, skip: (page - 1) * limit };
 }

@@ -1,5 +1,5 @@
 /**
- * The one way the gateway calls a wallet provider (DESIGN "Architecture": providerFlow). Payment,
+ * The one way the gateway calls a wallet provider (docs/architecture.md#the-provider-flow). Payment,
  * refund, payout and payout approval all go through these steps:
  *
  *   1. record the intent (its row, its debit, its Idempotency-Key row) in ONE database transaction,

@@ -1,5 +1,5 @@
 /**
- * Where wallet providers call the gateway (DESIGN "Real wallet providers"):
+ * Where wallet providers call the gateway (docs/providers.md):
  *   POST /providers/wave/webhook           Wave's webhooks
  *   POST /providers/orange_money/callback  Orange Money's notifications
  *

@@ -4,7 +4,7 @@
  * ACCESS_POLICY, and `authorize` reads it once per call. Adapters and operations name the
  * operation they run, never a scope or a role; a new capability adds its rows here.
  *
- * Roles (DESIGN.md, the CLI contract): `admin` does everything; `analyst` reads everything across
+ * Roles (docs/cli.md, "Operator roles"): `admin` does everything; `analyst` reads everything across
  * organisations and mutates nothing; `support` reads, approves or rejects payouts, releases escrow
  * and redelivers webhooks. Merchant scopes are the spec's Authentication table (openapi/v2.yaml
  * repeats them as `x-scopes`; a test keeps the two equal).

@@ -1,5 +1,5 @@
 /**
- * payoutStats (DESIGN.md): payouts counted in the bucket of their creation (UTC), within [from, to),
+ * payoutStats (docs/analytics.md): payouts counted in the bucket of their creation (UTC), within [from, to),
  * every status (cancelled and failed included: group by STATUS to separate them), grouped as asked.
  */
 import type { ReadAccess } from '../access/auth.js';

@@ -1,5 +1,5 @@
 /**
- * transactionStats (DESIGN.md, "GraphQL for analysts"): transactions counted in the bucket of their
+ * transactionStats (docs/analytics.md): transactions counted in the bucket of their
  * creation (UTC), within [from, to), cancelled ones included, grouped by the dimensions asked for;
  * amounts and fees summed in PostgreSQL. A merchant reads its own organisation; an operator every
  * one, or the one it names.
@@ -16,7 +16,7 @@ export async function transactionStats(ctx: GatewayContext, access: ReadAccess<'
     transactionStatsRows(laggingReads(ctx), { split: splitByWholeDays(input), unit, dimensions, organizationId: access.organizationId, limit: MAX_ROWS + 1 });
   // Read first: the rows say whether the rollup was up to date when read. If not (or no row says),
   // fold the waiting changes in and read again. A replica that has not yet replayed the refresh
-  // answers as of its own snapshot: a lagging read, as DESIGN.md allows analytics.
+  // answers as of its own snapshot: a lagging read, as docs/read-replica.md allows analytics.
   let rows = await read();
   if (!rows[0]?.fresh) {
     await refreshTransactionRollup(ctx);

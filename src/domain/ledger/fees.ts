@@ -1,5 +1,5 @@
 /**
- * Fees (DESIGN.md): a percentage per method in basis points (1 bp = 0.01 %), per organisation (its
+ * Fees (docs/architecture.md#fees): a percentage per method in basis points (1 bp = 0.01 %), per organisation (its
  * own rate for a method, else the method's catalogue default);
  * fee = round-half-up(amount x bp / 10000), in integer XOF. The gateway keeps the fee: the customer
  * pays it on top (fees_customer_side) or the merchant's proceeds carry it.

@@ -1,5 +1,5 @@
 /**
- * Live updates (DESIGN.md "Contracts": the GraphQL subscriptions transactionStatusChanged and
+ * Live updates (docs/graphql.md#live-updates: the GraphQL subscriptions transactionStatusChanged and
  * payoutStatusChanged): every committed status change of a transaction or a payout is told to the
  * subscribers watching its organisation (or all of them: operators), on every instance.
  *

@@ -54,7 +54,7 @@ export function providerReturnUrlsOf(settings: GatewayContext['settings'], order
   return { success: page, error: `${page}&outcome=error` };
 }
 
-/** A sandbox wallet that always pays (DESIGN.md's table: any suffix but 0000, 1111, 0009). */
+/** A sandbox wallet that always pays (docs/sandbox.md's table: any suffix but 0000, 1111, 0009). */
 const SANDBOX_DEFAULT_PHONE = '+221770000001';
 
 /** Who pays: the customer on the checkout page, or an operator driving the sandbox (the access policy says which). */

@@ -1,5 +1,5 @@
 /**
- * Operator: releases an escrow transaction's held proceeds to the merchant (DESIGN.md "Escrow").
+ * Operator: releases an escrow transaction's held proceeds to the merchant (docs/architecture.md#escrow).
  * `paid_and_blocked` -> `paid`, and what the transaction still holds in `escrow` moves to `main`,
  * in ONE database transaction. The status change is conditional, so of two concurrent releases
  * (or a release racing a refund, which also takes the held proceeds) exactly one moves the money.

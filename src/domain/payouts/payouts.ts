@@ -1,5 +1,5 @@
 /**
- * Payouts (DESIGN.md "Payout", "Seams: Idempotency"): money leaves `main` for a recipient's wallet
+ * Payouts (docs/architecture.md#payout and #idempotency): money leaves `main` for a recipient's wallet
  * and cannot be called back, so a payout runs in two phases around the provider call, like a
  * refund (../refunds/refunds.ts):
  *

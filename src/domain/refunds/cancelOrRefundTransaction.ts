@@ -3,7 +3,7 @@
  * paid (REST v1's delete; v2 and GraphQL keep the two operations apart).
  *
  * One read of the transaction decides which operation it is, and that operation alone runs,
- * under its own scopes (DESIGN: v1 takes the scopes of the operation it maps to) and with the
+ * under its own scopes (docs/api.md#rest-v1-deprecated: v1 takes the scopes of the operation it maps to) and with the
  * request's Idempotency-Key (the key's fingerprint is that operation's, so a v1 delete that
  * refunded and a v2 refund with one key are one request):
  * - pending or cancelled: cancel's business (a cancelled one gets cancel's `already_deleted`);

@@ -1,5 +1,5 @@
 /**
- * Refunds (DESIGN.md "Refund", "Seams: Idempotency"): the full `amount` goes back to the wallet
+ * Refunds (docs/architecture.md#refund and #idempotency): the full `amount` goes back to the wallet
  * that paid, debited from `main` (fees are not returned). A refund calls a wallet provider, so it
  * runs in two phases around the call:
  *

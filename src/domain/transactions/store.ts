@@ -38,7 +38,7 @@ export function transactionRecordOf(row: RawTransactionRow): TransactionRecord {
 }
 
 /**
- * A transaction and its products in ONE statement (DESIGN: a hot read is one SQL statement;
+ * A transaction and its products in ONE statement (docs/architecture.md#performance-rules: a hot read is one SQL statement;
  * Prisma's `include` costs two round trips here): `$1` the id, `$2` the organisation or null
  * (operators, the checkout). The same text whichever way it runs (statements.ts).
  */

@@ -14,7 +14,7 @@ export async function memberFor(ctx: GatewayContext, caller: Caller, operation: 
   if (!isUuid(userId)) throw new DomainError('member_not_found');
   const member = await readActiveUser(ctx.db, userId);
   if (!member) throw new DomainError('member_not_found');
-  // Another organisation's member is not found, exactly like a missing one (DESIGN: cross-organisation access).
+  // Another organisation's member is not found, exactly like a missing one (docs/architecture.md#cross-organisation-access).
   if (caller.kind !== 'operator' && organizationOf(caller) !== member.organizationId) throw new DomainError('member_not_found');
   return member;
 }

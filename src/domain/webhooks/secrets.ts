@@ -2,7 +2,7 @@
  * Webhook secrets: generated here, shown to the merchant once, stored only encrypted
  * (AES-256-GCM under the server key, the row's id as associated data so a ciphertext copied onto
  * another row does not decrypt), and used as the HMAC-SHA256 key: the UTF-8 bytes of the secret
- * string exactly as shown (DESIGN.md).
+ * string exactly as shown (docs/webhooks.md).
  */
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 

@@ -1,5 +1,5 @@
 /**
- * Analytics for analysts and internal tools (DESIGN.md, "GraphQL for analysts"): transactionStats
+ * Analytics for analysts and internal tools (docs/analytics.md): transactionStats
  * and payoutStats with the names other tools rely on, and what an analyst asks next (refunds over
  * time, conversion, time to pay, the largest merchants). Grouping and sums are PostgreSQL's
  * (domain/analytics/); a merchant key reads its own organisation, operators every one or the one

@@ -1,5 +1,5 @@
 /**
- * Live updates (DESIGN.md "Contracts"): `transactionStatusChanged` and `payoutStatusChanged`, over
+ * Live updates (docs/graphql.md#live-updates): `transactionStatusChanged` and `payoutStatusChanged`, over
  * Server-Sent Events at /graphql (`Accept: text/event-stream`). Authorised like the list queries:
  * a merchant watches its own organisation (naming another is refused), an operator every one or
  * the one it names. Delivery is best effort (domain/liveUpdates/events.ts): webhooks stay the

@@ -1,5 +1,5 @@
 /**
- * The real wallet providers the environment configures (DESIGN "Real wallet providers"): a method
+ * The real wallet providers the environment configures (docs/providers.md): a method
  * whose provider is not configured uses the sandbox. Credentials come only from the environment
  * and are handed to the provider clients, never logged (the start-up line names methods only).
  */

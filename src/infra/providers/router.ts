@@ -1,7 +1,7 @@
 /**
  * One PaymentProvider for the whole gateway (ctx.provider) that hands each call to the provider
  * of its method: a real one where the operator configured it (Wave, Orange Money), the sandbox
- * otherwise (DESIGN "Real wallet providers"). The domain never asks which provider it talks to.
+ * otherwise (docs/providers.md). The domain never asks which provider it talks to.
  *
  * Calls carry their method (the request's `method`); status questions take it as their second
  * argument. A status question without a method goes to the sandbox: every domain caller passes

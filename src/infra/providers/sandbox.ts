@@ -1,6 +1,6 @@
 /**
  * The sandbox wallet provider: outcomes follow the phone number's last four digits, the way test
- * card numbers work (DESIGN.md's table), so every path can be driven from a test or by hand.
+ * card numbers work (docs/sandbox.md's table), so every path can be driven from a test or by hand.
  *
  * | ends with | collect (checkout)               | refund                       | payout                    |
  * |-----------|----------------------------------|------------------------------|---------------------------|

@@ -1,5 +1,5 @@
 /**
- * The CSV exports on the API origin (DESIGN.md, Contracts): GET /exports/transactions.csv and
+ * The CSV exports on the API origin (docs/exports.md): GET /exports/transactions.csv and
  * GET /exports/payouts.csv take the v2 list's filters (not page / limit) and stream every matching
  * row with a header line. Authorised like the matching v2 list for a merchant key or a dashboard
  * user's session, or by an operator token, whose `organization_id` may name one organisation (all

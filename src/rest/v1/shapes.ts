@@ -20,7 +20,7 @@ import { toV1MethodName } from '../../domain/paymentMethods.js';
 /** The transaction statuses of the v1 clients' enum (`part_paid` exists there, never here: partial payments do not exist). */
 export type V1TransactionStatus = 'pending' | 'paid' | 'done' | 'part_paid';
 
-/** v2's five statuses in the v1 clients' four (DESIGN "v1 status vocabulary"). */
+/** v2's five statuses in the v1 clients' four (docs/v1-clients.md, "What v1 says differently"). */
 const V1_STATUS_OF: Record<TransactionStatus, V1TransactionStatus> = {
   pending: 'pending',
   paid: 'paid',
