@@ -4,7 +4,7 @@
  * watches the organisation whose transactions change), then `changes` payments made at `perSecond`
  * (REST create beforehand, GraphQL sandboxPay during). Each event's delay is its arrival at a
  * subscriber minus its `changedAt` (stamped by the gateway right after the change committed; one
- * machine, one clock). Target: p99 at most `maxMs` (DESIGN.md: within a second).
+ * machine, one clock). Target: p99 at most `maxMs` (docs/graphql.md#live-updates: within a second).
  *
  * Floor: the transport alone, the same number of messages at the same pace published by this
  * process on a bare Redis channel and received on one subscribed connection, each handed to as many

@@ -38,7 +38,7 @@ const digestOf = (request: FastifyRequest): string =>
 const providerDb = { $queryRawUnsafe: async (text: string, ...values: unknown[]) => (await pool.query(text, values)).rows };
 registerDirectStatements(providerDb, async (statement, values) => (await pool.query({ name: statement.name, text: statement.text, values })).rows);
 const wallet = createSandboxProvider({ db: providerDb as unknown as Db });
-/** A wallet the sandbox pays and refunds (DESIGN's phone table). */
+/** A wallet the sandbox pays and refunds (docs/sandbox.md's phone table). */
 const SUCCEEDING_WALLET = '+221770000001';
 
 const app = Fastify({ logger: false });

@@ -1,5 +1,5 @@
 /**
- * `gateway webhook create` and `gateway webhook redeliver` (DESIGN.md's CLI contract): one JSON
+ * `gateway webhook create` and `gateway webhook redeliver` (docs/cli.md's contract): one JSON
  * object on stdout, exit 0; {"error"} and exit 1 on a refusal.
  */
 import { describe, expect, it } from 'vitest';

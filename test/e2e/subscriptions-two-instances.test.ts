@@ -15,7 +15,7 @@ import { PAYOUT_STATUS_CHANGED, TRANSACTION_STATUS_CHANGED, subscribe } from '..
 const ADMIN_TOKEN = 'gw_op_subscriptions_two_instances_0123456789';
 /** Redis keys of their own (pub/sub channels are server-wide, but events carry random organisations). */
 const REDIS_URL = `${TEST_REDIS_URL.replace(/\/\d+$/, '')}/9`;
-/** DESIGN.md: delivered within a second of the change across every instance sharing Redis. */
+/** docs/graphql.md#live-updates: delivered within a second of the change across every instance sharing Redis. */
 const WITHIN_MS = 1_000;
 const PAYMENTS = 5;
 

@@ -7,7 +7,7 @@ import { graphqlDataTyped } from './graphql/typed.js';
 /** The spec's Account fields, exactly. */
 export const ACCOUNT_FIELDS = ['balance', 'created_at', 'currency', 'id', 'is_active', 'name', 'organization_id', 'type', 'updated_at'];
 
-/** A wallet the sandbox always pays from (DESIGN.md's phone table). */
+/** A wallet the sandbox always pays from (docs/sandbox.md's phone table). */
 export const PAYING_PHONE = '+221770000001';
 
 export interface CreateOptions {

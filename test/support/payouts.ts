@@ -4,7 +4,7 @@ import { adjustAccount } from '../../src/domain/operations.js';
 import type { PaymentProvider } from '../../src/domain/ports.js';
 import type { MerchantOptions, TestGateway } from './gateway.js';
 
-/** Recipient wallets by what the sandbox does with a payout to them (DESIGN.md's phone table). */
+/** Recipient wallets by what the sandbox does with a payout to them (docs/sandbox.md's phone table). */
 export const PHONES = {
   succeeds: '+221770000001',
   fails: '+221770000000',

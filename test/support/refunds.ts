@@ -4,7 +4,7 @@ import { payTransaction } from '../../src/domain/payments/payTransaction.js';
 import type { PaymentProvider, ProviderAnswer, ProviderStatusAnswer } from '../../src/domain/ports.js';
 import { transactionBody, type TestGateway } from './gateway.js';
 
-/** Payer wallets by what the sandbox does with a refund of a payment from them (DESIGN.md's table). */
+/** Payer wallets by what the sandbox does with a refund of a payment from them (docs/sandbox.md's table). */
 export const PHONES = {
   refundSucceeds: '+221770000001',
   refundFails: '+221770000009',

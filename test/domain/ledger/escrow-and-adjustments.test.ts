@@ -52,7 +52,7 @@ describe('releasing escrow', () => {
 
   it('refuses a transaction that is not held, an unknown one, and an analyst operator', async () => {
     const { orderId } = await paidTransaction(false);
-    // DESIGN's roles: support may release escrow; analyst mutates nothing.
+    // The operator roles (docs/graphql.md): support may release escrow; analyst mutates nothing.
     const analyst: OperatorCaller = { kind: 'operator', role: 'analyst', tokenId: null };
     expect(await codeOf(releaseEscrow(gateway.ctx, gateway.operator, orderId))).toBe('not_in_escrow');
     expect(await codeOf(releaseEscrow(gateway.ctx, gateway.operator, '00000000-0000-4000-8000-000000000000'))).toBe('transaction_not_found');

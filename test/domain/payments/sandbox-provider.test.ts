@@ -1,5 +1,5 @@
 /**
- * The sandbox wallet provider: its outcomes follow DESIGN.md's phone table, and it behaves as ONE
+ * The sandbox wallet provider: its outcomes follow docs/sandbox.md's phone table, and it behaves as ONE
  * external provider for every gateway instance, because its books are in the database: a call made
  * through one instance's sandbox is known to another's, and a reference sent twice is done once.
  */

@@ -1,5 +1,5 @@
 /**
- * DESIGN "GraphQL auth": `Authorization: Bearer <API key or operator token>`; a missing or unknown
+ * docs/graphql.md: `Authorization: Bearer <API key or operator token>`; a missing or unknown
  * token is refused (HTTP 401 or `extensions.code` UNAUTHENTICATED) even for `{ __typename }`;
  * only the GraphiQL page is served without a token. API keys get the REST scope rules; operator
  * mutations need an operator.

@@ -1,5 +1,5 @@
 /**
- * The operator roles doing real work through GraphQL, as DESIGN.md draws them: support approves
+ * The operator roles doing real work through GraphQL, as docs/graphql.md draws them: support approves
  * and rejects payouts under review and releases escrow (the money moves); analyst is refused each
  * of those and changes nothing; support is refused what only admin does.
  */

@@ -1,5 +1,5 @@
 /**
- * Operator tokens through GraphQL (DESIGN's contract: `operator-token create --role
+ * Operator tokens through GraphQL (docs/cli.md's contract: `operator-token create --role
  * admin|analyst|support`, `list`, `revoke`): an admin issues a token shown once and stored only as
  * its SHA-256 digest; listing shows metadata, never a token or digest; a revoked token is refused
  * (401) at its very next request; who may issue, list and revoke is the access policy's rows, with

@@ -1,5 +1,5 @@
 /**
- * Spec, Authentication 5 and DESIGN "Inactive/Blocked": an inactive organisation gets 401
+ * Spec, Authentication 5 and docs/architecture.md#organisations: an inactive organisation gets 401
  * `Organization is not active` on writes while its reads still work; a blocked one gets 403
  * `Organization is blocked...` on everything. Status changes apply on the next request.
  */

@@ -1,6 +1,6 @@
 /**
  * The access table itself (no gateway): one row per operation the domain exports, no row for an
- * operation that does not exist, the spec's merchant scopes, and the operator roles as DESIGN.md
+ * operation that does not exist, the spec's merchant scopes, and the operator roles as docs/graphql.md
  * draws them (admin does everything operators do; analyst reads and mutates nothing; support reads,
  * approves or rejects payouts, releases escrow and redelivers webhooks).
  */

@@ -13,7 +13,7 @@ import { PAYOUT_STATUS_CHANGED, TRANSACTION_STATUS_CHANGED, subscribe } from '..
 
 const gateway = useGateway({ redis: true });
 
-/** Delivery bound of DESIGN.md's contract. */
+/** Delivery bound of the live updates' contract (docs/graphql.md#live-updates). */
 const WITHIN_MS = 1_000;
 
 describe('transactionStatusChanged', () => {

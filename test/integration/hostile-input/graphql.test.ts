@@ -185,7 +185,7 @@ async function switchesOn(): Promise<void> {
 describe('GraphQL under hostile input: never 5xx, every error coded, nothing written after a refusal', () => {
   it.each(OPERATIONS.map((operation) => [operation.name, operation] as const))('%s with hostile variables', async (_name, operation) => {
     const variables = fc.oneof({ weight: 9, arbitrary: fc.constant(null).chain(() => mutatedBody(operation.variables(), operation.fields)) }, { weight: 1, arbitrary: hostileValue });
-    // A refusal answered under an idempotency key is kept to be replayed (DESIGN "Idempotency"): by design, not a leak.
+    // A refusal answered under an idempotency key is kept to be replayed (docs/api.md#idempotency-key): by design, not a leak.
     const except = operation.document.includes('idempotencyKey') ? ['IdempotencyKey'] : [];
     await fuzz(client, variables, (vars) => postJson(operation.token, { query: operation.document, variables: vars }), graphqlVerdict, { runs: 60, except });
     if (operation.name === 'setSwitch') await switchesOn();

@@ -2,7 +2,7 @@
  * The public NabooPay v1 SDKs retry failed calls, POSTs included, and never send an
  * Idempotency-Key: Node `naboopay` 2.0.0 three more times through async-retry (1 s, 2 s, 4 s
  * base waits, randomised up to twice that), Python `naboopay` 1.0.2 twice more through tenacity
- * (random waits under 2 s). These tests replay DESIGN's 1 s, 2 s, 4 s schedule against
+ * (random waits under 2 s). These tests replay the base 1 s, 2 s, 4 s schedule against
  * the v1 cashout routes, with a failing wallet, a wallet slower than the client's patience, and
  * across a 5-minute bucket boundary, and count the payouts the gateway recorded (each Payout row is
  * one payout sent to the provider) and what left the main account.

@@ -4,7 +4,7 @@ import { expectDetail, expectV1Headers, fundedMerchant, mainBalance, v1 } from '
 
 const gateway = useGateway();
 
-/** Recipient wallets by what the sandbox does with a payout to them (DESIGN.md's phone table). */
+/** Recipient wallets by what the sandbox does with a payout to them (docs/sandbox.md's phone table). */
 const PHONES = { succeeds: '+221770000001', fails: '+221770000000', timesOut: '+221770001111' } as const;
 const cashoutBody = (overrides: Record<string, unknown> = {}) => ({ full_name: 'Moussa Ndiaye', amount: 10_000, phone_number: PHONES.succeeds, ...overrides });
 /** Default payout fee: 100 bp. */

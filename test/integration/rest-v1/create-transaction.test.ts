@@ -13,7 +13,7 @@ describe('POST /api/v1/transaction/create-transaction creates a transaction', ()
     expectV1Headers(response);
     const body = response.body;
     expect(Object.keys(body).sort()).toEqual(CREATED_FIELDS);
-    // In the order the v1 SDKs document it (DESIGN.md's v1 wire facts).
+    // In the order the v1 SDKs document it (openapi/v1.yaml's TransactionCreated).
     expect(Object.keys(body)).toEqual(['order_id', 'method_of_payment', 'amount', 'amount_to_pay', 'currency', 'created_at', 'transaction_status', 'is_escrow', 'is_merchant', 'checkout_url']);
     expect(body).toMatchObject({
       method_of_payment: ['WAVE'],

@@ -10,7 +10,7 @@ import type { WebhookReceiver } from '../webhookReceiver.js';
 import { addWebhook } from '../webhooks.js';
 import { call, operatorGraphql, SANDBOX_PAY, type Answer, type CallOptions } from './cluster.js';
 
-/** Wallets by what the sandbox does with them (DESIGN.md's phone table). */
+/** Wallets by what the sandbox does with them (docs/sandbox.md's phone table). */
 export const WALLETS = {
   /** pays, is refunded, receives payouts */
   succeeds: '+221770000001',

@@ -1,5 +1,5 @@
 /**
- * POST /payouts refusals, row by row of the spec's error table (and DESIGN's switches, the
+ * POST /payouts refusals, row by row of the spec's error table (and docs/architecture.md's switches, the
  * per-organisation cap): each is a clear 4xx/503 with the catalogue's wording, never a 500, and
  * none of them records a payout or moves money.
  */

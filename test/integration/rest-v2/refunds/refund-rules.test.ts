@@ -1,5 +1,5 @@
 /**
- * GET /refund/{order_id} per the spec and DESIGN.md: full amount only, from paid or
+ * GET /refund/{order_id} per the spec and docs/architecture.md#refund: full amount only, from paid or
  * paid_and_blocked; main is debited by the amount (fees are not returned); the spec's 400/404 rows;
  * provider failure = 500 with nothing debited and the status unchanged; scopes.
  */
