@@ -348,7 +348,7 @@ export type PayoutAudit = Pick<AuditEventInput, 'actor'>;
  * Phase 1's text is written out flat rather than composed from the ledger's posting builder
  * (ledger/posting.ts debitPostingCtes): it is the payout's hottest statement, and composing the
  * nested fragments on every request cost a quarter of the gateway's CPU per payout (profile in
- * docs/benchmarks.md, issue 18). The entries are the posting rule's, as the builder writes them:
+ * docs/benchmarks-history.md, issue 18). The entries are the posting rule's, as the builder writes them:
  * `main` debited by amount + fee (conditional UPDATE, balance after recorded), the method's clearing
  * account owed the amount, fee revenue the fee (no entry for a zero fee); the sum is zero.
  * test/domain/payouts/payout-effects.test.ts checks its entries, with a fee and without one. The

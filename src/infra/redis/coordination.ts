@@ -235,7 +235,7 @@ export function createRedisCoordination(options: {
   /**
    * Live events nobody would receive are not sent: most of the time no screen watches, and a
    * PUBLISH per status change cost about 0.06 ms of the gateway's CPU per refund (issue 18's bench,
-   * docs/benchmarks.md). A PUBLISH answers how many connections received it. Once one answers 0,
+   * docs/benchmarks-history.md). A PUBLISH answers how many connections received it. Once one answers 0,
    * this instance stops publishing, until an instance announces that it started listening (on
    * `live:listening`, heard on the invalidations connection) or this instance may have missed such
    * an announcement (its subscription renewed, or a gap in hearing it). It stops only while it
