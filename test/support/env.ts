@@ -1,4 +1,8 @@
-/** Where the test services are: the machine's PostgreSQL and Redis unless overridden. */
+/**
+ * Where the test services are: Redis is the machine's unless overridden; PostgreSQL is the run's own
+ * throwaway server (started by globalSetup, which sets TEST_DATABASE_URL for the workers), or the
+ * server TEST_DATABASE_URL names when it is set before the run.
+ */
 export const TEST_POSTGRES_URL = process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -14,9 +18,16 @@ export const TEST_DATABASE_PATTERN = /^gateway_test_(\d+)_/;
 export const TEMPLATE_PREFIX = 'gateway_tpl_';
 export const fileDatabaseOf = (runPid: number, suffix: string): string => `gateway_test_${runPid}_f_${suffix}`;
 
+/**
+ * Set when TEST_POSTGRES_URL is the run's own throwaway server (test/support/globalSetup.ts): its
+ * databases need no dropping, the whole server goes at the end of the run.
+ */
+export const THROWAWAY_SERVER = 'TEST_DATABASE_THROWAWAY';
+export const onThrowawayServer = (): boolean => process.env[THROWAWAY_SERVER] === '1';
+
 /** The same server, another database. */
-export function databaseUrl(name: string): string {
-  const url = new URL(TEST_POSTGRES_URL);
+export function databaseUrl(name: string, serverUrl = TEST_POSTGRES_URL): string {
+  const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   return url.toString();
 }

@@ -28,7 +28,7 @@ import { openProviderCallCounts } from '../../src/domain/providerFlow.js';
 import { deriveWebhookSecretKey } from '../../src/domain/webhooks/secrets.js';
 import { DEFAULT_WEBHOOK_RULES } from '../../src/domain/webhooks/settings.js';
 import { afterAll, beforeAll, inject } from 'vitest';
-import { TEST_POSTGRES_URL, TEST_REDIS_URL, databaseUrl, fileDatabaseOf } from './env.js';
+import { TEST_POSTGRES_URL, TEST_REDIS_URL, databaseUrl, fileDatabaseOf, onThrowawayServer } from './env.js';
 
 export interface HttpResult<T = any> {
   status: number;
@@ -114,6 +114,7 @@ export async function cloneTemplateDatabase(): Promise<{ name: string; url: stri
     name,
     url: databaseUrl(name),
     drop: async () => {
+      if (onThrowawayServer()) return; // the whole server goes at the end of the run
       const client = new pg.Client({ connectionString: TEST_POSTGRES_URL });
       await client.connect();
       await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);

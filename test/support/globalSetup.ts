@@ -5,15 +5,19 @@
  * migration. The template is named after a hash of prisma/migrations and kept between runs, so
  * it is built (through the same schema engine as `npm start`) only when the migrations change.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { openDatabase } from '../../src/infra/prisma/database.js';
 import { applyMigrations } from '../../src/infra/prisma/migrate.js';
-import { TEMPLATE_PREFIX, TEST_DATABASE_PATTERN, TEST_POSTGRES_URL, databaseUrl } from './env.js';
+import { TEMPLATE_PREFIX, TEST_DATABASE_PATTERN, TEST_POSTGRES_URL, THROWAWAY_SERVER, databaseUrl } from './env.js';
+import { startPostgresServer } from './postgresServer.js';
+
+const run = promisify(execFile);
 
 const MIGRATIONS = path.resolve('prisma/migrations');
 
@@ -26,8 +30,8 @@ const isAlive = (pid: number): boolean => {
   }
 };
 
-async function withAdmin<T>(work: (admin: pg.Client) => Promise<T>): Promise<T> {
-  const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+async function withAdmin<T>(adminUrl: string, work: (admin: pg.Client) => Promise<T>): Promise<T> {
+  const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {
     return await work(admin);
@@ -76,7 +80,7 @@ const otherTemplatesOldestFirst = async (admin: pg.Client, template: string): Pr
  * Builds the template under a private name and renames it into place: a concurrent run either
  * sees no template or a complete one. Older templates are dropped when nobody uses them.
  */
-async function ensureTemplate(admin: pg.Client, template: string, runPid: number): Promise<void> {
+async function ensureTemplate(admin: pg.Client, adminUrl: string, template: string, runPid: number): Promise<void> {
   const others = await otherTemplatesOldestFirst(admin, template);
   for (const other of others.slice(0, Math.max(0, others.length - KEPT_OTHER_TEMPLATES))) {
     const builder = Number(/_building_(\d+)$/.exec(other)?.[1]);
@@ -87,7 +91,7 @@ async function ensureTemplate(admin: pg.Client, template: string, runPid: number
   const building = `${template}_building_${runPid}`;
   await admin.query(`DROP DATABASE IF EXISTS "${building}" WITH (FORCE)`);
   await admin.query(`CREATE DATABASE "${building}"`);
-  const db = await openDatabase({ url: databaseUrl(building), poolMax: 2 });
+  const db = await openDatabase({ url: databaseUrl(building, adminUrl), poolMax: 2 });
   try {
     await applyMigrations(db.adapterFactory);
   } finally {
@@ -101,16 +105,37 @@ async function ensureTemplate(admin: pg.Client, template: string, runPid: number
   }
 }
 
+/**
+ * The run's PostgreSQL: TEST_DATABASE_URL's server when it is set (its template kept between runs),
+ * otherwise a throwaway server of the run's own (test/support/postgresServer.ts), whose template is
+ * migrated afresh (a few seconds, beside the build) and which is simply stopped at the end.
+ */
+async function runDatabaseServer(): Promise<{ adminUrl: string; stop: () => Promise<void> } | null> {
+  if (process.env.TEST_DATABASE_URL) return null;
+  const server = await startPostgresServer();
+  // Read by the workers and the processes they spawn (test/support/env.ts): vitest forks its
+  // workers after the global setup, with this process's environment.
+  process.env.TEST_DATABASE_URL = server.adminUrl;
+  process.env[THROWAWAY_SERVER] = '1';
+  return { adminUrl: server.adminUrl, stop: server.stop };
+}
+
 export async function setup(project: TestProject): Promise<() => Promise<void>> {
   const runPid = process.pid;
   // Process tests run what `npm start` runs: the compiled dist/ of the sources under test.
-  execFileSync(process.execPath, ['scripts/build.mjs', '--quiet'], { stdio: 'inherit' });
+  const built = run(process.execPath, ['scripts/build.mjs', '--quiet']);
+  const server = await runDatabaseServer();
+  const adminUrl = server?.adminUrl ?? TEST_POSTGRES_URL;
   const template = `${TEMPLATE_PREFIX}${await migrationsHash()}`;
-  await withAdmin(async (admin) => {
-    await dropTestDatabases(admin);
-    await ensureTemplate(admin, template, runPid);
+  await withAdmin(adminUrl, async (admin) => {
+    if (!server) await dropTestDatabases(admin);
+    await ensureTemplate(admin, adminUrl, template, runPid);
   });
+  await built;
   project.provide('testRunPid', runPid);
   project.provide('templateDatabase', template);
-  return () => withAdmin((admin) => dropTestDatabases(admin, runPid));
+  return async () => {
+    if (server) await server.stop();
+    else await withAdmin(adminUrl, (admin) => dropTestDatabases(admin, runPid));
+  };
 }

@@ -7,20 +7,17 @@
  *
  * `close()` stops both and removes the folder; so does the process's exit, if a run is cut short.
  */
-import { execFile, execFileSync } from 'node:child_process';
-import { chownSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { execFile } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { TEST_POSTGRES_URL } from './env.js';
+import { PG_BIN as BIN, asServerUser, serverFolder, serverOptions as fastServerOptions, stopNow } from './postgresServer.js';
 import { freePort } from './processes.js';
 
 const run = promisify(execFile);
-
-/** The server's programs (Debian's layout); PG_BINDIR elsewhere. */
-const BIN = process.env.PG_BINDIR ?? '/usr/lib/postgresql/15/bin';
 
 export interface StreamingReplica {
   /** The gateway's database on the primary (the template's copy). */
@@ -35,13 +32,8 @@ export interface StreamingReplica {
   close(): Promise<void>;
 }
 
-const asRoot = process.getuid?.() === 0;
-/** A server program, as the postgres OS user when we are root. */
-const asServerUser = (program: string, args: string[]) => (asRoot ? run('runuser', ['-u', 'postgres', '--', join(BIN, program), ...args]) : run(join(BIN, program), args));
-
-/** Small and fast: a throwaway cluster needs neither durability nor memory. */
-const serverOptions = (port: number, dir: string) =>
-  `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=${dir} -c fsync=off -c full_page_writes=off -c shared_buffers=16MB -c max_connections=40 -c wal_level=replica`;
+/** Small and fast: a throwaway pair needs neither durability nor memory. */
+const serverOptions = (port: number, dir: string) => fastServerOptions(port, dir, '-c shared_buffers=16MB -c max_connections=40 -c wal_level=replica');
 
 async function query<Row extends pg.QueryResultRow>(url: string, sql: string): Promise<Row[]> {
   const client = new pg.Client({ connectionString: url });
@@ -54,11 +46,7 @@ async function query<Row extends pg.QueryResultRow>(url: string, sql: string): P
 }
 
 export async function startStreamingReplica(): Promise<StreamingReplica> {
-  const dir = mkdtempSync(join(tmpdir(), 'gateway-replica-'));
-  if (asRoot) {
-    const [uid, gid] = ['-u', '-g'].map((flag) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim()));
-    chownSync(dir, uid!, gid!);
-  }
+  const dir = serverFolder('gateway-replica-');
   const [primaryPort, replicaPort] = [await freePort(), await freePort()];
   const primaryData = join(dir, 'primary');
   const replicaData = join(dir, 'replica');
@@ -66,13 +54,7 @@ export async function startStreamingReplica(): Promise<StreamingReplica> {
     Promise.allSettled([replicaData, primaryData].map((data) => asServerUser('pg_ctl', ['-D', data, '-s', '-m', mode, 'stop'])));
   // A run cut short (a crash, ^C) must not leave two servers running: stop them on exit, synchronously.
   const onExit = () => {
-    for (const data of [replicaData, primaryData]) {
-      try {
-        execFileSync(asRoot ? 'runuser' : join(BIN, 'pg_ctl'), [...(asRoot ? ['-u', 'postgres', '--', join(BIN, 'pg_ctl')] : []), '-D', data, '-s', '-m', 'immediate', 'stop'], { stdio: 'ignore' });
-      } catch {
-        // Not running.
-      }
-    }
+    for (const data of [replicaData, primaryData]) stopNow(data);
     rmSync(dir, { recursive: true, force: true });
   };
   process.once('exit', onExit);

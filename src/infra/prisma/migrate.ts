@@ -24,12 +24,31 @@ function loadEngineWasm(): Promise<void> {
     const require = createRequire(import.meta.url);
     const wasmPath = path.join(path.dirname(require.resolve('@prisma/schema-engine-wasm/schema_engine_bg')), 'schema_engine_bg.wasm');
     const { instance } = await WebAssembly.instantiate(await readFile(wasmPath), {
-      './schema_engine_bg.js': engineBindings as unknown as WebAssembly.ModuleImports,
+      './schema_engine_bg.js': withUnrefTimers(engineBindings as unknown as WebAssembly.ModuleImports),
     });
     engineBindings.__wbg_set_wasm(instance.exports);
     (instance.exports.__wbindgen_start as () => void)();
   })();
   return wasmReady;
+}
+
+/**
+ * The engine's JS glue, with its timers unref'd: after a migration the engine leaves a ~10 s timer
+ * armed (a timeout of its own, not freed with the engine), which kept a process that had only
+ * migrated (the test run's set-up, a migration script) alive that much longer. Unref'd, it still
+ * fires while the process has work, and no longer holds an idle one open.
+ */
+function withUnrefTimers(bindings: WebAssembly.ModuleImports): WebAssembly.ModuleImports {
+  const wrapped: WebAssembly.ModuleImports = { ...bindings };
+  for (const [name, binding] of Object.entries(bindings)) {
+    if (!name.startsWith('__wbg_setTimeout_') || typeof binding !== 'function') continue;
+    wrapped[name] = (...args: unknown[]) => {
+      const timer = (binding as (...values: unknown[]) => unknown)(...args);
+      (timer as { unref?: () => void } | undefined)?.unref?.();
+      return timer;
+    };
+  }
+  return wrapped;
 }
 
 async function openEngine(adapterFactory: SqlMigrationAwareDriverAdapterFactory): Promise<SchemaEngine> {

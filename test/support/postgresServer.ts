@@ -1,0 +1,90 @@
+/**
+ * A throwaway PostgreSQL server of the test run's own, on 127.0.0.1 and a free port, in a
+ * temporary folder: initdb, then the machine's own PostgreSQL 15 binaries. It runs without
+ * durability (fsync, synchronous_commit and full_page_writes off): a crash of the machine loses
+ * nothing a test needs, and every commit and CREATE DATABASE stops waiting for the disk (a clone
+ * of the template took ~0.6 s on the machine's durable server, ~0.25 s here; measured in
+ * docs/development.md). The machine's shared server is never reconfigured.
+ *
+ * Both the suite's server and the streaming-replica tests' primary and standby are made here. They
+ * run as the `postgres` OS user when the tests run as root (initdb refuses root).
+ */
+import { execFile, execFileSync } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { freePort } from './processes.js';
+
+const run = promisify(execFile);
+
+/** The server's programs (Debian's layout); PG_BINDIR elsewhere. */
+export const PG_BIN = process.env.PG_BINDIR ?? '/usr/lib/postgresql/15/bin';
+
+const asRoot = process.getuid?.() === 0;
+
+/** A server program, as the postgres OS user when we are root. */
+export const asServerUser = (program: string, args: string[]) =>
+  asRoot ? run('runuser', ['-u', 'postgres', '--', join(PG_BIN, program), ...args]) : run(join(PG_BIN, program), args);
+
+/** A folder the server user may write to; in memory (/dev/shm) when the machine has it. */
+export function serverFolder(prefix: string): string {
+  const parent = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
+  const dir = mkdtempSync(join(parent, prefix));
+  if (asRoot) {
+    const [uid, gid] = ['-u', '-g'].map((flag) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim()));
+    chownSync(dir, uid!, gid!);
+  }
+  return dir;
+}
+
+/** Small and fast: a throwaway cluster needs no durability. */
+export const serverOptions = (port: number, socketDir: string, extra = '') =>
+  `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=${socketDir} -c fsync=off -c synchronous_commit=off -c full_page_writes=off ${extra}`;
+
+/** Stops a server now, synchronously (for process exit, when nothing async runs any more). */
+export function stopNow(dataDir: string): void {
+  try {
+    execFileSync(asRoot ? 'runuser' : join(PG_BIN, 'pg_ctl'), [...(asRoot ? ['-u', 'postgres', '--', join(PG_BIN, 'pg_ctl')] : []), '-D', dataDir, '-s', '-m', 'immediate', 'stop'], {
+      stdio: 'ignore',
+    });
+  } catch {
+    // Not running.
+  }
+}
+
+export interface PostgresServer {
+  /** The `postgres` database of the server: the admin connection. */
+  adminUrl: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a server for the test run: up to 300 connections (two workers' gateways, gateway
+ * processes, fault clusters), the folder removed when it stops or the process exits.
+ */
+export async function startPostgresServer(): Promise<PostgresServer> {
+  const dir = serverFolder('gateway-test-pg-');
+  const data = join(dir, 'data');
+  const port = await freePort();
+  const onExit = () => {
+    stopNow(data);
+    rmSync(dir, { recursive: true, force: true });
+  };
+  process.once('exit', onExit);
+  const stop = async () => {
+    process.removeListener('exit', onExit);
+    await asServerUser('pg_ctl', ['-D', data, '-s', '-m', 'immediate', 'stop']).catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    await asServerUser('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '-N', '--no-instructions', '-E', 'UTF8']);
+    const options = serverOptions(port, dir, '-c max_connections=300 -c shared_buffers=128MB');
+    await asServerUser('pg_ctl', ['-D', data, '-w', '-s', '-l', join(dir, 'server.log'), '-o', options, 'start']);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { adminUrl: `postgresql://postgres@127.0.0.1:${port}/postgres`, port, stop };
+}
