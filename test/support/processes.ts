@@ -1,6 +1,25 @@
 /** Real gateway processes for end-to-end tests: free ports, spawning, waiting, output capture. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import path from 'node:path';
+import { buildSync } from 'esbuild';
+
+/**
+ * Preloads written in TypeScript (the crash hooks) as plain JavaScript, compiled once per worker:
+ * `--import tsx` cost each gateway process ~0.6 s of CPU and sent every module it then loaded
+ * through tsx's loader. The output stays inside the project (node_modules/.cache) so that the
+ * hooks' bare imports (`pg`) resolve as they do from test/support.
+ */
+const compiledPreloads = new Map<string, string>();
+function compiledPreload(file: string): string {
+  let compiled = compiledPreloads.get(file);
+  if (!compiled) {
+    compiled = path.resolve('node_modules/.cache/test-preloads', `${process.pid}-${path.basename(file, '.ts')}.mjs`);
+    buildSync({ entryPoints: [file], outfile: compiled, bundle: true, packages: 'external', format: 'esm', platform: 'node', target: 'node20', logLevel: 'warning' });
+    compiledPreloads.set(file, compiled);
+  }
+  return compiled;
+}
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -32,14 +51,15 @@ export interface GatewayProcess {
 
 /**
  * Starts the gateway as `npm start` does (the compiled dist/main.js, built by the test run's global
- * setup), with `env` on top of a clean environment. `nodeArgs` may preload TypeScript test hooks.
+ * setup), with `env` on top of a clean environment. `nodeArgs` may preload TypeScript test hooks
+ * (compiled to JavaScript first).
  */
 export async function startGatewayProcess(env: Record<string, string>, nodeArgs: string[] = []): Promise<GatewayProcess> {
   const [port, checkoutPort] = [await freePort(), await freePort()];
   const childEnv: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), CHECKOUT_PORT: String(checkoutPort), LOG_LEVEL: 'warn', ...env };
   for (const name of ['DATABASE_URL', 'REDIS_URL'] as const) if (!(name in env)) delete childEnv[name];
-  const loader = nodeArgs.some((arg) => arg.endsWith('.ts')) ? ['--import', 'tsx'] : [];
-  const child = spawn(process.execPath, ['--enable-source-maps', ...loader, ...nodeArgs, 'dist/main.js'], { cwd: process.cwd(), env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const args = nodeArgs.map((arg) => (arg.endsWith('.ts') ? compiledPreload(arg) : arg));
+  const child = spawn(process.execPath, ['--enable-source-maps', ...args, 'dist/main.js'], { cwd: process.cwd(), env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout?.on('data', (chunk) => (output += chunk));
   child.stderr?.on('data', (chunk) => (output += chunk));
