@@ -7,7 +7,7 @@
  * prisma/migrations) hold in both.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { constants as zlib, brotliCompressSync, gzipSync } from 'node:zlib';
@@ -42,9 +42,24 @@ await build({
   sourcemap: 'linked',
   logLevel: 'warning',
 });
+await writeContractsAsJson();
 // Guarded while the client is being written (a build must not fail for every other test meanwhile).
 if (existsSync(path.join(src, 'dashboard', 'client', 'main.tsx'))) await buildDashboardClient();
 if (!process.argv.includes('--quiet')) console.log(`built ${entryPoints.length} files into dist/ in ${Math.round(performance.now() - started)} ms`);
+
+/**
+ * The REST contracts (openapi/*.yaml) as JSON in dist/openapi/: the compiled gateway reads these
+ * instead of parsing YAML at every start (src/rest/contract.ts).
+ */
+async function writeContractsAsJson() {
+  const { parse } = await import('yaml');
+  const contracts = path.join(root, 'openapi');
+  mkdirSync(path.join(dist, 'openapi'), { recursive: true });
+  for (const file of readdirSync(contracts).filter((name) => name.endsWith('.yaml'))) {
+    const document = parse(readFileSync(path.join(contracts, file), 'utf8'));
+    writeFileSync(path.join(dist, 'openapi', file.replace(/\.yaml$/, '.json')), JSON.stringify(document));
+  }
+}
 
 /**
  * The dashboard's browser app (src/dashboard/client/main.tsx, Preact): one minified bundle and its

@@ -11,7 +11,8 @@
  * registration; nothing here knows v2 from v1.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { OpenAPIBackend } from 'openapi-backend';
+import { OpenAPIBackend, type Document } from 'openapi-backend';
+import { readContract } from './contract.js';
 import { authenticate, authorizeMerchant, singleAuthorizationHeader, type MerchantAccess } from '../domain/access/auth.js';
 import type { GatewayContext } from '../domain/context.js';
 import { DomainError } from '../domain/errors.js';
@@ -72,9 +73,11 @@ interface ContractRoute {
   path: string;
 }
 
-/** The surface's routes as its contract lists them, read once at start. */
+/** The surface's routes as its contract lists them, read at start (the contract parsed once per process). */
 async function contractRoutes(surface: RestSurface): Promise<ContractRoute[]> {
-  const api = new OpenAPIBackend({ definition: surface.definition, apiRoot: surface.root, validate: false, quick: true });
+  // openapi-backend mutates what it is given (it dereferences in place): give it a copy.
+  const definition = structuredClone(await readContract(surface.definition));
+  const api = new OpenAPIBackend({ definition: definition as unknown as Document, apiRoot: surface.root, validate: false, quick: true });
   await api.init();
   return api.getOperations().map((operation) => ({ operationId: operation.operationId ?? '', method: operation.method.toUpperCase(), path: operation.path }));
 }
