@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { payTransaction } from '../../src/domain/operations.js';
 import { totpCodeAt } from '../../src/domain/users/secondFactor.js';
 import { startWebhookDispatcher, type Dispatcher } from '../../src/webhooks/dispatcher.js';
-import { launchBrowser, newPhonePage, recordOutsideRequests, saveScreenshot } from '../support/browser.js';
+import { newPhonePage, sharedBrowser, recordOutsideRequests, saveScreenshot } from '../support/browser.js';
 import { startGateway, transactionBody, type TestGateway } from '../support/gateway.js';
 import { InviteMemberDocument } from '../support/graphql/generated.js';
 import { graphqlTyped } from '../support/graphql/typed.js';
@@ -25,7 +25,7 @@ let dispatcher: Dispatcher;
 beforeAll(async () => {
   [gateway, browser, receiver] = await Promise.all([
     startGateway({ webhooks: { allowPrivateUrls: true, retryDelayMs: 30, maxRetries: 1, timeoutMs: 2_000 } }),
-    launchBrowser(),
+    sharedBrowser(),
     startWebhookReceiver(),
   ]);
   dispatcher = startWebhookDispatcher(gateway.ctx, { pollMs: 20 });
@@ -34,7 +34,6 @@ afterAll(async () => {
   await state.owner?.context.close();
   await receiver?.close();
   await dispatcher?.stop();
-  await browser?.close();
   await gateway?.close();
 });
 

@@ -11,11 +11,26 @@ import { startGateway, type TestGateway } from './gateway.js';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-export function launchBrowser(): Promise<Browser> {
+function launchBrowser(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM_PATH,
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
+}
+
+let workerBrowser: Promise<Browser> | undefined;
+
+/**
+ * The worker's one Chromium, launched on first use and shared by its browser test files (each
+ * works in contexts of its own and closes them): a launch per file cost more than most of those
+ * files' tests. Playwright closes it when the worker exits.
+ */
+export function sharedBrowser(): Promise<Browser> {
+  workerBrowser ??= launchBrowser().then((browser) => {
+    browser.on('disconnected', () => (workerBrowser = undefined));
+    return browser;
+  });
+  return workerBrowser;
 }
 
 export interface BrowserSession {
@@ -23,14 +38,13 @@ export interface BrowserSession {
   browser: Browser;
 }
 
-/** A gateway and a browser for the whole test file, both closed after it. */
+/** A gateway for the whole test file, closed after it, and the worker's browser. */
 export function useGatewayWithBrowser(): BrowserSession {
   const session = {} as BrowserSession;
   beforeAll(async () => {
-    [session.gateway, session.browser] = await Promise.all([startGateway(), launchBrowser()]);
+    [session.gateway, session.browser] = await Promise.all([startGateway(), sharedBrowser()]);
   });
   afterAll(async () => {
-    await session.browser?.close();
     await session.gateway?.close();
   });
   return session;
