@@ -15,7 +15,7 @@ import { exportScenario } from './exportScenario.js';
 import { graphScenario } from './graphScenario.js';
 import { operatorTokenScenario } from './operatorTokenScenario.js';
 import { subscriptionScenario } from './subscriptionScenario.js';
-import type { AnyScenario, Baseline, BenchData, BenchRequest, RequestFactory, Scenario, Target } from './shapes.js';
+import type { AnyScenario, Baseline, BenchData, BenchRequest, RequestFactory, Target } from './shapes.js';
 
 /** The list page the list scenarios and the GraphQL one read (page 500 = OFFSET 9,980 rows). */
 export const DEEP_PAGE = 500;

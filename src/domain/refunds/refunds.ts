@@ -22,7 +22,6 @@
  * The same statements run with or without an Idempotency-Key (with one, inside the key's
  * transaction), and for the reconciler and an operator's decision.
  */
-import type { PaymentMethod } from '../../generated/prisma/enums.js';
 import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import { settleIntent, type Settlement } from '../idempotency.js';

@@ -22,8 +22,6 @@ import {
   isCompositeType,
   isEnumType,
   isInputObjectType,
-  isInterfaceType,
-  isLeafType,
   isListType,
   isNonNullType,
   isObjectType,
