@@ -82,7 +82,10 @@ function consumer(ids: string[]): () => string {
 const consumers = new WeakMap<string[], () => string>();
 const nextOf = (ids: string[]): string => {
   let take = consumers.get(ids);
-  if (!take) consumers.set(ids, (take = consumer(ids)));
+  if (!take) {
+    take = consumer(ids);
+    consumers.set(ids, take);
+  }
   return take();
 };
 

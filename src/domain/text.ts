@@ -46,7 +46,9 @@ export function requestJsonProblem(root: unknown): string | null {
     if (!value || typeof value !== 'object') continue;
     if (depth >= MAX_JSON_DEPTH) return `nested deeper than ${MAX_JSON_DEPTH} levels`;
     if (Array.isArray(value)) {
-      value.forEach((item, index) => pending.push({ value: item, path: `${path}[${index}]`, depth: depth + 1 }));
+      value.forEach((item, index) => {
+        pending.push({ value: item, path: `${path}[${index}]`, depth: depth + 1 });
+      });
       continue;
     }
     for (const [key, item] of Object.entries(value)) {

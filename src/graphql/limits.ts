@@ -97,7 +97,10 @@ function measure(schema: GraphQLSchema, document: DocumentNode, operationName: s
       if (!isGraphQLError(error)) throw error;
     }
   }
-  if (!known) measuredCosts.set(document, (known = new Map()));
+  if (!known) {
+    known = new Map();
+    measuredCosts.set(document, known);
+  }
   if (known.size >= VARIANTS_PER_DOCUMENT) known.delete(known.keys().next().value!);
   known.set(key, measured);
   return measured;

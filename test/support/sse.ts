@@ -70,8 +70,7 @@ export async function subscribe<T = any>(
     try {
       for await (const chunk of stream) {
         buffered += decoder.decode(chunk, { stream: true });
-        let end: number;
-        while ((end = buffered.indexOf('\n\n')) >= 0) {
+        for (let end = buffered.indexOf('\n\n'); end >= 0; end = buffered.indexOf('\n\n')) {
           const block = buffered.slice(0, end);
           buffered = buffered.slice(end + 2);
           const lines = block.split('\n');

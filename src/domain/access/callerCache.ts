@@ -169,7 +169,10 @@ export class CallerCache {
 
   private drop(message: string): void {
     this.generation += 1;
-    if (message === INVALIDATE_ALL) return this.entries.clear();
+    if (message === INVALIDATE_ALL) {
+      this.entries.clear();
+      return;
+    }
     for (const [digest, { caller }] of this.entries) {
       if (invalidationsOf(caller).includes(message)) this.entries.delete(digest);
     }

@@ -172,7 +172,10 @@ const openPayoutOf = (row: OpenPayoutRow): OpenPayout => ({
 export async function settleOpenPayout(ctx: GatewayContext, organizationId: string, payoutId: string, answer: ProviderAnswer): Promise<PayoutRecord> {
   let settled: PayoutRecord | undefined;
   try {
-    await settleIntent(ctx, organizationId, payoutIntentName(payoutId), async (tx) => settlementOf((settled = await settlePayout(ctx, tx, payoutId, answer))));
+    await settleIntent(ctx, organizationId, payoutIntentName(payoutId), async (tx) => {
+      settled = await settlePayout(ctx, tx, payoutId, answer);
+      return settlementOf(settled);
+    });
   } catch (error) {
     if (!(error instanceof DomainError && error.code === 'payout_failed')) throw error;
   }

@@ -100,7 +100,8 @@ function foldProvider(records: ProviderRecord[]): Map<string, ProviderRecord> {
   const folded = new Map<string, ProviderRecord>();
   let anonymous = 0;
   for (const record of records) {
-    const key = record.reference ? keyOf(record) : `anonymous ${(anonymous += 1)}`;
+    if (!record.reference) anonymous += 1;
+    const key = record.reference ? keyOf(record) : `anonymous ${anonymous}`;
     const seen = folded.get(key);
     if (!seen) folded.set(key, { ...record });
     else if (record.status === 'failed') seen.status = 'failed';

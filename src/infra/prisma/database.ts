@@ -247,7 +247,14 @@ class CatalogueFriendlyClient extends pg.Client {
       };
     }
     const result = (super.query as (...a: unknown[]) => unknown)(...args);
-    return (result instanceof Promise ? result.then((value: pg.QueryResult) => (reportCharAsText(value), value)) : result) as never;
+    return (
+      result instanceof Promise
+        ? result.then((value: pg.QueryResult) => {
+            reportCharAsText(value);
+            return value;
+          })
+        : result
+    ) as never;
   }
 }
 

@@ -178,7 +178,9 @@ export function createRedisCoordination(options: {
   /** Messages may have been missed (a new or renewed subscription): caches drop everything, and a live listener may have appeared unheard. */
   const notifyInvalidation = (message: string) => {
     if (message === INVALIDATE_ALL) liveListenerMayHaveAppeared();
-    invalidationListeners.forEach((listener) => listener(message));
+    invalidationListeners.forEach((listener) => {
+      listener(message);
+    });
   };
   let subscriber: Redis | undefined;
   let subscriptionPinger: NodeJS.Timeout | undefined;
@@ -267,7 +269,10 @@ export function createRedisCoordination(options: {
     // have stopped publishing while this connection was away).
     let first = true;
     connection.on('ready', () => {
-      if (first) return void (first = false); // the first subscription announces below
+      if (first) {
+        first = false; // the first subscription announces below
+        return;
+      }
       setImmediate(() => void connection.ping().then(announceLiveListening).catch(() => undefined));
     });
     liveSubscriber = connection;
@@ -410,7 +415,8 @@ export function createRedisCoordination(options: {
       },
       async subscribe(listener) {
         if (!liveListeners.includes(listener)) liveListeners.push(listener); // a retry after a failed subscribe
-        await (liveSubscribed ??= subscribeToLiveEvents());
+        liveSubscribed ??= subscribeToLiveEvents();
+        await liveSubscribed;
       },
     },
 
