@@ -193,7 +193,7 @@ export function CopyButton({ value }: { value: string }) {
  * A button that asks before acting: the first press shows the question with Confirm and Cancel
  * (focus moves to Confirm); only Confirm runs the action.
  */
-export function ConfirmButton({ label, question, onConfirm, danger, disabled }: { label: string; question: string; onConfirm: () => Promise<unknown> | void; danger?: boolean; disabled?: boolean }) {
+export function ConfirmButton({ label, question, onConfirm, danger, disabled }: { label: string; question: string; onConfirm: () => unknown; danger?: boolean; disabled?: boolean }) {
   const { t } = useApp();
   const [asking, setAsking] = useState(false);
   const confirmRef = useRef<HTMLButtonElement>(null);
