@@ -672,7 +672,7 @@ export async function startOrangeMoneySimulator(options: OrangeMoneySimulatorOpt
     holdWallet: (msisdn) => void held.add(msisdn),
     async settle(transactionId, status) {
       const transaction = transactions.find((item) => item.transactionId === transactionId);
-      if (!transaction || transaction.status !== 'PENDING') throw new Error(`no pending transaction ${transactionId}`);
+      if (transaction?.status !== 'PENDING') throw new Error(`no pending transaction ${transactionId}`);
       transaction.status = status;
       transaction.updatedAt = new Date().toISOString();
       if (status === 'FAILED' && transaction.type === 'CASHIN') balance += transaction.amount.value;
