@@ -208,6 +208,7 @@ export function ConfirmButton({ label, question, onConfirm, danger, disabled }: 
     );
   }
   return (
+    // biome-ignore lint/a11y/useSemanticElements: a <fieldset> would bring its own rendering (min-inline-size: min-content, border, padding) to a two-button prompt that is not a group of form fields; role=group with its label is the same group to assistive technology
     <div class="confirm" role="group" aria-label={label}>
       <p>{question}</p>
       <button
@@ -268,11 +269,12 @@ export function PageTitle({ children }: { children: ComponentChildren }) {
  */
 export function Table({ caption, children, stacked = false }: { caption?: string; children: ComponentChildren; stacked?: boolean }) {
   return (
-    <div class="table-wrap" tabIndex={0} role="region" aria-label={caption}>
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: the region scrolls sideways on a phone; keyboard users must be able to focus it to scroll it (WCAG 2.1.1)
+    <section class="table-wrap" tabIndex={0} aria-label={caption}>
       <table class={stacked ? 'stacked' : undefined}>
         {caption && <caption class="visually-hidden">{caption}</caption>}
         {children}
       </table>
-    </div>
+    </section>
   );
 }
