@@ -54,6 +54,7 @@ const LOOKUPS = { allowed: guardedLookup(true), publicOnly: guardedLookup(false)
 const STALE_CONNECTION_ERRORS = new Set(['ECONNRESET', 'EPIPE']);
 
 /** PostgreSQL text cannot hold NUL; a receiver's answer may. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching NUL is the point: it is replaced before the text is stored
 const loggable = (text: string, max: number): string => text.replace(/\u0000/g, '\uFFFD').slice(0, max);
 
 export interface PostOptions {
