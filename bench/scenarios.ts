@@ -18,7 +18,7 @@ import { subscriptionScenario } from './subscriptionScenario.js';
 import type { AnyScenario, Baseline, BenchData, BenchRequest, RequestFactory, Target } from './shapes.js';
 
 /** The list page the list scenarios and the GraphQL one read (page 500 = OFFSET 9,980 rows). */
-export const DEEP_PAGE = 500;
+const DEEP_PAGE = 500;
 
 // Request factories --------------------------------------------------------------------------
 

@@ -105,7 +105,7 @@ function bodyTemplate(): string {
 }
 
 /** Deletes the scenario's organisations: their webhooks, deliveries and attempts go with them. */
-export async function removeWebhookRows(client?: pg.Client): Promise<number> {
+async function removeWebhookRows(client?: pg.Client): Promise<number> {
   const run = async (c: pg.Client) => (await c.query(`DELETE FROM "Organization" WHERE name LIKE $1`, [`${WEBHOOK_ORGANIZATION_NAME}%`])).rowCount ?? 0;
   return client ? run(client) : withClient(run);
 }

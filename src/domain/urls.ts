@@ -1,7 +1,7 @@
 /** Redirect URLs merchants give for after the payment (success_url, error_url). */
 import { DomainError } from './errors.js';
 
-export const MAX_URL_LENGTH = 2048;
+const MAX_URL_LENGTH = 2048;
 
 /** A redirect URL: absolute http(s), no percent-encoded characters (the spec's rule). */
 export function validateRedirectUrl(value: string): string {

@@ -18,7 +18,7 @@ import type { PaymentMethod } from '../generated/prisma/enums.js';
 import { providerForMethod } from '../infra/providers/router.js';
 
 /** A provider's notification is one small JSON event; 64 kB is far above any of them. */
-export const NOTIFICATION_BODY_LIMIT = 64 * 1024;
+const NOTIFICATION_BODY_LIMIT = 64 * 1024;
 
 const ROUTES: ReadonlyArray<{ method: PaymentMethod; path: string }> = [
   { method: 'wave', path: '/providers/wave/webhook' },

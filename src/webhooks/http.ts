@@ -12,7 +12,7 @@ import { isNonPublicAddress } from '../domain/webhooks/addresses.js';
 import type { AttemptOutcome } from '../domain/webhooks/deliveries.js';
 
 /** How much of the receiver's answer is read and logged: the rest is never read. */
-export const RESPONSE_LOG_BYTES = 1024;
+const RESPONSE_LOG_BYTES = 1024;
 /** Longest error text logged. */
 const ERROR_LOG_CHARS = 500;
 
@@ -36,7 +36,7 @@ class PrivateAddressError extends Error {
 }
 
 /** dns.lookup, keeping only public addresses (unless private targets are allowed). */
-export function guardedLookup(allowPrivate: boolean): LookupFunction {
+function guardedLookup(allowPrivate: boolean): LookupFunction {
   return (hostname, options, callback) => {
     dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) return callback(error, '', 4);

@@ -4,7 +4,7 @@
  * time it arrived, so tests and the bench can measure delivery delays. (Not a test file itself.)
  */
 
-export interface SseEvent<T = any> {
+interface SseEvent<T = any> {
   /** The GraphQL result carried by a `next` event: `{ data }` or `{ errors }`. */
   payload: { data?: T; errors?: { message: string; extensions?: Record<string, unknown> }[] };
   /** Date.now() when it was read. */

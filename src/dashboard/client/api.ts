@@ -5,7 +5,7 @@
  */
 import type { MerchantRole } from './generated.js';
 
-export interface SessionUser {
+interface SessionUser {
   email: string;
   role: MerchantRole;
   organizationId: string;

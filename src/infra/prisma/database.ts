@@ -332,7 +332,7 @@ async function openPGlite(dataDir: string, onLockTakenOver?: (description: strin
   };
 }
 
-export async function withTimeout(check: Promise<boolean>, ms: number): Promise<boolean> {
+async function withTimeout(check: Promise<boolean>, ms: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<boolean>((resolve) => {
     timer = setTimeout(() => resolve(false), ms);

@@ -377,7 +377,7 @@ function recordOf(item: WaveHistoryItem, at: Date): ProviderRecord | null {
  * timestamp followed by the raw body, within the tolerance; or `Authorization: Bearer <secret>`.
  * Compared in constant time. Without a configured secret nothing is accepted.
  */
-export function verifyWebhook(input: InboundNotification, secret: string | undefined, now: Date, toleranceMs: number): void {
+function verifyWebhook(input: InboundNotification, secret: string | undefined, now: Date, toleranceMs: number): void {
   if (!secret) throw new NotificationRejected('WAVE_WEBHOOK_SECRET is not set: Wave webhooks cannot be verified');
   const signatureHeader = headerOf(input, 'wave-signature');
   if (signatureHeader) {

@@ -94,7 +94,7 @@ function daysOf(rows: DashboardStatsQuery['transactionStats'], from: Date): Day[
 }
 
 /** Bars of volume, a line of fees (its own scale), an accessible summary and a table fallback. */
-export function VolumeChart({ rows, from }: { rows: DashboardStatsQuery['transactionStats']; from: Date }) {
+function VolumeChart({ rows, from }: { rows: DashboardStatsQuery['transactionStats']; from: Date }) {
   const { t, lang } = useApp();
   const days = daysOf(rows, from);
   const totalVolume = days.reduce((sum, day) => sum + day.volume, 0);
