@@ -150,7 +150,7 @@ export async function issueApiKey(organizationId: string): Promise<string> {
 }
 
 /** Rows the money scenarios consume, per run: more than the fastest side can use in its runs. */
-export const MONEY_ROWS = { payable: 80_000, refundable: 40_000, amount: 5_000 } as const;
+const MONEY_ROWS = { payable: 80_000, refundable: 40_000, amount: 5_000 } as const;
 
 /**
  * The money scenarios' own rows, added for this run (deleted with the ledger at the next run's
@@ -200,7 +200,7 @@ const PAYOUT_ORGANIZATION_NAME = 'Bench payouts ';
  * (409 otherwise), and at LOAD.connections requests in flight, taken round robin, the same one
  * comes back only after this many others.
  */
-export const PAYOUT_ORGANIZATIONS = 500;
+const PAYOUT_ORGANIZATIONS = 500;
 
 /**
  * Payout-enabled organisations with a funded `main` (a balanced adjustment posting each) and a

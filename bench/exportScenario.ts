@@ -18,7 +18,7 @@ import { cpuMs, rssMB, sampleRss } from './processes.js';
 import { LOAD } from './settings.js';
 import type { BacklogContext, BacklogScenario, Figures, Row, ThroughputTarget } from './shapes.js';
 
-export const EXPORT_TARGETS = {
+const EXPORT_TARGETS = {
   /** The issue: the gateway's resident memory grows by at most this while it streams the export. */
   maxRssGrowthMB: 50,
   /**

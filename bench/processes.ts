@@ -20,7 +20,9 @@ export interface ServerProcess {
 
 const running = new Set<ChildProcess>();
 // Whatever happens to the bench, no server outlives it.
-process.on('exit', () => running.forEach((child) => child.kill('SIGKILL')));
+process.on('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -42,7 +44,12 @@ export async function startServer(name: string, nodeArgs: readonly string[], env
   const keep = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-LIMITS.outputBytes));
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => (running.delete(child), resolve())));
+  const exited = new Promise<void>((resolve) => {
+    child.once('exit', () => {
+      running.delete(child);
+      resolve();
+    });
+  });
   const url = `http://127.0.0.1:${port}`;
   await waitHealthy(url + healthPath, exited, () => `${name}: ${output}`);
   return { name, url, pid: child.pid ?? 0, startMs: Math.round(performance.now() - started), output: () => output, stop: () => stopChild(child, exited) };

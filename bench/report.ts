@@ -11,9 +11,9 @@ import type { CliFigures } from './cli.js';
 import type { DrainFigures, Figures, Row, Scenario, Target, ThroughputTarget } from './shapes.js';
 
 /** Issue 6's memory bounds for the gateway process. */
-export const RSS_TARGETS = { idleMB: 200, underLoadMB: 300 } as const;
+const RSS_TARGETS = { idleMB: 200, underLoadMB: 300 } as const;
 /** The issue's start-up targets: /healthz after spawning (up-to-date database), an operator CLI command's wall time. */
-export const STARTUP_TARGETS = { healthzMs: 3_000, cliMs: 500 } as const;
+const STARTUP_TARGETS = { healthzMs: 3_000, cliMs: 500 } as const;
 
 const round = (value: number, digits = 2): number => Math.round(value * 10 ** digits) / 10 ** digits;
 

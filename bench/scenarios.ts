@@ -15,10 +15,10 @@ import { exportScenario } from './exportScenario.js';
 import { graphScenario } from './graphScenario.js';
 import { operatorTokenScenario } from './operatorTokenScenario.js';
 import { subscriptionScenario } from './subscriptionScenario.js';
-import type { AnyScenario, Baseline, BenchData, BenchRequest, RequestFactory, Scenario, Target } from './shapes.js';
+import type { AnyScenario, Baseline, BenchData, BenchRequest, RequestFactory, Target } from './shapes.js';
 
 /** The list page the list scenarios and the GraphQL one read (page 500 = OFFSET 9,980 rows). */
-export const DEEP_PAGE = 500;
+const DEEP_PAGE = 500;
 
 // Request factories --------------------------------------------------------------------------
 
@@ -82,7 +82,10 @@ function consumer(ids: string[]): () => string {
 const consumers = new WeakMap<string[], () => string>();
 const nextOf = (ids: string[]): string => {
   let take = consumers.get(ids);
-  if (!take) consumers.set(ids, (take = consumer(ids)));
+  if (!take) {
+    take = consumer(ids);
+    consumers.set(ids, take);
+  }
   return take();
 };
 

@@ -26,7 +26,7 @@ export type SeedRange = [organizationId: string, first: number, last: number, to
  * Per-session helpers (pg_temp: nothing is left in the database). SQL functions, so the planner
  * inlines them. u(i, salt) is a uniform number in [0, 1) drawn from (i, salt).
  */
-export const SEED_FUNCTIONS_SQL = `
+const SEED_FUNCTIONS_SQL = `
 CREATE OR REPLACE FUNCTION pg_temp.u(i bigint, salt bigint) RETURNS float8 LANGUAGE sql IMMUTABLE
   AS $$ SELECT (hashint8extended(i, salt) & 2147483647)::float8 / 2147483648.0 $$;
 CREATE OR REPLACE FUNCTION pg_temp.product_count(i bigint) RETURNS int LANGUAGE sql IMMUTABLE

@@ -52,7 +52,10 @@ export const startGateway = (name: string, env: Record<string, string>, nodeArgs
 async function startGatewayWithoutLimiter(data: BenchData, note: (method: string) => void): Promise<ServerProcess> {
   const switched = await startGateway('gateway (RATE_LIMIT_ENABLED=false)', gatewayEnv(REDIS_URL, { RATE_LIMIT_ENABLED: 'false' }));
   const probe = await fetch(`${switched.url}/api/v2/transactions/${data.ids[0]}`, { headers: { authorization: `Bearer ${data.key}` } });
-  if (!probe.headers.has('ratelimit-limit')) return note('RATE_LIMIT_ENABLED=false'), switched;
+  if (!probe.headers.has('ratelimit-limit')) {
+    note('RATE_LIMIT_ENABLED=false');
+    return switched;
+  }
   await switched.stop();
   note('RATE_LIMIT_ENABLED is not honoured: limiter failing open on a closed Redis port (open breaker, no Redis call)');
   return startGateway('gateway (limiter failing open)', gatewayEnv(`redis://127.0.0.1:${await freePort()}`));
@@ -87,7 +90,10 @@ export class Servers {
 
   get(name: ServerName): Promise<ServerProcess> {
     let server = this.started.get(name);
-    if (!server) this.started.set(name, (server = this.starters[name]()));
+    if (!server) {
+      server = this.starters[name]();
+      this.started.set(name, server);
+    }
     return server;
   }
 

@@ -101,7 +101,7 @@ export interface Scenario {
 }
 
 /** The servers a backlog scenario may start (on first use) and stop: bench/servers.ts's Servers. */
-export interface ServerPool {
+interface ServerPool {
   get(name: ServerName): Promise<ServerProcess>;
   stop(name: ServerName): Promise<void>;
 }

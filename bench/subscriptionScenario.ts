@@ -69,8 +69,7 @@ function openSubscriber(url: string, key: string, watched: Set<string>, into: De
       let buffered = '';
       response.on('data', (chunk: string) => {
         buffered += chunk;
-        let end: number;
-        while ((end = buffered.indexOf('\n\n')) >= 0) {
+        for (let end = buffered.indexOf('\n\n'); end >= 0; end = buffered.indexOf('\n\n')) {
           const block = buffered.slice(0, end);
           buffered = buffered.slice(end + 2);
           const data = block.indexOf('data: {');

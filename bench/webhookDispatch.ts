@@ -105,7 +105,7 @@ function bodyTemplate(): string {
 }
 
 /** Deletes the scenario's organisations: their webhooks, deliveries and attempts go with them. */
-export async function removeWebhookRows(client?: pg.Client): Promise<number> {
+async function removeWebhookRows(client?: pg.Client): Promise<number> {
   const run = async (c: pg.Client) => (await c.query(`DELETE FROM "Organization" WHERE name LIKE $1`, [`${WEBHOOK_ORGANIZATION_NAME}%`])).rowCount ?? 0;
   return client ? run(client) : withClient(run);
 }
@@ -238,8 +238,14 @@ async function waitDrained(client: pg.Client, receiver: ServerProcess, endpointI
   while (Date.now() < deadline && Date.now() - movedAt < STALL_MS) {
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     const stats = await receiverCall<ReceiverStats>(receiver, 'GET', '/stats');
-    if (stats.requests !== seen) (seen = stats.requests), (movedAt = Date.now());
-    if (Date.now() - loggedAt >= 10_000) (loggedAt = Date.now()), log(`    ${stats.requests.toLocaleString('en')} received`);
+    if (stats.requests !== seen) {
+      seen = stats.requests;
+      movedAt = Date.now();
+    }
+    if (Date.now() - loggedAt >= 10_000) {
+      loggedAt = Date.now();
+      log(`    ${stats.requests.toLocaleString('en')} received`);
+    }
     if (stats.requests < backlog) continue;
     const { rows } = await client.query(`SELECT count(*)::int AS n FROM "WebhookDelivery" WHERE "webhookId" = ANY($1::uuid[]) AND status = 'pending'`, [endpointIds]);
     if (rows[0].n === 0) return;

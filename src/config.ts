@@ -41,7 +41,7 @@ export interface Config {
   logLevel: string;
 }
 
-export interface OrangeMoneyConfig {
+interface OrangeMoneyConfig {
   apiUrl: string;
   clientId: string;
   clientSecret: string;

@@ -89,7 +89,7 @@ app.post('/api/v2/transactions', async (request: FastifyRequest<{ Body: CreateBo
   if (!products.length || !methods.length) return reply.code(400).send({ error: 'Invalid request body' });
   const { rows } = await pool.query({ ...KEY_FOR_CREATE, values: [digestOf(request)] });
   const key = rows[0];
-  if (!key || key.status !== 'active') return reply.code(401).send({ error: 'Invalid API key' });
+  if (key?.status !== 'active') return reply.code(401).send({ error: 'Invalid API key' });
   const id = randomUUID();
   const amount = products.reduce((sum, product) => sum + product.price * product.quantity, 0);
   const createdAt = await insertTransaction(id, key.organizationId, amount, methods, body);

@@ -239,5 +239,5 @@ export const MESSAGES: Record<Lang, Messages> = { fr, en };
 
 /** Dates as a customer reads them, in UTC+0 (Dakar, Abidjan, Bamako... all on GMT). */
 export function formatDate(date: Date, lang: Lang): string {
-  return new Intl.DateTimeFormat(lang === 'fr' ? 'fr-FR' : 'en-GB', { dateStyle: 'long', timeStyle: 'short', timeZone: 'UTC' }).format(date) + ' GMT';
+  return `${new Intl.DateTimeFormat(lang === 'fr' ? 'fr-FR' : 'en-GB', { dateStyle: 'long', timeStyle: 'short', timeZone: 'UTC' }).format(date)} GMT`;
 }

@@ -9,11 +9,11 @@ import { toWireAmount } from '../domain/money.js';
 import type { CheckoutView } from '../domain/payments/getCheckout.js';
 import { METHOD_NAMES, MESSAGES, formatDate, type Lang } from './i18n.js';
 
-export const escapeHtml = (text: string): string =>
+const escapeHtml = (text: string): string =>
   text.replace(/[&<>"']/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char] ?? char);
 
 /** Integer XOF, grouped by spaces as written in Dakar ("3 000 XOF"). */
-export const formatXof = (amount: bigint): string => `${toWireAmount(amount).toLocaleString('fr-FR').replace(/\u202f/g, ' ')} XOF`;
+const formatXof = (amount: bigint): string => `${toWireAmount(amount).toLocaleString('fr-FR').replace(/\u202f/g, ' ')} XOF`;
 /** An amount that never breaks across two lines. */
 const amountHtml = (amount: bigint): string => `<span class="amount">${formatXof(amount)}</span>`;
 
@@ -50,14 +50,14 @@ button,.button{display:block;width:100%;font-size:1.1rem;font-weight:600;text-al
 /** The CSP names the stylesheet by hash: no inline style or script of anyone else can run. */
 export const STYLE_HASH = `'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`;
 
-export interface PageOptions {
+interface PageOptions {
   lang: Lang;
   title: string;
   /** The page's own path, for the language link (absent: no link). */
   path?: string;
 }
 
-export function page({ lang, title, path }: PageOptions, body: string): string {
+function page({ lang, title, path }: PageOptions, body: string): string {
   const other = MESSAGES[lang].otherLanguage;
   const switcher = path
     ? `<p class="lang"><a href="${escapeHtml(path)}?lang=${other.lang}" hreflang="${other.lang}" lang="${other.lang}">${other.label}</a></p>`
@@ -105,7 +105,7 @@ ${feesLater ? `<p class="note">${escapeHtml(t.feesDependOnMethod)}</p>` : ''}
 <p class="ref">${escapeHtml(t.reference)}${sep(lang)}<code>${escapeHtml(transaction.id)}</code></p></section>`;
 }
 
-export interface FormState {
+interface FormState {
   token: string;
   /** The form's action (the checkout path, with ?lang= when the customer chose one). */
   action: string;
@@ -140,7 +140,7 @@ function paymentForm(view: CheckoutView, lang: Lang, form: FormState): string {
 }
 
 /** Which page shows a transaction's state: the checkout itself or a default redirect page. */
-export type StatePage = 'checkout' | 'success' | 'error';
+type StatePage = 'checkout' | 'success' | 'error';
 
 /**
  * A transaction's state, read from the database, never from the URL: the "success" page of a

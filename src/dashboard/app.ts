@@ -15,7 +15,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { pickLanguage } from '../checkout/i18n.js';
 import { DomainError } from '../domain/errors.js';
 
-export const DASHBOARD_ROOT = '/dashboard';
+const DASHBOARD_ROOT = '/dashboard';
 const ASSETS_PATH = `${DASHBOARD_ROOT}/assets`;
 
 /** dist/dashboard/assets/, from src/dashboard/ (tests) and dist/dashboard/ (npm start) alike. */
@@ -79,7 +79,7 @@ const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#
  * (Accept-Language, `?lang=`), the stylesheet, the module script; the app renders into #app. A
  * short text shows until it does (and says what to do without JavaScript).
  */
-export function renderShell(client: Pick<BuiltClient, 'js' | 'css'>, lang: 'fr' | 'en'): string {
+function renderShell(client: Pick<BuiltClient, 'js' | 'css'>, lang: 'fr' | 'en'): string {
   const title = lang === 'fr' ? 'Tableau de bord' : 'Dashboard';
   const loading = lang === 'fr' ? 'Chargement du tableau de bord… Il demande JavaScript.' : 'Loading the dashboard… It needs JavaScript.';
   return `<!doctype html>

@@ -8,7 +8,7 @@
  */
 import type { Clock, Coordination, Db, Logger, PaymentProvider } from './ports.js';
 
-export type { Clock, Db, DbTransaction, Logger } from './ports.js';
+export type { Clock, Db, DbTransaction } from './ports.js';
 
 export const systemClock: Clock = { now: () => new Date() };
 

@@ -25,7 +25,7 @@ const MAX_CURSOR_LENGTH = 128;
 export const encodeCursor = (row: KeysetPosition): string => Buffer.from(`${row.createdAt.getTime()}:${row.id}`, 'utf8').toString('base64url');
 
 /** The position a cursor names; a clear 400 (`invalid_query`) for anything that is not one of ours. */
-export function decodeCursor(name: string, cursor: string): KeysetPosition {
+function decodeCursor(name: string, cursor: string): KeysetPosition {
   const refuse = (): never => {
     throw new DomainError('invalid_query', `${name} is not a cursor of this list`);
   };

@@ -307,4 +307,3 @@ export class DomainError extends Error {
 
 export const isErrorCode = (value: string): value is ErrorCode => Object.hasOwn(ERROR_CATALOGUE, value);
 
-export const isDomainError = (error: unknown): error is DomainError => error instanceof DomainError;

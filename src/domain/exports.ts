@@ -25,7 +25,7 @@ export const MAX_CONCURRENT_EXPORTS = 2;
  * The longest an export may run: a million rows take seconds; a client that reads so slowly that
  * it needs longer keeps a connection (and, streamed, a snapshot) from everyone else. Cut past it.
  */
-export const MAX_EXPORT_MS = 15 * 60_000;
+const MAX_EXPORT_MS = 15 * 60_000;
 
 const running = new WeakMap<GatewayContext, number>();
 

@@ -29,7 +29,7 @@ import { DomainError, isErrorCode } from './errors.js';
 import { settleDurably } from './providerFlow.js';
 import { inTransaction } from './afterCommit.js';
 
-export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /** Visible ASCII, 1 to 255 characters: room for a UUID or an order reference, bounded for the index. */
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
@@ -343,7 +343,7 @@ export async function purgeExpiredIdempotencyKeys(ctx: GatewayContext): Promise<
 }
 
 /** The request's identity: the operation and its input, whatever surface it came through. */
-export function fingerprintOf(operation: string, input: unknown): string {
+function fingerprintOf(operation: string, input: unknown): string {
   return createHash('sha256').update(`${operation}\n${canonicalJson(input)}`).digest('hex');
 }
 

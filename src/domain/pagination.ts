@@ -4,7 +4,7 @@ import { DomainError } from './errors.js';
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
 /** Deep OFFSETs cost a scan of every skipped row; past this, filter by date instead. */
-export const MAX_PAGE = 100_000;
+const MAX_PAGE = 100_000;
 
 export interface PageRequest {
   page?: number;

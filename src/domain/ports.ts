@@ -52,14 +52,14 @@ export interface RateLimiter {
   hit(key: string, rule?: RateLimitRule): Promise<RateLimitDecision>;
 }
 
-export interface ScheduledJob {
+interface ScheduledJob {
   /** Stable id; scheduling the same id again replaces its due time (no duplicates). */
   id: string;
   /** Epoch milliseconds at which the job becomes due. */
   dueAt: number;
 }
 
-export interface Scheduler {
+interface Scheduler {
   /** Schedules (or reschedules) a job by id. */
   schedule(job: ScheduledJob): Promise<void>;
   /** Cancels a job; a no-op when absent. */
@@ -98,7 +98,7 @@ export interface InvalidationBus {
  * in a crash between the commit and the publish, is never seen there. Webhooks (the outbox) remain
  * the durable channel; live updates are for screens that want to be told at once.
  */
-export interface LiveEventBus {
+interface LiveEventBus {
   /**
    * Sends `message` to every instance's listeners, this one's included (best effort; may reject
    * when down). While no instance listens it may send nothing: Redis stops publishing until an
@@ -113,7 +113,7 @@ export interface LiveEventBus {
 }
 
 /** Readiness probe for a coordinator (Redis reachable, or always true in-process). */
-export interface CoordinatorHealth {
+interface CoordinatorHealth {
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }

@@ -159,9 +159,9 @@ export interface OpenCallStore<Call extends OpenProviderCall> {
 }
 
 /** A call is first asked about once older than this: well past the request's own provider timeout. */
-export const RECONCILE_AFTER_MS = 60_000;
+const RECONCILE_AFTER_MS = 60_000;
 /** Most calls one reconciler run looks at. */
-export const RECONCILE_BATCH = 100;
+const RECONCILE_BATCH = 100;
 /** Backoff between questions: doubles from the first (RECONCILE_AFTER_MS), capped (a provider outage must not be hammered). */
 export const MAX_RECHECK_MS = 60 * 60 * 1000;
 /** After this many questions without a final answer a call is "stuck": an operator should look. */

@@ -17,7 +17,7 @@ export class RateLimitedError extends DomainError {
  * While the coordinator fails, the limiter warns at most this often: an outage under load would
  * otherwise write one warning per request. Each warning says how many requests went unlimited since.
  */
-export const FAILING_OPEN_WARNING_INTERVAL_MS = 60_000;
+const FAILING_OPEN_WARNING_INTERVAL_MS = 60_000;
 
 /** An ongoing coordinator failure, as the limiter saw it. */
 interface Outage {

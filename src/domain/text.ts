@@ -14,20 +14,17 @@ export const MAX_NAME_LENGTH = 200;
 export const MAX_DESCRIPTION_LENGTH = 1000;
 export const MAX_SEARCH_LENGTH = 100;
 /** Deepest nesting a request body may have: real bodies are 3 levels deep; deeper only costs stack. */
-export const MAX_JSON_DEPTH = 32;
+const MAX_JSON_DEPTH = 32;
 
 /** With the u flag a surrogate pair is one code point; only a lone surrogate is in category Cs. */
 const LONE_SURROGATE = /\p{Cs}/u;
 
 /** Why this text cannot be stored as is, or null when it can. */
-export function textProblem(value: string): string | null {
+function textProblem(value: string): string | null {
   if (value.includes('\u0000')) return 'contains a NUL character';
   if (LONE_SURROGATE.test(value)) return 'is not well-formed Unicode (a lone surrogate)';
   return null;
 }
-
-/** True for text PostgreSQL stores exactly as given. */
-export const isStorableText = (value: string): boolean => textProblem(value) === null;
 
 /**
  * What makes a parsed JSON request body unacceptable, or null: a string or key that breaks the
@@ -46,7 +43,9 @@ export function requestJsonProblem(root: unknown): string | null {
     if (!value || typeof value !== 'object') continue;
     if (depth >= MAX_JSON_DEPTH) return `nested deeper than ${MAX_JSON_DEPTH} levels`;
     if (Array.isArray(value)) {
-      value.forEach((item, index) => pending.push({ value: item, path: `${path}[${index}]`, depth: depth + 1 }));
+      value.forEach((item, index) => {
+        pending.push({ value: item, path: `${path}[${index}]`, depth: depth + 1 });
+      });
       continue;
     }
     for (const [key, item] of Object.entries(value)) {

@@ -6,7 +6,7 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 
-export const SESSION_COOKIE = 'gateway_session';
+const SESSION_COOKIE = 'gateway_session';
 /** Longest Cookie header worth reading: a browser's for one site stays far below. */
 const MAX_COOKIE_HEADER = 8192;
 

@@ -3,7 +3,6 @@
  * schema/ (the Pothos docs' app layout). Rules are the domain's; resolvers only call operations.
  */
 import SchemaBuilder from '@pothos/core';
-import { GraphQLError } from 'graphql';
 import ComplexityPlugin from '@pothos/plugin-complexity';
 import DataloaderPlugin from '@pothos/plugin-dataloader';
 import PrismaPlugin from '@pothos/plugin-prisma';

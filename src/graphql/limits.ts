@@ -22,9 +22,9 @@ import type { Plugin } from 'graphql-yoga';
  * 100 transactions with every field and relation (products, refund, attempts, deliveries and their
  * attempts, ledger entries: about 16,000, each list counted at 10 rows), not two of them.
  */
-export const QUERY_LIMITS = { depth: 10, breadth: 100, complexity: 25_000 } as const;
+const QUERY_LIMITS = { depth: 10, breadth: 100, complexity: 25_000 } as const;
 
-export interface QueryCost {
+interface QueryCost {
   requestedQueryCost: number;
   maximumQueryCost: number;
   depth: number;
@@ -97,7 +97,10 @@ function measure(schema: GraphQLSchema, document: DocumentNode, operationName: s
       if (!isGraphQLError(error)) throw error;
     }
   }
-  if (!known) measuredCosts.set(document, (known = new Map()));
+  if (!known) {
+    known = new Map();
+    measuredCosts.set(document, known);
+  }
   if (known.size >= VARIANTS_PER_DOCUMENT) known.delete(known.keys().next().value!);
   known.set(key, measured);
   return measured;

@@ -22,7 +22,7 @@ export interface YogaOptions {
   adminToken: string | null;
 }
 
-export function toGraphQLError(error: DomainError, source?: GraphQLError, atAuthentication = false): GraphQLError {
+function toGraphQLError(error: DomainError, source?: GraphQLError, atAuthentication = false): GraphQLError {
   const unauthenticated = error.graphqlCode === 'UNAUTHENTICATED';
   return new GraphQLError(error.message, {
     nodes: source?.nodes,

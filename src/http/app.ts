@@ -41,7 +41,7 @@ export interface AppOptions {
 }
 
 /** Largest request body accepted: a transaction of 100 products is a few kB; refuse before parsing. */
-export const BODY_LIMIT_BYTES = 100 * 1024;
+const BODY_LIMIT_BYTES = 100 * 1024;
 /** An incoming X-Request-Id is kept if it looks like an id (so it can be logged safely). */
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,64}$/;
 /** Bounds on slow clients: a request must arrive within this, and idle sockets are reaped. */

@@ -12,7 +12,7 @@
  */
 import pino, { type Logger } from 'pino';
 
-export const REDACTED = '[redacted]';
+const REDACTED = '[redacted]';
 
 /** Parameters whose value identifies a person: kept, value replaced. */
 const PERSONAL_PARAMETER = /phone|msisdn|mobile|e-?mail|search|^q$|name|address|customer|recipient/i;

@@ -20,7 +20,7 @@ import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { restV1Requests } from '../rest/v1/metrics.js';
 
-export interface PoolStats {
+interface PoolStats {
   total: number;
   idle: number;
   waiting: number;

@@ -12,13 +12,13 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { GatewayContext } from '../domain/context.js';
-import { NotificationRejected } from '../domain/ports.js';
+import { NotificationRejected, type ProviderNotification } from '../domain/ports.js';
 import { settleProviderNotification } from '../domain/providerNotifications.js';
 import type { PaymentMethod } from '../generated/prisma/enums.js';
 import { providerForMethod } from '../infra/providers/router.js';
 
 /** A provider's notification is one small JSON event; 64 kB is far above any of them. */
-export const NOTIFICATION_BODY_LIMIT = 64 * 1024;
+const NOTIFICATION_BODY_LIMIT = 64 * 1024;
 
 const ROUTES: ReadonlyArray<{ method: PaymentMethod; path: string }> = [
   { method: 'wave', path: '/providers/wave/webhook' },
@@ -34,7 +34,7 @@ export async function registerProviderNotificationRoutes(app: FastifyInstance, c
         const provider = providerForMethod(ctx.provider, method);
         if (!provider.parseNotification) return reply.code(404).send({ error: `${method} has no real provider configured` });
         const rawBody = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-        let events;
+        let events: ProviderNotification[];
         try {
           events = provider.parseNotification({ headers: request.headers, rawBody });
         } catch (error) {

@@ -23,7 +23,7 @@ import type { Query } from './query.js';
 import { enforceRateLimitOn } from '../edge/rateLimit.js';
 
 /** What a binding reads of the request, already matched and authorised. */
-export interface RestRequest {
+interface RestRequest {
   params: Record<string, string>;
   query: Query;
   /** The raw body text: parsed by the binding, after authorisation. */
@@ -32,7 +32,7 @@ export interface RestRequest {
   idempotencyKey: string | undefined;
 }
 
-export interface RestAnswer {
+interface RestAnswer {
   body: unknown;
   /** 200 unless told. */
   status?: number;

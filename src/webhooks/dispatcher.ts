@@ -312,9 +312,13 @@ export function startWebhookDispatcher(ctx: GatewayContext, options: DispatcherO
           const group = batch.filter((entry) => entry.rules === rules);
           try {
             const results = await recordAttempts(ctx.db, group.map((entry) => entry.item), rules, ctx.clock.now());
-            group.forEach((entry, index) => entry.resolve([results[index]!]));
+            group.forEach((entry, index) => {
+              entry.resolve([results[index]!]);
+            });
           } catch (error) {
-            group.forEach((entry) => entry.reject(error));
+            group.forEach((entry) => {
+              entry.reject(error);
+            });
           }
         }
       } finally {

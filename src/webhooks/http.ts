@@ -12,7 +12,7 @@ import { isNonPublicAddress } from '../domain/webhooks/addresses.js';
 import type { AttemptOutcome } from '../domain/webhooks/deliveries.js';
 
 /** How much of the receiver's answer is read and logged: the rest is never read. */
-export const RESPONSE_LOG_BYTES = 1024;
+const RESPONSE_LOG_BYTES = 1024;
 /** Longest error text logged. */
 const ERROR_LOG_CHARS = 500;
 
@@ -36,7 +36,7 @@ class PrivateAddressError extends Error {
 }
 
 /** dns.lookup, keeping only public addresses (unless private targets are allowed). */
-export function guardedLookup(allowPrivate: boolean): LookupFunction {
+function guardedLookup(allowPrivate: boolean): LookupFunction {
   return (hostname, options, callback) => {
     dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) return callback(error, '', 4);
@@ -54,6 +54,7 @@ const LOOKUPS = { allowed: guardedLookup(true), publicOnly: guardedLookup(false)
 const STALE_CONNECTION_ERRORS = new Set(['ECONNRESET', 'EPIPE']);
 
 /** PostgreSQL text cannot hold NUL; a receiver's answer may. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching NUL is the point: it is replaced before the text is stored
 const loggable = (text: string, max: number): string => text.replace(/\u0000/g, '\uFFFD').slice(0, max);
 
 export interface PostOptions {

@@ -23,7 +23,7 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { GatewayContext } from '../domain/context.js';
 
-export type AttemptMetricOutcome = 'delivered' | 'failed' | 'dropped' | 'superseded';
+type AttemptMetricOutcome = 'delivered' | 'failed' | 'dropped' | 'superseded';
 
 export interface WebhookMetrics {
   /** One recorded attempt; `durationMs` when it was sent over HTTP (not for a deleted endpoint or an undecryptable secret). */

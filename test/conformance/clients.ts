@@ -69,7 +69,7 @@ export const axiosParams = (params: [string, string][]) =>
  * Python's uuid.UUID(text) accepts: after removing "urn:" and "uuid:", stripping braces and
  * removing hyphens, exactly 32 hexadecimal digits.
  */
-export function pythonUuidAccepts(text: string): boolean {
+function pythonUuidAccepts(text: string): boolean {
   const hex = text.replace(/urn:/g, '').replace(/uuid:/g, '').replace(/^[{}]+|[{}]+$/g, '').replace(/-/g, '');
   return /^[0-9a-fA-F]{32}$/.test(hex);
 }

@@ -44,8 +44,14 @@ let b: GatewayProcess;
 const pingRedis = (): Promise<boolean> =>
   new Promise((resolve) => {
     const socket = createConnection({ host: '127.0.0.1', port: redisPort }, () => socket.write('PING\r\n'));
-    socket.setTimeout(500, () => (socket.destroy(), resolve(false)));
-    socket.on('data', (data) => (socket.destroy(), resolve(String(data).startsWith('+PONG'))));
+    socket.setTimeout(500, () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.on('data', (data) => {
+      socket.destroy();
+      resolve(String(data).startsWith('+PONG'));
+    });
     socket.on('error', () => resolve(false));
   });
 

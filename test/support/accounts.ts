@@ -8,7 +8,7 @@ import { graphqlDataTyped } from './graphql/typed.js';
 export const ACCOUNT_FIELDS = ['balance', 'created_at', 'currency', 'id', 'is_active', 'name', 'organization_id', 'type', 'updated_at'];
 
 /** A wallet the sandbox always pays from (docs/sandbox.md's phone table). */
-export const PAYING_PHONE = '+221770000001';
+const PAYING_PHONE = '+221770000001';
 
 export interface CreateOptions {
   price?: number;

@@ -15,7 +15,7 @@ export const GROUPINGS: Dimension[][] = [[], ['METHOD'], ['STATUS'], ['ORGANIZAT
 const DAY_MS = 86_400_000;
 
 /** mulberry32: a small seeded generator. */
-export function seeded(seed: number): () => number {
+function seeded(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -27,7 +27,7 @@ export function seeded(seed: number): () => number {
 }
 
 /** The start of the UTC bucket holding `at`: written here independently of the gateway's. */
-export function bucketOf(at: Date, interval: Interval): string {
+function bucketOf(at: Date, interval: Interval): string {
   const y = at.getUTCFullYear();
   const m = at.getUTCMonth();
   if (interval === 'MONTH') return new Date(Date.UTC(y, m, 1)).toISOString();

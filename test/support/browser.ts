@@ -9,7 +9,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { afterAll, beforeAll } from 'vitest';
 import { startGateway, type TestGateway } from './gateway.js';
 
-export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 function launchBrowser(): Promise<Browser> {
   return chromium.launch({
@@ -63,7 +63,7 @@ export function recordOutsideRequests(page: Page, origin: string): string[] {
 }
 
 /** Where browser tests keep what they saw (git-ignored): test-artifacts/<folder>/<name>.png. */
-export const ARTIFACTS_DIR = join(fileURLToPath(new URL('../..', import.meta.url)), 'test-artifacts');
+const ARTIFACTS_DIR = join(fileURLToPath(new URL('../..', import.meta.url)), 'test-artifacts');
 
 /** A full-page screenshot kept as a test artifact; returns its path. */
 export async function saveScreenshot(page: Page, folder: string, name: string): Promise<string> {

@@ -23,7 +23,7 @@ export interface Answer {
 }
 
 /** The session cookie a Set-Cookie header sets (undefined: none; '' : cleared). */
-export function sessionCookieSet(headers: Headers): string | undefined {
+function sessionCookieSet(headers: Headers): string | undefined {
   const setCookie = headers.get('set-cookie');
   if (!setCookie) return undefined;
   const match = /(?:^|,\s*)gateway_session=([^;]*)/.exec(setCookie);

@@ -17,7 +17,7 @@ export function seededRandom(seed: number): () => number {
 }
 
 /** Values of every JSON type and the edges of each: empty, huge, control characters, prototype keys. */
-export const ODD_VALUES: readonly unknown[] = [
+const ODD_VALUES: readonly unknown[] = [
   null, true, false, 0, -1, 1.5, 1e300, -1e300, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER + 2, '', ' ', '0', '11', 'wave',
   '\u0000', 'é', '😀'.repeat(50), 'x'.repeat(5000), '%00', '%20', 'javascript:alert(1)', '+221771234567', [], [null], [[]], ['wave', 'bank'],
   {}, { name: 'x' }, { __proto__: { polluted: true } }, { constructor: { prototype: { polluted: true } } },
@@ -50,13 +50,13 @@ export function mutated(body: Record<string, unknown>, fields: readonly FieldSet
 // send. Seeded (FUZZ_SEED) and bounded (FUZZ_RUNS per operation), so a failure replays and the
 // whole suite stays a few seconds per surface; fast-check prints the seed and path to replay.
 // ---------------------------------------------------------------------------------------------
-export const FUZZ_SEED = Number(process.env.FUZZ_SEED ?? 20261124);
-export const FUZZ_RUNS = Number(process.env.FUZZ_RUNS ?? 100);
+const FUZZ_SEED = Number(process.env.FUZZ_SEED ?? 20261124);
+const FUZZ_RUNS = Number(process.env.FUZZ_RUNS ?? 100);
 /** fast-check parameters for one operation's property: seeded, bounded, without a per-run timeout. */
 export const fuzzParameters = (runs = FUZZ_RUNS): fc.Parameters<unknown> => ({ seed: FUZZ_SEED, numRuns: runs, endOnFailure: true });
 
 /** `depth` arrays (or objects) inside each other: `[[[...]]]`. */
-export function nested(depth: number, kind: 'array' | 'object' = 'array'): unknown {
+function nested(depth: number, kind: 'array' | 'object' = 'array'): unknown {
   let value: unknown = kind === 'array' ? [] : {};
   for (let i = 0; i < depth; i++) value = kind === 'array' ? [value] : { a: value };
   return value;
@@ -71,7 +71,7 @@ const PROTOTYPE_KEYED: readonly unknown[] = [
 ];
 
 /** Text PostgreSQL cannot store or a client should not send: lone surrogates, NUL, huge, tricky. */
-export const HOSTILE_STRINGS: readonly string[] = [
+const HOSTILE_STRINGS: readonly string[] = [
   '\ud800', '\udfff', 'Bissap \ud800 juice', '\udc00\ud800', '\u0000', 'a\u0000b', '%00', '\u202egnp.exe', '\ufeff', '\u2028', '',
   ' ', 'x'.repeat(20_000), '😀'.repeat(300), 'é'.repeat(201), '../../etc/passwd', `'; DROP TABLE "Transaction"; --`, '%', '%E0%A4%A', '\\',
   '"', '{{7*7}}', '<script>alert(1)</script>', 'javascript:alert(1)', 'https://127.0.0.1/\u0000', '+221771234567\u0000', '00000000-0000-0000-0000-000000000000',

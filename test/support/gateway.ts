@@ -36,7 +36,7 @@ export interface HttpResult<T = any> {
   headers: Headers;
 }
 
-export interface RestOptions {
+interface RestOptions {
   key?: string;
   /** Serialised as JSON. */
   body?: unknown;

@@ -4,7 +4,7 @@
  * time it arrived, so tests and the bench can measure delivery delays. (Not a test file itself.)
  */
 
-export interface SseEvent<T = any> {
+interface SseEvent<T = any> {
   /** The GraphQL result carried by a `next` event: `{ data }` or `{ errors }`. */
   payload: { data?: T; errors?: { message: string; extensions?: Record<string, unknown> }[] };
   /** Date.now() when it was read. */
@@ -70,8 +70,7 @@ export async function subscribe<T = any>(
     try {
       for await (const chunk of stream) {
         buffered += decoder.decode(chunk, { stream: true });
-        let end: number;
-        while ((end = buffered.indexOf('\n\n')) >= 0) {
+        for (let end = buffered.indexOf('\n\n'); end >= 0; end = buffered.indexOf('\n\n')) {
           const block = buffered.slice(0, end);
           buffered = buffered.slice(end + 2);
           const lines = block.split('\n');

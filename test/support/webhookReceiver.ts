@@ -17,7 +17,7 @@ export interface ReceivedWebhook {
   at: number;
 }
 
-export interface PathBehaviour {
+interface PathBehaviour {
   /** Status of each successive request (the last one repeats); default 200. */
   statuses?: number[];
   /** Milliseconds before answering. */

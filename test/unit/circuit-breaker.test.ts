@@ -17,7 +17,11 @@ function setup(overrides: Partial<ConstructorParameters<typeof CircuitBreaker>[0
     ...overrides,
   });
   let calls = 0;
-  const ok = () => breaker.run(async () => (++calls, 'ok'));
+  const ok = () =>
+    breaker.run(async () => {
+      ++calls;
+      return 'ok';
+    });
   const fail = () => breaker.run(async () => {
     ++calls;
     throw new Error('connection refused');

@@ -34,9 +34,20 @@ function setup() {
     rows,
     published,
     reads: () => reads,
-    deliver: (message: string) => listeners.forEach((listener) => listener(message)),
-    advance: (ms: number) => void (now += ms),
-    duringNextRead: (step: () => void) => void (beforeAnswer = () => ((beforeAnswer = () => undefined), step())),
+    deliver: (message: string) => {
+      listeners.forEach((listener) => {
+        listener(message);
+      });
+    },
+    advance: (ms: number) => {
+      now += ms;
+    },
+    duringNextRead: (step: () => void) => {
+      beforeAnswer = () => {
+        beforeAnswer = () => undefined;
+        step();
+      };
+    },
   };
 }
 

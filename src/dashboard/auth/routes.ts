@@ -23,7 +23,7 @@ import { SignInThrottledError } from '../../domain/users/throttle.js';
 import { verifySecondFactor } from '../../domain/users/verifySecondFactor.js';
 import { clearedSessionCookie, sameCsrfToken, sameOrigin, sessionCookie, sessionTokenOf } from '../../edge/sessionCookie.js';
 
-export const AUTH_ROOT = '/dashboard/auth';
+const AUTH_ROOT = '/dashboard/auth';
 /** An email, a 128-character password or an invitation token: a few hundred bytes. 4 kB refuses anything else before parsing. */
 const AUTH_BODY_LIMIT_BYTES = 4 * 1024;
 

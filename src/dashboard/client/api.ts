@@ -5,7 +5,7 @@
  */
 import type { MerchantRole } from './generated.js';
 
-export interface SessionUser {
+interface SessionUser {
   email: string;
   role: MerchantRole;
   organizationId: string;
@@ -44,7 +44,24 @@ export const whenSessionLost = (handler: () => void): void => {
 
 const AUTH = '/dashboard/auth';
 
-async function readJson(response: Response): Promise<any> {
+/** A GraphQL error as the gateway words it: the catalogue's message, its code and HTTP status. */
+interface GraphqlError {
+  message?: string;
+  extensions?: { code?: string; status?: number };
+}
+
+/** The JSON the gateway answers: a session, a sign-in step, a refusal ({error}) or a GraphQL result. */
+interface Answer {
+  user?: Partial<SessionUser>;
+  csrfToken?: string;
+  next?: SignInStep;
+  error?: unknown;
+  errors?: GraphqlError[];
+  data?: unknown;
+}
+
+/** The body as JSON; {} when it is empty or not JSON. */
+async function readJson(response: Response): Promise<Answer> {
   const text = await response.text();
   if (!text) return {};
   try {
@@ -54,7 +71,7 @@ async function readJson(response: Response): Promise<any> {
   }
 }
 
-function refusal(response: Response, body: any): ApiError {
+function refusal(response: Response, body: Answer): ApiError {
   const retryAfter = Number(response.headers.get('retry-after'));
   return new ApiError(typeof body?.error === 'string' ? body.error : response.statusText || `HTTP ${response.status}`, response.status, undefined, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined);
 }

@@ -99,13 +99,14 @@ function SignedOut({ path, notice }: { path: string; notice?: string }) {
 function SignedIn({ path }: { path: string }) {
   const { t } = useApp();
   const may = useMay();
-  let params: Record<string, string> | null;
   if (path === '/') return <OverviewPage />;
   if (path === '/transactions') return <TransactionsPage />;
-  if ((params = match('/transactions/:orderId', path))) return <TransactionPage orderId={params.orderId!} />;
+  const transaction = match('/transactions/:orderId', path);
+  if (transaction) return <TransactionPage orderId={transaction.orderId!} />;
   if (path === '/payouts') return <PayoutsPage />;
   if (path === '/payouts/new' && may('createPayout')) return <NewPayoutPage />;
-  if ((params = match('/payouts/:orderId', path))) return <PayoutPage orderId={params.orderId!} />;
+  const payout = match('/payouts/:orderId', path);
+  if (payout) return <PayoutPage orderId={payout.orderId!} />;
   if (path === '/balances') return <BalancesPage />;
   if (path === '/integration') return <IntegrationPage />;
   if (path === '/deliveries') return <DeliveriesPage />;

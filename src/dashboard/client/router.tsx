@@ -5,7 +5,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 
-export const ROOT = '/dashboard';
+const ROOT = '/dashboard';
 
 export interface Location {
   /** The path below /dashboard: '/', '/transactions/ord_1'... */

@@ -193,7 +193,7 @@ export function CopyButton({ value }: { value: string }) {
  * A button that asks before acting: the first press shows the question with Confirm and Cancel
  * (focus moves to Confirm); only Confirm runs the action.
  */
-export function ConfirmButton({ label, question, onConfirm, danger, disabled }: { label: string; question: string; onConfirm: () => Promise<unknown> | void; danger?: boolean; disabled?: boolean }) {
+export function ConfirmButton({ label, question, onConfirm, danger, disabled }: { label: string; question: string; onConfirm: () => unknown; danger?: boolean; disabled?: boolean }) {
   const { t } = useApp();
   const [asking, setAsking] = useState(false);
   const confirmRef = useRef<HTMLButtonElement>(null);
@@ -208,6 +208,7 @@ export function ConfirmButton({ label, question, onConfirm, danger, disabled }: 
     );
   }
   return (
+    // biome-ignore lint/a11y/useSemanticElements: a <fieldset> would bring its own rendering (min-inline-size: min-content, border, padding) to a two-button prompt that is not a group of form fields; role=group with its label is the same group to assistive technology
     <div class="confirm" role="group" aria-label={label}>
       <p>{question}</p>
       <button
@@ -268,11 +269,12 @@ export function PageTitle({ children }: { children: ComponentChildren }) {
  */
 export function Table({ caption, children, stacked = false }: { caption?: string; children: ComponentChildren; stacked?: boolean }) {
   return (
-    <div class="table-wrap" tabIndex={0} role="region" aria-label={caption}>
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: the region scrolls sideways on a phone; keyboard users must be able to focus it to scroll it (WCAG 2.1.1)
+    <section class="table-wrap" tabIndex={0} aria-label={caption}>
       <table class={stacked ? 'stacked' : undefined}>
         {caption && <caption class="visually-hidden">{caption}</caption>}
         {children}
       </table>
-    </div>
+    </section>
   );
 }

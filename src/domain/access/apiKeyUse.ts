@@ -31,7 +31,10 @@ export function noteApiKeyUse(ctx: GatewayContext, caller: MerchantCaller): Merc
 
 function recordUseLater(ctx: GatewayContext, apiKeyId: string): void {
   let lastWritten = lastWrittenByContext.get(ctx);
-  if (!lastWritten) lastWrittenByContext.set(ctx, (lastWritten = new Map()));
+  if (!lastWritten) {
+    lastWritten = new Map();
+    lastWrittenByContext.set(ctx, lastWritten);
+  }
   const now = ctx.clock.now();
   const previous = lastWritten.get(apiKeyId);
   if (previous !== undefined && now.getTime() - previous < LAST_USE_RESOLUTION_MS) return;

@@ -14,7 +14,7 @@ import type { MerchantOperation } from './scopes.js';
 import { readApiKeyByDigest, readOperatorTokenByDigest } from './store.js';
 import { noteApiKeyUse } from './apiKeyUse.js';
 
-export type { Caller, MerchantCaller, MerchantUserCaller, OperatorCaller, OrganizationCaller } from './caller.js';
+export type { Caller, MerchantCaller, OperatorCaller } from './caller.js';
 
 /** Prefixes make leaked secrets recognisable (secret scanners, logs) and tell key from token. */
 export const API_KEY_PREFIX = 'gw_sk_';

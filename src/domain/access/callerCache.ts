@@ -40,13 +40,13 @@ declare module '../context.js' {
  * Longest life of an entry: the last bound on staleness, should an invalidation be lost although
  * this instance's subscription was live (it is not relied on for revocations: see above).
  */
-export const CALLER_CACHE_TTL_MS = 30_000;
+const CALLER_CACHE_TTL_MS = 30_000;
 /** How long a revocation waits for Redis to take its invalidation before answering "not confirmed". */
 export const PUBLISH_TIMEOUT_MS = 1_000;
 /** Pause between background re-publications of an invalidation that could not be published. */
 const REPUBLISH_INTERVAL_MS = 1_000;
 /** Keys and tokens in memory at once: far above one deployment's keys and operator tokens, bounded against key scans. */
-export const CALLER_CACHE_MAX_ENTRIES = 10_000;
+const CALLER_CACHE_MAX_ENTRIES = 10_000;
 
 /** What an entry holds: an API key's caller, or an issued operator token's (never the bootstrap token: tokenId null). */
 export type CachedCaller = MerchantCaller | (OperatorCaller & { tokenId: string });
@@ -169,7 +169,10 @@ export class CallerCache {
 
   private drop(message: string): void {
     this.generation += 1;
-    if (message === INVALIDATE_ALL) return this.entries.clear();
+    if (message === INVALIDATE_ALL) {
+      this.entries.clear();
+      return;
+    }
     for (const [digest, { caller }] of this.entries) {
       if (invalidationsOf(caller).includes(message)) this.entries.delete(digest);
     }

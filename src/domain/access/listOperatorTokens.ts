@@ -15,7 +15,7 @@ import { listOperatorTokenMetadata, type OperatorTokenMetadata } from './store.j
  * as many of the most recently revoked ones again. Revoked tokens are kept as a record and
  * accumulate; older ones than that are not listed.
  */
-export const MAX_LISTED_OPERATOR_TOKENS = 2 * MAX_ACTIVE_OPERATOR_TOKENS;
+const MAX_LISTED_OPERATOR_TOKENS = 2 * MAX_ACTIVE_OPERATOR_TOKENS;
 
 export async function listOperatorTokens(ctx: GatewayContext, caller: Caller): Promise<OperatorTokenMetadata[]> {
   authorize(caller, 'listOperatorTokens');

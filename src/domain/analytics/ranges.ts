@@ -38,7 +38,7 @@ export interface StatsRange {
 }
 
 /** The range is well formed: two valid instants, `from` strictly before `to`. */
-export function checkRange({ from, to }: StatsRange): void {
+function checkRange({ from, to }: StatsRange): void {
   if (Number.isNaN(from.getTime()) || Number.isNaN(to.getTime())) throw new DomainError('invalid_input', 'from and to must be valid dates');
   if (from.getTime() >= to.getTime()) throw new DomainError('invalid_input', 'from must be before to');
 }
@@ -75,7 +75,7 @@ export function checkScannedRange(range: StatsRange): void {
 }
 
 /** The dimensions asked for, each once (a repeated one groups the same way). */
-export const dimensionsOf = (groupBy: readonly StatsDimension[] | null | undefined): Set<StatsDimension> => new Set(groupBy ?? []);
+const dimensionsOf = (groupBy: readonly StatsDimension[] | null | undefined): Set<StatsDimension> => new Set(groupBy ?? []);
 
 /**
  * [from, to) as the whole UTC days inside it (read from a daily rollup) and the partial days at its
@@ -99,7 +99,7 @@ export function splitByWholeDays({ from, to }: StatsRange): SplitRange {
 }
 
 /** PostgreSQL's date_trunc unit of an interval; anything else is refused (callers other than GraphQL's enum). */
-export function truncUnitOf(interval: string): 'day' | 'week' | 'month' {
+function truncUnitOf(interval: string): 'day' | 'week' | 'month' {
   if (interval === 'DAY') return 'day';
   if (interval === 'WEEK') return 'week';
   if (interval === 'MONTH') return 'month';

@@ -16,9 +16,9 @@ import type { Db } from '../context.js';
 import type { SplitRange, StatsDimension, StatsRange } from './ranges.js';
 
 /** PostgreSQL's date_trunc unit of each interval ('week' starts on Monday). */
-export type TruncUnit = 'day' | 'week' | 'month';
+type TruncUnit = 'day' | 'week' | 'month';
 
-export interface StatsRecord<Status> {
+interface StatsRecord<Status> {
   periodStart: Date;
   method: PaymentMethod | null;
   status: Status | null;

@@ -11,7 +11,7 @@ import { refreshTransactionRollup } from './rollup.js';
 import { topOrganizationRows, type OrganizationVolumeRecord } from './store.js';
 
 /** Without a limit: a leaderboard's first screen. */
-export const DEFAULT_TOP_ORGANIZATIONS = 10;
+const DEFAULT_TOP_ORGANIZATIONS = 10;
 /** At most: a ranking past 100 is a list, which listOrganizations pages through. */
 export const MAX_TOP_ORGANIZATIONS = 100;
 

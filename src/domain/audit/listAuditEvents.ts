@@ -11,9 +11,9 @@ import { DomainError } from '../errors.js';
 import { AUDIT_ACTIONS } from './actions.js';
 import { readAuditEvents } from './store.js';
 
-export const DEFAULT_AUDIT_PAGE = 50;
+const DEFAULT_AUDIT_PAGE = 50;
 /** A page is read in one index range scan; a bigger one is a report, not a page (ask again with `after`). */
-export const MAX_AUDIT_PAGE = 200;
+const MAX_AUDIT_PAGE = 200;
 
 export interface AuditEventPage {
   events: (AuditEvent & { cursor: string })[];

@@ -10,10 +10,10 @@ import type { AuditAction } from './actions.js';
 import { auditEventCte, insertAuditEvent, type NewAuditEvent } from './store.js';
 
 /** Someone not signed in (a failed sign-in names the account tried in `target`, never the password). */
-export interface AnonymousActor {
+interface AnonymousActor {
   kind: 'anonymous';
 }
-export type AuditActor = Principal | AnonymousActor;
+type AuditActor = Principal | AnonymousActor;
 
 export interface AuditEventInput {
   organizationId: string;
@@ -28,7 +28,7 @@ export interface AuditEventInput {
 }
 
 /** Who did it, as the log shows them: a kind, an id when there is one, and a label a person recognises. */
-export function actorOf(actor: AuditActor): { actorKind: string; actorId: string | null; actorLabel: string } {
+function actorOf(actor: AuditActor): { actorKind: string; actorId: string | null; actorLabel: string } {
   switch (actor.kind) {
     case 'merchantUser':
       return { actorKind: actor.kind, actorId: actor.userId, actorLabel: actor.email };

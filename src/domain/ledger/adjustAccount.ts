@@ -15,7 +15,7 @@ import { boundedInputText } from '../text.js';
 import { merchantAccount } from './store.js';
 
 /** Long enough for a ticket number and a sentence; an adjustment's reason is read in audits. */
-export const MAX_ADJUSTMENT_REASON_LENGTH = 500;
+const MAX_ADJUSTMENT_REASON_LENGTH = 500;
 
 export interface AdjustAccountInput {
   organizationId: string;

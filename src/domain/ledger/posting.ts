@@ -19,9 +19,9 @@ import type { AccountName, GatewayAccount, LedgerEntryKind, PaymentMethod } from
 import type { DbTransaction } from '../context.js';
 import { DomainError } from '../errors.js';
 import { paymentMethodRow } from '../paymentMethods.js';
-import { ctesOfPosting, entriesOfPosting, merchantAccountExists, writePosting, type FromCte, type PostingRows } from './store.js';
+import { ctesOfPosting, merchantAccountExists, writePosting, type FromCte, type PostingRows } from './store.js';
 
-export type LedgerSide =
+type LedgerSide =
   | { organizationId: string; account: AccountName }
   | { gateway: GatewayAccount };
 
@@ -57,7 +57,7 @@ type MerchantMovement = Movement & { side: MerchantSide };
  * an earlier CTE of that statement (only as the posting's one merchant movement: it cannot be
  * ordered before the statement runs), and the kind may be that row's "kind".
  */
-export interface StatementPosting {
+interface StatementPosting {
   /** The CTE the caller selects FROM: it has a row iff the posting was written. */
   as: string;
   kind: LedgerEntryKind | FromCte;
@@ -107,7 +107,7 @@ const orderKey = (side: MerchantSide): string => `${side.organizationId}:${side.
 const byAccountOrder = (a: MerchantMovement, b: MerchantMovement): number => orderKey(a.side).localeCompare(orderKey(b.side));
 
 /** A posting as CTEs of the caller's single statement (the one builder; see store.ts ctesOfPosting for what they do). */
-export function postingCtes(posting: StatementPosting): Prisma.Sql {
+function postingCtes(posting: StatementPosting): Prisma.Sql {
   return ctesOfPosting(postingRowsOf(posting, randomUUID()));
 }
 
@@ -195,22 +195,5 @@ export function debitPostingCtes(posting: {
       ...posting.gatewaySides.map(({ gateway, amount }) => ({ side: { gateway }, amount })),
     ],
     onlyIf: posting.onlyIf,
-  });
-}
-
-/** The reverse of a posting: each entry negated, in a posting of its own (ledgers never erase). */
-export async function reverse(tx: DbTransaction, postingId: string, kind: LedgerEntryKind, description: string): Promise<void> {
-  const entries = await entriesOfPosting(tx, postingId);
-  if (entries.length === 0) throw new Error(`posting ${postingId} has no entries to reverse`);
-  const first = entries[0]!;
-  await post(tx, {
-    kind,
-    description,
-    transactionId: first.transactionId ?? undefined,
-    payoutId: first.payoutId ?? undefined,
-    movements: entries.map((entry) => ({
-      amount: -entry.amount,
-      side: entry.account ? { organizationId: entry.account.organizationId, account: entry.account.name } : { gateway: entry.gatewayAccount! },
-    })),
   });
 }

@@ -25,7 +25,7 @@ export interface FromCte {
 }
 
 /** A merchant account: named, or by the row of an earlier CTE (columns "organizationId", "accountName"). */
-export type MerchantAccountRef = { organizationId: string; account: AccountName } | FromCte;
+type MerchantAccountRef = { organizationId: string; account: AccountName } | FromCte;
 
 export interface PostingRows {
   /**
@@ -127,11 +127,6 @@ export async function writePosting(tx: DbTransaction, rows: PostingRows): Promis
 
 export async function merchantAccountExists(tx: Pick<DbTransaction, 'account'>, organizationId: string, account: AccountName): Promise<boolean> {
   return (await tx.account.findUnique({ where: { organizationId_name: { organizationId, name: account } }, select: { id: true } })) !== null;
-}
-
-/** A posting's entries, with the merchant account each one is on. */
-export async function entriesOfPosting(tx: DbTransaction, postingId: string) {
-  return tx.ledgerEntry.findMany({ where: { postingId }, include: { account: { select: { organizationId: true, name: true } } } });
 }
 
 /** The sum of a transaction's entries on one merchant account. */

@@ -48,7 +48,7 @@ import { INVALIDATE_ALL, type Coordination, type Db, type Logger } from '../port
  * past the bench's 1,000 and well within a process's sockets and memory (a few kB each); beyond
  * that, run more instances.
  */
-export const MAX_SUBSCRIBERS = 10_000;
+const MAX_SUBSCRIBERS = 10_000;
 /** Per watched organisation (or "every organisation"), so one client cannot take a process's share. */
 export const MAX_SUBSCRIBERS_PER_ORGANIZATION = 2_000;
 /**
@@ -57,13 +57,13 @@ export const MAX_SUBSCRIBERS_PER_ORGANIZATION = 2_000;
  */
 export const MAX_QUEUED_EVENTS = 100;
 /** Our messages are ~150 bytes (kind, two UUIDs, a status, a timestamp). */
-export const MAX_MESSAGE_LENGTH = 1_024;
+const MAX_MESSAGE_LENGTH = 1_024;
 /**
  * How long a new subscription waits for this instance to be subscribed on Redis (only the first
  * one of a process does, or one after an outage): past it, refused (503) rather than held open
  * while hearing nothing.
  */
-export const LISTEN_TIMEOUT_MS = 2_000;
+const LISTEN_TIMEOUT_MS = 2_000;
 /**
  * A stream nobody starts reading within this is closed: an adapter that opened it and then did not
  * stream it (Yoga answering 406 to a subscription asked with `Accept: application/json`) would
@@ -72,7 +72,7 @@ export const LISTEN_TIMEOUT_MS = 2_000;
  */
 export const UNREAD_GRACE_MS = 10_000;
 /** The longest a stream lasts before the client must subscribe (and authenticate) again. */
-export const MAX_LIFETIME_MS = 60 * 60_000;
+const MAX_LIFETIME_MS = 60 * 60_000;
 
 export type LiveKind = 'transaction' | 'payout';
 type LiveOperation = 'transactionStatusChanged' | 'payoutStatusChanged';

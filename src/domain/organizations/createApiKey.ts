@@ -28,11 +28,11 @@ export interface IssuedApiKey {
   secret: string;
 }
 
-export const API_KEY_FORMATS = ['gateway', 'naboo'] as const;
+const API_KEY_FORMATS = ['gateway', 'naboo'] as const;
 export type ApiKeyFormat = (typeof API_KEY_FORMATS)[number];
 
 /** What the Python SDK 1.0.2 reads after `naboo-` (and prints): not a UUID, not secret. */
-export const NABOO_KEY_SUFFIX = '_naboo-v1';
+const NABOO_KEY_SUFFIX = '_naboo-v1';
 
 function newSecret(format: ApiKeyFormat) {
   const generated = generateSecret(API_KEY_PREFIX);

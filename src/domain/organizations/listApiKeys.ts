@@ -14,7 +14,7 @@ import { listApiKeyMetadata, type ApiKeyMetadata } from './store.js';
  * and a bounded query whatever the history. Real organisations hold a handful; one that passes
  * 100 would need this list paginated, or a limit on keys where they are issued.
  */
-export const MAX_LISTED_API_KEYS = 100;
+const MAX_LISTED_API_KEYS = 100;
 
 export async function listApiKeys(ctx: GatewayContext, caller: Caller, organizationId?: string | null): Promise<ApiKeyMetadata[]> {
   const organization = ownOrganizationOf(caller, 'listApiKeys', organizationId);

@@ -1,5 +1,5 @@
 /** Organisations as operators shape them. */
-import type { Db, GatewayContext } from '../context.js';
+import type { Db } from '../context.js';
 import { DomainError } from '../errors.js';
 import { isUuid } from '../ids.js';
 import { countAccounts, insertMissingAccounts, readOrganization, type NewAccount, type OrganizationRecord } from './store.js';

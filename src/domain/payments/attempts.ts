@@ -54,7 +54,7 @@ export interface AttemptTerms {
 export type WalletAnswer = ProviderAnswer | { status: 'unknown' };
 
 /** Phase 1: the claim and the attempt, in one statement, before the wallet is asked. */
-export async function recordAttempt(ctx: GatewayContext, transactionId: string, terms: AttemptTerms): Promise<PaymentAttempt> {
+async function recordAttempt(ctx: GatewayContext, transactionId: string, terms: AttemptTerms): Promise<PaymentAttempt> {
   const attempt = await claimForPayment(ctx.db, { id: randomUUID(), transactionId, ...terms, createdAt: ctx.clock.now() });
   if (attempt) return attempt;
   throw await whyNotClaimable(ctx, transactionId);

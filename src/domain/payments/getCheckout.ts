@@ -18,7 +18,7 @@ import type { TransactionRecord } from '../transactions/store.js';
 import { readCheckoutOrganization } from './store.js';
 
 /** One way to pay, as the customer would be charged if they chose it now. */
-export interface CheckoutOffer {
+interface CheckoutOffer {
   method: PaymentMethod;
   /** The gateway's fee for this method (charged to the customer only when fees_customer_side). */
   fee: bigint;

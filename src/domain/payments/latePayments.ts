@@ -40,7 +40,7 @@ import {
 export type LatePaymentOutcome = LatePaymentRow['outcome'];
 
 /** Our reference for returning the late payment of `attemptId` (the provider's idempotency key for it). */
-export const lateReturnReferenceOf = (attemptId: string): string => `${attemptId}:return`;
+const lateReturnReferenceOf = (attemptId: string): string => `${attemptId}:return`;
 
 /** Most late payments one listing returns. */
 const MAX_LISTED = 100;

@@ -49,7 +49,7 @@ export interface PaymentOutcome {
  * page, which settles the attempt by asking the provider (the flow), then redirects to the
  * merchant's success_url / error_url. The `outcome` it adds is not trusted: only the provider's answer is.
  */
-export function providerReturnUrlsOf(settings: GatewayContext['settings'], orderId: string, attemptId: string): { success: string; error: string } {
+function providerReturnUrlsOf(settings: GatewayContext['settings'], orderId: string, attemptId: string): { success: string; error: string } {
   const page = `${settings.checkoutPublicUrl}/checkout/${orderId}/return?attempt=${attemptId}`;
   return { success: page, error: `${page}&outcome=error` };
 }

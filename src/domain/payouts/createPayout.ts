@@ -81,7 +81,7 @@ async function checkPayout(ctx: GatewayContext, db: Db | DbTransaction, organiza
 }
 
 /** The payout to record, or the first rule of the request it breaks (400s). */
-export function validPayout(organization: Pick<Organization, 'maxPayoutAmount'>, input: CreatePayoutInput): NewPayout {
+function validPayout(organization: Pick<Organization, 'maxPayoutAmount'>, input: CreatePayoutInput): NewPayout {
   const method = parsePaymentMethod(input.selectedPaymentMethod);
   const amount = validAmount(organization, input.amount);
   const phone = input.recipient?.phone?.trim();

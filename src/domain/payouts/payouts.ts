@@ -169,10 +169,13 @@ const openPayoutOf = (row: OpenPayoutRow): OpenPayout => ({
  * settlement as the request's (it also completes an Idempotency-Key waiting on it). A no-op when
  * someone settled it first. Returns the payout after it.
  */
-export async function settleOpenPayout(ctx: GatewayContext, organizationId: string, payoutId: string, answer: ProviderAnswer): Promise<PayoutRecord> {
+async function settleOpenPayout(ctx: GatewayContext, organizationId: string, payoutId: string, answer: ProviderAnswer): Promise<PayoutRecord> {
   let settled: PayoutRecord | undefined;
   try {
-    await settleIntent(ctx, organizationId, payoutIntentName(payoutId), async (tx) => settlementOf((settled = await settlePayout(ctx, tx, payoutId, answer))));
+    await settleIntent(ctx, organizationId, payoutIntentName(payoutId), async (tx) => {
+      settled = await settlePayout(ctx, tx, payoutId, answer);
+      return settlementOf(settled);
+    });
   } catch (error) {
     if (!(error instanceof DomainError && error.code === 'payout_failed')) throw error;
   }

@@ -25,13 +25,13 @@ import { callProviderOnce } from '../providerFlow.js';
 import { ledgerRecords, MAX_LEDGER_RECORDS, type LedgerRecord } from './store.js';
 
 /** Longest period one reconciliation covers (the provider is read day by day). */
-export const MAX_RECONCILE_DAYS = 31;
+const MAX_RECONCILE_DAYS = 31;
 /** Most differences listed (the count says how many there were). */
 const MAX_DISCREPANCIES = 500;
 /** Reading a month of history page by page takes longer than one provider call. */
 const RECORDS_TIMEOUT_MS = 120_000;
 
-export type DiscrepancyIssue = 'missing_at_provider' | 'missing_in_ledger' | 'amount_mismatch' | 'status_mismatch';
+type DiscrepancyIssue = 'missing_at_provider' | 'missing_in_ledger' | 'amount_mismatch' | 'status_mismatch';
 
 export interface Discrepancy {
   issue: DiscrepancyIssue;
@@ -100,7 +100,8 @@ function foldProvider(records: ProviderRecord[]): Map<string, ProviderRecord> {
   const folded = new Map<string, ProviderRecord>();
   let anonymous = 0;
   for (const record of records) {
-    const key = record.reference ? keyOf(record) : `anonymous ${(anonymous += 1)}`;
+    if (!record.reference) anonymous += 1;
+    const key = record.reference ? keyOf(record) : `anonymous ${anonymous}`;
     const seen = folded.get(key);
     if (!seen) folded.set(key, { ...record });
     else if (record.status === 'failed') seen.status = 'failed';

@@ -22,7 +22,6 @@
  * The same statements run with or without an Idempotency-Key (with one, inside the key's
  * transaction), and for the reconciler and an operator's decision.
  */
-import type { PaymentMethod } from '../../generated/prisma/enums.js';
 import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import { settleIntent, type Settlement } from '../idempotency.js';
@@ -39,7 +38,7 @@ export const refundIntentName = (intent: Pick<RefundIntent, 'refundId' | 'attemp
  * attempt; a later attempt (after a failure) gets its own, so a provider that de-duplicates does
  * not answer it with the earlier failure.
  */
-export const providerReferenceOf = (intent: Pick<RefundIntent, 'refundId' | 'attempt'>): string =>
+const providerReferenceOf = (intent: Pick<RefundIntent, 'refundId' | 'attempt'>): string =>
   intent.attempt === 1 ? intent.refundId : `${intent.refundId}:${intent.attempt}`;
 
 /**
@@ -120,7 +119,7 @@ function openRefundOf(row: OpenRefundRow): OpenRefund {
  * settlement as the request's (it also completes an Idempotency-Key waiting on it). A no-op when
  * it was settled first; a refusal of the settled outcome (failed) is not an error here.
  */
-export async function settleOpenRefund(ctx: GatewayContext, intent: RefundIntent, answer: ProviderAnswer): Promise<void> {
+async function settleOpenRefund(ctx: GatewayContext, intent: RefundIntent, answer: ProviderAnswer): Promise<void> {
   try {
     await settleIntent(ctx, intent.organizationId, refundIntentName(intent), (tx) => settleRefund(ctx, tx, intent, answer));
   } catch (error) {

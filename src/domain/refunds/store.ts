@@ -273,7 +273,7 @@ function attemptOfAny(): Prisma.Sql {
  * none, it changed while the statement ran (a concurrent refund, payment or settlement of it):
  * 409, so the client tries again.
  */
-export async function whyRefundNotRecorded(db: Db | DbTransaction, organizationId: string, orderId: string): Promise<DomainError> {
+async function whyRefundNotRecorded(db: Db | DbTransaction, organizationId: string, orderId: string): Promise<DomainError> {
   const [row] = await db.$queryRaw<{ status: string; amount: bigint; payable: boolean; refundStatus: string | null; main: bigint | null; escrow: bigint | null; held: bigint }[]>`
     SELECT t.status::text AS status, t.amount, (t."selectedPaymentMethod" IS NOT NULL AND t."payerPhone" IS NOT NULL) AS payable,
       r.status::text AS "refundStatus", m.balance AS main, e.balance AS escrow,

@@ -1,5 +1,5 @@
 /** What a transaction is, as the operations hand it to the adapters. */
-import type { Transaction, TransactionProduct } from '../../generated/prisma/client.js';
+import type { Transaction } from '../../generated/prisma/client.js';
 import type { PaymentMethod, TransactionStatus } from '../../generated/prisma/enums.js';
 import { collectionFeeOf, splitPayment, type FeeRates } from '../ledger/fees.js';
 import type { GatewaySettings } from '../context.js';

@@ -32,7 +32,7 @@ export interface Invitation {
   link: string;
 }
 
-export const invitationLink = (ctx: GatewayContext, token: string): string => `${ctx.settings.publicUrl ?? ''}/dashboard/invitation#${token}`;
+const invitationLink = (ctx: GatewayContext, token: string): string => `${ctx.settings.publicUrl ?? ''}/dashboard/invitation#${token}`;
 
 export async function inviteMember(ctx: GatewayContext, caller: Caller, input: InviteMemberInput): Promise<Invitation> {
   authorize(caller, 'inviteMember');

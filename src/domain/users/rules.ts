@@ -6,10 +6,10 @@ import { MerchantRole } from '../../generated/prisma/enums.js';
 import { DomainError } from '../errors.js';
 
 /** NIST SP 800-63B: long passphrases rather than composition rules; the upper bound caps hashing work. */
-export const MIN_PASSWORD_LENGTH = 12;
+const MIN_PASSWORD_LENGTH = 12;
 export const MAX_PASSWORD_LENGTH = 128;
 /** RFC 5321's longest forward path, the longest address anything can deliver to. */
-export const MAX_EMAIL_LENGTH = 254;
+const MAX_EMAIL_LENGTH = 254;
 
 /** An invitation link works for 72 hours, once. */
 export const INVITATION_TTL_MS = 72 * 60 * 60 * 1000;

@@ -19,7 +19,7 @@ const TOTP_WINDOW = 1;
 const TOTP_SECRET_BYTES = 20;
 const ISSUER = 'XOF Gateway';
 
-export const RECOVERY_CODE_COUNT = 10;
+const RECOVERY_CODE_COUNT = 10;
 /** Unambiguous lowercase letters and digits (no 0/o, 1/l/i): 32 symbols, 5 bits each. */
 const RECOVERY_ALPHABET = 'abcdefghjkmnpqrstuvwxyz23456789';
 /** Ten symbols, about 50 bits: unguessable within the sign-in throttle's few attempts. */

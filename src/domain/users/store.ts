@@ -135,8 +135,6 @@ export async function claimRecoveryCode(tx: Tx, userId: string, digest: string, 
   return claimed.count === 1;
 }
 
-export const countUnusedRecoveryCodes = (db: Tx, userId: string): Promise<number> => db.recoveryCode.count({ where: { userId, usedAt: null } });
-
 // Organisations.
 
 export const setRequireTwoFactor = (tx: Tx, organizationId: string, required: boolean): Promise<OrganizationRecord> =>

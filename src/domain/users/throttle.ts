@@ -15,7 +15,7 @@ import type { RateLimitDecision, RateLimitRule } from '../ports.js';
 const WINDOW_MS = 15 * 60 * 1000;
 export const SIGN_IN_PER_ACCOUNT: RateLimitRule = { max: 10, windowMs: WINDOW_MS };
 export const SIGN_IN_PER_ADDRESS: RateLimitRule = { max: 20, windowMs: WINDOW_MS };
-export const SECOND_FACTOR_PER_ACCOUNT: RateLimitRule = { max: 10, windowMs: WINDOW_MS };
+const SECOND_FACTOR_PER_ACCOUNT: RateLimitRule = { max: 10, windowMs: WINDOW_MS };
 
 /** 429 with the time to wait (the adapter's Retry-After). */
 export class SignInThrottledError extends DomainError {

@@ -4,7 +4,7 @@ import { sha256Hex } from '../access/auth.js';
 
 const TOKEN_BYTES = 32;
 /** Longest token presented that is worth hashing (ours are 43 characters). */
-export const MAX_TOKEN_LENGTH = 128;
+const MAX_TOKEN_LENGTH = 128;
 
 export function newToken(): { token: string; digest: string } {
   const token = randomBytes(TOKEN_BYTES).toString('base64url');

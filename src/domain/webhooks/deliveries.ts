@@ -19,7 +19,7 @@ type NextState = { status: 'delivered' } | { status: 'retry'; dueAt: Date } | { 
 export type AttemptResult = NextState | { status: 'superseded' };
 
 /** 2xx is success; anything else (3xx included: redirects are not followed) is a failure. */
-export const isSuccess = (outcome: AttemptOutcome): boolean => outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300;
+const isSuccess = (outcome: AttemptOutcome): boolean => outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300;
 
 /** An attempt's outcome to record, with the claimed attempt number it belongs to. */
 export interface FinishedAttempt {
@@ -33,7 +33,7 @@ export interface FinishedAttempt {
 type DeliveryRules = Pick<WebhookSettings, 'retryDelayMs' | 'maxRetries'>;
 
 /** What becomes of a delivery after an attempt: delivered on 2xx; else due again while retries remain (1 + maxRetries), else dropped. */
-export function nextStateOf(attempt: number, outcome: AttemptOutcome, rules: DeliveryRules, now: Date): NextState {
+function nextStateOf(attempt: number, outcome: AttemptOutcome, rules: DeliveryRules, now: Date): NextState {
   if (isSuccess(outcome)) return { status: 'delivered' };
   if (attempt <= rules.maxRetries) return { status: 'retry', dueAt: new Date(now.getTime() + rules.retryDelayMs) };
   return { status: 'dropped' };

@@ -9,7 +9,7 @@ import type { GatewayContext } from '../context.js';
 import { deleteFinishedDeliveries, overdueRetries } from './store.js';
 
 /** Overdue by more than this before the sweep steps in: the scheduler normally runs them on time. */
-export const SWEEP_GRACE_MS = 10_000;
+const SWEEP_GRACE_MS = 10_000;
 /** Most deliveries one sweep reschedules (the next sweep takes the rest). */
 const SWEEP_BATCH = 1_000;
 const SCHEDULE_CHUNK = 50;
@@ -26,7 +26,7 @@ export async function rescheduleOverdueDeliveries(ctx: GatewayContext, options: 
 }
 
 /** Finished deliveries (delivered or dropped) and their attempts are kept this long in the log. */
-export const DELIVERY_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+const DELIVERY_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 const PURGE_BATCH = 5_000;
 /** Batches per run: a bounded run; a backlog of old rows goes over several runs. */
 const PURGE_BATCHES_PER_RUN = 20;

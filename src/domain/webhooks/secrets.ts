@@ -6,7 +6,7 @@
  */
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 
-export const WEBHOOK_SECRET_PREFIX = 'whsec_';
+const WEBHOOK_SECRET_PREFIX = 'whsec_';
 /** 32 random bytes = 256 bits, base64url. */
 const SECRET_BYTES = 32;
 /** Stored form: `v1.<iv>.<ciphertext>.<tag>` (base64url): the version leaves room for a new scheme. */

@@ -75,25 +75,11 @@ export function replaceWebhookSecret(db: Pick<Db, 'webhook'>, id: string, encryp
   return db.webhook.update({ where: { id }, data: { encryptedSecret }, select: WEBHOOK_FIELDS });
 }
 
-export interface DeliveryFilter {
+interface DeliveryFilter {
   /** null: every organisation's. */
   organizationId: string | null;
   webhookId?: string | null;
   transactionId?: string | null;
-}
-
-/** Deliveries newest first, each with its first `attemptsPerDelivery` attempts. */
-export function listDeliveries(db: Pick<Db, 'webhookDelivery'>, filter: DeliveryFilter, limit: number, attemptsPerDelivery: number): Promise<DeliveryRecord[]> {
-  return db.webhookDelivery.findMany({
-    where: {
-      ...(filter.webhookId && { webhookId: filter.webhookId }),
-      ...(filter.transactionId && { transactionId: filter.transactionId }),
-      ...(filter.organizationId && { webhook: { organizationId: filter.organizationId } }),
-    },
-    include: { attempts: { orderBy: { number: 'asc' }, take: attemptsPerDelivery } },
-    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-    take: limit,
-  });
 }
 
 export interface DeliveryLogFilter extends DeliveryFilter {

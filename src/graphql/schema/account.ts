@@ -18,7 +18,7 @@ import { PageInfoRef } from './pagination.js';
 
 const LedgerEntryKindEnum = builder.enumType('LedgerEntryKind', { values: Object.values(LedgerEntryKind) });
 
-export const LedgerEntryRef = builder.prismaObject('LedgerEntry', {
+const LedgerEntryRef = builder.prismaObject('LedgerEntry', {
   description: 'One entry of the double-entry ledger on a merchant account. The entries of one posting sum to zero.',
   fields: (t) => ({
     id: t.exposeID('id'),

@@ -30,7 +30,7 @@ const apiKeyFields = <Key extends ApiKeyMetadata>(t: PothosSchemaTypes.ObjectFie
 // Selected as metadata, and typed so: this type cannot reach a key's digest, whatever an
 // operation hands it (a full row from createApiKey is a superset and fits), and the plugin never
 // loads it (Organization.apiKeys).
-export const ApiKeyRef = builder.prismaObject('ApiKey', {
+const ApiKeyRef = builder.prismaObject('ApiKey', {
   select: { id: true, organizationId: true, scope: true, prefix: true, revokedAt: true, lastUsedAt: true, createdAt: true } satisfies Record<keyof ApiKeyMetadata, true>,
   description: 'An API key of one organisation: metadata only (the key itself is shown once, by createApiKey).',
   // The shared metadata fields: each resolves from the selected row, which is an ApiKeyMetadata.

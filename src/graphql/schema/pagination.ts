@@ -3,6 +3,9 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type Page } from '../../domain/pagina
 import type { ObjectRef } from '@pothos/core';
 import { builder } from '../builder.js';
 
+/** The schema types of this builder, which its refs carry. */
+type Types = typeof builder.$inferSchemaTypes;
+
 export const PageInfoRef = builder.objectRef<Page<unknown>>('Pagination').implement({
   fields: (t) => ({
     page: t.exposeInt('page'),
@@ -89,7 +92,7 @@ export async function connectionsOfOrganizations<Access, T extends KeysetPositio
 export const ORGANIZATION_BATCH = { maxBatchSize: MAX_PAGE_SIZE } as const;
 
 /** `<Name>Connection` of `type` (edges `<Name>Edge`) with `totalCount`: how many rows match the filter. */
-export function countedConnection<Shape>(type: ObjectRef<any, Shape>, name: string, noun: string) {
+export function countedConnection<Shape>(type: ObjectRef<Types, Shape>, name: string, noun: string) {
   return builder.connectionObject(
     {
       type,

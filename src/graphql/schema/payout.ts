@@ -21,7 +21,7 @@ import { nodeWhere } from './node.js';
 import { CONNECTION_DESCRIPTION, ORGANIZATION_BATCH, PageInfoRef, connectionOf, connectionsOfOrganizations, countedConnection, type ConnectionArgs } from './pagination.js';
 import { PersonInput, PersonRef } from './transaction.js';
 
-export const PayoutRef = builder.prismaNode('Payout', {
+const PayoutRef = builder.prismaNode('Payout', {
   id: { field: 'id' },
   // node(id): the caller's read of a payout, its own organisation's only (node.ts).
   findUnique: (id, ctx) => nodeWhere(ctx, 'Payout', id),

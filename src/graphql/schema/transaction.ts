@@ -17,7 +17,7 @@ import { PaymentMethodEnum, TransactionStatusEnum } from './enums.js';
 import { nodeWhere } from './node.js';
 import { CONNECTION_DESCRIPTION, ORGANIZATION_BATCH, PageInfoRef, connectionOf, connectionsOfOrganizations, countedConnection, type ConnectionArgs } from './pagination.js';
 
-export const ProductRef = builder.prismaObject('TransactionProduct', {
+const ProductRef = builder.prismaObject('TransactionProduct', {
   name: 'Product',
   fields: (t) => ({
     name: t.exposeString('name'),
@@ -178,7 +178,7 @@ builder.queryField('transactions', (t) =>
 );
 
 /** A connection of transactions, with how many match the filter. */
-export const TransactionConnectionRef = countedConnection(TransactionRef, 'Transaction', 'transactions');
+const TransactionConnectionRef = countedConnection(TransactionRef, 'Transaction', 'transactions');
 
 /** One keyset slice of an organisation's (null: every organisation's) transactions, as a connection. */
 async function transactionConnection(ctx: GraphQLContext, organizationId: string | null, args: ConnectionArgs & { filter?: typeof TransactionFilter.$inferInput | null }) {

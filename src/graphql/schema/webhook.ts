@@ -39,7 +39,7 @@ const WebhookDeliveryStatusEnum = builder.enumType('WebhookDeliveryStatus', {
 
 // Selected without the secret (and typed so): this type cannot reach it, whatever it is handed,
 // and the plugin never loads it.
-export const WebhookRef = builder.prismaNode('Webhook', {
+const WebhookRef = builder.prismaNode('Webhook', {
   id: { field: 'id' },
   // node(id): the webhook reads' rule (a management key, or operators), its own organisation's only (node.ts).
   findUnique: (id, ctx) => nodeWhere(ctx, 'Webhook', id),

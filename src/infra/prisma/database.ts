@@ -247,7 +247,14 @@ class CatalogueFriendlyClient extends pg.Client {
       };
     }
     const result = (super.query as (...a: unknown[]) => unknown)(...args);
-    return (result instanceof Promise ? result.then((value: pg.QueryResult) => (reportCharAsText(value), value)) : result) as never;
+    return (
+      result instanceof Promise
+        ? result.then((value: pg.QueryResult) => {
+            reportCharAsText(value);
+            return value;
+          })
+        : result
+    ) as never;
   }
 }
 
@@ -325,7 +332,7 @@ async function openPGlite(dataDir: string, onLockTakenOver?: (description: strin
   };
 }
 
-export async function withTimeout(check: Promise<boolean>, ms: number): Promise<boolean> {
+async function withTimeout(check: Promise<boolean>, ms: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<boolean>((resolve) => {
     timer = setTimeout(() => resolve(false), ms);

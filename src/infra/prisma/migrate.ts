@@ -14,7 +14,7 @@ import type { MigrationList, SchemaEngine } from '@prisma/schema-engine-wasm';
 
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 export const MIGRATIONS_DIR = path.join(projectRoot, 'prisma/migrations');
-export const SCHEMA_PATH = path.join(projectRoot, 'prisma/schema.prisma');
+const SCHEMA_PATH = path.join(projectRoot, 'prisma/schema.prisma');
 
 let wasmReady: Promise<void> | undefined;
 
@@ -58,7 +58,7 @@ async function openEngine(adapterFactory: SqlMigrationAwareDriverAdapterFactory)
   return SchemaEngine.new({ datamodels: [[SCHEMA_PATH, datamodel]] }, () => undefined, bindMigrationAwareSqlAdapterFactory(adapterFactory));
 }
 
-export async function readMigrationList(dir = MIGRATIONS_DIR): Promise<MigrationList> {
+async function readMigrationList(dir = MIGRATIONS_DIR): Promise<MigrationList> {
   const names = (await readdir(dir, { withFileTypes: true }).catch(() => []))
     .filter((entry) => entry.isDirectory())
     .map((entry) => entry.name)

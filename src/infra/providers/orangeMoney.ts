@@ -103,7 +103,7 @@ const MAX_RESPONSE_BYTES = 2 * 1024 * 1024;
 const SUCCEEDED = new Set(['SUCCESS']);
 const FAILED = new Set(['FAILED', 'CANCELLED', 'REJECTED']);
 
-export const orangeReferenceOf = (kind: Kind, reference: string): string => `${PREFIX[kind]}${reference}`;
+const orangeReferenceOf = (kind: Kind, reference: string): string => `${PREFIX[kind]}${reference}`;
 
 /** Our kind and reference from the reference Orange keeps ('' when the operation is not ours). */
 function ourReference(orangeReference: string, type: string): { kind: Kind; reference: string } | undefined {
@@ -114,7 +114,7 @@ function ourReference(orangeReference: string, type: string): { kind: Kind; refe
 }
 
 /** +221 7X XXX XX XX -> the 9-digit MSISDN the API takes; undefined when not a Senegal number. */
-export function senegalMsisdn(phone: string): string | undefined {
+function senegalMsisdn(phone: string): string | undefined {
   const digits = phone.replace(/[\s().-]/g, '');
   const match = /^(?:\+|00)?221(\d{9})$/.exec(digits) ?? /^(\d{9})$/.exec(digits);
   return match?.[1];

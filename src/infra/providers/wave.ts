@@ -104,9 +104,22 @@ interface WaveHistoryItem {
   client_reference?: string | null;
 }
 
+/**
+ * A Wave answer's JSON body before its kind is known: an error ({code, message}), a search
+ * ({result}), a page of history ({items, page_info}), or the resource itself (cast by the caller).
+ */
+interface WaveBody {
+  code?: unknown;
+  message?: unknown;
+  result?: unknown;
+  items?: unknown;
+  page_info?: { has_next_page?: unknown; end_cursor?: unknown };
+}
+
 interface WaveAnswer {
   status: number;
-  body: any;
+  /** undefined: an empty or non-JSON body. */
+  body: WaveBody | undefined;
 }
 
 /** Wave's error body: {code, message}. */
@@ -139,7 +152,7 @@ export function createWaveProvider(options: WaveOptions): PaymentProvider & Clos
       throw new ProviderUnavailable(what);
     }
     const text = await readBounded(response);
-    let body: unknown = undefined;
+    let body: WaveBody | undefined;
     try {
       body = text ? JSON.parse(text) : undefined;
     } catch {
@@ -364,7 +377,7 @@ function recordOf(item: WaveHistoryItem, at: Date): ProviderRecord | null {
  * timestamp followed by the raw body, within the tolerance; or `Authorization: Bearer <secret>`.
  * Compared in constant time. Without a configured secret nothing is accepted.
  */
-export function verifyWebhook(input: InboundNotification, secret: string | undefined, now: Date, toleranceMs: number): void {
+function verifyWebhook(input: InboundNotification, secret: string | undefined, now: Date, toleranceMs: number): void {
   if (!secret) throw new NotificationRejected('WAVE_WEBHOOK_SECRET is not set: Wave webhooks cannot be verified');
   const signatureHeader = headerOf(input, 'wave-signature');
   if (signatureHeader) {

@@ -26,7 +26,7 @@ export { CoordinatorUnavailableError } from './circuitBreaker.js';
  * never trips it, while a stuck one costs a request at most 150 ms, and only the few requests before
  * the breaker opens (after that, calls fail in microseconds).
  */
-export const CALL_TIMEOUT_MS = 150;
+const CALL_TIMEOUT_MS = 150;
 /**
  * Consecutive failures that open the breaker: one lost reply or slow moment does not, a real
  * outage does within 3 calls (at most ~0.5 s of requests paying the timeout, usually nothing: a
@@ -55,7 +55,7 @@ const COMMAND_TIMEOUT_MS = 1_000;
  * window is the bound on how long another instance may still serve a revoked key when Redis
  * freezes or the network drops silently.
  */
-export const SUBSCRIPTION_PING_INTERVAL_MS = 1_000;
+const SUBSCRIPTION_PING_INTERVAL_MS = 1_000;
 export const SUBSCRIPTION_TRUST_MS = 2_000;
 /** Connection errors repeat on every reconnect attempt (every second when down): report one per minute. */
 const ERROR_REPORT_INTERVAL_MS = 60_000;
@@ -178,7 +178,9 @@ export function createRedisCoordination(options: {
   /** Messages may have been missed (a new or renewed subscription): caches drop everything, and a live listener may have appeared unheard. */
   const notifyInvalidation = (message: string) => {
     if (message === INVALIDATE_ALL) liveListenerMayHaveAppeared();
-    invalidationListeners.forEach((listener) => listener(message));
+    invalidationListeners.forEach((listener) => {
+      listener(message);
+    });
   };
   let subscriber: Redis | undefined;
   let subscriptionPinger: NodeJS.Timeout | undefined;
@@ -267,7 +269,10 @@ export function createRedisCoordination(options: {
     // have stopped publishing while this connection was away).
     let first = true;
     connection.on('ready', () => {
-      if (first) return void (first = false); // the first subscription announces below
+      if (first) {
+        first = false; // the first subscription announces below
+        return;
+      }
       setImmediate(() => void connection.ping().then(announceLiveListening).catch(() => undefined));
     });
     liveSubscriber = connection;
@@ -410,7 +415,8 @@ export function createRedisCoordination(options: {
       },
       async subscribe(listener) {
         if (!liveListeners.includes(listener)) liveListeners.push(listener); // a retry after a failed subscribe
-        await (liveSubscribed ??= subscribeToLiveEvents());
+        liveSubscribed ??= subscribeToLiveEvents();
+        await liveSubscribed;
       },
     },
 

@@ -27,11 +27,11 @@ import { parseListPayoutsQuery } from '../v2/payouts.js';
 import { parseListTransactionsQuery } from '../v2/transactions.js';
 import { csvBody, csvField, csvLine, csvText, csvTimestamp } from './csv.js';
 
-export const EXPORT_TRANSACTIONS_PATH = '/exports/transactions.csv';
-export const EXPORT_PAYOUTS_PATH = '/exports/payouts.csv';
+const EXPORT_TRANSACTIONS_PATH = '/exports/transactions.csv';
+const EXPORT_PAYOUTS_PATH = '/exports/payouts.csv';
 
 /** No progress on an export's socket for this long (the client stopped reading): closed. */
-export const EXPORT_STALL_MS = 60_000;
+const EXPORT_STALL_MS = 60_000;
 
 /** The v2 Transaction's wire fields, flattened (customer_*), products as a count and their names. */
 export const TRANSACTION_COLUMNS = [

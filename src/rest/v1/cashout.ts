@@ -28,7 +28,7 @@ function splitFullName(fullName: string | undefined): { firstName?: string; last
   return { firstName, lastName: rest.length ? rest.join(' ') : undefined };
 }
 
-export function parseCashoutBody(raw: unknown, method: PaymentMethod): CreatePayoutInput {
+function parseCashoutBody(raw: unknown, method: PaymentMethod): CreatePayoutInput {
   const body = parseJsonObject(raw);
   return {
     selectedPaymentMethod: method,

@@ -28,7 +28,7 @@ const V1_STATUS_OF: Record<TransactionStatus, V1TransactionStatus> = {
   cancelled: 'done',
   refunded: 'done',
 };
-export const toV1TransactionStatus = (status: TransactionStatus): V1TransactionStatus => V1_STATUS_OF[status];
+const toV1TransactionStatus = (status: TransactionStatus): V1TransactionStatus => V1_STATUS_OF[status];
 
 /**
  * What a v1 `transaction_status` filter selects, in v2's statuses: a v1 value means every status

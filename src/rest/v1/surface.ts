@@ -23,7 +23,7 @@ export const V1_DEFINITION = path.resolve(path.dirname(fileURLToPath(import.meta
 const DEPRECATED_SINCE = Date.UTC(2026, 10, 23);
 const SUNSET_AT = Date.UTC(2027, 10, 23);
 
-export const V1_HEADERS = {
+const V1_HEADERS = {
   deprecation: `@${DEPRECATED_SINCE / 1000}`,
   sunset: new Date(SUNSET_AT).toUTCString(),
   link: `<${V2_ROOT}>; rel="successor-version"`,

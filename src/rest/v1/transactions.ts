@@ -47,7 +47,7 @@ function v1Methods(body: JsonObject): PaymentMethod[] {
   return [...new Set(names.map(parseV1MethodName))];
 }
 
-export function parseV1CreateBody(raw: unknown): CreateTransactionInput {
+function parseV1CreateBody(raw: unknown): CreateTransactionInput {
   const body = parseJsonObject(raw);
   return {
     // No method: the domain's "Add minimum one payment method".
@@ -86,7 +86,7 @@ function v1QueryDate(query: Query, name: string, edge: 'start' | 'end'): Date | 
 }
 
 /** v1's filters in the domain's terms: an exact `amount` is the range [amount, amount]. */
-export function parseV1ListQuery(query: Query): ListTransactionsInput {
+function parseV1ListQuery(query: Query): ListTransactionsInput {
   const amount = queryInteger(query, 'amount');
   return {
     limit: queryInteger(query, 'limit'),

@@ -18,7 +18,7 @@ const present = (value: unknown): boolean => value !== undefined && value !== nu
  * for a body that is not a JSON object at all). Values (method name,
  * amount > 10, phone format) are the domain's rules.
  */
-export function parseCreatePayoutBody(raw: unknown): CreatePayoutInput {
+function parseCreatePayoutBody(raw: unknown): CreatePayoutInput {
   const body = parseJsonObject(raw, 'invalid_request');
   const problems: string[] = [];
   const text = (object: JsonObject, key: string, path: string, required: boolean): string | undefined => {

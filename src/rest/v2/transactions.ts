@@ -29,7 +29,7 @@ import { pagination, transactionCreated, transactionFull } from './shapes.js';
 /** The spec's answer to a cancel (v1's delete of a pending transaction says the same). */
 export const CANCELLED_MESSAGE = 'Transaction cancelled successfully';
 
-export function parseCreateTransactionBody(raw: unknown): CreateTransactionInput {
+function parseCreateTransactionBody(raw: unknown): CreateTransactionInput {
   const body = parseJsonObject(raw);
   const products = objectItems(optionalArray(body, 'products') ?? [], 'products');
   return {
@@ -49,7 +49,7 @@ export function parseCreateTransactionBody(raw: unknown): CreateTransactionInput
   };
 }
 
-export function parsePerson(person: JsonObject | undefined, path: string): PersonInput | undefined {
+function parsePerson(person: JsonObject | undefined, path: string): PersonInput | undefined {
   if (!person) return undefined;
   return {
     firstName: optionalString(person, 'first_name', `${path}.first_name`),

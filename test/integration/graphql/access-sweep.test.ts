@@ -22,8 +22,6 @@ import {
   isCompositeType,
   isEnumType,
   isInputObjectType,
-  isInterfaceType,
-  isLeafType,
   isListType,
   isNonNullType,
   isObjectType,
@@ -98,15 +96,15 @@ const principals: Principal[] = [];
 const nodeIds: Record<string, string> = {};
 
 /** A value of `type` that passes GraphQL's own validation; ids are random (nothing found), amounts zero (refused by the domain). */
-function valueOf(type: GraphQLInputType, name: string): unknown {
-  if (isNonNullType(type)) return valueOf(type.ofType, name);
-  if (isListType(type)) return [valueOf(type.ofType, name)];
+function inputValueOf(type: GraphQLInputType, name: string): unknown {
+  if (isNonNullType(type)) return inputValueOf(type.ofType, name);
+  if (isListType(type)) return [inputValueOf(type.ofType, name)];
   if (isEnumType(type)) return type.getValues()[0]!.name;
   if (isInputObjectType(type)) {
     return Object.fromEntries(
       Object.values(type.getFields())
         .filter((field) => isNonNullType(field.type) && field.defaultValue === undefined)
-        .map((field) => [field.name, valueOf(field.type, field.name)]),
+        .map((field) => [field.name, inputValueOf(field.type, field.name)]),
     );
   }
   if (name === 'organizationId') return organization.id;
@@ -130,7 +128,7 @@ function callOf(field: GraphQLField<unknown, unknown>) {
   const required = field.args.filter((arg: GraphQLArgument) => isNonNullType(arg.type) && arg.defaultValue === undefined);
   const declarations = required.map((arg) => `$${arg.name}: ${String(arg.type)}`);
   const call = required.length ? `${field.name}(${required.map((arg) => `${arg.name}: $${arg.name}`).join(', ')})` : field.name;
-  const variables = Object.fromEntries(required.map((arg) => [arg.name, valueOf(arg.type, arg.name)]));
+  const variables = Object.fromEntries(required.map((arg) => [arg.name, inputValueOf(arg.type, arg.name)]));
   const selection = isCompositeType(getNamedType(field.type)) ? ' { __typename }' : '';
   return { declarations, call: call + selection, variables };
 }

@@ -14,9 +14,6 @@ beforeAll(async () => {
   ({ key } = await gateway.merchant({ scope: 'readAndWrite' }));
 });
 
-/** `a { b { c { leaf } } }` from [a, b, c] and leaf. */
-const nest = (fields: string[], leaf: string): string => fields.reduceRight((inner, field) => `${field} { ${inner} }`, leaf);
-
 /** A GraphQL answer that is a refusal: errors, no data at all (not a partial answer). */
 function expectRefused(response: { status: number; body: any }) {
   const shown = JSON.stringify(response.body).slice(0, 500);

@@ -129,7 +129,7 @@ describe('a nested list of organisations', () => {
 describe('a list of organisations with their transactions and payouts (Relay connections)', () => {
   const tag = `Connections${Date.now()}`;
   const PER_ORGANIZATION = 12;
-  let organizationIds: string[] = [];
+  const organizationIds: string[] = [];
 
   beforeAll(async () => {
     const db = gateway.ctx.db;

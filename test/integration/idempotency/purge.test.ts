@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { purgeExpiredIdempotencyKeys } from '../../../src/domain/idempotency.js';
 import { useGateway } from '../../support/gateway.js';
 

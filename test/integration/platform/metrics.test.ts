@@ -11,7 +11,7 @@ const scrape = async () => {
   return response.text();
 };
 /** The value of one series, or undefined. */
-const valueOf = (text: string, series: string): number | undefined => {
+const seriesValue = (text: string, series: string): number | undefined => {
   const line = text.split('\n').find((candidate) => candidate.startsWith(`${series} `));
   return line === undefined ? undefined : Number(line.slice(series.length + 1));
 };
@@ -23,7 +23,7 @@ describe('/metrics', () => {
     await gateway.rest('GET', `/api/v2/transactions/${unknown}`, { key });
     await gateway.rest('GET', `/api/v2/transactions/${randomUUID()}`, { key });
     const text = await scrape();
-    expect(valueOf(text, 'http_requests_total{method="GET",route="/api/v2/transactions/:order_id",status="404"}')).toBe(2);
+    expect(seriesValue(text, 'http_requests_total{method="GET",route="/api/v2/transactions/:order_id",status="404"}')).toBe(2);
     expect(text).toContain('http_request_duration_seconds_bucket{le="0.05",method="GET",route="/api/v2/transactions/:order_id",status="404"}');
     expect(text).not.toContain(unknown);
   });
@@ -31,13 +31,13 @@ describe('/metrics', () => {
   it('counts rate-limit rejections per route', async () => {
     const { key } = await gateway.merchant();
     for (let i = 0; i < 5; i++) await gateway.rest('GET', '/api/v2/transactions', { key });
-    expect(valueOf(await scrape(), 'rate_limit_rejections_total{route="/api/v2/transactions"}')).toBe(2);
+    expect(seriesValue(await scrape(), 'rate_limit_rejections_total{route="/api/v2/transactions"}')).toBe(2);
   });
 
   it('reports the process (resident memory, event-loop lag) and the database pool', async () => {
     const text = await scrape();
-    expect(valueOf(text, 'db_pool_connections{state="total"}')).toBeGreaterThan(0);
-    expect(valueOf(text, 'process_resident_memory_bytes')).toBeGreaterThan(10_000_000);
+    expect(seriesValue(text, 'db_pool_connections{state="total"}')).toBeGreaterThan(0);
+    expect(seriesValue(text, 'process_resident_memory_bytes')).toBeGreaterThan(10_000_000);
     expect(text).toMatch(/^nodejs_eventloop_lag_seconds \d/m);
   });
 });

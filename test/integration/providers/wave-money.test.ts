@@ -98,7 +98,7 @@ describe('a payout with Wave', () => {
     const { key } = await fundedMerchant(setup.gateway, { balance: 100_000 });
     setup.gateway.ctx.settings.providerTimeoutMs = 1_000;
     setup.wave.loseNextAnswer(/^POST \/v1\/payout$/);
-    let payout;
+    let payout: { order_id: string };
     try {
       payout = expectPayout(await postPayout(setup.gateway, key, payoutBody({ amount: 7_000 })), 'pending');
     } finally {

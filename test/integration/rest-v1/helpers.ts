@@ -3,12 +3,12 @@ import { expect } from 'vitest';
 import { payTransaction } from '../../../src/domain/payments/payTransaction.js';
 import type { HttpResult, TestGateway } from '../../support/gateway.js';
 
-export const V1 = '/api/v1';
+const V1 = '/api/v1';
 
 /** The three headers of every v1 answer (src/rest/v1/surface.ts, openapi/v1.yaml). */
-export const V1_DEPRECATION = '@1795392000';
-export const V1_SUNSET = 'Tue, 23 Nov 2027 00:00:00 GMT';
-export const V1_LINK = '</api/v2>; rel="successor-version"';
+const V1_DEPRECATION = '@1795392000';
+const V1_SUNSET = 'Tue, 23 Nov 2027 00:00:00 GMT';
+const V1_LINK = '</api/v2>; rel="successor-version"';
 
 export function expectV1Headers(response: HttpResult): void {
   expect(response.headers.get('deprecation')).toBe(V1_DEPRECATION);

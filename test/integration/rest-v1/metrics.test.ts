@@ -7,7 +7,7 @@ const gateway = useGateway({ metrics: true });
 
 const scrape = async () => (await fetch(`${gateway.url}/metrics`)).text();
 /** The value of one series, or undefined. */
-const valueOf = (text: string, series: string): number | undefined => {
+const seriesValue = (text: string, series: string): number | undefined => {
   const line = text.split('\n').find((candidate) => candidate.startsWith(`${series} `));
   return line === undefined ? undefined : Number(line.slice(series.length + 1));
 };
@@ -26,10 +26,10 @@ describe('rest_v1_requests_total', () => {
 
     const text = await scrape();
     const [firstId, secondId] = [await keyIdOf(first.organization.id), await keyIdOf(second.organization.id)];
-    expect(valueOf(text, `rest_v1_requests_total{api_key="${firstId}",route="createTransaction"}`)).toBe(1);
+    expect(seriesValue(text, `rest_v1_requests_total{api_key="${firstId}",route="createTransaction"}`)).toBe(1);
     // A 404 is still a v1 call by that key.
-    expect(valueOf(text, `rest_v1_requests_total{api_key="${firstId}",route="getTransaction"}`)).toBe(2);
-    expect(valueOf(text, `rest_v1_requests_total{api_key="${secondId}",route="listTransactions"}`)).toBe(1);
+    expect(seriesValue(text, `rest_v1_requests_total{api_key="${firstId}",route="getTransaction"}`)).toBe(2);
+    expect(seriesValue(text, `rest_v1_requests_total{api_key="${secondId}",route="listTransactions"}`)).toBe(1);
     expect(text.match(new RegExp(`rest_v1_requests_total\\{api_key="${secondId}"`, 'g'))).toHaveLength(1);
     for (const secret of [first.key, second.key, 'gw_sk_not_a_key']) expect(text).not.toContain(secret);
   });

@@ -28,7 +28,7 @@ async function metrics(): Promise<string> {
 }
 
 /** The value of one series (name with its labels, as printed), or undefined when absent. */
-const valueOf = (text: string, series: string): number | undefined => {
+const seriesValue = (text: string, series: string): number | undefined => {
   const line = text.split('\n').find((candidate) => candidate.startsWith(`${series} `));
   return line === undefined ? undefined : Number(line.slice(series.length + 1));
 };
@@ -40,14 +40,14 @@ describe('webhook metrics on /metrics', () => {
     receiver.configure('/metrics/failing', { behaviour: { statuses: [500] } });
 
     const before = await metrics();
-    expect(valueOf(before, 'webhook_deliveries_due')).toBe(0);
-    for (const outcome of ['delivered', 'failed', 'dropped', 'superseded']) expect(valueOf(before, `webhook_delivery_attempts_total{outcome="${outcome}"}`)).toBe(0);
-    expect(valueOf(before, 'webhook_delivery_duration_seconds_count')).toBe(0);
+    expect(seriesValue(before, 'webhook_deliveries_due')).toBe(0);
+    for (const outcome of ['delivered', 'failed', 'dropped', 'superseded']) expect(seriesValue(before, `webhook_delivery_attempts_total{outcome="${outcome}"}`)).toBe(0);
+    expect(seriesValue(before, 'webhook_delivery_duration_seconds_count')).toBe(0);
 
     // No dispatcher yet: both payments' deliveries wait in the outbox.
     const delivered = await paidTransaction(gateway, ok.key);
     const dropped = await paidTransaction(gateway, failing.key);
-    expect(valueOf(await metrics(), 'webhook_deliveries_due')).toBe(2);
+    expect(seriesValue(await metrics(), 'webhook_deliveries_due')).toBe(2);
 
     dispatcher = startWebhookDispatcher(gateway.ctx, { pollMs: 20 });
     await eventually(async () => (await deliveriesOf(gateway, delivered.id))[0]?.status === 'delivered', 10_000, 'the delivery');
@@ -56,16 +56,16 @@ describe('webhook metrics on /metrics', () => {
 
     const after = await eventually(async () => {
       const text = await metrics();
-      return valueOf(text, 'webhook_delivery_attempts_total{outcome="dropped"}') === 1 ? text : null;
+      return seriesValue(text, 'webhook_delivery_attempts_total{outcome="dropped"}') === 1 ? text : null;
     });
-    expect(valueOf(after, 'webhook_delivery_attempts_total{outcome="delivered"}')).toBe(1);
-    expect(valueOf(after, 'webhook_delivery_attempts_total{outcome="failed"}')).toBe(1);
-    expect(valueOf(after, 'webhook_delivery_attempts_total{outcome="dropped"}')).toBe(1);
-    expect(valueOf(after, 'webhook_delivery_attempts_total{outcome="superseded"}')).toBe(0);
+    expect(seriesValue(after, 'webhook_delivery_attempts_total{outcome="delivered"}')).toBe(1);
+    expect(seriesValue(after, 'webhook_delivery_attempts_total{outcome="failed"}')).toBe(1);
+    expect(seriesValue(after, 'webhook_delivery_attempts_total{outcome="dropped"}')).toBe(1);
+    expect(seriesValue(after, 'webhook_delivery_attempts_total{outcome="superseded"}')).toBe(0);
     // Three HTTP exchanges, each well under the 2 s timeout on 127.0.0.1.
-    expect(valueOf(after, 'webhook_delivery_duration_seconds_count')).toBe(3);
-    expect(valueOf(after, 'webhook_delivery_duration_seconds_bucket{le="2.5"}')).toBe(3);
-    expect(valueOf(after, 'webhook_deliveries_due')).toBe(0);
+    expect(seriesValue(after, 'webhook_delivery_duration_seconds_count')).toBe(3);
+    expect(seriesValue(after, 'webhook_delivery_duration_seconds_bucket{le="2.5"}')).toBe(3);
+    expect(seriesValue(after, 'webhook_deliveries_due')).toBe(0);
     expect(after).toMatch(/# TYPE webhook_deliveries_due gauge/);
     expect(after).toMatch(/# TYPE webhook_delivery_duration_seconds histogram/);
   });

@@ -10,7 +10,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { afterAll } from 'vitest';
@@ -43,7 +42,7 @@ export interface Instance extends GatewayProcess {
   pid: number;
 }
 
-export interface StartOptions {
+interface StartOptions {
   /** Variables on top of the cluster's (FAULT_ENV + the file's). */
   env?: Record<string, string>;
   /** node arguments, e.g. ['--import', CRASH_INSIDE_PROVIDER_CALL]. */
@@ -74,7 +73,7 @@ export interface ClusterOptions {
 }
 
 /** The processes' connections to the file's database are named so (see terminateGatewaySessions). */
-export const APPLICATION_PREFIX = 'gw_fault_';
+const APPLICATION_PREFIX = 'gw_fault_';
 
 const withApplicationName = (url: string, name: string): string => {
   const parsed = new URL(url);
@@ -341,9 +340,6 @@ export async function startRedisServer(): Promise<RedisServer> {
 /* ------------------------------------------------------------------------------------------ */
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** A unique Idempotency-Key. */
-export const idempotencyKey = (label: string) => `${label}-${randomBytes(6).toString('hex')}`;
 
 /** Counts of answers by status, for messages and logs. */
 export function statusCounts(answers: { status: number }[]): Record<string, number> {

@@ -23,7 +23,7 @@ type Sql = Pick<Db, '$queryRaw' | '$queryRawUnsafe'>;
 /** A refund attempt's reference at the provider (refunds.ts providerReferenceOf), in SQL. */
 const CURRENT_REFUND_REFERENCE = `(CASE WHEN r.attempts = 1 THEN r.id::text ELSE r.id::text || ':' || r.attempts END)`;
 
-export interface ProviderDisagreements {
+interface ProviderDisagreements {
   /** References the provider was asked to execute more than once. */
   sentTwice: { kind: string; reference: string; calls: number }[];
   payouts: { reference: string; provider: string | null; gateway: string | null }[];
@@ -31,7 +31,7 @@ export interface ProviderDisagreements {
   collections: { reference: string; provider: string | null; gateway: string | null; transaction: string | null }[];
 }
 
-export async function providerDisagreements(db: Sql): Promise<ProviderDisagreements> {
+async function providerDisagreements(db: Sql): Promise<ProviderDisagreements> {
   const sentTwice = await db.$queryRawUnsafe<ProviderDisagreements['sentTwice']>(`
     SELECT kind, reference, calls FROM "SandboxProviderCall" WHERE calls <> 1 ORDER BY kind, reference`);
   const payouts = await db.$queryRawUnsafe<ProviderDisagreements['payouts']>(`
@@ -107,7 +107,7 @@ export interface OpenCall {
 }
 
 /** Calls the gateway still holds open (sent, not settled), with what the provider knows of each. */
-export async function openProviderCalls(db: Sql): Promise<OpenCall[]> {
+async function openProviderCalls(db: Sql): Promise<OpenCall[]> {
   return db.$queryRawUnsafe<OpenCall[]>(`
     SELECT 'payout' AS kind, p.id::text AS id, c.status AS provider
     FROM "Payout" p LEFT JOIN "SandboxProviderCall" c ON c.kind = 'payout' AND c.reference = p.id::text

@@ -42,7 +42,7 @@ export async function faultMerchant(gateway: TestGateway, options: { float?: num
   return { organizationId: organization.id, checkoutKey, payoutKey };
 }
 
-export const transactionRequest = (price: number) => ({
+const transactionRequest = (price: number) => ({
   method_of_payment: ['wave', 'orange_money'],
   products: [{ name: 'Thieboudienne', price, quantity: 1 }],
   customer: { first_name: 'Awa', last_name: 'Diop', phone: '+221771234567' },
@@ -60,7 +60,7 @@ export const pay = (instance: { url: string }, orderId: string, phone: string = 
 export const refund = (instance: { url: string }, key: string, orderId: string, options: CallOptions = {}) =>
   call(instance, 'GET', `/api/v2/refund/${orderId}`, { key, ...options });
 
-export const payoutRequest = (amount: number, phone: string = WALLETS.succeeds) => ({
+const payoutRequest = (amount: number, phone: string = WALLETS.succeeds) => ({
   selected_payment_method: 'wave',
   amount,
   recipient: { first_name: 'Moussa', last_name: 'Ndiaye', phone },

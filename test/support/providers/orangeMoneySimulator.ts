@@ -43,10 +43,10 @@ import { constants, createHmac, generateKeyPairSync, privateDecrypt, randomBytes
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type OmStatus = 'ACCEPTED' | 'CANCELLED' | 'FAILED' | 'INITIATED' | 'PENDING' | 'PRE_INITIATED' | 'REJECTED' | 'SUCCESS';
-export type OmTransactionType = 'MERCHANT_PAYMENT' | 'CASHIN';
+type OmStatus = 'ACCEPTED' | 'CANCELLED' | 'FAILED' | 'INITIATED' | 'PENDING' | 'PRE_INITIATED' | 'REJECTED' | 'SUCCESS';
+type OmTransactionType = 'MERCHANT_PAYMENT' | 'CASHIN';
 
-export interface OmTransaction {
+interface OmTransaction {
   transactionId: string;
   reference: string;
   type: OmTransactionType;
@@ -63,7 +63,7 @@ export interface OmTransaction {
   description?: string;
 }
 
-export interface OmQrCode {
+interface OmQrCode {
   qrId: string;
   reference: string | undefined;
   amount: number;
@@ -76,21 +76,21 @@ export interface OmQrCode {
   callbackCancelUrl: string | undefined;
 }
 
-export type OmRoute = 'token' | 'publicKeys' | 'qrcode' | 'cashin' | 'transactions' | 'status' | 'merchantcallback';
+type OmRoute = 'token' | 'publicKeys' | 'qrcode' | 'cashin' | 'transactions' | 'status' | 'merchantcallback';
 
 /**
  * fail: answer `status` without acting. slow: act, answer after `delayMs`. hang: act, never answer
  * (the client times out). dropRequest: close the connection without acting (the call is lost).
  * dropAnswer: act, then close the connection (the answer is lost).
  */
-export type OmFault =
+type OmFault =
   | { kind: 'fail'; status: number; body?: unknown }
   | { kind: 'slow'; delayMs: number }
   | { kind: 'hang' }
   | { kind: 'dropRequest' }
   | { kind: 'dropAnswer' };
 
-export interface SentNotification {
+interface SentNotification {
   eventId: string;
   url: string;
   body: string;
@@ -672,7 +672,7 @@ export async function startOrangeMoneySimulator(options: OrangeMoneySimulatorOpt
     holdWallet: (msisdn) => void held.add(msisdn),
     async settle(transactionId, status) {
       const transaction = transactions.find((item) => item.transactionId === transactionId);
-      if (!transaction || transaction.status !== 'PENDING') throw new Error(`no pending transaction ${transactionId}`);
+      if (transaction?.status !== 'PENDING') throw new Error(`no pending transaction ${transactionId}`);
       transaction.status = status;
       transaction.updatedAt = new Date().toISOString();
       if (status === 'FAILED' && transaction.type === 'CASHIN') balance += transaction.amount.value;

@@ -12,7 +12,7 @@ export interface WaveSetup {
 }
 
 /** Starts the simulator, then a gateway whose Wave provider points at it, and tells the simulator where webhooks go. */
-export async function startWaveGateway(options: GatewayOptions = {}, simulator: WaveSimulatorOptions = {}): Promise<WaveSetup> {
+async function startWaveGateway(options: GatewayOptions = {}, simulator: WaveSimulatorOptions = {}): Promise<WaveSetup> {
   const wave = await startWaveSimulator(simulator);
   const gateway = await startGateway({ ...options, providers: { wave: createWaveProvider({ apiKey: wave.apiKey, apiUrl: wave.url, webhookSecret: wave.webhookSecret }) } });
   wave.webhookUrl = `${gateway.url}/providers/wave/webhook`;

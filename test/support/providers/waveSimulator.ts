@@ -337,20 +337,24 @@ export class WaveSimulator {
 
   private route(method: string, url: URL, body: Record<string, unknown>, idempotencyKey: string | undefined): [number, unknown] {
     const path = url.pathname;
-    let match: RegExpMatchArray | null;
+    /** The id `pattern` captures when the call is a `wanted` one to a path it matches. */
+    const idIn = (wanted: string, pattern: RegExp): string | undefined => (method === wanted ? path.match(pattern)?.[1] : undefined);
     if (method === 'POST' && path === '/v1/checkout/sessions') return this.createSession(body);
     if (method === 'GET' && path === '/v1/checkout/sessions/search') {
       const reference = url.searchParams.get('client_reference');
       if (!reference) return validation('client_reference is required');
       return [200, { result: [...this.sessions.values()].filter((s) => s.client_reference === reference).map((s) => this.wireSession(s)) }];
     }
-    if (method === 'GET' && (match = path.match(/^\/v1\/checkout\/sessions\/([^/]+)$/))) {
-      const session = this.sessions.get(match[1]!);
+    const shownSessionId = idIn('GET', /^\/v1\/checkout\/sessions\/([^/]+)$/);
+    if (shownSessionId) {
+      const session = this.sessions.get(shownSessionId);
       return session ? [200, this.wireSession(session)] : notFound('checkout session');
     }
-    if (method === 'POST' && (match = path.match(/^\/v1\/checkout\/sessions\/([^/]+)\/refund$/))) return this.refundSession(match[1]!);
-    if (method === 'POST' && (match = path.match(/^\/v1\/checkout\/sessions\/([^/]+)\/expire$/))) {
-      const session = this.sessions.get(match[1]!);
+    const refundedSessionId = idIn('POST', /^\/v1\/checkout\/sessions\/([^/]+)\/refund$/);
+    if (refundedSessionId) return this.refundSession(refundedSessionId);
+    const expiredSessionId = idIn('POST', /^\/v1\/checkout\/sessions\/([^/]+)\/expire$/);
+    if (expiredSessionId) {
+      const session = this.sessions.get(expiredSessionId);
       if (!session) return notFound('checkout session');
       if (session.checkout_status !== 'open') return [409, { code: 'checkout-session-not-open', message: `The checkout session is ${session.checkout_status}` }];
       session.checkout_status = 'expired';
@@ -365,12 +369,14 @@ export class WaveSimulator {
       if (!reference) return validation('client_reference is required');
       return [200, { result: [...this.payouts.values()].filter((p) => p.client_reference === reference) }];
     }
-    if (method === 'GET' && (match = path.match(/^\/v1\/payout\/([^/]+)$/))) {
-      const payout = this.payouts.get(match[1]!);
+    const shownPayoutId = idIn('GET', /^\/v1\/payout\/([^/]+)$/);
+    if (shownPayoutId) {
+      const payout = this.payouts.get(shownPayoutId);
       return payout ? [200, payout] : notFound('payout');
     }
-    if (method === 'POST' && (match = path.match(/^\/v1\/payout\/([^/]+)\/reverse$/))) {
-      const payout = this.payouts.get(match[1]!);
+    const reversedPayoutId = idIn('POST', /^\/v1\/payout\/([^/]+)\/reverse$/);
+    if (reversedPayoutId) {
+      const payout = this.payouts.get(reversedPayoutId);
       if (!payout) return notFound('payout');
       if (payout.status !== 'succeeded') return [409, { code: 'payout-reversal-not-allowed', message: `The payout is ${payout.status}` }];
       payout.status = 'reversed';

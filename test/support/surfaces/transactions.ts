@@ -53,14 +53,14 @@ export interface Created {
   view: CreatedView;
 }
 
-export interface Pagination {
+interface Pagination {
   page: number;
   limit: number;
   totalCount: number;
   totalPages: number;
 }
 
-export interface Listed {
+interface Listed {
   transactions: CanonicalTransaction[];
   pagination: Pagination;
 }

@@ -124,7 +124,7 @@ export function InvitationPage() {
 const QR_MODULE_PX = 4;
 
 /** The otpauth URL as a QR code: one SVG path, a run of dark modules per segment (no script, no image request). */
-export function QrCode({ text, label }: { text: string; label: string }) {
+function QrCode({ text, label }: { text: string; label: string }) {
   const { data, size } = useMemo(() => encode(text, { ecc: 'M', border: 2 }), [text]);
   let path = '';
   data.forEach((row, y) => {

@@ -94,7 +94,7 @@ function daysOf(rows: DashboardStatsQuery['transactionStats'], from: Date): Day[
 }
 
 /** Bars of volume, a line of fees (its own scale), an accessible summary and a table fallback. */
-export function VolumeChart({ rows, from }: { rows: DashboardStatsQuery['transactionStats']; from: Date }) {
+function VolumeChart({ rows, from }: { rows: DashboardStatsQuery['transactionStats']; from: Date }) {
   const { t, lang } = useApp();
   const days = daysOf(rows, from);
   const totalVolume = days.reduce((sum, day) => sum + day.volume, 0);
@@ -632,6 +632,7 @@ export function NewPayoutPage() {
       <section class="card narrow">
         <Alert error={create.error} />
         {reviewing ? (
+          // biome-ignore lint/a11y/useSemanticElements: the same prompt as ConfirmButton's: a <fieldset> would bring its own rendering (min-inline-size: min-content, border, padding) to a two-button prompt that is not a group of form fields; role=group with its label is the same group to assistive technology
           <div class="confirm" role="group" aria-label={t.reviewPayout}>
             <p data-payout-review>{t.payoutConfirm(formatMoney(lang, amount), form.phone, METHOD_NAMES[form.method]!)}</p>
             <button type="button" class="danger" disabled={create.busy} onClick={send}>

@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { setSwitch, updateOrganization } from '../../../../src/domain/operations.js';
 import { useGateway, transactionBody } from '../../../support/gateway.js';
 import { expectError } from '../../../support/assertions.js';

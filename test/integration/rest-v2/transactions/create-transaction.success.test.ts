@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { useGateway, transactionBody } from '../../../support/gateway.js';
 
 const gateway = useGateway();

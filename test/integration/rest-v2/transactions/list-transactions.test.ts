@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { useGateway, type TestGateway } from '../../../support/gateway.js';
 import { expectSomeError } from '../../../support/assertions.js';
 import { createOk, oneProduct } from './helpers.js';
