@@ -1,7 +1,23 @@
 import { createRequire } from 'node:module';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 const require = createRequire(import.meta.url);
+
+/**
+ * What the fast inner loop (`npm run test:fast`) leaves out: files that start processes of their
+ * own (gateway processes, browsers, PostgreSQL servers, the CLI's recipes) and the fault suite.
+ * Everything else runs in the test workers against the run's PostgreSQL and the machine's Redis.
+ */
+const NEEDS_PROCESSES = [
+  'test/e2e/**',
+  'test/faults/**',
+  'test/conformance/webhook-receivers.test.ts',
+  'test/integration/exports/logs-hold-no-phone.test.ts',
+  'test/integration/platform/read-replica.test.ts',
+  'test/integration/privacy/logs-redaction.test.ts',
+  'test/integration/refunds/crash-between-phases.test.ts',
+];
+const fastLoop = process.env.TEST_FAST === '1';
 
 export default defineConfig({
   resolve: {
@@ -12,6 +28,7 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
+    exclude: fastLoop ? [...configDefaults.exclude, ...NEEDS_PROCESSES] : configDefaults.exclude,
     globalSetup: ['test/support/globalSetup.ts'],
     // Each test file gets its own database cloned from a migrated template, so files run in
     // parallel safely; two workers match the machine's two cores.
