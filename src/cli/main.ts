@@ -417,7 +417,16 @@ async function webhookCreate(argv: string[], connect: Connect) {
   if (!flags.org) throw new UsageError('--org is required');
   if (!flags.url) throw new UsageError('--url is required');
   const version = flags.version === undefined ? undefined : oneOf('--version', flags.version, WEBHOOK_VERSIONS);
-  const { createWebhook } = await connect().request(CreateWebhookDocument, { organizationId: flags.org, url: flags.url, version });
+  const { createWebhook } = await connect()
+    .request(CreateWebhookDocument, { organizationId: flags.org, url: flags.url, version })
+    .catch((error: unknown) => {
+      // The gateway never sends to such an address: say what works instead.
+      if (!(error instanceof ClientError) || error.response.errors?.[0]?.extensions?.code !== 'PRIVATE_WEBHOOK_URL') throw error;
+      throw new Error(
+        `${error.response.errors[0]!.message}: to receive events on this machine, run gateway listen --org ${flags.org} --forward-to ${flags.url} ` +
+          '(or start a development gateway with WEBHOOK_ALLOW_PRIVATE_URLS=true)',
+      );
+    });
   // Exactly the contract's fields (DESIGN: {"id", "url", "version", "secret"}); the secret is shown only here.
   return { id: createWebhook.webhook.id, url: createWebhook.webhook.url, version: createWebhook.webhook.version, secret: createWebhook.secret };
 }

@@ -93,6 +93,17 @@ describe('errors say what to change', () => {
     expect(json.error).toContain(path.join(folder, 'admin-token'));
   });
 
+  it('a private webhook address: how to receive events on this machine instead', async () => {
+    const organization = await gateway.createOrganization();
+    const { code, json } = await runCliInProcess(['webhook', 'create', '--org', organization.id, '--url', 'http://127.0.0.1:8000/hooks'], gatewayEnv(gateway));
+    expect(code).toBe(1);
+    expect(json.error).toBe(
+      'Webhook URLs may not point at loopback, private or link-local addresses: to receive events on this machine, ' +
+        `run gateway listen --org ${organization.id} --forward-to http://127.0.0.1:8000/hooks (or start a development gateway with WEBHOOK_ALLOW_PRIVATE_URLS=true)`,
+    );
+    expect(await gateway.ctx.db.webhook.count({ where: { organizationId: organization.id } })).toBe(0);
+  });
+
   it('a bad argument still beats a missing token (nothing is sent)', async () => {
     const { json } = await runCliInProcess(['org', 'update', 'x', '--min-amount', 'abc'], {});
     expect(json.error).toMatch(/^--min-amount must be a whole number/);
