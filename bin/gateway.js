@@ -3,11 +3,14 @@
 // and at `npm start`), which starts in a fraction of the time; falls back to the TypeScript
 // source through tsx when dist/ is missing or older than the source (while developing).
 // Paths resolve from this file, so any working directory works.
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 
 const compiled = new URL('../dist/cli/main.js', import.meta.url);
 const source = new URL('../src/cli/main.ts', import.meta.url);
-const fresh = existsSync(compiled) && statSync(compiled).mtimeMs >= statSync(source).mtimeMs;
+// Every file of the CLI's folder counts (listen.ts beside main.ts), not only the entry point.
+const folder = new URL('../src/cli/', import.meta.url);
+const newestSource = Math.max(...readdirSync(folder).filter((name) => name.endsWith('.ts')).map((name) => statSync(new URL(name, folder)).mtimeMs));
+const fresh = existsSync(compiled) && statSync(compiled).mtimeMs >= newestSource;
 
 let main;
 if (fresh) {

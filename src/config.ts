@@ -188,6 +188,12 @@ function orangeMoney(env: Env, publicUrl: string): OrangeMoneyConfig | undefined
   };
 }
 
+/** WEBHOOK_TIMEOUT_MS unset: how long a receiver has to answer a delivery (gateway listen gives a forward as long). */
+export const DEFAULT_WEBHOOK_TIMEOUT_MS = 5_000;
+
+/** GATEWAY_DATA_DIR: the embedded database's folder, and where secrets left unset are kept (the CLI looks there too). */
+export const dataDirOf = (env: Env): string => env.GATEWAY_DATA_DIR || './.gateway-data';
+
 export function loadConfig(env: Env = process.env): Config {
   const host = env.HOST || '127.0.0.1';
   const { port, checkoutPort } = ports(env);
@@ -203,12 +209,12 @@ export function loadConfig(env: Env = process.env): Config {
     checkoutPublicUrl: withoutTrailingSlash(env.CHECKOUT_PUBLIC_URL || `http://${publicHost}:${checkoutPort}`),
     databaseUrl: primaryUrl,
     replica: replica(env, primaryUrl),
-    dataDir: env.GATEWAY_DATA_DIR || './.gateway-data',
+    dataDir: dataDirOf(env),
     redisUrl: env.REDIS_URL || undefined,
     adminToken: env.GATEWAY_ADMIN_TOKEN || undefined,
     rateLimit: { max: integer(env, 'RATE_LIMIT_MAX', 100, 1), windowMs: integer(env, 'RATE_LIMIT_WINDOW_MS', 60_000, 1) },
     webhook: {
-      timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 5_000, 1),
+      timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', DEFAULT_WEBHOOK_TIMEOUT_MS, 1),
       retryDelayMs: integer(env, 'WEBHOOK_RETRY_DELAY_MS', 300_000),
       maxRetries: integer(env, 'WEBHOOK_MAX_RETRIES', 3),
       claimMarginMs: integer(env, 'WEBHOOK_CLAIM_MARGIN_MS', 60_000, 0, 3_600_000),

@@ -13,6 +13,7 @@ import { buildCheckoutApp } from './checkout/app.js';
 import { startBackgroundJobs } from './jobs/background.js';
 import { deriveWebhookSecretKey } from './domain/webhooks/secrets.js';
 import { adminTokenSource } from './infra/adminToken.js';
+import { announceGatewayInDataFolder } from './infra/localGateway.js';
 import { databaseFingerprintStore, resolveSharedSecret } from './infra/sharedSecrets.js';
 import { webhookSecretKeySource } from './infra/webhookSecretKey.js';
 import { createLocalCoordination } from './infra/local/coordination.js';
@@ -120,6 +121,7 @@ async function main(): Promise<void> {
   await checkout.listen({ host, port: config.checkoutPort }).catch((error: unknown) => {
     throw listenStartupError(error, { host, port: config.checkoutPort, variable: 'CHECKOUT_PORT' });
   });
+  await announceGatewayInDataFolder({ embedded: db.kind === 'pglite', dataDir: config.dataDir, url: config.publicUrl, log });
   process.stdout.write(
     [
       `Gateway API      ${config.publicUrl}  (REST ${config.publicUrl}/api/v2, GraphQL ${config.publicUrl}/graphql)`,

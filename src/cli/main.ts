@@ -1,11 +1,18 @@
 /**
- * Operator CLI (`npx gateway <command>`): a thin client of the GraphQL admin API at GATEWAY_URL,
- * acting with the token in GATEWAY_ADMIN_TOKEN. Every command prints ONE JSON object on stdout and
- * exits 0; any failure prints {"error": "..."} on stdout and exits 1, so scripts can always parse
- * the output and branch on the exit code.
+ * Operator CLI (`gateway <command>`): a thin client of the GraphQL admin API at GATEWAY_URL, acting
+ * with the operator token in GATEWAY_ADMIN_TOKEN. When either is unset, what a gateway started from
+ * the same folder left in its data folder (src/infra/localGateway.ts) stands in for it.
+ *
+ * Output: every command prints ONE JSON object on stdout and exits 0; any failure prints
+ * {"error": "..."} and exits 1, so scripts can always parse the output and branch on the exit code.
+ * Two exceptions, both for people: `help` and `--help` print text, and `listen` (which runs until
+ * stopped) prints one JSON object per line.
  */
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { ClientError, GraphQLClient } from 'graphql-request';
+import { dataDirOf } from '../config.js';
+import { adminTokenIn, ADMIN_TOKEN_FILE_NAME, GATEWAY_FILE_NAME, runningGatewayIn } from '../infra/localGateway.js';
 import {
   AdjustAccountDocument,
   ApiKeysDocument,
@@ -28,6 +35,7 @@ import {
   SandboxPayDocument,
   SetSwitchDocument,
   SettleProviderCallDocument,
+  TriggerTransactionDocument,
   UpdateOrganizationDocument,
   type ApiScope,
   type MerchantRole,
@@ -49,8 +57,25 @@ type Env = Record<string, string | undefined>;
 /** Commands build their client only after their arguments are valid (bad flags beat a missing token). */
 type Connect = () => GraphQLClient;
 
+/** Where the output goes and what stops a long-running command: the process's unless a caller (a test) says. */
+export interface Io {
+  /** Receives the output, one piece ending in a newline at a time (default: stdout). */
+  write?: (text: string) => void;
+  /** Ends `listen` (default: this process's SIGINT or SIGTERM). */
+  signal?: AbortSignal;
+}
+
+/** What a command may use beside its arguments and its client (only `listen` needs more). */
+interface CommandContext {
+  /** The gateway's address and token, resolved as `connect` resolves them. */
+  target: () => Target;
+  /** Prints one JSON object on a line of its own. */
+  writeLine: (value: object) => void;
+  signal: AbortSignal | undefined;
+}
+
 /** A mistake on the command line: reported with the command's usage. */
-class UsageError extends Error {}
+export class UsageError extends Error {}
 
 // Every value of a schema enum, for validating arguments before sending them. `Record<Enum, true>`
 // stops compiling when the schema (hence the generated types) adds or drops a value.
@@ -64,42 +89,231 @@ const SWITCHES = values<SwitchName>({ transactions: true, payouts: true, wave: t
 const WEBHOOK_VERSIONS = values<WebhookVersion>({ v1: true, v2: true });
 const CALL_KINDS = values<ProviderCallKind>({ PAYMENT: true, REFUND: true, PAYOUT: true, LATE_PAYMENT_RETURN: true }).map((kind) => kind.toLowerCase());
 const CALL_OUTCOMES = values<ProviderCallOutcome>({ SUCCEEDED: true, FAILED: true }).map((outcome) => outcome.toLowerCase());
+/**
+ * The webhook events `trigger` makes and `listen` forwards: the gateway's events but `test`, which
+ * only an endpoint check sends (sendTestWebhook), never a change of state.
+ */
+export const EVENTS = ['payment_status'] as const;
 
-const COMMANDS = {
+/** A command: its usage line, what it does in a sentence or two, and each argument and option (for `--help`). */
+interface Command {
+  usage: string;
+  summary: string;
+  /** [name, what it is]: positional arguments (upper case) and options (`--...`). */
+  options?: readonly (readonly [string, string])[];
+  run: (argv: string[], connect: Connect, context: CommandContext) => Promise<object | null>;
+}
+
+export const COMMANDS = {
   'org create': {
     usage: 'org create --name NAME [--verified] [--escrow] [--payouts] [--methods wave,orange_money] [--sector SECTOR]',
+    summary: 'Registers an organisation (a merchant) with its main and escrow accounts, and prints it.',
+    options: [
+      ['--name NAME', 'its name (required)'],
+      ['--verified', 'verified from the start (an unverified organisation has a monthly limit)'],
+      ['--escrow', 'it may hold payments in escrow'],
+      ['--payouts', 'it may send payouts'],
+      ['--methods LIST', `the payment methods it may offer, comma-separated: ${METHODS.join(',')} (default: all)`],
+      ['--sector SECTOR', 'its business sector (default general; an empty one refuses transactions until it is set)'],
+    ],
     run: orgCreate,
   },
-  'org list': { usage: `org list [--page N] [--limit N] [--status ${STATUSES.join('|')}] [--search TEXT]`, run: orgList },
-  'org get': { usage: 'org get ID', run: orgGet },
+  'org list': {
+    usage: `org list [--page N] [--limit N] [--status ${STATUSES.join('|')}] [--search TEXT]`,
+    summary: 'Lists the organisations, newest first.',
+    options: [
+      ['--page N', 'the page, from 1'],
+      ['--limit N', 'organisations per page (default 20, at most 100)'],
+      ['--status S', `only those ${STATUSES.join(', ')}`],
+      ['--search TEXT', 'only those whose name contains TEXT (any case)'],
+    ],
+    run: orgList,
+  },
+  'org get': { usage: 'org get ID', summary: 'Prints one organisation.', options: [['ID', 'the organisation’s id']], run: orgGet },
   'org update': {
     usage:
       'org update ID [--status active|inactive|blocked] [--verified true|false] [--escrow true|false] [--payouts true|false] ' +
       '[--methods LIST] [--sector S] [--min-amount N|none] [--max-amount N|none] [--max-payout N|none]',
+    summary: 'Changes an organisation: only what a flag names changes. Prints the organisation.',
+    options: [
+      ['ID', 'the organisation’s id'],
+      ['--status S', `${STATUSES.join(', ')} (blocked refuses everything its keys ask; inactive every write)`],
+      ['--verified true|false', 'lifts (or sets) the monthly limit of unverified organisations'],
+      ['--escrow true|false', 'whether it may hold payments in escrow'],
+      ['--payouts true|false', 'whether it may send payouts'],
+      ['--methods LIST', `the payment methods it may offer, comma-separated: ${METHODS.join(',')}`],
+      ['--sector S', 'its business sector'],
+      ['--min-amount N|none', 'the smallest transaction it may create, XOF (none removes the limit)'],
+      ['--max-amount N|none', 'the largest transaction, XOF'],
+      ['--max-payout N|none', 'the largest payout, XOF'],
+    ],
     run: orgUpdate,
   },
-  'key create': { usage: `key create --org ID --scope ${SCOPES.join('|')} [--format gateway|naboo]`, run: keyCreate },
-  'key list': { usage: 'key list --org ID', run: keyList },
-  'key revoke': { usage: 'key revoke KEY_ID', run: keyRevoke },
-  'operator-token create': { usage: `operator-token create --role ${ROLES.join('|')}`, run: operatorTokenCreate },
-  'operator-token list': { usage: 'operator-token list', run: operatorTokenList },
-  'operator-token revoke': { usage: 'operator-token revoke ID', run: operatorTokenRevoke },
-  'user invite': { usage: `user invite --org ID --email E [--role ${MEMBER_ROLES.join('|')}]`, run: userInvite },
-  'switch set': { usage: `switch set ${SWITCHES.join('|')} on|off`, run: switchSet },
-  'sandbox pay': { usage: `sandbox pay ORDER_ID [--method ${METHODS.join('|')}] [--phone P]`, run: sandboxPay },
-  'escrow release': { usage: 'escrow release ORDER_ID', run: escrowRelease },
-  'account adjust': { usage: 'account adjust --org ID --amount N --reason R', run: accountAdjust },
-  'payout approve': { usage: 'payout approve ORDER_ID', run: payoutApprove },
-  'payout reject': { usage: 'payout reject ORDER_ID [--reason R]', run: payoutReject },
-  'webhook create': { usage: `webhook create --org ID --url URL [--version ${WEBHOOK_VERSIONS.join('|')}]`, run: webhookCreate },
-  'webhook redeliver': { usage: 'webhook redeliver DELIVERY_ID', run: webhookRedeliver },
-  reconcile: { usage: `reconcile --method ${METHODS.join('|')} [--from DATE --to DATE]`, run: reconcile },
-  'provider-call list': { usage: `provider-call list [--kind ${CALL_KINDS.join('|')}] [--stuck]`, run: providerCallList },
+  'key create': {
+    usage: `key create --org ID --scope ${SCOPES.join('|')} [--format gateway|naboo]`,
+    summary: 'Issues an API key for an organisation, and prints it: the key is shown only this once.',
+    options: [
+      ['--org ID', 'the organisation (required)'],
+      ['--scope SCOPE', `what the key may do (required): ${SCOPES.join(', ')}`],
+      ['--format F', 'gateway (default), or naboo: the form the NabooPay Python SDK accepts'],
+    ],
+    run: keyCreate,
+  },
+  'key list': {
+    usage: 'key list --org ID',
+    summary: 'Lists an organisation’s API keys, newest first: metadata only, never a key.',
+    options: [['--org ID', 'the organisation (required)']],
+    run: keyList,
+  },
+  'key revoke': {
+    usage: 'key revoke KEY_ID',
+    summary: 'Revokes an API key, at once on every instance.',
+    options: [['KEY_ID', 'the key’s id (key list shows them)']],
+    run: keyRevoke,
+  },
+  'operator-token create': {
+    usage: `operator-token create --role ${ROLES.join('|')}`,
+    summary: 'Issues an operator token, and prints it: the token is shown only this once.',
+    options: [['--role R', 'admin (everything), analyst (reads only) or support (reads, payout review, escrow release, webhook redelivery)']],
+    run: operatorTokenCreate,
+  },
+  'operator-token list': { usage: 'operator-token list', summary: 'Lists the operator tokens: metadata only, never a token.', run: operatorTokenList },
+  'operator-token revoke': {
+    usage: 'operator-token revoke ID',
+    summary: 'Revokes an operator token, from its next request on every instance.',
+    options: [['ID', 'the token’s id (operator-token list shows them)']],
+    run: operatorTokenRevoke,
+  },
+  'user invite': {
+    usage: `user invite --org ID --email E [--role ${MEMBER_ROLES.join('|')}]`,
+    summary: 'Invites a person to an organisation’s dashboard, and prints the one-time link to hand over.',
+    options: [
+      ['--org ID', 'the organisation (required)'],
+      ['--email E', 'the person’s email (required)'],
+      ['--role R', `${MEMBER_ROLES.join(', ')} (default viewer; an organisation’s first user is its owner)`],
+    ],
+    run: userInvite,
+  },
+  'switch set': {
+    usage: `switch set ${SWITCHES.join('|')} on|off`,
+    summary: 'Turns new transactions, payouts or a payment method off (or on again) for the whole gateway.',
+    options: [
+      ['SWITCH', SWITCHES.join(', ')],
+      ['on|off', 'its new state'],
+    ],
+    run: switchSet,
+  },
+  'sandbox pay': {
+    usage: `sandbox pay ORDER_ID [--method ${METHODS.join('|')}] [--phone P]`,
+    summary: 'Pays a pending transaction with the sandbox wallet, as its checkout page would, and prints it once paid.',
+    options: [
+      ['ORDER_ID', 'the transaction'],
+      ['--method M', 'one the transaction offers (default the first)'],
+      ['--phone P', 'the paying wallet (default the customer’s): ending 0000 declines, 1111 never confirms'],
+    ],
+    run: sandboxPay,
+  },
+  'escrow release': {
+    usage: 'escrow release ORDER_ID',
+    summary: 'Moves a paid_and_blocked transaction’s proceeds from escrow to main; prints it, now paid.',
+    options: [['ORDER_ID', 'the transaction']],
+    run: escrowRelease,
+  },
+  'account adjust': {
+    usage: 'account adjust --org ID --amount N --reason R',
+    summary: 'Posts a signed correction of an organisation’s main account (never below zero), and prints the account.',
+    options: [
+      ['--org ID', 'the organisation (required)'],
+      ['--amount N', 'XOF: positive credits, negative debits (required)'],
+      ['--reason R', 'why, kept on the ledger entry (required)'],
+    ],
+    run: accountAdjust,
+  },
+  'payout approve': {
+    usage: 'payout approve ORDER_ID',
+    summary: 'Sends a payout awaiting review, and prints it once the provider completed it.',
+    options: [['ORDER_ID', 'the payout']],
+    run: payoutApprove,
+  },
+  'payout reject': {
+    usage: 'payout reject ORDER_ID [--reason R]',
+    summary: 'Cancels a payout awaiting review (its amount and fees go back to main), and prints it.',
+    options: [
+      ['ORDER_ID', 'the payout'],
+      ['--reason R', 'why'],
+    ],
+    run: payoutReject,
+  },
+  'webhook create': {
+    usage: `webhook create --org ID --url URL [--version ${WEBHOOK_VERSIONS.join('|')}]`,
+    summary: 'Registers a webhook endpoint of an organisation, and prints it with its signing secret, shown only this once.',
+    options: [
+      ['--org ID', 'the organisation (required)'],
+      ['--url URL', 'where deliveries go (required): private and loopback addresses are refused unless the gateway runs with WEBHOOK_ALLOW_PRIVATE_URLS=true; to receive events on this machine, see gateway listen'],
+      ['--version V', `the body's shape: ${WEBHOOK_VERSIONS.join(' or ')} (default v2)`],
+    ],
+    run: webhookCreate,
+  },
+  'webhook redeliver': {
+    usage: 'webhook redeliver DELIVERY_ID',
+    summary: 'Sends a delivery again (same body and event id), signed with the webhook’s current secret.',
+    options: [['DELIVERY_ID', 'the delivery']],
+    run: webhookRedeliver,
+  },
+  reconcile: {
+    usage: `reconcile --method ${METHODS.join('|')} [--from DATE --to DATE]`,
+    summary: 'Compares the ledger with a provider’s own records over a period and prints every difference; changes nothing.',
+    options: [
+      ['--method M', 'the provider (required)'],
+      ['--from DATE', 'RFC 3339, or YYYY-MM-DD for that whole UTC day (default 24 hours ago)'],
+      ['--to DATE', 'likewise; a day includes itself (default now)'],
+    ],
+    run: reconcile,
+  },
+  'provider-call list': {
+    usage: `provider-call list [--kind ${CALL_KINDS.join('|')}] [--stuck]`,
+    summary: 'Lists the calls to a wallet provider whose outcome is not known yet, oldest first.',
+    options: [
+      ['--kind K', `only ${CALL_KINDS.join(', ')}`],
+      ['--stuck', 'only those the provider was asked about 5 times without a final answer'],
+    ],
+    run: providerCallList,
+  },
   'provider-call settle': {
     usage: `provider-call settle ${CALL_KINDS.join('|')} ID --outcome ${CALL_OUTCOMES.join('|')} --reason R`,
+    summary: 'Records what the provider did with an open call, after checking with it: the money follows.',
+    options: [
+      ['KIND', CALL_KINDS.join(', ')],
+      ['ID', 'the call (provider-call list shows them)'],
+      ['--outcome O', 'succeeded (the money moved) or failed (it did not) (required)'],
+      ['--reason R', 'what the provider said (required)'],
+    ],
     run: providerCallSettle,
   },
-} satisfies Record<string, { usage: string; run: (argv: string[], connect: Connect) => Promise<object> }>;
+  trigger: {
+    usage: `trigger ${EVENTS.join('|')} --org ID`,
+    summary:
+      'Makes the event happen in an organisation, to try an integration end to end: for payment_status, a transaction paid through the sandbox ' +
+      '(a real one, in its books: its webhooks and gateway listen receive the event). Prints the transaction. Needs an admin token, no API key.',
+    options: [
+      ['EVENT', EVENTS.join(', ')],
+      ['--org ID', 'the organisation (required)'],
+    ],
+    run: trigger,
+  },
+  listen: {
+    usage: `listen --org ID [--forward-to URL] [--events ${EVENTS.join(',')}]`,
+    summary:
+      'Receives an organisation’s webhook events on this machine until Ctrl-C: each is built, signed and sent as a real delivery, ' +
+      'with a secret made for this session (printed first, to check X-Signature with). Prints one JSON line per event.',
+    options: [
+      ['--org ID', 'the organisation whose events to receive (required)'],
+      ['--forward-to URL', 'where to POST each event: any http(s) address, this machine’s included (without it, events are only printed)'],
+      ['--events LIST', `which events, comma-separated: ${EVENTS.join(', ')} (default all)`],
+    ],
+    run: listenCommand,
+  },
+} satisfies Record<string, Command>;
 type CommandName = keyof typeof COMMANDS;
 
 // --- commands ---------------------------------------------------------------------------------
@@ -203,7 +417,16 @@ async function webhookCreate(argv: string[], connect: Connect) {
   if (!flags.org) throw new UsageError('--org is required');
   if (!flags.url) throw new UsageError('--url is required');
   const version = flags.version === undefined ? undefined : oneOf('--version', flags.version, WEBHOOK_VERSIONS);
-  const { createWebhook } = await connect().request(CreateWebhookDocument, { organizationId: flags.org, url: flags.url, version });
+  const { createWebhook } = await connect()
+    .request(CreateWebhookDocument, { organizationId: flags.org, url: flags.url, version })
+    .catch((error: unknown) => {
+      // The gateway never sends to such an address: say what works instead.
+      if (!(error instanceof ClientError) || error.response.errors?.[0]?.extensions?.code !== 'PRIVATE_WEBHOOK_URL') throw error;
+      throw new Error(
+        `${error.response.errors[0]!.message}: to receive events on this machine, run gateway listen --org ${flags.org} --forward-to ${flags.url} ` +
+          '(or start a development gateway with WEBHOOK_ALLOW_PRIVATE_URLS=true)',
+      );
+    });
   // Exactly the contract's fields (docs/cli.md: {"id", "url", "version", "secret"}); the secret is shown only here.
   return { id: createWebhook.webhook.id, url: createWebhook.webhook.url, version: createWebhook.webhook.version, secret: createWebhook.secret };
 }
@@ -378,6 +601,64 @@ async function providerCallSettle(argv: string[], connect: Connect) {
   return settleProviderCall;
 }
 
+// --- trying an integration: trigger and listen ------------------------------------------------
+
+/** What `trigger payment_status` pays, within the organisation's limits. */
+const TRIGGER_AMOUNT = 1_000;
+
+/**
+ * A transaction in the organisation's place (an admin may: the access policy) paid through the
+ * sandbox, the `sandbox pay` path: its payment_status event goes to the organisation's webhooks and
+ * to `gateway listen`. A real provider configured for the method is asked like any sandbox payment
+ * (docs/cli.md says so).
+ */
+async function trigger(argv: string[], connect: Connect) {
+  const { values: flags, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { org: { type: 'string' } } });
+  const [event] = expectPositionals(positionals, ['EVENT']);
+  oneOf('EVENT', event, EVENTS);
+  if (!flags.org) throw new UsageError('--org is required');
+  const client = connect();
+  const { organization } = await client.request(OrganizationDocument, { id: flags.org });
+  const price = Math.min(Math.max(TRIGGER_AMOUNT, organization.minTransactionAmount ?? 0), organization.maxTransactionAmount ?? Number.MAX_SAFE_INTEGER);
+  const { createTransaction } = await client.request(TriggerTransactionDocument, {
+    organizationId: organization.id,
+    input: {
+      methodOfPayment: organization.allowedMethods,
+      products: [{ name: 'Test payment', price, quantity: 1, description: `Made by gateway trigger ${event}` }],
+    },
+  });
+  return sandboxPay([createTransaction.transaction.orderId], connect);
+}
+
+/** `listen`: its flags checked here (a usage error before anything is sent); the loop in listen.ts. */
+async function listenCommand(argv: string[], connect: Connect, context: CommandContext): Promise<null> {
+  const { values: flags } = parseArgs({ args: argv, options: { org: { type: 'string' }, 'forward-to': { type: 'string' }, events: { type: 'string' } } });
+  if (!flags.org) throw new UsageError('--org is required');
+  const events = flags.events === undefined ? [...EVENTS] : flags.events.split(',').map((event) => oneOf('--events', event.trim(), EVENTS));
+  const forwardTo = flags['forward-to'];
+  if (forwardTo !== undefined && !/^https?:$/.test(URL.canParse(forwardTo) ? new URL(forwardTo).protocol : '')) {
+    throw new UsageError(`--forward-to must be an http(s) URL (got '${forwardTo}')`);
+  }
+  const client = connect();
+  // Loaded only here: the other commands start without the webhook sender.
+  const { listen } = await import('./listen.js');
+  await listen({ organizationId: flags.org, forwardTo, events: [...new Set(events)], client, target: context.target(), write: context.writeLine, signal: context.signal ?? stopSignalOfProcess() });
+  return null;
+}
+
+/** SIGINT (Ctrl-C) or SIGTERM ends `listen` cleanly; a second one is the default again: it kills. */
+function stopSignalOfProcess(): AbortSignal {
+  const controller = new AbortController();
+  const stop = () => {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+    controller.abort();
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  return controller.signal;
+}
+
 // --- argument values --------------------------------------------------------------------------
 
 /** Exactly one positional argument per name, typed as a tuple of that length. */
@@ -437,23 +718,54 @@ function withNegativeValue(argv: string[], flag: string): string[] {
 
 // --- gateway connection -----------------------------------------------------------------------
 
+/** The gateway to talk to and the token to act with; `fetch` says what to change when it is not there. */
+export interface Target {
+  url: string;
+  token: string;
+  fetch: typeof fetch;
+}
+
+/**
+ * GATEWAY_URL, else the address a running gateway left in the data folder, else the default;
+ * GATEWAY_ADMIN_TOKEN, else the token a gateway generated in the data folder. Every error names the
+ * variable to set.
+ */
+function targetOf(env: Env): Target {
+  const dataDir = dataDirOf(env);
+  const found = env.GATEWAY_URL ? null : runningGatewayIn(dataDir);
+  const base = env.GATEWAY_URL || found?.url || DEFAULT_URL;
+  if (!URL.canParse(base)) throw new Error(`GATEWAY_URL is not a URL: '${base}'`);
+  const token = env.GATEWAY_ADMIN_TOKEN || adminTokenIn(dataDir)?.token;
+  if (!token) {
+    throw new Error(
+      `GATEWAY_ADMIN_TOKEN is not set: set it to an operator token (a gateway started without one generated it, printed it at its first start ` +
+        `and keeps it in its data folder's ${ADMIN_TOKEN_FILE_NAME} file; there is none at ${path.resolve(dataDir, ADMIN_TOKEN_FILE_NAME)})`,
+    );
+  }
+  const url = base.replace(/\/+$/, '');
+  const from = found ? ` (the address in ${found.file})` : '';
+  return {
+    url,
+    token,
+    // Tell "no gateway there" apart from "the gateway said no": only fetch itself throws here.
+    fetch: async (input, init) => {
+      try {
+        return await fetch(input, init);
+      } catch (error) {
+        if (init?.signal?.aborted && !(init.signal.reason instanceof DOMException && init.signal.reason.name === 'TimeoutError')) throw error;
+        const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
+        throw new Error(`cannot reach the gateway at ${url}${from}: is it running? Set GATEWAY_URL to its address (${cause instanceof Error ? cause.message : String(cause)})`);
+      }
+    },
+  };
+}
+
 function connector(env: Env): Connect {
-  const base = env.GATEWAY_URL || DEFAULT_URL;
   return () => {
-    if (!URL.canParse(base)) throw new Error(`GATEWAY_URL is not a URL: '${base}'`);
-    const token = env.GATEWAY_ADMIN_TOKEN;
-    if (!token) throw new Error('GATEWAY_ADMIN_TOKEN is not set (an admin or operator token)');
-    return new GraphQLClient(`${base.replace(/\/+$/, '')}/graphql`, {
+    const { url, token, fetch: reach } = targetOf(env);
+    return new GraphQLClient(`${url}/graphql`, {
       headers: { authorization: `Bearer ${token}` },
-      // Tell "no gateway there" apart from "the gateway said no": only fetch itself throws here.
-      fetch: async (input, init) => {
-        try {
-          return await fetch(input, { ...init, signal: AbortSignal.timeout(TIMEOUT_MS) });
-        } catch (error) {
-          const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
-          throw new Error(`cannot reach the gateway at ${base}: ${cause instanceof Error ? cause.message : String(cause)}`);
-        }
-      },
+      fetch: (input, init) => reach(input, { ...init, signal: AbortSignal.timeout(TIMEOUT_MS) }),
     });
   };
 }
@@ -471,37 +783,125 @@ function errorMessage(error: unknown, command: CommandName | undefined): string 
   return error instanceof Error ? error.message : String(error);
 }
 
-// --- entry point ------------------------------------------------------------------------------
+// --- help (text, for people) ------------------------------------------------------------------
 
-function help() {
-  return {
-    usage: Object.values(COMMANDS).map(({ usage }) => `gateway ${usage}`),
-    environment: {
-      GATEWAY_URL: `the gateway's API address (default ${DEFAULT_URL})`,
-      GATEWAY_ADMIN_TOKEN: 'the admin or operator token to act with',
-    },
-  };
+const WIDTH = 100;
+
+/**
+ * `text` in lines of at most WIDTH characters, every line but the first indented by `indent`. An
+ * optional part of a usage line (`[--flag VALUE]`) is one word: it never breaks in two.
+ */
+function wrap(text: string, indent: number): string {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.match(/\[[^\]]*\]|\S+/g) ?? []) {
+    if (line && line.length + 1 + word.length > WIDTH - indent) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  lines.push(line);
+  return lines.join(`\n${' '.repeat(indent)}`);
 }
 
-/** Runs one command line; prints its single JSON object and returns the exit code. */
-export async function main(argv: string[], env: Env = process.env): Promise<number> {
-  // Commands are two words, but for `reconcile`.
+/** Two columns: names padded to one width, texts wrapped beside them. */
+function table(rows: readonly (readonly [string, string])[]): string {
+  const width = Math.max(...rows.map(([name]) => name.length)) + 2;
+  return rows.map(([name, text]) => `  ${name.padEnd(width)}${wrap(text, width + 2)}`).join('\n');
+}
+
+const ENVIRONMENT: readonly (readonly [string, string])[] = [
+  [
+    'GATEWAY_URL',
+    `the gateway's API address (default: the one in the data folder's ${GATEWAY_FILE_NAME}, which a gateway started from this folder on its ` +
+      `embedded database writes while it runs; else ${DEFAULT_URL})`,
+  ],
+  [
+    'GATEWAY_ADMIN_TOKEN',
+    `the operator token to act with (default: the data folder's ${ADMIN_TOKEN_FILE_NAME} file, where a gateway started without this variable ` +
+      'keeps the token it generated)',
+  ],
+  ['GATEWAY_DATA_DIR', 'the data folder looked in (default ./.gateway-data, as for the gateway)'],
+];
+
+function generalHelp(): string {
+  return [
+    'Usage: gateway <command> [arguments] [options]',
+    '',
+    wrap(
+      'The gateway’s operator CLI: runs one command against the gateway’s admin API and prints its result as one JSON object; a failure prints ' +
+        '{"error": "..."} and exits 1. listen prints one JSON object per line until stopped.',
+      0,
+    ),
+    '',
+    'Commands:',
+    table(Object.entries(COMMANDS).map(([name, command]) => [name, command.summary])),
+    '',
+    'Run `gateway <command> --help` (or `gateway help <command>`) for its arguments and options.',
+    '',
+    'Environment:',
+    table(ENVIRONMENT),
+    '',
+  ].join('\n');
+}
+
+function commandHelp(name: CommandName): string {
+  const command: Command = COMMANDS[name];
+  const options = command.options ?? [];
+  const positional = options.filter(([option]) => !option.startsWith('-'));
+  const flags = [...options.filter(([option]) => option.startsWith('-')), ['-h, --help', 'show this help'] as const];
+  return [
+    wrap(`Usage: gateway ${command.usage}`, 'Usage: gateway '.length),
+    '',
+    wrap(command.summary, 0),
+    '',
+    ...(positional.length ? ['Arguments:', table(positional), ''] : []),
+    'Options:',
+    table(flags),
+    '',
+    'Environment:',
+    table(ENVIRONMENT),
+    '',
+  ].join('\n');
+}
+
+// --- entry point ------------------------------------------------------------------------------
+
+/** The command `argv` names (commands are two words, but for `reconcile`, `trigger` and `listen`). */
+function commandOf(argv: string[]): { name: string; command: CommandName | undefined; words: number } {
   const words = Object.hasOwn(COMMANDS, argv[0] ?? '') ? 1 : 2;
   const name = argv.slice(0, words).join(' ');
-  const command = Object.hasOwn(COMMANDS, name) ? (name as CommandName) : undefined;
-  let output: object;
-  let code = 0;
+  return { name, command: Object.hasOwn(COMMANDS, name) ? (name as CommandName) : undefined, words };
+}
+
+function unknownCommand(name: string, given: boolean): UsageError {
+  const known = Object.keys(COMMANDS).join(', ');
+  return new UsageError(given ? `unknown command '${name}'; commands: ${known}; see gateway help` : `no command given; commands: ${known}; see gateway help`);
+}
+
+/**
+ * Runs one command line; prints its output and returns the exit code. `io` lets a caller (a test)
+ * take the output and stop `listen` without a process of its own.
+ */
+export async function main(argv: string[], env: Env = process.env, io: Io = {}): Promise<number> {
+  const write = io.write ?? ((text: string) => void process.stdout.write(text));
+  // Indented for a person at a terminal, one line for scripts and pipes (and always one line per event for listen).
+  const indent = !io.write && process.stdout.isTTY ? 2 : undefined;
+  const asking = argv[0] === 'help' ? argv.slice(1) : argv;
+  const { name, command, words } = commandOf(asking);
   try {
-    if (argv[0] === 'help' || argv.includes('--help') || argv.includes('-h')) output = help();
-    else if (!command) {
-      const known = Object.keys(COMMANDS).join(', ');
-      throw new UsageError(argv.length ? `unknown command '${name}'; commands: ${known}; see gateway help` : `no command given; commands: ${known}; see gateway help`);
-    } else output = await COMMANDS[command].run(argv.slice(words), connector(env));
+    if (argv[0] === 'help' && asking.length > 0 && !command) throw unknownCommand(name, true);
+    if (argv[0] === 'help' || argv.includes('--help') || argv.includes('-h')) {
+      write(command ? commandHelp(command) : generalHelp());
+      return 0;
+    }
+    if (!command) throw unknownCommand(name, argv.length > 0);
+    const context: CommandContext = { target: () => targetOf(env), writeLine: (value) => write(`${JSON.stringify(value)}\n`), signal: io.signal };
+    const output = await COMMANDS[command].run(argv.slice(words), connector(env), context);
+    if (output !== null) write(`${JSON.stringify(output, null, indent)}\n`);
+    return 0;
   } catch (error) {
-    output = { error: errorMessage(error, command) };
-    code = 1;
+    write(`${JSON.stringify({ error: errorMessage(error, command) }, null, indent)}\n`);
+    return 1;
   }
-  // Indented for a person at a terminal, one line for scripts and pipes.
-  process.stdout.write(`${JSON.stringify(output, null, process.stdout.isTTY ? 2 : undefined)}\n`);
-  return code;
 }

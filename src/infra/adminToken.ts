@@ -5,8 +5,9 @@
  */
 import { OPERATOR_TOKEN_PREFIX, generateSecret } from '../domain/access/auth.js';
 import { dataFolderSecretSource } from './dataFolderSecret.js';
+import { ADMIN_TOKEN_FILE_NAME } from './localGateway.js';
 import type { LocalSecretSource } from './sharedSecrets.js';
 
-/** The operator token kept in `dataDir/admin-token`, generated there when asked to. */
+/** The operator token kept in `dataDir/admin-token` (the CLI reads it there too), generated there when asked to. */
 export const adminTokenSource = (dataDir: string): LocalSecretSource =>
-  dataFolderSecretSource({ dataDir, fileName: 'admin-token', variable: 'GATEWAY_ADMIN_TOKEN', generate: () => generateSecret(OPERATOR_TOKEN_PREFIX).secret });
+  dataFolderSecretSource({ dataDir, fileName: ADMIN_TOKEN_FILE_NAME, variable: 'GATEWAY_ADMIN_TOKEN', generate: () => generateSecret(OPERATOR_TOKEN_PREFIX).secret });

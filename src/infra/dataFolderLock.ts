@@ -82,7 +82,7 @@ export async function acquireDataFolderLock(dataDir: string, options: LockOption
 
 async function lockFolder(folder: string, options: LockOptions): Promise<DataFolderLock> {
   const file = path.join(folder, LOCK_FILE_NAME);
-  const content = `${JSON.stringify(currentOwner())}\n`;
+  const content = `${JSON.stringify(lockOwner())}\n`;
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const attempt = await attemptLock(file, content, 0);
     if (attempt.taken) {
@@ -97,7 +97,8 @@ async function lockFolder(folder: string, options: LockOptions): Promise<DataFol
 
 // ---- who owns a lock ------------------------------------------------------------------------
 
-function currentOwner(): Required<LockOwner> {
+/** This process as a lock's owner (also what gateway.json records: localGateway.ts). */
+export function lockOwner(): Required<LockOwner> {
   return {
     pid: process.pid,
     startTime: processStartTime(process.pid) ?? '',
@@ -136,7 +137,7 @@ function pidExists(pid: number): boolean {
 }
 
 /** Errs on the side of "running": refusing to start is recoverable, two writers are not. */
-function ownerIsRunning(owner: LockOwner): boolean {
+export function ownerIsRunning(owner: LockOwner): boolean {
   if (owner.host && owner.host !== hostname()) return true; // we cannot see that machine's processes
   const bootId = currentBootId();
   if (owner.bootId && bootId && owner.bootId !== bootId) return false; // the machine restarted since

@@ -24,7 +24,8 @@
 import type { GatewayContext, WebhookSettings } from '../domain/context.js';
 import { recordAttempts, type AttemptOutcome, type AttemptResult, type FinishedAttempt } from '../domain/webhooks/deliveries.js';
 import { claimDeliveries, claimDueFirstAttempts, endpointsOf, overdueRetries, type ClaimedDelivery, type DueDelivery } from '../domain/webhooks/store.js';
-import { decryptWebhookSecret, signWebhookBody } from '../domain/webhooks/secrets.js';
+import { decryptWebhookSecret } from '../domain/webhooks/secrets.js';
+import { deliveryHeaders } from '../domain/webhooks/headers.js';
 import { webhookSettingsOf } from '../domain/webhooks/settings.js';
 import { postWebhook } from './http.js';
 import { webhookMetricsOf } from './metrics.js';
@@ -68,7 +69,6 @@ const LEASE_MARGIN_MS = 60_000; // default of settings.claimMarginMs
 const RECORD_BATCH = 500;
 /** Scheduler entries held back by an endpoint's limit come back after this. */
 const HELD_BACK_DELAY_MS = 1_000;
-const USER_AGENT = 'xof-gateway-webhooks/1';
 const NO_RETRY = { retryDelayMs: 0, maxRetries: 0 };
 /** Decrypted secrets kept (one per active endpoint recently sent to); cleared when full. */
 const SECRET_CACHE_SIZE = 10_000;
@@ -267,22 +267,9 @@ export function startWebhookDispatcher(ctx: GatewayContext, options: DispatcherO
       outcome = { statusCode: null, error: 'not sent: the webhook secret cannot be decrypted with this server key', durationMs: 0, response: null };
     } else {
       const body = Buffer.from(delivery.body, 'utf8');
-      signature = signWebhookBody(secret, body);
-      outcome = await postWebhook(
-        delivery.url,
-        body,
-        {
-          'content-type': 'application/json',
-          'user-agent': USER_AGENT,
-          'x-signature': signature,
-          'x-event-id': delivery.eventId,
-          'x-event-type': delivery.event,
-          'x-event-timestamp': delivery.eventAt.toISOString(),
-          'x-delivery-id': delivery.id,
-          'x-delivery-attempt': String(delivery.attempt),
-        },
-        { timeoutMs: settings.timeoutMs, allowPrivate: settings.allowPrivateUrls },
-      );
+      const headers = deliveryHeaders({ secret, body, eventId: delivery.eventId, event: delivery.event, eventAt: delivery.eventAt, deliveryId: delivery.id, attempt: delivery.attempt });
+      signature = headers['x-signature']!;
+      outcome = await postWebhook(delivery.url, body, headers, { timeoutMs: settings.timeoutMs, allowPrivate: settings.allowPrivateUrls });
     }
     sent();
     const [result] = await recorder.record({ delivery, outcome, startedAt, signature }, settings);

@@ -122,7 +122,7 @@ describe('gateway operator-token', () => {
     expect(kept.code).toBe(0);
   });
 
-  it('refuses a bad role, an unknown id and a non-admin revoke with {"error"} and exit 1; help lists the commands', async () => {
+  it('refuses a bad role, an unknown id and a non-admin revoke with {"error"} and exit 1', async () => {
     const support = await issued('support');
     const [badRole, noRole, unknown, malformed, bySupport] = await Promise.all([
       cli(BOOTSTRAP_TOKEN, 'operator-token', 'create', '--role', 'root'),
@@ -137,10 +137,5 @@ describe('gateway operator-token', () => {
     expect(malformed).toMatchObject({ code: 1, json: { error: 'Operator token not found' } });
     expect(bySupport).toMatchObject({ code: 1, json: OPERATOR_FORBIDDEN });
     expect((await cli(support.token, 'org', 'list')).code).toBe(0);
-
-    const help = await cli(BOOTSTRAP_TOKEN, 'help');
-    expect(help.json.usage).toEqual(
-      expect.arrayContaining(['gateway operator-token create --role admin|analyst|support', 'gateway operator-token list', 'gateway operator-token revoke ID']),
-    );
   });
 });

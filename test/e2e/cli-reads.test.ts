@@ -84,18 +84,6 @@ describe('gateway CLI reads', () => {
     expect(empty).toMatchObject({ code: 0, json: { keys: [] } });
   });
 
-  it('help lists the read commands', async () => {
-    const help = await cli(['help']);
-    expect(help.code).toBe(0);
-    expect(help.json.usage).toEqual(
-      expect.arrayContaining([
-        'gateway org list [--page N] [--limit N] [--status active|inactive|blocked] [--search TEXT]',
-        'gateway org get ID',
-        'gateway key list --org ID',
-      ]),
-    );
-  });
-
   it('an analyst token reads through the CLI but cannot create', async () => {
     const token = `gw_op_${randomBytes(32).toString('base64url')}`;
     await gateway.ctx.db.operatorToken.create({ data: { role: 'analyst', prefix: token.slice(0, 14), tokenDigest: sha256Hex(token) } });

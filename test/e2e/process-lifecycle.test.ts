@@ -4,13 +4,15 @@
  * ids and no secrets, and graceful shutdown that lets an in-flight request finish.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { print } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
 import { CreateApiKeyDocument, CreateOrganizationDocument } from '../support/graphql/generated.js';
 import type { TypedBody } from '../support/graphql/typed.js';
 
@@ -70,6 +72,17 @@ describe('the gateway process', () => {
     expect(await ready.json()).toEqual({ status: 'ready', checks: { database: true, coordinator: true } });
   });
 
+  it('leaves its address in its data folder while it runs, where the CLI run from that folder finds it', async () => {
+    expect(JSON.parse(await readFile(path.join(dataDir, 'gateway.json'), 'utf8'))).toMatchObject({ url: base, pid: child.pid });
+    let stdout = '';
+    const code = await main(['operator-token', 'list'], { GATEWAY_DATA_DIR: dataDir, GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN }, {
+    write: (text) => {
+      stdout += text;
+    },
+  });
+    expect({ code, output: JSON.parse(stdout) }).toEqual({ code: 0, output: { tokens: [] } });
+  });
+
   it('returns a request id, keeps a well-formed incoming one, and logs it as JSON', async () => {
     const generated = await fetch(`${base}/api/v2/transactions`);
     expect(generated.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
@@ -111,5 +124,7 @@ describe('the gateway process', () => {
     expect(await response).toBe(401);
     expect(await exitCode).toBe(0);
     expect(output).toContain('"msg":"stopped"');
+    // Its address goes with it: a CLI run from the folder no longer finds a gateway there.
+    expect(existsSync(path.join(dataDir, 'gateway.json'))).toBe(false);
   });
 });

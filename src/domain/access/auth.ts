@@ -129,6 +129,18 @@ export interface MerchantAccess<Op extends Operation = MerchantOperation> {
 }
 
 /**
+ * Access to act in one organisation's place: what a MerchantAccess is, or an admin operator naming
+ * the organisation where the policy admits one (createTransaction: `gateway trigger`). The
+ * operation reads only the organisation, whoever acts.
+ */
+export interface OrganizationAccess<Op extends Operation = MerchantOperation> {
+  readonly operation: Op;
+  readonly caller: Caller;
+  readonly organization: Organization;
+  readonly organizationId: string;
+}
+
+/**
  * Access for reading: one organisation's data, or every organisation's (`organizationId` null)
  * for operators. A MerchantAccess is one.
  */

@@ -1,11 +1,13 @@
 /**
  * POST /transactions: a merchant asks a customer to pay for products. Creates a `pending`
- * transaction and returns it with the checkout address the customer is sent to.
+ * transaction and returns it with the checkout address the customer is sent to. An admin operator
+ * may create one in an organisation's place (GraphQL, naming it) to try an integration end to end
+ * (`gateway trigger`): the same rules apply, as if the organisation's own key asked.
  */
 import { randomUUID } from 'node:crypto';
 import type { Organization } from '../../generated/prisma/client.js';
 import type { PaymentMethod } from '../../generated/prisma/enums.js';
-import type { MerchantAccess } from '../access/auth.js';
+import type { OrganizationAccess } from '../access/auth.js';
 import type { DbTransaction, GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import { runIdempotently, type IdempotentOutcome } from '../idempotency.js';
@@ -70,7 +72,7 @@ function comparedInput(input: CreateTransactionInput): CreateTransactionInput {
  */
 export async function createTransaction(
   ctx: GatewayContext,
-  access: MerchantAccess<'createTransaction'>,
+  access: OrganizationAccess<'createTransaction'>,
   input: CreateTransactionInput,
   options: OperationOptions = {},
 ): Promise<IdempotentOutcome<CreatedTransaction>> {

@@ -6,10 +6,17 @@
 import { randomUUID } from 'node:crypto';
 import { toWireAmount } from '../money.js';
 import { toV1MethodName } from '../paymentMethods.js';
+import type { TransactionStatus } from '../../generated/prisma/enums.js';
 import type { TransactionRecord } from '../transactions/store.js';
 import { wireCustomer, wireOptionsAndTimes, wireProducts, wireTimestamp } from '../wire.js';
 
 export const PAYMENT_STATUS_EVENT = 'payment_status';
+/**
+ * The statuses a `payment_status` delivery is written for: a payment settled (`paid`, or
+ * `paid_and_blocked` for escrow: payments/store.ts) and escrow released (`paid`:
+ * payments/releaseEscrow.ts). Cancelling and refunding write none.
+ */
+const PAYMENT_STATUS_NOTIFIED: readonly TransactionStatus[] = ['paid', 'paid_and_blocked'];
 /** The event a merchant sends itself to check an endpoint (sendTestWebhook); X-Event-Type says `test`. */
 export const TEST_EVENT = 'test';
 
@@ -26,6 +33,15 @@ export function paymentStatusBodyV2(transaction: TransactionRecord): string {
     products: wireProducts(transaction),
     ...wireOptionsAndTimes(transaction),
   });
+}
+
+/**
+ * The v2 body a `payment_status` delivery carries for the transaction as it is now, byte for byte
+ * (the builder the outbox uses), or null while its status is one no delivery is written for
+ * (pending, cancelled, refunded). `gateway listen` forwards it to a developer's machine.
+ */
+export function paymentStatusWebhookBodyOf(transaction: TransactionRecord): string | null {
+  return PAYMENT_STATUS_NOTIFIED.includes(transaction.status) ? paymentStatusBodyV2(transaction) : null;
 }
 
 /**

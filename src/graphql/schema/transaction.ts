@@ -3,11 +3,13 @@
  * every organisation's.
  */
 import { authorizeMerchant, authorizeRead } from '../../domain/access/auth.js';
+import { actingForOrganization } from '../../domain/organizations/ownOrganization.js';
 import { toWireAmount } from '../../domain/money.js';
 import { cancelTransaction, createTransaction, getTransaction, listTransactions, BATCHED_READS } from '../../domain/operations.js';
 import { keysetSliceOf } from '../../domain/cursors.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../domain/pagination.js';
 import type { CreatedTransaction } from '../../domain/transactions/createTransaction.js';
+import { paymentStatusWebhookBodyOf } from '../../domain/webhooks/bodies.js';
 import type { ListTransactionsInput } from '../../domain/transactions/listTransactions.js';
 import { pageComplexity } from '../limits.js';
 import { orUndefined, organizationIdOf } from './arguments.js';
@@ -73,6 +75,13 @@ export const TransactionRef = builder.prismaNode('Transaction', {
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     paidAt: t.expose('paidAt', { type: 'DateTime', nullable: true }),
+    // Built by the outbox's own builder, so `gateway listen` forwards what a real delivery carries.
+    paymentStatusWebhookBody: t.string({
+      nullable: true,
+      description:
+        'The body of a v2 `payment_status` webhook delivery for this transaction as it is now (compact JSON, byte for byte what the gateway signs and sends); null while its status sends none (pending, cancelled, refunded). `gateway listen` forwards it.',
+      resolve: (transaction) => paymentStatusWebhookBodyOf(transaction),
+    }),
   }),
 });
 
@@ -227,11 +236,15 @@ builder.mutationField('createTransaction', (t) =>
   t.field({
     type: CreatedTransactionRef,
     description:
-      'Creates a pending transaction (scopes: checkout, write, readAndWrite). With an idempotency key (argument or Idempotency-Key header), a retry replays the first answer, as REST does.',
+      'Creates a pending transaction (scopes: checkout, write, readAndWrite; operators: admin, naming the organisation, to try an integration end to end with sandboxPay). With an idempotency key (argument or Idempotency-Key header), a retry replays the first answer, as REST does.',
     authScopes: { run: 'createTransaction' },
-    args: { input: t.arg({ type: CreateTransactionInput, required: true }), idempotencyKey: t.arg.string() },
-    resolve: (_root, { input, idempotencyKey }, ctx) => {
-      const access = authorizeMerchant(ctx.caller, 'createTransaction');
+    args: {
+      input: t.arg({ type: CreateTransactionInput, required: true }),
+      idempotencyKey: t.arg.string(),
+      organizationId: t.arg.id({ description: 'Operators: the organisation (required). A merchant may name only its own.' }),
+    },
+    resolve: async (_root, { input, idempotencyKey, organizationId }, ctx) => {
+      const access = await actingForOrganization(ctx.gateway, ctx.caller, 'createTransaction', organizationIdOf(organizationId));
       const options = { idempotencyKey: idempotencyKeyOf(ctx, idempotencyKey) };
       const operationInput = {
         methodOfPayment: input.methodOfPayment,

@@ -162,6 +162,9 @@ describe('authorize', () => {
     expect(codeOf(() => authorize({ kind: 'operator', role: 'analyst', tokenId: null }, 'approvePayout'))).toBe('operator_forbidden');
     expect(codeOf(() => authorize({ kind: 'operator', role: 'support', tokenId: null }, 'approvePayout'))).toBe('allowed');
     expect(codeOf(() => authorize({ kind: 'operator', role: 'support', tokenId: null }, 'adjustAccount'))).toBe('operator_forbidden');
-    expect(codeOf(() => authorize({ kind: 'operator', role: 'admin', tokenId: null }, 'createTransaction'))).toBe('permission_denied');
+    // Admins create a transaction in an organisation's place (gateway trigger); no other role does.
+    expect(codeOf(() => authorize({ kind: 'operator', role: 'admin', tokenId: null }, 'createTransaction'))).toBe('allowed');
+    expect(codeOf(() => authorize({ kind: 'operator', role: 'analyst', tokenId: null }, 'createTransaction'))).toBe('operator_forbidden');
+    expect(codeOf(() => authorize({ kind: 'operator', role: 'admin', tokenId: null }, 'getCheckout'))).toBe('permission_denied');
   });
 });

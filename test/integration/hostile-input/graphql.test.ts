@@ -136,9 +136,9 @@ const OPERATIONS: Operation[] = [
   {
     name: 'createTransaction',
     token: 'transactions',
-    document: 'mutation($k: String, $i: CreateTransactionInput!) { createTransaction(idempotencyKey: $k, input: $i) { __typename } }',
-    variables: () => ({ k: null, i: { methodOfPayment: ['wave'], products: [{ ...product }], customer: { ...person }, successUrl: 'https://shop.example.sn/merci', errorUrl: 'https://shop.example.sn/erreur' } }),
-    fields: set('k', 'i', 'i.methodOfPayment', 'i.products', 'i.products.0', 'i.products.0.name', 'i.products.0.description', 'i.products.0.price', 'i.products.0.quantity', 'i.customer', 'i.customer.firstName', 'i.customer.lastName', 'i.customer.phone', 'i.successUrl', 'i.errorUrl', 'i.isEscrow'),
+    document: 'mutation($k: String, $i: CreateTransactionInput!, $o: ID) { createTransaction(idempotencyKey: $k, input: $i, organizationId: $o) { __typename } }',
+    variables: () => ({ k: null, o: null, i: { methodOfPayment: ['wave'], products: [{ ...product }], customer: { ...person }, successUrl: 'https://shop.example.sn/merci', errorUrl: 'https://shop.example.sn/erreur' } }),
+    fields: set('k', 'o', 'i', 'i.methodOfPayment', 'i.products', 'i.products.0', 'i.products.0.name', 'i.products.0.description', 'i.products.0.price', 'i.products.0.quantity', 'i.customer', 'i.customer.firstName', 'i.customer.lastName', 'i.customer.phone', 'i.successUrl', 'i.errorUrl', 'i.isEscrow'),
   },
   {
     name: 'createWebhook',

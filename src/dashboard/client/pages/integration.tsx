@@ -5,7 +5,7 @@
  * failed one since a time). What a role may not do is not shown; the server refuses it anyway.
  */
 import { useState } from 'preact/hooks';
-import { gql } from '../api.js';
+import { ApiError, gql } from '../api.js';
 import {
   DashboardApiKeysDocument,
   DashboardCreateApiKeyDocument,
@@ -25,7 +25,7 @@ import {
 } from '../generated.js';
 import { STATUS_NAMES } from '../i18n.js';
 import { Link, navigate, useLocation } from '../router.js';
-import { Alert, ConfirmButton, Field, Loaded, Notice, PageTitle, SecretOnce, Select, StatusBadge, Table, When, useAction, useApp, useLoad, useMay } from '../ui.js';
+import { Alert, ConfirmButton, CopyButton, Field, Loaded, Notice, PageTitle, SecretOnce, Select, StatusBadge, Table, When, useAction, useApp, useLoad, useMay } from '../ui.js';
 
 const SCOPES: ApiScope[] = ['checkout', 'read', 'write', 'readAndWrite', 'payout', 'management'];
 const DELIVERY_STATUSES: WebhookDeliveryStatus[] = ['pending', 'delivered', 'dropped'];
@@ -123,7 +123,7 @@ function ApiKeysSection() {
 }
 
 function WebhooksSection() {
-  const { t } = useApp();
+  const { t, session } = useApp();
   const may = useMay();
   const hooks = useLoad(() => gql(DashboardWebhooksDocument), []);
   const action = useAction();
@@ -153,6 +153,7 @@ function WebhooksSection() {
         <Link to="/deliveries">{t.deliveryLog} →</Link>
       </p>
       <Alert error={action.error} />
+      {action.error instanceof ApiError && action.error.code === 'PRIVATE_WEBHOOK_URL' && session && <LocalWebhooksHint organizationId={session.user.organizationId} url={url.trim()} />}
       {secret && <SecretOnce label={t.newSecretShownOnce} value={secret} />}
       {notice && <Notice>{notice}</Notice>}
       {may('createWebhook') && (
@@ -204,6 +205,32 @@ function WebhooksSection() {
         }
       </Loaded>
     </section>
+  );
+}
+
+/**
+ * The gateway refuses private and loopback webhook addresses (it must not reach into its own
+ * network), so a developer trying a receiver on their machine is shown the two ways that work: the
+ * CLI forwarding the organisation's events there (`gateway listen`), or a development gateway
+ * allowed to send to such addresses. The command names the address they typed.
+ */
+function LocalWebhooksHint({ organizationId, url }: { organizationId: string; url: string }) {
+  const { t } = useApp();
+  const target = /^https?:\/\/\S+$/i.test(url) ? url : 'http://127.0.0.1:PORT/webhooks';
+  const command = `gateway listen --org ${organizationId} --forward-to ${target}`;
+  return (
+    <div class="tip" role="note" data-hint="local-webhooks">
+      <p>
+        <strong>{t.localWebhooksTitle}</strong> {t.localWebhooksListen}
+      </p>
+      <div class="secret-row">
+        <code data-command>{command}</code>
+        <CopyButton value={command} />
+      </div>
+      <p>
+        {t.localWebhooksAllow[0]} <code>WEBHOOK_ALLOW_PRIVATE_URLS=true</code> {t.localWebhooksAllow[1]}
+      </p>
+    </div>
   );
 }
 

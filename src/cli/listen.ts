@@ -1,0 +1,226 @@
+/**
+ * `gateway listen`: an organisation's webhook events on a developer's machine, as real deliveries.
+ *
+ * The gateway never sends to a private or loopback address (SSRF: domain/webhooks/addresses.ts),
+ * so the CLI does it from the developer's own machine: it holds the organisation's live updates
+ * (the GraphQL subscription transactionStatusChanged, over Server-Sent Events), and for each status
+ * change reads the body a real `payment_status` delivery carries (Transaction.paymentStatusWebhookBody,
+ * built by the outbox's own builder: never a second format here), signs it with a secret made for
+ * this session and POSTs it with the dispatcher's headers (domain/webhooks/headers.ts) and through
+ * its sender (webhooks/http.ts: no redirects followed, the same deadline).
+ *
+ * What it cannot promise: live updates are best effort, so a change during a reconnection is
+ * missed (the gateway's webhooks stay the durable channel), and the body is the transaction as it
+ * is when the change is handled (an escrow released within that moment reads `paid` twice).
+ */
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { print } from 'graphql';
+import type { GraphQLClient } from 'graphql-request';
+import { DEFAULT_WEBHOOK_TIMEOUT_MS } from '../config.js';
+import { deliveryHeaders } from '../domain/webhooks/headers.js';
+import { generateWebhookSecret } from '../domain/webhooks/secrets.js';
+import { postWebhook } from '../webhooks/http.js';
+import { OrganizationDocument, PaymentStatusWebhookBodyDocument, TransactionStatusChangedDocument, type TransactionStatusChangedSubscription } from './generated/graphql.js';
+import type { Target } from './main.js';
+
+type Change = TransactionStatusChangedSubscription['transactionStatusChanged'];
+
+export interface ListenOptions {
+  organizationId: string;
+  /** Where each event is POSTed; none: events are only printed. */
+  forwardTo: string | undefined;
+  /** Known event names (main.ts checked them). */
+  events: readonly string[];
+  client: GraphQLClient;
+  target: Target;
+  /** One JSON object per line. */
+  write: (line: object) => void;
+  /** Ends the listening cleanly. */
+  signal: AbortSignal;
+}
+
+/** Reconnecting: 0.5 s after a drop, doubling while the gateway stays away, never more than 30 s apart. */
+const FIRST_RETRY_MS = 500;
+const MAX_RETRY_MS = 30_000;
+/**
+ * The gateway pings an open stream every 12 s (Yoga's SSE): nothing for 40 s is a dead connection
+ * even without a close (a laptop that slept, a NAT that forgot it), so it is opened again.
+ */
+const IDLE_MS = 40_000;
+/** Events waiting for a slow receiver: past this many, new ones are dropped (and said so). */
+const MAX_WAITING = 1_000;
+/** The gateway refuses the subscription for now (too many streams, Redis away): try again later. */
+const RETRYABLE_CODES = new Set(['TOO_MANY_SUBSCRIPTIONS', 'LIVE_UPDATES_UNAVAILABLE', 'RATE_LIMITED']);
+const PAYMENT_STATUS = 'payment_status';
+
+/** The gateway said no and would say it again (a revoked token, a role that may not watch): the command fails. */
+class Refused extends Error {}
+
+export async function listen(options: ListenOptions): Promise<void> {
+  const { organizationId, forwardTo, events, client, target, write, signal } = options;
+  // An unknown organisation or a refused token is said now, not by a stream that never speaks.
+  await client.request(OrganizationDocument, { id: organizationId });
+  const secret = generateWebhookSecret();
+
+  // Received changes are forwarded one at a time, in order, while the stream keeps being read (a
+  // stream the gateway cannot write to is closed by it past 100 unread events).
+  const waiting: Change[] = [];
+  let wake: (() => void) | undefined;
+  let open = true;
+  const forwarding = (async () => {
+    for (;;) {
+      const change = waiting.shift();
+      if (change) await forward(change);
+      else if (!open) return;
+      else await new Promise<void>((resolve) => (wake = resolve));
+    }
+  })();
+  const receive = (change: Change) => {
+    if (waiting.length >= MAX_WAITING) {
+      write({ orderId: change.orderId, status: change.status, notForwarded: `more than ${MAX_WAITING} events are waiting for the receiver: this one is dropped` });
+      return;
+    }
+    waiting.push(change);
+    wake?.();
+  };
+
+  async function forward(change: Change): Promise<void> {
+    try {
+      const { transaction } = await client.request(PaymentStatusWebhookBodyDocument, { orderId: change.orderId });
+      const body = transaction?.paymentStatusWebhookBody;
+      const status = transaction?.status ?? change.status;
+      if (!body) {
+        write({ orderId: change.orderId, status, skipped: `a transaction that becomes ${status} sends no webhook event` });
+        return;
+      }
+      if (!events.includes(PAYMENT_STATUS)) return;
+      const bytes = Buffer.from(body, 'utf8');
+      const headers = deliveryHeaders({ secret, body: bytes, eventId: randomUUID(), event: PAYMENT_STATUS, eventAt: new Date(change.changedAt), deliveryId: randomUUID(), attempt: 1 });
+      const line = { event: PAYMENT_STATUS, eventId: headers['x-event-id'], orderId: change.orderId, status };
+      if (!forwardTo) {
+        write(line);
+        return;
+      }
+      // Private and loopback addresses allowed: the developer's own machine sends to itself. As
+      // long a deadline as the gateway's default: a receiver slower than that fails for real too.
+      const outcome = await postWebhook(forwardTo, bytes, headers, { timeoutMs: DEFAULT_WEBHOOK_TIMEOUT_MS, allowPrivate: true });
+      write({ ...line, forwardedTo: forwardTo, statusCode: outcome.statusCode, durationMs: outcome.durationMs, ...(outcome.error !== null && { notForwarded: outcome.error }) });
+    } catch (error) {
+      write({ orderId: change.orderId, status: change.status, notForwarded: error instanceof Error ? error.message : String(error) });
+    }
+  }
+
+  let listening = false;
+  let failures = 0;
+  try {
+    while (!signal.aborted) {
+      const reason = await subscribeOnce(options, receive, () => {
+        write(listening ? { listening: true, reconnected: true } : { listening: true, secret, organizationId, events, forwardTo: forwardTo ?? null, gateway: target.url });
+        listening = true;
+        failures = 0;
+      });
+      if (signal.aborted) break;
+      failures += 1;
+      const retryInMs = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** (failures - 1));
+      write({ listening: false, reason, retryInMs });
+      await sleep(retryInMs, undefined, { signal }).catch(() => undefined);
+    }
+  } finally {
+    // Stopping: what is being forwarded finishes (within its deadline), what waits is dropped.
+    open = false;
+    waiting.length = 0;
+    wake?.();
+    await forwarding;
+  }
+  write({ listening: false, stopped: true });
+}
+
+/**
+ * One subscription, until it ends: resolves with why (the gateway completed it, the connection
+ * dropped or went silent, the gateway is away); `onOpen` runs once the gateway streams. Throws
+ * Refused when the gateway refuses it for good.
+ */
+async function subscribeOnce({ organizationId, target, signal }: ListenOptions, receive: (change: Change) => void, onOpen: () => void): Promise<string> {
+  const connection = new AbortController();
+  const stop = () => connection.abort();
+  signal.addEventListener('abort', stop, { once: true });
+  let silent = false;
+  let idle: NodeJS.Timeout | undefined;
+  const stillAlive = () => {
+    clearTimeout(idle);
+    idle = setTimeout(() => {
+      silent = true;
+      connection.abort();
+    }, IDLE_MS);
+  };
+  try {
+    const response = await target.fetch(`${target.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: `Bearer ${target.token}` },
+      body: JSON.stringify({ query: print(TransactionStatusChangedDocument), variables: { organizationId } }),
+      signal: connection.signal,
+    });
+    if (!response.headers.get('content-type')?.startsWith('text/event-stream') || !response.body) {
+      const refusal = refusalOf(response.status, await response.text().catch(() => ''));
+      if (refusal.final) throw new Refused(refusal.message);
+      return refusal.message;
+    }
+    onOpen();
+    stillAlive();
+    for await (const { event, data } of serverSentEvents(response.body)) {
+      stillAlive(); // the gateway's pings count
+      if (event === 'complete') return 'the gateway ended the event stream (it does after an hour, or when it stops)';
+      if (event !== 'next' || !data) continue;
+      const change = (JSON.parse(data) as { data?: TransactionStatusChangedSubscription }).data?.transactionStatusChanged;
+      if (change) receive(change);
+    }
+    return 'the connection to the gateway closed';
+  } catch (error) {
+    if (error instanceof Refused) throw error;
+    if (signal.aborted) return 'stopped';
+    if (silent) return `nothing came from the gateway for ${IDLE_MS / 1000} s`;
+    return error instanceof Error ? error.message : String(error);
+  } finally {
+    clearTimeout(idle);
+    signal.removeEventListener('abort', stop);
+    connection.abort(); // lets the socket go, whichever way it ended
+  }
+}
+
+/** A subscription answered without a stream: for now (busy, away: try again) or for good. */
+function refusalOf(status: number, text: string): { message: string; final: boolean } {
+  let first: { message?: string; extensions?: { code?: string } } | undefined;
+  try {
+    first = (JSON.parse(text) as { errors?: (typeof first)[] }).errors?.[0];
+  } catch {
+    // not JSON: a proxy's page, say
+  }
+  const message = first?.message ?? `the gateway answered HTTP ${status} instead of an event stream`;
+  const final = !(status === 429 || status >= 500 || RETRYABLE_CODES.has(first?.extensions?.code ?? ''));
+  return { message, final };
+}
+
+/** The events of a text/event-stream body (WHATWG's format): comments (the gateway's pings) come as empty ones. */
+async function* serverSentEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<{ event: string; data: string }> {
+  const decoder = new TextDecoder();
+  let buffered = '';
+  for await (const chunk of body) {
+    buffered += decoder.decode(chunk, { stream: true }).replace(/\r\n?/g, '\n');
+    for (let end = buffered.indexOf('\n\n'); end >= 0; end = buffered.indexOf('\n\n')) {
+      const block = buffered.slice(0, end);
+      buffered = buffered.slice(end + 2);
+      let event = 'message';
+      const data: string[] = [];
+      for (const line of block.split('\n')) {
+        if (line.startsWith(':')) continue;
+        const colon = line.indexOf(':');
+        const field = colon < 0 ? line : line.slice(0, colon);
+        const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
+        if (field === 'event') event = value;
+        else if (field === 'data') data.push(value);
+      }
+      yield { event, data: data.join('\n') };
+    }
+  }
+}
