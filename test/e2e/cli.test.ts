@@ -1,11 +1,12 @@
 /**
  * The operator CLI end to end: the real `bin/gateway.js` as a child process against a real
  * gateway, checking its one JSON object on stdout and its exit code, then checking the effect on
- * REST. Each spawn pays tsx's start-up (~0.5 s), so commands are batched where possible.
+ * REST. Each spawn pays a process start-up, so commands are batched where possible; the other CLI
+ * tests call the CLI in process (test/support/cli.ts).
  */
 import { describe, expect, it } from 'vitest';
 import { transactionBody, useGateway } from '../support/gateway.js';
-import { runCli } from '../support/cli.js';
+import { runCliProcess } from '../support/cli.js';
 
 
 const gateway = useGateway();
@@ -13,7 +14,7 @@ const gateway = useGateway();
 
 /** The exit code and the JSON printed (what the contract promises), without the raw text. */
 const cli = async (args: string[], env: Record<string, string> = {}) => {
-  const { code, json } = await runCli(gateway, args, env);
+  const { code, json } = await runCliProcess(gateway, args, env);
   return { code, json };
 };
 
