@@ -1,5 +1,5 @@
 /**
- * The operator CLI's money commands end to end (the real `bin/gateway.js` as a child process):
+ * The operator CLI's money commands end to end (the CLI's `main`, in process):
  * `sandbox pay`, `escrow release` and `account adjust` print ONE JSON object (the transaction,
  * the transaction, the account) and exit 0, or print {"error"} and exit 1; effects are checked on
  * REST. Each spawn costs ~0.5 s, so independent commands run together.

@@ -1,5 +1,5 @@
 /**
- * The operator CLI's review of payouts end to end (the real `bin/gateway.js` as a child process):
+ * The operator CLI's review of payouts end to end (the CLI's `main`, in process):
  * `payout approve ORDER_ID` prints the payout once sent (`completed`); an approval the provider
  * refused (`failed`, funds returned) or has not answered (`pending`) prints {"error"} and exits 1,
  * like `sandbox pay`. `payout reject ORDER_ID [--reason R]` prints the `cancelled` payout. Effects

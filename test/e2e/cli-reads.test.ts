@@ -1,6 +1,6 @@
 /**
- * The operator CLI's reads end to end: `org list`, `org get` and `key list` run as the real
- * `bin/gateway.js` against a real gateway; one JSON object on stdout, exit 0, or {"error"} and
+ * The operator CLI's reads end to end: `org list`, `org get` and `key list` run through the CLI's
+ * `main` against a real gateway; one JSON object on stdout, exit 0, or {"error"} and
  * exit 1. The CLI runs in process (test/support/cli.ts); commands still run in parallel where possible.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
