@@ -73,10 +73,22 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     : openPGlite(options.dataDir ?? './.gateway-data', options.onLockTakenOver);
 }
 
-async function openPostgres(url: string, poolMax: number): Promise<Database> {
-  const pool = new pg.Pool(postgresPoolConfig(url, poolMax));
-  // An idle client that errors (server restart) must not crash the process; the pool replaces it.
+/**
+ * A session the server ends (pg_terminate_backend, a restart, a failover) makes its client emit
+ * 'error'. The pool listens on its idle clients only: a client checked out (by a transaction
+ * between statements, a stream, a lock) had no listener, and an unhandled 'error' event ended the
+ * whole process. Every client of `pool` gets one for its life; the statement that was running on it
+ * fails on its own, and the pool discards the client when it is released (it is no longer
+ * queryable), so the next request gets a new connection.
+ */
+export function surviveEndedSessions(pool: pg.Pool): pg.Pool {
   pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
+  return pool;
+}
+
+async function openPostgres(url: string, poolMax: number): Promise<Database> {
+  const pool = surviveEndedSessions(new pg.Pool(postgresPoolConfig(url, poolMax)));
   await checkConnection(pool, url);
   const adapter = new PrismaPg(pool, { statementNameGenerator: preparedStatementNames() });
   const prisma = new PrismaClient({ adapter, transactionOptions: TRANSACTION_OPTIONS });

@@ -29,7 +29,7 @@ import type { Logger } from '../../domain/ports.js';
 import { registerRowStreams } from '../../domain/rowStreams.js';
 import { registerDirectStatements } from '../../domain/statements.js';
 import { StartupError, postgresStartupError } from '../startupErrors.js';
-import { CONNECT_TIMEOUT_MS, PING_TIMEOUT_MS, TRANSACTION_OPTIONS, cursorStreamer, directStatementRunner, postgresPoolConfig, preparedStatementNames } from './database.js';
+import { CONNECT_TIMEOUT_MS, PING_TIMEOUT_MS, TRANSACTION_OPTIONS, cursorStreamer, directStatementRunner, postgresPoolConfig, preparedStatementNames, surviveEndedSessions } from './database.js';
 
 export interface ReplicaOptions {
   /** DATABASE_REPLICA_URL. */
@@ -147,7 +147,7 @@ export async function openReplica(options: ReplicaOptions): Promise<Replica> {
   const checkPool = (url: string) => new pg.Pool({ connectionString: url, max: 1, connectionTimeoutMillis: PING_TIMEOUT_MS, statement_timeout: PING_TIMEOUT_MS, query_timeout: PING_TIMEOUT_MS });
   const replicaCheck = checkPool(options.url);
   const primaryCheck = checkPool(options.primaryUrl);
-  for (const pool of [replicaCheck, primaryCheck]) pool.on('error', () => undefined);
+  for (const pool of [replicaCheck, primaryCheck]) surviveEndedSessions(pool);
 
   let lastFailureLog = Number.NEGATIVE_INFINITY;
   const replicaFailed = (error: unknown, during: string) => {
@@ -158,8 +158,7 @@ export async function openReplica(options: ReplicaOptions): Promise<Replica> {
     log.warn({ during, error: (error as Error)?.message ?? String(error) }, 'read replica failed: lagging reads go to the primary until it answers again');
   };
 
-  const pool = new pg.Pool(postgresPoolConfig(options.url, options.poolMax ?? 10));
-  pool.on('error', () => undefined);
+  const pool = surviveEndedSessions(new pg.Pool(postgresPoolConfig(options.url, options.poolMax ?? 10)));
   routeThroughRule(pool, { primary, serves: () => rule.serves(Date.now()), failed: replicaFailed });
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { statementNameGenerator: preparedStatementNames(undefined, 'gwr') }), transactionOptions: TRANSACTION_OPTIONS });
   registerDirectStatements(prisma, directStatementRunner(pool));
