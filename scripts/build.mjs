@@ -5,22 +5,39 @@
  * seconds of start-up). esbuild only strips types; `npm run typecheck` is what checks them.
  * Same folder depth as src/, so paths resolved from import.meta.url (openapi/, schema/,
  * prisma/migrations) hold in both.
+ *
+ * Skipped when dist/ is current: `npm start` runs this before every start, and rebuilding an
+ * unchanged dist/ (esbuild of every file, brotli-11 of the dashboard bundle) cost seconds of each
+ * start. "Current" is decided by content, never by clock: dist/.build-stamp.json holds a hash of
+ * every input (see inputsDigest) and the list of files the build wrote; any change to an input,
+ * or a missing output, rebuilds. The stamp is written last, so an interrupted build has none.
+ * `--force` rebuilds anyway.
  */
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { constants as zlib, brotliCompressSync, gzipSync } from 'node:zlib';
-import { build } from 'esbuild';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const src = path.join(root, 'src');
 const dist = path.join(root, 'dist');
+const stampFile = path.join(dist, '.build-stamp.json');
+const quiet = process.argv.includes('--quiet');
+/** Inputs outside src/: this script (how to build), the lockfile (esbuild's and preact's versions), tsconfig.json (esbuild reads its jsx settings). */
+const OTHER_INPUTS = ['scripts/build.mjs', 'package-lock.json', 'tsconfig.json'];
 
 // npm 11 may skip the project's own postinstall: generate the Prisma client here if it is missing.
 if (!existsSync(path.join(src, 'generated', 'prisma', 'client.ts'))) {
   const generated = spawnSync(process.execPath, [path.join(root, 'scripts', 'prisma-generate.mjs')], { stdio: 'inherit' });
   if (generated.status !== 0) process.exit(generated.status ?? 1);
+}
+
+const digest = inputsDigest();
+if (!process.argv.includes('--force') && isCurrent(digest)) {
+  if (!quiet) console.log('dist/ is up to date with src/ (nothing to build)');
+  process.exit(0);
 }
 
 const entryPoints = readdirSync(src, { recursive: true })
@@ -31,6 +48,8 @@ const entryPoints = readdirSync(src, { recursive: true })
   .map((file) => path.join(src, file));
 
 const started = performance.now();
+// Loaded only when building: a start with a current dist/ does not pay for it.
+const { build } = await import('esbuild');
 rmSync(dist, { recursive: true, force: true });
 await build({
   entryPoints,
@@ -43,8 +62,44 @@ await build({
   logLevel: 'warning',
 });
 // Guarded while the client is being written (a build must not fail for every other test meanwhile).
-if (existsSync(path.join(src, 'dashboard', 'client', 'main.tsx'))) await buildDashboardClient();
-if (!process.argv.includes('--quiet')) console.log(`built ${entryPoints.length} files into dist/ in ${Math.round(performance.now() - started)} ms`);
+if (existsSync(path.join(src, 'dashboard', 'client', 'main.tsx'))) await buildDashboardClient(build);
+writeFileSync(stampFile, JSON.stringify({ inputs: digest, outputs: filesUnder(dist) }));
+if (!quiet) console.log(`built ${entryPoints.length} files into dist/ in ${Math.round(performance.now() - started)} ms`);
+
+/** Every file under `folder`, as paths relative to it, sorted (the same list on every machine). */
+function filesUnder(folder) {
+  return readdirSync(folder, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => path.relative(folder, path.join(entry.parentPath, entry.name)))
+    .sort();
+}
+
+/**
+ * A hash of everything the build reads: each file of src/ by name and content (a deleted or a new
+ * file changes it too, the generated Prisma client included) and OTHER_INPUTS. Content, not
+ * modification times: a checkout, a copy or a clock change cannot make a stale dist/ look current.
+ * About 4 MB to read and hash: tens of milliseconds.
+ */
+function inputsDigest() {
+  const hash = createHash('sha256');
+  const files = [...filesUnder(src).map((file) => path.join('src', file)), ...OTHER_INPUTS];
+  for (const file of files) {
+    const full = path.join(root, file);
+    hash.update(`${file}\0`).update(existsSync(full) ? readFileSync(full) : '(missing)').update('\0');
+  }
+  return hash.digest('hex');
+}
+
+/** dist/ was built from exactly these inputs, and every file that build wrote is still there. */
+function isCurrent(inputs) {
+  let stamp;
+  try {
+    stamp = JSON.parse(readFileSync(stampFile, 'utf8'));
+  } catch {
+    return false; // never built, or an interrupted build (the stamp comes last)
+  }
+  return stamp.inputs === inputs && Array.isArray(stamp.outputs) && stamp.outputs.length > 0 && stamp.outputs.every((file) => existsSync(path.join(dist, file)));
+}
 
 /**
  * The dashboard's browser app (src/dashboard/client/main.tsx, Preact): one minified bundle and its
@@ -52,7 +107,7 @@ if (!process.argv.includes('--quiet')) console.log(`built ${entryPoints.length} 
  * (brotli, gzip) so the server never compresses per request. manifest.json names them for the
  * HTML shell (src/dashboard/app.ts).
  */
-async function buildDashboardClient() {
+async function buildDashboardClient(build) {
   const outdir = path.join(dist, 'dashboard', 'assets');
   const result = await build({
     entryPoints: [path.join(src, 'dashboard', 'client', 'main.tsx')],
