@@ -16,8 +16,7 @@ import { adminTokenSource } from './infra/adminToken.js';
 import { databaseFingerprintStore, resolveSharedSecret } from './infra/sharedSecrets.js';
 import { webhookSecretKeySource } from './infra/webhookSecretKey.js';
 import { createLocalCoordination } from './infra/local/coordination.js';
-import { openDatabase } from './infra/prisma/database.js';
-import { applyMigrations } from './infra/prisma/migrate.js';
+import { openDatabase, type Database } from './infra/prisma/database.js';
 import { openReplica } from './infra/prisma/replica.js';
 import { migrationsUpToDate } from './infra/prisma/migrationStatus.js';
 import { createRedisCoordination } from './infra/redis/coordination.js';
@@ -44,6 +43,12 @@ async function probePort(host: string, port: number, variable: 'PORT' | 'CHECKOU
   });
 }
 
+/** Loads Prisma's schema engine (its WASM and glue) only now that a migration is pending. */
+async function pendingMigrationsApplied(db: Database): Promise<string[]> {
+  const { applyMigrations } = await import('./infra/prisma/migrate.js');
+  return applyMigrations(db.adapterFactory);
+}
+
 /** What a failed start must close, most recent last. */
 const openedSoFar: Array<() => Promise<unknown>> = [];
 
@@ -63,7 +68,7 @@ async function main(): Promise<void> {
   });
   openedSoFar.push(() => db.close());
   log.info({ database: db.kind, dataDir: db.kind === 'pglite' ? config.dataDir : undefined }, 'database opened');
-  const applied = (await migrationsUpToDate(db.prisma)) ? [] : await applyMigrations(db.adapterFactory);
+  const applied = (await migrationsUpToDate(db)) ? [] : await pendingMigrationsApplied(db);
   log.info({ applied }, applied.length ? 'migrations applied' : 'database schema is up to date');
   // The read replica (docs/read-replica.md) is never migrated: a standby replays the primary's
   // schema and refuses writes. config.ts refuses it without DATABASE_URL, so db.pool is there.

@@ -32,6 +32,8 @@ export interface Database {
   poolStats?: () => { total: number; idle: number; waiting: number };
   /** The PostgreSQL pool itself, for the infrastructure only: a read replica falls back on it (replica.ts). */
   pool?: pg.Pool;
+  /** Plain SQL straight to the driver, without Prisma: start-up checks that must not wait for Prisma's engine. */
+  query<Row>(sql: string): Promise<Row[]>;
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }
@@ -89,6 +91,7 @@ async function openPostgres(url: string, poolMax: number): Promise<Database> {
     kind: 'postgres',
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     pool,
+    query: async <Row>(sql: string) => (await pool.query(sql)).rows as Row[],
     ping: () => withTimeout(pool.query('SELECT 1').then(() => true), PING_TIMEOUT_MS),
     close: async () => {
       await prisma.$disconnect();
@@ -313,6 +316,7 @@ async function openPGlite(dataDir: string, onLockTakenOver?: (description: strin
     prisma,
     adapterFactory,
     kind: 'pglite',
+    query: async <Row>(sql: string) => (await client.query<Row>(sql)).rows,
     ping: () => withTimeout(client.query('SELECT 1').then(() => true), PING_TIMEOUT_MS),
     close: async () => {
       try {
