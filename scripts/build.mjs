@@ -17,7 +17,7 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { constants as zlib, brotliCompressSync, gzipSync } from 'node:zlib';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -35,36 +35,57 @@ if (!existsSync(path.join(src, 'generated', 'prisma', 'client.ts'))) {
 }
 
 const digest = inputsDigest();
-if (!process.argv.includes('--force') && isCurrent(digest)) {
-  if (!quiet) console.log('dist/ is up to date with src/ (nothing to build)');
-  process.exit(0);
+if (process.argv.includes('--force') || !isCurrent(digest)) await buildDist(digest);
+else if (!quiet) console.log('dist/ is up to date with src/ (nothing to build)');
+await ensureDatabaseTemplate();
+
+async function buildDist(inputs) {
+  const entryPoints = readdirSync(src, { recursive: true })
+    .map(String)
+    .filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))
+    // The dashboard's browser code is bundled on its own below, not run by node.
+    .filter((file) => !file.startsWith(path.join('dashboard', 'client')))
+    .map((file) => path.join(src, file));
+
+  const started = performance.now();
+  // Loaded only when building: a start with a current dist/ does not pay for it.
+  const { build } = await import('esbuild');
+  rmSync(dist, { recursive: true, force: true });
+  await build({
+    entryPoints,
+    outdir: dist,
+    outbase: src,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    sourcemap: 'linked',
+    logLevel: 'warning',
+  });
+  // Guarded while the client is being written (a build must not fail for every other test meanwhile).
+  if (existsSync(path.join(src, 'dashboard', 'client', 'main.tsx'))) await buildDashboardClient(build);
+  writeFileSync(stampFile, JSON.stringify({ inputs, outputs: filesUnder(dist) }));
+  if (!quiet) console.log(`built ${entryPoints.length} files into dist/ in ${Math.round(performance.now() - started)} ms`);
 }
 
-const entryPoints = readdirSync(src, { recursive: true })
-  .map(String)
-  .filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))
-  // The dashboard's browser code is bundled on its own below, not run by node.
-  .filter((file) => !file.startsWith(path.join('dashboard', 'client')))
-  .map((file) => path.join(src, file));
-
-const started = performance.now();
-// Loaded only when building: a start with a current dist/ does not pay for it.
-const { build } = await import('esbuild');
-rmSync(dist, { recursive: true, force: true });
-await build({
-  entryPoints,
-  outdir: dist,
-  outbase: src,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  sourcemap: 'linked',
-  logLevel: 'warning',
-});
-// Guarded while the client is being written (a build must not fail for every other test meanwhile).
-if (existsSync(path.join(src, 'dashboard', 'client', 'main.tsx'))) await buildDashboardClient(build);
-writeFileSync(stampFile, JSON.stringify({ inputs: digest, outputs: filesUnder(dist) }));
-if (!quiet) console.log(`built ${entryPoints.length} files into dist/ in ${Math.round(performance.now() - started)} ms`);
+/**
+ * The embedded database's template (src/infra/prisma/pglite.ts): a new data folder is a copy of it
+ * instead of ~13 s of PGlite's initdb and every migration at its first start. Made here, once per
+ * PGlite version and set of migrations; the check when it exists is a hash of the migrations. A
+ * cache only: when it cannot be made the build still succeeds, and a new folder is made as before.
+ */
+async function ensureDatabaseTemplate() {
+  const { ensureTemplate, templateFolder } = await import(pathToFileURL(path.join(dist, 'infra', 'prisma', 'pglite.js')).href);
+  const folder = await templateFolder();
+  if (existsSync(path.join(folder, 'PG_VERSION'))) return;
+  console.log('preparing the embedded database template (once per set of migrations, about 10-15 s)');
+  const started = performance.now();
+  try {
+    await ensureTemplate();
+    if (!quiet) console.log(`made ${path.relative(root, folder)} in ${Math.round(performance.now() - started)} ms`);
+  } catch (error) {
+    console.warn(`could not prepare the embedded database template (a new data folder will be made at its first start instead): ${error instanceof Error ? error.message : error}`);
+  }
+}
 
 /** Every file under `folder`, as paths relative to it, sorted (the same list on every machine). */
 function filesUnder(folder) {

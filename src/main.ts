@@ -67,7 +67,7 @@ async function main(): Promise<void> {
     onLockTakenOver: (description) => log.warn({ dataDir: config.dataDir }, description),
   });
   openedSoFar.push(() => db.close());
-  log.info({ database: db.kind, dataDir: db.kind === 'pglite' ? config.dataDir : undefined }, 'database opened');
+  log.info({ database: db.kind, dataDir: db.kind === 'pglite' ? config.dataDir : undefined, fromTemplate: db.fromTemplate || undefined }, 'database opened');
   const applied = (await migrationsUpToDate(db)) ? [] : await pendingMigrationsApplied(db);
   log.info({ applied }, applied.length ? 'migrations applied' : 'database schema is up to date');
   // The read replica (docs/read-replica.md) is never migrated: a standby replays the primary's
