@@ -12,8 +12,7 @@ import { DomainError, ERROR_CATALOGUE } from '../domain/errors.js';
 import { RateLimitedError } from '../domain/rateLimit.js';
 import { requestJsonProblem } from '../domain/text.js';
 import { toPublicError, type PublicError } from '../rest/errors.js';
-import { readFile } from 'node:fs/promises';
-import { parse as parseYaml } from 'yaml';
+import { readContract } from '../rest/contract.js';
 import { registerRestSurface, type RestSurface } from '../rest/pipeline.js';
 import { V1_ROOT, v1Surface } from '../rest/v1/surface.js';
 import { V2_ROOT, v2Surface } from '../rest/v2/surface.js';
@@ -158,20 +157,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 async function registerSurfaceWithContract(app: FastifyInstance, options: AppOptions, surface: RestSurface): Promise<void> {
   app.get(`${surface.root}/openapi.json`, async (_request, reply) => {
     if (surface.headers) reply.headers(surface.headers);
-    return openApiDocument(surface.definition);
+    return readContract(surface.definition);
   });
   await registerRestSurface(app, options.ctx, surface, { adminToken: options.adminToken });
-}
-
-/** Each contract as JSON, parsed once on first request. */
-const cachedDocuments = new Map<string, Promise<unknown>>();
-function openApiDocument(definition: string): Promise<unknown> {
-  let document = cachedDocuments.get(definition);
-  if (!document) {
-    document = readFile(definition, 'utf8').then((text) => parseYaml(text));
-    cachedDocuments.set(definition, document);
-  }
-  return document;
 }
 
 const REST_SURFACES = [v2Surface, v1Surface];

@@ -10,8 +10,8 @@
  * from route (operationId) to binding. Adding one is a folder of converters plus one
  * registration; nothing here knows v2 from v1.
  */
+import { contractRoutes } from './contract.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { OpenAPIBackend } from 'openapi-backend';
 import { authenticate, authorizeMerchant, singleAuthorizationHeader, type MerchantAccess } from '../domain/access/auth.js';
 import type { GatewayContext } from '../domain/context.js';
 import { DomainError } from '../domain/errors.js';
@@ -65,20 +65,6 @@ export interface RestSurface {
   headers?: Record<string, string>;
 }
 
-interface ContractRoute {
-  operationId: string;
-  method: string;
-  /** The OpenAPI template, e.g. /transactions/{order_id}. */
-  path: string;
-}
-
-/** The surface's routes as its contract lists them, read once at start. */
-async function contractRoutes(surface: RestSurface): Promise<ContractRoute[]> {
-  const api = new OpenAPIBackend({ definition: surface.definition, apiRoot: surface.root, validate: false, quick: true });
-  await api.init();
-  return api.getOperations().map((operation) => ({ operationId: operation.operationId ?? '', method: operation.method.toUpperCase(), path: operation.path }));
-}
-
 /** `/transactions/{order_id}` -> `/transactions/:order_id` (fastify's syntax). */
 const toFastifyPath = (template: string): string => template.replace(/\{([^}]+)\}/g, ':$1');
 /** `/transactions/{order_id}` -> a pattern that says whether a concrete path is that route (for 405s). */
@@ -87,7 +73,7 @@ const toPattern = (template: string): RegExp => new RegExp(`^${template.replace(
 const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
 export async function registerRestSurface(app: FastifyInstance, ctx: GatewayContext, surface: RestSurface, options: { adminToken: string | null }): Promise<void> {
-  const routes = await contractRoutes(surface);
+  const routes = await contractRoutes(surface.definition);
   const templates = [...new Set(routes.map((route) => route.path))].map(toPattern);
 
   await app.register(async (scope) => {
