@@ -7,9 +7,15 @@
  * whole contract and loaded its validator to list them: ~0.6 s of CPU and ~14 MB at every start,
  * before the gateway could listen. The contracts' path items are plain (no `$ref` at that level);
  * test/unit/contract-routes.test.ts keeps this table equal to openapi-backend's.
+ *
+ * Parsing the YAML itself cost ~0.6 s of the start too (both contracts, with the `yaml` package):
+ * the build also writes each as JSON (dist/contracts/<name>.json, scripts/build.mjs), with a hash
+ * of the YAML it came from. The JSON is used only when that hash is the YAML's on disk now, so an
+ * edited contract is never served from a stale copy; from src/ (the tests), there is none.
  */
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { parse as parseYaml } from 'yaml';
+import path from 'node:path';
 
 export interface ContractRoute {
   operationId: string;
@@ -29,10 +35,28 @@ const contracts = new Map<string, Promise<unknown>>();
 export function readContract(definition: string): Promise<unknown> {
   let contract = contracts.get(definition);
   if (!contract) {
-    contract = readFile(definition, 'utf8').then((text) => parseYaml(text) as unknown);
+    contract = parsedContract(definition);
     contracts.set(definition, contract);
   }
   return contract;
+}
+
+/** What the build writes beside the compiled code: the YAML's hash and the contract as JSON. */
+interface CompiledContract {
+  source: string;
+  contract: unknown;
+}
+
+export const contractSourceHash = (yamlText: string): string => createHash('sha256').update(yamlText).digest('hex');
+
+async function parsedContract(definition: string): Promise<unknown> {
+  const text = await readFile(definition, 'utf8');
+  const compiledFile = new URL(`../contracts/${path.basename(definition, path.extname(definition))}.json`, import.meta.url);
+  const compiled = await readFile(compiledFile, 'utf8').then((json) => JSON.parse(json) as CompiledContract, () => undefined);
+  if (compiled?.source === contractSourceHash(text)) return compiled.contract;
+  // The YAML parser (~70 modules) is loaded only when there is no current JSON.
+  const { parse } = await import('yaml');
+  return parse(text) as unknown;
 }
 
 /** Every operation of the contract, in its order. */
