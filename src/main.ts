@@ -19,7 +19,6 @@ import { createLocalCoordination } from './infra/local/coordination.js';
 import { openDatabase, type Database } from './infra/prisma/database.js';
 import { openReplica } from './infra/prisma/replica.js';
 import { migrationsUpToDate } from './infra/prisma/migrationStatus.js';
-import { createRedisCoordination } from './infra/redis/coordination.js';
 import { createSandboxProvider } from './infra/providers/sandbox.js';
 import { createProviderRouter } from './infra/providers/router.js';
 import { PROVIDER_SECRET_VARIABLES, providersFromEnv } from './infra/providers/fromEnv.js';
@@ -78,8 +77,9 @@ async function main(): Promise<void> {
     log.info({ replica: replica.status(), maxLagMs: config.replica?.maxLagMs }, 'read replica opened');
   }
 
+  // ioredis is imported only when Redis is configured: an embedded start does not load it.
   const coordination = config.redisUrl
-    ? createRedisCoordination({ url: config.redisUrl, rateLimit: config.rateLimit, onError: (err) => log.warn({ err }, 'redis error') })
+    ? (await import('./infra/redis/coordination.js')).createRedisCoordination({ url: config.redisUrl, rateLimit: config.rateLimit, onError: (err) => log.warn({ err }, 'redis error') })
     : createLocalCoordination({ rateLimit: config.rateLimit });
   openedSoFar.push(() => coordination.health.close());
   if (coordination.kind === 'local') log.warn('REDIS_URL is unset: in-process coordination, valid for ONE instance only');
