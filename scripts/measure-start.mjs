@@ -140,9 +140,12 @@ async function waitHealthy(url, child) {
   return false;
 }
 
-/** SIGTERM to the whole group (npm, its shell, node), SIGKILL if it lingers. */
+/**
+ * SIGTERM to the whole group (npm, its shell, node), SIGKILL if it lingers; says which one ended
+ * it (a gateway that needs SIGKILL did not shut down, which is worth knowing too).
+ */
 async function stop(child) {
-  if (child.exitCode !== null || child.signalCode !== null) return;
+  if (child.exitCode !== null || child.signalCode !== null) return 'exited';
   const exited = new Promise((resolve) => child.once('exit', resolve));
   const signal = (name) => {
     try {
@@ -151,10 +154,15 @@ async function stop(child) {
       // already gone
     }
   };
+  let killed = false;
   signal('SIGTERM');
-  const timer = setTimeout(() => signal('SIGKILL'), STOP_TIMEOUT_MS);
+  const timer = setTimeout(() => {
+    killed = true;
+    signal('SIGKILL');
+  }, STOP_TIMEOUT_MS);
   await exited;
   clearTimeout(timer);
+  return killed ? 'SIGKILL' : 'SIGTERM';
 }
 
 async function startOnce(dataDir, kind) {
@@ -168,16 +176,19 @@ async function startOnce(dataDir, kind) {
   const keep = (chunk) => (output = (output + chunk).slice(-OUTPUT_KEPT));
   child.stdout.on('data', keep);
   child.stderr.on('data', keep);
+  let result;
   try {
     const healthy = await waitHealthy(`http://127.0.0.1:${port}/healthz`, child);
     const healthzMs = Math.round(performance.now() - started);
     const startCpuMs = cpuMs(child.pid);
     if (!healthy) throw new Error(`${kind} start did not answer /healthz within ${START_TIMEOUT_MS} ms:\n${output}`);
     await new Promise((resolve) => setTimeout(resolve, idleMs));
-    return { kind, healthzMs, cpuMs: startCpuMs, ...memory(child.pid) };
+    result = { kind, healthzMs, cpuMs: startCpuMs, ...memory(child.pid) };
   } finally {
-    await stop(child);
+    const stoppedBy = await stop(child);
+    if (result) result.stoppedBy = stoppedBy;
   }
+  return result;
 }
 
 const summary = (values) => {
@@ -192,7 +203,7 @@ for (let run = 1; run <= runs; run++) {
     for (const kind of ['cold', 'warm']) {
       const result = await startOnce(dataDir, kind);
       results.push(result);
-      if (!flags.json) console.log(`run ${run} ${kind}: /healthz after ${result.healthzMs} ms (CPU ${result.cpuMs} ms); idle RSS gateway ${result.gatewayMB} MB, with npm ${result.treeMB} MB`);
+      if (!flags.json) console.log(`run ${run} ${kind}: /healthz after ${result.healthzMs} ms (CPU ${result.cpuMs} ms); idle RSS gateway ${result.gatewayMB} MB, with npm ${result.treeMB} MB${result.stoppedBy === 'SIGKILL' ? `; did NOT stop within ${STOP_TIMEOUT_MS / 1000} s of SIGTERM (killed)` : ''}`);
     }
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
