@@ -116,8 +116,6 @@ async function main(): Promise<void> {
   const checkout = await buildCheckoutApp({ ctx, logger: log, formSecret: adminToken, trustedProxies });
   openedSoFar.push(() => api.close(), () => checkout.close());
 
-  const stopBackgroundJobs = startBackgroundJobs(ctx);
-
   const { host } = config;
   await api.listen({ host, port: config.port }).catch((error: unknown) => {
     throw listenStartupError(error, { host, port: config.port, variable: 'PORT' });
@@ -125,6 +123,9 @@ async function main(): Promise<void> {
   await checkout.listen({ host, port: config.checkoutPort }).catch((error: unknown) => {
     throw listenStartupError(error, { host, port: config.checkoutPort, variable: 'CHECKOUT_PORT' });
   });
+  // Once both servers listen: their first queries (and Prisma's engine, which the first one loads)
+  // no longer delay the listen, and a start that fails to listen has no job to stop.
+  const stopBackgroundJobs = startBackgroundJobs(ctx);
   process.stdout.write(
     [
       `Gateway API      ${config.publicUrl}  (REST ${config.publicUrl}/api/v2, GraphQL ${config.publicUrl}/graphql)`,
