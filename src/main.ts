@@ -17,11 +17,9 @@ import { announceGatewayInDataFolder } from './infra/localGateway.js';
 import { databaseFingerprintStore, resolveSharedSecret } from './infra/sharedSecrets.js';
 import { webhookSecretKeySource } from './infra/webhookSecretKey.js';
 import { createLocalCoordination } from './infra/local/coordination.js';
-import { openDatabase } from './infra/prisma/database.js';
-import { applyMigrations } from './infra/prisma/migrate.js';
+import { openDatabase, type Database } from './infra/prisma/database.js';
 import { openReplica } from './infra/prisma/replica.js';
 import { migrationsUpToDate } from './infra/prisma/migrationStatus.js';
-import { createRedisCoordination } from './infra/redis/coordination.js';
 import { createSandboxProvider } from './infra/providers/sandbox.js';
 import { createProviderRouter } from './infra/providers/router.js';
 import { PROVIDER_SECRET_VARIABLES, providersFromEnv } from './infra/providers/fromEnv.js';
@@ -45,6 +43,12 @@ async function probePort(host: string, port: number, variable: 'PORT' | 'CHECKOU
   });
 }
 
+/** Loads Prisma's schema engine (its WASM and glue) only now that a migration is pending. */
+async function pendingMigrationsApplied(db: Database): Promise<string[]> {
+  const { applyMigrations } = await import('./infra/prisma/migrate.js');
+  return applyMigrations(db.adapterFactory);
+}
+
 /** What a failed start must close, most recent last. */
 const openedSoFar: Array<() => Promise<unknown>> = [];
 
@@ -63,8 +67,8 @@ async function main(): Promise<void> {
     onLockTakenOver: (description) => log.warn({ dataDir: config.dataDir }, description),
   });
   openedSoFar.push(() => db.close());
-  log.info({ database: db.kind, dataDir: db.kind === 'pglite' ? config.dataDir : undefined }, 'database opened');
-  const applied = (await migrationsUpToDate(db.prisma)) ? [] : await applyMigrations(db.adapterFactory);
+  log.info({ database: db.kind, dataDir: db.kind === 'pglite' ? config.dataDir : undefined, fromTemplate: db.fromTemplate || undefined }, 'database opened');
+  const applied = (await migrationsUpToDate(db)) ? [] : await pendingMigrationsApplied(db);
   log.info({ applied }, applied.length ? 'migrations applied' : 'database schema is up to date');
   // The read replica (docs/read-replica.md) is never migrated: a standby replays the primary's
   // schema and refuses writes. config.ts refuses it without DATABASE_URL, so db.pool is there.
@@ -74,8 +78,9 @@ async function main(): Promise<void> {
     log.info({ replica: replica.status(), maxLagMs: config.replica?.maxLagMs }, 'read replica opened');
   }
 
+  // ioredis is imported only when Redis is configured: an embedded start does not load it.
   const coordination = config.redisUrl
-    ? createRedisCoordination({ url: config.redisUrl, rateLimit: config.rateLimit, onError: (err) => log.warn({ err }, 'redis error') })
+    ? (await import('./infra/redis/coordination.js')).createRedisCoordination({ url: config.redisUrl, rateLimit: config.rateLimit, onError: (err) => log.warn({ err }, 'redis error') })
     : createLocalCoordination({ rateLimit: config.rateLimit });
   openedSoFar.push(() => coordination.health.close());
   if (coordination.kind === 'local') log.warn('REDIS_URL is unset: in-process coordination, valid for ONE instance only');
@@ -112,8 +117,6 @@ async function main(): Promise<void> {
   const checkout = await buildCheckoutApp({ ctx, logger: log, formSecret: adminToken, trustedProxies });
   openedSoFar.push(() => api.close(), () => checkout.close());
 
-  const stopBackgroundJobs = startBackgroundJobs(ctx);
-
   const { host } = config;
   await api.listen({ host, port: config.port }).catch((error: unknown) => {
     throw listenStartupError(error, { host, port: config.port, variable: 'PORT' });
@@ -122,6 +125,9 @@ async function main(): Promise<void> {
     throw listenStartupError(error, { host, port: config.checkoutPort, variable: 'CHECKOUT_PORT' });
   });
   await announceGatewayInDataFolder({ embedded: db.kind === 'pglite', dataDir: config.dataDir, url: config.publicUrl, log });
+  // Once both servers listen: their first queries (and Prisma's engine, which the first one loads)
+  // no longer delay the listen, and a start that fails to listen has no job to stop.
+  const stopBackgroundJobs = startBackgroundJobs(ctx);
   process.stdout.write(
     [
       `Gateway API      ${config.publicUrl}  (REST ${config.publicUrl}/api/v2, GraphQL ${config.publicUrl}/graphql)`,

@@ -75,10 +75,6 @@ function withCode(error: GraphQLError): GraphQLError {
   });
 }
 
-/** A refusal outside execution (the rate limit, a body refused before Yoga), as a GraphQL response body. */
-export function graphqlErrorBody(error: DomainError): string {
-  return JSON.stringify({ errors: [{ message: error.message, extensions: { code: error.graphqlCode, status: error.status } }] });
-}
 
 /** What the HTTP host hands Yoga with each request: its id, for logs, and a sink for headers. */
 export interface YogaServerContext {

@@ -16,7 +16,8 @@ import { readContract } from '../rest/contract.js';
 import { registerRestSurface, type RestSurface } from '../rest/pipeline.js';
 import { V1_ROOT, v1Surface } from '../rest/v1/surface.js';
 import { V2_ROOT, v2Surface } from '../rest/v2/surface.js';
-import { createYoga, graphqlErrorBody } from '../graphql/yoga.js';
+import { graphqlErrorBody } from '../graphql/errorBody.js';
+import type { createYoga } from '../graphql/yoga.js';
 import { endLiveStreams } from '../domain/liveUpdates/events.js';
 import { registerDocs } from './docs.js';
 import { registerDashboard } from '../dashboard/app.js';
@@ -100,7 +101,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerExports(app, options.ctx, { adminToken: options.adminToken });
   await registerProviderNotificationRoutes(app, options.ctx);
 
-  const yoga = createYoga({ ctx: options.ctx, adminToken: options.adminToken });
+  const yoga = graphqlServer(options);
+  // Loaded as soon as the server listens, without holding up the listen (tests that only inject
+  // load it on their first GraphQL request).
+  app.addHook('onListen', async () => void yoga().catch(() => undefined));
   // Live updates' SSE responses never finish by themselves: complete them when the server closes.
   app.addHook('preClose', async () => endLiveStreams(options.ctx));
   await app.register(async (scope) => {
@@ -111,11 +115,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     scope.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
     scope.setErrorHandler((error, request, reply) => sendError(request, reply, error));
     scope.route({
-      url: yoga.graphqlEndpoint,
+      url: GRAPHQL_PATH,
       method: ['GET', 'POST', 'OPTIONS'],
       handler: async (request, reply) => {
         try {
-          await enforceRateLimitOn(options.ctx, request, reply, `${request.method} ${yoga.graphqlEndpoint}`);
+          await enforceRateLimitOn(options.ctx, request, reply, `${request.method} ${GRAPHQL_PATH}`);
         } catch (error) {
           // GraphQL renders its own refusals: a GraphQL error with extensions.code, status 429.
           if (error instanceof RateLimitedError) return reply.code(error.status).type('application/json; charset=utf-8').send(graphqlErrorBody(error));
@@ -123,7 +127,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         }
         checkGraphQLRequest(request);
         const responseHeaders = new Map<string, string>();
-        const response = await yoga.handleNodeRequestAndResponse(request, reply, { requestId: request.id, responseHeaders, rawHeaders: request.raw.rawHeaders });
+        const response = await (await yoga()).handleNodeRequestAndResponse(request, reply, { requestId: request.id, responseHeaders, rawHeaders: request.raw.rawHeaders });
         response.headers.forEach((value: string, key: string) => {
           reply.header(key, value);
         });
@@ -151,6 +155,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   return app;
+}
+
+type GraphQLServer = ReturnType<typeof createYoga>;
+
+/**
+ * GraphQL's server, imported on first use: Yoga, Pothos and the schema are ~600 modules, ~1.1 s of
+ * CPU to load and build, which a start would otherwise spend before it can listen (measured:
+ * docs/operations.md, "Start-up time and memory"). One instance per app, made once.
+ */
+function graphqlServer(options: AppOptions): () => Promise<GraphQLServer> {
+  let server: Promise<GraphQLServer> | undefined;
+  return () => (server ??= import('../graphql/yoga.js').then(({ createYoga }) => createYoga({ ctx: options.ctx, adminToken: options.adminToken })));
 }
 
 /** A REST surface's routes, and its contract as JSON at `<root>/openapi.json` (with the surface's headers). */

@@ -10,9 +10,8 @@
  * from route (operationId) to binding. Adding one is a folder of converters plus one
  * registration; nothing here knows v2 from v1.
  */
+import { contractRoutes } from './contract.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { OpenAPIBackend, type Document } from 'openapi-backend';
-import { readContract } from './contract.js';
 import { authenticate, authorizeMerchant, singleAuthorizationHeader, type MerchantAccess } from '../domain/access/auth.js';
 import type { GatewayContext } from '../domain/context.js';
 import { DomainError } from '../domain/errors.js';
@@ -66,22 +65,6 @@ export interface RestSurface {
   headers?: Record<string, string>;
 }
 
-interface ContractRoute {
-  operationId: string;
-  method: string;
-  /** The OpenAPI template, e.g. /transactions/{order_id}. */
-  path: string;
-}
-
-/** The surface's routes as its contract lists them, read at start (the contract parsed once per process). */
-async function contractRoutes(surface: RestSurface): Promise<ContractRoute[]> {
-  // openapi-backend mutates what it is given (it dereferences in place): give it a copy.
-  const definition = structuredClone(await readContract(surface.definition));
-  const api = new OpenAPIBackend({ definition: definition as unknown as Document, apiRoot: surface.root, validate: false, quick: true });
-  await api.init();
-  return api.getOperations().map((operation) => ({ operationId: operation.operationId ?? '', method: operation.method.toUpperCase(), path: operation.path }));
-}
-
 /** `/transactions/{order_id}` -> `/transactions/:order_id` (fastify's syntax). */
 const toFastifyPath = (template: string): string => template.replace(/\{([^}]+)\}/g, ':$1');
 /** `/transactions/{order_id}` -> a pattern that says whether a concrete path is that route (for 405s). */
@@ -90,7 +73,7 @@ const toPattern = (template: string): RegExp => new RegExp(`^${template.replace(
 const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
 export async function registerRestSurface(app: FastifyInstance, ctx: GatewayContext, surface: RestSurface, options: { adminToken: string | null }): Promise<void> {
-  const routes = await contractRoutes(surface);
+  const routes = await contractRoutes(surface.definition);
   const templates = [...new Set(routes.map((route) => route.path))].map(toPattern);
 
   await app.register(async (scope) => {

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { parse as parseConnectionString } from 'pg-connection-string';
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
@@ -14,6 +14,7 @@ import { registerDirectStatements, type DirectStatementRunner } from '../../doma
 import { registerRowStreams, type RowBatchStreamer, type StreamedQuery } from '../../domain/rowStreams.js';
 import { acquireDataFolderLock } from '../dataFolderLock.js';
 import { postgresStartupError } from '../startupErrors.js';
+import { createPGlite, seedFromTemplate } from './pglite.js';
 
 /**
  * Interactive transactions (every money movement) wait up to 10 s for a connection and run at most
@@ -28,10 +29,14 @@ export interface Database {
   /** A connection for Prisma's schema engine (migrations, drift checks). */
   adapterFactory: SqlMigrationAwareDriverAdapterFactory;
   kind: 'postgres' | 'pglite';
+  /** PGlite: this start made the data folder, as a copy of the template (pglite.ts). */
+  fromTemplate?: boolean;
   /** Connection counts of the pool, for /metrics (PostgreSQL only: PGlite has no pool). */
   poolStats?: () => { total: number; idle: number; waiting: number };
   /** The PostgreSQL pool itself, for the infrastructure only: a read replica falls back on it (replica.ts). */
   pool?: pg.Pool;
+  /** Plain SQL straight to the driver, without Prisma: start-up checks that must not wait for Prisma's engine. */
+  query<Row>(sql: string): Promise<Row[]>;
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }
@@ -101,6 +106,7 @@ async function openPostgres(url: string, poolMax: number): Promise<Database> {
     kind: 'postgres',
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     pool,
+    query: async <Row>(sql: string) => (await pool.query(sql)).rows as Row[],
     ping: () => withTimeout(pool.query('SELECT 1').then(() => true), PING_TIMEOUT_MS),
     close: async () => {
       await prisma.$disconnect();
@@ -320,8 +326,11 @@ async function openPGlite(dataDir: string, onLockTakenOver?: (description: strin
   // already have read (and could write) the files the first one owns. It creates the folder.
   const lock = inMemory ? undefined : await acquireDataFolderLock(dataDir, { onTakeOver: onLockTakenOver });
   let client: PGlite;
+  let fromTemplate = false;
   try {
-    client = await PGlite.create(dataDir);
+    // Under the lock: no other gateway can be opening the folder while it is filled.
+    fromTemplate = !inMemory && (await seedFromTemplate(dataDir));
+    client = await createPGlite(dataDir);
   } catch (error) {
     lock?.release();
     throw error;
@@ -332,6 +341,8 @@ async function openPGlite(dataDir: string, onLockTakenOver?: (description: strin
     prisma,
     adapterFactory,
     kind: 'pglite',
+    fromTemplate,
+    query: async <Row>(sql: string) => (await client.query<Row>(sql)).rows,
     ping: () => withTimeout(client.query('SELECT 1').then(() => true), PING_TIMEOUT_MS),
     close: async () => {
       try {

@@ -7,14 +7,13 @@
 import { readFile, readdir } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { bindMigrationAwareSqlAdapterFactory, type SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import * as engineBindings from '@prisma/schema-engine-wasm/schema_engine_bg';
 import type { MigrationList, SchemaEngine } from '@prisma/schema-engine-wasm';
 
-const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-export const MIGRATIONS_DIR = path.join(projectRoot, 'prisma/migrations');
-const SCHEMA_PATH = path.join(projectRoot, 'prisma/schema.prisma');
+import { MIGRATIONS_DIR, SCHEMA_PATH } from './migrationsFolder.js';
+
+export { MIGRATIONS_DIR };
 
 let wasmReady: Promise<void> | undefined;
 

@@ -1,7 +1,8 @@
 /**
- * Some dependencies declare Node >= 22 in `engines` (npm prints EBADENGINE on Node 20); the
- * machines run Node 20.20. Their declared minimums are not real requirements on the paths we use
- * (docs/development.md, "Installing"): each such path is exercised here, on the Node that runs the suite.
+ * The newest releases of some dependencies declare Node >= 22 in `engines` (npm printed EBADENGINE
+ * on Node 20, which the machines run). package.json's `overrides` pin each to its newest release
+ * that declares Node 20 and keeps the API its parents use (docs/development.md, "Installing");
+ * each path they serve is exercised here, on the Node that runs the suite.
  */
 import { describe, expect, it } from 'vitest';
 import { V2_DEFINITION } from '../../../src/rest/v2/surface.js';
@@ -11,25 +12,25 @@ import { graphqlTyped } from '../../support/graphql/typed.js';
 
 const gateway = useGateway();
 
-describe('dependencies declaring Node >= 22, on this Node', () => {
+describe('dependencies pinned to releases that support Node 20, on this Node', () => {
   it('runs on Node 20.19 or later (the engines floor)', () => {
     const [major, minor] = process.versions.node.split('.').map(Number) as [number, number];
     expect(major > 20 || (major === 20 && minor >= 19)).toBe(true);
   });
 
-  it('@apidevtools/json-schema-ref-parser@16 (openapi-backend) dereferences the v2 contract', async () => {
+  it('@apidevtools/json-schema-ref-parser@15 (openapi-backend, the contract tests) dereferences the v2 contract', async () => {
     const { dereference } = await import('@apidevtools/json-schema-ref-parser');
     const contract = (await dereference(V2_DEFINITION)) as { paths: Record<string, unknown> };
     expect(Object.keys(contract.paths)).toContain('/transactions/{order_id}');
   });
 
-  it('@whatwg-node/promise-helpers@2 and disposablestack (graphql-yoga executor) answer a query with variables', async () => {
+  it('@whatwg-node/promise-helpers@1 and disposablestack@0.0 (graphql-yoga executor) answer a query with variables', async () => {
     const { key } = await gateway.merchant();
     const response = await graphqlTyped(gateway, TransactionsPageSizeDocument, { limit: 5 }, key);
     expect(response.body.data).toEqual({ transactions: { pagination: { limit: 5 } } });
   });
 
-  it('cookie@2 (light-my-request, fastify inject) serves an injected request', async () => {
+  it('cookie@1 (light-my-request, fastify inject) serves an injected request', async () => {
     const { default: Fastify } = await import('fastify');
     const app = Fastify();
     app.get('/', async (_request, reply) => reply.header('set-cookie', 'a=1').send({ ok: true }));
