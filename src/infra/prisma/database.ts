@@ -335,22 +335,56 @@ async function openPGlite(dataDir: string, onLockTakenOver?: (description: strin
     lock?.release();
     throw error;
   }
-  const adapterFactory = new PrismaPGlite(client);
+  const closable = closableClient(client);
+  const adapterFactory = new PrismaPGlite(closable.client);
   const prisma = new PrismaClient({ adapter: adapterFactory, transactionOptions: TRANSACTION_OPTIONS });
   return {
     prisma,
     adapterFactory,
     kind: 'pglite',
     fromTemplate,
-    query: async <Row>(sql: string) => (await client.query<Row>(sql)).rows,
-    ping: () => withTimeout(client.query('SELECT 1').then(() => true), PING_TIMEOUT_MS),
+    query: async <Row>(sql: string) => (await closable.client.query<Row>(sql)).rows,
+    ping: () => withTimeout(closable.client.query('SELECT 1').then(() => true), PING_TIMEOUT_MS),
     close: async () => {
       try {
         await prisma.$disconnect();
-        await client.close();
+        await closable.close();
       } finally {
         lock?.release();
       }
+    },
+  };
+}
+
+/** PGlite's methods that run SQL: refused once closing began. */
+const PGLITE_SQL_METHODS = new Set<PropertyKey>(['query', 'sql', 'exec', 'transaction', 'describeQuery']);
+
+/**
+ * PGlite's close() takes none of its locks: a query still queued behind another (a background
+ * job's, a request's) then runs after it, and spins for ever inside PostgreSQL's WASM main loop,
+ * the event loop with it. Seen: a gateway stopped by SIGTERM right after its first answer, while
+ * its first queries were in flight, never exited (3 stops in 4). So everything of the gateway
+ * reaches PGlite through `client`, which refuses SQL once closing began, and close() first waits
+ * for what was already queued: PGlite's transaction lock serves in arrival order.
+ */
+function closableClient(pglite: PGlite): { client: PGlite; close(): Promise<void> } {
+  let closing = false;
+  const refuse = () => Promise.reject(new Error('the embedded database is closing'));
+  const client = new Proxy(pglite, {
+    get(target, property) {
+      const value: unknown = Reflect.get(target, property, target);
+      if (typeof value !== 'function') return value;
+      if (closing && PGLITE_SQL_METHODS.has(property)) return refuse;
+      // PGlite keeps its state in private fields: its methods must run on the PGlite itself.
+      return (value as (...args: unknown[]) => unknown).bind(target);
+    },
+  });
+  return {
+    client,
+    close: async () => {
+      closing = true;
+      await pglite.transaction(async () => undefined).catch(() => undefined);
+      await pglite.close();
     },
   };
 }
