@@ -23,7 +23,11 @@ const config: CodegenConfig = {
     'src/cli/generated/graphql.ts': { documents: 'src/cli/operations.graphql', ...typedDocuments },
     'test/support/graphql/generated.ts': { documents: ['test/support/graphql/*.graphql', 'src/graphql/graphiql.ts'], ...typedDocuments },
     // The dashboard's browser app: the operations' text as strings (no GraphQL parser in the bundle).
-    'src/dashboard/client/generated.ts': { documents: 'src/dashboard/client/*.graphql', ...typedDocuments, config: { ...typedDocuments.config, documentMode: 'string' } },
+    'src/dashboard/client/generated.ts': {
+      documents: 'src/dashboard/client/*.graphql',
+      ...typedDocuments,
+      config: { ...typedDocuments.config, documentMode: 'string' },
+    },
   },
 };
 

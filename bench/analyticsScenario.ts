@@ -92,9 +92,14 @@ async function bareSql(pool: pg.Pool, connections: number, seconds: number, rang
 
 /** Every request is an answer with data and no errors, or it counts as failed (a GraphQL error is a 200 too). */
 async function checkAnswer(url: string, body: string): Promise<void> {
-  const response = await fetch(`${url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${BENCH_ADMIN_TOKEN}` }, body });
+  const response = await fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${BENCH_ADMIN_TOKEN}` },
+    body,
+  });
   const answer = (await response.json()) as { data?: { transactionStats?: unknown[] }; errors?: unknown[] };
-  if (response.status !== 200 || answer.errors || !answer.data?.transactionStats?.length) throw new Error(`transactionStats answered ${response.status}: ${JSON.stringify(answer).slice(0, 500)}`);
+  if (response.status !== 200 || answer.errors || !answer.data?.transactionStats?.length)
+    throw new Error(`transactionStats answered ${response.status}: ${JSON.stringify(answer).slice(0, 500)}`);
 }
 
 export function analyticsScenario(options: AnalyticsScenarioOptions): BacklogScenario {
@@ -135,9 +140,12 @@ export function analyticsScenario(options: AnalyticsScenarioOptions): BacklogSce
         log(`  baseline ${floorName}: ${floor.reqPerSec} req/s, p99 ${floor.p99} ms`);
         const round2 = (value: number) => Math.round(value * 100) / 100;
         const invalid = [
-          !isValid(gatewayFigures) && `gateway: ${gatewayFigures.failedAnswers} failed answers ${JSON.stringify(gatewayFigures.statusCodes)}, ${gatewayFigures.errors} errors, ${gatewayFigures.timeouts} timeouts`,
+          !isValid(gatewayFigures) &&
+            `gateway: ${gatewayFigures.failedAnswers} failed answers ${JSON.stringify(gatewayFigures.statusCodes)}, ${gatewayFigures.errors} errors, ${gatewayFigures.timeouts} timeouts`,
           !isValid(floor) && `baseline: ${floor.errors} errors`,
-        ].filter(Boolean).join('; ');
+        ]
+          .filter(Boolean)
+          .join('; ');
         return {
           scenario: options.name,
           baseline: floorName,

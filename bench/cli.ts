@@ -22,7 +22,11 @@ export interface CliFigures {
 
 async function runOnce(env: NodeJS.ProcessEnv): Promise<{ ms: number; code: number | null; stdout: string }> {
   const started = performance.now();
-  const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'gateway.js'), 'org', 'list', '--limit', '1'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'ignore'] });
+  const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'gateway.js'), 'org', 'list', '--limit', '1'], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
   let stdout = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk));
   const timer = setTimeout(() => child.kill('SIGKILL'), RUN_TIMEOUT_MS);

@@ -71,7 +71,14 @@ export async function intactSeed(): Promise<Seed | null> {
     if (added.rowCount) await client.query(`VACUUM (ANALYZE) "Transaction", "TransactionProduct"`);
     const count = await client.query(`SELECT count(*)::int AS n FROM "Transaction" WHERE "organizationId" = $1`, [row.organization_id]);
     if (count.rows[0].n !== SEED.transactions) return null;
-    return { organizationId: row.organization_id, transactions: row.transactions, products: row.products, seededUntil: row.seeded_until, insertSeconds: row.insert_seconds, vacuumSeconds: row.vacuum_seconds };
+    return {
+      organizationId: row.organization_id,
+      transactions: row.transactions,
+      products: row.products,
+      seededUntil: row.seeded_until,
+      insertSeconds: row.insert_seconds,
+      vacuumSeconds: row.vacuum_seconds,
+    };
   });
 }
 
@@ -103,7 +110,11 @@ async function resetAndCreateOrganization(client: pg.Client, organizationId: str
     [organizationId],
   );
   for (const account of ORGANIZATION_ACCOUNTS) {
-    await client.query(`INSERT INTO "Account" (id, "organizationId", name, type, "updatedAt") VALUES (gen_random_uuid(), $1, $2, $3, now())`, [organizationId, account.name, account.type]);
+    await client.query(`INSERT INTO "Account" (id, "organizationId", name, type, "updatedAt") VALUES (gen_random_uuid(), $1, $2, $3, now())`, [
+      organizationId,
+      account.name,
+      account.type,
+    ]);
   }
 }
 
@@ -127,7 +138,13 @@ async function writeMarker(client: pg.Client, seed: Seed): Promise<void> {
   await client.query(`CREATE SCHEMA bench; CREATE TABLE bench.seed (version text PRIMARY KEY, organization_id uuid, transactions int, products int,
     seeded_until timestamptz, insert_seconds float8, vacuum_seconds float8, created_at timestamptz DEFAULT now())`);
   await client.query(`INSERT INTO bench.seed VALUES ($1, $2, $3, $4, $5, $6, $7)`, [
-    SEED.version, seed.organizationId, seed.transactions, seed.products, seed.seededUntil, seed.insertSeconds, seed.vacuumSeconds,
+    SEED.version,
+    seed.organizationId,
+    seed.transactions,
+    seed.products,
+    seed.seededUntil,
+    seed.insertSeconds,
+    seed.vacuumSeconds,
   ]);
 }
 
@@ -247,7 +264,9 @@ export async function waitDatabaseQuiet(): Promise<number> {
   const started = performance.now();
   return withClient(benchDatabaseUrl(), async (client) => {
     for (let quiet = 0; quiet < QUIET.polls && performance.now() - started < QUIET.maxMs; ) {
-      const { rows } = await client.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state = 'active' AND pid <> pg_backend_pid()`);
+      const { rows } = await client.query(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state = 'active' AND pid <> pg_backend_pid()`,
+      );
       quiet = rows[0].n === 0 ? quiet + 1 : 0;
       await new Promise((resolve) => setTimeout(resolve, QUIET.pollMs));
     }

@@ -70,7 +70,9 @@ function counter() {
 /** The floor: psql running COPY, its output read and counted here as the export's is. */
 async function copyFloor(organizationId: string): Promise<Pass> {
   const started = performance.now();
-  const child = spawn('psql', ['--no-psqlrc', '--quiet', '-v', 'ON_ERROR_STOP=1', '-d', benchDatabaseUrl(), '-c', floorSql(organizationId)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('psql', ['--no-psqlrc', '--quiet', '-v', 'ON_ERROR_STOP=1', '-d', benchDatabaseUrl(), '-c', floorSql(organizationId)], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const count = counter();
   let errors = '';
   child.stdout.on('data', count.add);
@@ -150,9 +152,12 @@ export function exportScenario(options: { name: string; rows: number }): Backlog
         const rssMaxMB = rss.stop();
         const cpuAfter = cpuMs(gatewayProcess.pid);
         const growthMB = before === null || rssMaxMB === null ? null : rssMaxMB - before;
-        const cpuMsPerThousandRows = cpuBefore === null || cpuAfter === null || pass.rows === 0 ? null : Math.round(((cpuAfter - cpuBefore) / pass.rows) * 1000 * 100) / 100;
+        const cpuMsPerThousandRows =
+          cpuBefore === null || cpuAfter === null || pass.rows === 0 ? null : Math.round(((cpuAfter - cpuBefore) / pass.rows) * 1000 * 100) / 100;
         exports.push({ pass, growthMB, rssMaxMB, cpuMsPerThousandRows });
-        log(`  gateway: ${pass.rows.toLocaleString('en')} rows (${Math.round(pass.bytes / 2 ** 20)} MB) in ${pass.seconds.toFixed(2)} s, RSS ${before} -> max ${rssMaxMB} MB, ${cpuMsPerThousandRows} ms CPU per 1,000 rows`);
+        log(
+          `  gateway: ${pass.rows.toLocaleString('en')} rows (${Math.round(pass.bytes / 2 ** 20)} MB) in ${pass.seconds.toFixed(2)} s, RSS ${before} -> max ${rssMaxMB} MB, ${cpuMsPerThousandRows} ms CPU per 1,000 rows`,
+        );
         await new Promise((resolve) => setTimeout(resolve, LOAD.settleMs));
       }
       if (profiling) await servers.stop('gateway');
@@ -170,7 +175,9 @@ export function exportScenario(options: { name: string; rows: number }): Backlog
         bestFloor.rows < options.rows ? `COPY gave ${bestFloor.rows} rows, fewer than the ${options.rows} seeded` : '',
       ].filter(Boolean);
       const met = problems.length === 0 && ratio >= EXPORT_TARGETS.minRatio && worstGrowthMB !== null && worstGrowthMB <= EXPORT_TARGETS.maxRssGrowthMB;
-      log(`  export: ${gateway.reqPerSec.toLocaleString('en')} rows/s against COPY's ${floor.reqPerSec.toLocaleString('en')} (${ratio}); RSS growth at most ${worstGrowthMB} MB`);
+      log(
+        `  export: ${gateway.reqPerSec.toLocaleString('en')} rows/s against COPY's ${floor.reqPerSec.toLocaleString('en')} (${ratio}); RSS growth at most ${worstGrowthMB} MB`,
+      );
       const row: Row & { export: Record<string, unknown> } = {
         scenario: options.name,
         baseline,
@@ -182,7 +189,14 @@ export function exportScenario(options: { name: string; rows: number }): Backlog
         target: `>=${EXPORT_TARGETS.minRatio * 100}% of COPY's rows/s, RSS +<=${EXPORT_TARGETS.maxRssGrowthMB} MB (was +${worstGrowthMB ?? '-'} MB)`,
         met,
         ...(problems.length && { invalid: problems.join('; ') }),
-        export: { rows: best.pass.rows, bytes: best.pass.bytes, seconds: best.pass.seconds, floorSeconds: bestFloor.seconds, rssGrowthMB: growths, cpuMsPerThousandRows: best.cpuMsPerThousandRows },
+        export: {
+          rows: best.pass.rows,
+          bytes: best.pass.bytes,
+          seconds: best.pass.seconds,
+          floorSeconds: bestFloor.seconds,
+          rssGrowthMB: growths,
+          cpuMsPerThousandRows: best.cpuMsPerThousandRows,
+        },
       };
       return row;
     },

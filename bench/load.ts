@@ -59,10 +59,21 @@ async function concurrent(target: LoadTarget, factory: RequestFactory, seconds: 
 function send(agent: http.Agent, target: LoadTarget, request: BenchRequest): Promise<number> {
   const { hostname, port } = new URL(target.url);
   return new Promise((resolve, reject) => {
-    const outgoing = http.request({ agent, hostname, port, method: request.method, path: request.path, headers: { 'content-type': 'application/json', ...target.headers, ...request.headers }, timeout: LOAD.requestTimeoutSeconds * 1000 }, (response) => {
-      response.resume();
-      response.on('end', () => resolve(response.statusCode ?? 0));
-    });
+    const outgoing = http.request(
+      {
+        agent,
+        hostname,
+        port,
+        method: request.method,
+        path: request.path,
+        headers: { 'content-type': 'application/json', ...target.headers, ...request.headers },
+        timeout: LOAD.requestTimeoutSeconds * 1000,
+      },
+      (response) => {
+        response.resume();
+        response.on('end', () => resolve(response.statusCode ?? 0));
+      },
+    );
     outgoing.on('timeout', () => outgoing.destroy(new Error('timeout')));
     outgoing.on('error', reject);
     outgoing.end(request.body);
@@ -76,7 +87,13 @@ const percentile = (sorted: number[], p: number): number => Math.round((sorted[M
  * so that with two servers both see the same moments of a shared, noisy machine.
  */
 async function sequentialRun(targets: LoadTarget[], factory: RequestFactory, seconds: number): Promise<RunFigures[]> {
-  const sides = targets.map((target) => ({ target, agent: new http.Agent({ keepAlive: true, maxSockets: 1 }), latencies: [] as number[], statusCodes: {} as Record<string, number>, errors: 0 }));
+  const sides = targets.map((target) => ({
+    target,
+    agent: new http.Agent({ keepAlive: true, maxSockets: 1 }),
+    latencies: [] as number[],
+    statusCodes: {} as Record<string, number>,
+    errors: 0,
+  }));
   const deadline = performance.now() + seconds * 1000;
   for (let turn = 0; performance.now() < deadline && turn * sides.length < LOAD.sequentialMaxRequests; turn += 1) {
     for (const side of turn % 2 ? [...sides].reverse() : sides) {
@@ -93,7 +110,16 @@ async function sequentialRun(targets: LoadTarget[], factory: RequestFactory, sec
   return sides.map(({ agent, latencies, statusCodes, errors }) => {
     agent.destroy();
     const sorted = latencies.sort((a, b) => a - b);
-    return { reqPerSec: Math.round(latencies.length / seconds), p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), requests: latencies.length, failedAnswers: failedAnswersOf(statusCodes), errors, timeouts: 0, statusCodes };
+    return {
+      reqPerSec: Math.round(latencies.length / seconds),
+      p50: percentile(sorted, 0.5),
+      p99: percentile(sorted, 0.99),
+      requests: latencies.length,
+      failedAnswers: failedAnswersOf(statusCodes),
+      errors,
+      timeouts: 0,
+      statusCodes,
+    };
   });
 }
 

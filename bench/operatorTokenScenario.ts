@@ -24,7 +24,11 @@ export interface OperatorTokenScenarioOptions {
 const BODY = JSON.stringify({ query: '{ __typename }' });
 
 async function graphql(url: string, token: string, query: string, variables: Record<string, unknown> = {}): Promise<any> {
-  const response = await fetch(`${url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ query, variables }) });
+  const response = await fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ query, variables }),
+  });
   const answer = (await response.json()) as { data?: any; errors?: unknown[] };
   if (response.status !== 200 || answer.errors) throw new Error(`GraphQL answered ${response.status}: ${JSON.stringify(answer).slice(0, 500)}`);
   return answer.data;
@@ -40,7 +44,8 @@ export function operatorTokenScenario(options: OperatorTokenScenarioOptions): Ba
     budgetMs: LOAD.rounds * (LOAD.firstWarmupSeconds + LOAD.durationSeconds + 8) * 1000,
     async run({ servers, log }: BacklogContext): Promise<Row> {
       const gateway = await servers.get('gateway');
-      const issued = (await graphql(gateway.url, BENCH_ADMIN_TOKEN, 'mutation { createOperatorToken(role: analyst) { token operatorToken { id } } }')).createOperatorToken;
+      const issued = (await graphql(gateway.url, BENCH_ADMIN_TOKEN, 'mutation { createOperatorToken(role: analyst) { token operatorToken { id } } }'))
+        .createOperatorToken;
       try {
         const bootstrap: LoadTarget = { url: gateway.url, pid: gateway.pid, headers: { authorization: `Bearer ${BENCH_ADMIN_TOKEN}` } };
         const analyst: LoadTarget = { url: gateway.url, pid: gateway.pid, headers: { authorization: `Bearer ${issued.token}` } };
@@ -54,13 +59,17 @@ export function operatorTokenScenario(options: OperatorTokenScenarioOptions): Ba
         }
         const floor = combine(floorRounds);
         const withToken = combine(gatewayRounds);
-        log(`  baseline ${floorName}: ${floor.reqPerSec} req/s, p50 ${floor.p50} ms, p99 ${floor.p99} ms; issued token: p50 ${withToken.p50} ms, p99 ${withToken.p99} ms`);
+        log(
+          `  baseline ${floorName}: ${floor.reqPerSec} req/s, p50 ${floor.p50} ms, p99 ${floor.p99} ms; issued token: p50 ${withToken.p50} ms, p99 ${withToken.p99} ms`,
+        );
         const round2 = (value: number) => Math.round(value * 100) / 100;
         const addedP99Ms = round2(withToken.p99 - floor.p99);
         const invalid = [
           !isValid(withToken) && `issued token: ${withToken.failedAnswers} failed answers ${JSON.stringify(withToken.statusCodes)}, ${withToken.errors} errors`,
           !isValid(floor) && `bootstrap token: ${floor.failedAnswers} failed answers ${JSON.stringify(floor.statusCodes)}, ${floor.errors} errors`,
-        ].filter(Boolean).join('; ');
+        ]
+          .filter(Boolean)
+          .join('; ');
         return {
           scenario: options.name,
           baseline: floorName,
@@ -74,7 +83,9 @@ export function operatorTokenScenario(options: OperatorTokenScenarioOptions): Ba
           ...(invalid && { invalid }),
         };
       } finally {
-        await graphql(gateway.url, BENCH_ADMIN_TOKEN, 'mutation($id: ID!) { revokeOperatorToken(id: $id) { id } }', { id: issued.operatorToken.id }).catch(() => undefined);
+        await graphql(gateway.url, BENCH_ADMIN_TOKEN, 'mutation($id: ID!) { revokeOperatorToken(id: $id) { id } }', { id: issued.operatorToken.id }).catch(
+          () => undefined,
+        );
       }
     },
   };

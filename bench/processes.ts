@@ -60,7 +60,10 @@ async function waitHealthy(url: string, exited: Promise<void>, describe: () => s
   let gone = false;
   void exited.then(() => (gone = true));
   while (Date.now() < deadline && !gone) {
-    const ok = await fetch(url, { signal: AbortSignal.timeout(1_000) }).then((r) => r.ok, () => false);
+    const ok = await fetch(url, { signal: AbortSignal.timeout(1_000) }).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

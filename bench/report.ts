@@ -32,7 +32,10 @@ function judge(target: Target, row: Pick<Row, 'ratioReqPerSec' | 'ratioP99' | 'a
 }
 
 function invalidity(gateway: Figures, floor: Figures): string | undefined {
-  const problems = [['gateway', gateway], ['baseline', floor]]
+  const problems = [
+    ['gateway', gateway],
+    ['baseline', floor],
+  ]
     .filter(([, figures]) => !isValid(figures as Figures))
     .map(([who, f]) => {
       const figures = f as Figures;
@@ -49,7 +52,16 @@ export function scenarioRow(scenario: Scenario, gateway: Figures, floor: Figures
   };
   const invalid = invalidity(gateway, floor);
   const met = invalid ? false : judge(scenario.target, figures);
-  return { scenario: scenario.name, baseline: scenario.baseline.name, gateway, floor, ...figures, target: describeTarget(scenario.target), met, ...(invalid && { invalid }) };
+  return {
+    scenario: scenario.name,
+    baseline: scenario.baseline.name,
+    gateway,
+    floor,
+    ...figures,
+    target: describeTarget(scenario.target),
+    met,
+    ...(invalid && { invalid }),
+  };
 }
 
 /**
@@ -66,7 +78,17 @@ export function backlogRow(scenario: { name: string; target: ThroughputTarget },
   };
   const problems = [drain.problems.join('; '), invalidity(gateway, floor)].filter(Boolean).join('; ');
   const met = !problems && drain.seconds !== null && drain.seconds <= scenario.target.maxSeconds && drain.perSecond >= scenario.target.minPerSecond;
-  return { scenario: scenario.name, baseline, gateway, floor, ...figures, target: describeTarget(scenario.target), met, ...(problems && { invalid: problems }), drain };
+  return {
+    scenario: scenario.name,
+    baseline,
+    gateway,
+    floor,
+    ...figures,
+    target: describeTarget(scenario.target),
+    met,
+    ...(problems && { invalid: problems }),
+    drain,
+  };
 }
 
 /** The line under the table that says what a drain did (its time is not a column). */
@@ -102,7 +124,11 @@ export function startupVerdicts(startup: Startup) {
 export function memoryVerdicts(memory: Memory) {
   return {
     idle: { mb: memory.idleMB, target: `<=${RSS_TARGETS.idleMB} MB`, met: memory.idleMB !== null && memory.idleMB <= RSS_TARGETS.idleMB },
-    underLoad: { mb: memory.maxUnderLoadMB, target: `<=${RSS_TARGETS.underLoadMB} MB`, met: memory.maxUnderLoadMB !== null && memory.maxUnderLoadMB <= RSS_TARGETS.underLoadMB },
+    underLoad: {
+      mb: memory.maxUnderLoadMB,
+      target: `<=${RSS_TARGETS.underLoadMB} MB`,
+      met: memory.maxUnderLoadMB !== null && memory.maxUnderLoadMB <= RSS_TARGETS.underLoadMB,
+    },
   };
 }
 
@@ -126,10 +152,25 @@ function tableLines(rows: Row[], memory: Memory, startup: Startup): string[][] {
   ]);
   const verdicts = memoryVerdicts(memory);
   cells.push(['gateway RSS idle', '', '', '', `${verdicts.idle.mb ?? '-'} MB`, '', '', '', '', verdicts.idle.target, verdict(verdicts.idle.met)]);
-  cells.push(['gateway RSS under load (max)', '', '', '', `${verdicts.underLoad.mb ?? '-'} MB`, '', '', '', '', verdicts.underLoad.target, verdict(verdicts.underLoad.met)]);
+  cells.push([
+    'gateway RSS under load (max)',
+    '',
+    '',
+    '',
+    `${verdicts.underLoad.mb ?? '-'} MB`,
+    '',
+    '',
+    '',
+    '',
+    verdicts.underLoad.target,
+    verdict(verdicts.underLoad.met),
+  ]);
   const started = startupVerdicts(startup);
   cells.push(['gateway /healthz after spawning', '', '', `${started.healthz.ms} ms`, '', '', '', '', '', started.healthz.target, verdict(started.healthz.met)]);
-  for (const [name, cli] of [['CLI org list (median, max)', started.cliAnswered], ['CLI on a closed port (median, max)', started.cliRefused]] as const) {
+  for (const [name, cli] of [
+    ['CLI org list (median, max)', started.cliAnswered],
+    ['CLI on a closed port (median, max)', started.cliRefused],
+  ] as const) {
     cells.push([name, '', `${cli.medianMs} ms`, `${cli.maxMs} ms`, '', '', '', '', '', cli.target, verdict(cli.met)]);
   }
   return cells;
@@ -139,15 +180,25 @@ function tableLines(rows: Row[], memory: Memory, startup: Startup): string[][] {
 export function formatTable(rows: Row[], memory: Memory, startup: Startup): string {
   const all = [HEADERS, ...tableLines(rows, memory, startup)];
   const widths = HEADERS.map((_, column) => Math.max(...all.map((line) => (line[column] ?? '').length)));
-  const format = (line: string[]) => line.map((cell, column) => (column === 0 || column >= 9 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join(' | ');
+  const format = (line: string[]) =>
+    line.map((cell, column) => (column === 0 || column >= 9 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join(' | ');
   const rule = widths.map((width) => '-'.repeat(width)).join('-|-');
-  const notes = [...rows.map(drainNote).filter((note): note is string => note !== null), ...rows.filter((row) => row.invalid).map((row) => `INVALID ${row.scenario}: ${row.invalid}`)];
+  const notes = [
+    ...rows.map(drainNote).filter((note): note is string => note !== null),
+    ...rows.filter((row) => row.invalid).map((row) => `INVALID ${row.scenario}: ${row.invalid}`),
+  ];
   return [format(HEADERS), rule, ...all.slice(1).map(format), ...notes].join('\n');
 }
 
 export function machine() {
   const cpus = os.cpus();
-  return { cores: os.availableParallelism(), cpuModel: cpus[0]?.model ?? 'unknown', memoryMB: Math.round(os.totalmem() / 2 ** 20), platform: `${os.platform()} ${os.release()}`, hostname: os.hostname() };
+  return {
+    cores: os.availableParallelism(),
+    cpuModel: cpus[0]?.model ?? 'unknown',
+    memoryMB: Math.round(os.totalmem() / 2 ** 20),
+    platform: `${os.platform()} ${os.release()}`,
+    hostname: os.hostname(),
+  };
 }
 
 /**
@@ -161,7 +212,10 @@ export async function writeResults(report: Record<string, unknown>, full: boolea
   const dated = path.join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
   const paths = full ? [dated, path.join(dir, 'latest.json')] : [dated];
   for (const file of paths) await writeFile(file, text);
-  const older = (await readdir(dir)).filter((name) => /^\d{4}-.*\.json$/.test(name)).sort().slice(0, -LIMITS.keptResults);
+  const older = (await readdir(dir))
+    .filter((name) => /^\d{4}-.*\.json$/.test(name))
+    .sort()
+    .slice(0, -LIMITS.keptResults);
   for (const name of older) await rm(path.join(dir, name));
   return paths;
 }

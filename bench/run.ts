@@ -101,7 +101,10 @@ async function runScenario(scenario: Scenario, servers: Servers, data: BenchData
     if (!profiling) gatewayRounds.push(await measureOn(servers, scenario.server ?? 'gateway', data, scenario.request(data)));
   }
   const baseline = known ?? combine(baselineRounds);
-  if (!known) log(`  baseline ${scenario.baseline.name}${scenario.sequential ? ' (sequential)' : ''}: ${baseline.reqPerSec} req/s, p99 ${baseline.p99} ms, ${baseline.cpuMsPerRequest} ms CPU/request`);
+  if (!known)
+    log(
+      `  baseline ${scenario.baseline.name}${scenario.sequential ? ' (sequential)' : ''}: ${baseline.reqPerSec} req/s, p99 ${baseline.p99} ms, ${baseline.cpuMsPerRequest} ms CPU/request`,
+    );
   if (!scenario.sequential) baselines.set(scenario.baseline.name, baseline);
   return scenarioRow(scenario, combine(gatewayRounds), baseline);
 }
@@ -128,10 +131,14 @@ async function runScenarios(scenarios: AnyScenario[], servers: Servers, data: Be
       log(`  SKIPPED ${scenario.name}: it would not finish within the bench's ${LIMITS.totalMs / 60_000} min`);
       continue;
     }
-    const row = isBacklogScenario(scenario) ? await scenario.run({ servers, data, profiling, log, deadline }) : await runScenario(scenario, servers, data, baselines, profiling);
+    const row = isBacklogScenario(scenario)
+      ? await scenario.run({ servers, data, profiling, log, deadline })
+      : await runScenario(scenario, servers, data, baselines, profiling);
     rows.push(row);
     await stopUnneeded(servers, scenarios.slice(scenarios.indexOf(scenario) + 1));
-    log(`  ${scenario.name}: ${row.gateway.reqPerSec} req/s, p99 ${row.gateway.p99} ms, ${row.gateway.cpuMsPerRequest} ms CPU/request, ratio ${row.ratioReqPerSec}${row.invalid ? ` INVALID (${row.invalid})` : ''}`);
+    log(
+      `  ${scenario.name}: ${row.gateway.reqPerSec} req/s, p99 ${row.gateway.p99} ms, ${row.gateway.cpuMsPerRequest} ms CPU/request, ratio ${row.ratioReqPerSec}${row.invalid ? ` INVALID (${row.invalid})` : ''}`,
+    );
     // An invalid row is usually a gateway that crashed or logged errors: show why, not only that.
     if (row.invalid) log(`  ${scenario.name}: the gateway's last output:\n${(await servers.get('gateway')).output().slice(-3000)}`);
   }
@@ -156,7 +163,9 @@ async function prepare(): Promise<{ seeded: Awaited<ReturnType<typeof prepareSee
   log(`building the gateway as npm start does (node ${GATEWAY_COMMAND.build.join(' ')})`);
   await runNode(GATEWAY_COMMAND.build, BUILD_TIMEOUT_MS);
   const seeded = await prepareSeed(flags.fresh ?? false);
-  log(`seed ${seeded.reused ? 'reused (intact)' : 'made'}: ${seeded.transactions.toLocaleString('en')} transactions, ${seeded.products.toLocaleString('en')} products`);
+  log(
+    `seed ${seeded.reused ? 'reused (intact)' : 'made'}: ${seeded.transactions.toLocaleString('en')} transactions, ${seeded.products.toLocaleString('en')} products`,
+  );
   const money = await prepareMoneyRows(seeded.organizationId);
   const data: BenchData = {
     key: await issueApiKey(seeded.organizationId),
@@ -205,7 +214,11 @@ async function main(): Promise<void> {
       startup: startupVerdicts(startup),
       rows,
       baselines,
-      summary: { met: rows.filter((row) => row.met === true).map((row) => row.scenario), notMet: rows.filter((row) => row.met === false).map((row) => row.scenario), skipped },
+      summary: {
+        met: rows.filter((row) => row.met === true).map((row) => row.scenario),
+        notMet: rows.filter((row) => row.met === false).map((row) => row.scenario),
+        skipped,
+      },
       totalSeconds,
     };
     for (const file of await writeResults(report, full)) log(`wrote ${path.relative(ROOT, file)}`);
@@ -235,6 +248,6 @@ main()
     process.exit(0);
   })
   .catch((error: unknown) => {
-    console.error('bench failed:', error instanceof Error ? error.stack ?? error.message : error);
+    console.error('bench failed:', error instanceof Error ? (error.stack ?? error.message) : error);
     process.exit(1);
   });

@@ -24,14 +24,18 @@ const DEEP_PAGE = 500;
 
 const healthz = (): RequestFactory => () => ({ method: 'GET', path: '/healthz' });
 
-const getTransaction = (data: BenchData): RequestFactory => () => ({ method: 'GET', path: `/api/v2/transactions/${data.ids[randomInt(data.ids.length)]}` });
+const getTransaction =
+  (data: BenchData): RequestFactory =>
+  () => ({ method: 'GET', path: `/api/v2/transactions/${data.ids[randomInt(data.ids.length)]}` });
 
-const listPage = (page: number) => (data: BenchData): RequestFactory => {
-  const { status, paymentMethod, startDate, endDate } = data.list;
-  const query = new URLSearchParams({ status, payment_method: paymentMethod, start_date: startDate, end_date: endDate, page: String(page), limit: '20' });
-  const request: BenchRequest = { method: 'GET', path: `/api/v2/transactions?${query}` };
-  return () => request;
-};
+const listPage =
+  (page: number) =>
+  (data: BenchData): RequestFactory => {
+    const { status, paymentMethod, startDate, endDate } = data.list;
+    const query = new URLSearchParams({ status, payment_method: paymentMethod, start_date: startDate, end_date: endDate, page: String(page), limit: '20' });
+    const request: BenchRequest = { method: 'GET', path: `/api/v2/transactions?${query}` };
+    return () => request;
+  };
 
 const GRAPHQL_PAGE = `query Page($filter: TransactionFilter) {
   transactions(limit: 20, filter: $filter) {
@@ -65,7 +69,12 @@ const createTransaction = (): RequestFactory => {
     });
     const phone = `+22177${String(n % 10_000_000).padStart(7, '0')}`;
     const methods = n % 3 === 0 ? ['wave'] : ['wave', 'orange_money'];
-    const body = { method_of_payment: methods, products, customer: { first_name: 'Awa', last_name: 'Diop', phone }, success_url: 'https://shop.example.sn/merci' };
+    const body = {
+      method_of_payment: methods,
+      products,
+      customer: { first_name: 'Awa', last_name: 'Diop', phone },
+      success_url: 'https://shop.example.sn/merci',
+    };
     return { method: 'POST', path: '/api/v2/transactions', body: JSON.stringify(body) };
   };
 };
@@ -90,13 +99,17 @@ const nextOf = (ids: string[]): string => {
 };
 
 /** The customer's checkout form, posted as the browser posts it (url-encoded, signed, same origin). */
-const payByCheckout = (data: BenchData): RequestFactory => () => {
-  const orderId = nextOf(data.payable);
-  const body = new URLSearchParams({ method: 'wave', phone: '+221770000001', csrf_token: data.formTokens.issue(orderId, new Date()) }).toString();
-  return { method: 'POST', path: `/checkout/${orderId}`, body, headers: { 'content-type': 'application/x-www-form-urlencoded' } };
-};
+const payByCheckout =
+  (data: BenchData): RequestFactory =>
+  () => {
+    const orderId = nextOf(data.payable);
+    const body = new URLSearchParams({ method: 'wave', phone: '+221770000001', csrf_token: data.formTokens.issue(orderId, new Date()) }).toString();
+    return { method: 'POST', path: `/checkout/${orderId}`, body, headers: { 'content-type': 'application/x-www-form-urlencoded' } };
+  };
 
-const refund = (data: BenchData): RequestFactory => () => ({ method: 'GET', path: `/api/v2/refund/${nextOf(data.refundable)}` });
+const refund =
+  (data: BenchData): RequestFactory =>
+  () => ({ method: 'GET', path: `/api/v2/refund/${nextOf(data.refundable)}` });
 
 /**
  * A payout of 5,000 XOF, sent at once; the organisations are taken round robin, so the 50
@@ -106,7 +119,12 @@ const payout = (data: BenchData): RequestFactory => {
   let n = 0;
   return () => {
     const key = data.payoutKeys[n++ % data.payoutKeys.length]!;
-    const body = { selected_payment_method: n % 2 ? 'wave' : 'orange_money', amount: 5_000, recipient: { first_name: 'Moussa', last_name: 'Sow', phone: '+221770000001' }, reason: 'Salaire' };
+    const body = {
+      selected_payment_method: n % 2 ? 'wave' : 'orange_money',
+      amount: 5_000,
+      recipient: { first_name: 'Moussa', last_name: 'Sow', phone: '+221770000001' },
+      reason: 'Salaire',
+    };
     return { method: 'POST', path: '/api/v2/payouts', body: JSON.stringify(body), headers: { authorization: `Bearer ${key}` } };
   };
 };
@@ -139,7 +157,13 @@ export const SCENARIOS: AnyScenario[] = [
   // sequential requests taking turns between the two gateways: the p99 there is what the limiter
   // adds to a request, not the queue it waits in, and both sides see the same machine moments.
   { name: 'rate limiter, 50 connections (get: on vs off)', request: getTransaction, baseline: LIMITER_OFF, target: { kind: 'none' } },
-  { name: 'rate limiter, 1 connection (get: on vs off)', request: getTransaction, baseline: LIMITER_OFF, target: { kind: 'addedP99', maxMs: 1 }, sequential: true },
+  {
+    name: 'rate limiter, 1 connection (get: on vs off)',
+    request: getTransaction,
+    baseline: LIMITER_OFF,
+    target: { kind: 'addedP99', maxMs: 1 },
+    sequential: true,
+  },
   { name: 'list page 1 (status+method+dates)', request: listPage(1), baseline: LIST_FLOOR, target: NEAR_FLOOR },
   { name: `list page ${DEEP_PAGE} (same filters)`, request: listPage(DEEP_PAGE), baseline: DEEP_FLOOR, target: NEAR_FLOOR },
   { name: 'GraphQL page of 20 + products', request: graphqlPage, baseline: LIST_FLOOR, target: { kind: 'ratio', minReqRatio: 0.5 } },
@@ -150,13 +174,29 @@ export const SCENARIOS: AnyScenario[] = [
   { name: 'refund (GET /refund/{id})', request: refund, baseline: REFUND_FLOOR, target: NEAR_FLOOR },
   { name: 'payout (500 organisations, sent at once)', request: payout, baseline: PAYOUT_FLOOR, target: NEAR_FLOOR },
   // Issue 9: a 100,000-delivery outbox backlog to a local receiver, against the receiver's floor.
-  webhookDispatch({ name: 'webhook dispatch (100,000-delivery backlog)', backlog: 100_000, organizations: 100, target: { kind: 'throughput', minPerSecond: 2_000, maxSeconds: 60 } }),
+  webhookDispatch({
+    name: 'webhook dispatch (100,000-delivery backlog)',
+    backlog: 100_000,
+    organizations: 100,
+    target: { kind: 'throughput', minPerSecond: 2_000, maxSeconds: 60 },
+  }),
   // Issue 19: the seeded 1,000,000 transactions as CSV, against PostgreSQL's COPY of the same rows; RSS growth <= 50 MB.
   exportScenario({ name: 'export 1,000,000 transactions (CSV)', rows: 1_000_000 }),
   // Issue 19: 10 analysts at once, transactionStats over 90 days by day and method, against the bare SQL.
-  analyticsScenario({ name: 'analytics: transactionStats 90 days by day and method (10 analysts)', connections: 10, days: 90, target: { kind: 'p99', maxMs: 100 } }),
+  analyticsScenario({
+    name: 'analytics: transactionStats 90 days by day and method (10 analysts)',
+    connections: 10,
+    days: 90,
+    target: { kind: 'p99', maxMs: 100 },
+  }),
   // Issue 19: an issued operator token (cached like API keys, read by digest on a miss) against the bootstrap token, 1 connection.
   operatorTokenScenario({ name: 'operator token lookup, 1 connection (issued vs bootstrap token)', maxAddedP99Ms: 1 }),
   // Issue 19: 1,000 SSE subscribers of one organisation, 100 payments at 5/s; delay from commit to each subscriber.
-  subscriptionScenario({ name: 'live updates: 1,000 SSE subscribers, 100 payments at 5/s', subscribers: 1_000, changes: 100, perSecond: 5, target: { kind: 'p99', maxMs: 1_000 } }),
+  subscriptionScenario({
+    name: 'live updates: 1,000 SSE subscribers, 100 payments at 5/s',
+    subscribers: 1_000,
+    changes: 100,
+    perSecond: 5,
+    target: { kind: 'p99', maxMs: 1_000 },
+  }),
 ];

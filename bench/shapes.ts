@@ -173,4 +173,3 @@ export interface DrainFigures {
   bodyBytes: number;
   seedSeconds: number;
 }
-

@@ -74,7 +74,8 @@ function openSubscriber(url: string, key: string, watched: Set<string>, into: De
           buffered = buffered.slice(end + 2);
           const data = block.indexOf('data: {');
           if (data < 0) continue;
-          const change = (JSON.parse(block.slice(data + 6)) as { data?: { transactionStatusChanged?: { orderId: string; changedAt: string } } }).data?.transactionStatusChanged;
+          const change = (JSON.parse(block.slice(data + 6)) as { data?: { transactionStatusChanged?: { orderId: string; changedAt: string } } }).data
+            ?.transactionStatusChanged;
           if (!change || !watched.has(change.orderId)) continue;
           into.delays.push(Date.now() - Date.parse(change.changedAt));
           into.received.set(change.orderId, (into.received.get(change.orderId) ?? 0) + 1);
@@ -88,7 +89,11 @@ function openSubscriber(url: string, key: string, watched: Set<string>, into: De
 }
 
 async function call(url: string, path: string, token: string, body: unknown): Promise<any> {
-  const response = await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(body) });
+  const response = await fetch(`${url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify(body),
+  });
   const answer = await response.json();
   if (response.status !== 200) throw new Error(`${path} answered ${response.status}: ${JSON.stringify(answer).slice(0, 300)}`);
   return answer;
@@ -168,11 +173,15 @@ export function subscriptionScenario(options: SubscriptionScenarioOptions): Back
         const opening = performance.now();
         for (let opened = 0; opened < options.subscribers; opened += OPENING_CONCURRENCY) {
           const batch = Math.min(OPENING_CONCURRENCY, options.subscribers - opened);
-          const results = await Promise.allSettled(Array.from({ length: batch }, () => openSubscriber(gateway.url, data.key, watched, deliveries, abort.signal)));
+          const results = await Promise.allSettled(
+            Array.from({ length: batch }, () => openSubscriber(gateway.url, data.key, watched, deliveries, abort.signal)),
+          );
           errors += results.filter((result) => result.status === 'rejected').length;
         }
         const held = options.subscribers - errors;
-        log(`  ${options.name}: ${held.toLocaleString('en')} subscriptions open in ${Math.round(performance.now() - opening)} ms${errors ? ` (${errors} refused)` : ''}`);
+        log(
+          `  ${options.name}: ${held.toLocaleString('en')} subscriptions open in ${Math.round(performance.now() - opening)} ms${errors ? ` (${errors} refused)` : ''}`,
+        );
 
         const started = performance.now();
         const cpuBefore = cpuMs(gateway.pid);
@@ -190,8 +199,11 @@ export function subscriptionScenario(options: SubscriptionScenarioOptions): Back
         gatewayFigures.rssMaxMB = rss.stop();
         const cpuAfter = cpuMs(gateway.pid);
         // The gateway's CPU per delivery (the payments' own work included): where its time goes.
-        if (cpuBefore !== null && cpuAfter !== null) gatewayFigures.cpuMsPerRequest = Math.round(((cpuAfter - cpuBefore) / Math.max(gatewayFigures.requests, 1)) * 1000) / 1000;
-        log(`  ${options.name}: ${gatewayFigures.requests.toLocaleString('en')} of ${expected.toLocaleString('en')} deliveries, gateway CPU ${gatewayFigures.cpuMsPerRequest} ms per delivery`);
+        if (cpuBefore !== null && cpuAfter !== null)
+          gatewayFigures.cpuMsPerRequest = Math.round(((cpuAfter - cpuBefore) / Math.max(gatewayFigures.requests, 1)) * 1000) / 1000;
+        log(
+          `  ${options.name}: ${gatewayFigures.requests.toLocaleString('en')} of ${expected.toLocaleString('en')} deliveries, gateway CPU ${gatewayFigures.cpuMsPerRequest} ms per delivery`,
+        );
         abort.abort();
         // Under --cpu-prof: the profile (written on exit) holds the deliveries, not the floor's idle time.
         if (profiling) await servers.stop('gateway');

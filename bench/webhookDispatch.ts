@@ -193,7 +193,11 @@ interface ReceiverStats {
 }
 
 const receiverCall = async <T>(receiver: ServerProcess, method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> => {
-  const response = await fetch(receiver.url + path, { method, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(30_000) });
+  const response = await fetch(receiver.url + path, {
+    method,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(30_000),
+  });
   if (!response.ok) throw new Error(`receiver ${method} ${path}: ${response.status}`);
   return (await response.json()) as T;
 };
@@ -231,7 +235,14 @@ async function backendCpuSince(client: pg.Client, before: Map<number, number>): 
 }
 
 /** Waits until the receiver has them all and the database has recorded them all, or nothing moves for STALL_MS, or the deadline. */
-async function waitDrained(client: pg.Client, receiver: ServerProcess, endpointIds: string[], backlog: number, deadline: number, log: (line: string) => void): Promise<void> {
+async function waitDrained(
+  client: pg.Client,
+  receiver: ServerProcess,
+  endpointIds: string[],
+  backlog: number,
+  deadline: number,
+  log: (line: string) => void,
+): Promise<void> {
   let seen = -1;
   let movedAt = Date.now();
   let loggedAt = Date.now();
@@ -247,7 +258,9 @@ async function waitDrained(client: pg.Client, receiver: ServerProcess, endpointI
       log(`    ${stats.requests.toLocaleString('en')} received`);
     }
     if (stats.requests < backlog) continue;
-    const { rows } = await client.query(`SELECT count(*)::int AS n FROM "WebhookDelivery" WHERE "webhookId" = ANY($1::uuid[]) AND status = 'pending'`, [endpointIds]);
+    const { rows } = await client.query(`SELECT count(*)::int AS n FROM "WebhookDelivery" WHERE "webhookId" = ANY($1::uuid[]) AND status = 'pending'`, [
+      endpointIds,
+    ]);
     if (rows[0].n === 0) return;
   }
 }
@@ -359,7 +372,8 @@ export function webhookDispatch(options: WebhookDispatchOptions): BacklogScenari
           const cpu = { gateway: cpuMs(gatewayProcess.pid), receiver: cpuMs(receiver.pid), postgres: await backendCpu(client), machine: machineCpu() };
           // Not drained within the target: missed, and the row says how far it got (the bench's 10 minutes matter more).
           const drainBoundMs = Math.min(options.target.maxSeconds * 1000, deadline - Date.now() - CLEAN_UP_SECONDS * 1000);
-          if (drainBoundMs < options.target.maxSeconds * 1000) log(`  the drain may take ${Math.round(drainBoundMs / 1000)} s at most (the bench's time bound)`);
+          if (drainBoundMs < options.target.maxSeconds * 1000)
+            log(`  the drain may take ${Math.round(drainBoundMs / 1000)} s at most (the bench's time bound)`);
           await waitDrained(client, receiver, endpointIds, options.backlog, Date.now() + drainBoundMs, log);
           const machineBusy = cpu.machine();
           const postgresMs = await backendCpuSince(client, cpu.postgres);

@@ -9,7 +9,11 @@ const compiled = new URL('../dist/cli/main.js', import.meta.url);
 const source = new URL('../src/cli/main.ts', import.meta.url);
 // Every file of the CLI's folder counts (listen.ts beside main.ts), not only the entry point.
 const folder = new URL('../src/cli/', import.meta.url);
-const newestSource = Math.max(...readdirSync(folder).filter((name) => name.endsWith('.ts')).map((name) => statSync(new URL(name, folder)).mtimeMs));
+const newestSource = Math.max(
+  ...readdirSync(folder)
+    .filter((name) => name.endsWith('.ts'))
+    .map((name) => statSync(new URL(name, folder)).mtimeMs),
+);
 const fresh = existsSync(compiled) && statSync(compiled).mtimeMs >= newestSource;
 
 let main;

@@ -104,7 +104,9 @@ async function ensureDatabaseTemplate() {
     await ensureTemplate();
     if (!quiet) console.log(`made ${path.relative(root, folder)} in ${Math.round(performance.now() - started)} ms`);
   } catch (error) {
-    console.warn(`could not prepare the embedded database template (a new data folder will be made at its first start instead): ${error instanceof Error ? error.message : error}`);
+    console.warn(
+      `could not prepare the embedded database template (a new data folder will be made at its first start instead): ${error instanceof Error ? error.message : error}`,
+    );
   }
 }
 
@@ -127,7 +129,10 @@ function inputsDigest() {
   const files = [...filesUnder(src).map((file) => path.join('src', file)), ...OTHER_INPUTS];
   for (const file of files) {
     const full = path.join(root, file);
-    hash.update(`${file}\0`).update(existsSync(full) ? readFileSync(full) : '(missing)').update('\0');
+    hash
+      .update(`${file}\0`)
+      .update(existsSync(full) ? readFileSync(full) : '(missing)')
+      .update('\0');
   }
   return hash.digest('hex');
 }
@@ -140,7 +145,9 @@ function isCurrent(inputs) {
   } catch {
     return false; // never built, or an interrupted build (the stamp comes last)
   }
-  return stamp.inputs === inputs && Array.isArray(stamp.outputs) && stamp.outputs.length > 0 && stamp.outputs.every((file) => existsSync(path.join(dist, file)));
+  return (
+    stamp.inputs === inputs && Array.isArray(stamp.outputs) && stamp.outputs.length > 0 && stamp.outputs.every((file) => existsSync(path.join(dist, file)))
+  );
 }
 
 /**

@@ -133,7 +133,10 @@ function memory(root) {
 async function waitHealthy(url, child) {
   const deadline = performance.now() + START_TIMEOUT_MS;
   while (performance.now() < deadline && child.exitCode === null && child.signalCode === null) {
-    const ok = await fetch(url, { signal: AbortSignal.timeout(1_000) }).then((r) => r.ok, () => false);
+    const ok = await fetch(url, { signal: AbortSignal.timeout(1_000) }).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return true;
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
@@ -203,7 +206,10 @@ for (let run = 1; run <= runs; run++) {
     for (const kind of ['cold', 'warm']) {
       const result = await startOnce(dataDir, kind);
       results.push(result);
-      if (!flags.json) console.log(`run ${run} ${kind}: /healthz after ${result.healthzMs} ms (CPU ${result.cpuMs} ms); idle RSS gateway ${result.gatewayMB} MB, with npm ${result.treeMB} MB${result.stoppedBy === 'SIGKILL' ? `; did NOT stop within ${STOP_TIMEOUT_MS / 1000} s of SIGTERM (killed)` : ''}`);
+      if (!flags.json)
+        console.log(
+          `run ${run} ${kind}: /healthz after ${result.healthzMs} ms (CPU ${result.cpuMs} ms); idle RSS gateway ${result.gatewayMB} MB, with npm ${result.treeMB} MB${result.stoppedBy === 'SIGKILL' ? `; did NOT stop within ${STOP_TIMEOUT_MS / 1000} s of SIGTERM (killed)` : ''}`,
+        );
     }
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
@@ -213,11 +219,32 @@ for (let run = 1; run <= runs; run++) {
 const report = Object.fromEntries(
   ['cold', 'warm'].map((kind) => {
     const of = results.filter((result) => result.kind === kind);
-    return [kind, { healthzMs: summary(of.map((r) => r.healthzMs)), cpuMs: summary(of.map((r) => r.cpuMs)), gatewayMB: summary(of.map((r) => r.gatewayMB)), treeMB: summary(of.map((r) => r.treeMB)) }];
+    return [
+      kind,
+      {
+        healthzMs: summary(of.map((r) => r.healthzMs)),
+        cpuMs: summary(of.map((r) => r.cpuMs)),
+        gatewayMB: summary(of.map((r) => r.gatewayMB)),
+        treeMB: summary(of.map((r) => r.treeMB)),
+      },
+    ];
   }),
 );
 // How busy the machine was: wall times on 2 shared cores stretch with it, CPU times much less.
-const full = { date: new Date().toISOString(), node: process.version, command: flags.command, runs, idleMs, loadAverage: loadavg().map((load) => Math.round(load * 10) / 10), ...report, results };
+const full = {
+  date: new Date().toISOString(),
+  node: process.version,
+  command: flags.command,
+  runs,
+  idleMs,
+  loadAverage: loadavg().map((load) => Math.round(load * 10) / 10),
+  ...report,
+  results,
+};
 if (flags.json) console.log(JSON.stringify(full, null, 2));
 else console.log(`load average after the runs: ${full.loadAverage.join(' ')}`);
-if (!flags.json) for (const kind of ['cold', 'warm']) console.log(`${kind}: /healthz median ${report[kind].healthzMs.median} ms (${report[kind].healthzMs.min}-${report[kind].healthzMs.max}), CPU median ${report[kind].cpuMs.median} ms; idle RSS median ${report[kind].gatewayMB.median} MB (${report[kind].gatewayMB.min}-${report[kind].gatewayMB.max})`);
+if (!flags.json)
+  for (const kind of ['cold', 'warm'])
+    console.log(
+      `${kind}: /healthz median ${report[kind].healthzMs.median} ms (${report[kind].healthzMs.min}-${report[kind].healthzMs.max}), CPU median ${report[kind].cpuMs.median} ms; idle RSS median ${report[kind].gatewayMB.median} MB (${report[kind].gatewayMB.min}-${report[kind].gatewayMB.max})`,
+    );

@@ -97,19 +97,26 @@ function replica(env: Env, primaryUrl: string | undefined): Config['replica'] {
   const url = env.DATABASE_REPLICA_URL || undefined;
   if (url === undefined) return undefined;
   if (!/^postgres(ql)?:\/\//i.test(url)) throw new StartupError('DATABASE_REPLICA_URL must be a postgresql:// URL (or unset: every read goes to the primary)');
-  if (primaryUrl === undefined) throw new StartupError('DATABASE_REPLICA_URL needs DATABASE_URL: the embedded database has no replica (unset DATABASE_REPLICA_URL, or set DATABASE_URL to the replica\'s primary)');
+  if (primaryUrl === undefined)
+    throw new StartupError(
+      "DATABASE_REPLICA_URL needs DATABASE_URL: the embedded database has no replica (unset DATABASE_REPLICA_URL, or set DATABASE_URL to the replica's primary)",
+    );
   // Bounds: a lag bound past a minute would serve lists older than any page a person re-reads; a
   // check more often than every 10 ms would be a load of its own on both servers.
   const maxLagMs = integer(env, 'REPLICA_MAX_LAG_MS', 1_000, 1, 60_000);
   const checkIntervalMs = integer(env, 'REPLICA_CHECK_INTERVAL_MS', 250, 10, 60_000);
-  if (checkIntervalMs >= maxLagMs) throw new StartupError(`REPLICA_CHECK_INTERVAL_MS (${checkIntervalMs}) must be less than REPLICA_MAX_LAG_MS (${maxLagMs}): the lag is only known as often as it is checked`);
+  if (checkIntervalMs >= maxLagMs)
+    throw new StartupError(
+      `REPLICA_CHECK_INTERVAL_MS (${checkIntervalMs}) must be less than REPLICA_MAX_LAG_MS (${maxLagMs}): the lag is only known as often as it is checked`,
+    );
   return { url, maxLagMs, checkIntervalMs };
 }
 
 /** A short key would be guessable: at least 32 characters (e.g. `openssl rand -base64 32`). */
 function webhookSecretKey(env: Env): string | undefined {
   const value = env.WEBHOOK_SECRET_KEY || undefined;
-  if (value !== undefined && value.length < 32) throw new StartupError('WEBHOOK_SECRET_KEY must be at least 32 characters (e.g. the output of `openssl rand -base64 32`)');
+  if (value !== undefined && value.length < 32)
+    throw new StartupError('WEBHOOK_SECRET_KEY must be at least 32 characters (e.g. the output of `openssl rand -base64 32`)');
   return value;
 }
 
@@ -166,11 +173,16 @@ function orangeMoney(env: Env, publicUrl: string): OrangeMoneyConfig | undefined
   const partner = pair(env, 'ORANGE_MONEY_PARTNER_MSISDN', 'ORANGE_MONEY_PARTNER_PIN');
   const msisdn = partner?.[0].replace(/^(\+|00)?221/, '');
   if (partner && (!/^\d{9}$/.test(msisdn ?? '') || !/^\d{4,8}$/.test(partner[1]))) {
-    throw new StartupError('ORANGE_MONEY_PARTNER_MSISDN must be a Senegal wallet number (9 digits, +221 optional) and ORANGE_MONEY_PARTNER_PIN its PIN (digits)');
+    throw new StartupError(
+      'ORANGE_MONEY_PARTNER_MSISDN must be a Senegal wallet number (9 digits, +221 optional) and ORANGE_MONEY_PARTNER_PIN its PIN (digits)',
+    );
   }
   const webhookSecret = env.ORANGE_MONEY_WEBHOOK_SECRET || undefined;
   const callbackApiKey = env.ORANGE_MONEY_CALLBACK_API_KEY || undefined;
-  if (!webhookSecret && !callbackApiKey) throw new StartupError('Orange Money needs ORANGE_MONEY_WEBHOOK_SECRET (X-Sonatel-Signature) or ORANGE_MONEY_CALLBACK_API_KEY (the apiKey registered with your callback) to believe its callbacks');
+  if (!webhookSecret && !callbackApiKey)
+    throw new StartupError(
+      'Orange Money needs ORANGE_MONEY_WEBHOOK_SECRET (X-Sonatel-Signature) or ORANGE_MONEY_CALLBACK_API_KEY (the apiKey registered with your callback) to believe its callbacks',
+    );
   return {
     apiUrl,
     clientId: credentials[0],

@@ -72,7 +72,10 @@ async function main(): Promise<void> {
   log.info({ applied }, applied.length ? 'migrations applied' : 'database schema is up to date');
   // The read replica (docs/read-replica.md) is never migrated: a standby replays the primary's
   // schema and refuses writes. config.ts refuses it without DATABASE_URL, so db.pool is there.
-  const replica = config.replica && config.databaseUrl && db.pool ? await openReplica({ ...config.replica, primaryUrl: config.databaseUrl, primary: db.pool, log }) : undefined;
+  const replica =
+    config.replica && config.databaseUrl && db.pool
+      ? await openReplica({ ...config.replica, primaryUrl: config.databaseUrl, primary: db.pool, log })
+      : undefined;
   if (replica) {
     openedSoFar.push(() => replica.close());
     log.info({ replica: replica.status(), maxLagMs: config.replica?.maxLagMs }, 'read replica opened');
@@ -80,7 +83,11 @@ async function main(): Promise<void> {
 
   // ioredis is imported only when Redis is configured: an embedded start does not load it.
   const coordination = config.redisUrl
-    ? (await import('./infra/redis/coordination.js')).createRedisCoordination({ url: config.redisUrl, rateLimit: config.rateLimit, onError: (err) => log.warn({ err }, 'redis error') })
+    ? (await import('./infra/redis/coordination.js')).createRedisCoordination({
+        url: config.redisUrl,
+        rateLimit: config.rateLimit,
+        onError: (err) => log.warn({ err }, 'redis error'),
+      })
     : createLocalCoordination({ rateLimit: config.rateLimit });
   openedSoFar.push(() => coordination.health.close());
   if (coordination.kind === 'local') log.warn('REDIS_URL is unset: in-process coordination, valid for ONE instance only');
@@ -91,12 +98,14 @@ async function main(): Promise<void> {
   const operator = await resolveSharedSecret('GATEWAY_ADMIN_TOKEN', config.adminToken, adminTokenSource(config.dataDir), fingerprints);
   const adminToken = operator.value;
   // Printed once, on creation, to the terminal of whoever started the gateway (not to the log).
-  if (operator.source === 'created') process.stdout.write(`\nOperator token (GATEWAY_ADMIN_TOKEN), stored in ${adminTokenSource(config.dataDir).where}:\n  ${adminToken}\n\n`);
+  if (operator.source === 'created')
+    process.stdout.write(`\nOperator token (GATEWAY_ADMIN_TOKEN), stored in ${adminTokenSource(config.dataDir).where}:\n  ${adminToken}\n\n`);
 
   const webhookKeySource = webhookSecretKeySource(config.dataDir);
   const webhookSecret = await resolveSharedSecret('WEBHOOK_SECRET_KEY', config.webhookSecretKey, webhookKeySource, fingerprints);
   if (webhookSecret.source !== 'environment') {
-    const message = 'WEBHOOK_SECRET_KEY is unset: webhook secrets are encrypted under the key stored in this file (instances sharing a database must share one key)';
+    const message =
+      'WEBHOOK_SECRET_KEY is unset: webhook secrets are encrypted under the key stored in this file (instances sharing a database must share one key)';
     if (webhookSecret.source === 'created') log.warn({ file: webhookKeySource.where }, message);
     else log.info({ file: webhookKeySource.where }, message);
   }
@@ -106,16 +115,41 @@ async function main(): Promise<void> {
   // Each method's real provider when its credentials are set, else the sandbox (fromEnv.ts).
   const provider = createProviderRouter(createSandboxProvider({ db: db.prisma, latencyMs: config.sandboxLatencyMs }), providersFromEnv(process.env));
   if (provider.realMethods().length) log.info({ methods: provider.realMethods() }, 'real wallet providers configured; other methods use the sandbox');
-  const ctx: GatewayContext = { db: db.prisma, replica: replica?.prisma, clock: systemClock, coordination, settings: { checkoutPublicUrl: config.checkoutPublicUrl, publicUrl: config.publicUrl, webhooks, providerTimeoutMs: config.providerFlow.timeoutMs, reconcileAfterMs: config.providerFlow.reconcileAfterMs, reconcileIntervalMs: config.providerFlow.reconcileIntervalMs }, log, provider };
+  const ctx: GatewayContext = {
+    db: db.prisma,
+    replica: replica?.prisma,
+    clock: systemClock,
+    coordination,
+    settings: {
+      checkoutPublicUrl: config.checkoutPublicUrl,
+      publicUrl: config.publicUrl,
+      webhooks,
+      providerTimeoutMs: config.providerFlow.timeoutMs,
+      reconcileAfterMs: config.providerFlow.reconcileAfterMs,
+      reconcileIntervalMs: config.providerFlow.reconcileIntervalMs,
+    },
+    log,
+    provider,
+  };
   ctx.callers = new CallerCache(coordination.invalidations);
   ctx.switches = new SwitchCache(coordination.invalidations);
   const ready = async () => ({ database: await db.ping(), coordinator: await coordination.health.ping() });
   const { trustedProxies } = config;
-  const api = await buildApp({ ctx, adminToken, ready, logger: log, metrics: { poolStats: db.poolStats, openProviderCalls: () => openProviderCallCounts(ctx), replica: replica && (() => replica.status()) }, trustedProxies });
+  const api = await buildApp({
+    ctx,
+    adminToken,
+    ready,
+    logger: log,
+    metrics: { poolStats: db.poolStats, openProviderCalls: () => openProviderCallCounts(ctx), replica: replica && (() => replica.status()) },
+    trustedProxies,
+  });
   // Every instance must accept the forms another served (a load balancer, a restart): the form
   // token key is derived from the one secret all instances share.
   const checkout = await buildCheckoutApp({ ctx, logger: log, formSecret: adminToken, trustedProxies });
-  openedSoFar.push(() => api.close(), () => checkout.close());
+  openedSoFar.push(
+    () => api.close(),
+    () => checkout.close(),
+  );
 
   const { host } = config;
   await api.listen({ host, port: config.port }).catch((error: unknown) => {
@@ -167,7 +201,13 @@ async function closeOpenedSoFar(): Promise<void> {
 // One line on stderr and exit code 1; the whole error only when debugging (see startupErrors.ts).
 main().catch(async (error: unknown) => {
   const debug = ['debug', 'trace'].includes(process.env.LOG_LEVEL ?? '');
-  const secrets = [passwordOf(process.env.DATABASE_URL), passwordOf(process.env.DATABASE_REPLICA_URL), process.env.GATEWAY_ADMIN_TOKEN, process.env.WEBHOOK_SECRET_KEY, ...PROVIDER_SECRET_VARIABLES.map((name) => process.env[name])].filter((secret): secret is string => !!secret);
+  const secrets = [
+    passwordOf(process.env.DATABASE_URL),
+    passwordOf(process.env.DATABASE_REPLICA_URL),
+    process.env.GATEWAY_ADMIN_TOKEN,
+    process.env.WEBHOOK_SECRET_KEY,
+    ...PROVIDER_SECRET_VARIABLES.map((name) => process.env[name]),
+  ].filter((secret): secret is string => !!secret);
   process.stderr.write(startupFailureReport(error, { debug, secrets }));
   await closeOpenedSoFar();
   process.exit(1);

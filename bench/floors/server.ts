@@ -14,8 +14,19 @@ import type { Db } from '../../src/domain/ports.js';
 import { registerDirectStatements } from '../../src/domain/statements.js';
 import { createSandboxProvider } from '../../src/infra/providers/sandbox.js';
 import {
-  GET_TRANSACTION, INSERT_TRANSACTION, KEY_FOR_CREATE, LIST_COUNT, LIST_PAGE, PAY_CLAIM, PAY_READ,
-  PAY_SETTLE, PAYOUT_CALLER, PAYOUT_RECORD, PAYOUT_SETTLE, REFUND_RECORD, REFUND_SETTLE,
+  GET_TRANSACTION,
+  INSERT_TRANSACTION,
+  KEY_FOR_CREATE,
+  LIST_COUNT,
+  LIST_PAGE,
+  PAY_CLAIM,
+  PAY_READ,
+  PAY_SETTLE,
+  PAYOUT_CALLER,
+  PAYOUT_RECORD,
+  PAYOUT_SETTLE,
+  REFUND_RECORD,
+  REFUND_SETTLE,
 } from './sql.js';
 
 /** The gateway's own pool size (src/infra/prisma/database.ts), so the two compete on equal terms. */
@@ -26,7 +37,9 @@ const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: POOL
 pool.on('error', () => undefined);
 
 const digestOf = (request: FastifyRequest): string =>
-  createHash('sha256').update((request.headers.authorization ?? '').replace(/^Bearer +/i, ''), 'utf8').digest('hex');
+  createHash('sha256')
+    .update((request.headers.authorization ?? '').replace(/^Bearer +/i, ''), 'utf8')
+    .digest('hex');
 
 /**
  * The wallet: the same stand-in provider the gateway calls (src/infra/providers/sandbox.ts), over
@@ -103,8 +116,19 @@ async function insertTransaction(id: string, organizationId: string, amount: num
   const inserted = await pool.query({
     ...INSERT_TRANSACTION,
     values: [
-      id, organizationId, amount, methods, customer.first_name ?? null, customer.last_name ?? null, customer.phone ?? null, body.success_url ?? null, body.error_url ?? null,
-      products.map((p) => p.name), products.map((p) => p.price), products.map((p) => p.quantity), products.map((p) => p.description ?? null),
+      id,
+      organizationId,
+      amount,
+      methods,
+      customer.first_name ?? null,
+      customer.last_name ?? null,
+      customer.phone ?? null,
+      body.success_url ?? null,
+      body.error_url ?? null,
+      products.map((p) => p.name),
+      products.map((p) => p.price),
+      products.map((p) => p.quantity),
+      products.map((p) => p.description ?? null),
     ],
   });
   return inserted.rows[0].createdAt as Date;
@@ -159,7 +183,8 @@ interface PayoutBody {
 app.post('/api/v2/payouts', async (request: FastifyRequest<{ Body: PayoutBody }>, reply) => {
   const body = request.body ?? {};
   const method = body.selected_payment_method;
-  if ((method !== 'wave' && method !== 'orange_money') || !Number.isSafeInteger(body.amount) || !body.recipient?.phone) return reply.code(400).send({ error: 'Invalid request body' });
+  if ((method !== 'wave' && method !== 'orange_money') || !Number.isSafeInteger(body.amount) || !body.recipient?.phone)
+    return reply.code(400).send({ error: 'Invalid request body' });
   const amount = BigInt(body.amount!);
   const payoutId = randomUUID();
   const { rows } = await pool.query({ ...PAYOUT_CALLER, values: [digestOf(request)] });
@@ -169,7 +194,19 @@ app.post('/api/v2/payouts', async (request: FastifyRequest<{ Body: PayoutBody }>
   const clearing = method === 'wave' ? 'provider_clearing_wave' : 'provider_clearing_orange_money';
   const recorded = await pool.query({
     ...PAYOUT_RECORD,
-    values: [payoutId, caller.organizationId, method, amount, fee, body.recipient!.phone, body.recipient!.first_name ?? null, body.recipient!.last_name ?? null, body.reason ?? '', randomUUID(), clearing],
+    values: [
+      payoutId,
+      caller.organizationId,
+      method,
+      amount,
+      fee,
+      body.recipient!.phone,
+      body.recipient!.first_name ?? null,
+      body.recipient!.last_name ?? null,
+      body.reason ?? '',
+      randomUUID(),
+      clearing,
+    ],
   });
   if (!recorded.rowCount) return reply.code(400).send({ error: 'Insufficient balance' });
   await wallet.payout({ method, phone: body.recipient!.phone!, amount, reference: payoutId });

@@ -96,8 +96,10 @@ function publicOriginOf(ctx: GatewayContext): string | null {
 }
 
 /** Where the customer goes after paying: the merchant's URL, or our default page. */
-const successUrlOf = (ctx: GatewayContext, view: CheckoutView): string => safeRedirect(view.transaction.successUrl) ?? defaultSuccessUrlOf(ctx.settings, view.transaction.id);
-const errorUrlOf = (ctx: GatewayContext, view: CheckoutView): string => safeRedirect(view.transaction.errorUrl) ?? defaultErrorUrlOf(ctx.settings, view.transaction.id);
+const successUrlOf = (ctx: GatewayContext, view: CheckoutView): string =>
+  safeRedirect(view.transaction.successUrl) ?? defaultSuccessUrlOf(ctx.settings, view.transaction.id);
+const errorUrlOf = (ctx: GatewayContext, view: CheckoutView): string =>
+  safeRedirect(view.transaction.errorUrl) ?? defaultErrorUrlOf(ctx.settings, view.transaction.id);
 
 function safeRedirect(url: string | null): string | null {
   if (!url) return null;
@@ -121,7 +123,11 @@ export async function buildCheckoutApp({ ctx, logger, formSecret, trustedProxies
     // A malformed address (bad percent-encoding...) is refused before routing: a page too, not JSON.
     frameworkErrors: (_error, request, reply) => {
       const lang = pickLanguage(request.headers['accept-language']);
-      return withSecurityHeaders(reply as FastifyReply).code(400).header('content-language', lang).type('text/html; charset=utf-8').send(messagePage(lang, MESSAGES[lang].badRequestTitle, MESSAGES[lang].badRequestDetail));
+      return withSecurityHeaders(reply as FastifyReply)
+        .code(400)
+        .header('content-language', lang)
+        .type('text/html; charset=utf-8')
+        .send(messagePage(lang, MESSAGES[lang].badRequestTitle, MESSAGES[lang].badRequestDetail));
     },
   });
   const tokens = createFormTokens(formSecret);
@@ -165,7 +171,8 @@ export async function buildCheckoutApp({ ctx, logger, formSecret, trustedProxies
     try {
       view = await getCheckout(ctx, { kind: 'customer' }, request.params.orderId);
     } catch (error) {
-      if (error instanceof DomainError && error.code === 'transaction_not_found') return html(reply, 404, messagePage(lang, MESSAGES[lang].linkInvalidTitle), lang);
+      if (error instanceof DomainError && error.code === 'transaction_not_found')
+        return html(reply, 404, messagePage(lang, MESSAGES[lang].linkInvalidTitle), lang);
       throw error;
     }
     return render(view, lang);
@@ -177,9 +184,22 @@ export async function buildCheckoutApp({ ctx, logger, formSecret, trustedProxies
     return `/checkout/${orderId}${lang === 'fr' || lang === 'en' ? `?lang=${lang}` : ''}`;
   };
 
-  const sendCheckout = (request: OrderRequest, reply: FastifyReply, view: CheckoutView, lang: Lang, status: number, extra: { error?: string; method?: string; phone?: string; notice?: string } = {}) => {
-    const form = view.payable ? { token: tokens.issue(view.transaction.id, ctx.clock.now()), action: formActionOf(request, view.transaction.id), ...extra } : undefined;
-    if (form) reply.header('content-security-policy', contentSecurityPolicy([successUrlOf(ctx, view), errorUrlOf(ctx, view)].map(cspSourceOf).filter((source): source is string => !!source)));
+  const sendCheckout = (
+    request: OrderRequest,
+    reply: FastifyReply,
+    view: CheckoutView,
+    lang: Lang,
+    status: number,
+    extra: { error?: string; method?: string; phone?: string; notice?: string } = {},
+  ) => {
+    const form = view.payable
+      ? { token: tokens.issue(view.transaction.id, ctx.clock.now()), action: formActionOf(request, view.transaction.id), ...extra }
+      : undefined;
+    if (form)
+      reply.header(
+        'content-security-policy',
+        contentSecurityPolicy([successUrlOf(ctx, view), errorUrlOf(ctx, view)].map(cspSourceOf).filter((source): source is string => !!source)),
+      );
     // Nothing to pay with: say so, and let monitors see it is temporary.
     const code = status === 200 && view.payable && view.offers.length === 0 ? 503 : status;
     return html(reply, code, renderCheckout(view, { lang, form, notice: extra.notice, merchantUrl: merchantUrlOf(ctx, view) }), lang);
@@ -187,7 +207,9 @@ export async function buildCheckoutApp({ ctx, logger, formSecret, trustedProxies
 
   app.get('/healthz', async () => ({ status: 'ok' }));
 
-  app.get('/checkout/:orderId', async (request: OrderRequest, reply) => withView(request, reply, (view, lang) => sendCheckout(request, reply, view, lang, 200)));
+  app.get('/checkout/:orderId', async (request: OrderRequest, reply) =>
+    withView(request, reply, (view, lang) => sendCheckout(request, reply, view, lang, 200)),
+  );
 
   /**
    * Where a provider that collects on its own page (Wave) sends the customer back: the attempt is
@@ -205,7 +227,12 @@ export async function buildCheckoutApp({ ctx, logger, formSecret, trustedProxies
       if (attempt?.state === 'collecting') {
         const t = MESSAGES[lang];
         const name = METHOD_NAMES[attempt.method];
-        return html(reply, 200, messagePage(lang, t.confirmTitle, t.returnPendingDetail(name), { href: `/checkout/${orderId}/return?attempt=${attemptId}`, label: t.confirmRefresh }), lang);
+        return html(
+          reply,
+          200,
+          messagePage(lang, t.confirmTitle, t.returnPendingDetail(name), { href: `/checkout/${orderId}/return?attempt=${attemptId}`, label: t.confirmRefresh }),
+          lang,
+        );
       }
       return reply.redirect(errorUrlOf(ctx, view), 303);
     });
@@ -239,7 +266,8 @@ export async function buildCheckoutApp({ ctx, logger, formSecret, trustedProxies
 
     const form = request.body instanceof URLSearchParams ? request.body : new URLSearchParams();
     // One value per field: a repeated field is not something our page sends.
-    if (FORM_FIELDS.some((field) => form.getAll(field).length > 1)) return html(reply, 400, messagePage(lang, t.badRequestTitle, t.badRequestDetail, backToPayment), lang);
+    if (FORM_FIELDS.some((field) => form.getAll(field).length > 1))
+      return html(reply, 400, messagePage(lang, t.badRequestTitle, t.badRequestDetail, backToPayment), lang);
     // The token is checked before anything is read or paid: a forged post costs one HMAC.
     if (!tokens.verify(form.get('csrf_token'), orderId, ctx.clock.now())) {
       return html(reply, 403, messagePage(lang, t.formExpiredTitle, t.formExpiredDetail, backToPayment), lang);
@@ -261,7 +289,12 @@ export async function buildCheckoutApp({ ctx, logger, formSecret, trustedProxies
     // post's redirects against form-action, which names only our and the merchant's origins.
     if (result.outcome === 'pending' && result.redirectUrl && cspSourceOf(result.redirectUrl)) {
       const name = METHOD_NAMES[method as PaymentMethod] ?? method;
-      return html(reply, 200, messagePage(lang, t.continueTitle(name), t.continueDetail(name), { href: result.redirectUrl, label: t.continueButton(name) }), lang);
+      return html(
+        reply,
+        200,
+        messagePage(lang, t.continueTitle(name), t.continueDetail(name), { href: result.redirectUrl, label: t.continueButton(name) }),
+        lang,
+      );
     }
     return withView(request, reply, (view, lang) => {
       if (result.outcome === 'failed') return reply.redirect(errorUrlOf(ctx, view), 303);

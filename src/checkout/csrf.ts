@@ -25,7 +25,9 @@ export interface FormTokens {
 
 export function createFormTokens(secret?: string | Buffer): FormTokens {
   // A dedicated key, derived so that a secret shared with another purpose is never used as is.
-  const key = createHmac('sha256', secret ?? randomBytes(32)).update('checkout-form-token-v1').digest();
+  const key = createHmac('sha256', secret ?? randomBytes(32))
+    .update('checkout-form-token-v1')
+    .digest();
   const mac = (orderId: string, expiresAt: number): Buffer => createHmac('sha256', key).update(`${orderId.toLowerCase()}\n${expiresAt}`).digest();
 
   return {

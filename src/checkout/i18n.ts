@@ -34,7 +34,9 @@ export function pickLanguage(acceptLanguage: string | undefined, override?: unkn
 const EXAMPLE_PHONE = '+221\u00a077\u00a0123\u00a045\u00a067';
 
 /** What a payer reads for each method: its catalogue row's display name. */
-export const METHOD_NAMES: Record<PaymentMethod, string> = Object.fromEntries(PAYMENT_METHODS.map((method) => [method, PAYMENT_METHOD_CATALOGUE[method].displayName])) as Record<PaymentMethod, string>;
+export const METHOD_NAMES: Record<PaymentMethod, string> = Object.fromEntries(
+  PAYMENT_METHODS.map((method) => [method, PAYMENT_METHOD_CATALOGUE[method].displayName]),
+) as Record<PaymentMethod, string>;
 
 export interface Messages {
   pageTitle: (merchant: string) => string;
@@ -131,7 +133,8 @@ const fr: Messages = {
   cancelledDetail: 'Cette commande a été annulée par le marchand. Aucun paiement n’est possible.',
   refundedDetail: 'Cette commande a été remboursée.',
   confirmTitle: 'Confirmez le paiement sur votre téléphone',
-  confirmDetail: (method, phone) => `Une demande de paiement ${method} a été envoyée au ${phone}. Validez-la dans votre application, puis actualisez cette page.`,
+  confirmDetail: (method, phone) =>
+    `Une demande de paiement ${method} a été envoyée au ${phone}. Validez-la dans votre application, puis actualisez cette page.`,
   confirmRefresh: 'J’ai confirmé — actualiser',
   continueTitle: (method) => `Payer avec ${method}`,
   continueDetail: (method) => `Le paiement se poursuit chez ${method}. Vous reviendrez ici ensuite.`,

@@ -13,7 +13,10 @@ const escapeHtml = (text: string): string =>
   text.replace(/[&<>"']/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char] ?? char);
 
 /** Integer XOF, grouped by spaces as written in Dakar ("3 000 XOF"). */
-const formatXof = (amount: bigint): string => `${toWireAmount(amount).toLocaleString('fr-FR').replace(/\u202f/g, ' ')} XOF`;
+const formatXof = (amount: bigint): string =>
+  `${toWireAmount(amount)
+    .toLocaleString('fr-FR')
+    .replace(/\u202f/g, ' ')} XOF`;
 /** An amount that never breaks across two lines. */
 const amountHtml = (amount: bigint): string => `<span class="amount">${formatXof(amount)}</span>`;
 
@@ -94,7 +97,10 @@ function summary(view: CheckoutView, lang: Lang): string {
     })
     .join('');
   // Fees are known once paid (from the chosen method); before, each method shows its own.
-  const feesRow = transaction.feesCustomerSide && !view.payable && transaction.fees > 0n ? `<tr class="fees"><td>${escapeHtml(t.fees)}</td><td class="num">${amountHtml(transaction.fees)}</td></tr>` : '';
+  const feesRow =
+    transaction.feesCustomerSide && !view.payable && transaction.fees > 0n
+      ? `<tr class="fees"><td>${escapeHtml(t.fees)}</td><td class="num">${amountHtml(transaction.fees)}</td></tr>`
+      : '';
   const feesLater = view.payable && transaction.feesCustomerSide && view.offers.some((offer) => offer.fee > 0n);
   const totalLabel = feesLater ? t.subtotal : t.total;
   return `<section class="card" aria-labelledby="merchant"><h1 id="merchant">${escapeHtml(view.organizationName)}</h1>
@@ -154,7 +160,9 @@ function stateSection(view: CheckoutView, lang: Lang, which: StatePage, merchant
   switch (transaction.status) {
     case 'paid':
     case 'paid_and_blocked': {
-      const method = transaction.selectedPaymentMethod ? METHOD_NAMES[transaction.selectedPaymentMethod as PaymentMethod] ?? transaction.selectedPaymentMethod : '';
+      const method = transaction.selectedPaymentMethod
+        ? (METHOD_NAMES[transaction.selectedPaymentMethod as PaymentMethod] ?? transaction.selectedPaymentMethod)
+        : '';
       const when = transaction.paidAt ? `<p>${escapeHtml(t.paidOn(formatDate(transaction.paidAt, lang), method))}</p>` : '';
       const title = which === 'error' ? t.alreadyPaidTitle : t.successTitle;
       return `<section class="card" data-outcome="paid"><h2>${escapeHtml(title)}</h2>${which === 'checkout' ? '' : `<p>${escapeHtml(t.successDetail)}</p>`}${when}<p>${escapeHtml(t.amountPaid)}${sep(lang)}${amountHtml(view.amountToPay)}</p>${back}</section>`;
@@ -164,7 +172,8 @@ function stateSection(view: CheckoutView, lang: Lang, which: StatePage, merchant
     case 'refunded':
       return `<section class="card" data-outcome="refunded"><h2>${escapeHtml(t.status.refunded)}</h2><p>${escapeHtml(t.refundedDetail)}</p></section>`;
     default:
-      if (which === 'error') return `<section class="card" data-outcome="failed"><h2>${escapeHtml(t.failedTitle)}</h2><p>${escapeHtml(t.failedDetail)}</p>${retry(t.tryAgain)}</section>`;
+      if (which === 'error')
+        return `<section class="card" data-outcome="failed"><h2>${escapeHtml(t.failedTitle)}</h2><p>${escapeHtml(t.failedDetail)}</p>${retry(t.tryAgain)}</section>`;
       return `<section class="card" data-outcome="pending"><h2>${escapeHtml(t.notPaidYetTitle)}</h2><p>${escapeHtml(t.notPaidYetDetail)}</p>${retry(t.backToPayment)}</section>`;
   }
 }
@@ -190,7 +199,10 @@ export function renderCheckout(view: CheckoutView, { lang, form, notice, merchan
 /** GET /checkout/:id/success and /error: the default redirect pages. */
 export function renderResult(view: CheckoutView, lang: Lang, which: 'success' | 'error', merchantUrl: string | null): string {
   const t = MESSAGES[lang];
-  return page({ lang, title: t.pageTitle(view.organizationName), path: `${checkoutPathOf(view.transaction.id)}/${which}` }, `${stateSection(view, lang, which, merchantUrl)}${summary(view, lang)}`);
+  return page(
+    { lang, title: t.pageTitle(view.organizationName), path: `${checkoutPathOf(view.transaction.id)}/${which}` },
+    `${stateSection(view, lang, which, merchantUrl)}${summary(view, lang)}`,
+  );
 }
 
 /** After a POST the wallet did not confirm yet (sandbox: a phone ending 1111). */

@@ -21,7 +21,12 @@ import { DEFAULT_WEBHOOK_TIMEOUT_MS } from '../config.js';
 import { deliveryHeaders } from '../domain/webhooks/headers.js';
 import { generateWebhookSecret } from '../domain/webhooks/secrets.js';
 import { postWebhook } from '../webhooks/http.js';
-import { OrganizationDocument, PaymentStatusWebhookBodyDocument, TransactionStatusChangedDocument, type TransactionStatusChangedSubscription } from './generated/graphql.js';
+import {
+  OrganizationDocument,
+  PaymentStatusWebhookBodyDocument,
+  TransactionStatusChangedDocument,
+  type TransactionStatusChangedSubscription,
+} from './generated/graphql.js';
 import type { Target } from './main.js';
 
 type Change = TransactionStatusChangedSubscription['transactionStatusChanged'];
@@ -78,7 +83,11 @@ export async function listen(options: ListenOptions): Promise<void> {
   })();
   const receive = (change: Change) => {
     if (waiting.length >= MAX_WAITING) {
-      write({ orderId: change.orderId, status: change.status, notForwarded: `more than ${MAX_WAITING} events are waiting for the receiver: this one is dropped` });
+      write({
+        orderId: change.orderId,
+        status: change.status,
+        notForwarded: `more than ${MAX_WAITING} events are waiting for the receiver: this one is dropped`,
+      });
       return;
     }
     waiting.push(change);
@@ -96,7 +105,15 @@ export async function listen(options: ListenOptions): Promise<void> {
       }
       if (!events.includes(PAYMENT_STATUS)) return;
       const bytes = Buffer.from(body, 'utf8');
-      const headers = deliveryHeaders({ secret, body: bytes, eventId: randomUUID(), event: PAYMENT_STATUS, eventAt: new Date(change.changedAt), deliveryId: randomUUID(), attempt: 1 });
+      const headers = deliveryHeaders({
+        secret,
+        body: bytes,
+        eventId: randomUUID(),
+        event: PAYMENT_STATUS,
+        eventAt: new Date(change.changedAt),
+        deliveryId: randomUUID(),
+        attempt: 1,
+      });
       const line = { event: PAYMENT_STATUS, eventId: headers['x-event-id'], orderId: change.orderId, status };
       if (!forwardTo) {
         write(line);
@@ -105,7 +122,13 @@ export async function listen(options: ListenOptions): Promise<void> {
       // Private and loopback addresses allowed: the developer's own machine sends to itself. As
       // long a deadline as the gateway's default: a receiver slower than that fails for real too.
       const outcome = await postWebhook(forwardTo, bytes, headers, { timeoutMs: DEFAULT_WEBHOOK_TIMEOUT_MS, allowPrivate: true });
-      write({ ...line, forwardedTo: forwardTo, statusCode: outcome.statusCode, durationMs: outcome.durationMs, ...(outcome.error !== null && { notForwarded: outcome.error }) });
+      write({
+        ...line,
+        forwardedTo: forwardTo,
+        statusCode: outcome.statusCode,
+        durationMs: outcome.durationMs,
+        ...(outcome.error !== null && { notForwarded: outcome.error }),
+      });
     } catch (error) {
       write({ orderId: change.orderId, status: change.status, notForwarded: error instanceof Error ? error.message : String(error) });
     }
@@ -116,7 +139,11 @@ export async function listen(options: ListenOptions): Promise<void> {
   try {
     while (!signal.aborted) {
       const reason = await subscribeOnce(options, receive, () => {
-        write(listening ? { listening: true, reconnected: true } : { listening: true, secret, organizationId, events, forwardTo: forwardTo ?? null, gateway: target.url });
+        write(
+          listening
+            ? { listening: true, reconnected: true }
+            : { listening: true, secret, organizationId, events, forwardTo: forwardTo ?? null, gateway: target.url },
+        );
         listening = true;
         failures = 0;
       });

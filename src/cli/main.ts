@@ -249,7 +249,10 @@ export const COMMANDS = {
     summary: 'Registers a webhook endpoint of an organisation, and prints it with its signing secret, shown only this once.',
     options: [
       ['--org ID', 'the organisation (required)'],
-      ['--url URL', 'where deliveries go (required): private and loopback addresses are refused unless the gateway runs with WEBHOOK_ALLOW_PRIVATE_URLS=true; to receive events on this machine, see gateway listen'],
+      [
+        '--url URL',
+        'where deliveries go (required): private and loopback addresses are refused unless the gateway runs with WEBHOOK_ALLOW_PRIVATE_URLS=true; to receive events on this machine, see gateway listen',
+      ],
       ['--version V', `the body's shape: ${WEBHOOK_VERSIONS.join(' or ')} (default v2)`],
     ],
     run: webhookCreate,
@@ -406,7 +409,8 @@ async function keyCreate(argv: string[], connect: Connect) {
   if (flags.scope === undefined) throw new UsageError('--scope is required');
   const scope = oneOf('--scope', flags.scope, SCOPES);
   // naboo: a key the official NabooPay Python SDK accepts (gw_sk_..._naboo-v1); see createApiKey.
-  const format = flags.format === undefined ? undefined : ({ gateway: 'GATEWAY', naboo: 'NABOO' } as const)[oneOf('--format', flags.format, ['gateway', 'naboo'] as const)];
+  const format =
+    flags.format === undefined ? undefined : ({ gateway: 'GATEWAY', naboo: 'NABOO' } as const)[oneOf('--format', flags.format, ['gateway', 'naboo'] as const)];
   const { createApiKey } = await connect().request(CreateApiKeyDocument, { organizationId: flags.org, scope, format });
   // Exactly the contract's fields (docs/cli.md: {"id", "key", "scope"}); the key is shown only here.
   return { id: createApiKey.apiKey.id, key: createApiKey.key, scope: createApiKey.apiKey.scope };
@@ -523,7 +527,11 @@ async function accountAdjust(argv: string[], connect: Connect) {
   if (!flags.org) throw new UsageError('--org is required');
   if (flags.amount === undefined) throw new UsageError('--amount is required');
   if (flags.reason === undefined) throw new UsageError('--reason is required');
-  const { adjustAccount } = await connect().request(AdjustAccountDocument, { organizationId: flags.org, amount: signedAmount('--amount', flags.amount), reason: flags.reason });
+  const { adjustAccount } = await connect().request(AdjustAccountDocument, {
+    organizationId: flags.org,
+    amount: signedAmount('--amount', flags.amount),
+    reason: flags.reason,
+  });
   return adjustAccount;
 }
 
@@ -537,10 +545,14 @@ async function payoutApprove(argv: string[], connect: Connect) {
   const [orderId] = expectPositionals(parseArgs({ args: argv, allowPositionals: true }).positionals, ['ORDER_ID']);
   const { approvePayout: payout } = await connect().request(ApprovePayoutDocument, { orderId });
   if (payout.status === 'failed') {
-    throw new Error(`the provider refused payout ${payout.orderId} (${payout.failureReason ?? 'no reason given'}): it is failed, its amount and fees were returned to main`);
+    throw new Error(
+      `the provider refused payout ${payout.orderId} (${payout.failureReason ?? 'no reason given'}): it is failed, its amount and fees were returned to main`,
+    );
   }
   if (payout.status !== 'completed') {
-    throw new Error(`the provider has not answered for payout ${payout.orderId} yet: it stays ${payout.status} until the gateway settles it (it is never sent twice)`);
+    throw new Error(
+      `the provider has not answered for payout ${payout.orderId} yet: it stays ${payout.status} until the gateway settles it (it is never sent twice)`,
+    );
   }
   return payout;
 }
@@ -561,8 +573,19 @@ async function reconcile(argv: string[], connect: Connect) {
   const { values: flags } = parseArgs({ args: argv, options: { method: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' } } });
   if (!flags.method) throw new UsageError('--method is required');
   const method = oneOf('--method', flags.method, METHODS);
-  const { reconcileProvider } = await connect().request(ReconcileProviderDocument, { method, from: dateFlag('--from', flags.from, 'start'), to: dateFlag('--to', flags.to, 'end') });
-  return { matched: reconcileProvider.matched, discrepancies: reconcileProvider.discrepancies, discrepancyCount: reconcileProvider.discrepancyCount, method: reconcileProvider.method, from: reconcileProvider.from, to: reconcileProvider.to };
+  const { reconcileProvider } = await connect().request(ReconcileProviderDocument, {
+    method,
+    from: dateFlag('--from', flags.from, 'start'),
+    to: dateFlag('--to', flags.to, 'end'),
+  });
+  return {
+    matched: reconcileProvider.matched,
+    discrepancies: reconcileProvider.discrepancies,
+    discrepancyCount: reconcileProvider.discrepancyCount,
+    method: reconcileProvider.method,
+    from: reconcileProvider.from,
+    to: reconcileProvider.to,
+  };
 }
 
 /** A date flag: RFC 3339 as given, or a bare UTC day (its start, or for `end` the start of the next day). */
@@ -582,13 +605,20 @@ function dateFlag(name: string, value: string | undefined, side: 'start' | 'end'
 async function providerCallList(argv: string[], connect: Connect) {
   const { values: flags } = parseArgs({ args: argv, options: { kind: { type: 'string' }, stuck: { type: 'boolean' } } });
   const kind = flags.kind === undefined ? undefined : oneOf('--kind', flags.kind, CALL_KINDS);
-  const { openProviderCalls } = await connect().request(OpenProviderCallsDocument, { kind: kind?.toUpperCase() as ProviderCallKind | undefined, stuckOnly: flags.stuck });
+  const { openProviderCalls } = await connect().request(OpenProviderCallsDocument, {
+    kind: kind?.toUpperCase() as ProviderCallKind | undefined,
+    stuckOnly: flags.stuck,
+  });
   return { calls: openProviderCalls };
 }
 
 /** Records what the provider did with an open call (after checking with it): the money follows. */
 async function providerCallSettle(argv: string[], connect: Connect) {
-  const { values: flags, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { outcome: { type: 'string' }, reason: { type: 'string' } } });
+  const { values: flags, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { outcome: { type: 'string' }, reason: { type: 'string' } },
+  });
   const [kind, id] = expectPositionals(positionals, ['KIND', 'ID']);
   if (!flags.outcome) throw new UsageError('--outcome is required');
   if (!flags.reason) throw new UsageError('--reason is required (what the provider said)');
@@ -642,7 +672,15 @@ async function listenCommand(argv: string[], connect: Connect, context: CommandC
   const client = connect();
   // Loaded only here: the other commands start without the webhook sender.
   const { listen } = await import('./listen.js');
-  await listen({ organizationId: flags.org, forwardTo, events: [...new Set(events)], client, target: context.target(), write: context.writeLine, signal: context.signal ?? stopSignalOfProcess() });
+  await listen({
+    organizationId: flags.org,
+    forwardTo,
+    events: [...new Set(events)],
+    client,
+    target: context.target(),
+    write: context.writeLine,
+    signal: context.signal ?? stopSignalOfProcess(),
+  });
   return null;
 }
 
@@ -699,7 +737,8 @@ function amount(flag: string, value: string): number | null {
 /** A signed whole number of XOF; whether it is allowed (non-zero, in range) is the gateway's to say. */
 function signedAmount(flag: string, value: string): number {
   const parsed = Number(value);
-  if (!/^[-+]?\d+$/.test(value) || !Number.isSafeInteger(parsed)) throw new UsageError(`${flag} must be a whole number of XOF, negative to debit (got '${value}')`);
+  if (!/^[-+]?\d+$/.test(value) || !Number.isSafeInteger(parsed))
+    throw new UsageError(`${flag} must be a whole number of XOF, negative to debit (got '${value}')`);
   return parsed;
 }
 
@@ -754,7 +793,9 @@ function targetOf(env: Env): Target {
       } catch (error) {
         if (init?.signal?.aborted && !(init.signal.reason instanceof DOMException && init.signal.reason.name === 'TimeoutError')) throw error;
         const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
-        throw new Error(`cannot reach the gateway at ${url}${from}: is it running? Set GATEWAY_URL to its address (${cause instanceof Error ? cause.message : String(cause)})`);
+        throw new Error(
+          `cannot reach the gateway at ${url}${from}: is it running? Set GATEWAY_URL to its address (${cause instanceof Error ? cause.message : String(cause)})`,
+        );
       }
     },
   };

@@ -26,7 +26,10 @@ export const RETRY_WINDOW_MS = 5 * 60 * 1000;
  * so two requests that differ never share a key (and never meet the 422 of a reused key).
  */
 export async function blindRetryKey(ctx: GatewayContext, organizationId: string, kind: string, request: unknown): Promise<string> {
-  const digest = createHash('sha256').update(`${kind}\n${canonicalJson(request)}`).digest('hex').slice(0, 48);
+  const digest = createHash('sha256')
+    .update(`${kind}\n${canonicalJson(request)}`)
+    .digest('hex')
+    .slice(0, 48);
   const now = ctx.clock.now().getTime();
   const bucket = Math.floor(now / RETRY_WINDOW_MS);
   const keyOf = (n: number) => `blind-retry:${kind}:${digest}:${n}`;

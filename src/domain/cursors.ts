@@ -36,9 +36,14 @@ function decodeCursor(name: string, cursor: string): KeysetPosition {
 }
 
 /** The Relay arguments as one slice: `first`/`after` forward, or `last`/`before` backward (not both). */
-export function keysetSliceOf(args: { first?: number | null; after?: string | null; last?: number | null; before?: string | null }, defaultLimit: number, maxLimit: number): KeysetSlice {
+export function keysetSliceOf(
+  args: { first?: number | null; after?: string | null; last?: number | null; before?: string | null },
+  defaultLimit: number,
+  maxLimit: number,
+): KeysetSlice {
   const backward = args.last != null || args.before != null;
-  if (backward && (args.first != null || args.after != null)) throw new DomainError('invalid_query', 'page forward (first, after) or backward (last, before), not both');
+  if (backward && (args.first != null || args.after != null))
+    throw new DomainError('invalid_query', 'page forward (first, after) or backward (last, before), not both');
   const requested = (backward ? args.last : args.first) ?? defaultLimit;
   if (!Number.isInteger(requested) || requested < 1) throw new DomainError('invalid_query', `${backward ? 'last' : 'first'} must be a positive integer`);
   const cursor = backward ? args.before : args.after;

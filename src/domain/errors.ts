@@ -306,4 +306,3 @@ export class DomainError extends Error {
 }
 
 export const isErrorCode = (value: string): value is ErrorCode => Object.hasOwn(ERROR_CATALOGUE, value);
-

@@ -257,7 +257,10 @@ async function finishKeys(ctx: GatewayContext, tx: DbTransaction, where: Prisma.
     'answer' in settlement
       ? [200, { value: settlement.answer }]
       : [settlement.refusal.status, { error: { code: settlement.refusal.code, message: settlement.refusal.message } }];
-  await tx.idempotencyKey.updateMany({ where, data: { state: 'completed', responseStatus: status, responseBody: encode(answer), expiresAt: new Date(ctx.clock.now().getTime() + IDEMPOTENCY_TTL_MS) } });
+  await tx.idempotencyKey.updateMany({
+    where,
+    data: { state: 'completed', responseStatus: status, responseBody: encode(answer), expiresAt: new Date(ctx.clock.now().getTime() + IDEMPOTENCY_TTL_MS) },
+  });
 }
 
 function inProgressKeyRow(ctx: GatewayContext, key: { organizationId: string; key: string }, requestHash: string, intentName: string) {
@@ -344,7 +347,9 @@ export async function purgeExpiredIdempotencyKeys(ctx: GatewayContext): Promise<
 
 /** The request's identity: the operation and its input, whatever surface it came through. */
 function fingerprintOf(operation: string, input: unknown): string {
-  return createHash('sha256').update(`${operation}\n${canonicalJson(input)}`).digest('hex');
+  return createHash('sha256')
+    .update(`${operation}\n${canonicalJson(input)}`)
+    .digest('hex');
 }
 
 /**

@@ -14,7 +14,10 @@ export interface RangeFilters {
 
 /** Prisma conditions on `amount` and `createdAt` (empty objects when unset). */
 export function rangeConditions(input: RangeFilters): { amount: { gte?: bigint; lte?: bigint }; createdAt: { gte?: Date; lte?: Date } } {
-  for (const [name, amount] of [['min_amount', input.minAmount], ['max_amount', input.maxAmount]] as const) {
+  for (const [name, amount] of [
+    ['min_amount', input.minAmount],
+    ['max_amount', input.maxAmount],
+  ] as const) {
     if (amount !== undefined && (!Number.isSafeInteger(amount) || amount < 0 || amount > MAXIMUM_AMOUNT)) {
       throw new DomainError('invalid_query', `${name} must be an integer from 0 to ${MAXIMUM_AMOUNT}`);
     }

@@ -56,7 +56,14 @@ export function parsePaymentMethod(value: string): PaymentMethod {
 /** A list of methods as an operator types it (trimmed, blanks dropped, each once). */
 export function parseMethodList(methods: string[] | null | undefined): PaymentMethod[] | undefined {
   if (methods === undefined || methods === null) return undefined;
-  return [...new Set(methods.map((method) => method.trim()).filter(Boolean).map(parsePaymentMethod))];
+  return [
+    ...new Set(
+      methods
+        .map((method) => method.trim())
+        .filter(Boolean)
+        .map(parsePaymentMethod),
+    ),
+  ];
 }
 
 /**

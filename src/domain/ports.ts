@@ -272,7 +272,10 @@ export class NotificationRejected extends Error {
 
 /** A provider that could not take or answer a call now (5xx, 429, network): unknown, never failed. */
 export class ProviderUnavailable extends Error {
-  constructor(message: string, readonly httpStatus?: number) {
+  constructor(
+    message: string,
+    readonly httpStatus?: number,
+  ) {
     super(message);
     this.name = 'ProviderUnavailable';
   }

@@ -78,7 +78,11 @@ const TRANSIENT_SQLSTATES = new Set([
   '57P01', // admin_shutdown (pg_terminate_backend)
   '57P02', // crash_shutdown
   '57P03', // cannot_connect_now
-  '08000', '08003', '08006', '08001', '08004', // connection exceptions
+  '08000',
+  '08003',
+  '08006',
+  '08001',
+  '08004', // connection exceptions
 ]);
 /** Prisma's codes for the same (P1001 unreachable, P1017 closed, P2034 write conflict or deadlock). */
 const TRANSIENT_PRISMA_CODES = new Set(['P1001', 'P1017', 'P2034']);
@@ -92,7 +96,8 @@ export function isTransientDatabaseError(error: unknown): boolean {
   if (code === 'P2010' && typeof failure.meta?.code === 'string' && TRANSIENT_SQLSTATES.has(failure.meta.code)) return true;
   if (['ECONNRESET', 'ECONNREFUSED', 'EPIPE'].includes(code)) return true;
   const message = typeof failure.message === 'string' ? failure.message : '';
-  if (/Connection terminated|terminating connection|deadlock detected|server closed the connection|Client has encountered a connection error/i.test(message)) return true;
+  if (/Connection terminated|terminating connection|deadlock detected|server closed the connection|Client has encountered a connection error/i.test(message))
+    return true;
   return failure.cause !== undefined && failure.cause !== error && isTransientDatabaseError(failure.cause);
 }
 
@@ -201,11 +206,21 @@ export async function reconcileOpenCalls<Call extends OpenProviderCall>(
   const tally: ReconcileTally = { settled: 0, stillPending: 0, errors: 0 };
   for (const call of due) {
     try {
-      const outcome = await callProviderOnce(ctx, () => store.ask(call), { kind: call.kind, id: call.id }, 'asking the provider about an open call failed; asking again later');
+      const outcome = await callProviderOnce(
+        ctx,
+        () => store.ask(call),
+        { kind: call.kind, id: call.id },
+        'asking the provider about an open call failed; asking again later',
+      );
       const status = 'answered' in outcome ? outcome.answered : null;
-      const final = status && status.status !== 'not_found' && status.status !== 'processing' && (store.finalStatuses ?? FINAL_BY_DEFAULT).includes(status.status) ? status.status : null;
+      const final =
+        status && status.status !== 'not_found' && status.status !== 'processing' && (store.finalStatuses ?? FINAL_BY_DEFAULT).includes(status.status)
+          ? status.status
+          : null;
       if (status && final) {
-        await settleDurably(ctx, { kind: call.kind, id: call.id }, () => store.settle(call, { status: final, providerReference: status.providerReference, reason: status.reason }));
+        await settleDurably(ctx, { kind: call.kind, id: call.id }, () =>
+          store.settle(call, { status: final, providerReference: status.providerReference, reason: status.reason }),
+        );
         tally.settled += 1;
         continue;
       }

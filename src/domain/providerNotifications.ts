@@ -23,11 +23,23 @@ import { settleDurably } from './providerFlow.js';
 import { openRefunds } from './refunds/refunds.js';
 
 /** What the notification did (logged; the provider is answered 200 whatever it was: it was received). */
-export type NotificationEffect = 'settled' | 'already_settled' | 'no_change' | 'unknown_reference' | 'amount_mismatch' | 'late_recorded' | 'late_returning' | 'late_returned' | 'late_return_failed';
+export type NotificationEffect =
+  | 'settled'
+  | 'already_settled'
+  | 'no_change'
+  | 'unknown_reference'
+  | 'amount_mismatch'
+  | 'late_recorded'
+  | 'late_returning'
+  | 'late_returned'
+  | 'late_return_failed';
 
 export async function settleProviderNotification(ctx: GatewayContext, method: PaymentMethod, notification: ProviderNotification): Promise<NotificationEffect> {
   const effect = await effectOf(ctx, method, notification);
-  ctx.log.info({ method, kind: notification.kind, reference: notification.reference, eventId: notification.eventId, status: notification.status, effect }, 'provider notification received');
+  ctx.log.info(
+    { method, kind: notification.kind, reference: notification.reference, eventId: notification.eventId, status: notification.status, effect },
+    'provider notification received',
+  );
   return effect;
 }
 
@@ -60,19 +72,32 @@ async function settlePaymentNotification(ctx: GatewayContext, method: PaymentMet
   // Not ours (another deployment's session on the same Wave account), or another method's: ignored.
   if (!attempt || attempt.method !== method) return 'unknown_reference';
   if (notification.amount !== undefined && notification.amount !== attempt.amount) {
-    ctx.log.error({ attemptId: attempt.id, method, asked: String(attempt.amount), notified: String(notification.amount) }, 'a provider notification names another amount than the payment asked for: not settled, an operator must check');
+    ctx.log.error(
+      { attemptId: attempt.id, method, asked: String(attempt.amount), notified: String(notification.amount) },
+      'a provider notification names another amount than the payment asked for: not settled, an operator must check',
+    );
     return 'amount_mismatch';
   }
   if (attempt.state === 'collecting') {
     const open = await collectingAttempt(ctx.db, attempt.id);
     if (!open) return 'already_settled';
     const { organizationId: _organizationId, ...collecting } = open;
-    const answer = { status: notification.status as 'succeeded' | 'failed' | 'pending', providerReference: notification.providerReference, reason: notification.reason };
+    const answer = {
+      status: notification.status as 'succeeded' | 'failed' | 'pending',
+      providerReference: notification.providerReference,
+      reason: notification.reason,
+    };
     await settleDurably(ctx, { attemptId: attempt.id }, () => settleAttempt(ctx, collecting, answer));
     return 'settled';
   }
   // Closed already. Paid: a duplicate. Closed unpaid and now paid: a late payment.
   if (attempt.state === 'succeeded' || notification.status !== 'succeeded') return 'already_settled';
   const outcome = await acceptLatePayment(ctx, attempt, notification.providerReference);
-  return outcome === 'recorded' ? 'late_recorded' : outcome === 'returning' ? 'late_returning' : outcome === 'returned' ? 'late_returned' : 'late_return_failed';
+  return outcome === 'recorded'
+    ? 'late_recorded'
+    : outcome === 'returning'
+      ? 'late_returning'
+      : outcome === 'returned'
+        ? 'late_returned'
+        : 'late_return_failed';
 }

@@ -66,12 +66,7 @@ function lastQuarter(now: Date): string {
 export function graphiqlOptions(now: Date): GraphiQLOptions {
   return {
     title: 'XOF Gateway GraphQL',
-    defaultTabs: [
-      { query: MERCHANT_EXAMPLE },
-      { query: ANALYST_EXAMPLE, variables: lastQuarter(now) },
-      { query: SUPPORT_EXAMPLE },
-      { query: ADMIN_EXAMPLE },
-    ],
+    defaultTabs: [{ query: MERCHANT_EXAMPLE }, { query: ANALYST_EXAMPLE, variables: lastQuarter(now) }, { query: SUPPORT_EXAMPLE }, { query: ADMIN_EXAMPLE }],
     // Each tab's comment says which token it needs; the headers editor opens with the line to fill in.
     headers: bearer('your API key or operator token'),
     defaultEditorToolsVisibility: 'headers',

@@ -90,7 +90,10 @@ function measure(schema: GraphQLSchema, document: DocumentNode, operationName: s
   let measured: Measured | null = null;
   if (operation) {
     // complexityFromQuery measures a document's first operation: hand it the selected one and the fragments.
-    const selected: DocumentNode = { ...document, definitions: document.definitions.filter((definition) => definition === operation || definition.kind === Kind.FRAGMENT_DEFINITION) };
+    const selected: DocumentNode = {
+      ...document,
+      definitions: document.definitions.filter((definition) => definition === operation || definition.kind === Kind.FRAGMENT_DEFINITION),
+    };
     try {
       measured = complexityFromQuery(selected, { schema, variables });
     } catch (error) {

@@ -35,7 +35,8 @@ function toGraphQLError(error: DomainError, source?: GraphQLError, atAuthenticat
 }
 
 /** Whether the request names any Authorization header (a bearer token then decides, never a cookie). */
-const sendsAuthorization = (rawHeaders: readonly string[]): boolean => rawHeaders.some((value, index) => index % 2 === 0 && value.toLowerCase() === 'authorization');
+const sendsAuthorization = (rawHeaders: readonly string[]): boolean =>
+  rawHeaders.some((value, index) => index % 2 === 0 && value.toLowerCase() === 'authorization');
 
 /**
  * A dashboard session's caller: the cookie's session, used only with its CSRF token in
@@ -75,7 +76,6 @@ function withCode(error: GraphQLError): GraphQLError {
   });
 }
 
-
 /** What the HTTP host hands Yoga with each request: its id, for logs, and a sink for headers. */
 export interface YogaServerContext {
   requestId: string;
@@ -113,7 +113,10 @@ export function createYoga({ ctx, adminToken }: YogaOptions) {
         // During execution Envelop hands over the execution arguments, whose contextValue is ours.
         const graphqlContext = (phase === 'execution' ? context.contextValue : context) as Partial<GraphQLContext> | undefined;
         for (const error of errors.filter(isUnexpected)) {
-          ctx.log.error({ err: (error as { originalError?: unknown }).originalError ?? error, requestId: graphqlContext?.requestId }, 'unexpected GraphQL error');
+          ctx.log.error(
+            { err: (error as { originalError?: unknown }).originalError ?? error, requestId: graphqlContext?.requestId },
+            'unexpected GraphQL error',
+          );
         }
       }),
     ],

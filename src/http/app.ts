@@ -127,7 +127,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         }
         checkGraphQLRequest(request);
         const responseHeaders = new Map<string, string>();
-        const response = await (await yoga()).handleNodeRequestAndResponse(request, reply, { requestId: request.id, responseHeaders, rawHeaders: request.raw.rawHeaders });
+        const response = await (await yoga()).handleNodeRequestAndResponse(request, reply, {
+          requestId: request.id,
+          responseHeaders,
+          rawHeaders: request.raw.rawHeaders,
+        });
         response.headers.forEach((value: string, key: string) => {
           reply.header(key, value);
         });
@@ -229,8 +233,7 @@ function parseJsonOrNull(value: unknown): unknown {
 }
 
 /** A public error in GraphQL's shape: `{"errors": [{message, extensions: {code, status}}]}`. */
-const graphqlBodyOf = (publicError: PublicError): string =>
-  graphqlErrorBody(new DomainError(publicError.code, '', { message: publicError.message }));
+const graphqlBodyOf = (publicError: PublicError): string => graphqlErrorBody(new DomainError(publicError.code, '', { message: publicError.message }));
 
 /** The error body for a path: its REST surface's shape, GraphQL's, or the API's general `{"error"}`. */
 function errorBodyFor(url: string, publicError: PublicError): { body: unknown; headers?: Record<string, string> } {

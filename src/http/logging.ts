@@ -77,7 +77,10 @@ const PHONE_IN_TEXT = /\+?\d(?:[\s.-]?\d){8,}/g;
 
 /** Free text with every query string in it redacted as `redactUrl` does, and phone numbers hidden. */
 export function redactText(text: string): string {
-  return text.replace(QUERY_IN_TEXT, (query) => redactUrl(query)).replace(OUR_SECRET, REDACTED).replace(PHONE_IN_TEXT, REDACTED);
+  return text
+    .replace(QUERY_IN_TEXT, (query) => redactUrl(query))
+    .replace(OUR_SECRET, REDACTED)
+    .replace(PHONE_IN_TEXT, REDACTED);
 }
 
 interface RequestLike {

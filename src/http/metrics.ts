@@ -44,8 +44,19 @@ export function registerMetrics(app: FastifyInstance, options: MetricsOptions = 
   registry.registerMetric(restV1Requests);
   const labelNames = ['method', 'route', 'status'] as const;
   const requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests answered', labelNames, registers: [registry] });
-  const duration = new Histogram({ name: 'http_request_duration_seconds', help: 'Time to answer, by route template', labelNames, buckets: DURATION_BUCKETS, registers: [registry] });
-  const rejections = new Counter({ name: 'rate_limit_rejections_total', help: 'Requests refused by the rate limit (429)', labelNames: ['route'], registers: [registry] });
+  const duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time to answer, by route template',
+    labelNames,
+    buckets: DURATION_BUCKETS,
+    registers: [registry],
+  });
+  const rejections = new Counter({
+    name: 'rate_limit_rejections_total',
+    help: 'Requests refused by the rate limit (429)',
+    labelNames: ['route'],
+    registers: [registry],
+  });
   if (options.poolStats) {
     const stats = options.poolStats;
     new Gauge({
@@ -97,7 +108,11 @@ export function registerMetrics(app: FastifyInstance, options: MetricsOptions = 
         },
       });
     gauge('gateway_provider_calls_open', 'Provider calls (payment, refund, payout) whose outcome is not known yet', (count) => count.open);
-    gauge('gateway_provider_calls_stuck', 'Open provider calls the provider has not resolved after many questions: an operator should decide', (count) => count.stuck);
+    gauge(
+      'gateway_provider_calls_stuck',
+      'Open provider calls the provider has not resolved after many questions: an operator should decide',
+      (count) => count.stuck,
+    );
   }
 
   app.addHook('onResponse', async (request, reply) => {

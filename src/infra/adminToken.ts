@@ -10,4 +10,9 @@ import type { LocalSecretSource } from './sharedSecrets.js';
 
 /** The operator token kept in `dataDir/admin-token` (the CLI reads it there too), generated there when asked to. */
 export const adminTokenSource = (dataDir: string): LocalSecretSource =>
-  dataFolderSecretSource({ dataDir, fileName: ADMIN_TOKEN_FILE_NAME, variable: 'GATEWAY_ADMIN_TOKEN', generate: () => generateSecret(OPERATOR_TOKEN_PREFIX).secret });
+  dataFolderSecretSource({
+    dataDir,
+    fileName: ADMIN_TOKEN_FILE_NAME,
+    variable: 'GATEWAY_ADMIN_TOKEN',
+    generate: () => generateSecret(OPERATOR_TOKEN_PREFIX).secret,
+  });

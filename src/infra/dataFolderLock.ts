@@ -74,7 +74,10 @@ export async function acquireDataFolderLock(dataDir: string, options: LockOption
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS' || code === 'ENOTDIR') {
-      throw new StartupError(`cannot use ${folder} as the data folder (${code}): make it a folder this user can write to, or set GATEWAY_DATA_DIR to another one`, { cause: error });
+      throw new StartupError(
+        `cannot use ${folder} as the data folder (${code}): make it a folder this user can write to, or set GATEWAY_DATA_DIR to another one`,
+        { cause: error },
+      );
     }
     throw error;
   }
@@ -243,7 +246,9 @@ async function isYoung(file: string): Promise<boolean> {
  */
 async function replaceStaleLock(file: string, stale: FoundLock, content: string, depth: number): Promise<boolean> {
   if (depth >= MAX_CLAIM_DEPTH) {
-    throw new StartupError(`could not take over the stale lock ${file}: take-overs keep failing; delete the ${path.basename(file)}* files by hand when no gateway runs`);
+    throw new StartupError(
+      `could not take over the stale lock ${file}: take-overs keep failing; delete the ${path.basename(file)}* files by hand when no gateway runs`,
+    );
   }
   const claim = `${file}.takeover-${createHash('sha256').update(stale.raw).digest('hex').slice(0, 16)}`;
   const claimed = await attemptLock(claim, content, depth + 1);

@@ -94,7 +94,12 @@ export interface ResolvedSecret {
  * This host's value of a shared secret: the environment's, else its data folder's, else a new one;
  * checked against (or recorded as) the fingerprint its peers share when `store` is given.
  */
-export async function resolveSharedSecret(name: SharedSecretName, configured: string | undefined, local: LocalSecretSource, store?: FingerprintStore): Promise<ResolvedSecret> {
+export async function resolveSharedSecret(
+  name: SharedSecretName,
+  configured: string | undefined,
+  local: LocalSecretSource,
+  store?: FingerprintStore,
+): Promise<ResolvedSecret> {
   const setIt = `set ${name} to the same value on every host`;
   let resolved: ResolvedSecret;
   if (configured) resolved = { value: configured, source: 'environment' };
@@ -103,7 +108,9 @@ export async function resolveSharedSecret(name: SharedSecretName, configured: st
     if (kept) resolved = { value: kept, source: 'file' };
     else {
       if (store && (await store.read(name)) !== null) {
-        throw new StartupError(`${name} is unset on this host, and the hosts sharing this database already use one: ${setIt} (this host will not generate its own)`);
+        throw new StartupError(
+          `${name} is unset on this host, and the hosts sharing this database already use one: ${setIt} (this host will not generate its own)`,
+        );
       }
       const made = await local.create();
       resolved = { value: made.value, source: made.created ? 'created' : 'file' };

@@ -11,7 +11,11 @@ export class StartupError extends Error {
   override name = 'StartupError';
 }
 
-const firstLine = (text: string): string => text.split('\n').find((line) => line.trim())?.trim() ?? '';
+const firstLine = (text: string): string =>
+  text
+    .split('\n')
+    .find((line) => line.trim())
+    ?.trim() ?? '';
 
 const errorCode = (error: unknown): string | undefined => (error as { code?: unknown } | null)?.code as string | undefined;
 
@@ -78,7 +82,10 @@ export function postgresStartupError(error: unknown, url: string, connectTimeout
       return new StartupError(`${where} is not accepting connections yet (${message}): try again once it has started`, cause);
   }
   if (/timeout/i.test(message)) {
-    return new StartupError(`${where} did not answer within ${connectTimeoutMs / 1000} s: check that it is running and reachable, or correct ${variable}`, cause);
+    return new StartupError(
+      `${where} did not answer within ${connectTimeoutMs / 1000} s: check that it is running and reachable, or correct ${variable}`,
+      cause,
+    );
   }
   return new StartupError(`cannot connect to ${where} (${message}): check ${variable}`, cause);
 }

@@ -51,16 +51,19 @@ export function startBackgroundJobs(ctx: GatewayContext): () => Promise<void> {
   const dispatcher = ctx.settings.webhooks ? startWebhookDispatcher(ctx) : null;
   const timers = JOBS.map((job) => {
     let running = false;
-    const timer = setInterval(() => {
-      if (running) return;
-      running = true;
-      job
-        .run(ctx)
-        .catch((err: unknown) => ctx.log.warn({ err, job: job.name }, 'a background job failed; it runs again at its next interval'))
-        .finally(() => {
-          running = false;
-        });
-    }, typeof job.everyMs === 'number' ? job.everyMs : job.everyMs(ctx));
+    const timer = setInterval(
+      () => {
+        if (running) return;
+        running = true;
+        job
+          .run(ctx)
+          .catch((err: unknown) => ctx.log.warn({ err, job: job.name }, 'a background job failed; it runs again at its next interval'))
+          .finally(() => {
+            running = false;
+          });
+      },
+      typeof job.everyMs === 'number' ? job.everyMs : job.everyMs(ctx),
+    );
     timer.unref();
     return timer;
   });

@@ -52,7 +52,10 @@ const contractSourceHash = (yamlText: string): string => createHash('sha256').up
 async function parsedContract(definition: string): Promise<unknown> {
   const text = await readFile(definition, 'utf8');
   const compiledFile = new URL(`../contracts/${path.basename(definition, path.extname(definition))}.json`, import.meta.url);
-  const compiled = await readFile(compiledFile, 'utf8').then((json) => JSON.parse(json) as CompiledContract, () => undefined);
+  const compiled = await readFile(compiledFile, 'utf8').then(
+    (json) => JSON.parse(json) as CompiledContract,
+    () => undefined,
+  );
   if (compiled?.source === contractSourceHash(text)) return compiled.contract;
   // The YAML parser (~70 modules) is loaded only when there is no current JSON.
   const { parse } = await import('yaml');

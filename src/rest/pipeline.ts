@@ -72,7 +72,12 @@ const toPattern = (template: string): RegExp => new RegExp(`^${template.replace(
 
 const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
-export async function registerRestSurface(app: FastifyInstance, ctx: GatewayContext, surface: RestSurface, options: { adminToken: string | null }): Promise<void> {
+export async function registerRestSurface(
+  app: FastifyInstance,
+  ctx: GatewayContext,
+  surface: RestSurface,
+  options: { adminToken: string | null },
+): Promise<void> {
   const routes = await contractRoutes(surface.definition);
   const templates = [...new Set(routes.map((route) => route.path))].map(toPattern);
 
@@ -143,8 +148,7 @@ function idempotencyKeyOf(request: FastifyRequest): string | undefined {
   return key;
 }
 
-const sendJson = (reply: FastifyReply, status: number, body: unknown) =>
-  reply.code(status).type('application/json; charset=utf-8').send(JSON.stringify(body));
+const sendJson = (reply: FastifyReply, status: number, body: unknown) => reply.code(status).type('application/json; charset=utf-8').send(JSON.stringify(body));
 
 /** Every error leaves in the surface's shape; unexpected ones are logged, never detailed. */
 function sendError(surface: RestSurface, request: FastifyRequest, reply: FastifyReply, error: unknown) {

@@ -149,7 +149,12 @@ export function startWebhookDispatcher(ctx: GatewayContext, options: DispatcherO
       // Redis down: due retries come straight from the outbox (the claim still decides who sends).
       chosen = admit(await overdueRetries(ctx.db, now, 0, room, fullEndpoints()), room).kept;
     }
-    const retries = await claimDeliveries(ctx.db, chosen.map((due) => due.id), now, leaseMs);
+    const retries = await claimDeliveries(
+      ctx.db,
+      chosen.map((due) => due.id),
+      now,
+      leaseMs,
+    );
     hold(retries);
     const fresh = await claimDueFirstAttempts(ctx.db, now, leaseMs, {
       limit: room - retries.length,
@@ -247,7 +252,10 @@ export function startWebhookDispatcher(ctx: GatewayContext, options: DispatcherO
     let outcome: AttemptOutcome;
     if (!delivery.webhookActive) {
       // Nothing more is sent to a deleted webhook: this claim is the delivery's last word.
-      const [result] = await recorder.record({ delivery, outcome: { statusCode: null, error: 'the webhook was deleted', durationMs: 0, response: null }, startedAt }, NO_RETRY);
+      const [result] = await recorder.record(
+        { delivery, outcome: { statusCode: null, error: 'the webhook was deleted', durationMs: 0, response: null }, startedAt },
+        NO_RETRY,
+      );
       count(result, null);
       return;
     }
@@ -267,7 +275,15 @@ export function startWebhookDispatcher(ctx: GatewayContext, options: DispatcherO
       outcome = { statusCode: null, error: 'not sent: the webhook secret cannot be decrypted with this server key', durationMs: 0, response: null };
     } else {
       const body = Buffer.from(delivery.body, 'utf8');
-      const headers = deliveryHeaders({ secret, body, eventId: delivery.eventId, event: delivery.event, eventAt: delivery.eventAt, deliveryId: delivery.id, attempt: delivery.attempt });
+      const headers = deliveryHeaders({
+        secret,
+        body,
+        eventId: delivery.eventId,
+        event: delivery.event,
+        eventAt: delivery.eventAt,
+        deliveryId: delivery.id,
+        attempt: delivery.attempt,
+      });
       signature = headers['x-signature']!;
       outcome = await postWebhook(delivery.url, body, headers, { timeoutMs: settings.timeoutMs, allowPrivate: settings.allowPrivateUrls });
     }
@@ -298,7 +314,12 @@ export function startWebhookDispatcher(ctx: GatewayContext, options: DispatcherO
         for (const rules of new Set(batch.map((entry) => entry.rules))) {
           const group = batch.filter((entry) => entry.rules === rules);
           try {
-            const results = await recordAttempts(ctx.db, group.map((entry) => entry.item), rules, ctx.clock.now());
+            const results = await recordAttempts(
+              ctx.db,
+              group.map((entry) => entry.item),
+              rules,
+              ctx.clock.now(),
+            );
             group.forEach((entry, index) => {
               entry.resolve([results[index]!]);
             });

@@ -28,7 +28,8 @@ describe('createApiKey(format)', () => {
   it('without the argument (or GATEWAY) issues the gw_sk_ key as before, which the Python SDK 1.0.2 refuses', async () => {
     const organization = await gateway.createOrganization();
     for (const format of [undefined, 'GATEWAY'] as const) {
-      const { key } = (await graphqlTyped(gateway, CreateApiKeyWithFormatDocument, { organizationId: organization.id, format }, gateway.adminToken)).body.data!.createApiKey;
+      const { key } = (await graphqlTyped(gateway, CreateApiKeyWithFormatDocument, { organizationId: organization.id, format }, gateway.adminToken)).body.data!
+        .createApiKey;
       expect(key).toMatch(/^gw_sk_[A-Za-z0-9_-]{43}$/);
       expect(pythonSdkAcceptsKey(key)).toBe(false);
     }
@@ -37,7 +38,12 @@ describe('createApiKey(format)', () => {
   it('refuses an unknown format as GraphQL input', async () => {
     const organization = await gateway.createOrganization();
     // Deliberately not a format: the typed variables cannot say it.
-    const refused = await graphqlTyped(gateway, CreateApiKeyWithFormatDocument, { organizationId: organization.id, format: 'UUID' as ApiKeyFormat }, gateway.adminToken);
+    const refused = await graphqlTyped(
+      gateway,
+      CreateApiKeyWithFormatDocument,
+      { organizationId: organization.id, format: 'UUID' as ApiKeyFormat },
+      gateway.adminToken,
+    );
     expect(refused.body.errors?.[0]?.message).toMatch(/ApiKeyFormat/);
   });
 });

@@ -26,7 +26,13 @@ export function sendExactly(baseUrl: string, method: string, pathAndQuery: strin
   const url = new URL(baseUrl);
   return new Promise((resolve, reject) => {
     const outgoing = httpRequest(
-      { host: url.hostname, port: url.port, method, path: pathAndQuery, headers: body === undefined ? headers : { ...headers, 'Content-Length': String(Buffer.byteLength(body)) } },
+      {
+        host: url.hostname,
+        port: url.port,
+        method,
+        path: pathAndQuery,
+        headers: body === undefined ? headers : { ...headers, 'Content-Length': String(Buffer.byteLength(body)) },
+      },
       (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -57,12 +63,22 @@ export function pythonJsonDumps(value: unknown): string {
 
 /** Python's urllib.parse.urlencode (what requests does with `params=`): quote_plus, so ":" is %3A and "+" is %2B. */
 export const pythonUrlencode = (params: [string, string][]) =>
-  params.map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value).replace(/%20/g, '+').replace(/[!'()*~]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}`).join('&');
+  params
+    .map(
+      ([name, value]) =>
+        `${encodeURIComponent(name)}=${encodeURIComponent(value)
+          .replace(/%20/g, '+')
+          .replace(/[!'()*~]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}`,
+    )
+    .join('&');
 
 /** axios 1.x's params serialiser: encodeURIComponent, then ":", "$", ",", "+", "[", "]" and "%20" (as "+") put back raw. */
 export const axiosParams = (params: [string, string][]) =>
   params
-    .map(([name, value]) => `${name}=${encodeURIComponent(value).replace(/%3A/gi, ':').replace(/%24/g, '$').replace(/%2C/gi, ',').replace(/%20/g, '+').replace(/%5B/gi, '[').replace(/%5D/gi, ']')}`)
+    .map(
+      ([name, value]) =>
+        `${name}=${encodeURIComponent(value).replace(/%3A/gi, ':').replace(/%24/g, '$').replace(/%2C/gi, ',').replace(/%20/g, '+').replace(/%5B/gi, '[').replace(/%5D/gi, ']')}`,
+    )
     .join('&');
 
 /**
@@ -70,7 +86,11 @@ export const axiosParams = (params: [string, string][]) =>
  * removing hyphens, exactly 32 hexadecimal digits.
  */
 function pythonUuidAccepts(text: string): boolean {
-  const hex = text.replace(/urn:/g, '').replace(/uuid:/g, '').replace(/^[{}]+|[{}]+$/g, '').replace(/-/g, '');
+  const hex = text
+    .replace(/urn:/g, '')
+    .replace(/uuid:/g, '')
+    .replace(/^[{}]+|[{}]+$/g, '')
+    .replace(/-/g, '');
   return /^[0-9a-fA-F]{32}$/.test(hex);
 }
 
@@ -112,7 +132,19 @@ export function pythonSdkSchemas() {
   const wallet = { enum: ['WAVE', 'ORANGE_MONEY', 'FREE_MONEY', 'BANK'] };
   const product = object(['name', 'category', 'amount', 'quantity', 'description'], { name: str, category: str, amount: int, quantity: int, description: str });
   const getOneTransaction = object(
-    ['order_id', 'method_of_payment', 'amount', 'amount_to_pay', 'currency', 'created_at', 'transaction_status', 'is_done', 'is_escrow', 'is_merchant', 'checkout_url'],
+    [
+      'order_id',
+      'method_of_payment',
+      'amount',
+      'amount_to_pay',
+      'currency',
+      'created_at',
+      'transaction_status',
+      'is_done',
+      'is_escrow',
+      'is_merchant',
+      'checkout_url',
+    ],
     {
       order_id: str,
       method_of_payment: { type: 'array', items: wallet },
@@ -160,7 +192,19 @@ export function generatedClientSchemas() {
   const wallet = { enum: ['WAVE', 'ORANGE_MONEY', 'FREE_MONEY'] };
   const product = object(['name', 'category', 'amount', 'quantity', 'description'], { name: str, category: str, amount: int, quantity: int, description: str });
   const getOneTransaction = object(
-    ['order_id', 'method_of_payment', 'amount', 'amount_to_pay', 'currency', 'created_at', 'transaction_status', 'is_done', 'is_escrow', 'is_merchant', 'checkout_url'],
+    [
+      'order_id',
+      'method_of_payment',
+      'amount',
+      'amount_to_pay',
+      'currency',
+      'created_at',
+      'transaction_status',
+      'is_done',
+      'is_escrow',
+      'is_merchant',
+      'checkout_url',
+    ],
     {
       order_id: str,
       method_of_payment: { type: 'array', items: wallet },
@@ -211,7 +255,13 @@ export function generatedClientSchemas() {
  */
 export function nodeSdkSchemas() {
   const wallet = { enum: ['WAVE', 'ORANGE_MONEY', 'FREE_MONEY', 'BANK'] };
-  const product = object(['name', 'category', 'amount', 'quantity', 'description'], { name: str, category: str, amount: { type: 'number' }, quantity: { type: 'number' }, description: str });
+  const product = object(['name', 'category', 'amount', 'quantity', 'description'], {
+    name: str,
+    category: str,
+    amount: { type: 'number' },
+    quantity: { type: 'number' },
+    description: str,
+  });
   const rawTransaction = object(['order_id', 'method_of_payment', 'created_at'], {
     order_id: str,
     method_of_payment: { type: 'array', items: wallet },

@@ -52,7 +52,8 @@ export function describeV1Client(client: V1ClientProfile) {
   }
 
   const product = { name: 'Thieboudienne', category: 'food', amount: 2_500, quantity: 2, description: 'Family size' };
-  const create = async (methods = ['WAVE']) => expectParsed('TransactionResponse', await send(client.createMethod, '/transaction/create-transaction', client.createBody(methods, [product])));
+  const create = async (methods = ['WAVE']) =>
+    expectParsed('TransactionResponse', await send(client.createMethod, '/transaction/create-transaction', client.createBody(methods, [product])));
   const pay = async (orderId: string, method: 'wave' | 'orange_money' = 'wave') =>
     expect((await payTransaction(gateway.ctx, gateway.operator, orderId, { method, phone: '+221770000001' })).outcome).toBe('paid');
 
@@ -87,8 +88,17 @@ export function describeV1Client(client: V1ClientProfile) {
 
     it('reads one transaction, pending then paid, and parses it', async () => {
       const created = await create();
-      const pending = expectParsed('GetOneTransaction', await send('GET', `/transaction/get-one-transaction?${client.query([['order_id', created.order_id]])}`));
-      expect(pending).toMatchObject({ order_id: created.order_id, transaction_status: 'pending', is_done: false, method_of_payment: ['WAVE'], checkout_url: created.checkout_url });
+      const pending = expectParsed(
+        'GetOneTransaction',
+        await send('GET', `/transaction/get-one-transaction?${client.query([['order_id', created.order_id]])}`),
+      );
+      expect(pending).toMatchObject({
+        order_id: created.order_id,
+        transaction_status: 'pending',
+        is_done: false,
+        method_of_payment: ['WAVE'],
+        checkout_url: created.checkout_url,
+      });
       await pay(created.order_id);
       const paid = expectParsed('GetOneTransaction', await send('GET', `/transaction/get-one-transaction?${client.query([['order_id', created.order_id]])}`));
       expect(paid).toMatchObject({ transaction_status: 'paid', is_done: true, method_of_payment: ['WAVE'] });
@@ -116,9 +126,30 @@ export function describeV1Client(client: V1ClientProfile) {
       expect(ids(await list([['amount', '5000']])).length).toBeGreaterThanOrEqual(3);
       expect(ids(await list([['amount', '1']]))).toEqual([]);
       const day = pending.created_at.slice(0, 10);
-      expect(ids(await list([['created_at_start', day], ['created_at_end', day]]))).toContain(pending.order_id);
-      expect(ids(await list([['created_at_start', `${day}T00:00:00+00:00`], ['created_at_end', `${day}T23:59:59.999Z`]]))).toContain(pending.order_id);
-      expect(ids(await list([['created_at_start', '2000-01-01'], ['created_at_end', '2000-01-01']]))).toEqual([]);
+      expect(
+        ids(
+          await list([
+            ['created_at_start', day],
+            ['created_at_end', day],
+          ]),
+        ),
+      ).toContain(pending.order_id);
+      expect(
+        ids(
+          await list([
+            ['created_at_start', `${day}T00:00:00+00:00`],
+            ['created_at_end', `${day}T23:59:59.999Z`],
+          ]),
+        ),
+      ).toContain(pending.order_id);
+      expect(
+        ids(
+          await list([
+            ['created_at_start', '2000-01-01'],
+            ['created_at_end', '2000-01-01'],
+          ]),
+        ),
+      ).toEqual([]);
     });
 
     it('deletes a pending transaction (cancel) and a paid one (refund) and parses both replies', async () => {

@@ -36,7 +36,11 @@ describe.each(recipes)('the $name receiver recipe', ({ command, file }) => {
   let url = '';
   let secret = '';
   let key = '';
-  const lines = () => output.split('\n').filter(Boolean).map((line) => JSON.parse(line));
+  const lines = () =>
+    output
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
 
   beforeAll(async () => {
     const port = await freePort();
@@ -45,31 +49,56 @@ describe.each(recipes)('the $name receiver recipe', ({ command, file }) => {
     key = merchantKey;
     // The secret exactly as shown to the merchant, given to the recipe as its WEBHOOK_SECRET.
     secret = (await createWebhook(gateway.ctx, gateway.operator, { organizationId: organization.id, url, version: 'v2' })).secret;
-    child = spawn(command, [path.join(RECIPES, file)], { env: { ...process.env, PORT: String(port), WEBHOOK_SECRET: secret }, stdio: ['ignore', 'pipe', 'pipe'] });
+    child = spawn(command, [path.join(RECIPES, file)], {
+      env: { ...process.env, PORT: String(port), WEBHOOK_SECRET: secret },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
     child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-    await waitFor(async () => output.includes('"listening"'), 10_000, () => output);
+    await waitFor(
+      async () => output.includes('"listening"'),
+      10_000,
+      () => output,
+    );
   });
   afterAll(() => {
     child?.kill();
   });
 
-  const post = (body: string, headers: Record<string, string>) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+  const post = (body: string, headers: Record<string, string>) =>
+    fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
   const sign = (body: string) => createHmac('sha256', Buffer.from(secret, 'utf8')).update(Buffer.from(body, 'utf8')).digest('hex');
 
   it('verifies a real signed delivery of the gateway and answers 200 (delivery recorded as delivered)', async () => {
     const created = await gateway.rest('POST', '/api/v2/transactions', {
       key,
-      body: { method_of_payment: ['wave'], products: [{ name: 'Thiof', price: 4_500, quantity: 2 }], customer: { first_name: 'Awa', last_name: 'Diop', phone: '+221771234567' } },
+      body: {
+        method_of_payment: ['wave'],
+        products: [{ name: 'Thiof', price: 4_500, quantity: 2 }],
+        customer: { first_name: 'Awa', last_name: 'Diop', phone: '+221771234567' },
+      },
     });
     expect(created.status, JSON.stringify(created.body)).toBe(200);
     const orderId = created.body.order_id as string;
     expect((await payTransaction(gateway.ctx, { kind: 'customer' }, orderId, { method: 'wave', phone: '+221770000001' })).outcome).toBe('paid');
 
-    await waitFor(async () => lines().some((line) => line.order_id === orderId), 10_000, () => output);
-    expect(lines().find((line) => line.order_id === orderId)).toEqual({ verified: true, order_id: orderId, transaction_status: 'paid', amount: 9_000, paid: true });
     await waitFor(
-      async () => (await gateway.ctx.db.webhookDelivery.findMany({ where: { transactionId: orderId }, include: { attempts: true } })).some((delivery) => delivery.attempts.some((attempt) => attempt.statusCode === 200)),
+      async () => lines().some((line) => line.order_id === orderId),
+      10_000,
+      () => output,
+    );
+    expect(lines().find((line) => line.order_id === orderId)).toEqual({
+      verified: true,
+      order_id: orderId,
+      transaction_status: 'paid',
+      amount: 9_000,
+      paid: true,
+    });
+    await waitFor(
+      async () =>
+        (await gateway.ctx.db.webhookDelivery.findMany({ where: { transactionId: orderId }, include: { attempts: true } })).some((delivery) =>
+          delivery.attempts.some((attempt) => attempt.statusCode === 200),
+        ),
       10_000,
       () => 'no attempt answered 200',
     );
@@ -91,7 +120,11 @@ describe.each(recipes)('the $name receiver recipe', ({ command, file }) => {
     const body = `{"order_id": "${orderId}",  "transaction_status": "paid_and_blocked", "amount": 1500, "customer": {"first_name": "Aïssatou"}}`;
     expect(JSON.stringify(JSON.parse(body))).not.toBe(body);
     expect((await post(body, { 'x-signature': sign(body) })).status).toBe(200);
-    await waitFor(async () => lines().some((line) => line.order_id === orderId), 5_000, () => output);
+    await waitFor(
+      async () => lines().some((line) => line.order_id === orderId),
+      5_000,
+      () => output,
+    );
     expect(lines().find((line) => line.order_id === orderId)).toMatchObject({ transaction_status: 'paid_and_blocked', paid: true, amount: 1500 });
   });
 });

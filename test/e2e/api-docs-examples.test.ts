@@ -76,7 +76,9 @@ describe.each(CONTRACTS)('the examples of $file', ({ file, root }) => {
       const name = operation.operationId!;
       for (const [example, value] of examplesOf(requestBodyOf(operation))) {
         const request = { method: operation.method, path: operation.path, headers: { 'content-type': 'application/json' }, body: value };
-        const errors = (contract.validateRequest(request, operation).errors ?? []).filter((error) => error.instancePath === '' || error.instancePath.startsWith('/requestBody'));
+        const errors = (contract.validateRequest(request, operation).errors ?? []).filter(
+          (error) => error.instancePath === '' || error.instancePath.startsWith('/requestBody'),
+        );
         if (errors.length) wrong.push(`${name} request ${example}: ${JSON.stringify(errors)}`);
       }
       for (const [status, response] of Object.entries(operation.responses ?? {})) {

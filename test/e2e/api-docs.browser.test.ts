@@ -63,7 +63,16 @@ describe('API docs', () => {
   it('render every REST v2 operation from openapi/v2.yaml, with nothing loaded from elsewhere', async () => {
     const { page, requests, outside, cspViolations } = await visitDocs('/docs');
     expect(await listedPaths(page)).toEqual(
-      expect.arrayContaining(['/transactions', '/transactions/{order_id}', '/refund/{order_id}', '/payouts', '/payouts/{order_id}', '/accounts', '/accounts/stats', '/accounts/{id}']),
+      expect.arrayContaining([
+        '/transactions',
+        '/transactions/{order_id}',
+        '/refund/{order_id}',
+        '/payouts',
+        '/payouts/{order_id}',
+        '/accounts',
+        '/accounts/stats',
+        '/accounts/{id}',
+      ]),
     );
     expect(await page.locator('.opblock-deprecated').count()).toBe(0);
     expect(requests).toContain(`${session.gateway.url}/api/v2/openapi.json`);
@@ -76,7 +85,11 @@ describe('API docs', () => {
     const block = await expandOperation(page, 'Transactions', 'createTransaction');
     const request = block.locator('.opblock-section-request-body');
     await request.getByText('"Bissap 1 L"').first().waitFor();
-    expect(await exampleNames(request.locator('.examples-select-element'))).toEqual(['Products, customer and redirect URLs', 'The required fields only', expect.stringMatching(/^Escrow/)]);
+    expect(await exampleNames(request.locator('.examples-select-element'))).toEqual([
+      'Products, customer and redirect URLs',
+      'The required fields only',
+      expect.stringMatching(/^Escrow/),
+    ]);
 
     const success = block.locator('tr.response[data-code="200"]');
     await success.getByText('"checkout_url"').first().waitFor();

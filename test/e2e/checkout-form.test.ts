@@ -23,7 +23,15 @@ async function open(url: string, headers: Record<string, string> = {}): Promise<
 
 const tokenOf = (html: string): string => /name="csrf_token" value="([^"]+)"/.exec(html)?.[1] ?? '';
 /** Whitespace as a reader sees it: any run of spaces (incl. non-breaking) is one space. */
-const text = (html: string): string => html.replace(/<[^>]+>/g, ' ').replace(/&#39;/g, "'").replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&').replace(/\s+/g, ' ');
+const text = (html: string): string =>
+  html
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/&#39;/g, "'")
+    .replace(/&quot;/g, '"')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&')
+    .replace(/\s+/g, ' ');
 
 async function post(url: string, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<Page & { location: string | null }> {
   const response = await fetch(url, {
@@ -263,7 +271,15 @@ describe('paying with the form (POST)', () => {
     const [expiry, mac] = token.split('.') as [string, string];
     const otherToken = tokenOf((await open(other.url)).html);
     const flipped = `${mac.slice(0, 10)}${mac[10] === 'A' ? 'B' : 'A'}${mac.slice(11)}`;
-    for (const csrf_token of [undefined, '', otherToken, `${expiry}.${flipped}`, `${Number(expiry) + 60}.${mac}`, `${Number(expiry) - 10 * 3600}.${mac}`, 'x'.repeat(500)]) {
+    for (const csrf_token of [
+      undefined,
+      '',
+      otherToken,
+      `${expiry}.${flipped}`,
+      `${Number(expiry) + 60}.${mac}`,
+      `${Number(expiry) - 10 * 3600}.${mac}`,
+      'x'.repeat(500),
+    ]) {
       const fields: Record<string, string> = { method: 'wave', phone: '+221771234567' };
       if (csrf_token !== undefined) fields.csrf_token = csrf_token;
       const result = await post(target.url, fields);
@@ -281,7 +297,10 @@ describe('paying with the form (POST)', () => {
     const { url, read } = await newTransaction();
     const token = tokenOf((await open(url)).html);
     const fields = { csrf_token: token, method: 'wave', phone: '+221771234567' };
-    for (const headers of [{ 'sec-fetch-site': 'cross-site' }, { 'sec-fetch-site': 'same-site' }, { origin: 'https://evil.example' }] as Record<string, string>[]) {
+    for (const headers of [{ 'sec-fetch-site': 'cross-site' }, { 'sec-fetch-site': 'same-site' }, { origin: 'https://evil.example' }] as Record<
+      string,
+      string
+    >[]) {
       const result = await post(url, fields, headers);
       expect(result.status, JSON.stringify(headers)).toBe(403);
       expect(text(result.html)).toContain('Demande refusée');
@@ -297,25 +316,39 @@ describe('paying with the form (POST)', () => {
     // Our own page's post: same origin, or Origin "null" (the page sends no referrer).
     expect((await post(url, fields, { 'sec-fetch-site': 'same-origin', origin: 'null' })).status).toBe(303);
     const second = await newTransaction();
-    expect((await pay(second.url, { method: 'wave', phone: '+221771234567' }, { 'sec-fetch-site': 'same-origin', origin: gateway.checkoutUrl })).status).toBe(303);
+    expect((await pay(second.url, { method: 'wave', phone: '+221771234567' }, { 'sec-fetch-site': 'same-origin', origin: gateway.checkoutUrl })).status).toBe(
+      303,
+    );
   });
 
   it('answers 4xx pages, never 500, to bodies that are not the form', async () => {
     const { url, read } = await newTransaction();
     const token = tokenOf((await open(url)).html);
-    const huge = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `csrf_token=${token}&method=wave&phone=${'1'.repeat(FORM_BODY_LIMIT)}` });
+    const huge = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: `csrf_token=${token}&method=wave&phone=${'1'.repeat(FORM_BODY_LIMIT)}`,
+    });
     expect(huge.status).toBe(413);
     expect(await huge.text()).toContain('<html');
     const plain = await fetch(url, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: `csrf_token=${token}&method=wave&phone=+221771234567` });
     expect(plain.status).toBe(415);
-    const json = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ csrf_token: token, method: 'wave', phone: '+221771234567' }) });
+    const json = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ csrf_token: token, method: 'wave', phone: '+221771234567' }),
+    });
     expect(json.status).toBe(415);
     const multipart = new FormData();
     multipart.set('csrf_token', token);
     expect((await fetch(url, { method: 'POST', body: multipart })).status).toBe(415);
     const empty = await fetch(url, { method: 'POST' });
     expect(empty.status).toBe(403);
-    const bare = await fetch(`${gateway.checkoutUrl}/checkout/not-an-id`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'method=wave' });
+    const bare = await fetch(`${gateway.checkoutUrl}/checkout/not-an-id`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'method=wave',
+    });
     expect(bare.status).toBe(403);
     for (const path of ['/checkout/%E0%A4%A', `/checkout/${'a'.repeat(5000)}`, '/checkout/%00', '/checkout/x/success/more']) {
       const response = await fetch(`${gateway.checkoutUrl}${path}`);

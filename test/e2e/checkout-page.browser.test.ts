@@ -28,7 +28,10 @@ afterAll(() => new Promise<void>((resolve) => (shop?.server ? shop.server.close(
 
 async function newTransaction(body: Record<string, unknown> = {}, merchantName = 'Boutique Dakar') {
   const { key } = await session.gateway.merchant({ name: merchantName });
-  const created = await session.gateway.rest('POST', '/api/v2/transactions', { key, body: transactionBody({ success_url: undefined, error_url: undefined, ...body }) });
+  const created = await session.gateway.rest('POST', '/api/v2/transactions', {
+    key,
+    body: transactionBody({ success_url: undefined, error_url: undefined, ...body }),
+  });
   expect(created.status).toBe(200);
   const orderId: string = created.body.order_id;
   return {
@@ -65,10 +68,16 @@ describe('paying on the checkout page', () => {
       expect(response?.status()).toBe(200);
       expect(await page.locator('h1').innerText()).toBe('Boutique Dakar');
       expect(await page.locator('.status').getAttribute('data-status')).toBe('pending');
-      expect(squash(await page.locator('tr').allInnerTexts())).toEqual(['Bissap 2 × 1 500 XOF Bouteille d’un litre 3 000 XOF', 'Thiakry 1 × 1 250 XOF 1 250 XOF']);
+      expect(squash(await page.locator('tr').allInnerTexts())).toEqual([
+        'Bissap 2 × 1 500 XOF Bouteille d’un litre 3 000 XOF',
+        'Thiakry 1 × 1 250 XOF 1 250 XOF',
+      ]);
       expect(await page.locator('[data-amount]').getAttribute('data-amount')).toBe('4250');
       // 1 % of 4 250 = 42.5 -> 43; 1.5 % = 63.75 -> 64 (round half up).
-      expect(squash(await page.locator('label.offer').allInnerTexts())).toEqual(['Wave — 4 293 XOF (dont 43 XOF de frais)', 'Orange Money — 4 314 XOF (dont 64 XOF de frais)']);
+      expect(squash(await page.locator('label.offer').allInnerTexts())).toEqual([
+        'Wave — 4 293 XOF (dont 43 XOF de frais)',
+        'Orange Money — 4 314 XOF (dont 64 XOF de frais)',
+      ]);
       expect(await page.locator('.ref code').innerText()).toBe(orderId);
       expect(await page.locator('input[name="phone"]').getAttribute('type')).toBe('tel');
       expect(await page.locator('script').count()).toBe(0);
@@ -145,7 +154,10 @@ describe('paying on the checkout page', () => {
       expect(await page.locator('button[type="submit"]').innerText()).toBe('Pay');
       await page.locator('input[name="method"][value="wave"]').check();
       await page.locator('input[name="phone"]').fill('77 12');
-      const [refused] = await Promise.all([page.waitForResponse((response) => response.request().method() === 'POST'), page.locator('button[type="submit"]').click()]);
+      const [refused] = await Promise.all([
+        page.waitForResponse((response) => response.request().method() === 'POST'),
+        page.locator('button[type="submit"]').click(),
+      ]);
       expect(refused.status()).toBe(400);
       await page.waitForLoadState();
       expect(squash([await page.locator('.error').innerText()])).toEqual(['Invalid phone number. Use the international format, e.g. +221 77 123 45 67.']);
@@ -159,7 +171,10 @@ describe('paying on the checkout page', () => {
       const otherToken = await otherPage.locator('input[name="csrf_token"]').inputValue();
       await page.locator('input[name="csrf_token"]').evaluate((input, value) => ((input as HTMLInputElement).value = value), otherToken);
       await page.locator('input[name="phone"]').fill('+221771234567');
-      const [forged] = await Promise.all([page.waitForResponse((response) => response.request().method() === 'POST'), page.locator('button[type="submit"]').click()]);
+      const [forged] = await Promise.all([
+        page.waitForResponse((response) => response.request().method() === 'POST'),
+        page.locator('button[type="submit"]').click(),
+      ]);
       expect(forged.status()).toBe(403);
       await page.waitForLoadState();
       expect(await page.locator('h1').innerText()).toBe('This payment form has expired or was altered');
@@ -177,7 +192,10 @@ describe('what the page shows instead of a form', () => {
     const cancelled = await newTransaction();
     expect((await session.gateway.rest('DELETE', `/api/v2/transactions/${cancelled.orderId}`, { key: cancelled.key })).status).toBe(200);
     const refunded = await newTransaction();
-    await session.gateway.db.prisma.transaction.update({ where: { id: refunded.orderId }, data: { status: 'refunded', paidAt: new Date(), refundedAt: new Date(), selectedPaymentMethod: 'wave' } });
+    await session.gateway.db.prisma.transaction.update({
+      where: { id: refunded.orderId },
+      data: { status: 'refunded', paidAt: new Date(), refundedAt: new Date(), selectedPaymentMethod: 'wave' },
+    });
     const { context, page } = await newPhonePage(session.browser, { locale: 'en-US' });
     try {
       for (const [transaction, status, label] of [
@@ -202,7 +220,9 @@ describe('what the page shows instead of a form', () => {
     try {
       await setSwitch(session.gateway.ctx, session.gateway.operator, 'wave', false);
       await page.goto(url);
-      expect(await page.locator('input[name="method"]').evaluateAll((inputs) => inputs.map((input) => (input as HTMLInputElement).value))).toEqual(['orange_money']);
+      expect(await page.locator('input[name="method"]').evaluateAll((inputs) => inputs.map((input) => (input as HTMLInputElement).value))).toEqual([
+        'orange_money',
+      ]);
       await setSwitch(session.gateway.ctx, session.gateway.operator, 'orange_money', false);
       const response = await page.goto(url);
       expect(response?.status()).toBe(503);

@@ -39,7 +39,7 @@ describe('help', () => {
       expect(json, 'not JSON').toBeUndefined();
       expect(stdout.split('\n')[0]).toBe('Usage: gateway <command> [arguments] [options]');
       for (const name of Object.keys(COMMANDS)) expect(stdout).toMatch(new RegExp(`^  ${name} +\\S`, 'm'));
-      expect(flat(stdout)).toContain('GATEWAY_URL the gateway\'s API address (default: the one in the data folder\'s gateway.json');
+      expect(flat(stdout)).toContain("GATEWAY_URL the gateway's API address (default: the one in the data folder's gateway.json");
       expect(flat(stdout)).toContain('else http://127.0.0.1:3000');
       expect(flat(stdout)).toContain("GATEWAY_ADMIN_TOKEN the operator token to act with (default: the data folder's admin-token file");
     }
@@ -48,7 +48,11 @@ describe('help', () => {
   it('gateway COMMAND --help (or -h, or gateway help COMMAND) is that command’s usage, description, options and environment', async () => {
     for (const [name, command] of Object.entries(COMMANDS)) {
       const words = name.split(' ');
-      const [long, short, asked] = await Promise.all([runCliInProcess([...words, '--help'], {}), runCliInProcess([...words, '-h'], {}), runCliInProcess(['help', ...words], {})]);
+      const [long, short, asked] = await Promise.all([
+        runCliInProcess([...words, '--help'], {}),
+        runCliInProcess([...words, '-h'], {}),
+        runCliInProcess(['help', ...words], {}),
+      ]);
       expect([long.code, short.code, asked.code], name).toEqual([0, 0, 0]);
       expect(short.stdout).toBe(long.stdout);
       expect(asked.stdout).toBe(long.stdout);
@@ -56,7 +60,8 @@ describe('help', () => {
       expect(text.startsWith(`Usage: gateway ${command.usage} `), name).toBe(true);
       expect(text).toContain(flat(command.summary));
       // Every option the usage line shows is explained.
-      for (const flag of command.usage.match(/--[a-z-]+/g) ?? []) expect(long.stdout, `${name} explains ${flag}`).toMatch(new RegExp(`^  ${flag}\\b.*\\S`, 'm'));
+      for (const flag of command.usage.match(/--[a-z-]+/g) ?? [])
+        expect(long.stdout, `${name} explains ${flag}`).toMatch(new RegExp(`^  ${flag}\\b.*\\S`, 'm'));
       expect(text).toContain('-h, --help show this help');
       expect(text).toContain('GATEWAY_URL');
       expect(text).toContain('GATEWAY_ADMIN_TOKEN');
@@ -139,7 +144,9 @@ describe('a gateway started from the same folder', () => {
     const down = await newFolder();
     await announceGatewayInDataFolder({ embedded: true, dataDir: down, url: 'http://127.0.0.1:9', log: quiet });
     const { json } = await runCliInProcess(['org', 'list'], { GATEWAY_DATA_DIR: down, GATEWAY_ADMIN_TOKEN: gateway.adminToken });
-    expect(json.error).toContain(`cannot reach the gateway at http://127.0.0.1:9 (the address in ${path.join(down, 'gateway.json')}): is it running? Set GATEWAY_URL`);
+    expect(json.error).toContain(
+      `cannot reach the gateway at http://127.0.0.1:9 (the address in ${path.join(down, 'gateway.json')}): is it running? Set GATEWAY_URL`,
+    );
   });
 
   it('is not looked for when the process that wrote gateway.json is gone, nor in a file that is not one', async () => {

@@ -64,8 +64,16 @@ describe('gateway trigger payment_status', () => {
     const { code, json } = await trigger(organization.id);
     expect(code).toBe(0);
     // Within the organisation's limits and methods.
-    expect(json).toMatchObject({ organizationId: organization.id, status: 'paid', amount: 2_500, methodOfPayment: ['orange_money'], selectedPaymentMethod: 'orange_money' });
-    expect((await gateway.rest('GET', `/api/v2/transactions/${json.orderId}`, { key: await gateway.createKey(organization.id, 'read') })).body.transaction_status).toBe('paid');
+    expect(json).toMatchObject({
+      organizationId: organization.id,
+      status: 'paid',
+      amount: 2_500,
+      methodOfPayment: ['orange_money'],
+      selectedPaymentMethod: 'orange_money',
+    });
+    expect(
+      (await gateway.rest('GET', `/api/v2/transactions/${json.orderId}`, { key: await gateway.createKey(organization.id, 'read') })).body.transaction_status,
+    ).toBe('paid');
   });
 
   it('refuses an unknown event, an unknown organisation and a missing --org, creating nothing', async () => {
@@ -75,7 +83,10 @@ describe('gateway trigger payment_status', () => {
       runCliInProcess(['trigger', 'payment_status', '--org', '00000000-0000-4000-8000-000000000000'], gatewayEnv(gateway)),
       runCliInProcess(['trigger', 'payment_status'], gatewayEnv(gateway)),
     ]);
-    expect(event).toMatchObject({ code: 1, json: { error: "EVENT must be one of payment_status (got 'refund') (usage: gateway trigger payment_status --org ID)" } });
+    expect(event).toMatchObject({
+      code: 1,
+      json: { error: "EVENT must be one of payment_status (got 'refund') (usage: gateway trigger payment_status --org ID)" },
+    });
     expect(unknownOrg).toMatchObject({ code: 1, json: { error: 'Organization not found' } });
     expect(noOrg).toMatchObject({ code: 1, json: { error: '--org is required (usage: gateway trigger payment_status --org ID)' } });
     expect(await gateway.ctx.db.transaction.count({ where: { organizationId: organization.id } })).toBe(0);
@@ -91,7 +102,14 @@ describe('gateway listen', () => {
     try {
       const first = await listening.line((line) => line.listening, 'the listening line');
       expect(listening.lines[0]).toBe(first);
-      expect(first).toEqual({ listening: true, secret: expect.stringMatching(/^whsec_[A-Za-z0-9_-]{43}$/), organizationId: organization.id, events: ['payment_status'], forwardTo: `${receiver.url}/local`, gateway: gateway.url });
+      expect(first).toEqual({
+        listening: true,
+        secret: expect.stringMatching(/^whsec_[A-Za-z0-9_-]{43}$/),
+        organizationId: organization.id,
+        events: ['payment_status'],
+        forwardTo: `${receiver.url}/local`,
+        gateway: gateway.url,
+      });
       expect(first.secret).not.toBe(real.secret);
       receiver.configure('/local', { secret: first.secret });
 
@@ -142,7 +160,11 @@ describe('gateway listen', () => {
 
       // The gateway ends every stream (as when it stops, or after an hour): listen subscribes again.
       endLiveStreams(gateway.ctx);
-      expect(await listening.line((line) => line.listening === false, 'the drop')).toMatchObject({ listening: false, reason: expect.stringMatching(/ended the event stream/), retryInMs: 500 });
+      expect(await listening.line((line) => line.listening === false, 'the drop')).toMatchObject({
+        listening: false,
+        reason: expect.stringMatching(/ended the event stream/),
+        retryInMs: 500,
+      });
       await listening.line((line) => line.reconnected, 'the reconnection');
       const paid = await trigger(organization.id);
       expect(await listening.line((line) => line.event, 'the forwarded event line')).toMatchObject({ orderId: paid.json.orderId, statusCode: 500 });
@@ -159,14 +181,23 @@ describe('gateway listen', () => {
       runCliInProcess(['listen', '--org', organization.id, '--forward-to', 'ftp://127.0.0.1/hooks'], gatewayEnv(gateway)),
       runCliInProcess(['listen', '--org', '00000000-0000-4000-8000-000000000000'], gatewayEnv(gateway)),
     ]);
-    expect(events).toMatchObject({ code: 1, json: { error: expect.stringMatching(/^--events must be one of payment_status \(got 'payout_status'\) \(usage: gateway listen /) } });
-    expect(forward).toMatchObject({ code: 1, json: { error: expect.stringMatching(/^--forward-to must be an http\(s\) URL \(got 'ftp:\/\/127\.0\.0\.1\/hooks'\)/) } });
+    expect(events).toMatchObject({
+      code: 1,
+      json: { error: expect.stringMatching(/^--events must be one of payment_status \(got 'payout_status'\) \(usage: gateway listen /) },
+    });
+    expect(forward).toMatchObject({
+      code: 1,
+      json: { error: expect.stringMatching(/^--forward-to must be an http\(s\) URL \(got 'ftp:\/\/127\.0\.0\.1\/hooks'\)/) },
+    });
     expect(unknown).toMatchObject({ code: 1, json: { error: 'Organization not found' } });
   });
 
   it('as a process, ends cleanly on Ctrl-C (SIGINT): exit 0, its last line says so', async () => {
     const organization = await gateway.createOrganization();
-    const child = spawn(process.execPath, [BIN, 'listen', '--org', organization.id], { env: { ...process.env, ...gatewayEnv(gateway) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'listen', '--org', organization.id], {
+      env: { ...process.env, ...gatewayEnv(gateway) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     const lines: any[] = [];
     createInterface({ input: child.stdout! }).on('line', (line) => lines.push(JSON.parse(line)));

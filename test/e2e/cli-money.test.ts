@@ -16,7 +16,10 @@ const cli = async (args: string[]) => {
 };
 
 async function pendingOrder(key: string, overrides: Record<string, unknown> = {}): Promise<string> {
-  const created = await gateway.rest('POST', '/api/v2/transactions', { key, body: transactionBody({ products: [{ name: 'Café Touba', price: 10_000, quantity: 1 }], ...overrides }) });
+  const created = await gateway.rest('POST', '/api/v2/transactions', {
+    key,
+    body: transactionBody({ products: [{ name: 'Café Touba', price: 10_000, quantity: 1 }], ...overrides }),
+  });
   expect(created.status, JSON.stringify(created.body)).toBe(200);
   return created.body.order_id;
 }
@@ -37,12 +40,22 @@ describe('gateway sandbox pay / escrow release / account adjust', () => {
     ]);
 
     expect(paid.code).toBe(0);
-    expect(paid.json).toMatchObject({ orderId: paidOrder, status: 'paid', selectedPaymentMethod: 'orange_money', fees: 150, amount: 10_000, paidAt: expect.any(String) });
+    expect(paid.json).toMatchObject({
+      orderId: paidOrder,
+      status: 'paid',
+      selectedPaymentMethod: 'orange_money',
+      fees: 150,
+      amount: 10_000,
+      paidAt: expect.any(String),
+    });
     expect(await mainBalance(key)).toBe(9_850);
 
     expect(declined).toEqual({ code: 1, json: { error: expect.stringMatching(/declined by wave/) } });
     expect(unconfirmed).toEqual({ code: 1, json: { error: expect.stringMatching(/not confirmed/) } });
-    expect(badMethod).toEqual({ code: 1, json: { error: expect.stringMatching(/^--method must be one of wave, orange_money \(got 'bank'\) \(usage: gateway sandbox pay /) } });
+    expect(badMethod).toEqual({
+      code: 1,
+      json: { error: expect.stringMatching(/^--method must be one of wave, orange_money \(got 'bank'\) \(usage: gateway sandbox pay /) },
+    });
     expect(noId).toEqual({ code: 1, json: { error: 'missing ORDER_ID (usage: gateway sandbox pay ORDER_ID [--method wave|orange_money] [--phone P])' } });
     for (const orderId of [declinedOrder, unconfirmedOrder]) {
       expect((await gateway.rest('GET', `/api/v2/transactions/${orderId}`, { key })).body.transaction_status).toBe('pending');
@@ -92,7 +105,10 @@ describe('gateway sandbox pay / escrow release / account adjust', () => {
     expect(debited).toMatchObject({ code: 0, json: { id: credited.json.id, balance: 500 } });
     expect(tooMuch).toEqual({ code: 1, json: { error: 'Insufficient balance' } });
     expect(zero).toEqual({ code: 1, json: { error: expect.stringMatching(/^Invalid input: amount must be a non-zero whole number/) } });
-    expect(notNumber).toEqual({ code: 1, json: { error: expect.stringMatching(/^--amount must be a whole number of XOF, negative to debit \(got '12\.5'\)/) } });
+    expect(notNumber).toEqual({
+      code: 1,
+      json: { error: expect.stringMatching(/^--amount must be a whole number of XOF, negative to debit \(got '12\.5'\)/) },
+    });
     expect(noReason).toEqual({ code: 1, json: { error: '--reason is required (usage: gateway account adjust --org ID --amount N --reason R)' } });
     expect(await mainBalance(key)).toBe(500);
   });

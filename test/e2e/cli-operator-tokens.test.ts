@@ -20,7 +20,11 @@ const gateway = useGateway();
 let instance: GatewayProcess;
 
 beforeAll(async () => {
-  instance = await startGatewayProcess({ DATABASE_URL: gateway.databaseUrl, GATEWAY_ADMIN_TOKEN: BOOTSTRAP_TOKEN, WEBHOOK_SECRET_KEY: TEST_WEBHOOK_SERVER_KEY });
+  instance = await startGatewayProcess({
+    DATABASE_URL: gateway.databaseUrl,
+    GATEWAY_ADMIN_TOKEN: BOOTSTRAP_TOKEN,
+    WEBHOOK_SECRET_KEY: TEST_WEBHOOK_SERVER_KEY,
+  });
 }, 90_000);
 
 afterAll(async () => {
@@ -44,7 +48,9 @@ const organizationsNamed = (name: string) => gateway.ctx.db.organization.count({
 
 describe('gateway operator-token', () => {
   it('create: the bootstrap token (an admin) issues a token of each role, printed once as {id, token, role}', async () => {
-    const results = await Promise.all((['admin', 'analyst', 'support'] as const).map((role) => cli(BOOTSTRAP_TOKEN, 'operator-token', 'create', '--role', role)));
+    const results = await Promise.all(
+      (['admin', 'analyst', 'support'] as const).map((role) => cli(BOOTSTRAP_TOKEN, 'operator-token', 'create', '--role', role)),
+    );
     for (const [index, role] of (['admin', 'analyst', 'support'] as const).entries()) {
       const { code, json } = results[index]!;
       expect(code).toBe(0);
@@ -69,7 +75,10 @@ describe('gateway operator-token', () => {
     expect(listed.json.pagination.totalCount).toBeGreaterThan(0);
 
     const name = `Not by an analyst ${Date.now()}`;
-    const [create, issue] = await Promise.all([cli(analyst.token, 'org', 'create', '--name', name), cli(analyst.token, 'operator-token', 'create', '--role', 'admin')]);
+    const [create, issue] = await Promise.all([
+      cli(analyst.token, 'org', 'create', '--name', name),
+      cli(analyst.token, 'operator-token', 'create', '--role', 'admin'),
+    ]);
     expect(create).toMatchObject({ code: 1, json: OPERATOR_FORBIDDEN });
     expect(issue).toMatchObject({ code: 1, json: OPERATOR_FORBIDDEN });
     expect(await organizationsNamed(name)).toBe(0);

@@ -59,11 +59,21 @@ describe('gateway payout approve / reject', () => {
     expect(await restStatus(sent.key, sent.orderId)).toBe('completed');
     expect(await mainBalance(gateway, sent.organizationId)).toBe(BigInt(FLOAT) - LARGE_DEBIT);
 
-    expect(failed).toEqual({ code: 1, json: { error: expect.stringMatching(new RegExp(`^the provider refused payout ${refused.orderId} .*: it is failed, its amount and fees were returned to main$`)) } });
+    expect(failed).toEqual({
+      code: 1,
+      json: {
+        error: expect.stringMatching(
+          new RegExp(`^the provider refused payout ${refused.orderId} .*: it is failed, its amount and fees were returned to main$`),
+        ),
+      },
+    });
     expect(await restStatus(refused.key, refused.orderId)).toBe('failed');
     expect(await mainBalance(gateway, refused.organizationId)).toBe(BigInt(FLOAT));
 
-    expect(pending).toEqual({ code: 1, json: { error: expect.stringMatching(new RegExp(`^the provider has not answered for payout ${unanswered.orderId} yet: it stays pending`)) } });
+    expect(pending).toEqual({
+      code: 1,
+      json: { error: expect.stringMatching(new RegExp(`^the provider has not answered for payout ${unanswered.orderId} yet: it stays pending`)) },
+    });
     expect(await restStatus(unanswered.key, unanswered.orderId)).toBe('pending');
     expect(await mainBalance(gateway, unanswered.organizationId)).toBe(BigInt(FLOAT) - LARGE_DEBIT);
 
@@ -85,7 +95,10 @@ describe('gateway payout approve / reject', () => {
       cli(['payout', 'reject', first.orderId, '--reason', 'Unknown recipient']),
       cli(['payout', 'reject', second.orderId]),
     ]);
-    expect(withReason).toMatchObject({ code: 0, json: { orderId: first.orderId, status: 'cancelled', failureReason: 'Unknown recipient', paidAt: null, sentAt: null } });
+    expect(withReason).toMatchObject({
+      code: 0,
+      json: { orderId: first.orderId, status: 'cancelled', failureReason: 'Unknown recipient', paidAt: null, sentAt: null },
+    });
     expect(withoutReason).toMatchObject({ code: 0, json: { orderId: second.orderId, status: 'cancelled', failureReason: 'rejected by the operator' } });
     for (const { key, orderId, organizationId } of [first, second]) {
       expect(await restStatus(key, orderId)).toBe('cancelled');
@@ -110,7 +123,10 @@ describe('gateway payout approve / reject', () => {
     ]);
     expect(noId).toEqual({ code: 1, json: { error: 'missing ORDER_ID (usage: gateway payout approve ORDER_ID)' } });
     expect(extra).toEqual({ code: 1, json: { error: "unexpected argument 'now' (usage: gateway payout reject ORDER_ID [--reason R])" } });
-    expect(badFlag).toEqual({ code: 1, json: { error: expect.stringMatching(/^Unknown option '--why'.*\(usage: gateway payout reject ORDER_ID \[--reason R\]\)$/) } });
+    expect(badFlag).toEqual({
+      code: 1,
+      json: { error: expect.stringMatching(/^Unknown option '--why'.*\(usage: gateway payout reject ORDER_ID \[--reason R\]\)$/) },
+    });
     expect(unknown).toEqual({ code: 1, json: { error: 'Payout not found' } });
     expect(malformed).toEqual({ code: 1, json: { error: 'Payout not found' } });
     expect(asAnalyst).toEqual({ code: 1, json: { error: 'This operator role cannot perform this action' } });

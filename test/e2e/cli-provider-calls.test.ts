@@ -38,7 +38,9 @@ describe('gateway provider-call list / settle', () => {
     const listed = await runCli(gateway, ['provider-call', 'list', '--stuck']);
     expect(listed.code).toBe(0);
     expect(listed.json).toEqual({
-      calls: [expect.objectContaining({ kind: 'PAYOUT', id: payout.order_id, organizationId: organization.id, providerChecks: STUCK_AFTER_CHECKS, stuck: true })],
+      calls: [
+        expect.objectContaining({ kind: 'PAYOUT', id: payout.order_id, organizationId: organization.id, providerChecks: STUCK_AFTER_CHECKS, stuck: true }),
+      ],
     });
     const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
     expect(metrics).toMatch(/gateway_provider_calls_stuck\{kind="payout"\} 1/);
@@ -47,7 +49,16 @@ describe('gateway provider-call list / settle', () => {
     const usage = await runCli(gateway, ['provider-call', 'settle', 'payout', payout.order_id, '--outcome', 'failed']);
     expect(usage).toMatchObject({ code: 1, json: { error: expect.stringMatching(/--reason is required/) } });
 
-    const decided = await runCli(gateway, ['provider-call', 'settle', 'payout', payout.order_id, '--outcome', 'failed', '--reason', 'not in the Wave statement']);
+    const decided = await runCli(gateway, [
+      'provider-call',
+      'settle',
+      'payout',
+      payout.order_id,
+      '--outcome',
+      'failed',
+      '--reason',
+      'not in the Wave statement',
+    ]);
     expect(decided).toMatchObject({ code: 0, json: { kind: 'PAYOUT', id: payout.order_id, outcome: 'FAILED' } });
     expect(await mainBalance(gateway, organization.id)).toBe(100_000n);
     expect((await gateway.rest('GET', `/api/v2/payouts/${payout.order_id}`, { key })).body.payout_status).toBe('failed');

@@ -10,9 +10,7 @@ import { createApiKey, revokeApiKey } from '../../src/domain/operations.js';
 import { useGateway } from '../support/gateway.js';
 import { runCli } from '../support/cli.js';
 
-
 const gateway = useGateway();
-
 
 const cli = (args: string[], env: Record<string, string> = {}) => runCli(gateway, args, env);
 

@@ -26,7 +26,14 @@ describe('gateway webhook', () => {
     expect(v2.json).toMatchObject({ url: URL, version: 'v2', secret: expect.stringMatching(/^whsec_/) });
     expect(v1.json).toMatchObject({ url: `${URL}/legacy`, version: 'v1' });
     // The gateway's refusal, then what works instead (cli-for-people.test.ts checks the whole sentence).
-    expect(privateUrl).toMatchObject({ code: 1, json: { error: expect.stringMatching(/^Webhook URLs may not point at loopback, private or link-local addresses: to receive events on this machine, run gateway listen /) } });
+    expect(privateUrl).toMatchObject({
+      code: 1,
+      json: {
+        error: expect.stringMatching(
+          /^Webhook URLs may not point at loopback, private or link-local addresses: to receive events on this machine, run gateway listen /,
+        ),
+      },
+    });
     expect(badVersion.code).toBe(1);
     expect(badVersion.json.error).toMatch(/--version/);
     expect(missing.code).toBe(1);

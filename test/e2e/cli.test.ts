@@ -8,9 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { transactionBody, useGateway } from '../support/gateway.js';
 import { runCliProcess } from '../support/cli.js';
 
-
 const gateway = useGateway();
-
 
 /** The exit code and the JSON printed (what the contract promises), without the raw text. */
 const cli = async (args: string[], env: Record<string, string> = {}) => {
@@ -50,8 +48,19 @@ describe('gateway CLI', () => {
   it('org update: status, limits, verified false', async () => {
     const organization = await gateway.createOrganization({ verified: true });
     const result = await cli([
-      'org', 'update', organization.id,
-      '--status', 'blocked', '--verified', 'false', '--min-amount', '100', '--max-amount', '500000', '--max-payout', '200000',
+      'org',
+      'update',
+      organization.id,
+      '--status',
+      'blocked',
+      '--verified',
+      'false',
+      '--min-amount',
+      '100',
+      '--max-amount',
+      '500000',
+      '--max-payout',
+      '200000',
     ]);
 
     expect(result.code).toBe(0);

@@ -16,7 +16,10 @@ const gateway = useGateway();
 const MANIFEST = JSON.parse(readFileSync(new URL('../../dist/dashboard/assets/manifest.json', import.meta.url), 'utf8')) as { js: string; css: string };
 
 /** A raw GET (fetch would decompress and hide Content-Encoding's effect on the bytes). */
-function rawGet(path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+function rawGet(
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
   return new Promise((resolve, reject) => {
     const req = request(`${gateway.url}${path}`, { headers }, (response) => {
       const chunks: Buffer[] = [];
@@ -28,36 +31,46 @@ function rawGet(path: string, headers: Record<string, string> = {}): Promise<{ s
   });
 }
 
-const CSP_DIRECTIVES = (header: string) => Object.fromEntries(header.split(';').map((part) => part.trim().split(/\s+/)).map(([name, ...values]) => [name, values.join(' ')]));
+const CSP_DIRECTIVES = (header: string) =>
+  Object.fromEntries(
+    header
+      .split(';')
+      .map((part) => part.trim().split(/\s+/))
+      .map(([name, ...values]) => [name, values.join(' ')]),
+  );
 
 describe('the dashboard shell', () => {
-  it.each(['/dashboard', '/dashboard/', '/dashboard/sign-in', '/dashboard/transactions/ord_123', '/dashboard/invitation'])('%s answers the HTML shell, never cached, with a strict policy', async (path) => {
-    const response = await rawGet(path);
-    expect(response.status).toBe(200);
-    expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
-    expect(response.headers['cache-control']).toBe('no-store');
-    expect(response.headers['x-content-type-options']).toBe('nosniff');
-    expect(response.headers['referrer-policy']).toBe('no-referrer');
-    expect(response.headers['x-frame-options']).toBe('DENY');
-    const csp = CSP_DIRECTIVES(String(response.headers['content-security-policy']));
-    expect(csp).toMatchObject({
-      'default-src': "'self'",
-      'script-src': "'self'",
-      'style-src': "'self'",
-      'frame-ancestors': "'none'",
-      'form-action': "'self'",
-      'base-uri': "'none'",
-    });
-    const html = response.body.toString('utf8');
-    // No inline script or style: the policy would refuse them anyway.
-    expect(html).not.toMatch(/<script(?![^>]*\ssrc=)[^>]*>/);
-    expect(html).not.toMatch(/<style|style=/);
-    expect(html).toContain(`<script type="module" src="/dashboard/assets/${MANIFEST.js}"></script>`);
-    expect(html).toContain(`<link rel="stylesheet" href="/dashboard/assets/${MANIFEST.css}">`);
-  });
+  it.each(['/dashboard', '/dashboard/', '/dashboard/sign-in', '/dashboard/transactions/ord_123', '/dashboard/invitation'])(
+    '%s answers the HTML shell, never cached, with a strict policy',
+    async (path) => {
+      const response = await rawGet(path);
+      expect(response.status).toBe(200);
+      expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(response.headers['cache-control']).toBe('no-store');
+      expect(response.headers['x-content-type-options']).toBe('nosniff');
+      expect(response.headers['referrer-policy']).toBe('no-referrer');
+      expect(response.headers['x-frame-options']).toBe('DENY');
+      const csp = CSP_DIRECTIVES(String(response.headers['content-security-policy']));
+      expect(csp).toMatchObject({
+        'default-src': "'self'",
+        'script-src': "'self'",
+        'style-src': "'self'",
+        'frame-ancestors': "'none'",
+        'form-action': "'self'",
+        'base-uri': "'none'",
+      });
+      const html = response.body.toString('utf8');
+      // No inline script or style: the policy would refuse them anyway.
+      expect(html).not.toMatch(/<script(?![^>]*\ssrc=)[^>]*>/);
+      expect(html).not.toMatch(/<style|style=/);
+      expect(html).toContain(`<script type="module" src="/dashboard/assets/${MANIFEST.js}"></script>`);
+      expect(html).toContain(`<link rel="stylesheet" href="/dashboard/assets/${MANIFEST.css}">`);
+    },
+  );
 
   it('speaks the browser’s language: French by default and for French, English when preferred, ?lang= over both', async () => {
-    const langOf = async (path: string, acceptLanguage?: string) => (await rawGet(path, acceptLanguage ? { 'accept-language': acceptLanguage } : {})).body.toString('utf8').match(/<html lang="(\w+)">/)?.[1];
+    const langOf = async (path: string, acceptLanguage?: string) =>
+      (await rawGet(path, acceptLanguage ? { 'accept-language': acceptLanguage } : {})).body.toString('utf8').match(/<html lang="(\w+)">/)?.[1];
     expect(await langOf('/dashboard')).toBe('fr');
     expect(await langOf('/dashboard', 'fr-SN,fr;q=0.9,en;q=0.5')).toBe('fr');
     expect(await langOf('/dashboard', 'en-GB,en;q=0.9,fr;q=0.4')).toBe('en');
@@ -106,7 +119,12 @@ describe('the dashboard assets', () => {
   });
 
   it('an unknown asset is a 404, not cached, and no file outside the build is reachable', async () => {
-    for (const path of ['/dashboard/assets/main-AAAAAAAA.js', '/dashboard/assets/manifest.json', '/dashboard/assets/..%2F..%2Fpackage.json', `/dashboard/assets/${MANIFEST.js}.br`]) {
+    for (const path of [
+      '/dashboard/assets/main-AAAAAAAA.js',
+      '/dashboard/assets/manifest.json',
+      '/dashboard/assets/..%2F..%2Fpackage.json',
+      `/dashboard/assets/${MANIFEST.js}.br`,
+    ]) {
       const response = await rawGet(path);
       expect(response.status, path).toBe(404);
       expect(response.headers['cache-control'], path).toBe('no-store');

@@ -186,13 +186,21 @@ describe('a merchant on its phone, from the operator’s invitation to a teammat
   it('refuses a GraphQL request of the session without its CSRF token, and one from another site', async () => {
     const { page } = state.owner;
     const withoutToken = await page.evaluate(async () => {
-      const response = await fetch('/graphql', { method: 'POST', credentials: 'same-origin', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ me { email } }' }) });
+      const response = await fetch('/graphql', {
+        method: 'POST',
+        credentials: 'same-origin',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ me { email } }' }),
+      });
       return { status: response.status, body: await response.text() };
     });
     expect(withoutToken.status).toBe(403);
     expect(withoutToken.body).not.toContain('awa@');
     // A cross-site page cannot read the session (SameSite=Strict, no CORS), nor post as it.
-    const crossSite = await gateway.rest('POST', '/graphql', { body: { query: '{ me { email } }' }, headers: { origin: 'https://evil.example', cookie: `gateway_session=${await sessionCookie(state.owner.context)}` } });
+    const crossSite = await gateway.rest('POST', '/graphql', {
+      body: { query: '{ me { email } }' },
+      headers: { origin: 'https://evil.example', cookie: `gateway_session=${await sessionCookie(state.owner.context)}` },
+    });
     expect(crossSite.status).toBeGreaterThanOrEqual(400);
   });
 
@@ -211,7 +219,11 @@ describe('a merchant on its phone, from the operator’s invitation to a teammat
     await shootBoth(page, 'integration-key-created');
 
     // curl, as the merchant's server would.
-    const created = await fetch(`${gateway.url}/api/v2/transactions`, { method: 'POST', headers: { authorization: `Bearer ${state.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(transactionBody()) });
+    const created = await fetch(`${gateway.url}/api/v2/transactions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${state.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify(transactionBody()),
+    });
     expect(created.status).toBe(200);
     // Shown once: the list shows its prefix only, and now when it was last used.
     await page.reload();
@@ -234,7 +246,10 @@ describe('a merchant on its phone, from the operator’s invitation to a teammat
     // Two payments arrive (one will be refunded, the other pays the payout).
     state.orderIds = [];
     for (const amount of [10_000, 20_000]) {
-      const created = await gateway.rest('POST', '/api/v2/transactions', { key: state.apiKey, body: transactionBody({ products: [{ name: 'Thiéboudienne', price: amount, quantity: 1 }] }) });
+      const created = await gateway.rest('POST', '/api/v2/transactions', {
+        key: state.apiKey,
+        body: transactionBody({ products: [{ name: 'Thiéboudienne', price: amount, quantity: 1 }] }),
+      });
       expect(created.status).toBe(200);
       const paid = await payTransaction(gateway.ctx, { kind: 'customer' }, created.body.order_id, { method: 'wave', phone: '+221770000001' });
       expect(paid.outcome).toBe('paid');
@@ -312,7 +327,9 @@ describe('a merchant on its phone, from the operator’s invitation to a teammat
     await page.getByLabel('Recipient phone').fill('+221770000002');
     await page.getByLabel('Reason').fill('Fournisseur');
     await page.getByRole('button', { name: 'Review' }).click();
-    expect(await page.locator('[data-payout-review]').innerText()).toBe('Send 5,000 XOF to +221770000002 with Wave? Your main account is debited by the amount and the fees.');
+    expect(await page.locator('[data-payout-review]').innerText()).toBe(
+      'Send 5,000 XOF to +221770000002 with Wave? Your main account is debited by the amount and the fees.',
+    );
     await shootBoth(page, 'payout-review');
     await page.getByRole('button', { name: 'Confirm' }).click();
     await heading(page, 'Payouts');
@@ -350,7 +367,17 @@ describe('a merchant on its phone, from the operator’s invitation to a teammat
     await go(page, 'Audit log');
     await expect.poll(() => page.locator('tr[data-action]').count()).toBeGreaterThanOrEqual(6);
     const actions = await page.locator('tr[data-action]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-action')));
-    for (const action of ['user.signed_in', 'user.two_factor_enabled', 'api_key.created', 'webhook.created', 'webhook.redelivered', 'transaction.refunded', 'payout.created', 'member.invited']) expect(actions).toContain(action);
+    for (const action of [
+      'user.signed_in',
+      'user.two_factor_enabled',
+      'api_key.created',
+      'webhook.created',
+      'webhook.redelivered',
+      'transaction.refunded',
+      'payout.created',
+      'member.invited',
+    ])
+      expect(actions).toContain(action);
     await shootBoth(page, 'audit');
     await go(page, 'Settings');
     await shootBoth(page, 'settings');
@@ -396,10 +423,18 @@ describe('a merchant on its phone, from the operator’s invitation to a teammat
       const refusals = await page.evaluate(async (orderId) => {
         const session = await (await fetch('/dashboard/auth/session')).json();
         const run = async (query: string) => {
-          const response = await fetch('/graphql', { method: 'POST', headers: { 'content-type': 'application/json', 'x-csrf-token': session.csrfToken }, body: JSON.stringify({ query }) });
+          const response = await fetch('/graphql', {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'x-csrf-token': session.csrfToken },
+            body: JSON.stringify({ query }),
+          });
           return (await response.json()).errors?.[0]?.extensions?.code ?? 'allowed';
         };
-        return [await run('mutation { createApiKey(scope: checkout) { key } }'), await run(`mutation { refundTransaction(orderId: "${orderId}") { status } }`), await run('mutation { createPayout(input: { amount: 1000, selectedPaymentMethod: wave, recipient: { phone: "+221770000003" } }) { status } }')];
+        return [
+          await run('mutation { createApiKey(scope: checkout) { key } }'),
+          await run(`mutation { refundTransaction(orderId: "${orderId}") { status } }`),
+          await run('mutation { createPayout(input: { amount: 1000, selectedPaymentMethod: wave, recipient: { phone: "+221770000003" } }) { status } }'),
+        ];
       }, state.orderIds[1]!);
       expect(refusals).toEqual(['FORBIDDEN', 'FORBIDDEN', 'FORBIDDEN']);
       expect(problems).toEqual([]);
@@ -476,7 +511,11 @@ describe('a merchant on its phone, from the operator’s invitation to a teammat
     expect(rotated).toMatch(/\S{16,}/);
     receiver.configure('/hooks/dakar', { secret: rotated });
     await hook.getByRole('button', { name: 'Send a test event' }).click();
-    await eventually(() => receiver.on('/hooks/dakar').filter((delivery) => delivery.headers['x-event-type'] === 'test').length === 2, 10_000, 'a test event signed with the new secret');
+    await eventually(
+      () => receiver.on('/hooks/dakar').filter((delivery) => delivery.headers['x-event-type'] === 'test').length === 2,
+      10_000,
+      'a test event signed with the new secret',
+    );
     expect(receiver.on('/hooks/dakar').at(-1)!.signatureValid).toBe(true);
 
     await hook.getByRole('button', { name: 'Delete' }).click();

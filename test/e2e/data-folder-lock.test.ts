@@ -115,16 +115,20 @@ describe('a stale lock', () => {
     expect((await fetch(`${gateway.url}/healthz`)).ok).toBe(true);
   }, 90_000);
 
-  it.runIf(existsSync('/proc/self/stat'))('whose pid now belongs to another process (another start time) is taken over', async () => {
-    const dataDir = await migratedCopy();
-    // This test process is alive, but it is not the process that wrote this lock: it started at another time.
-    await writeFile(lockFile(dataDir), JSON.stringify({ pid: process.pid, startTime: '1' }));
+  it.runIf(existsSync('/proc/self/stat'))(
+    'whose pid now belongs to another process (another start time) is taken over',
+    async () => {
+      const dataDir = await migratedCopy();
+      // This test process is alive, but it is not the process that wrote this lock: it started at another time.
+      await writeFile(lockFile(dataDir), JSON.stringify({ pid: process.pid, startTime: '1' }));
 
-    const gateway = await startGateway(dataDir);
+      const gateway = await startGateway(dataDir);
 
-    expect(lockOwnerPid(dataDir)).toBe(gateway.child.pid);
-    expect(gateway.output()).toContain(`left by pid ${process.pid}`);
-  }, 90_000);
+      expect(lockOwnerPid(dataDir)).toBe(gateway.child.pid);
+      expect(gateway.output()).toContain(`left by pid ${process.pid}`);
+    },
+    90_000,
+  );
 });
 
 describe('taking over one stale lock concurrently', () => {
@@ -147,7 +151,7 @@ describe('taking over one stale lock concurrently', () => {
       const winners = attempts.filter((attempt): attempt is PromiseFulfilledResult<DataFolderLock> => attempt.status === 'fulfilled');
       const refusals = attempts.flatMap((attempt) => (attempt.status === 'rejected' ? [attempt.reason] : []));
 
-      expect(winners, refusals.map((r) => String(r?.message ?? r)).join(" / ")).toHaveLength(1);
+      expect(winners, refusals.map((r) => String(r?.message ?? r)).join(' / ')).toHaveLength(1);
       expect(takeOvers).toHaveLength(1);
       for (const refusal of refusals) expect(refusal).toBeInstanceOf(DataFolderInUseError);
       expect(lockOwnerPid(dataDir)).toBe(process.pid);
@@ -198,7 +202,11 @@ describe('taking over one stale lock concurrently', () => {
       child.stdout?.on('data', (chunk) => (output += chunk));
       return () => output.trim();
     });
-    await waitFor(async () => outputs.every((output) => output() !== ''), 25_000, () => outputs.map((output) => output()).join('\n'));
+    await waitFor(
+      async () => outputs.every((output) => output() !== ''),
+      25_000,
+      () => outputs.map((output) => output()).join('\n'),
+    );
 
     const results = outputs.map((output) => output());
     const taken = results.filter((result) => result.startsWith('taken '));

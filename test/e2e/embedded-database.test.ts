@@ -16,7 +16,12 @@ describe('on embedded PGlite', () => {
     const orderId = created.body.order_id;
 
     const fetched = await gateway.rest('GET', `/api/v2/transactions/${orderId}`, { key });
-    expect(fetched.body).toMatchObject({ order_id: orderId, amount: 3000, transaction_status: 'pending', products: [{ name: 'Bissap juice', price: 1500, quantity: 2 }] });
+    expect(fetched.body).toMatchObject({
+      order_id: orderId,
+      amount: 3000,
+      transaction_status: 'pending',
+      products: [{ name: 'Bissap juice', price: 1500, quantity: 2 }],
+    });
 
     const listed = await gateway.rest('GET', '/api/v2/transactions?search=bissap', { key });
     expect(listed.body.transactions.map((t: { order_id: string }) => t.order_id)).toEqual([orderId]);

@@ -24,12 +24,9 @@ describe('GraphiQL in a browser', () => {
 
     // One tab per kind of caller, and no 401 in the result pane: the page answered GraphiQL's
     // schema question itself (the docs are there), and sent nothing to the server without a token.
-    await expect.poll(() => page.locator('.graphiql-tab').allInnerTexts()).toEqual([
-      'MerchantRecentTransactions',
-      'AnalystVolumeByDayAndMethod',
-      'SupportPayoutsAwaitingReview',
-      'AdminOrganizations',
-    ]);
+    await expect
+      .poll(() => page.locator('.graphiql-tab').allInnerTexts())
+      .toEqual(['MerchantRecentTransactions', 'AnalystVolumeByDayAndMethod', 'SupportPayoutsAwaitingReview', 'AdminOrganizations']);
     await page.locator('[aria-label="Show Documentation Explorer"]').click();
     await expect.poll(() => page.locator('.graphiql-doc-explorer').innerText()).toContain('Query');
     expect(await page.locator('.graphiql-response').innerText()).not.toMatch(/Invalid API key|UNAUTHENTICATED/);
@@ -46,7 +43,9 @@ describe('GraphiQL in a browser', () => {
     await page.locator('.graphiql-execute-button').click();
     const response = await (await answered).json();
     expect(response.data.transactions).toEqual({
-      transactions: [{ orderId: created.body.order_id, amount: 3000, fees: 0, status: 'pending', selectedPaymentMethod: null, createdAt: created.body.created_at }],
+      transactions: [
+        { orderId: created.body.order_id, amount: 3000, fees: 0, status: 'pending', selectedPaymentMethod: null, createdAt: created.body.created_at },
+      ],
       pagination: { totalCount: 1 },
     });
     // The pane shows it (it wraps long lines and indents with non-breaking spaces: a field name is compared).

@@ -23,7 +23,14 @@ beforeAll(async () => {
   database = await cloneTemplateDatabase();
   db = await openDatabase({ url: database.url, poolMax: 2 });
   const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
-  const ctx: GatewayContext = { db: db.prisma, clock: systemClock, coordination: createLocalCoordination({ rateLimit: { max: 1000, windowMs: 60_000 } }), settings: { checkoutPublicUrl: 'http://127.0.0.1:1' }, log: silent, provider: createSandboxProvider({ db: db.prisma }) };
+  const ctx: GatewayContext = {
+    db: db.prisma,
+    clock: systemClock,
+    coordination: createLocalCoordination({ rateLimit: { max: 1000, windowMs: 60_000 } }),
+    settings: { checkoutPublicUrl: 'http://127.0.0.1:1' },
+    log: silent,
+    provider: createSandboxProvider({ db: db.prisma }),
+  };
   const organization = await createOrganization(ctx, OPERATOR, { name: 'Crash test' });
   organizationId = organization.id;
   key = (await createApiKey(ctx, OPERATOR, organization.id, 'checkout')).secret;

@@ -28,7 +28,10 @@ afterAll(async () => {
 });
 
 const start = async (nodeArgs: string[] = [], env: Record<string, string> = {}) => {
-  const started = await startGatewayProcess({ DATABASE_URL: gateway.databaseUrl, GATEWAY_ADMIN_TOKEN: 'gw_op_payout_crash_token_0123456789', ...env }, nodeArgs);
+  const started = await startGatewayProcess(
+    { DATABASE_URL: gateway.databaseUrl, GATEWAY_ADMIN_TOKEN: 'gw_op_payout_crash_token_0123456789', ...env },
+    nodeArgs,
+  );
   processes.push(started);
   return started;
 };
@@ -76,7 +79,9 @@ describe('a gateway killed in the middle of a payout', () => {
     expect(payout).toMatchObject({ status: 'pending', amount: 70_000n, fees: 700n });
     expect(payout!.sentAt).toBeInstanceOf(Date);
     expect(await mainBalance(gateway, organization.id)).toBe(1_000_000n - 70_700n);
-    const keyRow = await gateway.ctx.db.idempotencyKey.findUniqueOrThrow({ where: { organizationId_key: { organizationId: organization.id, key: 'crash-after-call' } } });
+    const keyRow = await gateway.ctx.db.idempotencyKey.findUniqueOrThrow({
+      where: { organizationId_key: { organizationId: organization.id, key: 'crash-after-call' } },
+    });
     expect(keyRow.state).toBe('in_progress');
 
     const fresh = await start();

@@ -46,7 +46,13 @@ beforeAll(async () => {
   dataDir = await mkdtemp(path.join(tmpdir(), 'gateway-lifecycle-'));
   const [port, checkoutPort] = [await freePort(), await freePort()];
   base = `http://127.0.0.1:${port}`;
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), CHECKOUT_PORT: String(checkoutPort), GATEWAY_DATA_DIR: dataDir, GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(port),
+    CHECKOUT_PORT: String(checkoutPort),
+    GATEWAY_DATA_DIR: dataDir,
+    GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
+  };
   delete env.DATABASE_URL;
   delete env.REDIS_URL;
   child = spawn(process.execPath, ['dist/main.js'], { cwd: process.cwd(), env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -75,11 +81,15 @@ describe('the gateway process', () => {
   it('leaves its address in its data folder while it runs, where the CLI run from that folder finds it', async () => {
     expect(JSON.parse(await readFile(path.join(dataDir, 'gateway.json'), 'utf8'))).toMatchObject({ url: base, pid: child.pid });
     let stdout = '';
-    const code = await main(['operator-token', 'list'], { GATEWAY_DATA_DIR: dataDir, GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN }, {
-    write: (text) => {
-      stdout += text;
-    },
-  });
+    const code = await main(
+      ['operator-token', 'list'],
+      { GATEWAY_DATA_DIR: dataDir, GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN },
+      {
+        write: (text) => {
+          stdout += text;
+        },
+      },
+    );
     expect({ code, output: JSON.parse(stdout) }).toEqual({ code: 0, output: { tokens: [] } });
   });
 
@@ -97,7 +107,11 @@ describe('the gateway process', () => {
 
   it('never writes secrets (operator token, API keys) to its output', async () => {
     const graphql = <Result, Variables>(document: TypedDocumentNode<Result, Variables>, variables: Variables): Promise<TypedBody<Result>> =>
-      fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_TOKEN}` }, body: JSON.stringify({ query: print(document), variables }) }).then((r) => r.json());
+      fetch(`${base}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_TOKEN}` },
+        body: JSON.stringify({ query: print(document), variables }),
+      }).then((r) => r.json());
     const org = await graphql(CreateOrganizationDocument, { input: { name: 'Logs' } });
     const issued = await graphql(CreateApiKeyDocument, { organizationId: org.data!.createOrganization.id, scope: 'checkout' });
     const key: string = issued.data!.createApiKey.key;
@@ -110,10 +124,14 @@ describe('the gateway process', () => {
   it('on SIGTERM finishes the request in flight, then exits 0', async () => {
     // Start a request whose body is still arriving when the signal comes.
     const response = new Promise<number>((resolve, reject) => {
-      const req = httpRequest(`${base}/api/v2/transactions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer gw_sk_unknown' } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = httpRequest(
+        `${base}/api/v2/transactions`,
+        { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer gw_sk_unknown' } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on('error', reject);
       req.write('{"method_of_payment": ["wave"],');
       setTimeout(() => {

@@ -90,7 +90,9 @@ describe('hosts sharing one database', () => {
 
   it('a second host with another WEBHOOK_SECRET_KEY refuses to start, naming the variable', async () => {
     const line = await refusedStart(await hostEnv({ WEBHOOK_SECRET_KEY: 'another webhook secret key, 32 characters or more' }));
-    expect(line).toMatch(/^gateway: WEBHOOK_SECRET_KEY differs from the value the other hosts sharing this database use: set WEBHOOK_SECRET_KEY to the same value on every host/);
+    expect(line).toMatch(
+      /^gateway: WEBHOOK_SECRET_KEY differs from the value the other hosts sharing this database use: set WEBHOOK_SECRET_KEY to the same value on every host/,
+    );
   });
 
   it('a host without GATEWAY_ADMIN_TOKEN does not generate its own: it refuses, and its data folder stays without a token', async () => {
@@ -118,7 +120,12 @@ describe('hosts sharing one database', () => {
     expect(token).toMatch(/^\d+\.[\w-]{43}$/);
     const form = new URLSearchParams({ method: 'wave', phone: '+221771234567', csrf_token: token! }).toString();
     const post = (base: string) =>
-      fetch(`${base}/checkout/${orderId}`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form });
+      fetch(`${base}/checkout/${orderId}`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: form,
+      });
 
     // A gateway with another form key (the in-process test gateway's is random) refuses that form...
     const foreign = await post(gateway.checkoutUrl);
@@ -132,7 +139,11 @@ describe('hosts sharing one database', () => {
     // The operator token works on either host.
     const query = JSON.stringify({ query: '{ organizations { pagination { totalCount } } }' });
     for (const host of [hostA, hostB]) {
-      const answer = await fetch(`${host.url}/graphql`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: query });
+      const answer = await fetch(`${host.url}/graphql`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+        body: query,
+      });
       expect(answer.status).toBe(200);
       expect(((await answer.json()) as { errors?: unknown }).errors).toBeUndefined();
     }

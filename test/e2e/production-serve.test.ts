@@ -74,7 +74,11 @@ describe('npm run serve', () => {
       if (child.exitCode === null) process.kill(-child.pid!, 'SIGKILL');
       await exited;
     });
-    await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).ok, 60_000, () => output);
+    await waitFor(
+      async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).ok,
+      60_000,
+      () => output,
+    );
     expect(output).toContain(`Gateway API      http://127.0.0.1:${port}`);
     // Stopped through its group: npm, its shell and the gateway.
     process.kill(-child.pid!, 'SIGTERM');

@@ -47,7 +47,11 @@ afterAll(async () => {
 });
 
 async function call(method: string, url: string, token: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const response = await fetch(url, { method, headers: { authorization: `Bearer ${token}`, ...(body !== undefined && { 'content-type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const response = await fetch(url, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   return { status: response.status, body: await response.json() };
 }
 
@@ -69,16 +73,26 @@ describe('a gateway process with DATABASE_REPLICA_URL', () => {
     await waitFor(async () => serving(), 10_000, gateway.output);
 
     await cluster.pauseReplay();
-    const created = await call('POST', `${gateway.url}/api/v2/transactions`, key, { method_of_payment: ['wave'], products: [{ name: 'Bissap', price: 500, quantity: 1 }] });
+    const created = await call('POST', `${gateway.url}/api/v2/transactions`, key, {
+      method_of_payment: ['wave'],
+      products: [{ name: 'Bissap', price: 500, quantity: 1 }],
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(200);
     const orderId: string = created.body.order_id;
     const listed = await call('GET', `${gateway.url}/api/v2/transactions`, key);
     expect(listed.status).toBe(200);
-    expect(listed.body.transactions.map((t: { order_id: string }) => t.order_id), 'the list, read on the paused standby').toEqual([]);
+    expect(
+      listed.body.transactions.map((t: { order_id: string }) => t.order_id),
+      'the list, read on the paused standby',
+    ).toEqual([]);
     expect((await call('GET', `${gateway.url}/api/v2/transactions/${orderId}`, key)).status, 'the get by id, read on the primary').toBe(200);
 
     // Past the bound, the list reads the primary.
-    await waitFor(async () => (await call('GET', `${gateway.url}/api/v2/transactions`, key)).body.transactions.length === 1, MAX_LAG_MS + 5_000, gateway.output);
+    await waitFor(
+      async () => (await call('GET', `${gateway.url}/api/v2/transactions`, key)).body.transactions.length === 1,
+      MAX_LAG_MS + 5_000,
+      gateway.output,
+    );
     // A read decides with the time since the last check too, so it may go to the primary a little
     // before the next check finds the lag and logs it.
     await waitFor(async () => /read replica skipped/.test(gateway.output()), 5_000, gateway.output);

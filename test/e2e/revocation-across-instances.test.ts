@@ -57,7 +57,9 @@ const pingRedis = (): Promise<boolean> =>
 
 beforeAll(async () => {
   redisPort = await freePort();
-  redis = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'], { stdio: 'ignore' });
+  redis = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'], {
+    stdio: 'ignore',
+  });
   await waitFor(pingRedis, 10_000);
   const env = {
     DATABASE_URL: gateway.databaseUrl,
@@ -78,7 +80,11 @@ const statusOn = async (instance: GatewayProcess, key: string) =>
   (await fetch(`${instance.url}/api/v2/transactions?limit=1`, { headers: { authorization: `Bearer ${key}` } })).status;
 
 /** `document` sent to one process as the admin operator: its status and body, the data typed. */
-async function graphqlOn<Result, Variables>(instance: GatewayProcess, document: TypedDocumentNode<Result, Variables>, variables: Variables): Promise<{ status: number; body: TypedBody<Result> }> {
+async function graphqlOn<Result, Variables>(
+  instance: GatewayProcess,
+  document: TypedDocumentNode<Result, Variables>,
+  variables: Variables,
+): Promise<{ status: number; body: TypedBody<Result> }> {
   const response = await fetch(`${instance.url}/graphql`, {
     method: 'POST',
     headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
@@ -110,7 +116,10 @@ describe('revoking a key on one of two instances', () => {
   it('with Redis healthy: the other instance refuses it as soon as the revoke answers, confirmed', async () => {
     const { key, keyId } = await keyCachedByB();
     const revoked = await revokeThrough(a, keyId);
-    expect(revoked).toEqual({ status: 200, body: { data: { revokeApiKey: { id: keyId, revoked: true, propagationConfirmed: true } }, extensions: expect.anything() } });
+    expect(revoked).toEqual({
+      status: 200,
+      body: { data: { revokeApiKey: { id: keyId, revoked: true, propagationConfirmed: true } }, extensions: expect.anything() },
+    });
     expect(await statusOn(b, key)).toBe(401);
     expect(await statusOn(a, key)).toBe(401);
   });
@@ -125,7 +134,10 @@ describe('revoking a key on one of two instances', () => {
       const started = Date.now();
       const revoked = await revokeThrough(a, keyId);
       const answeredAt = Date.now();
-      expect(revoked).toEqual({ status: 200, body: { data: { revokeApiKey: { id: keyId, revoked: true, propagationConfirmed: false } }, extensions: expect.anything() } });
+      expect(revoked).toEqual({
+        status: 200,
+        body: { data: { revokeApiKey: { id: keyId, revoked: true, propagationConfirmed: false } }, extensions: expect.anything() },
+      });
       expect(answeredAt - started).toBeLessThan(REVOKE_ANSWERS_WITHIN_MS);
 
       // B had the key cached and hears nothing from Redis: it stops trusting its cache.
@@ -156,7 +168,13 @@ describe('revoking a key on one of two instances', () => {
 
 describe('revoking an issued operator token on one of two instances', () => {
   const statusOfToken = async (instance: GatewayProcess, token: string) =>
-    (await fetch(`${instance.url}/graphql`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ query: print(OrganizationCountDocument) }) })).status;
+    (
+      await fetch(`${instance.url}/graphql`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ query: print(OrganizationCountDocument) }),
+      })
+    ).status;
 
   /** A new analyst token, issued through A, that B has answered with (so B holds it in its authentication cache). */
   async function tokenCachedByB(): Promise<{ token: string; tokenId: string }> {
@@ -166,14 +184,16 @@ describe('revoking an issued operator token on one of two instances', () => {
     return { token, tokenId: operatorToken.id };
   }
 
-  const revokeTokenThrough = (instance: GatewayProcess, tokenId: string) =>
-    graphqlOn(instance, RevokeOperatorTokenConfirmedDocument, { id: tokenId });
+  const revokeTokenThrough = (instance: GatewayProcess, tokenId: string) => graphqlOn(instance, RevokeOperatorTokenConfirmedDocument, { id: tokenId });
 
   it('with Redis healthy: the other process refuses it at its next request once the revoke answers, confirmed', async () => {
     const { token, tokenId } = await tokenCachedByB();
     const kept = await tokenCachedByB();
     const revoked = await revokeTokenThrough(a, tokenId);
-    expect(revoked).toEqual({ status: 200, body: { data: { revokeOperatorToken: { id: tokenId, revoked: true, propagationConfirmed: true } }, extensions: expect.anything() } });
+    expect(revoked).toEqual({
+      status: 200,
+      body: { data: { revokeOperatorToken: { id: tokenId, revoked: true, propagationConfirmed: true } }, extensions: expect.anything() },
+    });
     expect(await statusOfToken(b, token)).toBe(401);
     expect(await statusOfToken(a, token)).toBe(401);
     expect(await statusOfToken(b, kept.token)).toBe(200);
@@ -189,7 +209,10 @@ describe('revoking an issued operator token on one of two instances', () => {
       const started = Date.now();
       const revoked = await revokeTokenThrough(a, tokenId);
       const answeredAt = Date.now();
-      expect(revoked).toEqual({ status: 200, body: { data: { revokeOperatorToken: { id: tokenId, revoked: true, propagationConfirmed: false } }, extensions: expect.anything() } });
+      expect(revoked).toEqual({
+        status: 200,
+        body: { data: { revokeOperatorToken: { id: tokenId, revoked: true, propagationConfirmed: false } }, extensions: expect.anything() },
+      });
       expect(answeredAt - started).toBeLessThan(REVOKE_ANSWERS_WITHIN_MS);
 
       // B had the token cached and hears nothing from Redis: it stops trusting its cache.

@@ -51,7 +51,11 @@ const asGateway = (instance: GatewayProcess) => ({ url: instance.url, adminToken
 const tokenOf = (html: string): string => /name="csrf_token" value="([^"]+)"/.exec(html)?.[1] ?? '';
 
 async function rest(instance: GatewayProcess, method: string, path: string, key: string, body?: unknown) {
-  const response = await fetch(`${instance.url}${path}`, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const response = await fetch(`${instance.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   return { status: response.status, body: (await response.json()) as any };
 }
 
@@ -61,14 +65,20 @@ async function checkoutOnFirst(key: string) {
   expect(created.status, JSON.stringify(created.body)).toBe(200);
   const url: string = created.body.checkout_url;
   const page = await (await fetch(url)).text();
-  const posted = await fetch(url, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ csrf_token: tokenOf(page), method: 'wave', phone: '+221771234567' }).toString() });
+  const posted = await fetch(url, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ csrf_token: tokenOf(page), method: 'wave', phone: '+221771234567' }).toString(),
+  });
   const html = await posted.text();
   const sessionId = /\/c\/(cos-[0-9a-f]+)/.exec(html)?.[1];
   expect(sessionId, html).toBeDefined();
   return { orderId: created.body.order_id as string, session: wave.sessions.get(sessionId!)! };
 }
 
-const statusOn = async (instance: GatewayProcess, key: string, orderId: string) => (await rest(instance, 'GET', `/api/v2/transactions/${orderId}`, key)).body.transaction_status;
+const statusOn = async (instance: GatewayProcess, key: string, orderId: string) =>
+  (await rest(instance, 'GET', `/api/v2/transactions/${orderId}`, key)).body.transaction_status;
 
 describe('Wave with two gateway instances', () => {
   it('collects, pays out and reconciles across instances: webhooks, lost webhooks and lost answers settled once', async () => {
@@ -92,15 +102,29 @@ describe('Wave with two gateway instances', () => {
     const payout = await rest(instances[0]!, 'POST', '/api/v2/payouts', payoutKey, payoutBody({ amount: 12_000 }));
     expect(payout.status, JSON.stringify(payout.body)).toBe(200);
     expect(payout.body.payout_status).toBe('pending');
-    await eventually(async () => (await rest(instances[1]!, 'GET', `/api/v2/payouts/${payout.body.order_id}`, payoutKey)).body.payout_status === 'completed', 20_000, 'the payout reconciled');
+    await eventually(
+      async () => (await rest(instances[1]!, 'GET', `/api/v2/payouts/${payout.body.order_id}`, payoutKey)).body.payout_status === 'completed',
+      20_000,
+      'the payout reconciled',
+    );
     expect(wave.calls.filter((call) => call.method === 'POST' && call.path === '/v1/payout' && call.idempotencyKey === payout.body.order_id)).toHaveLength(1);
 
     // Each payment posted once, and the books agree (the CLI against either instance).
     for (const orderId of [first.orderId, second.orderId]) {
-      const postings = new Set((await gateway.ctx.db.ledgerEntry.findMany({ where: { transactionId: orderId, kind: 'payment' } })).map((entry) => entry.postingId));
+      const postings = new Set(
+        (await gateway.ctx.db.ledgerEntry.findMany({ where: { transactionId: orderId, kind: 'payment' } })).map((entry) => entry.postingId),
+      );
       expect(postings.size).toBe(1);
     }
-    const report = await runCli(asGateway(instances[1]!), ['reconcile', '--method', 'wave', '--from', new Date(Date.now() - 3_600_000).toISOString(), '--to', new Date(Date.now() + 60_000).toISOString()]);
+    const report = await runCli(asGateway(instances[1]!), [
+      'reconcile',
+      '--method',
+      'wave',
+      '--from',
+      new Date(Date.now() - 3_600_000).toISOString(),
+      '--to',
+      new Date(Date.now() + 60_000).toISOString(),
+    ]);
     expect(report.code, report.stdout).toBe(0);
     expect(report.json).toMatchObject({ matched: 3, discrepancies: [] });
     const sandboxOnly = await runCli(asGateway(instances[0]!), ['reconcile', '--method', 'orange_money']);

@@ -36,35 +36,39 @@ afterAll(async () => {
 });
 
 describe('kill -9 of the instance sending a webhook', () => {
-  it('the other instance delivers the event after the dead one’s claim runs out, signed; the deployment answers again', async () => {
-    // The receiver holds the first request (the sender is mid-delivery), then answers at once.
-    receiver.configure('/held', { behaviour: { delayMs: 30_000 } });
-    const orderId = await paidOn(b, merchant.checkoutKey, 1_500);
+  it(
+    'the other instance delivers the event after the dead one’s claim runs out, signed; the deployment answers again',
+    async () => {
+      // The receiver holds the first request (the sender is mid-delivery), then answers at once.
+      receiver.configure('/held', { behaviour: { delayMs: 30_000 } });
+      const orderId = await paidOn(b, merchant.checkoutKey, 1_500);
 
-    const first = await eventually(() => receiver.on('/held')[0], 10_000, 'the first delivery attempt');
-    const port = Number(new URL(receiver.url).port);
-    const senderPid = await eventually(() => pidConnectedTo(port, [a.pid, b.pid]), 2_000, 'the instance sending it');
-    const [sender, other] = senderPid === a.pid ? [a, b] : [b, a];
-    await cluster.kill(sender);
-    receiver.configure('/held', { behaviour: { delayMs: 0 } });
-    console.info(`killed ${sender.name} while it sent delivery ${String(first.headers['x-delivery-id'])}`);
+      const first = await eventually(() => receiver.on('/held')[0], 10_000, 'the first delivery attempt');
+      const port = Number(new URL(receiver.url).port);
+      const senderPid = await eventually(() => pidConnectedTo(port, [a.pid, b.pid]), 2_000, 'the instance sending it');
+      const [sender, other] = senderPid === a.pid ? [a, b] : [b, a];
+      await cluster.kill(sender);
+      receiver.configure('/held', { behaviour: { delayMs: 0 } });
+      console.info(`killed ${sender.name} while it sent delivery ${String(first.headers['x-delivery-id'])}`);
 
-    const db = cluster.gateway.ctx.db;
-    const [delivery] = await db.webhookDelivery.findMany({ where: { transactionId: orderId } });
-    expect(delivery).toMatchObject({ status: 'pending', attemptCount: 1 });
-    // Killed mid-attempt: the attempt was claimed and never recorded.
-    expect(await db.webhookAttempt.count({ where: { deliveryId: delivery!.id } })).toBe(0);
+      const db = cluster.gateway.ctx.db;
+      const [delivery] = await db.webhookDelivery.findMany({ where: { transactionId: orderId } });
+      expect(delivery).toMatchObject({ status: 'pending', attemptCount: 1 });
+      // Killed mid-attempt: the attempt was claimed and never recorded.
+      expect(await db.webhookAttempt.count({ where: { deliveryId: delivery!.id } })).toBe(0);
 
-    await expectEveryWebhookDelivered(db, receiver, REDELIVERY_MS);
-    const sent = receiver.on('/held').filter((request) => request.headers['x-delivery-id'] === delivery!.id);
-    expect(sent.length).toBeGreaterThanOrEqual(2);
-    expect(sent.every((request) => request.signatureValid === true)).toBe(true);
-    expect(new Set(sent.map((request) => request.headers['x-event-id'])).size).toBe(1);
-    expect(JSON.parse(sent.at(-1)!.raw.toString('utf8'))).toMatchObject({ order_id: orderId, transaction_status: 'paid' });
+      await expectEveryWebhookDelivered(db, receiver, REDELIVERY_MS);
+      const sent = receiver.on('/held').filter((request) => request.headers['x-delivery-id'] === delivery!.id);
+      expect(sent.length).toBeGreaterThanOrEqual(2);
+      expect(sent.every((request) => request.signatureValid === true)).toBe(true);
+      expect(new Set(sent.map((request) => request.headers['x-event-id'])).size).toBe(1);
+      expect(JSON.parse(sent.at(-1)!.raw.toString('utf8'))).toMatchObject({ order_id: orderId, transaction_status: 'paid' });
 
-    await expectMoneyInvariants(db);
-    await expectAnswersAgain(other, merchant.checkoutKey);
-    const replacement = await cluster.start(`${sender.name}-again`);
-    await expectAnswersAgain(replacement, merchant.checkoutKey);
-  }, REDELIVERY_MS + 60_000);
+      await expectMoneyInvariants(db);
+      await expectAnswersAgain(other, merchant.checkoutKey);
+      const replacement = await cluster.start(`${sender.name}-again`);
+      await expectAnswersAgain(replacement, merchant.checkoutKey);
+    },
+    REDELIVERY_MS + 60_000,
+  );
 });

@@ -19,7 +19,19 @@ import { startGatewayProcess, type GatewayProcess } from '../support/processes.j
 import { eventually, startWebhookReceiver, type WebhookReceiver } from '../support/webhookReceiver.js';
 import { call, FAULT_ENV, operatorGraphql, useCluster, type Instance } from '../support/faults/cluster.js';
 import { expectAnswersAgain, expectEveryWebhookDelivered, expectMoneyInvariants, expectProviderAgreesWithLedger } from '../support/faults/invariants.js';
-import { createTransaction, faultMerchant, mainBalanceOf, pay, paidOn, payoutFeeOf, postPayout, refund, retryWhileUnsettled, WALLETS, type FaultMerchant } from '../support/faults/money.js';
+import {
+  createTransaction,
+  faultMerchant,
+  mainBalanceOf,
+  pay,
+  paidOn,
+  payoutFeeOf,
+  postPayout,
+  refund,
+  retryWhileUnsettled,
+  WALLETS,
+  type FaultMerchant,
+} from '../support/faults/money.js';
 
 const CRASH_INSIDE_PROVIDER_CALL = './test/support/faults/crash-inside-provider-call.ts';
 const CRASH_BEFORE_PROVIDER_CALL = './test/support/crash-after-commit.ts';
@@ -52,8 +64,10 @@ async function expectKilled(instance: Instance, answer: { status: number }): Pro
 
 /** The provider's books for one reference. */
 const providerCall = async (kind: string, reference: string) =>
-  (await cluster.gateway.ctx.db.$queryRaw<{ status: string; calls: number; amount: bigint }[]>`
-    SELECT status, calls, amount FROM "SandboxProviderCall" WHERE kind = ${kind} AND reference = ${reference}`)[0] ?? null;
+  (
+    await cluster.gateway.ctx.db.$queryRaw<{ status: string; calls: number; amount: bigint }[]>`
+    SELECT status, calls, amount FROM "SandboxProviderCall" WHERE kind = ${kind} AND reference = ${reference}`
+  )[0] ?? null;
 
 describe('kill -9 of an instance inside a provider call; the other instance recovers', () => {
   it('payment: the provider collected, the instance died; the survivor settles it paid once (one payment posting) and the webhook goes out', async () => {
@@ -68,7 +82,11 @@ describe('kill -9 of an instance inside a provider call; the other instance reco
     expect(others).toEqual([]);
     expect(await providerCall('collect', attempt!.id)).toMatchObject({ status: 'succeeded', calls: 1 });
 
-    await eventually(async () => (await db.transaction.findUniqueOrThrow({ where: { id: orderId } })).status === 'paid', RECOVERY_MS, 'the survivor settling the payment');
+    await eventually(
+      async () => (await db.transaction.findUniqueOrThrow({ where: { id: orderId } })).status === 'paid',
+      RECOVERY_MS,
+      'the survivor settling the payment',
+    );
     expect(await db.paymentAttempt.findUniqueOrThrow({ where: { id: attempt!.id } })).toMatchObject({ state: 'succeeded' });
 
     // Paying again on the survivor collects nothing more.
@@ -95,7 +113,11 @@ describe('kill -9 of an instance inside a provider call; the other instance reco
     expect(pending.status).toBe('pending');
     expect(await providerCall('refund', pending.id)).toMatchObject({ status: 'succeeded', calls: 1, amount: 3_000n });
 
-    await eventually(async () => (await db.transaction.findUniqueOrThrow({ where: { id: orderId } })).status === 'refunded', RECOVERY_MS, 'the survivor settling the refund');
+    await eventually(
+      async () => (await db.transaction.findUniqueOrThrow({ where: { id: orderId } })).status === 'refunded',
+      RECOVERY_MS,
+      'the survivor settling the refund',
+    );
     expect(await db.refund.findUniqueOrThrow({ where: { id: pending.id } })).toMatchObject({ status: 'succeeded' });
 
     const retried = await retryWhileUnsettled(() => refund(survivor, merchant.checkoutKey, orderId, { headers }), 10_000);
@@ -122,7 +144,11 @@ describe('kill -9 of an instance inside a provider call; the other instance reco
     expect(payout!.status).toBe('pending');
     expect(await providerCall('payout', payout!.id)).toMatchObject({ status: 'succeeded', calls: 1, amount: 40_000n });
 
-    await eventually(async () => (await db.payout.findUniqueOrThrow({ where: { id: payout!.id } })).status === 'completed', RECOVERY_MS, 'the survivor settling the payout');
+    await eventually(
+      async () => (await db.payout.findUniqueOrThrow({ where: { id: payout!.id } })).status === 'completed',
+      RECOVERY_MS,
+      'the survivor settling the payout',
+    );
     const retried = await retryWhileUnsettled(() => postPayout(survivor, merchant.payoutKey, 40_000, { headers }), 10_000);
     expect(retried.status, JSON.stringify(retried.body)).toBe(200);
     expect(retried.headers?.get('idempotent-replayed')).toBe('true');
@@ -146,7 +172,11 @@ describe('kill -9 of an instance inside a provider call; the other instance reco
     expect(payout).toMatchObject({ status: 'pending' });
     expect(await providerCall('payout', payout!.id)).toBeNull();
     // The survivor asks (the provider says "not found") at least twice, and never fails it.
-    await eventually(async () => (await db.payout.findUniqueOrThrow({ where: { id: payout!.id } })).providerChecks >= 2, RECOVERY_MS, 'the reconciler asking twice');
+    await eventually(
+      async () => (await db.payout.findUniqueOrThrow({ where: { id: payout!.id } })).providerChecks >= 2,
+      RECOVERY_MS,
+      'the reconciler asking twice',
+    );
     const after = await db.payout.findUniqueOrThrow({ where: { id: payout!.id } });
     expect(after).toMatchObject({ status: 'pending' });
     expect(after.nextProviderCheckAt).toBeInstanceOf(Date);
@@ -181,7 +211,10 @@ describe('on PGlite (one embedded process)', () => {
       expect(answer.body?.errors, JSON.stringify(answer.body)).toBeUndefined();
       return answer.body.data;
     };
-    const { createOrganization: organization } = await graphql(`mutation { createOrganization(input: { name: "Embedded", verified: true, payoutEnabled: true }) { id } }`, {});
+    const { createOrganization: organization } = await graphql(
+      `mutation { createOrganization(input: { name: "Embedded", verified: true, payoutEnabled: true }) { id } }`,
+      {},
+    );
     const { createApiKey: issued } = await graphql(`mutation($id: ID!) { createApiKey(organizationId: $id, scope: payout) { key } }`, { id: organization.id });
     await graphql(`mutation($id: ID!) { adjustAccount(organizationId: $id, amount: 500000, reason: "float") { balance } }`, { id: organization.id });
 

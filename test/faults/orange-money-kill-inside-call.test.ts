@@ -62,10 +62,23 @@ async function killDuringCall(name: string, route: 'cashin' | 'qrcode', send: (v
 describe('kill -9 inside an Orange Money call', () => {
   it('a payout: Orange paid it, the process died; the other instance completes it by asking, sent once', async () => {
     await killDuringCall('payout-victim', 'cashin', (victim) =>
-      call(victim, 'POST', '/api/v2/payouts', { key: merchant.payoutKey, body: { selected_payment_method: 'orange_money', amount: 50_000, recipient: { first_name: 'Awa', last_name: 'Ba', phone: '+221773334455' }, reason: 'supplier' }, timeoutMs: 30_000 }),
+      call(victim, 'POST', '/api/v2/payouts', {
+        key: merchant.payoutKey,
+        body: {
+          selected_payment_method: 'orange_money',
+          amount: 50_000,
+          recipient: { first_name: 'Awa', last_name: 'Ba', phone: '+221773334455' },
+          reason: 'supplier',
+        },
+        timeoutMs: 30_000,
+      }),
     );
     const payout = await db().payout.findFirstOrThrow({ where: { organizationId: merchant.organizationId, amount: 50_000n } });
-    await eventually(async () => (await db().payout.findUniqueOrThrow({ where: { id: payout.id } })).status === 'completed', SETTLED_WITHIN_MS, 'the survivor completing the payout');
+    await eventually(
+      async () => (await db().payout.findUniqueOrThrow({ where: { id: payout.id } })).status === 'completed',
+      SETTLED_WITHIN_MS,
+      'the survivor completing the payout',
+    );
     expect(simulator.cashinCalls(`payout-${payout.id}`)).toBe(1);
   });
 
@@ -76,14 +89,24 @@ describe('kill -9 inside an Orange Money call', () => {
     const qr = simulator.qrCodes().at(-1)!;
     // The callback goes to the dead instance (its X-Callback-Url): only a question can settle it.
     await simulator.pay(qr.qrId, '771234000');
-    await eventually(async () => (await db().transaction.findUniqueOrThrow({ where: { id: orderId } })).status === 'paid', SETTLED_WITHIN_MS, 'the survivor recording the payment');
+    await eventually(
+      async () => (await db().transaction.findUniqueOrThrow({ where: { id: orderId } })).status === 'paid',
+      SETTLED_WITHIN_MS,
+      'the survivor recording the payment',
+    );
   });
 
   it('a refund: Orange returned the money, the process died; the survivor settles it by asking, sent once', async () => {
     const [paid] = await db().transaction.findMany({ where: { organizationId: merchant.organizationId, status: 'paid' } });
-    await killDuringCall('refund-victim', 'cashin', (victim) => call(victim, 'GET', `/api/v2/refund/${paid!.id}`, { key: merchant.checkoutKey, timeoutMs: 30_000 }));
+    await killDuringCall('refund-victim', 'cashin', (victim) =>
+      call(victim, 'GET', `/api/v2/refund/${paid!.id}`, { key: merchant.checkoutKey, timeoutMs: 30_000 }),
+    );
     const refund = await db().refund.findUniqueOrThrow({ where: { transactionId: paid!.id } });
-    await eventually(async () => (await db().refund.findUniqueOrThrow({ where: { id: refund.id } })).status === 'succeeded', SETTLED_WITHIN_MS, 'the survivor settling the refund');
+    await eventually(
+      async () => (await db().refund.findUniqueOrThrow({ where: { id: refund.id } })).status === 'succeeded',
+      SETTLED_WITHIN_MS,
+      'the survivor settling the refund',
+    );
     expect(simulator.cashinCalls(`refund-${refund.id}`)).toBe(1);
     expect((await db().transaction.findUniqueOrThrow({ where: { id: paid!.id } })).status).toBe('refunded');
   });

@@ -97,7 +97,10 @@ describe('Orange Money on two instances, configured by the environment', () => {
     await eventually(async () => (await statusOf(orderId)) === 'paid', 10_000, 'the callback settling the payment');
     await simulator.notificationsSettled();
     const toB = simulator.sentNotifications().filter((sent) => sent.url.startsWith(b.url));
-    expect(toB.map((sent) => sent.answeredStatus), JSON.stringify(toB)).toContain(200);
+    expect(
+      toB.map((sent) => sent.answeredStatus),
+      JSON.stringify(toB),
+    ).toContain(200);
     paid.push(orderId);
   });
 
@@ -112,7 +115,9 @@ describe('Orange Money on two instances, configured by the environment', () => {
     const refunded = await call(a, 'GET', `/api/v2/refund/${paid[0]}`, { key: merchant.checkoutKey });
     expect(refunded.status, JSON.stringify(refunded.body)).toBe(200);
     const refund = await db().refund.findUniqueOrThrow({ where: { transactionId: paid[0]! } });
-    expect(simulator.transactions().filter((item) => item.reference === `refund-${refund.id}`)).toEqual([expect.objectContaining({ status: 'SUCCESS', customer: { idType: 'MSISDN', id: '776665544' }, amount: { value: 3_000, unit: 'XOF' } })]);
+    expect(simulator.transactions().filter((item) => item.reference === `refund-${refund.id}`)).toEqual([
+      expect.objectContaining({ status: 'SUCCESS', customer: { idType: 'MSISDN', id: '776665544' }, amount: { value: 3_000, unit: 'XOF' } }),
+    ]);
   });
 
   it('payouts: below the threshold at once; above it only once approved on the other instance', async () => {
@@ -133,7 +138,11 @@ describe('Orange Money on two instances, configured by the environment', () => {
     const answer = await payoutOn(b, 45_000, '+221773334455');
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
     const payout = await db().payout.findFirstOrThrow({ where: { organizationId: merchant.organizationId, amount: 45_000n } });
-    await eventually(async () => (await db().payout.findUniqueOrThrow({ where: { id: payout.id } })).status === 'completed', SETTLED_WITHIN_MS, 'a reconciler completing the payout');
+    await eventually(
+      async () => (await db().payout.findUniqueOrThrow({ where: { id: payout.id } })).status === 'completed',
+      SETTLED_WITHIN_MS,
+      'a reconciler completing the payout',
+    );
     expect(simulator.cashinCalls(`payout-${payout.id}`)).toBe(1);
   });
 
@@ -141,14 +150,19 @@ describe('Orange Money on two instances, configured by the environment', () => {
     expect(await statusOf(await paidOn(a, merchant.checkoutKey, 1_000))).toBe('paid');
   });
 
-  it('the ledger and the simulator\'s books agree', async () => {
+  it("the ledger and the simulator's books agree", async () => {
     await simulator.notificationsSettled();
     // The fault suite's invariants, but against Orange's books (the sandbox's hold only Wave's).
     expect(await waitUntilReconciled(db(), SETTLED_WITHIN_MS)).toEqual([]);
     await expectBalancedLedger(db());
     expect(await moneyMismatches(db())).toEqual({ transactions: [], payouts: [] });
     const books = (prefix: string) =>
-      new Map(simulator.transactions().filter((item) => item.status === 'SUCCESS' && item.reference.startsWith(prefix)).map((item) => [item.reference.slice(prefix.length), BigInt(item.amount.value)]));
+      new Map(
+        simulator
+          .transactions()
+          .filter((item) => item.status === 'SUCCESS' && item.reference.startsWith(prefix))
+          .map((item) => [item.reference.slice(prefix.length), BigInt(item.amount.value)]),
+      );
     const attempts = await db().paymentAttempt.findMany({ where: { method: 'orange_money', state: 'succeeded' } });
     expect(books('pay-')).toEqual(new Map(attempts.map((attempt) => [attempt.id, attempt.amount])));
     const refunds = await db().refund.findMany({ where: { method: 'orange_money', status: 'succeeded' } });
@@ -158,8 +172,16 @@ describe('Orange Money on two instances, configured by the environment', () => {
     expect(payouts).toHaveLength(3);
   });
 
-  it('`gateway reconcile --method orange_money` finds the ledger and Orange\'s history alike', async () => {
-    const report = await runCli({ url: b.url, adminToken: FAULT_ADMIN_TOKEN } as TestGateway, ['reconcile', '--method', 'orange_money', '--from', new Date(Date.now() - 3_600_000).toISOString(), '--to', new Date(Date.now() + 60_000).toISOString()]);
+  it("`gateway reconcile --method orange_money` finds the ledger and Orange's history alike", async () => {
+    const report = await runCli({ url: b.url, adminToken: FAULT_ADMIN_TOKEN } as TestGateway, [
+      'reconcile',
+      '--method',
+      'orange_money',
+      '--from',
+      new Date(Date.now() - 3_600_000).toISOString(),
+      '--to',
+      new Date(Date.now() + 60_000).toISOString(),
+    ]);
     expect(report.code, report.stdout).toBe(0);
     // Two payments, one refund (filed under its payment), three payouts.
     expect(report.json).toMatchObject({ matched: 6, discrepancies: [] });

@@ -40,8 +40,14 @@ describe('concurrent payouts of one organisation on two instances', () => {
     for (const loser of tries.filter((attempt) => attempt.status === 409)) expect(Object.keys(loser.body)).toEqual(['error']);
     // Both instances won some and refused some: the exclusion is the deployment's, not a process's.
     for (const name of ['a', 'b']) {
-      expect(tries.some((attempt) => attempt.instance === name && attempt.status === 200), `instance ${name} sent a payout`).toBe(true);
-      expect(tries.some((attempt) => attempt.instance === name && attempt.status === 409), `instance ${name} refused one`).toBe(true);
+      expect(
+        tries.some((attempt) => attempt.instance === name && attempt.status === 200),
+        `instance ${name} sent a payout`,
+      ).toBe(true);
+      expect(
+        tries.some((attempt) => attempt.instance === name && attempt.status === 409),
+        `instance ${name} refused one`,
+      ).toBe(true);
     }
 
     const db = cluster.gateway.ctx.db;

@@ -48,7 +48,13 @@ async function paymentsAndRefunds(key: string, stopped: () => boolean): Promise<
       steps.push({ step: 'pay', orderId, instance: two, answer: paid });
       if (paidOutcome(paid) !== 'paid') continue;
       const idempotencyKey = `pg-refund-${n}`;
-      steps.push({ step: 'refund', orderId, instance: one, idempotencyKey, answer: await refund(one, key, orderId, { headers: { 'idempotency-key': idempotencyKey } }) });
+      steps.push({
+        step: 'refund',
+        orderId,
+        instance: one,
+        idempotencyKey,
+        answer: await refund(one, key, orderId, { headers: { 'idempotency-key': idempotencyKey } }),
+      });
     }
   };
   await Promise.all([worker(), worker()]);
@@ -86,9 +92,13 @@ describe('PostgreSQL sessions terminated under load, on two instances', () => {
       const fresh = await retryWhileUnsettled(() => postPayout(instance, merchant.payoutKey, 1_000), 15_000);
       const leases = await db.$queryRaw`SELECT holder, "expiresAt", now() AS now FROM "PayoutLease" WHERE "organizationId" = ${merchant.organizationId}::uuid`;
       // On failure, the instance's own last words too: it once answered "fetch failed" here in a full suite (not reproduced alone).
-      const state = instance.child.exitCode === null && instance.child.signalCode === null ? 'running' : `exited (${instance.child.exitCode ?? instance.child.signalCode})`;
+      const state =
+        instance.child.exitCode === null && instance.child.signalCode === null ? 'running' : `exited (${instance.child.exitCode ?? instance.child.signalCode})`;
       expect
-        .soft(fresh.status, `a new payout on ${instance.name} after the faults: ${JSON.stringify(fresh.body)}; lease ${JSON.stringify(leases)}; instance ${state}, its last output:\n${instance.output().slice(-3000)}`)
+        .soft(
+          fresh.status,
+          `a new payout on ${instance.name} after the faults: ${JSON.stringify(fresh.body)}; lease ${JSON.stringify(leases)}; instance ${state}, its last output:\n${instance.output().slice(-3000)}`,
+        )
         .toBe(200);
     }
 
@@ -105,7 +115,9 @@ describe('PostgreSQL sessions terminated under load, on two instances', () => {
     // Retried side by side (a client per request); those still open wait out the 15 s together.
     const cutPayouts = payouts.filter((attempt) => attempt.status === 0 || attempt.status >= 500);
     const payoutRetries = await Promise.all(
-      cutPayouts.map((cut) => retryWhileUnsettled(() => postPayout(a, merchant.payoutKey, 1_000, { headers: { 'idempotency-key': cut.idempotencyKey! } }), 15_000)),
+      cutPayouts.map((cut) =>
+        retryWhileUnsettled(() => postPayout(a, merchant.payoutKey, 1_000, { headers: { 'idempotency-key': cut.idempotencyKey! } }), 15_000),
+      ),
     );
     for (const [index, retried] of payoutRetries.entries()) {
       if (retried.status === 200) {
@@ -120,7 +132,10 @@ describe('PostgreSQL sessions terminated under load, on two instances', () => {
     }
     const made = await db.payout.findMany({ where: { organizationId: merchant.organizationId }, select: { id: true, status: true } });
     const pendingPayouts = made.filter((payout) => payout.status !== 'completed');
-    expect(pendingPayouts.filter((payout) => payout.status !== 'pending' || !openIds.has(payout.id)), 'payouts neither completed nor open at the provider').toEqual([]);
+    expect(
+      pendingPayouts.filter((payout) => payout.status !== 'pending' || !openIds.has(payout.id)),
+      'payouts neither completed nor open at the provider',
+    ).toEqual([]);
     expect(stillOpen).toBeLessThanOrEqual(pendingPayouts.length);
     // Every completed payout was answered 200 to a client (first answer, the retry's replay, or the fresh ones above).
     const freshOnes = made.filter((payout) => payout.status === 'completed' && !told.has(payout.id));
@@ -128,7 +143,9 @@ describe('PostgreSQL sessions terminated under load, on two instances', () => {
 
     // Payments cut off: paid (collected once) or still open at the provider; refunds cut off: the
     // key's retry replays the 200, or the refund is still open at the provider.
-    const cutSteps = steps.filter((step) => step.answer.status === 0 || step.answer.status >= 500 || (step.step === 'pay' && paidOutcome(step.answer) !== 'paid'));
+    const cutSteps = steps.filter(
+      (step) => step.answer.status === 0 || step.answer.status >= 500 || (step.step === 'pay' && paidOutcome(step.answer) !== 'paid'),
+    );
     await Promise.all(
       cutSteps.map(async (cut) => {
         if (cut.step === 'pay') {
@@ -136,22 +153,32 @@ describe('PostgreSQL sessions terminated under load, on two instances', () => {
             async () => {
               const attempts = await db.paymentAttempt.findMany({ where: { transactionId: cut.orderId }, select: { id: true } });
               if (attempts.some((attempt) => openIds.has(attempt.id))) return true;
-              return (await db.transaction.findUniqueOrThrow({ where: { id: cut.orderId } })).status === 'paid' || paidOutcome(await pay(b, cut.orderId)) === 'paid';
+              return (
+                (await db.transaction.findUniqueOrThrow({ where: { id: cut.orderId } })).status === 'paid' || paidOutcome(await pay(b, cut.orderId)) === 'paid'
+              );
             },
             30_000,
             `payment of ${cut.orderId} settled after it was cut off`,
           );
           return;
         }
-        const retried = await retryWhileUnsettled(() => refund(b, merchant.checkoutKey, cut.orderId, { headers: { 'idempotency-key': cut.idempotencyKey! } }), 15_000);
+        const retried = await retryWhileUnsettled(
+          () => refund(b, merchant.checkoutKey, cut.orderId, { headers: { 'idempotency-key': cut.idempotencyKey! } }),
+          15_000,
+        );
         if (retried.status === 200) return;
         const row = await db.refund.findUnique({ where: { transactionId: cut.orderId } });
-        expect.soft({ status: retried.status, body: retried.body, open: !!row && openIds.has(row.id) }, `refund retry of ${cut.orderId}`).toMatchObject({ status: 409, open: true });
+        expect
+          .soft({ status: retried.status, body: retried.body, open: !!row && openIds.has(row.id) }, `refund retry of ${cut.orderId}`)
+          .toMatchObject({ status: 409, open: true });
       }),
     );
     const refundedOk = steps.filter((step) => step.step === 'refund' && step.answer.status === 200).map((step) => step.orderId);
     const states = await db.transaction.findMany({ where: { id: { in: refundedOk } }, select: { id: true, status: true } });
-    expect(states.filter((transaction) => transaction.status !== 'refunded'), 'refunds a client was told of (200) that did not happen').toEqual([]);
+    expect(
+      states.filter((transaction) => transaction.status !== 'refunded'),
+      'refunds a client was told of (200) that did not happen',
+    ).toEqual([]);
 
     await expectMoneyInvariants(db);
     await expectAnswersAgain(a, merchant.checkoutKey);

@@ -79,8 +79,16 @@ describe('Redis killed, frozen and flushed under load, on two instances', () => 
       windows.push({ fault: name, from, to: now() });
       await end();
     };
-    await fault('killed', () => redis.kill(), () => redis.restart());
-    await fault('frozen', () => redis.freeze(), () => redis.thaw());
+    await fault(
+      'killed',
+      () => redis.kill(),
+      () => redis.restart(),
+    );
+    await fault(
+      'frozen',
+      () => redis.freeze(),
+      () => redis.thaw(),
+    );
     await fault(
       'flushed',
       () => redis.flushAll(),
@@ -91,25 +99,38 @@ describe('Redis killed, frozen and flushed under load, on two instances', () => 
     const [payouts, money] = await load;
 
     const payoutCounts = statusCounts(payouts);
-    const moneyCounts = Object.fromEntries(['create', 'pay', 'refund'].map((step) => [step, statusCounts(money.filter((entry) => entry.step === step).map((entry) => entry.answer))]));
+    const moneyCounts = Object.fromEntries(
+      ['create', 'pay', 'refund'].map((step) => [step, statusCounts(money.filter((entry) => entry.step === step).map((entry) => entry.answer))]),
+    );
     console.info(`redis outage: payouts ${JSON.stringify(payoutCounts)}; ${JSON.stringify(moneyCounts)}`);
 
     // Never two payouts of the organisation at the provider at once, Redis or not.
     const db = cluster.gateway.ctx.db;
     expect(await overlappingPayouts(db, merchant.organizationId, LATENCY_MS)).toEqual([]);
     const unexpected = payouts.filter((attempt) => !(attempt.status === 409 || (attempt.status === 200 && attempt.body.payout_status === 'completed')));
-    expect(unexpected.map(({ instance, status, body, at }) => ({ instance, status, body, at: Math.round(at) })), 'payout answers other than completed or 409').toEqual([]);
+    expect(
+      unexpected.map(({ instance, status, body, at }) => ({ instance, status, body, at: Math.round(at) })),
+      'payout answers other than completed or 409',
+    ).toEqual([]);
 
     // While Redis was down and while it was frozen, payouts were still sent, one at a time: the
     // second concurrent one got 409 (answered during the fault, not after it).
-    const during = (window: Window, status: number) => payouts.filter((attempt: PayoutTry) => attempt.at >= window.from && attempt.doneAt <= window.to && attempt.status === status).length;
+    const during = (window: Window, status: number) =>
+      payouts.filter((attempt: PayoutTry) => attempt.at >= window.from && attempt.doneAt <= window.to && attempt.status === status).length;
     for (const window of windows.filter((w) => w.fault !== 'flushed')) {
-      expect({ fault: window.fault, completed: during(window, 200) > 0, refused: during(window, 409) > 0 }).toEqual({ fault: window.fault, completed: true, refused: true });
+      expect({ fault: window.fault, completed: during(window, 200) > 0, refused: during(window, 409) > 0 }).toEqual({
+        fault: window.fault,
+        completed: true,
+        refused: true,
+      });
     }
 
     // Payments and refunds: answered (no 500, no hang), whatever Redis did.
     const failed = money.filter((entry) => entry.answer.status >= 500 || entry.answer.status === 0 || (entry.step === 'pay' && entry.answer.body?.errors));
-    expect(failed.map(({ step, answer }) => ({ step, status: answer.status, body: answer.body })), 'payments or refunds not answered').toEqual([]);
+    expect(
+      failed.map(({ step, answer }) => ({ step, status: answer.status, body: answer.body })),
+      'payments or refunds not answered',
+    ).toEqual([]);
     expect(money.filter((entry) => entry.step === 'refund' && entry.answer.status === 200).length).toBeGreaterThan(0);
 
     // Redis is back: both instances answer, and send payouts, without a restart.

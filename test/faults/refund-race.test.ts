@@ -40,7 +40,8 @@ describe('the concurrent refund race across two instances', () => {
       );
       const counts = statusCounts(answers);
       const losersOk = answers.every((answer) => answer.status === 200 || answer.status === 409 || answer.status === 400);
-      if (counts[200] !== 1 || !losersOk) bad.push({ round, counts, sample: answers.find((answer) => answer.status !== 200 && answer.status !== 409 && answer.status !== 400)?.body });
+      if (counts[200] !== 1 || !losersOk)
+        bad.push({ round, counts, sample: answers.find((answer) => answer.status !== 200 && answer.status !== 409 && answer.status !== 400)?.body });
       for (const answer of answers.filter((x) => x.status === 400)) expect(answer.body.error).toMatch(/^This Transaction cannot be refund/);
     }
     console.info(`refund race: ${ROUNDS} rounds in ${Math.round(performance.now() - started)} ms`);

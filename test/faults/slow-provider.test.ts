@@ -8,7 +8,18 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../support/webhookReceiver.js';
 import { call, useCluster, type Instance } from '../support/faults/cluster.js';
 import { expectAnswersAgain, expectMoneyInvariants } from '../support/faults/invariants.js';
-import { createTransaction, faultMerchant, mainBalanceOf, pay, paidInProcess, payoutFeeOf, postPayout, refund, retryWhileUnsettled, type FaultMerchant } from '../support/faults/money.js';
+import {
+  createTransaction,
+  faultMerchant,
+  mainBalanceOf,
+  pay,
+  paidInProcess,
+  payoutFeeOf,
+  postPayout,
+  refund,
+  retryWhileUnsettled,
+  type FaultMerchant,
+} from '../support/faults/money.js';
 
 const LATENCY_MS = 1_500;
 const PROVIDER_TIMEOUT_MS = 300;
@@ -42,7 +53,11 @@ describe('a provider slower than the request’s deadline', () => {
     expect(answer.body.payout_status).toBe('pending');
     const id: string = answer.body._id;
 
-    await eventually(async () => (await call(b, 'GET', `/api/v2/payouts/${id}`, { key: merchant.payoutKey })).body?.payout_status === 'completed', SETTLED_WITHIN_MS, 'the payout settled by asking');
+    await eventually(
+      async () => (await call(b, 'GET', `/api/v2/payouts/${id}`, { key: merchant.payoutKey })).body?.payout_status === 'completed',
+      SETTLED_WITHIN_MS,
+      'the payout settled by asking',
+    );
     expect(await providerCalls('payout', id)).toEqual([{ status: 'succeeded', calls: 1 }]);
     expect(await mainBalanceOf(cluster.gateway, merchant.organizationId)).toBe(before - 25_000n - payoutFeeOf(25_000));
     const retried = await retryWhileUnsettled(() => postPayout(b, merchant.payoutKey, 25_000, { headers }), 10_000);
@@ -63,7 +78,11 @@ describe('a provider slower than the request’s deadline', () => {
     // Meanwhile a second request does not send it again.
     expect((await refund(b, merchant.checkoutKey, orderId)).status).toBe(409);
 
-    await eventually(async () => (await db.transaction.findUniqueOrThrow({ where: { id: orderId } })).status === 'refunded', SETTLED_WITHIN_MS, 'the refund settled by asking');
+    await eventually(
+      async () => (await db.transaction.findUniqueOrThrow({ where: { id: orderId } })).status === 'refunded',
+      SETTLED_WITHIN_MS,
+      'the refund settled by asking',
+    );
     expect(await providerCalls('refund', pending.id)).toEqual([{ status: 'succeeded', calls: 1 }]);
     expect((await refund(b, merchant.checkoutKey, orderId)).status).toBe(400);
   }, 60_000);
@@ -76,7 +95,11 @@ describe('a provider slower than the request’s deadline', () => {
     expect(answer.body?.data?.sandboxPay?.outcome ?? null, JSON.stringify(answer.body)).not.toBe('paid');
 
     const db = cluster.gateway.ctx.db;
-    await eventually(async () => (await db.transaction.findUniqueOrThrow({ where: { id: orderId } })).status === 'paid', SETTLED_WITHIN_MS, 'the payment settled by asking');
+    await eventually(
+      async () => (await db.transaction.findUniqueOrThrow({ where: { id: orderId } })).status === 'paid',
+      SETTLED_WITHIN_MS,
+      'the payment settled by asking',
+    );
     const collections = await db.$queryRaw<{ status: string; calls: number }[]>`
       SELECT c.status, c.calls FROM "SandboxProviderCall" c JOIN "PaymentAttempt" a ON a.id::text = c.reference WHERE c.kind = 'collect' AND a."transactionId" = ${orderId}::uuid`;
     expect(collections).toEqual([{ status: 'succeeded', calls: 1 }]);

@@ -48,7 +48,11 @@ async function killDuringCall(name: string, route: RegExp, send: (victim: Instan
   wave.loseNextAnswer(route);
   const before = wave.calls.length;
   const request = send(victim);
-  await eventually(() => wave.calls.slice(before).some((recorded) => route.test(`${recorded.method} ${recorded.path.split('?')[0]}`)), 10_000, `the call reaching Wave`);
+  await eventually(
+    () => wave.calls.slice(before).some((recorded) => route.test(`${recorded.method} ${recorded.path.split('?')[0]}`)),
+    10_000,
+    `the call reaching Wave`,
+  );
   await cluster.kill(victim);
   await request.catch(() => undefined);
   return victim;
@@ -57,17 +61,32 @@ async function killDuringCall(name: string, route: RegExp, send: (victim: Instan
 describe('kill -9 inside a Wave call', () => {
   it('a payout: Wave paid it, the process died; the other instance completes it by asking, sent once', async () => {
     await killDuringCall('payout-victim', /^POST \/v1\/payout$/, (victim) =>
-      call(victim, 'POST', '/api/v2/payouts', { key: merchant.payoutKey, body: { selected_payment_method: 'wave', amount: 50_000, recipient: { first_name: 'Awa', last_name: 'Ba', phone: '+221773334455' }, reason: 'supplier' }, timeoutMs: 30_000 }),
+      call(victim, 'POST', '/api/v2/payouts', {
+        key: merchant.payoutKey,
+        body: {
+          selected_payment_method: 'wave',
+          amount: 50_000,
+          recipient: { first_name: 'Awa', last_name: 'Ba', phone: '+221773334455' },
+          reason: 'supplier',
+        },
+        timeoutMs: 30_000,
+      }),
     );
     const payout = await db().payout.findFirstOrThrow({ where: { organizationId: merchant.organizationId, amount: 50_000n } });
-    await eventually(async () => (await db().payout.findUniqueOrThrow({ where: { id: payout.id } })).status === 'completed', SETTLED_WITHIN_MS, 'the survivor completing the payout');
+    await eventually(
+      async () => (await db().payout.findUniqueOrThrow({ where: { id: payout.id } })).status === 'completed',
+      SETTLED_WITHIN_MS,
+      'the survivor completing the payout',
+    );
     expect(wave.calls.filter((recorded) => recorded.path === '/v1/payout' && recorded.idempotencyKey === payout.id)).toHaveLength(1);
   });
 
   it('a payment: the session was made, the process died; the customer pays, the webhook finds no one, the survivor records it', async () => {
     const created = await createTransaction(survivor, merchant.checkoutKey, 2_500);
     const orderId: string = created.body.order_id;
-    const victim = await killDuringCall('collect-victim', /^POST \/v1\/checkout\/sessions$/, (instance) => operatorGraphql(instance, PAY, { orderId, phone: '+221770000001' }, 30_000));
+    const victim = await killDuringCall('collect-victim', /^POST \/v1\/checkout\/sessions$/, (instance) =>
+      operatorGraphql(instance, PAY, { orderId, phone: '+221770000001' }, 30_000),
+    );
     const session = [...wave.sessions.values()].at(-1)!;
     wave.webhookUrl = `${victim.url}/providers/wave/webhook`;
     try {
@@ -76,14 +95,24 @@ describe('kill -9 inside a Wave call', () => {
       wave.webhookUrl = `${survivor.url}/providers/wave/webhook`;
     }
     expect(wave.webhooksSent.at(-1)?.status).toBeNull();
-    await eventually(async () => (await db().transaction.findUniqueOrThrow({ where: { id: orderId } })).status === 'paid', SETTLED_WITHIN_MS, 'the survivor recording the payment');
+    await eventually(
+      async () => (await db().transaction.findUniqueOrThrow({ where: { id: orderId } })).status === 'paid',
+      SETTLED_WITHIN_MS,
+      'the survivor recording the payment',
+    );
   });
 
   it('a refund: Wave returned the money, the process died; the survivor settles it by asking, sent once', async () => {
     const [paid] = await db().transaction.findMany({ where: { organizationId: merchant.organizationId, status: 'paid', selectedPaymentMethod: 'wave' } });
-    await killDuringCall('refund-victim', /^POST \/v1\/checkout\/sessions\/[^/]+\/refund$/, (victim) => call(victim, 'GET', `/api/v2/refund/${paid!.id}`, { key: merchant.checkoutKey, timeoutMs: 30_000 }));
+    await killDuringCall('refund-victim', /^POST \/v1\/checkout\/sessions\/[^/]+\/refund$/, (victim) =>
+      call(victim, 'GET', `/api/v2/refund/${paid!.id}`, { key: merchant.checkoutKey, timeoutMs: 30_000 }),
+    );
     const refund = await db().refund.findUniqueOrThrow({ where: { transactionId: paid!.id } });
-    await eventually(async () => (await db().refund.findUniqueOrThrow({ where: { id: refund.id } })).status === 'succeeded', SETTLED_WITHIN_MS, 'the survivor settling the refund');
+    await eventually(
+      async () => (await db().refund.findUniqueOrThrow({ where: { id: refund.id } })).status === 'succeeded',
+      SETTLED_WITHIN_MS,
+      'the survivor settling the refund',
+    );
     expect(wave.calls.filter((recorded) => recorded.path.endsWith('/refund'))).toHaveLength(1);
     expect((await db().transaction.findUniqueOrThrow({ where: { id: paid!.id } })).status).toBe('refunded');
   });
@@ -91,7 +120,10 @@ describe('kill -9 inside a Wave call', () => {
   it('the money adds up, the ledger and Wave agree, and the survivor answers', async () => {
     await expectBalancedLedger(db());
     expect(await moneyMismatches(db())).toEqual({ transactions: [], payouts: [] });
-    const report = await operatorGraphql(survivor, RECONCILE, { from: new Date(Date.now() - 3_600_000).toISOString(), to: new Date(Date.now() + 60_000).toISOString() });
+    const report = await operatorGraphql(survivor, RECONCILE, {
+      from: new Date(Date.now() - 3_600_000).toISOString(),
+      to: new Date(Date.now() + 60_000).toISOString(),
+    });
     expect(report.body.data.reconcileProvider.discrepancies).toEqual([]);
     await expectAnswersAgain(survivor, merchant.checkoutKey);
   });

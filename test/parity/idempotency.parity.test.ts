@@ -10,10 +10,19 @@ import { graphqlTyped } from '../support/graphql/typed.js';
 
 const gateway = useGateway();
 
-const REST_BODY = { method_of_payment: ['wave'], products: [{ name: 'Bissap', price: 1500, quantity: 2 }], customer: { first_name: 'Awa', phone: '+221771234567' } };
-const GRAPHQL_INPUT: CreateTransactionInput = { methodOfPayment: ['wave'], products: [{ name: 'Bissap', price: 1500, quantity: 2 }], customer: { firstName: 'Awa', phone: '+221771234567' } };
+const REST_BODY = {
+  method_of_payment: ['wave'],
+  products: [{ name: 'Bissap', price: 1500, quantity: 2 }],
+  customer: { first_name: 'Awa', phone: '+221771234567' },
+};
+const GRAPHQL_INPUT: CreateTransactionInput = {
+  methodOfPayment: ['wave'],
+  products: [{ name: 'Bissap', price: 1500, quantity: 2 }],
+  customer: { firstName: 'Awa', phone: '+221771234567' },
+};
 
-const viaRest = (key: string, idempotencyKey: string, body = REST_BODY) => gateway.rest('POST', '/api/v2/transactions', { key, body, headers: { 'idempotency-key': idempotencyKey } });
+const viaRest = (key: string, idempotencyKey: string, body = REST_BODY) =>
+  gateway.rest('POST', '/api/v2/transactions', { key, body, headers: { 'idempotency-key': idempotencyKey } });
 const viaGraphql = (key: string, idempotencyKey: string, input = GRAPHQL_INPUT) => graphqlTyped(gateway, CREATE, { input, key: idempotencyKey }, key);
 const count = (organizationId: string) => gateway.ctx.db.transaction.count({ where: { organizationId } });
 
@@ -42,7 +51,10 @@ describe('one key across surfaces', () => {
     await viaRest(key, 'cross-3');
     const rest = await viaRest(key, 'cross-3', { ...REST_BODY, products: [{ name: 'Thiof', price: 9000, quantity: 1 }] });
     const graphql = await viaGraphql(key, 'cross-3', { ...GRAPHQL_INPUT, products: [{ name: 'Thiof', price: 9000, quantity: 1 }] });
-    expect({ status: rest.status, message: rest.body.error }).toEqual({ status: graphql.body.errors[0].extensions.status, message: graphql.body.errors[0].message });
+    expect({ status: rest.status, message: rest.body.error }).toEqual({
+      status: graphql.body.errors[0].extensions.status,
+      message: graphql.body.errors[0].message,
+    });
     expect(rest.status).toBe(422);
   });
 

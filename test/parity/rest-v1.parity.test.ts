@@ -37,7 +37,8 @@ const standard: PortableTransaction = {
 };
 
 /** The outcome without what differs between organisations (order ids). */
-const comparableOutcome = (outcome: Outcome<unknown>) => (outcome.ok ? { ok: true, value: withoutIds(outcome.value) } : { ok: false, status: outcome.failure.status, message: outcome.failure.message });
+const comparableOutcome = (outcome: Outcome<unknown>) =>
+  outcome.ok ? { ok: true, value: withoutIds(outcome.value) } : { ok: false, status: outcome.failure.status, message: outcome.failure.message };
 const withoutIds = (value: unknown) => (value && typeof value === 'object' ? { ...(value as object), orderId: undefined, id: undefined } : value);
 
 interface Run {
@@ -46,7 +47,10 @@ interface Run {
 }
 
 /** Runs `scenario` through each surface on a fresh organisation; every surface must give the same run. */
-async function expectSameThroughEverySurface(merchant: MerchantOptions, scenario: (surface: MoneySurface, key: string, organizationId: string) => Promise<Outcome<unknown>[]>): Promise<Run> {
+async function expectSameThroughEverySurface(
+  merchant: MerchantOptions,
+  scenario: (surface: MoneySurface, key: string, organizationId: string) => Promise<Outcome<unknown>[]>,
+): Promise<Run> {
   const runs: Record<string, Run> = {};
   for (const surface of SURFACES) {
     const { organization, key } = await gateway.merchant(merchant);
@@ -77,7 +81,13 @@ describe('create-transaction = createTransaction', () => {
   });
 
   it('passes the flags and defaults the redirect pages the same way', async () => {
-    const request: PortableTransaction = { method: 'orange_money', products: [{ name: 'Ticket', price: 800, quantity: 1 }], feesCustomerSide: true, isEscrow: true, isMerchant: true };
+    const request: PortableTransaction = {
+      method: 'orange_money',
+      products: [{ name: 'Ticket', price: 800, quantity: 1 }],
+      feesCustomerSide: true,
+      isEscrow: true,
+      isMerchant: true,
+    };
     const { rows } = await expectSameThroughEverySurface({ escrowEnabled: true }, async (surface, key) => [await surface.create(key, request)]);
     expect(rows.transactions[0]?.urls).toEqual([expect.stringContaining(':order_id'), expect.stringContaining(':order_id')]);
   });
@@ -99,30 +109,47 @@ describe('create-transaction = createTransaction', () => {
 
   it('refuses an unverified organisation past its monthly limit alike', async () => {
     const big: PortableTransaction = { ...standard, products: [{ name: 'Fridge', price: 150_000, quantity: 1 }] };
-    const { outcomes } = await expectSameThroughEverySurface({ verified: false }, async (surface, key) => [await surface.create(key, big), await surface.create(key, big)]);
+    const { outcomes } = await expectSameThroughEverySurface({ verified: false }, async (surface, key) => [
+      await surface.create(key, big),
+      await surface.create(key, big),
+    ]);
     expect(outcomes[1]).toMatchObject({ ok: false, status: 403 });
   });
 });
 
 describe('delete-transaction = cancelTransaction (pending) or refundTransaction (paid)', () => {
-  const scenario = (prepare: (orderId: string, organizationId: string) => Promise<void>, twins: DeleteTwin[]) => async (surface: MoneySurface, key: string, organizationId: string) => {
-    const created = await surface.create(key, { ...standard, feesCustomerSide: true });
-    const orderId = orderIdOf(created);
-    await prepare(orderId, organizationId);
-    const outcomes: Outcome<unknown>[] = [created];
-    for (const twin of twins) outcomes.push(await surface.remove(key, orderId, twin));
-    return outcomes;
-  };
+  const scenario =
+    (prepare: (orderId: string, organizationId: string) => Promise<void>, twins: DeleteTwin[]) =>
+    async (surface: MoneySurface, key: string, organizationId: string) => {
+      const created = await surface.create(key, { ...standard, feesCustomerSide: true });
+      const orderId = orderIdOf(created);
+      await prepare(orderId, organizationId);
+      const outcomes: Outcome<unknown>[] = [created];
+      for (const twin of twins) outcomes.push(await surface.remove(key, orderId, twin));
+      return outcomes;
+    };
 
   it('cancels a pending transaction; a second delete is "Transaction is already deleted"', async () => {
-    const { outcomes, rows } = await expectSameThroughEverySurface({}, scenario(async () => undefined, ['cancel', 'cancel']));
-    expect(outcomes.slice(1)).toEqual([{ ok: true, value: undefined }, { ok: false, status: 400, message: 'Transaction is already deleted' }]);
+    const { outcomes, rows } = await expectSameThroughEverySurface(
+      {},
+      scenario(async () => undefined, ['cancel', 'cancel']),
+    );
+    expect(outcomes.slice(1)).toEqual([
+      { ok: true, value: undefined },
+      { ok: false, status: 400, message: 'Transaction is already deleted' },
+    ]);
     expect(rows.transactions[0]).toMatchObject({ status: 'cancelled', isDeleted: true });
   });
 
   it('refunds a paid transaction (ledger entries and refund row alike); a second delete is "This Transaction cannot be refund"', async () => {
-    const { outcomes, rows } = await expectSameThroughEverySurface({}, scenario((orderId) => pay(orderId), ['refund', 'refund']));
-    expect(outcomes.slice(1)).toEqual([{ ok: true, value: undefined }, { ok: false, status: 400, message: 'This Transaction cannot be refund' }]);
+    const { outcomes, rows } = await expectSameThroughEverySurface(
+      {},
+      scenario((orderId) => pay(orderId), ['refund', 'refund']),
+    );
+    expect(outcomes.slice(1)).toEqual([
+      { ok: true, value: undefined },
+      { ok: false, status: 400, message: 'This Transaction cannot be refund' },
+    ]);
     expect(rows.transactions[0]).toMatchObject({ status: 'refunded' });
     expect(rows.refunds).toEqual([{ amount: 5500n, method: 'wave', status: 'succeeded' }]);
     expect(rows.balances.main).toBe(0n);
@@ -182,7 +209,11 @@ describe('get-one-transaction = transaction, get-transactions = transactions', (
     await pay(made.paidWave);
     made.cancelled = await make(v1, { method: 'wave', products: [{ name: 'Gum', price: 1_200, quantity: 1 }] });
     unwrap(await v2.remove(key, made.cancelled, 'cancel'), 'cancel');
-    made.pendingOrange = await make(v2, { method: 'orange_money', products: [{ name: 'Attaya', price: 1_500, quantity: 2, description: 'Green tea' }], isMerchant: true });
+    made.pendingOrange = await make(v2, {
+      method: 'orange_money',
+      products: [{ name: 'Attaya', price: 1_500, quantity: 2, description: 'Green tea' }],
+      isMerchant: true,
+    });
     made.refunded = await make(graphql, { method: 'wave', products: [{ name: 'Fan', price: 7_000, quantity: 1 }] });
     await pay(made.refunded);
     unwrap(await graphql.remove(key, made.refunded, 'refund'), 'refund');
@@ -202,7 +233,13 @@ describe('get-one-transaction = transaction, get-transactions = transactions', (
     const views: Record<string, PortableTransactionRead> = {};
     for (const [name, orderId] of Object.entries(made)) views[name] = await readThroughEverySurface((surface) => surface.getOne(key, orderId));
     // The facts themselves, so that three surfaces agreeing on something wrong still fails.
-    const summary = (view: PortableTransactionRead) => ({ orderId: view.orderId, amount: view.amount, status: view.status, methods: view.methods, paid: view.paidAt !== null });
+    const summary = (view: PortableTransactionRead) => ({
+      orderId: view.orderId,
+      amount: view.amount,
+      status: view.status,
+      methods: view.methods,
+      paid: view.paidAt !== null,
+    });
     expect(Object.fromEntries(Object.entries(views).map(([name, view]) => [name, summary(view)]))).toEqual({
       // Statuses in v1's words (the vocabulary the v1 clients' enum knows): cancelled and refunded are `done`.
       pendingWave: { orderId: made.pendingWave, amount: 5_500, status: 'pending', methods: ['wave'], paid: false },
@@ -282,13 +319,21 @@ describe('get-one-transaction = transaction, get-transactions = transactions', (
 });
 
 describe('cashout = createPayout', () => {
-  const recipient = (phone: string, amount = 10_000, method: PortablePayout['method'] = 'wave'): PortablePayout => ({ method, amount, firstName: 'Moussa', lastName: 'Ndiaye', phone });
-  const payouts = (...requests: PortablePayout[]) => async (surface: MoneySurface, key: string, organizationId: string) => {
-    await fund(organizationId, 100_000);
-    const outcomes: Outcome<unknown>[] = [];
-    for (const request of requests) outcomes.push(await surface.payout(key, request));
-    return outcomes;
-  };
+  const recipient = (phone: string, amount = 10_000, method: PortablePayout['method'] = 'wave'): PortablePayout => ({
+    method,
+    amount,
+    firstName: 'Moussa',
+    lastName: 'Ndiaye',
+    phone,
+  });
+  const payouts =
+    (...requests: PortablePayout[]) =>
+    async (surface: MoneySurface, key: string, organizationId: string) => {
+      await fund(organizationId, 100_000);
+      const outcomes: Outcome<unknown>[] = [];
+      for (const request of requests) outcomes.push(await surface.payout(key, request));
+      return outcomes;
+    };
   const payoutMerchant: MerchantOptions = { payoutEnabled: true, scope: 'payout' };
 
   it('sends, fails (0000) and leaves pending (1111) alike: same payout rows, ledger entries and balance', async () => {
@@ -304,7 +349,10 @@ describe('cashout = createPayout', () => {
   });
 
   it('refuses what the operation refuses, alike: amount of 10, more than main holds, a bad phone', async () => {
-    const { outcomes, rows } = await expectSameThroughEverySurface(payoutMerchant, payouts(recipient('+221770000001', 10), recipient('+221770000001', 100_000), recipient('not a phone', 100)));
+    const { outcomes, rows } = await expectSameThroughEverySurface(
+      payoutMerchant,
+      payouts(recipient('+221770000001', 10), recipient('+221770000001', 100_000), recipient('not a phone', 100)),
+    );
     expect(outcomes.map((outcome: any) => outcome.status)).toEqual([400, 400, 400]);
     expect(rows.payouts).toEqual([]);
   });
@@ -329,7 +377,12 @@ describe('idempotency keys across surfaces', () => {
     const { organization, key } = await gateway.merchant({ payoutEnabled: true, scope: 'payout' });
     await fund(organization.id, 50_000);
     const outcomes = [];
-    for (const surface of SURFACES) outcomes.push(comparableOutcome(await surface.payout(key, { method: 'wave', amount: 10_000, firstName: 'Awa', lastName: 'Diop', phone: '+221770000001' }, 'one-payout')));
+    for (const surface of SURFACES)
+      outcomes.push(
+        comparableOutcome(
+          await surface.payout(key, { method: 'wave', amount: 10_000, firstName: 'Awa', lastName: 'Diop', phone: '+221770000001' }, 'one-payout'),
+        ),
+      );
     expect(new Set(outcomes.map((outcome) => JSON.stringify(outcome))).size).toBe(1);
     expect(await gateway.ctx.db.payout.count({ where: { organizationId: organization.id } })).toBe(1);
   });

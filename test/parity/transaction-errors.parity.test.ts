@@ -56,7 +56,12 @@ const errorScenarios: ErrorScenario[] = [
   { name: 'non-http error url', code: 'invalid_url', act: create(transactionBody({ error_url: 'ftp://shop.example.sn/erreur' })) },
   { name: 'percent-encoded url', code: 'encoded_url', act: create(transactionBody({ success_url: 'https://shop.example.sn/merci%20beaucoup' })) },
   { name: 'invalid phone', code: 'invalid_phone', act: create(transactionBody({ customer: { first_name: 'Awa', phone: '77 123' } })) },
-  { name: 'blank product name', code: 'invalid_request_body', detail: 'products[0].name is required', act: create(transactionBody({ products: [product('  ', 100)] })) },
+  {
+    name: 'blank product name',
+    code: 'invalid_request_body',
+    detail: 'products[0].name is required',
+    act: create(transactionBody({ products: [product('  ', 100)] })),
+  },
   {
     name: 'negative price',
     code: 'invalid_request_body',
@@ -149,14 +154,28 @@ const errorScenarios: ErrorScenario[] = [
     },
   },
   { name: 'cancel a paid transaction', code: 'cannot_delete_paid', act: async (s, m) => s.cancel(m.key, await transactionIn(s, m, 'paid')) },
-  { name: 'cancel a transaction held in escrow', code: 'cannot_delete_paid', act: async (s, m) => s.cancel(m.key, await transactionIn(s, m, 'paid_and_blocked')) },
+  {
+    name: 'cancel a transaction held in escrow',
+    code: 'cannot_delete_paid',
+    act: async (s, m) => s.cancel(m.key, await transactionIn(s, m, 'paid_and_blocked')),
+  },
   { name: 'cancel a refunded transaction', code: 'cannot_delete_paid', act: async (s, m) => s.cancel(m.key, await transactionIn(s, m, 'refunded')) },
 
   // Lists: invalid queries reach the same domain rule
-  { name: 'list: min amount above max amount', code: 'invalid_query', detail: 'min_amount is greater than max_amount', act: (s, m) => s.list(m.key, { minAmount: 5000, maxAmount: 100 }) },
+  {
+    name: 'list: min amount above max amount',
+    code: 'invalid_query',
+    detail: 'min_amount is greater than max_amount',
+    act: (s, m) => s.list(m.key, { minAmount: 5000, maxAmount: 100 }),
+  },
   { name: 'list: page 0', code: 'invalid_query', detail: 'page must be an integer from 1 to 100000', act: (s, m) => s.list(m.key, { page: 0 }) },
   { name: 'list: limit 0', code: 'invalid_query', detail: 'limit must be a positive integer', act: (s, m) => s.list(m.key, { limit: 0 }) },
-  { name: 'list: search too long', code: 'invalid_query', detail: 'search is longer than 100 characters', act: (s, m) => s.list(m.key, { search: 'a'.repeat(101) }) },
+  {
+    name: 'list: search too long',
+    code: 'invalid_query',
+    detail: 'search is longer than 100 characters',
+    act: (s, m) => s.list(m.key, { search: 'a'.repeat(101) }),
+  },
 
   // Access
   { name: 'permission denied: payout key creates', code: 'permission_denied', merchant: { scope: 'payout' }, act: create(transactionBody()) },
@@ -164,7 +183,12 @@ const errorScenarios: ErrorScenario[] = [
   { name: 'permission denied: write key reads one', code: 'permission_denied', merchant: { scope: 'write' }, act: (s, m) => s.get(m.key, randomUUID()) },
   { name: 'permission denied: write key lists', code: 'permission_denied', merchant: { scope: 'write' }, act: (s, m) => s.list(m.key, {}) },
   { name: 'permission denied: read key cancels', code: 'permission_denied', merchant: { scope: 'read' }, act: (s, m) => s.cancel(m.key, randomUUID()) },
-  { name: 'permission denied: management key cancels', code: 'permission_denied', merchant: { scope: 'management' }, act: (s, m) => s.cancel(m.key, randomUUID()) },
+  {
+    name: 'permission denied: management key cancels',
+    code: 'permission_denied',
+    merchant: { scope: 'management' },
+    act: (s, m) => s.cancel(m.key, randomUUID()),
+  },
   {
     name: 'inactive organisation creates',
     code: 'organization_inactive',
@@ -187,15 +211,26 @@ const errorScenarios: ErrorScenario[] = [
     act: create(transactionBody()),
   },
   { name: 'blocked organisation creates', code: 'organization_blocked', merchant: { update: { status: 'blocked' } }, act: create(transactionBody()) },
-  { name: 'blocked organisation reads one', code: 'organization_blocked', merchant: { update: { status: 'blocked' } }, act: (s, m) => s.get(m.key, randomUUID()) },
+  {
+    name: 'blocked organisation reads one',
+    code: 'organization_blocked',
+    merchant: { update: { status: 'blocked' } },
+    act: (s, m) => s.get(m.key, randomUUID()),
+  },
   { name: 'blocked organisation lists', code: 'organization_blocked', merchant: { update: { status: 'blocked' } }, act: (s, m) => s.list(m.key, {}) },
-  { name: 'blocked organisation cancels', code: 'organization_blocked', merchant: { update: { status: 'blocked' } }, act: (s, m) => s.cancel(m.key, randomUUID()) },
+  {
+    name: 'blocked organisation cancels',
+    code: 'organization_blocked',
+    merchant: { update: { status: 'blocked' } },
+    act: (s, m) => s.cancel(m.key, randomUUID()),
+  },
   { name: 'unknown API key', code: 'invalid_api_key', act: (s) => s.list(`gw_sk_${'x'.repeat(43)}`, {}) },
   {
     name: 'revoked API key',
     code: 'invalid_api_key',
     act: async (s, m) => {
-      for (const { id } of await gateway.ctx.db.apiKey.findMany({ where: { organizationId: m.organizationId } })) await revokeApiKey(gateway.ctx, gateway.operator, id);
+      for (const { id } of await gateway.ctx.db.apiKey.findMany({ where: { organizationId: m.organizationId } }))
+        await revokeApiKey(gateway.ctx, gateway.operator, id);
       return s.create(m.key, transactionBody());
     },
   },

@@ -18,7 +18,20 @@ const { surfaces: SURFACES, rest: restSurface, graphql: graphqlSurface, newMerch
 describe('list parity: the same filters give the same order ids in the same order', () => {
   let merchant: Merchant;
   /** Every transaction of the organisation, as stored. */
-  let stored: { id: string; amount: number; status: string; isDeleted: boolean; isEscrow: boolean; isMerchant: boolean; createdAt: Date; firstName: string | null; lastName: string | null; phone: string | null; productNames: string[]; selected: string | null }[];
+  let stored: {
+    id: string;
+    amount: number;
+    status: string;
+    isDeleted: boolean;
+    isEscrow: boolean;
+    isMerchant: boolean;
+    createdAt: Date;
+    firstName: string | null;
+    lastName: string | null;
+    phone: string | null;
+    productNames: string[];
+    selected: string | null;
+  }[];
   let middle: Date;
   let anOrderId: string;
 
@@ -97,7 +110,11 @@ describe('list parity: the same filters give the same order ids in the same orde
     { name: 'includeDeleted false', filter: () => ({ includeDeleted: false, limit: 100 }), matches: visible },
     { name: 'min amount', filter: () => ({ minAmount: 3000 }), matches: (t) => visible(t) && t.amount >= 3000 },
     { name: 'max amount', filter: () => ({ maxAmount: 3000 }), matches: (t) => visible(t) && t.amount <= 3000 },
-    { name: 'min and max amount', filter: () => ({ minAmount: 1000, maxAmount: 12_000 }), matches: (t) => visible(t) && t.amount >= 1000 && t.amount <= 12_000 },
+    {
+      name: 'min and max amount',
+      filter: () => ({ minAmount: 1000, maxAmount: 12_000 }),
+      matches: (t) => visible(t) && t.amount >= 1000 && t.amount <= 12_000,
+    },
     { name: 'min = max amount', filter: () => ({ minAmount: 3000, maxAmount: 3000, includeDeleted: true }), matches: (t) => t.amount === 3000 },
     { name: 'search a product name, any case', filter: () => ({ search: 'BISSAP' }), matches: (t) => visible(t) && has('bissap')(t) },
     { name: 'search a first name', filter: () => ({ search: 'awa' }), matches: (t) => visible(t) && has('awa')(t) },
@@ -108,8 +125,16 @@ describe('list parity: the same filters give the same order ids in the same orde
     { name: 'isEscrow', filter: () => ({ isEscrow: true }), matches: (t) => visible(t) && t.isEscrow },
     { name: 'isMerchant', filter: () => ({ isMerchant: true }), matches: (t) => visible(t) && t.isMerchant },
     { name: 'isMerchant false', filter: () => ({ isMerchant: false, limit: 100 }), matches: (t) => visible(t) && !t.isMerchant },
-    { name: 'paymentMethod (the method paid with)', filter: () => ({ paymentMethod: 'orange_money' }), matches: (t) => visible(t) && t.selected === 'orange_money' },
-    { name: 'customerPhone, spaces ignored', filter: () => ({ customerPhone: '+221 77 999 88 77' }), matches: (t) => visible(t) && t.phone === '+221779998877' },
+    {
+      name: 'paymentMethod (the method paid with)',
+      filter: () => ({ paymentMethod: 'orange_money' }),
+      matches: (t) => visible(t) && t.selected === 'orange_money',
+    },
+    {
+      name: 'customerPhone, spaces ignored',
+      filter: () => ({ customerPhone: '+221 77 999 88 77' }),
+      matches: (t) => visible(t) && t.phone === '+221779998877',
+    },
     { name: 'startDate', filter: () => ({ startDate: middle.toISOString() }), matches: (t) => visible(t) && t.createdAt >= middle },
     { name: 'endDate', filter: () => ({ endDate: middle.toISOString() }), matches: (t) => visible(t) && t.createdAt <= middle },
     { name: 'limit 5', filter: () => ({ limit: 5 }), matches: visible },

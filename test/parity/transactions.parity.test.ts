@@ -7,7 +7,16 @@
 import { describe, expect, it } from 'vitest';
 import { updateOrganization } from '../../src/domain/operations.js';
 import { useGateway, transactionBody, type MerchantOptions } from '../support/gateway.js';
-import { type CanonicalTransaction, type Created, must, type Merchant, comparable, product, transactionSurfaces, createdViewOf } from '../support/surfaces/transactions.js';
+import {
+  type CanonicalTransaction,
+  type Created,
+  must,
+  type Merchant,
+  comparable,
+  product,
+  transactionSurfaces,
+  createdViewOf,
+} from '../support/surfaces/transactions.js';
 
 const gateway = useGateway();
 const { surfaces: SURFACES, rest: restSurface, graphql: graphqlSurface, newMerchant } = transactionSurfaces(gateway);

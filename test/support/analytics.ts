@@ -10,7 +10,16 @@ export type Interval = 'DAY' | 'WEEK' | 'MONTH';
 export type Dimension = 'METHOD' | 'STATUS' | 'ORGANIZATION';
 export const INTERVALS: Interval[] = ['DAY', 'WEEK', 'MONTH'];
 /** Every subset of the dimensions (the empty one too). */
-export const GROUPINGS: Dimension[][] = [[], ['METHOD'], ['STATUS'], ['ORGANIZATION'], ['METHOD', 'STATUS'], ['METHOD', 'ORGANIZATION'], ['STATUS', 'ORGANIZATION'], ['METHOD', 'STATUS', 'ORGANIZATION']];
+export const GROUPINGS: Dimension[][] = [
+  [],
+  ['METHOD'],
+  ['STATUS'],
+  ['ORGANIZATION'],
+  ['METHOD', 'STATUS'],
+  ['METHOD', 'ORGANIZATION'],
+  ['STATUS', 'ORGANIZATION'],
+  ['METHOD', 'STATUS', 'ORGANIZATION'],
+];
 
 const DAY_MS = 86_400_000;
 
@@ -91,7 +100,14 @@ const METHODS: PaymentMethod[] = ['wave', 'orange_money'];
  * `count` transactions over [start, end) for the organisations, inserted through Prisma (the
  * rollup's trigger sees them as any insert); some on exact midnights. Answers the facts.
  */
-export async function insertTransactions(gateway: TestGateway, organizationIds: string[], count: number, start: Date, end: Date, seed: number): Promise<Fact[]> {
+export async function insertTransactions(
+  gateway: TestGateway,
+  organizationIds: string[],
+  count: number,
+  start: Date,
+  end: Date,
+  seed: number,
+): Promise<Fact[]> {
   const random = seeded(seed);
   const span = end.getTime() - start.getTime();
   const facts: Fact[] = [];

@@ -24,7 +24,10 @@ export function expectCatalogueError(response: HttpResult, code: ErrorCode, deta
 /** A GraphQL refusal for a catalogue row: its message, extensions.code and extensions.status. */
 export function expectGraphqlError(response: HttpResult, code: ErrorCode, detail = ''): void {
   const error = new DomainError(code, detail);
-  expect(response.body.errors?.[0], JSON.stringify(response.body)).toMatchObject({ message: error.message, extensions: { code: error.graphqlCode, status: error.status } });
+  expect(response.body.errors?.[0], JSON.stringify(response.body)).toMatchObject({
+    message: error.message,
+    extensions: { code: error.graphqlCode, status: error.status },
+  });
 }
 
 /** An error whose wording the spec leaves open: the status and a body of exactly one non-empty `error`. */
@@ -37,7 +40,12 @@ export function expectSomeError(response: HttpResult, status: number): void {
 export const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/;
 
 /** A GraphQL call (as the admin operator unless told) that must succeed: its data. */
-export async function graphqlData<T = any>(gateway: TestGateway, query: string, variables: Record<string, unknown> = {}, token = gateway.adminToken): Promise<T> {
+export async function graphqlData<T = any>(
+  gateway: TestGateway,
+  query: string,
+  variables: Record<string, unknown> = {},
+  token = gateway.adminToken,
+): Promise<T> {
   const response = await gateway.graphql(query, variables, token);
   expect(response.body.errors, JSON.stringify(response.body)).toBeUndefined();
   expect(response.status).toBe(200);

@@ -43,7 +43,11 @@ export class DashboardBrowser {
     if (this.cookie) headers.cookie = `theme=dark; gateway_session=${this.cookie}`;
     const csrf = options.csrf === undefined ? this.csrfToken : options.csrf;
     if (csrf) headers['x-csrf-token'] = csrf;
-    const response = await fetch(`${this.gateway.url}${path}`, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+    const response = await fetch(`${this.gateway.url}${path}`, {
+      method,
+      headers,
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+    });
     const set = sessionCookieSet(response.headers);
     if (set !== undefined) this.cookie = set || undefined;
     const text = await response.text();
@@ -76,7 +80,11 @@ export class DashboardBrowser {
   }
 
   /** graphql (with this session's cookie and CSRF header) for a typed document: its data typed. */
-  async graphqlTyped<Result, Variables>(document: TypedDocumentNode<Result, Variables>, variables: Variables, options: { headers?: Record<string, string>; csrf?: string | null } = {}): Promise<{ status: number; body: TypedBody<Result>; headers: Headers }> {
+  async graphqlTyped<Result, Variables>(
+    document: TypedDocumentNode<Result, Variables>,
+    variables: Variables,
+    options: { headers?: Record<string, string>; csrf?: string | null } = {},
+  ): Promise<{ status: number; body: TypedBody<Result>; headers: Headers }> {
     return this.graphql(print(document), variables as Record<string, unknown>, options);
   }
 
@@ -89,7 +97,12 @@ export class DashboardBrowser {
 export const newEmail = (name = 'member'): string => `${name}.${randomBytes(4).toString('hex')}@shop.example.sn`;
 
 /** An operator's invitation (GraphQL inviteMember): the link and its token. */
-export async function invite(gateway: TestGateway, organizationId: string, email: string, role?: MerchantRole): Promise<{ link: string; token: string; role: MerchantRole }> {
+export async function invite(
+  gateway: TestGateway,
+  organizationId: string,
+  email: string,
+  role?: MerchantRole,
+): Promise<{ link: string; token: string; role: MerchantRole }> {
   const answer = await graphqlTyped(gateway, InviteMemberDocument, { organizationId, email, role }, gateway.adminToken);
   expect(answer.body.errors, JSON.stringify(answer.body)).toBeUndefined();
   const { link, role: given } = answer.body.data!.inviteMember;
@@ -97,7 +110,12 @@ export async function invite(gateway: TestGateway, organizationId: string, email
 }
 
 /** Invited and accepted: a member who can sign in with PASSWORD. */
-export async function member(gateway: TestGateway, organizationId: string, role?: MerchantRole, email = newEmail(role)): Promise<{ email: string; role: MerchantRole }> {
+export async function member(
+  gateway: TestGateway,
+  organizationId: string,
+  role?: MerchantRole,
+  email = newEmail(role),
+): Promise<{ email: string; role: MerchantRole }> {
   const { token, role: given } = await invite(gateway, organizationId, email, role);
   const accepted = await new DashboardBrowser(gateway).post('accept-invitation', { token, password: PASSWORD });
   expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);

@@ -18,9 +18,37 @@ export function seededRandom(seed: number): () => number {
 
 /** Values of every JSON type and the edges of each: empty, huge, control characters, prototype keys. */
 const ODD_VALUES: readonly unknown[] = [
-  null, true, false, 0, -1, 1.5, 1e300, -1e300, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER + 2, '', ' ', '0', '11', 'wave',
-  '\u0000', 'é', '😀'.repeat(50), 'x'.repeat(5000), '%00', '%20', 'javascript:alert(1)', '+221771234567', [], [null], [[]], ['wave', 'bank'],
-  {}, { name: 'x' }, { __proto__: { polluted: true } }, { constructor: { prototype: { polluted: true } } },
+  null,
+  true,
+  false,
+  0,
+  -1,
+  1.5,
+  1e300,
+  -1e300,
+  Number.MAX_SAFE_INTEGER,
+  Number.MAX_SAFE_INTEGER + 2,
+  '',
+  ' ',
+  '0',
+  '11',
+  'wave',
+  '\u0000',
+  'é',
+  '😀'.repeat(50),
+  'x'.repeat(5000),
+  '%00',
+  '%20',
+  'javascript:alert(1)',
+  '+221771234567',
+  [],
+  [null],
+  [[]],
+  ['wave', 'bank'],
+  {},
+  { name: 'x' },
+  { __proto__: { polluted: true } },
+  { constructor: { prototype: { polluted: true } } },
 ];
 
 /** A setter of one field of a (copied) body, e.g. `(body, v) => (body.recipient.phone = v)`. */
@@ -72,19 +100,76 @@ const PROTOTYPE_KEYED: readonly unknown[] = [
 
 /** Text PostgreSQL cannot store or a client should not send: lone surrogates, NUL, huge, tricky. */
 const HOSTILE_STRINGS: readonly string[] = [
-  '\ud800', '\udfff', 'Bissap \ud800 juice', '\udc00\ud800', '\u0000', 'a\u0000b', '%00', '\u202egnp.exe', '\ufeff', '\u2028', '',
-  ' ', 'x'.repeat(20_000), '😀'.repeat(300), 'é'.repeat(201), '../../etc/passwd', `'; DROP TABLE "Transaction"; --`, '%', '%E0%A4%A', '\\',
-  '"', '{{7*7}}', '<script>alert(1)</script>', 'javascript:alert(1)', 'https://127.0.0.1/\u0000', '+221771234567\u0000', '00000000-0000-0000-0000-000000000000',
-  'NaN', 'Infinity', '-0', '1e308', '9223372036854775808', '0x10', 'true', 'null', 'WAVE', 'wave ', 'wave\u0000',
+  '\ud800',
+  '\udfff',
+  'Bissap \ud800 juice',
+  '\udc00\ud800',
+  '\u0000',
+  'a\u0000b',
+  '%00',
+  '\u202egnp.exe',
+  '\ufeff',
+  '\u2028',
+  '',
+  ' ',
+  'x'.repeat(20_000),
+  '😀'.repeat(300),
+  'é'.repeat(201),
+  '../../etc/passwd',
+  `'; DROP TABLE "Transaction"; --`,
+  '%',
+  '%E0%A4%A',
+  '\\',
+  '"',
+  '{{7*7}}',
+  '<script>alert(1)</script>',
+  'javascript:alert(1)',
+  'https://127.0.0.1/\u0000',
+  '+221771234567\u0000',
+  '00000000-0000-0000-0000-000000000000',
+  'NaN',
+  'Infinity',
+  '-0',
+  '1e308',
+  '9223372036854775808',
+  '0x10',
+  'true',
+  'null',
+  'WAVE',
+  'wave ',
+  'wave\u0000',
 ];
 
 /** Numbers at the edges of JSON and of int64. */
-export const HOSTILE_NUMBERS: readonly number[] = [1e308, -1e308, 2 ** 63, -(2 ** 63), 2 ** 64, 2 ** 53, Number.MAX_SAFE_INTEGER + 2, -0, 0, -1, 0.5, 1e-300, 2 ** 31, -(2 ** 31) - 1];
+export const HOSTILE_NUMBERS: readonly number[] = [
+  1e308,
+  -1e308,
+  2 ** 63,
+  -(2 ** 63),
+  2 ** 64,
+  2 ** 53,
+  Number.MAX_SAFE_INTEGER + 2,
+  -0,
+  0,
+  -1,
+  0.5,
+  1e-300,
+  2 ** 31,
+  -(2 ** 31) - 1,
+];
 
 /** A string of odd units: lone surrogates, NUL and control characters among ordinary letters. */
-const oddText = fc.string({ unit: fc.constantFrom('\ud800', '\udbff', '\udc00', '\udfff', '\u0000', '\u0001', '\u007f', 'a', 'é', '😀', '"', '\\', '%'), minLength: 1, maxLength: 12 });
+const oddText = fc.string({
+  unit: fc.constantFrom('\ud800', '\udbff', '\udc00', '\udfff', '\u0000', '\u0001', '\u007f', 'a', 'é', '😀', '"', '\\', '%'),
+  minLength: 1,
+  maxLength: 12,
+});
 
-export const hostileString: fc.Arbitrary<string> = fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...HOSTILE_STRINGS) }, { weight: 2, arbitrary: oddText }, fc.string({ unit: 'binary', maxLength: 20 }));
+export const hostileString: fc.Arbitrary<string> = fc.oneof(
+  { weight: 3, arbitrary: fc.constantFrom(...HOSTILE_STRINGS) },
+  { weight: 2, arbitrary: oddText },
+  fc.string({ unit: 'binary', maxLength: 20 }),
+);
 
 /** Any value in a JSON body where something else is expected. */
 export const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
@@ -117,8 +202,18 @@ export interface HostileBody {
 }
 
 const CONTENT_TYPES: readonly (string | undefined)[] = [
-  undefined, 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml', 'application/json; charset=latin1',
-  'application/json, text/plain', 'application/graphql', '*/*', 'application/octet-stream', 'APPLICATION/JSON', 'application/json;;charset=',
+  undefined,
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=x',
+  'application/xml',
+  'application/json; charset=latin1',
+  'application/json, text/plain',
+  'application/graphql',
+  '*/*',
+  'application/octet-stream',
+  'APPLICATION/JSON',
+  'application/json;;charset=',
 ];
 
 /** The JSON text of a body, bent at the text level: duplicate keys, BOM, garbage, odd number literals. */
@@ -136,7 +231,12 @@ function bentText(json: string, how: number, value: unknown): Buffer {
     case 4:
       return Buffer.from(`${json} ${json}`);
     case 5: // Number literals JSON.parse takes but JavaScript cannot hold exactly.
-      return Buffer.from(json.replace(/:(-?\d+)([,}])/, ':1e400$2').replace(/:(-?\d+)([,}])/, ':-0$2').replace(/:(-?\d+)([,}])/, ':9223372036854775808$2'));
+      return Buffer.from(
+        json
+          .replace(/:(-?\d+)([,}])/, ':1e400$2')
+          .replace(/:(-?\d+)([,}])/, ':-0$2')
+          .replace(/:(-?\d+)([,}])/, ':9223372036854775808$2'),
+      );
     case 6:
       return Buffer.from(json.replace(/:(-?\d+)([,}])/, ':NaN$2'));
     case 7: // Bytes that are not UTF-8 (a surrogate encoded as CESU-8, an overlong NUL).
@@ -149,9 +249,12 @@ function bentText(json: string, how: number, value: unknown): Buffer {
 /** A HostileBody that fast-check prints readably in a counterexample (text, not bytes). */
 export function hostile(body: Buffer, contentType: string | undefined): HostileBody {
   const text = body.toString('utf8');
-  return Object.assign({ body, contentType }, {
-    [fc.toStringMethod]: () => `${contentType ?? '(no content type)'} ${text.length > 300 ? `${text.slice(0, 300)}… (${body.length} bytes)` : text}`,
-  });
+  return Object.assign(
+    { body, contentType },
+    {
+      [fc.toStringMethod]: () => `${contentType ?? '(no content type)'} ${text.length > 300 ? `${text.slice(0, 300)}… (${body.length} bytes)` : text}`,
+    },
+  );
 }
 
 /**
@@ -163,8 +266,18 @@ export function hostileBody(valid: Record<string, unknown>, fields: readonly Fie
   return fc.oneof(
     { weight: 6, arbitrary: mutatedBody(valid, fields).map(json) },
     { weight: 1, arbitrary: hostileValue.map(json) },
-    { weight: 2, arbitrary: fc.tuple(mutatedBody(valid, fields), fc.nat(8), hostileValue).map(([body, how, value]) => hostile(bentText(JSON.stringify(body), how, value), 'application/json')) },
-    { weight: 1, arbitrary: fc.tuple(mutatedBody(valid, fields), fc.constantFrom(...CONTENT_TYPES)).map(([body, contentType]) => hostile(Buffer.from(JSON.stringify(body)), contentType)) },
+    {
+      weight: 2,
+      arbitrary: fc
+        .tuple(mutatedBody(valid, fields), fc.nat(8), hostileValue)
+        .map(([body, how, value]) => hostile(bentText(JSON.stringify(body), how, value), 'application/json')),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(mutatedBody(valid, fields), fc.constantFrom(...CONTENT_TYPES))
+        .map(([body, contentType]) => hostile(Buffer.from(JSON.stringify(body)), contentType)),
+    },
     { weight: 1, arbitrary: fc.constantFrom(hostile(Buffer.alloc(0), 'application/json'), hostile(Buffer.from('x'.repeat(200 * 1024)), 'application/json')) },
   );
 }
@@ -187,8 +300,14 @@ export const hostilePathSegment: fc.Arbitrary<string> = fc.oneof(
 
 /** A query string over `names` (plus prototype-ish and unknown names): hostile values, repeats, brackets. */
 export function hostileQuery(names: readonly string[]): fc.Arbitrary<string> {
-  const name = fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...names) }, fc.constantFrom('__proto__', 'constructor[prototype][x]', 'a[b][c]', '%00', 'search[]'));
-  const value = fc.oneof({ weight: 3, arbitrary: hostileString.map(encodeHostile) }, fc.constantFrom('%', '%E0%A4%A', '%ED%A0%80', '-0', '1e308', '9223372036854775808', '0', '-1', '2026-13-45', '9999999-01-01T00:00:00Z', 'true', ''));
+  const name = fc.oneof(
+    { weight: 5, arbitrary: fc.constantFrom(...names) },
+    fc.constantFrom('__proto__', 'constructor[prototype][x]', 'a[b][c]', '%00', 'search[]'),
+  );
+  const value = fc.oneof(
+    { weight: 3, arbitrary: hostileString.map(encodeHostile) },
+    fc.constantFrom('%', '%E0%A4%A', '%ED%A0%80', '-0', '1e308', '9223372036854775808', '0', '-1', '2026-13-45', '9999999-01-01T00:00:00Z', 'true', ''),
+  );
   return fc.array(fc.tuple(name, value), { minLength: 1, maxLength: 5 }).map((pairs) => `?${pairs.map(([n, v]) => `${n}=${v}`).join('&')}`);
 }
 
@@ -200,7 +319,11 @@ export interface RawAnswer {
 }
 
 /** Sends bytes as they are (no content type unless given), and reads the answer as JSON when it is JSON. */
-export async function sendRaw(url: string, method: string, init: { headers?: Record<string, string>; body?: Buffer; contentType?: string }): Promise<RawAnswer> {
+export async function sendRaw(
+  url: string,
+  method: string,
+  init: { headers?: Record<string, string>; body?: Buffer; contentType?: string },
+): Promise<RawAnswer> {
   const headers: Record<string, string> = { ...init.headers };
   if (init.contentType !== undefined) headers['content-type'] = init.contentType;
   const withBody = init.body !== undefined && method !== 'GET' && method !== 'HEAD';
@@ -224,9 +347,12 @@ export async function stateFingerprint(client: pg.Client, except: readonly strin
   const tables = await client.query<{ name: string }>(
     `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' AND table_name <> '_prisma_migrations' ORDER BY table_name`,
   );
-  const parts = tables.rows.filter(({ name }) => !except.includes(name)).map(
-    ({ name }) => `SELECT '${name}' AS t, count(*) AS n, md5(coalesce(string_agg((to_jsonb(x) - 'lastUsedAt')::text, '|' ORDER BY (to_jsonb(x) - 'lastUsedAt')::text), '')) AS h FROM "${name}" x`,
-  );
+  const parts = tables.rows
+    .filter(({ name }) => !except.includes(name))
+    .map(
+      ({ name }) =>
+        `SELECT '${name}' AS t, count(*) AS n, md5(coalesce(string_agg((to_jsonb(x) - 'lastUsedAt')::text, '|' ORDER BY (to_jsonb(x) - 'lastUsedAt')::text), '')) AS h FROM "${name}" x`,
+    );
   const result = await client.query<{ t: string; n: string; h: string }>(parts.join(' UNION ALL '));
   return result.rows.map((row) => `${row.t}:${row.n}:${row.h}`).join('\n');
 }

@@ -151,8 +151,16 @@ export async function startGateway(options: GatewayOptions = {}): Promise<TestGa
   ctx.callers = new CallerCache(coordination.invalidations);
   ctx.switches = new SwitchCache(coordination.invalidations);
 
-  const metrics = options.metrics ? { poolStats: db.poolStats, openProviderCalls: () => openProviderCallCounts(ctx), replica: replica && (() => replica.status()) } : (false as const);
-  const api = await buildApp({ ctx, adminToken, logger: false, metrics, ready: async () => ({ database: await db.ping(), coordinator: await coordination.health.ping() }) });
+  const metrics = options.metrics
+    ? { poolStats: db.poolStats, openProviderCalls: () => openProviderCallCounts(ctx), replica: replica && (() => replica.status()) }
+    : (false as const);
+  const api = await buildApp({
+    ctx,
+    adminToken,
+    logger: false,
+    metrics,
+    ready: async () => ({ database: await db.ping(), coordinator: await coordination.health.ping() }),
+  });
   const checkout = await buildCheckoutApp({ ctx, logger: false });
   const url = await listen(api);
   const checkoutUrl = await listen(checkout);

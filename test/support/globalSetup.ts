@@ -55,7 +55,10 @@ async function dropTestDatabases(admin: pg.Client, runPid?: number): Promise<voi
 /** A short hash of every migration's SQL, in order: the template's name. */
 async function migrationsHash(): Promise<string> {
   const hash = createHash('sha256');
-  for (const entry of (await readdir(MIGRATIONS, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name).sort()) {
+  for (const entry of (await readdir(MIGRATIONS, { withFileTypes: true }))
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort()) {
     hash.update(entry).update(await readFile(path.join(MIGRATIONS, entry, 'migration.sql')));
   }
   return hash.digest('hex').slice(0, 16);

@@ -51,7 +51,8 @@ export interface FundedOptions extends MerchantOptions {
 /** An organisation with payouts enabled, `balance` in main and a key of scope `payout` (unless told). */
 export async function fundedMerchant(gateway: TestGateway, { balance = 1_000_000, ...options }: FundedOptions = {}) {
   const merchant = await gateway.merchant({ payoutEnabled: true, scope: 'payout', ...options });
-  if (balance > 0) await adjustAccount(gateway.ctx, gateway.operator, { organizationId: merchant.organization.id, amount: balance, reason: 'float for payouts' });
+  if (balance > 0)
+    await adjustAccount(gateway.ctx, gateway.operator, { organizationId: merchant.organization.id, amount: balance, reason: 'float for payouts' });
   return merchant;
 }
 
@@ -71,10 +72,7 @@ export const payoutEntries = (gateway: TestGateway, payoutId: string) =>
  * Wraps a provider and counts the payouts sent per reference (what "never sent twice" is about)
  * and the status questions asked; `answers` may override what payout/payoutStatus say.
  */
-export function countingProvider(
-  inner: PaymentProvider,
-  answers: { payout?: PaymentProvider['payout']; payoutStatus?: PaymentProvider['payoutStatus'] } = {},
-) {
+export function countingProvider(inner: PaymentProvider, answers: { payout?: PaymentProvider['payout']; payoutStatus?: PaymentProvider['payoutStatus'] } = {}) {
   const sent = new Map<string, number>();
   const asked: string[] = [];
   const provider: PaymentProvider = {

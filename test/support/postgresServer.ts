@@ -45,9 +45,13 @@ export const serverOptions = (port: number, socketDir: string, extra = '') =>
 /** Stops a server now, synchronously (for process exit, when nothing async runs any more). */
 export function stopNow(dataDir: string): void {
   try {
-    execFileSync(asRoot ? 'runuser' : join(PG_BIN, 'pg_ctl'), [...(asRoot ? ['-u', 'postgres', '--', join(PG_BIN, 'pg_ctl')] : []), '-D', dataDir, '-s', '-m', 'immediate', 'stop'], {
-      stdio: 'ignore',
-    });
+    execFileSync(
+      asRoot ? 'runuser' : join(PG_BIN, 'pg_ctl'),
+      [...(asRoot ? ['-u', 'postgres', '--', join(PG_BIN, 'pg_ctl')] : []), '-D', dataDir, '-s', '-m', 'immediate', 'stop'],
+      {
+        stdio: 'ignore',
+      },
+    );
   } catch {
     // Not running.
   }

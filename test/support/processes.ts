@@ -15,7 +15,16 @@ function compiledPreload(file: string): string {
   let compiled = compiledPreloads.get(file);
   if (!compiled) {
     compiled = path.resolve('node_modules/.cache/test-preloads', `${process.pid}-${path.basename(file, '.ts')}.mjs`);
-    buildSync({ entryPoints: [file], outfile: compiled, bundle: true, packages: 'external', format: 'esm', platform: 'node', target: 'node20', logLevel: 'warning' });
+    buildSync({
+      entryPoints: [file],
+      outfile: compiled,
+      bundle: true,
+      packages: 'external',
+      format: 'esm',
+      platform: 'node',
+      target: 'node20',
+      logLevel: 'warning',
+    });
     compiledPreloads.set(file, compiled);
   }
   return compiled;
@@ -59,14 +68,24 @@ export async function startGatewayProcess(env: Record<string, string>, nodeArgs:
   const childEnv: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), CHECKOUT_PORT: String(checkoutPort), LOG_LEVEL: 'warn', ...env };
   for (const name of ['DATABASE_URL', 'REDIS_URL'] as const) if (!(name in env)) delete childEnv[name];
   const args = nodeArgs.map((arg) => (arg.endsWith('.ts') ? compiledPreload(arg) : arg));
-  const child = spawn(process.execPath, ['--enable-source-maps', ...args, 'dist/main.js'], { cwd: process.cwd(), env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--enable-source-maps', ...args, 'dist/main.js'], {
+    cwd: process.cwd(),
+    env: childEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout?.on('data', (chunk) => (output += chunk));
   child.stderr?.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
   const url = `http://127.0.0.1:${port}`;
   await Promise.race([
-    waitFor(async () => (await fetch(`${url}/healthz`)).ok, 60_000, () => output),
+    waitFor(
+      async () => (await fetch(`${url}/healthz`)).ok,
+      60_000,
+      () => output,
+    ),
     exited.then(({ code, signal }) => {
       throw new Error(`gateway exited (${code ?? signal}) before answering:\n${output}`);
     }),

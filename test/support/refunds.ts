@@ -32,7 +32,10 @@ export async function paidTransaction(gateway: TestGateway, key: string, options
   });
   expect(created.status, JSON.stringify(created.body)).toBe(200);
   const orderId: string = created.body.order_id;
-  const paid = await payTransaction(gateway.ctx, gateway.operator, orderId, { method: options.method ?? 'wave', phone: options.phone ?? PHONES.refundSucceeds });
+  const paid = await payTransaction(gateway.ctx, gateway.operator, orderId, {
+    method: options.method ?? 'wave',
+    phone: options.phone ?? PHONES.refundSucceeds,
+  });
   expect(paid.outcome).toBe('paid');
   return orderId;
 }

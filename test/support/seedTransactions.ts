@@ -30,7 +30,12 @@ export interface SeedTiming {
  * Row numbers whose created_at falls in [from, to], give or take `margin` rows: the inverse of the
  * seed's date formula (created = end - span * (1 - (i / n) ^ 0.7) days, minus up to 10 minutes).
  */
-export function rowsCreatedBetween(options: Pick<SeedTransactionsOptions, 'rows' | 'end' | 'spanDays'>, from: Date, to: Date, margin = 1_000): [number, number] {
+export function rowsCreatedBetween(
+  options: Pick<SeedTransactionsOptions, 'rows' | 'end' | 'spanDays'>,
+  from: Date,
+  to: Date,
+  margin = 1_000,
+): [number, number] {
   const rowAt = (date: Date) => options.rows * Math.max(0, 1 - (options.end.getTime() - date.getTime()) / (options.spanDays * 86_400_000)) ** (1 / 0.7);
   return [Math.max(1, Math.floor(rowAt(from)) - margin), Math.min(options.rows, Math.ceil(rowAt(to)) + margin)];
 }

@@ -61,7 +61,16 @@ export async function subscribe<T = any>(
       // keep the text
     }
     ended = true;
-    return { status: response.status, contentType, body, events, ended, next: () => Promise.reject(new Error(`not an event stream: ${text}`)), quiet: async () => [], close: () => undefined };
+    return {
+      status: response.status,
+      contentType,
+      body,
+      events,
+      ended,
+      next: () => Promise.reject(new Error(`not an event stream: ${text}`)),
+      quiet: async () => [],
+      close: () => undefined,
+    };
   }
 
   const read = async (stream: ReadableStream<Uint8Array>) => {
@@ -74,7 +83,10 @@ export async function subscribe<T = any>(
           const block = buffered.slice(0, end);
           buffered = buffered.slice(end + 2);
           const lines = block.split('\n');
-          const event = lines.find((line) => line.startsWith('event:'))?.slice(6).trim();
+          const event = lines
+            .find((line) => line.startsWith('event:'))
+            ?.slice(6)
+            .trim();
           const data = lines
             .filter((line) => line.startsWith('data:'))
             .map((line) => line.slice(5).trimStart())

@@ -72,8 +72,30 @@ export async function startStreamingReplica(): Promise<StreamingReplica> {
     const primaryUrl = `postgresql://postgres@127.0.0.1:${primaryPort}/gateway`;
     const template = new URL(TEST_POSTGRES_URL);
     template.pathname = `/${inject('templateDatabase')}`;
-    await run('bash', ['-o', 'pipefail', '-c', `"${BIN}/pg_dump" --no-owner --no-privileges "$1" | "${BIN}/psql" -q -v ON_ERROR_STOP=1 "$2" >/dev/null`, 'copy', template.toString(), primaryUrl]);
-    await asServerUser('pg_basebackup', ['-h', '127.0.0.1', '-p', String(primaryPort), '-U', 'postgres', '-D', replicaData, '-R', '-X', 'stream', '-c', 'fast']);
+    await run('bash', [
+      '-o',
+      'pipefail',
+      '-c',
+      `"${BIN}/pg_dump" --no-owner --no-privileges "$1" | "${BIN}/psql" -q -v ON_ERROR_STOP=1 "$2" >/dev/null`,
+      'copy',
+      template.toString(),
+      primaryUrl,
+    ]);
+    await asServerUser('pg_basebackup', [
+      '-h',
+      '127.0.0.1',
+      '-p',
+      String(primaryPort),
+      '-U',
+      'postgres',
+      '-D',
+      replicaData,
+      '-R',
+      '-X',
+      'stream',
+      '-c',
+      'fast',
+    ]);
     await asServerUser('pg_ctl', ['-D', replicaData, '-w', '-s', '-l', join(dir, 'replica.log'), '-o', serverOptions(replicaPort, dir), 'start']);
     const replicaUrl = `postgresql://postgres@127.0.0.1:${replicaPort}/gateway`;
     const [standby] = await query<{ standby: boolean }>(replicaUrl, 'SELECT pg_is_in_recovery() AS standby');

@@ -14,7 +14,14 @@ export async function merchantWithWebhook(gateway: TestGateway, receiver: Webhoo
   return { organization, key, webhook };
 }
 
-export async function addWebhook(gateway: TestGateway, receiver: WebhookReceiver, organizationId: string, path: string, version: 'v1' | 'v2' = 'v2', caller: Caller = gateway.operator) {
+export async function addWebhook(
+  gateway: TestGateway,
+  receiver: WebhookReceiver,
+  organizationId: string,
+  path: string,
+  version: 'v1' | 'v2' = 'v2',
+  caller: Caller = gateway.operator,
+) {
   const issued = await createWebhook(gateway.ctx, caller, { organizationId, url: `${receiver.url}${path}`, version });
   receiver.configure(path, { secret: issued.secret });
   return issued;

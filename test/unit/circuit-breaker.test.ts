@@ -22,10 +22,11 @@ function setup(overrides: Partial<ConstructorParameters<typeof CircuitBreaker>[0
       ++calls;
       return 'ok';
     });
-  const fail = () => breaker.run(async () => {
-    ++calls;
-    throw new Error('connection refused');
-  });
+  const fail = () =>
+    breaker.run(async () => {
+      ++calls;
+      throw new Error('connection refused');
+    });
   return { breaker, ok, fail, changes, calls: () => calls, advance: (ms: number) => (now += ms) };
 }
 

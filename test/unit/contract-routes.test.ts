@@ -19,7 +19,9 @@ describe('the REST route table', () => {
   ])('of %s lists the operations openapi-backend finds in its contract', async (_version, definition, apiRoot) => {
     const backend = new OpenAPIBackend({ definition, apiRoot, validate: false, quick: true });
     await backend.init();
-    const expected = backend.getOperations().map((operation) => ({ operationId: operation.operationId ?? '', method: operation.method.toUpperCase(), path: operation.path }));
+    const expected = backend
+      .getOperations()
+      .map((operation) => ({ operationId: operation.operationId ?? '', method: operation.method.toUpperCase(), path: operation.path }));
     const routes = await contractRoutes(definition);
     expect(routes.length).toBeGreaterThan(5);
     expect(sorted(routes)).toEqual(sorted(expected));

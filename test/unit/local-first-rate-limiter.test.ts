@@ -21,7 +21,9 @@ function heldCounter(limit: number) {
       failNext = false;
       const allowed = !failing && decide();
       const remaining = limit - count;
-      waiting.push(() => (failing ? reject(new Error('redis down')) : resolve({ allowed, limit, remaining, retryAfterMs: allowed ? 0 : 1_000, resetMs: 60_000 })));
+      waiting.push(() =>
+        failing ? reject(new Error('redis down')) : resolve({ allowed, limit, remaining, retryAfterMs: allowed ? 0 : 1_000, resetMs: 60_000 }),
+      );
     });
   const inner: RecordingRateLimiter = {
     hit: () =>
@@ -60,7 +62,10 @@ function heldCounter(limit: number) {
 /** Whether `promise` settled within a turn of the event loop (without the inner limiter answering). */
 async function settledAtOnce<T>(promise: Promise<T>): Promise<boolean> {
   let settled = false;
-  void promise.then(() => (settled = true), () => (settled = true));
+  void promise.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
   await new Promise((resolve) => setImmediate(resolve));
   return settled;
 }

@@ -47,7 +47,10 @@ describe('error and request serializers', () => {
       },
     });
     const log = pino({ serializers: { req: serializeRequest, err: serializeError } }, sink);
-    log.info({ req: { method: 'GET', url: '/api/v2/payouts?recipient_phone=771234567&api_key=k', ip: '10.0.0.1', headers: { authorization: 'Bearer gw_sk_x' } } }, 'incoming request');
+    log.info(
+      { req: { method: 'GET', url: '/api/v2/payouts?recipient_phone=771234567&api_key=k', ip: '10.0.0.1', headers: { authorization: 'Bearer gw_sk_x' } } },
+      'incoming request',
+    );
     expect(JSON.parse(lines[0]!).req).toEqual({ method: 'GET', url: '/api/v2/payouts?recipient_phone=[redacted]', remoteAddress: '10.0.0.1' });
   });
 });

@@ -74,7 +74,9 @@ describe('the payment method catalogue', () => {
   it('words the payout errors as before, per method', () => {
     const failed = (method: PaymentMethod) => new DomainError('payout_failed', paymentMethodRow(method).payoutProviderName).message;
     expect(failed('wave')).toBe('Failed to withdraw: the withdrawal failed at the wave provider level. The amount and fees were returned to your balance.');
-    expect(failed('orange_money')).toBe('Failed to withdraw: the withdrawal failed at the orange provider level. The amount and fees were returned to your balance.');
+    expect(failed('orange_money')).toBe(
+      'Failed to withdraw: the withdrawal failed at the orange provider level. The amount and fees were returned to your balance.',
+    );
     expect(new DomainError('payout_method_unavailable', 'wave').message).toBe(
       'The wave provider is unavailable: payouts with wave are temporarily disabled. Please use the other payment method (orange_money) or try again later.',
     );

@@ -39,7 +39,10 @@ describe('validateRedirectUrl', () => {
   });
   it('refuses what is not an absolute http(s) address', () => {
     for (const url of ['shop.sn/merci', 'ftp://shop.sn', 'javascript:alert(1)', '/relative', `https://x.sn/${'a'.repeat(2048)}`]) {
-      expect(codeOf(() => validateRedirectUrl(url)), url).toBe('invalid_url');
+      expect(
+        codeOf(() => validateRedirectUrl(url)),
+        url,
+      ).toBe('invalid_url');
     }
   });
 });
@@ -50,7 +53,10 @@ describe('normalizePhone', () => {
   });
   it('refuses numbers without the plus sign, too short or too long', () => {
     for (const phone of ['221771234567', '+2217', '+2217712345678901', '+22177abc4567']) {
-      expect(codeOf(() => normalizePhone(phone)), phone).toBe('invalid_phone');
+      expect(
+        codeOf(() => normalizePhone(phone)),
+        phone,
+      ).toBe('invalid_phone');
     }
   });
 });
@@ -70,7 +76,10 @@ describe('pages', () => {
   });
   it('refuses pages and limits below 1 or not whole', () => {
     for (const request of [{ page: 0 }, { limit: 0 }, { page: -1 }, { page: 1.5 }, { page: 100_001 }]) {
-      expect(codeOf(() => resolvePage(request)), JSON.stringify(request)).toBe('invalid_query');
+      expect(
+        codeOf(() => resolvePage(request)),
+        JSON.stringify(request),
+      ).toBe('invalid_query');
     }
   });
   it('counts whole pages, and none for an empty list', () => {

@@ -15,30 +15,88 @@ import { postWebhook } from '../../src/webhooks/http.js';
 /** Addresses (as a resolver or a URL host gives them) that reach loopback, private or reserved space. */
 const NOT_PUBLIC = [
   // plain
-  '127.0.0.1', '127.255.255.254', '0.0.0.0', '10.0.0.1', '172.16.0.1', '192.168.0.1', '169.254.169.254', '100.64.0.1',
-  '192.0.0.8', '192.88.99.1', '198.18.0.1', '224.0.0.1', '255.255.255.255',
-  '::1', '::', '0:0:0:0:0:0:0:1', '0000:0000:0000:0000:0000:0000:0000:0001', 'fe80::1', 'fe80::1%eth0', 'fc00::1', 'fd00::1', 'fec0::1', 'ff02::1',
-  '100::1', '2001:db8::1', '3fff::1', '5f00::1', '64:ff9b:1::a00:1',
+  '127.0.0.1',
+  '127.255.255.254',
+  '0.0.0.0',
+  '10.0.0.1',
+  '172.16.0.1',
+  '192.168.0.1',
+  '169.254.169.254',
+  '100.64.0.1',
+  '192.0.0.8',
+  '192.88.99.1',
+  '198.18.0.1',
+  '224.0.0.1',
+  '255.255.255.255',
+  '::1',
+  '::',
+  '0:0:0:0:0:0:0:1',
+  '0000:0000:0000:0000:0000:0000:0000:0001',
+  'fe80::1',
+  'fe80::1%eth0',
+  'fc00::1',
+  'fd00::1',
+  'fec0::1',
+  'ff02::1',
+  '100::1',
+  '2001:db8::1',
+  '3fff::1',
+  '5f00::1',
+  '64:ff9b:1::a00:1',
   // IPv4-compatible ::a.b.c.d (deprecated), in both spellings
-  '::127.0.0.1', '::7f00:1', '::8.8.8.8',
+  '::127.0.0.1',
+  '::7f00:1',
+  '::8.8.8.8',
   // IPv4-mapped ::ffff:a.b.c.d
-  '::ffff:127.0.0.1', '::ffff:7f00:1', '::FFFF:7F00:1', '0:0:0:0:0:ffff:127.0.0.1', '::ffff:10.0.0.1', '::ffff:a9fe:a9fe', '::ffff:0.0.0.0',
+  '::ffff:127.0.0.1',
+  '::ffff:7f00:1',
+  '::FFFF:7F00:1',
+  '0:0:0:0:0:ffff:127.0.0.1',
+  '::ffff:10.0.0.1',
+  '::ffff:a9fe:a9fe',
+  '::ffff:0.0.0.0',
   // SIIT ::ffff:0:a.b.c.d
-  '::ffff:0:127.0.0.1', '::ffff:0:7f00:1', '::ffff:0:c0a8:1',
+  '::ffff:0:127.0.0.1',
+  '::ffff:0:7f00:1',
+  '::ffff:0:c0a8:1',
   // NAT64 64:ff9b::a.b.c.d
-  '64:ff9b::127.0.0.1', '64:ff9b::7f00:1', '64:ff9b::a9fe:a9fe',
+  '64:ff9b::127.0.0.1',
+  '64:ff9b::7f00:1',
+  '64:ff9b::a9fe:a9fe',
   // 6to4 2002:AABB:CCDD::
-  '2002:7f00:1::', '2002:7f00:1::1', '2002:a00:1::', '2002:c0a8:101::1',
+  '2002:7f00:1::',
+  '2002:7f00:1::1',
+  '2002:a00:1::',
+  '2002:c0a8:101::1',
   // Teredo 2001:0::/32 (its client address is obfuscated)
-  '2001:0:4136:e378:8000:63bf:80ff:fffe', '2001::1',
+  '2001:0:4136:e378:8000:63bf:80ff:fffe',
+  '2001::1',
   // bracketed, as in a URL
-  '[::1]', '[::ffff:7f00:1]',
+  '[::1]',
+  '[::ffff:7f00:1]',
   // not addresses at all (legacy spellings must go through the URL parser first)
-  '2130706433', '0x7f.1', '0177.0.0.1', '127.1', 'localhost', '',
+  '2130706433',
+  '0x7f.1',
+  '0177.0.0.1',
+  '127.1',
+  'localhost',
+  '',
 ];
 
-const PUBLIC = ['8.8.8.8', '1.1.1.1', '93.184.215.14', '172.32.0.1', '192.169.0.1', '2606:4700:4700::1111', '2a00:1450:4001::200e',
-  '::ffff:8.8.8.8', '::ffff:808:808', '::ffff:0:8.8.8.8', '64:ff9b::8.8.8.8', '2002:808:808::1'];
+const PUBLIC = [
+  '8.8.8.8',
+  '1.1.1.1',
+  '93.184.215.14',
+  '172.32.0.1',
+  '192.169.0.1',
+  '2606:4700:4700::1111',
+  '2a00:1450:4001::200e',
+  '::ffff:8.8.8.8',
+  '::ffff:808:808',
+  '::ffff:0:8.8.8.8',
+  '64:ff9b::8.8.8.8',
+  '2002:808:808::1',
+];
 
 describe('isNonPublicAddress', () => {
   it.each(NOT_PUBLIC)('refuses %s', (address) => {
@@ -119,7 +177,12 @@ describe('postWebhook (delivery, private targets not allowed)', () => {
     [[{ address: '::ffff:0:7f00:1', family: 6 }]],
     [[{ address: '64:ff9b::7f00:1', family: 6 }]],
     [[{ address: '2002:7f00:1::', family: 6 }]],
-    [[{ address: '127.0.0.1', family: 4 }, { address: '::ffff:7f00:1', family: 6 }]],
+    [
+      [
+        { address: '127.0.0.1', family: 4 },
+        { address: '::ffff:7f00:1', family: 6 },
+      ],
+    ],
   ])('refuses a name whose DNS answer is %j (DNS rebinding)', async (answers) => {
     const receiver = await loopbackReceiver();
     // The name resolves to loopback in disguise, as a rebinding DNS server would answer.

@@ -8,13 +8,37 @@ import { createServer } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { checkWebhookUrl, isNonPublicAddress } from '../../src/domain/webhooks/addresses.js';
-import { decryptWebhookSecret, deriveWebhookSecretKey, encryptWebhookSecret, generateWebhookSecret, signWebhookBody } from '../../src/domain/webhooks/secrets.js';
+import {
+  decryptWebhookSecret,
+  deriveWebhookSecretKey,
+  encryptWebhookSecret,
+  generateWebhookSecret,
+  signWebhookBody,
+} from '../../src/domain/webhooks/secrets.js';
 import { postWebhook } from '../../src/webhooks/http.js';
 
 describe('webhook target addresses', () => {
   it.each([
-    '127.0.0.1', '127.1.2.3', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0',
-    '224.0.0.1', '::1', '::', 'fe80::1', 'fc00::1', 'fd12:3456::1', '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:10.0.0.1', '[::1]', 'not-an-ip',
+    '127.0.0.1',
+    '127.1.2.3',
+    '10.1.2.3',
+    '172.16.0.1',
+    '172.31.255.255',
+    '192.168.1.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '0.0.0.0',
+    '224.0.0.1',
+    '::1',
+    '::',
+    'fe80::1',
+    'fc00::1',
+    'fd12:3456::1',
+    '::ffff:127.0.0.1',
+    '::ffff:7f00:1',
+    '::ffff:10.0.0.1',
+    '[::1]',
+    'not-an-ip',
   ])('treats %s as not public', (address) => {
     expect(isNonPublicAddress(address)).toBe(true);
   });

@@ -45,10 +45,16 @@ export function registerDashboardAuth(app: FastifyInstance, ctx: GatewayContext)
         throw error;
       }
     });
-  const startSession = (reply: FastifyReply, session: IssuedSession) => reply.header('set-cookie', sessionCookie(session.token, session.expiresAt, ctx.clock.now(), publicUrl()));
+  const startSession = (reply: FastifyReply, session: IssuedSession) =>
+    reply.header('set-cookie', sessionCookie(session.token, session.expiresAt, ctx.clock.now(), publicUrl()));
 
   post('sign-in', async (request, reply, body) => {
-    const { next, session } = await signIn(ctx, { email: body.email, password: body.password, clientAddress: request.ip, previousToken: sessionTokenOf(request.headers.cookie) });
+    const { next, session } = await signIn(ctx, {
+      email: body.email,
+      password: body.password,
+      clientAddress: request.ip,
+      previousToken: sessionTokenOf(request.headers.cookie),
+    });
     startSession(reply, session);
     return { next, csrfToken: session.csrfToken };
   });

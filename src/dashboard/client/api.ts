@@ -73,7 +73,12 @@ async function readJson(response: Response): Promise<Answer> {
 
 function refusal(response: Response, body: Answer): ApiError {
   const retryAfter = Number(response.headers.get('retry-after'));
-  return new ApiError(typeof body?.error === 'string' ? body.error : response.statusText || `HTTP ${response.status}`, response.status, undefined, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined);
+  return new ApiError(
+    typeof body?.error === 'string' ? body.error : response.statusText || `HTTP ${response.status}`,
+    response.status,
+    undefined,
+    Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined,
+  );
 }
 
 /** The signed-in user, or null when there is no (complete) session. */
@@ -88,7 +93,10 @@ export async function loadSession(): Promise<Session | null> {
 }
 
 /** One of the session endpoints: JSON in, `{next, csrfToken}` out; a refusal throws ApiError. */
-export async function authPost(path: 'sign-in' | 'second-factor' | 'accept-invitation' | 'sign-out', body: Record<string, string> = {}): Promise<{ next?: SignInStep }> {
+export async function authPost(
+  path: 'sign-in' | 'second-factor' | 'accept-invitation' | 'sign-out',
+  body: Record<string, string> = {},
+): Promise<{ next?: SignInStep }> {
   const response = await fetch(`${AUTH}/${path}`, {
     method: 'POST',
     credentials: 'same-origin',
@@ -113,7 +121,10 @@ export interface Document<TResult, TVariables> {
  * One GraphQL operation. Errors: the first GraphQL error's message (the server's catalogue) with its
  * extensions.code; UNAUTHENTICATED ends the session on this side too.
  */
-export async function gql<TResult, TVariables>(document: Document<TResult, TVariables>, ...[variables]: TVariables extends Record<string, never> ? [] | [TVariables] : [TVariables]): Promise<TResult> {
+export async function gql<TResult, TVariables>(
+  document: Document<TResult, TVariables>,
+  ...[variables]: TVariables extends Record<string, never> ? [] | [TVariables] : [TVariables]
+): Promise<TResult> {
   const response = await fetch('/graphql', {
     method: 'POST',
     credentials: 'same-origin',

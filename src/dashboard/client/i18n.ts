@@ -115,7 +115,8 @@ const en = {
   recipientLastName: 'Recipient last name',
   reason: 'Reason',
   reviewPayout: 'Review',
-  payoutConfirm: (amount: string, phone: string, method: string) => `Send ${amount} to ${phone} with ${method}? Your main account is debited by the amount and the fees.`,
+  payoutConfirm: (amount: string, phone: string, method: string) =>
+    `Send ${amount} to ${phone} with ${method}? Your main account is debited by the amount and the fees.`,
   payoutCreated: 'Payout created.',
   paidAt: 'Paid',
   failureReason: 'Why it failed',
@@ -147,7 +148,8 @@ const en = {
   sendTest: 'Send a test event',
   testSent: 'Test event sent: see its delivery below.',
   localWebhooksTitle: 'Receiving events on your own machine?',
-  localWebhooksListen: 'The gateway sends nothing to a private or local address. Run this where the gateway is installed (it needs its operator token): each event is forwarded to your address, signed as a real delivery with the secret it prints.',
+  localWebhooksListen:
+    'The gateway sends nothing to a private or local address. Run this where the gateway is installed (it needs its operator token): each event is forwarded to your address, signed as a real delivery with the secret it prints.',
   // Around the setting, shown as code: `Or, … start it with WEBHOOK_ALLOW_PRIVATE_URLS=true to register …`.
   localWebhooksAllow: ['Or, on a development gateway you run yourself, start it with', 'to register such an address.'] as [string, string],
   deliveryLog: 'Delivery log',
@@ -352,8 +354,12 @@ const fr: Messages = {
   sendTest: 'Envoyer un événement de test',
   testSent: 'Événement de test envoyé : voyez sa livraison ci-dessous.',
   localWebhooksTitle: 'Recevoir les événements sur votre machine ?',
-  localWebhooksListen: 'La passerelle n’envoie rien à une adresse privée ou locale. Lancez ceci là où la passerelle est installée (il faut son jeton d’opérateur) : chaque événement est transmis à votre adresse, signé comme une vraie livraison avec le secret affiché.',
-  localWebhooksAllow: ['Ou bien, sur une passerelle de développement que vous faites tourner vous-même, démarrez-la avec', 'pour enregistrer une telle adresse.'],
+  localWebhooksListen:
+    'La passerelle n’envoie rien à une adresse privée ou locale. Lancez ceci là où la passerelle est installée (il faut son jeton d’opérateur) : chaque événement est transmis à votre adresse, signé comme une vraie livraison avec le secret affiché.',
+  localWebhooksAllow: [
+    'Ou bien, sur une passerelle de développement que vous faites tourner vous-même, démarrez-la avec',
+    'pour enregistrer une telle adresse.',
+  ],
   deliveryLog: 'Journal des livraisons',
   event: 'Événement',
   attempts: 'Tentatives',
@@ -416,8 +422,34 @@ export const MESSAGES: Record<Lang, Messages> = { en, fr };
 
 /** Statuses as a person reads them (the API's values stay in data-status for tests and styles). */
 export const STATUS_NAMES: Record<Lang, Record<string, string>> = {
-  en: { pending: 'Pending', paid: 'Paid', paid_and_blocked: 'Paid (in escrow)', cancelled: 'Cancelled', refunded: 'Refunded', completed: 'Completed', failed: 'Failed', delivered: 'Delivered', dropped: 'Failed', succeeded: 'Succeeded', collecting: 'Collecting', unconfirmed: 'Unconfirmed' },
-  fr: { pending: 'En attente', paid: 'Payée', paid_and_blocked: 'Payée (séquestre)', cancelled: 'Annulée', refunded: 'Remboursée', completed: 'Effectué', failed: 'Échoué', delivered: 'Livrée', dropped: 'Échouée', succeeded: 'Réussie', collecting: 'En cours', unconfirmed: 'Non confirmée' },
+  en: {
+    pending: 'Pending',
+    paid: 'Paid',
+    paid_and_blocked: 'Paid (in escrow)',
+    cancelled: 'Cancelled',
+    refunded: 'Refunded',
+    completed: 'Completed',
+    failed: 'Failed',
+    delivered: 'Delivered',
+    dropped: 'Failed',
+    succeeded: 'Succeeded',
+    collecting: 'Collecting',
+    unconfirmed: 'Unconfirmed',
+  },
+  fr: {
+    pending: 'En attente',
+    paid: 'Payée',
+    paid_and_blocked: 'Payée (séquestre)',
+    cancelled: 'Annulée',
+    refunded: 'Remboursée',
+    completed: 'Effectué',
+    failed: 'Échoué',
+    delivered: 'Livrée',
+    dropped: 'Échouée',
+    succeeded: 'Réussie',
+    collecting: 'En cours',
+    unconfirmed: 'Non confirmée',
+  },
 };
 
 /**
@@ -425,8 +457,48 @@ export const STATUS_NAMES: Record<Lang, Record<string, string>> = {
  * (new actions may add keys before this table learns them).
  */
 export const AUDIT_DETAIL_NAMES: Record<Lang, Record<string, string>> = {
-  en: { step: 'Step', clientAddress: 'Client address', secondFactor: 'Second factor', role: 'Role', required: 'Required', from: 'From', to: 'To', scope: 'Scope', prefix: 'Prefix', url: 'URL', version: 'Version', deliveryId: 'Delivery', amount: 'Amount', method: 'Method', awaitsReview: 'Awaits review', refundId: 'Refund', attempt: 'Attempt', name: 'Name', businessSector: 'Business sector' },
-  fr: { step: 'Étape', clientAddress: 'Adresse du client', secondFactor: 'Second facteur', role: 'Rôle', required: 'Exigée', from: 'De', to: 'À', scope: 'Portée', prefix: 'Préfixe', url: 'URL', version: 'Version', deliveryId: 'Livraison', amount: 'Montant', method: 'Moyen', awaitsReview: 'En attente de validation', refundId: 'Remboursement', attempt: 'Tentative', name: 'Nom', businessSector: 'Secteur d’activité' },
+  en: {
+    step: 'Step',
+    clientAddress: 'Client address',
+    secondFactor: 'Second factor',
+    role: 'Role',
+    required: 'Required',
+    from: 'From',
+    to: 'To',
+    scope: 'Scope',
+    prefix: 'Prefix',
+    url: 'URL',
+    version: 'Version',
+    deliveryId: 'Delivery',
+    amount: 'Amount',
+    method: 'Method',
+    awaitsReview: 'Awaits review',
+    refundId: 'Refund',
+    attempt: 'Attempt',
+    name: 'Name',
+    businessSector: 'Business sector',
+  },
+  fr: {
+    step: 'Étape',
+    clientAddress: 'Adresse du client',
+    secondFactor: 'Second facteur',
+    role: 'Rôle',
+    required: 'Exigée',
+    from: 'De',
+    to: 'À',
+    scope: 'Portée',
+    prefix: 'Préfixe',
+    url: 'URL',
+    version: 'Version',
+    deliveryId: 'Livraison',
+    amount: 'Montant',
+    method: 'Moyen',
+    awaitsReview: 'En attente de validation',
+    refundId: 'Remboursement',
+    attempt: 'Tentative',
+    name: 'Nom',
+    businessSector: 'Secteur d’activité',
+  },
 };
 
 export const METHOD_NAMES: Record<string, string> = { wave: 'Wave', orange_money: 'Orange Money' };

@@ -81,7 +81,13 @@ function App() {
       </a>
       <Header />
       <main id="main">
-        {session?.mustEnrolTwoFactor ? <EnrolTwoFactorPage required /> : session ? <SignedIn path={path} /> : <SignedOut path={path} notice={sessionEnded ? t.sessionEnded : undefined} />}
+        {session?.mustEnrolTwoFactor ? (
+          <EnrolTwoFactorPage required />
+        ) : session ? (
+          <SignedIn path={path} />
+        ) : (
+          <SignedOut path={path} notice={sessionEnded ? t.sessionEnded : undefined} />
+        )}
       </main>
     </AppContext.Provider>
   );

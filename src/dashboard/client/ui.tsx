@@ -88,7 +88,13 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): { data: T |
 }
 
 /** The loading line, an error with "try again", or the content. */
-export function Loaded<T>({ state, children }: { state: { data: T | undefined; error: unknown; loading: boolean; reload: () => void }; children: (data: T) => ComponentChildren }) {
+export function Loaded<T>({
+  state,
+  children,
+}: {
+  state: { data: T | undefined; error: unknown; loading: boolean; reload: () => void };
+  children: (data: T) => ComponentChildren;
+}) {
   const { t } = useApp();
   if (state.error) {
     return (
@@ -193,7 +199,19 @@ export function CopyButton({ value }: { value: string }) {
  * A button that asks before acting: the first press shows the question with Confirm and Cancel
  * (focus moves to Confirm); only Confirm runs the action.
  */
-export function ConfirmButton({ label, question, onConfirm, danger, disabled }: { label: string; question: string; onConfirm: () => unknown; danger?: boolean; disabled?: boolean }) {
+export function ConfirmButton({
+  label,
+  question,
+  onConfirm,
+  danger,
+  disabled,
+}: {
+  label: string;
+  question: string;
+  onConfirm: () => unknown;
+  danger?: boolean;
+  disabled?: boolean;
+}) {
   const { t } = useApp();
   const [asking, setAsking] = useState(false);
   const confirmRef = useRef<HTMLButtonElement>(null);

@@ -65,13 +65,18 @@ export function bucketCount({ from, to }: StatsRange, interval: StatsInterval): 
 export function checkBucketedRange(range: StatsRange, interval: StatsInterval): void {
   checkRange(range);
   const buckets = bucketCount(range, interval);
-  if (buckets > MAX_BUCKETS) throw new DomainError('invalid_input', `the range holds ${buckets} ${interval.toLowerCase()} buckets, at most ${MAX_BUCKETS} are answered: narrow it or take a longer interval`);
+  if (buckets > MAX_BUCKETS)
+    throw new DomainError(
+      'invalid_input',
+      `the range holds ${buckets} ${interval.toLowerCase()} buckets, at most ${MAX_BUCKETS} are answered: narrow it or take a longer interval`,
+    );
 }
 
 /** A range read row by row: well formed and at most MAX_SCAN_DAYS long. */
 export function checkScannedRange(range: StatsRange): void {
   checkRange(range);
-  if (range.to.getTime() - range.from.getTime() > MAX_SCAN_DAYS * DAY_MS) throw new DomainError('invalid_input', `the range spans more than ${MAX_SCAN_DAYS} days: narrow it`);
+  if (range.to.getTime() - range.from.getTime() > MAX_SCAN_DAYS * DAY_MS)
+    throw new DomainError('invalid_input', `the range spans more than ${MAX_SCAN_DAYS} days: narrow it`);
 }
 
 /** The dimensions asked for, each once (a repeated one groups the same way). */
@@ -125,6 +130,7 @@ export function checkBucketedInput(input: BucketedStatsInput, allowed: readonly 
 
 /** Rows read with a limit of MAX_ROWS + 1: one too many means the answer would be cut, which is refused instead. */
 export function withinRowLimit<T>(rows: T[]): T[] {
-  if (rows.length > MAX_ROWS) throw new DomainError('invalid_input', `the answer holds more than ${MAX_ROWS} rows: narrow the range, group by less, or name one organization`);
+  if (rows.length > MAX_ROWS)
+    throw new DomainError('invalid_input', `the answer holds more than ${MAX_ROWS} rows: narrow the range, group by less, or name one organization`);
   return rows;
 }

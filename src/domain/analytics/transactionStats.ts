@@ -10,7 +10,11 @@ import { checkBucketedInput, MAX_ROWS, splitByWholeDays, withinRowLimit, type Bu
 import { refreshTransactionRollup } from './rollup.js';
 import { transactionStatsRows, type TransactionStatsRecord } from './store.js';
 
-export async function transactionStats(ctx: GatewayContext, access: ReadAccess<'transactionStats'>, input: BucketedStatsInput): Promise<TransactionStatsRecord[]> {
+export async function transactionStats(
+  ctx: GatewayContext,
+  access: ReadAccess<'transactionStats'>,
+  input: BucketedStatsInput,
+): Promise<TransactionStatsRecord[]> {
   const { unit, dimensions } = checkBucketedInput(input);
   const read = () =>
     transactionStatsRows(laggingReads(ctx), { split: splitByWholeDays(input), unit, dimensions, organizationId: access.organizationId, limit: MAX_ROWS + 1 });

@@ -40,7 +40,10 @@ export async function listAuditEvents(ctx: GatewayContext, caller: Caller, input
   }
   const slice = keysetSliceOf(input, DEFAULT_AUDIT_PAGE, MAX_AUDIT_PAGE);
   const rows = await readAuditEvents(ctx.db, organizationId, input.action ?? null, slice);
-  const { items, hasMore } = keysetPageOf(rows.map((row) => ({ ...row, createdAt: row.at })), slice);
+  const { items, hasMore } = keysetPageOf(
+    rows.map((row) => ({ ...row, createdAt: row.at })),
+    slice,
+  );
   const events = items.map(({ createdAt, ...row }) => ({ ...row, cursor: encodeCursor({ createdAt, id: row.id }) }));
   const forward = slice.direction === 'forward';
   return { events, hasNextPage: forward ? hasMore : slice.position != null, hasPreviousPage: forward ? slice.position != null : hasMore };

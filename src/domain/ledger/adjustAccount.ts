@@ -46,6 +46,7 @@ function validAdjustment(input: AdjustAccountInput): { amount: bigint; reason: s
     throw new DomainError('invalid_input', `amount must be a non-zero whole number of XOF, at most ${MAXIMUM_AMOUNT} either way`);
   }
   const reason = (input.reason ?? '').trim();
-  if (!reason || reason.length > MAX_ADJUSTMENT_REASON_LENGTH) throw new DomainError('invalid_input', `reason must be 1 to ${MAX_ADJUSTMENT_REASON_LENGTH} characters`);
+  if (!reason || reason.length > MAX_ADJUSTMENT_REASON_LENGTH)
+    throw new DomainError('invalid_input', `reason must be 1 to ${MAX_ADJUSTMENT_REASON_LENGTH} characters`);
   return { amount: BigInt(input.amount), reason: boundedInputText('reason', reason, MAX_ADJUSTMENT_REASON_LENGTH) };
 }

@@ -39,7 +39,8 @@ export function collectionFeeRateOf(organization: FeeRates, method: PaymentMetho
   const own = ownRates(organization)[method];
   if (own === undefined) return row.defaultCollectionFeeBp;
   // Written only by the gateway (a migration, an operator's update): anything else is a bug, not a free payment.
-  if (typeof own !== 'number' || !Number.isSafeInteger(own) || own < 0) throw new Error(`the ${method} fee rate is not a whole number of basis points: ${JSON.stringify(own)}`);
+  if (typeof own !== 'number' || !Number.isSafeInteger(own) || own < 0)
+    throw new Error(`the ${method} fee rate is not a whole number of basis points: ${JSON.stringify(own)}`);
   return own;
 }
 

@@ -10,7 +10,12 @@ import { resolvePage, toPage, type Page, type PageRequest } from '../pagination.
 import { isUuid } from '../ids.js';
 import { entriesPage } from './store.js';
 
-export async function listAccountEntries(ctx: GatewayContext, access: ReadAccess<'listAccountEntries'>, accountId: string, request: PageRequest): Promise<Page<LedgerEntryRecord>> {
+export async function listAccountEntries(
+  ctx: GatewayContext,
+  access: ReadAccess<'listAccountEntries'>,
+  accountId: string,
+  request: PageRequest,
+): Promise<Page<LedgerEntryRecord>> {
   const { page, limit, skip } = resolvePage(request);
   if (!isUuid(accountId)) return toPage([], 0, page, limit);
   const { entries, totalCount } = await entriesPage(laggingReads(ctx), accountId, access.organizationId, skip, limit);

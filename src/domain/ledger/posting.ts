@@ -21,9 +21,7 @@ import { DomainError } from '../errors.js';
 import { paymentMethodRow } from '../paymentMethods.js';
 import { ctesOfPosting, merchantAccountExists, writePosting, type FromCte, type PostingRows } from './store.js';
 
-type LedgerSide =
-  | { organizationId: string; account: AccountName }
-  | { gateway: GatewayAccount };
+type LedgerSide = { organizationId: string; account: AccountName } | { gateway: GatewayAccount };
 
 export interface Movement {
   side: LedgerSide;
@@ -129,7 +127,12 @@ export async function post(tx: DbTransaction, posting: Posting): Promise<{ posti
   const moved = await writePosting(tx, rows);
   const refused = accounts.findIndex((_, index) => !moved[index]);
   if (refused >= 0) throw await whyNotMoved(tx, accounts[refused]!);
-  const balances = accounts.map(({ organizationId, account }, index) => ({ accountId: moved[index]!.id, organizationId, account, balance: moved[index]!.balance }));
+  const balances = accounts.map(({ organizationId, account }, index) => ({
+    accountId: moved[index]!.id,
+    organizationId,
+    account,
+    balance: moved[index]!.balance,
+  }));
   return { postingId, balances };
 }
 

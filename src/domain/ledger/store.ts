@@ -49,7 +49,8 @@ export interface PostingRows {
 const cte = (name: string): Prisma.Sql => Prisma.raw(`"${name.replace(/"/g, '')}"`);
 
 /** The CTE name of each merchant movement: the last one is `as`, the earlier ones `as_1`, `as_2`... */
-const movedCteNames = (rows: PostingRows): string[] => rows.merchantMoves.map((_, index, all) => (index === all.length - 1 ? rows.as : `${rows.as}_${index + 1}`));
+const movedCteNames = (rows: PostingRows): string[] =>
+  rows.merchantMoves.map((_, index, all) => (index === all.length - 1 ? rows.as : `${rows.as}_${index + 1}`));
 
 /**
  * The posting as CTEs of one statement. Each merchant account moves by a conditional UPDATE
@@ -115,7 +116,8 @@ export async function writePosting(tx: DbTransaction, rows: PostingRows): Promis
   const names = movedCteNames(rows);
   const moved = names.map((name, index) => Prisma.sql`SELECT ${index}::int AS move, id, balance FROM ${cte(name)}`);
   // Gateway accounts only: the entries CTE runs though nothing selects from it (PostgreSQL runs every data-modifying CTE once).
-  const selected = moved.length > 0 ? Prisma.join(moved, ' UNION ALL ') : Prisma.sql`SELECT NULL::int AS move, NULL::uuid AS id, NULL::bigint AS balance WHERE false`;
+  const selected =
+    moved.length > 0 ? Prisma.join(moved, ' UNION ALL ') : Prisma.sql`SELECT NULL::int AS move, NULL::uuid AS id, NULL::bigint AS balance WHERE false`;
   const found = await tx.$queryRaw<{ move: number; id: string; balance: bigint | string }[]>`
     WITH ${ctesOfPosting(rows)}
     ${selected}`;
@@ -130,7 +132,12 @@ export async function merchantAccountExists(tx: Pick<DbTransaction, 'account'>, 
 }
 
 /** The sum of a transaction's entries on one merchant account. */
-export async function transactionSumOn(tx: Pick<DbTransaction, '$queryRaw'>, organizationId: string, account: AccountName, transactionId: string): Promise<bigint> {
+export async function transactionSumOn(
+  tx: Pick<DbTransaction, '$queryRaw'>,
+  organizationId: string,
+  account: AccountName,
+  transactionId: string,
+): Promise<bigint> {
   const [row] = await tx.$queryRaw<{ sum: bigint | string }[]>`
     SELECT COALESCE(SUM(e.amount), 0)::bigint AS sum
     FROM "LedgerEntry" e JOIN "Account" a ON a.id = e."accountId"
@@ -167,8 +174,17 @@ export async function accountTotals(db: Pick<Db, '$queryRaw'>, organizationId: s
  * A page of an account's entries, newest first, and how many it has; with `organizationId`, only
  * when the account is that organisation's (the condition joins the same statements).
  */
-export async function entriesPage(db: Pick<Db, 'ledgerEntry'>, accountId: string, organizationId: string | null, skip: number, take: number): Promise<{ entries: LedgerEntry[]; totalCount: number }> {
+export async function entriesPage(
+  db: Pick<Db, 'ledgerEntry'>,
+  accountId: string,
+  organizationId: string | null,
+  skip: number,
+  take: number,
+): Promise<{ entries: LedgerEntry[]; totalCount: number }> {
   const where = { accountId, ...(organizationId !== null && { account: { organizationId } }) };
-  const [entries, totalCount] = await Promise.all([db.ledgerEntry.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip, take }), db.ledgerEntry.count({ where })]);
+  const [entries, totalCount] = await Promise.all([
+    db.ledgerEntry.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip, take }),
+    db.ledgerEntry.count({ where }),
+  ]);
   return { entries, totalCount };
 }

@@ -97,7 +97,12 @@ interface LiveEvent extends StatusChange {
  * written on `ctx.db`, after the transaction when written inside one (afterCommit). Never throws:
  * a failed publish is logged, the change it tells of stands.
  */
-export function announceStatusChange(ctx: GatewayContext, db: Db | DbTransaction, kind: LiveKind, row: { id: string; organizationId: string; status: string }): void {
+export function announceStatusChange(
+  ctx: GatewayContext,
+  db: Db | DbTransaction,
+  kind: LiveKind,
+  row: { id: string; organizationId: string; status: string },
+): void {
   afterCommit(ctx, db, () => {
     const message = JSON.stringify({ k: kind, o: row.organizationId, i: row.id, s: row.status, t: ctx.clock.now().getTime() });
     ctx.coordination.liveEvents.publish(message).catch((error: unknown) => warnLost(ctx.log, error));
@@ -117,7 +122,8 @@ function parseEvent(message: string): LiveEvent | null {
   if (message.length > MAX_MESSAGE_LENGTH) return null;
   try {
     const { k, o, i, s, t } = JSON.parse(message) as Record<string, unknown>;
-    if ((k !== 'transaction' && k !== 'payout') || typeof o !== 'string' || typeof i !== 'string' || typeof s !== 'string' || typeof t !== 'number') return null;
+    if ((k !== 'transaction' && k !== 'payout') || typeof o !== 'string' || typeof i !== 'string' || typeof s !== 'string' || typeof t !== 'number')
+      return null;
     return { kind: k, organizationId: o, orderId: i, status: s, changedAt: new Date(t) };
   } catch {
     return null;

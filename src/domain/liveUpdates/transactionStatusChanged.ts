@@ -6,6 +6,9 @@ import type { ReadAccess } from '../access/auth.js';
 import type { GatewayContext } from '../context.js';
 import { watchStatusChanges, type TransactionStatusChange } from './events.js';
 
-export async function transactionStatusChanged(ctx: GatewayContext, access: ReadAccess<'transactionStatusChanged'>): Promise<AsyncIterableIterator<TransactionStatusChange>> {
+export async function transactionStatusChanged(
+  ctx: GatewayContext,
+  access: ReadAccess<'transactionStatusChanged'>,
+): Promise<AsyncIterableIterator<TransactionStatusChange>> {
   return (await watchStatusChanges(ctx, 'transaction', access)) as AsyncIterableIterator<TransactionStatusChange>;
 }

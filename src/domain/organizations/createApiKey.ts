@@ -44,7 +44,13 @@ function newSecret(format: ApiKeyFormat) {
 }
 
 /** `organizationId`: required for operators; a merchant user's own organisation otherwise. */
-export async function createApiKey(ctx: GatewayContext, caller: Caller, organizationId: string | null | undefined, scope: string, options: { format?: ApiKeyFormat } = {}): Promise<IssuedApiKey> {
+export async function createApiKey(
+  ctx: GatewayContext,
+  caller: Caller,
+  organizationId: string | null | undefined,
+  scope: string,
+  options: { format?: ApiKeyFormat } = {},
+): Promise<IssuedApiKey> {
   organizationId = ownOrganizationOf(caller, 'createApiKey', organizationId);
   if (!isOneOf(API_SCOPES, scope)) throw new DomainError('invalid_input', `scope must be one of ${API_SCOPES.join(', ')}`);
   const format = options.format ?? 'gateway';
@@ -54,7 +60,13 @@ export async function createApiKey(ctx: GatewayContext, caller: Caller, organiza
   const owner = organizationId;
   const apiKey = await ctx.db.$transaction(async (tx) => {
     const issued = await insertApiKey(tx, { organizationId: owner, scope, prefix: displayPrefix, keyDigest: digest });
-    await recordAuditEvent(tx, { organizationId: owner, actor: caller, action: 'api_key.created', target: issued.id, details: { scope, prefix: displayPrefix } });
+    await recordAuditEvent(tx, {
+      organizationId: owner,
+      actor: caller,
+      action: 'api_key.created',
+      target: issued.id,
+      details: { scope, prefix: displayPrefix },
+    });
     return issued;
   });
   return { apiKey, secret };

@@ -36,4 +36,3 @@ export async function createOrganization(ctx: GatewayContext, caller: Caller, in
   };
   return insertOrganization(ctx.db, organization, ORGANIZATION_ACCOUNTS);
 }
-

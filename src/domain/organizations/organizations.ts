@@ -44,4 +44,3 @@ export async function findOrganization(db: Pick<Db, 'organization'>, id: string)
   if (!organization) throw new DomainError('organization_not_found');
   return organization;
 }
-

@@ -21,7 +21,12 @@ export function ownOrganizationOf(caller: Caller, operation: Operation, organiza
  * another one is refused), or an operator the policy admits on the one it must name, which must
  * exist and is judged by its state as its own key would be (blocked, inactive).
  */
-export async function actingForOrganization<Op extends Operation>(ctx: GatewayContext, caller: Caller, operation: Op, organizationId?: string | null): Promise<OrganizationAccess<Op>> {
+export async function actingForOrganization<Op extends Operation>(
+  ctx: GatewayContext,
+  caller: Caller,
+  operation: Op,
+  organizationId?: string | null,
+): Promise<OrganizationAccess<Op>> {
   if (caller.kind !== 'operator') {
     const access = authorizeMerchant(caller, operation);
     organizationOf(caller, organizationId);

@@ -34,12 +34,17 @@ export async function revokeApiKey(ctx: GatewayContext, caller: Caller, keyId: s
   return { ...revoked, propagationConfirmed: await invalidateCallers(ctx, invalidationOfKey(keyId), { apiKeyId: keyId }) };
 }
 
-
 /** Marks the key revoked and records who did it, in one database transaction. */
 function revokeAndRecord(ctx: GatewayContext, caller: Caller, key: ApiKey): Promise<ApiKey> {
   return ctx.db.$transaction(async (tx) => {
     const revoked = await markApiKeyRevoked(tx, key.id, ctx.clock.now());
-    await recordAuditEvent(tx, { organizationId: key.organizationId, actor: caller, action: 'api_key.revoked', target: key.id, details: { scope: key.scope, prefix: key.prefix } });
+    await recordAuditEvent(tx, {
+      organizationId: key.organizationId,
+      actor: caller,
+      action: 'api_key.revoked',
+      target: key.id,
+      details: { scope: key.scope, prefix: key.prefix },
+    });
     return revoked;
   });
 }

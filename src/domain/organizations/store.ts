@@ -30,7 +30,19 @@ export function readOrganization(db: Pick<Db, 'organization'>, id: string): Prom
 
 /** Changes to an organisation: a field left undefined is left as it is. */
 export type OrganizationChanges = Partial<
-  Pick<Organization, 'name' | 'status' | 'verified' | 'escrowEnabled' | 'payoutEnabled' | 'allowedMethods' | 'businessSector' | 'minTransactionAmount' | 'maxTransactionAmount' | 'maxPayoutAmount'>
+  Pick<
+    Organization,
+    | 'name'
+    | 'status'
+    | 'verified'
+    | 'escrowEnabled'
+    | 'payoutEnabled'
+    | 'allowedMethods'
+    | 'businessSector'
+    | 'minTransactionAmount'
+    | 'maxTransactionAmount'
+    | 'maxPayoutAmount'
+  >
 >;
 
 export function changeOrganization(db: Pick<Db, 'organization'>, id: string, changes: OrganizationChanges): Promise<OrganizationRecord> {

@@ -96,7 +96,8 @@ export async function settleAttempt(ctx: GatewayContext, attempt: PaymentAttempt
   // Settled by someone else first (a reconciler): their answer stands. Still collecting means the
   // claim was lost, which the rules forbid: fail loudly, leaving the attempt to the reconciler.
   const settled = await attemptStateOf(ctx.db, attempt.id);
-  if (settled === 'collecting') throw new Error(`payment attempt ${attempt.id} could not be settled: transaction ${attempt.transactionId} is no longer pending under it`);
+  if (settled === 'collecting')
+    throw new Error(`payment attempt ${attempt.id} could not be settled: transaction ${attempt.transactionId} is no longer pending under it`);
   return { state: settled };
 }
 
@@ -123,7 +124,12 @@ export interface ClaimedTransaction {
  * reconciler: one EXISTS, no read of the row without an endpoint). Null without an endpoint.
  * The transaction cannot change meanwhile but by this settlement: the attempt holds its claim.
  */
-async function paidProjectionIfNotified(ctx: GatewayContext, attempt: PaymentAttempt, now: Date, claimed?: ClaimedTransaction): Promise<TransactionRecord | null> {
+async function paidProjectionIfNotified(
+  ctx: GatewayContext,
+  attempt: PaymentAttempt,
+  now: Date,
+  claimed?: ClaimedTransaction,
+): Promise<TransactionRecord | null> {
   const before = claimed ? (claimed.hasActiveWebhooks ? claimed.transaction : null) : await readTransactionIfNotified(ctx.db, attempt.transactionId);
   if (!before) return null;
   return {
@@ -144,7 +150,10 @@ async function paidProjectionIfNotified(ctx: GatewayContext, attempt: PaymentAtt
  */
 function checkProjection(ctx: GatewayContext, projected: TransactionRecord, settled: TransactionRecord): void {
   if (paymentStatusBodyV2(projected) === paymentStatusBodyV2(settled) && paymentStatusBodyV1(projected) === paymentStatusBodyV1(settled)) return;
-  ctx.log.error({ transactionId: settled.id, projected: paymentStatusBodyV2(projected), settled: paymentStatusBodyV2(settled) }, 'payment_status webhook body differs from the settled transaction: fix paidProjectionIfNotified');
+  ctx.log.error(
+    { transactionId: settled.id, projected: paymentStatusBodyV2(projected), settled: paymentStatusBodyV2(settled) },
+    'payment_status webhook body differs from the settled transaction: fix paidProjectionIfNotified',
+  );
 }
 
 /** An attempt left `collecting` (a crash, or no answer in time): the wallet may or may not have collected. */
@@ -200,7 +209,11 @@ export function settleStalePaymentAttempts(ctx: GatewayContext, options: { older
  * the attempt's state after it (`collecting` while the provider has no final word), or null when
  * the attempt is not `transactionId`'s.
  */
-export async function settleAttemptByQuestion(ctx: GatewayContext, transactionId: string, attemptId: string): Promise<Pick<PaymentAttempt, 'state' | 'method'> | null> {
+export async function settleAttemptByQuestion(
+  ctx: GatewayContext,
+  transactionId: string,
+  attemptId: string,
+): Promise<Pick<PaymentAttempt, 'state' | 'method'> | null> {
   const open = isUuid(attemptId) ? await collectingAttempt(ctx.db, attemptId) : null;
   if (open && open.transactionId !== transactionId) return null;
   if (!open) {
@@ -208,10 +221,17 @@ export async function settleAttemptByQuestion(ctx: GatewayContext, transactionId
     return summary && summary.transactionId === transactionId ? { state: summary.state, method: summary.method } : null;
   }
   const { organizationId: _organizationId, ...attempt } = open;
-  const outcome = await callProviderOnce(ctx, () => ctx.provider.collectStatus(attempt.id, attempt.method, attempt.createdAt), { attemptId }, 'asking the provider about a returning customer failed; the reconciler will ask again');
+  const outcome = await callProviderOnce(
+    ctx,
+    () => ctx.provider.collectStatus(attempt.id, attempt.method, attempt.createdAt),
+    { attemptId },
+    'asking the provider about a returning customer failed; the reconciler will ask again',
+  );
   const status = 'answered' in outcome ? outcome.answered : null;
   if (!status || status.status === 'not_found' || status.status === 'processing') return { state: 'collecting', method: attempt.method };
-  const settled = await settleDurably(ctx, { attemptId }, () => settleAttempt(ctx, attempt, { status: status.status as ProviderAnswer['status'], providerReference: status.providerReference, reason: status.reason }));
+  const settled = await settleDurably(ctx, { attemptId }, () =>
+    settleAttempt(ctx, attempt, { status: status.status as ProviderAnswer['status'], providerReference: status.providerReference, reason: status.reason }),
+  );
   return { state: settled.state, method: attempt.method };
 }
 
@@ -239,7 +259,12 @@ async function closeAbandonedAttempt(ctx: GatewayContext, transactionId: string)
   const claim = cancel ? await claimStateOf(ctx.db, transactionId) : null;
   const open = claim?.collectingAttemptId ? await collectingAttempt(ctx.db, claim.collectingAttemptId) : null;
   if (!cancel || !open) return false;
-  const outcome = await callProviderOnce(ctx, () => cancel(open.id, open.method), { attemptId: open.id }, 'closing a collection the customer left failed; it stays open');
+  const outcome = await callProviderOnce(
+    ctx,
+    () => cancel(open.id, open.method),
+    { attemptId: open.id },
+    'closing a collection the customer left failed; it stays open',
+  );
   const status = 'answered' in outcome ? outcome.answered : null;
   if (!status || status.status === 'processing' || status.status === 'not_found') return false;
   const { organizationId: _organizationId, ...attempt } = open;

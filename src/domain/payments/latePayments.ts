@@ -19,7 +19,15 @@ import { authorize } from '../access/policy.js';
 import type { GatewayContext } from '../context.js';
 import { isUuid } from '../ids.js';
 import type { ProviderAnswer } from '../ports.js';
-import { answerOrPending, callProviderOnce, reconcileOpenCalls, settleDurably, type OpenCallStore, type OpenProviderCall, type ReconcileTally } from '../providerFlow.js';
+import {
+  answerOrPending,
+  callProviderOnce,
+  reconcileOpenCalls,
+  settleDurably,
+  type OpenCallStore,
+  type OpenProviderCall,
+  type ReconcileTally,
+} from '../providerFlow.js';
 import { settleAttempt } from './attempts.js';
 import {
   claimStateOf,
@@ -77,7 +85,8 @@ async function whyNotPayable(ctx: GatewayContext, attempt: LateAttempt): Promise
 async function sendLateReturn(ctx: GatewayContext, row: LatePaymentRow, phone: string): Promise<LatePaymentOutcome> {
   const outcome = await callProviderOnce(
     ctx,
-    (signal) => ctx.provider.refund({ method: row.method, phone, amount: row.amount, reference: row.returnReference, paymentReference: row.providerReference, signal }),
+    (signal) =>
+      ctx.provider.refund({ method: row.method, phone, amount: row.amount, reference: row.returnReference, paymentReference: row.providerReference, signal }),
     { attemptId: row.attemptId },
     'returning a late payment to the provider failed; the reconciler will ask what became of it',
   );
@@ -86,10 +95,18 @@ async function sendLateReturn(ctx: GatewayContext, row: LatePaymentRow, phone: s
   return settleReturn(ctx, row, answer);
 }
 
-async function settleReturn(ctx: GatewayContext, row: Pick<LatePaymentRow, 'attemptId' | 'organizationId'>, answer: ProviderAnswer): Promise<LatePaymentOutcome> {
+async function settleReturn(
+  ctx: GatewayContext,
+  row: Pick<LatePaymentRow, 'attemptId' | 'organizationId'>,
+  answer: ProviderAnswer,
+): Promise<LatePaymentOutcome> {
   const outcome = answer.status === 'succeeded' ? 'returned' : 'return_failed';
   await settleLateReturn(ctx.db, row.attemptId, outcome, answer.reason ?? null, ctx.clock.now());
-  if (outcome === 'return_failed') ctx.log.error({ attemptId: row.attemptId, organizationId: row.organizationId, reason: answer.reason }, 'a late payment could not be returned to the payer: an operator must act');
+  if (outcome === 'return_failed')
+    ctx.log.error(
+      { attemptId: row.attemptId, organizationId: row.organizationId, reason: answer.reason },
+      'a late payment could not be returned to the payer: an operator must act',
+    );
   return outcome;
 }
 

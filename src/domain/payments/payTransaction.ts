@@ -75,13 +75,21 @@ export async function payTransaction(ctx: GatewayContext, payer: Payer, orderId:
   const answer = await askWallet(ctx, attempt.id, { method, phone, amount: charged, returnUrls: providerReturnUrlsOf(ctx.settings, orderId, attempt.id) });
   // The customer pays on the provider's page: nothing to settle now; the attempt keeps the
   // transaction until the provider says (notification, return page, or the reconciler's question).
-  if (answer.status === 'pending' && answer.redirectUrl) return { outcome: 'pending', transaction, redirectUrl: answer.redirectUrl, reason: `The payment continues on ${method}` };
+  if (answer.status === 'pending' && answer.redirectUrl)
+    return { outcome: 'pending', transaction, redirectUrl: answer.redirectUrl, reason: `The payment continues on ${method}` };
   // Conditional on the attempt still collecting, so a try cut off by a dropped connection (maybe
   // after committing) is simply run again; it then reads what the first try settled.
-  const { state, transaction: settled } = await settleDurably(ctx, { attemptId: attempt.id }, () => settleAttempt(ctx, attempt, answer, { transaction, hasActiveWebhooks }));
+  const { state, transaction: settled } = await settleDurably(ctx, { attemptId: attempt.id }, () =>
+    settleAttempt(ctx, attempt, answer, { transaction, hasActiveWebhooks }),
+  );
   const now = settled ?? (await findVisibleTransaction(ctx.db, null, orderId));
   if (state === 'succeeded') return { outcome: 'paid', transaction: now };
-  if (state === 'failed') return { outcome: 'failed', transaction: now, reason: `The payment was declined by ${method}: ${('reason' in answer && answer.reason) || 'no reason given'}` };
+  if (state === 'failed')
+    return {
+      outcome: 'failed',
+      transaction: now,
+      reason: `The payment was declined by ${method}: ${('reason' in answer && answer.reason) || 'no reason given'}`,
+    };
   return { outcome: 'pending', transaction: now, reason: `The payment was not confirmed on ${method}` };
 }
 
@@ -90,7 +98,11 @@ export async function payTransaction(ctx: GatewayContext, payer: Payer, orderId:
  * not answer in time may or may not have collected: the answer is "not confirmed" and the attempt
  * stays `collecting`, for the reconciler to ask about; it is never sent again.
  */
-async function askWallet(ctx: GatewayContext, reference: string, request: { method: PaymentMethod; phone: string; amount: bigint; returnUrls: { success: string; error: string } }): Promise<WalletAnswer> {
+async function askWallet(
+  ctx: GatewayContext,
+  reference: string,
+  request: { method: PaymentMethod; phone: string; amount: bigint; returnUrls: { success: string; error: string } },
+): Promise<WalletAnswer> {
   const outcome = await callProviderOnce(
     ctx,
     (signal) => ctx.provider.collect({ ...request, reference, signal }),
@@ -115,7 +127,12 @@ function refuseUnlessPending(transaction: TransactionRecord): void {
  * The method must be one the transaction offers and not switched off by the operator. A customer
  * must choose; an operator's sandbox payment may take the first method on offer.
  */
-async function chooseMethod(ctx: GatewayContext, transaction: TransactionRecord, requested: string | null | undefined, isCustomer: boolean): Promise<PaymentMethod> {
+async function chooseMethod(
+  ctx: GatewayContext,
+  transaction: TransactionRecord,
+  requested: string | null | undefined,
+  isCustomer: boolean,
+): Promise<PaymentMethod> {
   if (!requested && isCustomer) throw new DomainError('invalid_request', 'choose a payment method');
   const method = requested ? parsePaymentMethod(requested) : transaction.methodOfPayment[0];
   if (!method || !transaction.methodOfPayment.includes(method)) throw new DomainError('method_not_offered', requested ?? '');

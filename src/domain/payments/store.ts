@@ -94,7 +94,8 @@ export interface Settlement {
 export async function writeSettlement(db: Pick<Db, '$queryRawUnsafe'>, settlement: Settlement): Promise<TransactionRecord | null> {
   const statement = settlementStatement(settlement);
   // Three texts (unpaid; paid; paid with the outbox), each a named statement.
-  const name = settlement.state !== 'succeeded' ? 'gw_payment_settle_unpaid' : settlement.notified ? 'gw_payment_settle_paid_notified' : 'gw_payment_settle_paid';
+  const name =
+    settlement.state !== 'succeeded' ? 'gw_payment_settle_unpaid' : settlement.notified ? 'gw_payment_settle_paid_notified' : 'gw_payment_settle_paid';
   const rows = await runStatement<RawTransactionRow>(db, { name, text: statement.text }, statement.values);
   return rows[0] ? transactionRecordOf(rows[0]) : null;
 }
@@ -158,8 +159,14 @@ export async function readTransactionIfNotified(db: Pick<Db, '$queryRawUnsafe'>,
 }
 
 /** The attempt's state and transaction, or null when there is no such attempt. */
-export async function attemptSummaryOf(db: Db, attemptId: string): Promise<Pick<PaymentAttempt, 'state' | 'transactionId' | 'method' | 'amount' | 'providerReference'> | null> {
-  return db.paymentAttempt.findUnique({ where: { id: attemptId }, select: { state: true, transactionId: true, method: true, amount: true, providerReference: true } });
+export async function attemptSummaryOf(
+  db: Db,
+  attemptId: string,
+): Promise<Pick<PaymentAttempt, 'state' | 'transactionId' | 'method' | 'amount' | 'providerReference'> | null> {
+  return db.paymentAttempt.findUnique({
+    where: { id: attemptId },
+    select: { state: true, transactionId: true, method: true, amount: true, providerReference: true },
+  });
 }
 
 export async function attemptStateOf(db: Db, attemptId: string): Promise<PaymentAttempt['state']> {
@@ -196,7 +203,10 @@ async function collectingAttempts(db: Db, where: Prisma.PaymentAttemptWhereInput
 
 /** Counts one more question about a collecting attempt and when to ask the next. */
 export async function postponeAttemptCheck(db: Db, attemptId: string, nextCheckAt: Date): Promise<void> {
-  await db.paymentAttempt.updateMany({ where: { id: attemptId, state: 'collecting' }, data: { providerChecks: { increment: 1 }, nextProviderCheckAt: nextCheckAt } });
+  await db.paymentAttempt.updateMany({
+    where: { id: attemptId, state: 'collecting' },
+    data: { providerChecks: { increment: 1 }, nextProviderCheckAt: nextCheckAt },
+  });
 }
 
 /** Attempts collecting, and those of them asked about at least `stuckAfterChecks` times. */
@@ -286,9 +296,27 @@ export interface LatePaymentRow {
 }
 
 /** Notes a late payment to return (once per attempt: a duplicate notification finds it). Returns the row as it is. */
-export async function recordLateReturn(db: Db, attempt: LateAttempt, providerReference: string, returnReference: string, reason: string): Promise<{ row: LatePaymentRow; inserted: boolean }> {
+export async function recordLateReturn(
+  db: Db,
+  attempt: LateAttempt,
+  providerReference: string,
+  returnReference: string,
+  reason: string,
+): Promise<{ row: LatePaymentRow; inserted: boolean }> {
   const { count } = await db.latePayment.createMany({
-    data: [{ attemptId: attempt.id, transactionId: attempt.transactionId, organizationId: attempt.organizationId, method: attempt.method, amount: attempt.amount, providerReference, outcome: 'returning', reason, returnReference }],
+    data: [
+      {
+        attemptId: attempt.id,
+        transactionId: attempt.transactionId,
+        organizationId: attempt.organizationId,
+        method: attempt.method,
+        amount: attempt.amount,
+        providerReference,
+        outcome: 'returning',
+        reason,
+        returnReference,
+      },
+    ],
     skipDuplicates: true,
   });
   return { row: (await db.latePayment.findUniqueOrThrow({ where: { attemptId: attempt.id } })) as LatePaymentRow, inserted: count === 1 };
@@ -296,7 +324,10 @@ export async function recordLateReturn(db: Db, attempt: LateAttempt, providerRef
 
 /** The return's final outcome, only while it is `returning` (a later settler changes nothing). True when this call settled it. */
 export async function settleLateReturn(db: Db, attemptId: string, outcome: 'returned' | 'return_failed', reason: string | null, now: Date): Promise<boolean> {
-  const { count } = await db.latePayment.updateMany({ where: { attemptId, outcome: 'returning' }, data: { outcome, ...(reason && { reason }), settledAt: now } });
+  const { count } = await db.latePayment.updateMany({
+    where: { attemptId, outcome: 'returning' },
+    data: { outcome, ...(reason && { reason }), settledAt: now },
+  });
   return count === 1;
 }
 
@@ -312,7 +343,11 @@ export async function dueLateReturns(db: Db, now: Date, openedBefore: Date, limi
 }
 
 export async function openLateReturns(db: Db, minChecks: number, limit: number): Promise<LatePaymentRow[]> {
-  return (await db.latePayment.findMany({ where: returningWhere({ providerChecks: { gte: minChecks } }), orderBy: { createdAt: 'asc' }, take: limit })) as LatePaymentRow[];
+  return (await db.latePayment.findMany({
+    where: returningWhere({ providerChecks: { gte: minChecks } }),
+    orderBy: { createdAt: 'asc' },
+    take: limit,
+  })) as LatePaymentRow[];
 }
 
 export async function openLateReturn(db: Db, attemptId: string): Promise<LatePaymentRow | null> {

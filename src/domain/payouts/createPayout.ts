@@ -40,7 +40,13 @@ export async function createPayout(
   options: OperationOptions = {},
 ): Promise<IdempotentOutcome<PayoutRecord>> {
   const { organization } = access;
-  const scope = { organizationId: organization.id, key: options.idempotencyKey, operation: 'createPayout', input, keepRefusals: !options.idempotencyKeyDerived };
+  const scope = {
+    organizationId: organization.id,
+    key: options.idempotencyKey,
+    operation: 'createPayout',
+    input,
+    keepRefusals: !options.idempotencyKeyDerived,
+  };
   // The organisation's lease (one payout at a time), taken by phase 1's statement (so a replayed
   // key never waits for it) and released by the settling statement, or when the request ends.
   const held: { lease: PayoutLease | null } = { lease: null };

@@ -13,7 +13,11 @@ export type ExportPayoutsInput = Omit<ListPayoutsInput, 'page' | 'limit' | 'slic
  * come as the returned batches are read, newest first, from the replica when there is one. Reading
  * the first batch takes one of the instance's export slots (exports.ts): 429 when none is free.
  */
-export function exportPayouts(ctx: GatewayContext, access: ReadAccess<'exportPayouts'>, input: ExportPayoutsInput): AsyncGenerator<PayoutRecord[], void, undefined> {
+export function exportPayouts(
+  ctx: GatewayContext,
+  access: ReadAccess<'exportPayouts'>,
+  input: ExportPayoutsInput,
+): AsyncGenerator<PayoutRecord[], void, undefined> {
   const filter = payoutFilter(access.organizationId, input);
   return boundedExport(ctx, exportPayoutRows(laggingReads(ctx), filter, EXPORT_BATCH_ROWS));
 }

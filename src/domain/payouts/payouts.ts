@@ -112,7 +112,10 @@ export async function settlePayout(
   if (statusBefore === 'pending' && payout.status !== 'pending') announceStatusChange(ctx, db, 'payout', payout);
   const recorded = statusBefore === 'completed' ? 'succeeded' : statusBefore;
   if (statusBefore !== 'pending' && answer && answer.status !== 'pending' && answer.status !== recorded) {
-    ctx.log.error({ payoutId, recorded: statusBefore, provider: answer.status }, 'the provider answered a payout differently from how it was settled: check it with the provider');
+    ctx.log.error(
+      { payoutId, recorded: statusBefore, provider: answer.status },
+      'the provider answered a payout differently from how it was settled: check it with the provider',
+    );
   }
   return payout;
 }
@@ -123,8 +126,10 @@ export async function settlePayout(
  */
 export function settlementOf(payout: PayoutRecord, answer?: ProviderAnswer | null): Settlement<PayoutRecord> {
   // The provider could not take it (unreachable): the spec's 503, use the other method; the funds are back.
-  if (payout.status === 'failed' && answer?.status === 'failed' && answer.unavailable) return { refusal: new DomainError('payout_method_unavailable', payout.selectedPaymentMethod), final: true };
-  if (payout.status === 'failed') return { refusal: new DomainError('payout_failed', paymentMethodRow(payout.selectedPaymentMethod).payoutProviderName), final: true };
+  if (payout.status === 'failed' && answer?.status === 'failed' && answer.unavailable)
+    return { refusal: new DomainError('payout_method_unavailable', payout.selectedPaymentMethod), final: true };
+  if (payout.status === 'failed')
+    return { refusal: new DomainError('payout_failed', paymentMethodRow(payout.selectedPaymentMethod).payoutProviderName), final: true };
   return { answer: payout };
 }
 

@@ -83,7 +83,11 @@ export interface PayoutListFilter {
 }
 
 /** One page of payouts, newest first, and how many match. */
-export async function listPayoutsPage(db: Db, filter: PayoutListFilter, window: { skip: number; take: number }): Promise<{ items: PayoutRecord[]; totalCount: number }> {
+export async function listPayoutsPage(
+  db: Db,
+  filter: PayoutListFilter,
+  window: { skip: number; take: number },
+): Promise<{ items: PayoutRecord[]; totalCount: number }> {
   const where = payoutListWhere(filter);
   const [items, totalCount] = await Promise.all([
     db.payout.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip: window.skip, take: window.take }),
@@ -168,7 +172,11 @@ export async function listPayoutSlicesOfOrganizations(
       SELECT * FROM "Payout" p WHERE p."organizationId" = o.id AND ${where}${past} ORDER BY ${order} LIMIT ${slice.limit + 1}::int
     ) p ON TRUE
     ORDER BY o.id, ${order}`;
-  const rows = await runStatement<PayoutRecord & { listedFor: string; listedTotal: number }>(db, namedStatement('gw_slice_payouts_of_organizations', query), query.values);
+  const rows = await runStatement<PayoutRecord & { listedFor: string; listedTotal: number }>(
+    db,
+    namedStatement('gw_slice_payouts_of_organizations', query),
+    query.values,
+  );
   for (const { listedFor, listedTotal, ...row } of rows) {
     const listed = slices.get(listedFor)!;
     listed.totalCount = listedTotal;
@@ -215,7 +223,9 @@ export async function* exportPayoutRows(db: Pick<Db, 'payout'>, filter: PayoutLi
   const where = payoutListWhere(filter);
   let last: PayoutRecord | undefined;
   for (;;) {
-    const past: Prisma.PayoutWhereInput | undefined = last && { OR: [{ createdAt: { lt: last.createdAt } }, { createdAt: last.createdAt, id: { lt: last.id } }] };
+    const past: Prisma.PayoutWhereInput | undefined = last && {
+      OR: [{ createdAt: { lt: last.createdAt } }, { createdAt: last.createdAt, id: { lt: last.id } }],
+    };
     const rows = await db.payout.findMany({ where: past ? { AND: [where, past] } : where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: batchRows });
     if (rows.length > 0) yield rows;
     if (rows.length < batchRows) return;
@@ -236,7 +246,11 @@ function searchConditions(search: string): Prisma.PayoutWhereInput[] {
 }
 
 /** The review queue (pending, never sent), of one organisation or all, oldest first. */
-export async function listAwaitingReviewPage(db: Db, organizationId: string | undefined, window: { skip: number; take: number }): Promise<{ items: PayoutRecord[]; totalCount: number }> {
+export async function listAwaitingReviewPage(
+  db: Db,
+  organizationId: string | undefined,
+  window: { skip: number; take: number },
+): Promise<{ items: PayoutRecord[]; totalCount: number }> {
   const where = { status: 'pending' as const, sentAt: null, ...(organizationId && { organizationId }) };
   const [items, totalCount] = await Promise.all([
     db.payout.findMany({ where, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], skip: window.skip, take: window.take }),
@@ -299,8 +313,8 @@ export async function releasePayoutLease(ctx: GatewayContext, lease: PayoutLease
   if (!lease) return;
   // Retried across a dropped connection (a release is idempotent): a lease left behind would
   // refuse the organisation's payouts (409) until its ttl.
-  await settleDurably(ctx, { organizationId: lease.organizationId }, () => runStatement(db, RELEASE_LEASE, [lease.organizationId, lease.holder])).catch((error: unknown) =>
-    ctx.log.warn({ err: error, organizationId: lease.organizationId }, 'could not release a payout lease; it lapses at its ttl'),
+  await settleDurably(ctx, { organizationId: lease.organizationId }, () => runStatement(db, RELEASE_LEASE, [lease.organizationId, lease.holder])).catch(
+    (error: unknown) => ctx.log.warn({ err: error, organizationId: lease.organizationId }, 'could not release a payout lease; it lapses at its ttl'),
   );
 }
 
@@ -322,7 +336,14 @@ export async function releasePayoutLease(ctx: GatewayContext, lease: PayoutLease
  * missing, which answers as an empty `main` always did; the lease this statement took is given
  * back first, a no-op inside a transaction the refusal rolls back).
  */
-export async function recordPayout(ctx: GatewayContext, db: Db | DbTransaction, organizationId: string, payout: PayoutToRecord, lease: PayoutLease, audit: PayoutAudit): Promise<PayoutIntent> {
+export async function recordPayout(
+  ctx: GatewayContext,
+  db: Db | DbTransaction,
+  organizationId: string,
+  payout: PayoutToRecord,
+  lease: PayoutLease,
+  audit: PayoutAudit,
+): Promise<PayoutIntent> {
   const id = randomUUID();
   const statement = recordPayoutStatement(ctx, organizationId, id, payout, lease, audit);
   const [row] = await runStatement<{ leased: boolean; id: string | null }>(db, { name: 'gw_payout_record', text: statement.text }, statement.values);
@@ -354,7 +375,14 @@ export type PayoutAudit = Pick<AuditEventInput, 'actor'>;
  * test/domain/payouts/payout-effects.test.ts checks its entries, with a fee and without one. The
  * audit entry (`payout.created`) is written by the same statement, with the payout.
  */
-function recordPayoutStatement(ctx: GatewayContext, organizationId: string, id: string, payout: PayoutToRecord, lease: PayoutLease, audit: PayoutAudit): Prisma.Sql {
+function recordPayoutStatement(
+  ctx: GatewayContext,
+  organizationId: string,
+  id: string,
+  payout: PayoutToRecord,
+  lease: PayoutLease,
+  audit: PayoutAudit,
+): Prisma.Sql {
   const now = ctx.clock.now();
   const audited = auditEventStatementPart('audited', 'recorded', {
     organizationId,
@@ -434,7 +462,13 @@ export interface PayoutAnswerApplied {
  * `failed`; `pending` (no answer) or null (not sent: awaiting review) -> only the provider's
  * reference, if it gave one. Releases `lease` in the same statement when given (one commit), first.
  */
-export async function applyPayoutAnswer(ctx: GatewayContext, db: Db | DbTransaction, payoutId: string, answer: ProviderAnswer | null, lease: PayoutLease | null): Promise<PayoutAnswerApplied> {
+export async function applyPayoutAnswer(
+  ctx: GatewayContext,
+  db: Db | DbTransaction,
+  payoutId: string,
+  answer: ProviderAnswer | null,
+  lease: PayoutLease | null,
+): Promise<PayoutAnswerApplied> {
   // The common case first, in its lighter shape; a payout no longer pending (settled by someone
   // else) is left unchanged there and read by the general shape.
   const completed = answer?.status === 'succeeded' ? await completePendingPayout(ctx, db, payoutId, answer, lease) : null;
@@ -447,7 +481,13 @@ export async function applyPayoutAnswer(ctx: GatewayContext, db: Db | DbTransact
  * is written twice, and the bench's payouts wait on the WAL). Null, having changed nothing, when
  * the payout is no longer pending.
  */
-async function completePendingPayout(ctx: GatewayContext, db: Db | DbTransaction, payoutId: string, answer: ProviderAnswer, lease: PayoutLease | null): Promise<PayoutRecord | null> {
+async function completePendingPayout(
+  ctx: GatewayContext,
+  db: Db | DbTransaction,
+  payoutId: string,
+  answer: ProviderAnswer,
+  lease: PayoutLease | null,
+): Promise<PayoutRecord | null> {
   const now = ctx.clock.now();
   const statement = Prisma.sql`
     WITH released AS (
@@ -464,7 +504,13 @@ async function completePendingPayout(ctx: GatewayContext, db: Db | DbTransaction
 }
 
 /** Every outcome, and a payout in any state (see applyPayoutAnswer). */
-async function applyAnyPayoutAnswer(ctx: GatewayContext, db: Db | DbTransaction, payoutId: string, answer: ProviderAnswer | null, lease: PayoutLease | null): Promise<PayoutAnswerApplied> {
+async function applyAnyPayoutAnswer(
+  ctx: GatewayContext,
+  db: Db | DbTransaction,
+  payoutId: string,
+  answer: ProviderAnswer | null,
+  lease: PayoutLease | null,
+): Promise<PayoutAnswerApplied> {
   const now = ctx.clock.now();
   const outcome = answer?.status ?? 'pending';
   const reference = answer?.providerReference ?? '';
@@ -531,7 +577,8 @@ export const listDuePayouts = (db: Db, now: Date, openedBefore: Date, limit: num
   selectOpenPayouts(db, Prisma.sql`(("nextProviderCheckAt" IS NULL AND "sentAt" <= ${openedBefore}) OR "nextProviderCheckAt" <= ${now})`, limit);
 
 /** Sent pending payouts asked about at least `minChecks` times. */
-export const listOpenPayouts = (db: Db, minChecks: number, limit: number): Promise<OpenPayoutRow[]> => selectOpenPayouts(db, Prisma.sql`"providerChecks" >= ${minChecks}`, limit);
+export const listOpenPayouts = (db: Db, minChecks: number, limit: number): Promise<OpenPayoutRow[]> =>
+  selectOpenPayouts(db, Prisma.sql`"providerChecks" >= ${minChecks}`, limit);
 
 export async function findOpenPayout(db: Db, id: string): Promise<OpenPayoutRow | null> {
   return isUuid(id) ? ((await selectOpenPayouts(db, Prisma.sql`id = ${id}::uuid`, 1))[0] ?? null) : null;

@@ -52,15 +52,27 @@ const viewOf = (call: OpenProviderCall): ProviderCallView => ({
   stuck: call.providerChecks >= STUCK_AFTER_CHECKS,
 });
 
-export async function listOpenProviderCalls(ctx: GatewayContext, caller: Caller, filter: { kind?: ProviderCallKind | null; stuckOnly?: boolean | null } = {}): Promise<ProviderCallView[]> {
+export async function listOpenProviderCalls(
+  ctx: GatewayContext,
+  caller: Caller,
+  filter: { kind?: ProviderCallKind | null; stuckOnly?: boolean | null } = {},
+): Promise<ProviderCallView[]> {
   authorize(caller, 'listOpenProviderCalls');
   const kinds = filter.kind ? [filter.kind] : KINDS;
   const minChecks = filter.stuckOnly ? STUCK_AFTER_CHECKS : 0;
   const lists = await Promise.all(kinds.map((kind) => storeOf(ctx, kind).listOpen(minChecks, MAX_LISTED)));
-  return lists.flat().map(viewOf).sort((a, b) => a.openedAt.getTime() - b.openedAt.getTime());
+  return lists
+    .flat()
+    .map(viewOf)
+    .sort((a, b) => a.openedAt.getTime() - b.openedAt.getTime());
 }
 
-export async function settleProviderCall(ctx: GatewayContext, caller: Caller, decision: ProviderCallDecision, reason?: string | null): Promise<ProviderCallDecision> {
+export async function settleProviderCall(
+  ctx: GatewayContext,
+  caller: Caller,
+  decision: ProviderCallDecision,
+  reason?: string | null,
+): Promise<ProviderCallDecision> {
   authorize(caller, 'settleProviderCall');
   const why = boundedInputText('reason', (reason ?? '').trim(), MAX_DESCRIPTION_LENGTH);
   if (!why) throw new DomainError('invalid_input', 'reason is required (what the provider said)');
@@ -71,6 +83,9 @@ export async function settleProviderCall(ctx: GatewayContext, caller: Caller, de
   await store.settle(call, { status: decision.outcome, providerReference: '', reason: operatorSays });
   // Settled meanwhile by the provider's own answer: the decision did nothing.
   if (await store.findOpen(decision.id)) throw new Error(`provider call ${decision.kind} ${decision.id} is still open after the operator's decision`);
-  ctx.log.warn({ kind: decision.kind, id: decision.id, organizationId: call.organizationId, outcome: decision.outcome }, 'an operator settled an open provider call');
+  ctx.log.warn(
+    { kind: decision.kind, id: decision.id, organizationId: call.organizationId, outcome: decision.outcome },
+    'an operator settled an open provider call',
+  );
   return decision;
 }

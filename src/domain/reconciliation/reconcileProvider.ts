@@ -66,12 +66,25 @@ export async function reconcileProvider(ctx: GatewayContext, caller: Caller, inp
   const provider = providerOf(ctx, method);
   if (!provider.listRecords) throw new DomainError('reconciliation_unavailable', method);
   const listRecords = provider.listRecords.bind(provider);
-  const outcome = await callProviderOnce({ ...ctx, settings: { ...ctx.settings, providerTimeoutMs: RECORDS_TIMEOUT_MS } }, (signal) => listRecords({ from, to, signal }), { method }, 'reading the provider records for a reconciliation failed');
+  const outcome = await callProviderOnce(
+    { ...ctx, settings: { ...ctx.settings, providerTimeoutMs: RECORDS_TIMEOUT_MS } },
+    (signal) => listRecords({ from, to, signal }),
+    { method },
+    'reading the provider records for a reconciliation failed',
+  );
   if (!('answered' in outcome)) throw new DomainError('provider_records_unavailable', method);
   const ledger = await ledgerRecords(ctx.db, method, from, to);
-  if (ledger.length > MAX_LEDGER_RECORDS) throw new DomainError('invalid_input', `more than ${MAX_LEDGER_RECORDS} operations in the period: reconcile a shorter one`);
+  if (ledger.length > MAX_LEDGER_RECORDS)
+    throw new DomainError('invalid_input', `more than ${MAX_LEDGER_RECORDS} operations in the period: reconcile a shorter one`);
   const discrepancies = compare(ledger, outcome.answered);
-  return { method, from, to, matched: ledger.length - discrepancies.filter((d) => d.issue !== 'missing_in_ledger').length, discrepancyCount: discrepancies.length, discrepancies: discrepancies.slice(0, MAX_DISCREPANCIES) };
+  return {
+    method,
+    from,
+    to,
+    matched: ledger.length - discrepancies.filter((d) => d.issue !== 'missing_in_ledger').length,
+    discrepancyCount: discrepancies.length,
+    discrepancies: discrepancies.slice(0, MAX_DISCREPANCIES),
+  };
 }
 
 /** Default: the last 24 hours. Bounded, ordered, not in the future's past. */
@@ -80,7 +93,8 @@ function periodOf(ctx: GatewayContext, input: ReconcileInput): { from: Date; to:
   const from = input.from ?? new Date(to.getTime() - 86_400_000);
   if (Number.isNaN(from.getTime()) || Number.isNaN(to.getTime())) throw new DomainError('invalid_input', 'from and to must be dates');
   if (from >= to) throw new DomainError('invalid_input', 'from must be before to');
-  if (to.getTime() - from.getTime() > MAX_RECONCILE_DAYS * 86_400_000) throw new DomainError('invalid_input', `a reconciliation covers at most ${MAX_RECONCILE_DAYS} days`);
+  if (to.getTime() - from.getTime() > MAX_RECONCILE_DAYS * 86_400_000)
+    throw new DomainError('invalid_input', `a reconciliation covers at most ${MAX_RECONCILE_DAYS} days`);
   return { from, to };
 }
 
@@ -127,7 +141,16 @@ function compare(ledger: LedgerRecord[], providerRecords: ProviderRecord[]): Dis
   }
   for (const theirs of provider.values()) {
     if (theirs.status !== 'succeeded') continue;
-    discrepancies.push({ issue: 'missing_in_ledger', kind: theirs.kind, reference: theirs.reference, providerReference: theirs.providerReference, ledgerAmount: null, providerAmount: theirs.amount, ledgerStatus: null, providerStatus: theirs.status });
+    discrepancies.push({
+      issue: 'missing_in_ledger',
+      kind: theirs.kind,
+      reference: theirs.reference,
+      providerReference: theirs.providerReference,
+      ledgerAmount: null,
+      providerAmount: theirs.amount,
+      ledgerStatus: null,
+      providerStatus: theirs.status,
+    });
   }
   return discrepancies;
 }

@@ -38,7 +38,12 @@ export async function cancelOrRefundTransaction(
   const transaction = await findVisibleTransaction(ctx.db, access.organizationId, orderId);
   if (transaction.status === 'pending' || transaction.status === 'cancelled') {
     const cancelling = authorizeMerchant(access.caller, 'cancelTransaction');
-    const scope = { organizationId: cancelling.organizationId, key: options.idempotencyKey, operation: 'cancelTransaction', input: { orderId: transaction.id } };
+    const scope = {
+      organizationId: cancelling.organizationId,
+      key: options.idempotencyKey,
+      operation: 'cancelTransaction',
+      input: { orderId: transaction.id },
+    };
     const cancelled = await runIdempotently(
       ctx,
       scope,

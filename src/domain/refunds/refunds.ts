@@ -28,7 +28,17 @@ import { settleIntent, type Settlement } from '../idempotency.js';
 import { answerOrPending, callProviderOnce, reconcileOpenCalls, type OpenCallStore, type OpenProviderCall, type ReconcileTally } from '../providerFlow.js';
 import type { Db, DbTransaction, ProviderAnswer } from '../ports.js';
 import type { TransactionRecord } from '../transactions/store.js';
-import { applyRefundAnswer, countOpenRefunds, findOpenRefund, listDueRefunds, listOpenRefunds, postponeRefundCheck, type OpenRefundRow, type RefundAnswerApplied, type RefundIntent } from './store.js';
+import {
+  applyRefundAnswer,
+  countOpenRefunds,
+  findOpenRefund,
+  listDueRefunds,
+  listOpenRefunds,
+  postponeRefundCheck,
+  type OpenRefundRow,
+  type RefundAnswerApplied,
+  type RefundIntent,
+} from './store.js';
 import { announceStatusChange } from '../liveUpdates/events.js';
 
 export const refundIntentName = (intent: Pick<RefundIntent, 'refundId' | 'attempt'>): string => `refundTransaction:${intent.refundId}:${intent.attempt}`;
@@ -48,7 +58,15 @@ const providerReferenceOf = (intent: Pick<RefundIntent, 'refundId' | 'attempt'>)
 export async function sendRefund(ctx: GatewayContext, intent: RefundIntent): Promise<ProviderAnswer> {
   const outcome = await callProviderOnce(
     ctx,
-    (signal) => ctx.provider.refund({ method: intent.method, phone: intent.phone, amount: intent.amount, reference: providerReferenceOf(intent), paymentReference: intent.paymentReference, signal }),
+    (signal) =>
+      ctx.provider.refund({
+        method: intent.method,
+        phone: intent.phone,
+        amount: intent.amount,
+        reference: providerReferenceOf(intent),
+        paymentReference: intent.paymentReference,
+        signal,
+      }),
     { refundId: intent.refundId },
     'refund call to the provider failed; the reconciler will ask what became of it',
   );
@@ -60,7 +78,12 @@ export async function sendRefund(ctx: GatewayContext, intent: RefundIntent): Pro
  * `ctx.db`, or in the transaction that completes an Idempotency-Key): only a `pending` refund of
  * this attempt is settled; a later settler finds it settled and answers what it became.
  */
-export async function settleRefund(ctx: GatewayContext, db: Db | DbTransaction, intent: RefundIntent, answer: ProviderAnswer): Promise<Settlement<TransactionRecord>> {
+export async function settleRefund(
+  ctx: GatewayContext,
+  db: Db | DbTransaction,
+  intent: RefundIntent,
+  answer: ProviderAnswer,
+): Promise<Settlement<TransactionRecord>> {
   const applied = await applyRefundAnswer(ctx, db, intent, answer);
   const { refund, transaction } = applied;
   if (refund.status !== 'pending' || refund.attempts !== intent.attempt) return settledAlready(ctx, intent, applied, answer);
@@ -75,10 +98,18 @@ export async function settleRefund(ctx: GatewayContext, db: Db | DbTransaction, 
 }
 
 /** Someone settled this attempt first: answer what it became (and say so if the provider disagrees). */
-function settledAlready(ctx: GatewayContext, intent: RefundIntent, { refund, transaction }: RefundAnswerApplied, answer: ProviderAnswer): Settlement<TransactionRecord> {
+function settledAlready(
+  ctx: GatewayContext,
+  intent: RefundIntent,
+  { refund, transaction }: RefundAnswerApplied,
+  answer: ProviderAnswer,
+): Settlement<TransactionRecord> {
   if (refund.attempts !== intent.attempt) return { refusal: new DomainError('refund_in_progress') };
   if (answer.status !== 'pending' && answer.status !== refund.status) {
-    ctx.log.error({ refundId: intent.refundId, recorded: refund.status, provider: answer.status }, 'the provider answered a refund differently from how it was settled: check it with the provider');
+    ctx.log.error(
+      { refundId: intent.refundId, recorded: refund.status, provider: answer.status },
+      'the provider answered a refund differently from how it was settled: check it with the provider',
+    );
   }
   if (refund.status === 'succeeded') return { answer: transaction };
   return { refusal: new DomainError('refund_failed') };
@@ -110,8 +141,25 @@ export const openRefunds = (ctx: GatewayContext): OpenCallStore<OpenRefund> => (
 });
 
 function openRefundOf(row: OpenRefundRow): OpenRefund {
-  const intent: RefundIntent = { refundId: row.id, attempt: row.attempts, organizationId: row.organizationId, transactionId: row.transactionId, method: row.method, phone: row.payerPhone ?? '', amount: BigInt(row.amount), paymentReference: row.paymentReference };
-  return { kind: 'refund', id: row.id, organizationId: row.organizationId, reference: providerReferenceOf(intent), providerChecks: row.providerChecks, openedAt: row.updatedAt, intent };
+  const intent: RefundIntent = {
+    refundId: row.id,
+    attempt: row.attempts,
+    organizationId: row.organizationId,
+    transactionId: row.transactionId,
+    method: row.method,
+    phone: row.payerPhone ?? '',
+    amount: BigInt(row.amount),
+    paymentReference: row.paymentReference,
+  };
+  return {
+    kind: 'refund',
+    id: row.id,
+    organizationId: row.organizationId,
+    reference: providerReferenceOf(intent),
+    providerChecks: row.providerChecks,
+    openedAt: row.updatedAt,
+    intent,
+  };
 }
 
 /**

@@ -76,13 +76,28 @@ const CLEARING_ACCOUNTS = METHODS.map((method) => PAYMENT_METHOD_CATALOGUE[metho
 /** Who asks for the refund: its audit entry (`transaction.refunded`) is written by the record statement, with the debit. */
 export type RefundAudit = Pick<AuditEventInput, 'actor'>;
 
-export async function recordRefund(ctx: GatewayContext, db: Db | DbTransaction, organizationId: string, orderId: string, audit?: RefundAudit): Promise<RefundIntent> {
+export async function recordRefund(
+  ctx: GatewayContext,
+  db: Db | DbTransaction,
+  organizationId: string,
+  orderId: string,
+  audit?: RefundAudit,
+): Promise<RefundIntent> {
   if (!isUuid(orderId)) throw new DomainError('transaction_not_found');
   // The common case first, in its lighter shape; anything it does not cover (held in escrow, a
   // new attempt after a failed refund) wrote nothing there and is recorded by the general shape.
   const row = (await recordInShape(ctx, db, organizationId, orderId, 'paid', audit)) ?? (await recordInShape(ctx, db, organizationId, orderId, 'any', audit));
   if (!row) throw await whyRefundNotRecorded(db, organizationId, orderId);
-  return { refundId: row.refundId, attempt: row.attempt, organizationId, transactionId: orderId, method: row.method, phone: row.phone, amount: BigInt(row.amount), paymentReference: row.paymentReference };
+  return {
+    refundId: row.refundId,
+    attempt: row.attempt,
+    organizationId,
+    transactionId: orderId,
+    method: row.method,
+    phone: row.phone,
+    amount: BigInt(row.amount),
+    paymentReference: row.paymentReference,
+  };
 }
 
 /**
@@ -94,9 +109,17 @@ export type RecordShape = 'paid' | 'any';
 type RecordedRow = { refundId: string; attempt: number; amount: bigint; method: PaymentMethod; phone: string; paymentReference: string };
 
 /** One shape alone (exported for the test that proves the general shape's snapshot guard). */
-export async function recordInShape(ctx: GatewayContext, db: Db | DbTransaction, organizationId: string, orderId: string, shape: RecordShape, audit?: RefundAudit): Promise<RecordedRow | null> {
+export async function recordInShape(
+  ctx: GatewayContext,
+  db: Db | DbTransaction,
+  organizationId: string,
+  orderId: string,
+  shape: RecordShape,
+  audit?: RefundAudit,
+): Promise<RecordedRow | null> {
   const audited = refundAuditCte(ctx, organizationId, orderId, audit);
-  const statement = shape === 'paid' ? recordPaidRefundStatement(ctx, organizationId, orderId, audited) : recordAnyRefundStatement(ctx, organizationId, orderId, audited);
+  const statement =
+    shape === 'paid' ? recordPaidRefundStatement(ctx, organizationId, orderId, audited) : recordAnyRefundStatement(ctx, organizationId, orderId, audited);
   let row: ({ free: boolean } & { [K in keyof RecordedRow]: RecordedRow[K] | null }) | undefined;
   try {
     // Prepared by name: one name per text (with or without the audit entry).
@@ -274,7 +297,9 @@ function attemptOfAny(): Prisma.Sql {
  * 409, so the client tries again.
  */
 async function whyRefundNotRecorded(db: Db | DbTransaction, organizationId: string, orderId: string): Promise<DomainError> {
-  const [row] = await db.$queryRaw<{ status: string; amount: bigint; payable: boolean; refundStatus: string | null; main: bigint | null; escrow: bigint | null; held: bigint }[]>`
+  const [row] = await db.$queryRaw<
+    { status: string; amount: bigint; payable: boolean; refundStatus: string | null; main: bigint | null; escrow: bigint | null; held: bigint }[]
+  >`
     SELECT t.status::text AS status, t.amount, (t."selectedPaymentMethod" IS NOT NULL AND t."payerPhone" IS NOT NULL) AS payable,
       r.status::text AS "refundStatus", m.balance AS main, e.balance AS escrow,
       CASE WHEN t.status = 'paid_and_blocked'
@@ -311,7 +336,12 @@ export interface RefundAnswerApplied {
  * - `pending` (no answer): the provider's reference, if it gave one.
  * Returns the refund as found (a later settler sees it settled) and the transaction as left.
  */
-export async function applyRefundAnswer(ctx: GatewayContext, db: Db | DbTransaction, intent: RefundIntent, answer: ProviderAnswer): Promise<RefundAnswerApplied> {
+export async function applyRefundAnswer(
+  ctx: GatewayContext,
+  db: Db | DbTransaction,
+  intent: RefundIntent,
+  answer: ProviderAnswer,
+): Promise<RefundAnswerApplied> {
   const statement = applyRefundAnswerStatement(ctx, intent, answer);
   const [row] = await runStatement<RawTransactionRow & { refundStatus: string; refundAttempts: number }>(
     db,

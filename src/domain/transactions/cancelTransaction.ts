@@ -18,7 +18,12 @@ export async function cancelTransaction(ctx: GatewayContext, access: MerchantAcc
  * it once to choose between cancel and refund), through `db`: the client, or the transaction an
  * Idempotency-Key runs in.
  */
-export async function cancelReadTransaction(ctx: GatewayContext, db: Db | DbTransaction, organizationId: string, transaction: TransactionRecord): Promise<TransactionRecord> {
+export async function cancelReadTransaction(
+  ctx: GatewayContext,
+  db: Db | DbTransaction,
+  organizationId: string,
+  transaction: TransactionRecord,
+): Promise<TransactionRecord> {
   refuseUnlessPending(transaction.status);
 
   // Conditional on `pending` and on no wallet being asked to pay it (a payment attempt's claim):

@@ -83,17 +83,22 @@ export async function createTransaction(
   // An unverified organisation's monthly limit is a check and an insert under a row lock: a
   // transaction. Otherwise the insert is the only write: one statement, no transaction needed.
   const withoutKey = organization.verified ? 'one-statement' : 'transaction';
-  return runIdempotently(ctx, scope, async (tx) => {
-    const switches = await switchStates(ctx, tx);
-    if (!switches.get('transactions')) throw new DomainError('transactions_disabled');
-    if (!organization.businessSector) throw new DomainError('business_profile_incomplete');
-    const data = validTransaction(ctx, organization, input);
-    refuseIfNoMethodIsOn(switches, data.methodOfPayment);
-    await prepareAccounts(ctx, tx, organization.id);
-    if (!organization.verified) await checkMonthlyLimit(ctx, tx, organization.id, data.amount);
-    const transaction = await insertTransaction(tx, data);
-    return { transaction, checkoutUrl: checkoutUrlOf(ctx.settings, transaction.id) };
-  }, { withoutKey });
+  return runIdempotently(
+    ctx,
+    scope,
+    async (tx) => {
+      const switches = await switchStates(ctx, tx);
+      if (!switches.get('transactions')) throw new DomainError('transactions_disabled');
+      if (!organization.businessSector) throw new DomainError('business_profile_incomplete');
+      const data = validTransaction(ctx, organization, input);
+      refuseIfNoMethodIsOn(switches, data.methodOfPayment);
+      await prepareAccounts(ctx, tx, organization.id);
+      if (!organization.verified) await checkMonthlyLimit(ctx, tx, organization.id, data.amount);
+      const transaction = await insertTransaction(tx, data);
+      return { transaction, checkoutUrl: checkoutUrlOf(ctx.settings, transaction.id) };
+    },
+    { withoutKey },
+  );
 }
 
 /**

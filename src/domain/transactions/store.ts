@@ -252,7 +252,11 @@ export async function listTransactionSlicesOfOrganizations(
       SELECT * FROM "Transaction" t WHERE t."organizationId" = o.id AND ${where}${past} ORDER BY ${order} LIMIT ${slice.limit + 1}::int
     ) t ON TRUE
     ORDER BY o.id, ${order}`;
-  const rows = await runStatement<RawTransactionRow & { listedFor: string; listedTotal: number }>(db, namedStatement('gw_slice_transactions_of_organizations', query), query.values);
+  const rows = await runStatement<RawTransactionRow & { listedFor: string; listedTotal: number }>(
+    db,
+    namedStatement('gw_slice_transactions_of_organizations', query),
+    query.values,
+  );
   for (const { listedFor, listedTotal, ...row } of rows) {
     const listed = slices.get(listedFor)!;
     listed.total = listedTotal;
@@ -271,7 +275,17 @@ export async function listTransactionSlicesOfOrganizations(
  */
 export type ExportedTransactionRow = Pick<
   Transaction,
-  'id' | 'organizationId' | 'currency' | 'customerFirstName' | 'customerLastName' | 'customerPhone' | 'isEscrow' | 'isMerchant' | 'feesCustomerSide' | 'successUrl' | 'errorUrl'
+  | 'id'
+  | 'organizationId'
+  | 'currency'
+  | 'customerFirstName'
+  | 'customerLastName'
+  | 'customerPhone'
+  | 'isEscrow'
+  | 'isMerchant'
+  | 'feesCustomerSide'
+  | 'successUrl'
+  | 'errorUrl'
 > & {
   amount: string;
   fees: string;
@@ -333,7 +347,11 @@ function transactionConditions(filter: TransactionFilter): Prisma.Sql {
   if (!filter.includeDeleted) conditions.push(Prisma.sql`t."isDeleted" = false`);
   if (filter.status) conditions.push(Prisma.sql`t.status = ${filter.status}::"TransactionStatus"`);
   if (filter.statuses) {
-    conditions.push(filter.statuses.length ? Prisma.sql`t.status IN (${Prisma.join(filter.statuses.map((status) => Prisma.sql`${status}::"TransactionStatus"`))})` : Prisma.sql`FALSE`);
+    conditions.push(
+      filter.statuses.length
+        ? Prisma.sql`t.status IN (${Prisma.join(filter.statuses.map((status) => Prisma.sql`${status}::"TransactionStatus"`))})`
+        : Prisma.sql`FALSE`,
+    );
   }
   if (filter.paymentMethod) conditions.push(Prisma.sql`t."selectedPaymentMethod" = ${filter.paymentMethod}::"PaymentMethod"`);
   if (filter.customerPhone) conditions.push(Prisma.sql`t."customerPhone" = ${filter.customerPhone}::text`);

@@ -15,16 +15,14 @@ export const MAX_PRODUCTS = 100;
 /** Most units of one product: far above any real basket, far below the 32-bit column. */
 export const MAX_QUANTITY = 1_000_000;
 
-export const checkoutUrlOf = (settings: GatewaySettings, orderId: string): string =>
-  `${settings.checkoutPublicUrl.replace(/\/+$/, '')}/checkout/${orderId}`;
+export const checkoutUrlOf = (settings: GatewaySettings, orderId: string): string => `${settings.checkoutPublicUrl.replace(/\/+$/, '')}/checkout/${orderId}`;
 
 /** Where the customer lands when the merchant gave no URL: pages of the checkout origin. */
 export const defaultSuccessUrlOf = (settings: GatewaySettings, orderId: string): string => `${checkoutUrlOf(settings, orderId)}/success`;
 export const defaultErrorUrlOf = (settings: GatewaySettings, orderId: string): string => `${checkoutUrlOf(settings, orderId)}/error`;
 
 /** The amount the customer pays: plus fees when the merchant passes them on. */
-export const amountToPay = (transaction: Transaction): bigint =>
-  transaction.feesCustomerSide ? transaction.amount + transaction.fees : transaction.amount;
+export const amountToPay = (transaction: Transaction): bigint => (transaction.feesCustomerSide ? transaction.amount + transaction.fees : transaction.amount);
 
 /**
  * What the customer pays with `method`: once it left `pending`, what was recorded; before, the

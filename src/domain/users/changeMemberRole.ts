@@ -18,7 +18,13 @@ export async function changeMemberRole(ctx: GatewayContext, caller: Caller, user
   const changed = await ctx.db.$transaction(async (tx) => {
     const current = wanted === 'owner' ? member : await keepAnOwner(tx, member);
     const updated = await updateRole(tx, member.id, wanted);
-    await recordAuditEvent(tx, { organizationId: member.organizationId, actor: caller, action: 'member.role_changed', target: member.email, details: { from: current.role, to: wanted } });
+    await recordAuditEvent(tx, {
+      organizationId: member.organizationId,
+      actor: caller,
+      action: 'member.role_changed',
+      target: member.email,
+      details: { from: current.role, to: wanted },
+    });
     return updated;
   });
   await endLiveAccess(ctx, member.id);

@@ -17,7 +17,14 @@ export async function removeMember(ctx: GatewayContext, caller: Caller, userId: 
     await keepAnOwner(tx, member);
     const gone = await markRemoved(tx, member.id, now);
     await deleteSessionsOf(tx, member.id);
-    await recordAuditEvent(tx, { organizationId: member.organizationId, actor: caller, action: 'member.removed', target: member.email, details: { role: member.role }, at: now });
+    await recordAuditEvent(tx, {
+      organizationId: member.organizationId,
+      actor: caller,
+      action: 'member.removed',
+      target: member.email,
+      details: { role: member.role },
+      at: now,
+    });
     return gone;
   });
   await endLiveAccess(ctx, member.id);

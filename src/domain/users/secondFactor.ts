@@ -91,8 +91,7 @@ export function newRecoveryCodes(): { codes: string[]; digests: string[] } {
 }
 
 /** Case, spaces and dashes do not matter when a code is typed back. */
-export const recoveryCodeDigest = (code: string): string =>
-  createHash('sha256').update(code.toLowerCase().replace(/[\s-]/g, ''), 'utf8').digest('hex');
+export const recoveryCodeDigest = (code: string): string => createHash('sha256').update(code.toLowerCase().replace(/[\s-]/g, ''), 'utf8').digest('hex');
 
 /** Longest code worth hashing (a recovery code is 11 characters; anything much longer is not one). */
 export const MAX_CODE_LENGTH = 32;

@@ -11,7 +11,12 @@ import { DomainError } from '../errors.js';
 import { readOrganizationOrThrow } from './organization.js';
 import { setRequireTwoFactor } from './store.js';
 
-export async function setTeamTwoFactorRequired(ctx: GatewayContext, caller: Caller, required: boolean, organizationId?: string | null): Promise<OrganizationRecord> {
+export async function setTeamTwoFactorRequired(
+  ctx: GatewayContext,
+  caller: Caller,
+  required: boolean,
+  organizationId?: string | null,
+): Promise<OrganizationRecord> {
   authorize(caller, 'setTeamTwoFactorRequired');
   const id = organizationOf(caller, organizationId);
   if (!id) throw new DomainError('invalid_input', 'organizationId is required');

@@ -57,7 +57,15 @@ export async function signIn(ctx: GatewayContext, input: SignInInput): Promise<{
   const session = await ctx.db.$transaction(async (tx) => {
     if (previous) await deleteSession(tx, previous.id);
     const opened = await openSession(tx, user.id, next === 'done', now);
-    if (next === 'done') await recordAuditEvent(tx, { organizationId: user.organizationId, actor: userActor(user), action: 'user.signed_in', target: user.email, details: { secondFactor: 'none' }, at: now });
+    if (next === 'done')
+      await recordAuditEvent(tx, {
+        organizationId: user.organizationId,
+        actor: userActor(user),
+        action: 'user.signed_in',
+        target: user.email,
+        details: { secondFactor: 'none' },
+        at: now,
+      });
     return opened;
   });
   await deleteExpiredSessions(ctx.db, now, EXPIRED_SESSIONS_SWEPT);

@@ -9,7 +9,12 @@ export async function signOut(ctx: GatewayContext, sessionToken: unknown): Promi
   if (!session) return;
   await ctx.db.$transaction(async (tx) => {
     await deleteSession(tx, session.id);
-    await recordAuditEvent(tx, { organizationId: session.user.organizationId, actor: callerOf(session.user, session), action: 'user.signed_out', target: session.user.email });
+    await recordAuditEvent(tx, {
+      organizationId: session.user.organizationId,
+      actor: callerOf(session.user, session),
+      action: 'user.signed_out',
+      target: session.user.email,
+    });
   });
   await endLiveAccess(ctx, session.user.id);
 }

@@ -5,7 +5,11 @@ import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import { readActiveUser, type UserWithOrganization } from './store.js';
 
-export async function signedInUser(ctx: GatewayContext, caller: Caller, operation: Operation): Promise<{ caller: MerchantUserCaller; user: UserWithOrganization }> {
+export async function signedInUser(
+  ctx: GatewayContext,
+  caller: Caller,
+  operation: Operation,
+): Promise<{ caller: MerchantUserCaller; user: UserWithOrganization }> {
   authorize(caller, operation);
   if (caller.kind !== 'merchantUser') throw new DomainError('permission_denied');
   const user = await readActiveUser(ctx.db, caller.userId);

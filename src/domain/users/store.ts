@@ -29,9 +29,15 @@ export const readActiveMember = (db: Tx, organizationId: string, id: string): Pr
   db.merchantUser.findFirst({ where: { id, organizationId, removedAt: null } });
 
 export const listActiveMembers = (db: Tx, organizationId: string, max: number): Promise<MemberRecord[]> =>
-  db.merchantUser.findMany({ where: { organizationId, removedAt: null }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], take: max, include: WITH_ORGANIZATION_RECORD });
+  db.merchantUser.findMany({
+    where: { organizationId, removedAt: null },
+    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+    take: max,
+    include: WITH_ORGANIZATION_RECORD,
+  });
 
-export const readMember = (db: Tx, id: string): Promise<MemberRecord | null> => db.merchantUser.findUnique({ where: { id }, include: WITH_ORGANIZATION_RECORD });
+export const readMember = (db: Tx, id: string): Promise<MemberRecord | null> =>
+  db.merchantUser.findUnique({ where: { id }, include: WITH_ORGANIZATION_RECORD });
 
 export const countActiveMembers = (db: Tx, organizationId: string): Promise<number> => db.merchantUser.count({ where: { organizationId, removedAt: null } });
 
@@ -72,14 +78,19 @@ export const disableTotp = (tx: Tx, id: string): Promise<MerchantUser> =>
  * conditional UPDATE, so two requests with the same code cannot both succeed.
  */
 export async function claimTotpStep(db: Tx, id: string, step: bigint): Promise<boolean> {
-  const claimed = await db.merchantUser.updateMany({ where: { id, OR: [{ totpLastStep: null }, { totpLastStep: { lt: step } }] }, data: { totpLastStep: step } });
+  const claimed = await db.merchantUser.updateMany({
+    where: { id, OR: [{ totpLastStep: null }, { totpLastStep: { lt: step } }] },
+    data: { totpLastStep: step },
+  });
   return claimed.count === 1;
 }
 
 // Invitations.
 
-export const insertInvitation = (tx: Tx, invitation: { tokenDigest: string; organizationId: string; email: string; role: MerchantRole; expiresAt: Date }): Promise<MerchantInvitation> =>
-  tx.merchantInvitation.create({ data: invitation });
+export const insertInvitation = (
+  tx: Tx,
+  invitation: { tokenDigest: string; organizationId: string; email: string; role: MerchantRole; expiresAt: Date },
+): Promise<MerchantInvitation> => tx.merchantInvitation.create({ data: invitation });
 
 export const readUsableInvitation = (db: Tx, tokenDigest: string, now: Date): Promise<MerchantInvitation | null> =>
   db.merchantInvitation.findFirst({ where: { tokenDigest, usedAt: null, expiresAt: { gt: now } } });
@@ -95,8 +106,10 @@ export const countPendingInvitations = (db: Tx, organizationId: string, now: Dat
 
 // Sessions.
 
-export const insertSession = (tx: Tx, session: { tokenDigest: string; userId: string; csrfToken: string; secondFactorDone: boolean; createdAt: Date; expiresAt: Date }): Promise<DashboardSession> =>
-  tx.dashboardSession.create({ data: { ...session, lastSeenAt: session.createdAt } });
+export const insertSession = (
+  tx: Tx,
+  session: { tokenDigest: string; userId: string; csrfToken: string; secondFactorDone: boolean; createdAt: Date; expiresAt: Date },
+): Promise<DashboardSession> => tx.dashboardSession.create({ data: { ...session, lastSeenAt: session.createdAt } });
 
 export const readSessionByDigest = (db: Tx, tokenDigest: string): Promise<SessionWithUser | null> =>
   db.dashboardSession.findUnique({ where: { tokenDigest }, include: { user: { include: { organization: true } } } });

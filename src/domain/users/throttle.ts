@@ -44,7 +44,10 @@ function refuseIfOver(decisions: (RateLimitDecision | null)[]): void {
 }
 
 export async function throttleSignIn(ctx: GatewayContext, email: string, clientAddress: string): Promise<void> {
-  refuseIfOver([await hit(ctx, `signin:address:${clientAddress}`, SIGN_IN_PER_ADDRESS), await hit(ctx, `signin:account:${sha256Hex(email)}`, SIGN_IN_PER_ACCOUNT)]);
+  refuseIfOver([
+    await hit(ctx, `signin:address:${clientAddress}`, SIGN_IN_PER_ADDRESS),
+    await hit(ctx, `signin:account:${sha256Hex(email)}`, SIGN_IN_PER_ACCOUNT),
+  ]);
 }
 
 export async function throttleSecondFactor(ctx: GatewayContext, userId: string): Promise<void> {

@@ -24,27 +24,36 @@ export async function verifySecondFactor(ctx: GatewayContext, input: VerifySecon
   const { user } = pending;
   await throttleSecondFactor(ctx, user.id);
   const now = ctx.clock.now();
-  return ctx.db.$transaction(async (tx) => {
-    const used = await useSecondFactor(ctx, tx, user, input.code);
-    if (!used) {
-      // A refusal commits nothing but its audit row: recorded outside this transaction, which rolls back.
-      throw new DomainError('invalid_second_factor');
-    }
-    await deleteSession(tx, pending.id);
-    const session = await openSession(tx, user.id, true, now);
-    await recordAuditEvent(tx, { organizationId: user.organizationId, actor: userActor(user), action: 'user.signed_in', target: user.email, details: { secondFactor: used }, at: now });
-    return session;
-  }).catch(async (error: unknown) => {
-    if (error instanceof DomainError && error.code === 'invalid_second_factor') {
-      await recordAuditEvent(ctx.db, {
+  return ctx.db
+    .$transaction(async (tx) => {
+      const used = await useSecondFactor(ctx, tx, user, input.code);
+      if (!used) {
+        // A refusal commits nothing but its audit row: recorded outside this transaction, which rolls back.
+        throw new DomainError('invalid_second_factor');
+      }
+      await deleteSession(tx, pending.id);
+      const session = await openSession(tx, user.id, true, now);
+      await recordAuditEvent(tx, {
         organizationId: user.organizationId,
-        actor: { kind: 'anonymous' },
-        action: 'user.sign_in_failed',
+        actor: userActor(user),
+        action: 'user.signed_in',
         target: user.email,
-        details: { step: 'second_factor', clientAddress: input.clientAddress },
+        details: { secondFactor: used },
         at: now,
       });
-    }
-    throw error;
-  });
+      return session;
+    })
+    .catch(async (error: unknown) => {
+      if (error instanceof DomainError && error.code === 'invalid_second_factor') {
+        await recordAuditEvent(ctx.db, {
+          organizationId: user.organizationId,
+          actor: { kind: 'anonymous' },
+          action: 'user.sign_in_failed',
+          target: user.email,
+          details: { step: 'second_factor', clientAddress: input.clientAddress },
+          at: now,
+        });
+      }
+      throw error;
+    });
 }

@@ -7,7 +7,17 @@
 import type { Caller } from '../access/caller.js';
 import { authorize, organizationOf, type Operation } from '../access/policy.js';
 
-export type WebhookOperation = Extract<Operation, 'listWebhooks' | 'listWebhookDeliveries' | 'createWebhook' | 'rotateWebhookSecret' | 'deleteWebhook' | 'redeliverWebhook' | 'sendTestWebhook' | 'redeliverFailedWebhooks'>;
+export type WebhookOperation = Extract<
+  Operation,
+  | 'listWebhooks'
+  | 'listWebhookDeliveries'
+  | 'createWebhook'
+  | 'rotateWebhookSecret'
+  | 'deleteWebhook'
+  | 'redeliverWebhook'
+  | 'sendTestWebhook'
+  | 'redeliverFailedWebhooks'
+>;
 /** Endpoints per organisation: a bound on the fan-out of each event. */
 export const MAX_WEBHOOKS_PER_ORGANIZATION = 10;
 

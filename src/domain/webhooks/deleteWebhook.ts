@@ -14,7 +14,13 @@ export async function deleteWebhook(ctx: GatewayContext, caller: Caller, webhook
   const existing = await findWebhook(ctx.db, organizationId, webhookId);
   return ctx.db.$transaction(async (tx) => {
     const deleted = await deactivateWebhook(tx, existing.id);
-    await recordAuditEvent(tx, { organizationId: existing.organizationId, actor: caller, action: 'webhook.deleted', target: existing.id, details: { url: existing.url } });
+    await recordAuditEvent(tx, {
+      organizationId: existing.organizationId,
+      actor: caller,
+      action: 'webhook.deleted',
+      target: existing.id,
+      details: { url: existing.url },
+    });
     return deleted;
   });
 }

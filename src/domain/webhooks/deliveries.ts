@@ -46,7 +46,11 @@ function nextStateOf(attempt: number, outcome: AttemptOutcome, rules: DeliveryRu
 export async function recordAttempts(db: Pick<Db, '$queryRaw'>, finished: FinishedAttempt[], rules: DeliveryRules, now: Date): Promise<AttemptResult[]> {
   if (finished.length === 0) return [];
   const results = finished.map((item) => nextStateOf(item.delivery.attempt, item.outcome, rules, now));
-  const updated = await recordAttemptRows(db, finished.map((item, index) => attemptRecordOf(item, results[index]!, now)), now);
+  const updated = await recordAttemptRows(
+    db,
+    finished.map((item, index) => attemptRecordOf(item, results[index]!, now)),
+    now,
+  );
   return results.map((result, index) => (updated.has(finished[index]!.delivery.id) ? result : { status: 'superseded' }));
 }
 

@@ -18,7 +18,13 @@ export async function rotateWebhookSecret(ctx: GatewayContext, caller: Caller, w
   const secret = generateWebhookSecret();
   const webhook = await ctx.db.$transaction(async (tx) => {
     const rotated = await replaceWebhookSecret(tx, existing.id, encryptWebhookSecret(webhookSettingsOf(ctx).secretKey, existing.id, secret));
-    await recordAuditEvent(tx, { organizationId: existing.organizationId, actor: caller, action: 'webhook.secret_rotated', target: existing.id, details: { url: existing.url } });
+    await recordAuditEvent(tx, {
+      organizationId: existing.organizationId,
+      actor: caller,
+      action: 'webhook.secret_rotated',
+      target: existing.id,
+      details: { url: existing.url },
+    });
     return rotated;
   });
   return { webhook, secret };

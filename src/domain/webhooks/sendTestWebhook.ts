@@ -17,7 +17,13 @@ export async function sendTestWebhook(ctx: GatewayContext, caller: Caller, webho
   const now = ctx.clock.now();
   return ctx.db.$transaction(async (tx) => {
     const delivery = await insertEventDelivery(tx, { webhookId: webhook.id, event: TEST_EVENT, body: testEventBody(webhook.version, now) }, now);
-    await recordAuditEvent(tx, { organizationId: webhook.organizationId, actor: caller, action: 'webhook.test_sent', target: webhook.id, details: { url: webhook.url, deliveryId: delivery.id } });
+    await recordAuditEvent(tx, {
+      organizationId: webhook.organizationId,
+      actor: caller,
+      action: 'webhook.test_sent',
+      target: webhook.id,
+      details: { url: webhook.url, deliveryId: delivery.id },
+    });
     return delivery;
   });
 }

@@ -103,7 +103,12 @@ function deliveryLogWhere(filter: DeliveryLogFilter): Prisma.WebhookDeliveryWher
  * backward slices nearest the cursor first), each delivery with its first attempts, and how many
  * deliveries match the filter.
  */
-export async function listDeliveriesSlice(db: Pick<Db, 'webhookDelivery'>, filter: DeliveryLogFilter, slice: KeysetSlice, attemptsPerDelivery: number): Promise<{ items: DeliveryRecord[]; totalCount: number }> {
+export async function listDeliveriesSlice(
+  db: Pick<Db, 'webhookDelivery'>,
+  filter: DeliveryLogFilter,
+  slice: KeysetSlice,
+  attemptsPerDelivery: number,
+): Promise<{ items: DeliveryRecord[]; totalCount: number }> {
   const where = deliveryLogWhere(filter);
   const forward = slice.direction === 'forward';
   const beyond = forward ? 'lt' : 'gt';
@@ -124,7 +129,11 @@ export async function listDeliveriesSlice(db: Pick<Db, 'webhookDelivery'>, filte
 }
 
 /** A new `event` delivery of `body` to one webhook, due at `now` (its own event id). */
-export function insertEventDelivery(db: Pick<Db, 'webhookDelivery'>, delivery: { webhookId: string; event: string; body: string }, now: Date): Promise<DeliveryRecord> {
+export function insertEventDelivery(
+  db: Pick<Db, 'webhookDelivery'>,
+  delivery: { webhookId: string; event: string; body: string },
+  now: Date,
+): Promise<DeliveryRecord> {
   return db.webhookDelivery.create({
     data: { ...delivery, eventId: randomUUID(), nextAttemptAt: now, createdAt: now },
     include: { attempts: true },
@@ -146,7 +155,12 @@ export interface FailedDeliveriesFilter {
  * insertRedelivery). Events redelivered here are no longer "failed" (their new delivery is
  * pending), so calling again takes the next ones. Answers how many it wrote, per organisation.
  */
-export function insertFailedRedeliveries(db: Pick<Db, '$queryRaw'>, filter: FailedDeliveriesFilter, now: Date, limit: number): Promise<{ organizationId: string; count: number }[]> {
+export function insertFailedRedeliveries(
+  db: Pick<Db, '$queryRaw'>,
+  filter: FailedDeliveriesFilter,
+  now: Date,
+  limit: number,
+): Promise<{ organizationId: string; count: number }[]> {
   return db.$queryRaw`
     WITH latest AS (
       SELECT DISTINCT ON (d."webhookId", d."eventId") d.id, d."webhookId", d.event, d."eventId", d."redeliveryOf", d."transactionId", d.body, d.status, d."createdAt"
@@ -331,7 +345,13 @@ export async function recordAttemptRows(db: Pick<Db, '$queryRaw'>, records: Atte
  * attempted, and overdue by more than `graceMs`. The sweep schedules them again; while the
  * scheduler is unreachable the dispatcher takes them from here directly.
  */
-export async function overdueRetries(db: Pick<Db, '$queryRaw'>, now: Date, graceMs: number, limit: number, busyWebhookIds: string[] = []): Promise<DueDelivery[]> {
+export async function overdueRetries(
+  db: Pick<Db, '$queryRaw'>,
+  now: Date,
+  graceMs: number,
+  limit: number,
+  busyWebhookIds: string[] = [],
+): Promise<DueDelivery[]> {
   if (limit <= 0) return [];
   const before = new Date(now.getTime() - graceMs);
   return db.$queryRaw<DueDelivery[]>`

@@ -71,12 +71,10 @@ const AccountStatsRef = builder.objectRef<AccountStats>('AccountStats').implemen
   }),
 });
 
-
 builder.queryField('accounts', (t) =>
   t.field({
     type: [AccountRef],
-    description:
-      'The accounts of an organisation, main first: the caller’s own (scopes: read, readAndWrite, management); operators name the organisation.',
+    description: 'The accounts of an organisation, main first: the caller’s own (scopes: read, readAndWrite, management); operators name the organisation.',
     authScopes: { run: 'listAccounts' },
     args: { organizationId: t.arg.id() },
     resolve: (_root, { organizationId }, ctx) => listAccounts(ctx.gateway, authorizeRead(ctx.caller, 'listAccounts', organizationIdOf(organizationId))),
@@ -115,7 +113,8 @@ builder.mutationField('adjustAccount', (t) =>
       amount: t.arg({ type: 'SafeInt', required: true, description: 'Signed XOF, non-zero' }),
       reason: t.arg.string({ required: true, description: '1 to 500 characters, kept on the ledger entry' }),
     },
-    resolve: (_root, { organizationId, amount, reason }, ctx) => adjustAccount(ctx.gateway, ctx.caller, { organizationId: String(organizationId), amount, reason }),
+    resolve: (_root, { organizationId, amount, reason }, ctx) =>
+      adjustAccount(ctx.gateway, ctx.caller, { organizationId: String(organizationId), amount, reason }),
   }),
 );
 
@@ -126,8 +125,16 @@ builder.mutationField('adjustAccount', (t) =>
  */
 const MOVED_ENTRIES_QUERY = { where: { accountId: { not: null } }, orderBy: [{ createdAt: 'asc' as const }, { id: 'asc' as const }], take: 100 };
 builder.prismaObjectField('Transaction', 'ledgerEntries', (t) =>
-  t.relation('ledgerEntries', { authScopes: { run: 'listAccountEntries' }, description: 'What it moved on the organisation’s accounts, oldest first (at most 100).', query: MOVED_ENTRIES_QUERY }),
+  t.relation('ledgerEntries', {
+    authScopes: { run: 'listAccountEntries' },
+    description: 'What it moved on the organisation’s accounts, oldest first (at most 100).',
+    query: MOVED_ENTRIES_QUERY,
+  }),
 );
 builder.prismaObjectField('Payout', 'ledgerEntries', (t) =>
-  t.relation('ledgerEntries', { authScopes: { run: 'listAccountEntries' }, description: 'What it moved on the organisation’s accounts, oldest first (at most 100).', query: MOVED_ENTRIES_QUERY }),
+  t.relation('ledgerEntries', {
+    authScopes: { run: 'listAccountEntries' },
+    description: 'What it moved on the organisation’s accounts, oldest first (at most 100).',
+    query: MOVED_ENTRIES_QUERY,
+  }),
 );

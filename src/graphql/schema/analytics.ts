@@ -21,12 +21,16 @@ const StatsIntervalEnum = builder.enumType('StatsInterval', {
 });
 const StatsDimensionEnum = builder.enumType('StatsDimension', { values: STATS_DIMENSIONS });
 
-
 const TransactionStatsRowRef = builder.objectRef<TransactionStatsRecord>('TransactionStatsRow').implement({
   description: 'Transactions created in one bucket (and group): how many, their amounts and their fees.',
   fields: (t) => ({
     periodStart: t.expose('periodStart', { type: 'DateTime', description: 'Start of the bucket (UTC).' }),
-    method: t.field({ type: PaymentMethodEnum, nullable: true, description: 'The method used (null while unpaid, and unless grouped by METHOD).', resolve: (row) => row.method }),
+    method: t.field({
+      type: PaymentMethodEnum,
+      nullable: true,
+      description: 'The method used (null while unpaid, and unless grouped by METHOD).',
+      resolve: (row) => row.method,
+    }),
     status: t.field({ type: TransactionStatusEnum, nullable: true, description: 'Null unless grouped by STATUS.', resolve: (row) => row.status }),
     organizationId: t.exposeID('organizationId', { nullable: true, description: 'Null unless grouped by ORGANIZATION.' }),
     count: t.exposeInt('count'),
@@ -161,7 +165,8 @@ builder.queryField('timeToPayStats', (t) =>
   t.field({
     type: [TimeToPayRowRef],
     authScopes: { run: 'timeToPayStats' },
-    description: 'Median and 90th percentile of the time from creation to payment (seconds) of the transactions created in [from, to) (at most 366 days) and paid, per method used, then over all (method null).',
+    description:
+      'Median and 90th percentile of the time from creation to payment (seconds) of the transactions created in [from, to) (at most 366 days) and paid, per method used, then over all (method null).',
     args: rangeArgs,
     resolve: (_root, { from, to, organizationId }, ctx) =>
       timeToPayStats(ctx.gateway, authorizeRead(ctx.caller, 'timeToPayStats', organizationIdOf(organizationId)), { from, to }),
@@ -173,7 +178,8 @@ builder.queryField('topOrganizations', (t) =>
     type: [OrganizationVolumeRef],
     authScopes: { run: 'topOrganizations' },
     complexity: STATS_COMPLEXITY,
-    description: 'Operators: the organisations with the largest paid volume among the transactions created in [from, to), largest first (limit: default 10, at most 100).',
+    description:
+      'Operators: the organisations with the largest paid volume among the transactions created in [from, to), largest first (limit: default 10, at most 100).',
     args: {
       from: t.arg({ type: 'DateTime', required: true }),
       to: t.arg({ type: 'DateTime', required: true }),

@@ -31,7 +31,10 @@ const apiKeyFields = <Key extends ApiKeyMetadata>(t: PothosSchemaTypes.ObjectFie
 // operation hands it (a full row from createApiKey is a superset and fits), and the plugin never
 // loads it (Organization.apiKeys).
 const ApiKeyRef = builder.prismaObject('ApiKey', {
-  select: { id: true, organizationId: true, scope: true, prefix: true, revokedAt: true, lastUsedAt: true, createdAt: true } satisfies Record<keyof ApiKeyMetadata, true>,
+  select: { id: true, organizationId: true, scope: true, prefix: true, revokedAt: true, lastUsedAt: true, createdAt: true } satisfies Record<
+    keyof ApiKeyMetadata,
+    true
+  >,
   description: 'An API key of one organisation: metadata only (the key itself is shown once, by createApiKey).',
   // The shared metadata fields: each resolves from the selected row, which is an ApiKeyMetadata.
   fields: (t) => apiKeyFields(t as unknown as PothosSchemaTypes.ObjectFieldBuilder<Types, ApiKeyMetadata>),
@@ -61,7 +64,8 @@ const IssuedApiKeyRef = builder.objectRef<Awaited<ReturnType<typeof createApiKey
 builder.queryField('apiKeys', (t) =>
   t.field({
     type: [ApiKeyRef],
-    description: 'The organisation’s API keys, newest first, at most the 100 most recent. Metadata only. Operators name the organisation; dashboard users read their own.',
+    description:
+      'The organisation’s API keys, newest first, at most the 100 most recent. Metadata only. Operators name the organisation; dashboard users read their own.',
     authScopes: { run: 'listApiKeys' },
     args: { organizationId: t.arg.id({ description: 'Required for operators; a dashboard user’s own when omitted' }) },
     resolve: (_root, args, ctx) => listApiKeys(ctx.gateway, ctx.caller, organizationIdOf(args.organizationId)),
@@ -72,7 +76,10 @@ const ApiKeyFormatEnum = builder.enumType('ApiKeyFormat', {
   description: 'How a new key is spelled. Both are ordinary keys (same scopes, revocation).',
   values: {
     GATEWAY: { value: 'gateway', description: '`gw_sk_` + 43 base64url characters (the default).' },
-    NABOO: { value: 'naboo', description: '`gw_sk_` + 43 base64url characters + `_naboo-v1`: the form the official NabooPay Python SDK 1.0.2 accepts (it prints only `v1` of it).' },
+    NABOO: {
+      value: 'naboo',
+      description: '`gw_sk_` + 43 base64url characters + `_naboo-v1`: the form the official NabooPay Python SDK 1.0.2 accepts (it prints only `v1` of it).',
+    },
   } as const,
 });
 
@@ -86,7 +93,8 @@ builder.mutationField('createApiKey', (t) =>
       scope: t.arg({ type: ApiScopeEnum, required: true }),
       format: t.arg({ type: ApiKeyFormatEnum, required: false, description: 'GATEWAY when omitted.' }),
     },
-    resolve: (_root, args, ctx) => createApiKey(ctx.gateway, ctx.caller, organizationIdOf(args.organizationId), args.scope, { format: args.format ?? undefined }),
+    resolve: (_root, args, ctx) =>
+      createApiKey(ctx.gateway, ctx.caller, organizationIdOf(args.organizationId), args.scope, { format: args.format ?? undefined }),
   }),
 );
 

@@ -12,11 +12,18 @@ const AuditEventRef = builder.objectRef<AuditEventRow>('AuditEvent').implement({
     id: t.id({ resolve: (event) => event.id }),
     at: t.field({ type: 'DateTime', resolve: (event) => event.at }),
     action: t.string({ description: 'e.g. `member.invited`, `api_key.created`, `transaction.refunded`', resolve: (event) => event.action }),
-    actorKind: t.string({ description: '`merchantUser`, `merchant` (an API key), `operator`, `anonymous` (a failed sign-in)', resolve: (event) => event.actorKind }),
+    actorKind: t.string({
+      description: '`merchantUser`, `merchant` (an API key), `operator`, `anonymous` (a failed sign-in)',
+      resolve: (event) => event.actorKind,
+    }),
     actorId: t.string({ nullable: true, resolve: (event) => event.actorId }),
     actorLabel: t.string({ description: 'The user’s email, the key’s scope, the operator’s role', resolve: (event) => event.actorLabel }),
     target: t.string({ nullable: true, description: 'What it was done to: an id, a member’s email', resolve: (event) => event.target }),
-    details: t.string({ nullable: true, description: 'Facts of the change, as compact JSON (never a secret)', resolve: (event) => (event.details == null ? null : JSON.stringify(event.details)) }),
+    details: t.string({
+      nullable: true,
+      description: 'Facts of the change, as compact JSON (never a secret)',
+      resolve: (event) => (event.details == null ? null : JSON.stringify(event.details)),
+    }),
   }),
 });
 
@@ -47,11 +54,18 @@ const AuditEventConnectionRef = builder.objectRef<AuditEventPage>('AuditEventCon
 builder.queryField('auditEvents', (t) =>
   t.field({
     type: AuditEventConnectionRef,
-    description: 'The audit log (owner; operators name the organisation), newest first: `first` (default 50, at most 200) after `after`; optionally one `action`.',
+    description:
+      'The audit log (owner; operators name the organisation), newest first: `first` (default 50, at most 200) after `after`; optionally one `action`.',
     authScopes: { run: 'listAuditEvents' },
     args: { first: t.arg.int(), after: t.arg.string(), action: t.arg.string(), organizationId: t.arg.id() },
     // One page of at most 200 rows, each of a few fields.
     complexity: (args) => ({ field: 1, multiplier: Math.min(args.first ?? 50, 200) }),
-    resolve: (_root, args, ctx) => listAuditEvents(ctx.gateway, ctx.caller, { first: args.first, after: args.after, action: args.action, organizationId: organizationIdOf(args.organizationId) }),
+    resolve: (_root, args, ctx) =>
+      listAuditEvents(ctx.gateway, ctx.caller, {
+        first: args.first,
+        after: args.after,
+        action: args.action,
+        organizationId: organizationIdOf(args.organizationId),
+      }),
   }),
 );

@@ -11,7 +11,11 @@ const InvitationRef = builder.objectRef<Invitation>('Invitation').implement({
     id: t.id({ resolve: (invitation) => invitation.id }),
     organizationId: t.id({ resolve: (invitation) => invitation.organizationId }),
     email: t.string({ resolve: (invitation) => invitation.email }),
-    role: t.field({ type: MerchantRoleEnum, description: 'An organisation’s first user is its owner, whatever was asked', resolve: (invitation) => invitation.role }),
+    role: t.field({
+      type: MerchantRoleEnum,
+      description: 'An organisation’s first user is its owner, whatever was asked',
+      resolve: (invitation) => invitation.role,
+    }),
     link: t.string({
       description: '`{PUBLIC_URL}/dashboard/invitation#<token>`: hand it to the person. Shown only here (only a digest is kept).',
       resolve: (invitation) => invitation.link,
@@ -23,9 +27,11 @@ const InvitationRef = builder.objectRef<Invitation>('Invitation').implement({
 builder.mutationField('inviteMember', (t) =>
   t.field({
     type: InvitationRef,
-    description: 'Owner (or admin, naming the organisation): invites a person by email. Role defaults to viewer; the first user of an organisation is its owner.',
+    description:
+      'Owner (or admin, naming the organisation): invites a person by email. Role defaults to viewer; the first user of an organisation is its owner.',
     authScopes: { run: 'inviteMember' },
     args: { email: t.arg.string({ required: true }), role: t.arg({ type: MerchantRoleEnum }), organizationId: t.arg.id() },
-    resolve: (_root, args, ctx) => inviteMember(ctx.gateway, ctx.caller, { email: args.email, role: args.role ?? null, organizationId: organizationIdOf(args.organizationId) }),
+    resolve: (_root, args, ctx) =>
+      inviteMember(ctx.gateway, ctx.caller, { email: args.email, role: args.role ?? null, organizationId: organizationIdOf(args.organizationId) }),
   }),
 );

@@ -22,7 +22,10 @@ export const MerchantUserRef = builder.objectRef<MemberRecord>('MerchantUser').i
     id: t.id({ resolve: (user) => user.id }),
     email: t.string({ resolve: (user) => user.email }),
     role: t.field({ type: MerchantRoleEnum, resolve: (user) => user.role }),
-    twoFactorEnabled: t.boolean({ description: 'Whether it signs in with a TOTP code (or a recovery code) after its password', resolve: (user) => user.twoFactorEnabled }),
+    twoFactorEnabled: t.boolean({
+      description: 'Whether it signs in with a TOTP code (or a recovery code) after its password',
+      resolve: (user) => user.twoFactorEnabled,
+    }),
     createdAt: t.field({ type: 'DateTime', description: 'When it accepted its invitation', resolve: (user) => user.createdAt }),
     organization: t.field({ type: OrganizationRef, resolve: (user) => user.organization }),
   }),

@@ -10,7 +10,8 @@ import { createOperatorToken, listOperatorTokens, revokeOperatorToken } from '..
 import { builder } from '../builder.js';
 
 const OperatorRoleEnum = builder.enumType('OperatorRole', {
-  description: 'What an operator token may do: admin everything; analyst reads every organisation and changes nothing; support reads, reviews payouts, releases escrow and redelivers webhooks.',
+  description:
+    'What an operator token may do: admin everything; analyst reads every organisation and changes nothing; support reads, reviews payouts, releases escrow and redelivers webhooks.',
   values: OPERATOR_ROLES,
 });
 
@@ -29,7 +30,8 @@ const operatorTokenFields = <Token extends OperatorTokenMetadata>(t: PothosSchem
 });
 
 const OperatorTokenRef = builder.objectRef<OperatorTokenMetadata>('OperatorToken').implement({
-  description: 'An issued operator token: metadata only (the token itself is shown once, by createOperatorToken). The bootstrap GATEWAY_ADMIN_TOKEN is not one.',
+  description:
+    'An issued operator token: metadata only (the token itself is shown once, by createOperatorToken). The bootstrap GATEWAY_ADMIN_TOKEN is not one.',
   authScopes: { run: 'listOperatorTokens' },
   fields: (t) => operatorTokenFields(t),
 });

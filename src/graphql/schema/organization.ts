@@ -147,7 +147,8 @@ builder.mutationField('updateBusinessProfile', (t) =>
       'no longer answers 403 "Complete your business profile". An omitted field is left as it is.',
     authScopes: { run: 'updateBusinessProfile' },
     args: { organizationId: t.arg.id({ description: 'Required for operators; the owner’s own when omitted' }), name: t.arg.string(), sector: t.arg.string() },
-    resolve: (_root, args, ctx) => updateBusinessProfile(ctx.gateway, ctx.caller, { organizationId: organizationIdOf(args.organizationId), name: args.name, sector: args.sector }),
+    resolve: (_root, args, ctx) =>
+      updateBusinessProfile(ctx.gateway, ctx.caller, { organizationId: organizationIdOf(args.organizationId), name: args.name, sector: args.sector }),
   }),
 );
 

@@ -97,7 +97,12 @@ export function countedConnection<Shape>(type: ObjectRef<Types, Shape>, name: st
     {
       type,
       name: `${name}Connection`,
-      fields: (t) => ({ totalCount: t.int({ description: `How many ${noun} match the filter`, resolve: (connection) => (connection as unknown as { totalCount: number }).totalCount }) }),
+      fields: (t) => ({
+        totalCount: t.int({
+          description: `How many ${noun} match the filter`,
+          resolve: (connection) => (connection as unknown as { totalCount: number }).totalCount,
+        }),
+      }),
     },
     { name: `${name}Edge` },
   );

@@ -40,7 +40,8 @@ builder.mutationField('sandboxPay', (t) =>
 builder.mutationField('releaseEscrow', (t) =>
   t.field({
     type: TransactionRef,
-    description: 'Operators (admin, support): releases a paid_and_blocked transaction’s held proceeds from escrow to main and marks it paid (NOT_IN_ESCROW otherwise).',
+    description:
+      'Operators (admin, support): releases a paid_and_blocked transaction’s held proceeds from escrow to main and marks it paid (NOT_IN_ESCROW otherwise).',
     authScopes: { run: 'releaseEscrow' },
     args: { orderId: t.arg.id({ required: true }) },
     resolve: (_root, { orderId }, ctx) => releaseEscrow(ctx.gateway, ctx.caller, String(orderId)),

@@ -18,7 +18,15 @@ import { builder, type GraphQLContext } from '../builder.js';
 import { announcingReplays, idempotencyKeyOf } from '../idempotency.js';
 import { PaymentMethodEnum, PayoutStatusEnum } from './enums.js';
 import { nodeWhere } from './node.js';
-import { CONNECTION_DESCRIPTION, ORGANIZATION_BATCH, PageInfoRef, connectionOf, connectionsOfOrganizations, countedConnection, type ConnectionArgs } from './pagination.js';
+import {
+  CONNECTION_DESCRIPTION,
+  ORGANIZATION_BATCH,
+  PageInfoRef,
+  connectionOf,
+  connectionsOfOrganizations,
+  countedConnection,
+  type ConnectionArgs,
+} from './pagination.js';
 import { PersonInput, PersonRef } from './transaction.js';
 
 const PayoutRef = builder.prismaNode('Payout', {
@@ -31,7 +39,11 @@ const PayoutRef = builder.prismaNode('Payout', {
     organizationId: t.exposeID('organizationId', { description: 'The merchant organisation (useful to operators reading every organisation).' }),
     selectedPaymentMethod: t.field({ type: PaymentMethodEnum, resolve: (payout) => payout.selectedPaymentMethod }),
     amount: t.field({ type: 'SafeInt', description: 'XOF sent to the recipient.', resolve: (payout) => toWireAmount(payout.amount) }),
-    fees: t.field({ type: 'SafeInt', description: 'XOF kept by the gateway; main is debited by amount + fees.', resolve: (payout) => toWireAmount(payout.fees) }),
+    fees: t.field({
+      type: 'SafeInt',
+      description: 'XOF kept by the gateway; main is debited by amount + fees.',
+      resolve: (payout) => toWireAmount(payout.fees),
+    }),
     currency: t.exposeString('currency'),
     recipient: t.field({
       type: PersonRef,
@@ -44,13 +56,21 @@ const PayoutRef = builder.prismaNode('Payout', {
     }),
     status: t.field({ type: PayoutStatusEnum, resolve: (payout) => payout.status }),
     awaitingReview: t.boolean({
-      description: 'Pending and never sent: above 2,000,000 XOF, it waits for an operator to approve or reject it (false for a payout pending with the provider).',
+      description:
+        'Pending and never sent: above 2,000,000 XOF, it waits for an operator to approve or reject it (false for a payout pending with the provider).',
       resolve: (payout) => isAwaitingReview(payout),
     }),
     reason: t.exposeString('reason'),
     providerReference: t.exposeString('providerReference'),
-    failureReason: t.exposeString('failureReason', { nullable: true, description: 'Why it failed (the provider’s refusal) or was cancelled (the operator’s rejection reason).' }),
-    sentAt: t.expose('sentAt', { type: 'DateTime', nullable: true, description: 'When it was handed to the provider (null while awaiting review, or never sent).' }),
+    failureReason: t.exposeString('failureReason', {
+      nullable: true,
+      description: 'Why it failed (the provider’s refusal) or was cancelled (the operator’s rejection reason).',
+    }),
+    sentAt: t.expose('sentAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'When it was handed to the provider (null while awaiting review, or never sent).',
+    }),
     isDeleted: t.exposeBoolean('isDeleted'),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
@@ -88,7 +108,6 @@ const PayoutFilter = builder.inputType('PayoutFilter', {
   }),
 });
 
-
 /** The GraphQL filter as the operation's input. */
 const listInputOf = (filter: typeof PayoutFilter.$inferInput | null | undefined): ListPayoutsInput => ({
   status: orUndefined(filter?.status),
@@ -115,8 +134,7 @@ builder.queryField('payout', (t) =>
 builder.queryField('payouts', (t) =>
   t.field({
     type: PayoutPageRef,
-    description:
-      'Payouts, newest first: the caller’s organisation’s (scopes: payout, read); operators read every organisation’s, or one with organizationId.',
+    description: 'Payouts, newest first: the caller’s organisation’s (scopes: payout, read); operators read every organisation’s, or one with organizationId.',
     authScopes: { run: 'listPayouts' },
     complexity: pageComplexity,
     args: { filter: t.arg({ type: PayoutFilter }), page: t.arg.int(), limit: t.arg.int(), organizationId: t.arg.id() },
@@ -133,7 +151,11 @@ builder.queryField('payouts', (t) =>
 const PayoutConnectionRef = countedConnection(PayoutRef, 'Payout', 'payouts');
 
 /** One keyset slice of an organisation's (null: every organisation's) payouts, as a connection. */
-async function payoutConnection(ctx: GraphQLContext, organizationId: string | null, args: ConnectionArgs & { filter?: typeof PayoutFilter.$inferInput | null }) {
+async function payoutConnection(
+  ctx: GraphQLContext,
+  organizationId: string | null,
+  args: ConnectionArgs & { filter?: typeof PayoutFilter.$inferInput | null },
+) {
   const access = authorizeRead(ctx.caller, 'listPayouts', organizationId);
   const slice = keysetSliceOf(args, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
   return connectionOf(await listPayouts(ctx.gateway, access, { ...listInputOf(args.filter), slice }), slice);

@@ -26,7 +26,7 @@ const ProviderCallRef = builder.objectRef<ProviderCallView>('ProviderCall').impl
   description: 'A call to a wallet provider whose outcome is not known yet.',
   fields: (t) => ({
     kind: t.field({ type: ProviderCallKindEnum, resolve: (call) => call.kind }),
-    id: t.exposeID('id', { description: 'The payment attempt, refund or payout id (the late payment\'s attempt id for a return).' }),
+    id: t.exposeID('id', { description: "The payment attempt, refund or payout id (the late payment's attempt id for a return)." }),
     organizationId: t.exposeID('organizationId'),
     reference: t.exposeString('reference', { description: 'Our reference sent to the provider: ask the provider about this one.' }),
     providerChecks: t.exposeInt('providerChecks', { description: 'Times the provider was asked about it without a final answer.' }),
@@ -59,7 +59,12 @@ builder.mutationField('settleProviderCall', (t) =>
     description:
       'Operators (admin): records what the provider did with an open call, after checking with the provider. SUCCEEDED: the payment is paid, the refund done, the payout completed. FAILED: nothing moved; the debit of a refund or payout returns. reason (required) is kept. PROVIDER_CALL_NOT_OPEN when it was settled already.',
     authScopes: { run: 'settleProviderCall' },
-    args: { kind: t.arg({ type: ProviderCallKindEnum, required: true }), id: t.arg.id({ required: true }), outcome: t.arg({ type: ProviderCallOutcomeEnum, required: true }), reason: t.arg.string({ required: true }) },
+    args: {
+      kind: t.arg({ type: ProviderCallKindEnum, required: true }),
+      id: t.arg.id({ required: true }),
+      outcome: t.arg({ type: ProviderCallOutcomeEnum, required: true }),
+      reason: t.arg.string({ required: true }),
+    },
     resolve: (_root, { kind, id, outcome, reason }, ctx) => settleProviderCall(ctx.gateway, ctx.caller, { kind, id: String(id), outcome }, reason),
   }),
 );

@@ -17,7 +17,9 @@ const DiscrepancyRef = builder.objectRef<Discrepancy>('ReconciliationDiscrepancy
   fields: (t) => ({
     issue: t.exposeString('issue', { description: 'missing_at_provider | missing_in_ledger | amount_mismatch | status_mismatch' }),
     kind: t.exposeString('kind', { description: 'payment | refund | payout' }),
-    reference: t.exposeString('reference', { description: 'Our reference the provider keeps: the payment attempt id (refunds: the refunded payment’s), or the payout id.' }),
+    reference: t.exposeString('reference', {
+      description: 'Our reference the provider keeps: the payment attempt id (refunds: the refunded payment’s), or the payout id.',
+    }),
     providerReference: t.exposeString('providerReference', { nullable: true }),
     ledgerAmount: t.field({ type: 'SafeInt', nullable: true, resolve: (d) => amountOrNull(d.ledgerAmount) }),
     providerAmount: t.field({ type: 'SafeInt', nullable: true, resolve: (d) => amountOrNull(d.providerAmount) }),
@@ -33,7 +35,11 @@ const ReconciliationRef = builder.objectRef<ReconciliationReport>('Reconciliatio
     to: t.field({ type: 'DateTime', resolve: (report) => report.to }),
     matched: t.exposeInt('matched', { description: 'Operations found alike in both books.' }),
     discrepancyCount: t.exposeInt('discrepancyCount'),
-    discrepancies: t.field({ type: [DiscrepancyRef], description: 'At most 500; discrepancyCount says how many there were.', resolve: (report) => report.discrepancies }),
+    discrepancies: t.field({
+      type: [DiscrepancyRef],
+      description: 'At most 500; discrepancyCount says how many there were.',
+      resolve: (report) => report.discrepancies,
+    }),
   }),
 });
 

@@ -34,7 +34,6 @@ const PayoutStatusChangeRef = builder.objectRef<PayoutStatusChange>('PayoutStatu
 
 builder.subscriptionType({});
 
-
 builder.subscriptionField('transactionStatusChanged', (t) =>
   t.field({
     type: TransactionStatusChangeRef,
@@ -55,7 +54,8 @@ builder.subscriptionField('payoutStatusChanged', (t) =>
       'Each status change of the caller’s payouts from now on (scopes: payout, read); operators watch every organisation’s, or one with organizationId. Best effort: webhooks are the durable channel.',
     authScopes: { run: 'payoutStatusChanged' },
     args: { organizationId: t.arg.id() },
-    subscribe: (_root, { organizationId }, ctx) => payoutStatusChanged(ctx.gateway, authorizeRead(ctx.caller, 'payoutStatusChanged', organizationIdOf(organizationId))),
+    subscribe: (_root, { organizationId }, ctx) =>
+      payoutStatusChanged(ctx.gateway, authorizeRead(ctx.caller, 'payoutStatusChanged', organizationIdOf(organizationId))),
     resolve: (change) => change,
   }),
 );

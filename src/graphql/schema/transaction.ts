@@ -17,7 +17,15 @@ import { builder, type GraphQLContext } from '../builder.js';
 import { announcingReplays, idempotencyKeyOf } from '../idempotency.js';
 import { PaymentMethodEnum, TransactionStatusEnum } from './enums.js';
 import { nodeWhere } from './node.js';
-import { CONNECTION_DESCRIPTION, ORGANIZATION_BATCH, PageInfoRef, connectionOf, connectionsOfOrganizations, countedConnection, type ConnectionArgs } from './pagination.js';
+import {
+  CONNECTION_DESCRIPTION,
+  ORGANIZATION_BATCH,
+  PageInfoRef,
+  connectionOf,
+  connectionsOfOrganizations,
+  countedConnection,
+  type ConnectionArgs,
+} from './pagination.js';
 
 const ProductRef = builder.prismaObject('TransactionProduct', {
   name: 'Product',
@@ -85,14 +93,12 @@ export const TransactionRef = builder.prismaNode('Transaction', {
   }),
 });
 
-const CreatedTransactionRef = builder
-  .objectRef<CreatedTransaction>('CreatedTransaction')
-  .implement({
-    fields: (t) => ({
-      transaction: t.field({ type: TransactionRef, resolve: (created) => created.transaction }),
-      checkoutUrl: t.exposeString('checkoutUrl'),
-    }),
-  });
+const CreatedTransactionRef = builder.objectRef<CreatedTransaction>('CreatedTransaction').implement({
+  fields: (t) => ({
+    transaction: t.field({ type: TransactionRef, resolve: (created) => created.transaction }),
+    checkoutUrl: t.exposeString('checkoutUrl'),
+  }),
+});
 
 const TransactionPageRef = builder.objectRef<Awaited<ReturnType<typeof listTransactions>>>('TransactionPage').implement({
   fields: (t) => ({
@@ -143,7 +149,6 @@ const TransactionFilter = builder.inputType('TransactionFilter', {
   }),
 });
 
-
 builder.queryField('transaction', (t) =>
   t.field({
     type: TransactionRef,
@@ -190,7 +195,11 @@ builder.queryField('transactions', (t) =>
 const TransactionConnectionRef = countedConnection(TransactionRef, 'Transaction', 'transactions');
 
 /** One keyset slice of an organisation's (null: every organisation's) transactions, as a connection. */
-async function transactionConnection(ctx: GraphQLContext, organizationId: string | null, args: ConnectionArgs & { filter?: typeof TransactionFilter.$inferInput | null }) {
+async function transactionConnection(
+  ctx: GraphQLContext,
+  organizationId: string | null,
+  args: ConnectionArgs & { filter?: typeof TransactionFilter.$inferInput | null },
+) {
   const access = authorizeRead(ctx.caller, 'listTransactions', organizationId);
   const slice = keysetSliceOf(args, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
   return connectionOf(await listTransactions(ctx.gateway, access, { ...listInputOf(args.filter), slice }), slice);

@@ -2,7 +2,14 @@
  * A dashboard user's own two-factor sign-in (TOTP): enrol (secret, then a code to confirm, which
  * answers ten recovery codes shown once), disable or renew the recovery codes with a current code.
  */
-import { confirmTwoFactorEnrolment, disableTwoFactor, me, regenerateRecoveryCodes, setTeamTwoFactorRequired, startTwoFactorEnrolment } from '../../domain/operations.js';
+import {
+  confirmTwoFactorEnrolment,
+  disableTwoFactor,
+  me,
+  regenerateRecoveryCodes,
+  setTeamTwoFactorRequired,
+  startTwoFactorEnrolment,
+} from '../../domain/operations.js';
 import type { TwoFactorEnrolment } from '../../domain/users/startTwoFactorEnrolment.js';
 import { sessionCookie } from '../../edge/sessionCookie.js';
 import { builder } from '../builder.js';

@@ -44,7 +44,10 @@ const WebhookRef = builder.prismaNode('Webhook', {
   // node(id): the webhook reads' rule (a management key, or operators), its own organisation's only (node.ts).
   findUnique: (id, ctx) => nodeWhere(ctx, 'Webhook', id),
   nullable: true,
-  select: { id: true, organizationId: true, url: true, version: true, isActive: true, createdAt: true, updatedAt: true } satisfies Record<keyof WebhookRecord, true>,
+  select: { id: true, organizationId: true, url: true, version: true, isActive: true, createdAt: true, updatedAt: true } satisfies Record<
+    keyof WebhookRecord,
+    true
+  >,
   description: 'A webhook endpoint of one organisation. Its secret is shown once, by createWebhook or rotateWebhookSecret.',
   fields: (t) => ({
     id: t.exposeID('id'),
@@ -60,7 +63,10 @@ const WebhookRef = builder.prismaNode('Webhook', {
 const IssuedWebhookRef = builder.objectRef<IssuedWebhook>('IssuedWebhook').implement({
   fields: (t) => ({
     webhook: t.field({ type: WebhookRef, resolve: (issued) => issued.webhook }),
-    secret: t.string({ description: 'The signing secret (HMAC-SHA256 key: its UTF-8 bytes). Shown only here: store it now.', resolve: (issued) => issued.secret }),
+    secret: t.string({
+      description: 'The signing secret (HMAC-SHA256 key: its UTF-8 bytes). Shown only here: store it now.',
+      resolve: (issued) => issued.secret,
+    }),
   }),
 });
 
@@ -74,7 +80,8 @@ const WebhookAttemptRef = builder.prismaObject('WebhookAttempt', {
     response: t.exposeString('response', { nullable: true, description: 'The start of the receiver’s answer (1 kB at most)' }),
     signature: t.exposeString('signature', {
       nullable: true,
-      description: 'The X-Signature header sent with this attempt: lowercase hex HMAC-SHA256 of `body` under the secret of that moment. Null when nothing was sent.',
+      description:
+        'The X-Signature header sent with this attempt: lowercase hex HMAC-SHA256 of `body` under the secret of that moment. Null when nothing was sent.',
     }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the attempt started' }),
   }),
@@ -166,7 +173,11 @@ builder.mutationField('redeliverFailedWebhooks', (t) =>
       `Sends again every failed event (latest delivery dropped, none pending or delivered) created since \`since\`, of one webhook or all; answers how many were queued. ` +
       `At most ${MAX_FAILED_REDELIVERIES} per call, oldest first (a bounded statement and burst to the receiver): call again while it answers ${MAX_FAILED_REDELIVERIES}.`,
     authScopes: { run: 'redeliverFailedWebhooks' },
-    args: { since: t.arg({ type: 'DateTime', required: true }), webhookId: t.arg.id(), organizationId: t.arg.id({ description: 'Operators: one organisation (omitted: all)' }) },
+    args: {
+      since: t.arg({ type: 'DateTime', required: true }),
+      webhookId: t.arg.id(),
+      organizationId: t.arg.id({ description: 'Operators: one organisation (omitted: all)' }),
+    },
     resolve: (_root, args, ctx) =>
       redeliverFailedWebhooks(ctx.gateway, ctx.caller, {
         since: args.since,
@@ -183,7 +194,11 @@ builder.mutationField('createWebhook', (t) =>
     authScopes: { run: 'createWebhook' },
     args: { organizationId: t.arg.id(), url: t.arg.string({ required: true }), version: t.arg({ type: WebhookVersionEnum }) },
     resolve: (_root, args, ctx) =>
-      createWebhook(ctx.gateway, ctx.caller, { organizationId: args.organizationId ? String(args.organizationId) : null, url: args.url, version: args.version ?? null }),
+      createWebhook(ctx.gateway, ctx.caller, {
+        organizationId: args.organizationId ? String(args.organizationId) : null,
+        url: args.url,
+        version: args.version ?? null,
+      }),
   }),
 );
 

@@ -12,10 +12,7 @@ import type { Coordination, RateLimitDecision, RateLimitRule } from '../../domai
  */
 const MAX_TRACKED_KEYS = 100_000;
 
-export function createLocalCoordination(options: {
-  rateLimit: { max: number; windowMs: number };
-  now?: () => number;
-}): Coordination {
+export function createLocalCoordination(options: { rateLimit: { max: number; windowMs: number }; now?: () => number }): Coordination {
   const now = options.now ?? Date.now;
 
   /** key -> hit times (ms), oldest first. Map order = least recently used first (re-inserted on each hit). */

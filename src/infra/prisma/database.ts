@@ -73,9 +73,7 @@ export function postgresPoolConfig(url: string, poolMax: number): pg.PoolConfig 
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  return options.url
-    ? openPostgres(options.url, options.poolMax ?? 10)
-    : openPGlite(options.dataDir ?? './.gateway-data', options.onLockTakenOver);
+  return options.url ? openPostgres(options.url, options.poolMax ?? 10) : openPGlite(options.dataDir ?? './.gateway-data', options.onLockTakenOver);
 }
 
 /**
@@ -107,7 +105,11 @@ async function openPostgres(url: string, poolMax: number): Promise<Database> {
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     pool,
     query: async <Row>(sql: string) => (await pool.query(sql)).rows as Row[],
-    ping: () => withTimeout(pool.query('SELECT 1').then(() => true), PING_TIMEOUT_MS),
+    ping: () =>
+      withTimeout(
+        pool.query('SELECT 1').then(() => true),
+        PING_TIMEOUT_MS,
+      ),
     close: async () => {
       await prisma.$disconnect();
       await migrations.close();
@@ -344,7 +346,11 @@ async function openPGlite(dataDir: string, onLockTakenOver?: (description: strin
     kind: 'pglite',
     fromTemplate,
     query: async <Row>(sql: string) => (await closable.client.query<Row>(sql)).rows,
-    ping: () => withTimeout(closable.client.query('SELECT 1').then(() => true), PING_TIMEOUT_MS),
+    ping: () =>
+      withTimeout(
+        closable.client.query('SELECT 1').then(() => true),
+        PING_TIMEOUT_MS,
+      ),
     close: async () => {
       try {
         await prisma.$disconnect();

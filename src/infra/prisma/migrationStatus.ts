@@ -13,7 +13,9 @@ export async function migrationsUpToDate(db: Pick<Database, 'query'>): Promise<b
   const expected = (await readdir(MIGRATIONS_DIR, { withFileTypes: true })).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
   let applied: { migration_name: string }[];
   try {
-    applied = await db.query<{ migration_name: string }>('SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL');
+    applied = await db.query<{ migration_name: string }>(
+      'SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL',
+    );
   } catch {
     return false; // no migrations table yet: a new database
   }

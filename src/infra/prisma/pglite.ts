@@ -52,7 +52,10 @@ async function pgliteVersion(): Promise<string> {
 /** The template's folder: PGlite's version and every migration's name and SQL, hashed. */
 export async function templateFolder(): Promise<string> {
   const hash = createHash('sha256').update(await pgliteVersion());
-  const names = (await readdir(MIGRATIONS_DIR, { withFileTypes: true })).filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort();
+  const names = (await readdir(MIGRATIONS_DIR, { withFileTypes: true }))
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort();
   for (const name of names) hash.update(`\0${name}\0`).update(await readFile(path.join(MIGRATIONS_DIR, name, 'migration.sql')));
   return path.join(TEMPLATES_DIR, hash.digest('hex').slice(0, 16));
 }

@@ -29,7 +29,16 @@ import type { Logger } from '../../domain/ports.js';
 import { registerRowStreams } from '../../domain/rowStreams.js';
 import { registerDirectStatements } from '../../domain/statements.js';
 import { StartupError, postgresStartupError } from '../startupErrors.js';
-import { CONNECT_TIMEOUT_MS, PING_TIMEOUT_MS, TRANSACTION_OPTIONS, cursorStreamer, directStatementRunner, postgresPoolConfig, preparedStatementNames, surviveEndedSessions } from './database.js';
+import {
+  CONNECT_TIMEOUT_MS,
+  PING_TIMEOUT_MS,
+  TRANSACTION_OPTIONS,
+  cursorStreamer,
+  directStatementRunner,
+  postgresPoolConfig,
+  preparedStatementNames,
+  surviveEndedSessions,
+} from './database.js';
 
 export interface ReplicaOptions {
   /** DATABASE_REPLICA_URL. */
@@ -144,7 +153,14 @@ export async function openReplica(options: ReplicaOptions): Promise<Replica> {
   const rule = new ReplicaLagRule(maxLagMs);
   // The checks' own connections, one to each server: a check must not queue behind requests (a
   // busy pool would read as lag), and requests must not wait for a check.
-  const checkPool = (url: string) => new pg.Pool({ connectionString: url, max: 1, connectionTimeoutMillis: PING_TIMEOUT_MS, statement_timeout: PING_TIMEOUT_MS, query_timeout: PING_TIMEOUT_MS });
+  const checkPool = (url: string) =>
+    new pg.Pool({
+      connectionString: url,
+      max: 1,
+      connectionTimeoutMillis: PING_TIMEOUT_MS,
+      statement_timeout: PING_TIMEOUT_MS,
+      query_timeout: PING_TIMEOUT_MS,
+    });
   const replicaCheck = checkPool(options.url);
   const primaryCheck = checkPool(options.primaryUrl);
   for (const pool of [replicaCheck, primaryCheck]) surviveEndedSessions(pool);
@@ -160,7 +176,10 @@ export async function openReplica(options: ReplicaOptions): Promise<Replica> {
 
   const pool = surviveEndedSessions(new pg.Pool(postgresPoolConfig(options.url, options.poolMax ?? 10)));
   routeThroughRule(pool, { primary, serves: () => rule.serves(Date.now()), failed: replicaFailed });
-  const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { statementNameGenerator: preparedStatementNames(undefined, 'gwr') }), transactionOptions: TRANSACTION_OPTIONS });
+  const prisma = new PrismaClient({
+    adapter: new PrismaPg(pool, { statementNameGenerator: preparedStatementNames(undefined, 'gwr') }),
+    transactionOptions: TRANSACTION_OPTIONS,
+  });
   registerDirectStatements(prisma, directStatementRunner(pool));
   // Exports stream through a cursor on one connection, taken by the rule like any other; a stream
   // already running when the replica fails ends with an error (its rows so far are sent).
@@ -227,21 +246,27 @@ export async function openReplica(options: ReplicaOptions): Promise<Replica> {
  * serves once the checks reach it. The primary's availability must not hang on its replica's.
  */
 async function refuseMistakes(url: string, replica: pg.Pool, primary: pg.Pool): Promise<void> {
-  const identity = 'SELECT pg_is_in_recovery() AS standby, (SELECT system_identifier::text FROM pg_control_system()) AS cluster, (SELECT oid::text FROM pg_database WHERE datname = current_database()) AS database';
+  const identity =
+    'SELECT pg_is_in_recovery() AS standby, (SELECT system_identifier::text FROM pg_control_system()) AS cluster, (SELECT oid::text FROM pg_database WHERE datname = current_database()) AS database';
   let replicaIdentity: { standby: boolean; cluster: string; database: string } | undefined;
   try {
     replicaIdentity = (await replica.query(identity)).rows[0];
   } catch (error) {
     const code = (error as { code?: unknown }).code;
-    if (code === '3D000' || code === '28P01' || code === '28000' || code === 'ENOTFOUND') throw postgresStartupError(error, url, CONNECT_TIMEOUT_MS, 'DATABASE_REPLICA_URL');
+    if (code === '3D000' || code === '28P01' || code === '28000' || code === 'ENOTFOUND')
+      throw postgresStartupError(error, url, CONNECT_TIMEOUT_MS, 'DATABASE_REPLICA_URL');
     return;
   }
   if (!replicaIdentity?.standby) {
-    throw new StartupError('DATABASE_REPLICA_URL names a server that is not a standby (pg_is_in_recovery() is false): name a streaming replica of DATABASE_URL, or unset it');
+    throw new StartupError(
+      'DATABASE_REPLICA_URL names a server that is not a standby (pg_is_in_recovery() is false): name a streaming replica of DATABASE_URL, or unset it',
+    );
   }
   const primaryIdentity = (await primary.query(identity)).rows[0];
   if (primaryIdentity?.cluster !== replicaIdentity.cluster || primaryIdentity.database !== replicaIdentity.database) {
-    throw new StartupError('DATABASE_REPLICA_URL is not a replica of the database DATABASE_URL names (another cluster, or another database of it): name the standby of that database');
+    throw new StartupError(
+      'DATABASE_REPLICA_URL is not a replica of the database DATABASE_URL names (another cluster, or another database of it): name the standby of that database',
+    );
   }
 }
 

@@ -28,7 +28,11 @@ function baseUrl(env: Env, name: string, fallback: string): string {
 export function providersFromEnv(env: Env = process.env): Partial<Record<PaymentMethod, PaymentProvider>> {
   const providers: Partial<Record<PaymentMethod, PaymentProvider>> = {};
   if (env.WAVE_API_KEY) {
-    providers.wave = createWaveProvider({ apiKey: env.WAVE_API_KEY, apiUrl: baseUrl(env, 'WAVE_API_URL', WAVE_DEFAULT_URL), webhookSecret: env.WAVE_WEBHOOK_SECRET || undefined });
+    providers.wave = createWaveProvider({
+      apiKey: env.WAVE_API_KEY,
+      apiUrl: baseUrl(env, 'WAVE_API_URL', WAVE_DEFAULT_URL),
+      webhookSecret: env.WAVE_WEBHOOK_SECRET || undefined,
+    });
   }
   // Orange Money: ORANGE_MONEY_CLIENT_ID + ORANGE_MONEY_CLIENT_SECRET enable it (src/config.ts checks the rest).
   const orangeMoney = loadConfig(env).orangeMoney;
@@ -37,4 +41,11 @@ export function providersFromEnv(env: Env = process.env): Partial<Record<Payment
 }
 
 /** The variables holding provider credentials (kept out of start-up error reports). */
-export const PROVIDER_SECRET_VARIABLES = ['WAVE_API_KEY', 'WAVE_WEBHOOK_SECRET', 'ORANGE_MONEY_CLIENT_SECRET', 'ORANGE_MONEY_PARTNER_PIN', 'ORANGE_MONEY_WEBHOOK_SECRET', 'ORANGE_MONEY_CALLBACK_API_KEY'] as const;
+export const PROVIDER_SECRET_VARIABLES = [
+  'WAVE_API_KEY',
+  'WAVE_WEBHOOK_SECRET',
+  'ORANGE_MONEY_CLIENT_SECRET',
+  'ORANGE_MONEY_PARTNER_PIN',
+  'ORANGE_MONEY_WEBHOOK_SECRET',
+  'ORANGE_MONEY_CALLBACK_API_KEY',
+] as const;

@@ -131,7 +131,9 @@ const withoutPhoneNumbers = (text: string): string => text.replace(/\+?\d[\d ]{7
 
 const describe = (status: number, body: unknown): string => {
   const problem = (body ?? {}) as { detail?: unknown; code?: unknown; error_description?: unknown; error?: unknown };
-  const words = [problem.code ?? problem.error, problem.detail ?? problem.error_description].filter((part) => typeof part === 'string' || typeof part === 'number');
+  const words = [problem.code ?? problem.error, problem.detail ?? problem.error_description].filter(
+    (part) => typeof part === 'string' || typeof part === 'number',
+  );
   return withoutPhoneNumbers(`Orange Money answered ${status}${words.length ? ` (${words.join(': ')})` : ''}`);
 };
 
@@ -153,7 +155,9 @@ function isTransaction(value: unknown): value is OmTransaction {
 
 /** The transaction list of a search answer (a JSON array; some deployments wrap it). */
 function transactionsOf(body: unknown): OmTransaction[] {
-  const list = Array.isArray(body) ? body : (body as { transactions?: unknown; content?: unknown } | null)?.transactions ?? (body as { content?: unknown } | null)?.content;
+  const list = Array.isArray(body)
+    ? body
+    : ((body as { transactions?: unknown; content?: unknown } | null)?.transactions ?? (body as { content?: unknown } | null)?.content);
   if (!Array.isArray(list)) throw new ProviderUnavailable('Orange Money answered a transaction search that is not a list');
   return list.filter(isTransaction);
 }
@@ -172,7 +176,11 @@ function sameSecret(given: string, expected: string): boolean {
 /** The PEM of the key GET /api/account/v1/publicKeys gives (base64 DER, or already PEM). */
 function pemOf(key: string): string {
   if (key.includes('-----BEGIN')) return key.replace(/\\n/g, '\n');
-  const body = key.replace(/\s+/g, '').match(/.{1,64}/g)?.join('\n') ?? '';
+  const body =
+    key
+      .replace(/\s+/g, '')
+      .match(/.{1,64}/g)
+      ?.join('\n') ?? '';
   return `-----BEGIN PUBLIC KEY-----\n${body}\n-----END PUBLIC KEY-----`;
 }
 
@@ -190,7 +198,13 @@ export function createOrangeMoneyProvider(settings: OrangeMoneySettings, deps: O
     const signals = [AbortSignal.timeout(settings.timeoutMs), ...(init.signal ? [init.signal] : [])];
     let response: Response;
     try {
-      response = await fetch(`${base}${path}`, { method: init.method, headers: init.headers, body: init.body, signal: AbortSignal.any(signals), redirect: 'error' });
+      response = await fetch(`${base}${path}`, {
+        method: init.method,
+        headers: init.headers,
+        body: init.body,
+        signal: AbortSignal.any(signals),
+        redirect: 'error',
+      });
     } catch (error) {
       const reason = (error as Error).name === 'TimeoutError' || (error as Error).name === 'AbortError' ? 'no answer in time' : 'the connection failed';
       throw new ProviderUnavailable(`Orange Money: ${reason} (${init.method} ${path.split('?')[0]})`);
@@ -328,7 +342,12 @@ export function createOrangeMoneyProvider(settings: OrangeMoneySettings, deps: O
 
   const cashIn = async (kind: 'refund' | 'payout', request: ProviderRequest, msisdn: string, metadata?: Record<string, string>): Promise<ProviderAnswer> => {
     const partner = settings.partner;
-    if (!partner) return { status: 'failed', providerReference: '', reason: 'Orange Money cash in is not configured (ORANGE_MONEY_PARTNER_MSISDN / _PIN): nothing was sent' };
+    if (!partner)
+      return {
+        status: 'failed',
+        providerReference: '',
+        reason: 'Orange Money cash in is not configured (ORANGE_MONEY_PARTNER_MSISDN / _PIN): nothing was sent',
+      };
     const key = await partnerPublicKey(request.signal);
     // PKCS#1 v1.5, as Sonatel's documentation and clients encrypt the PIN.
     const encryptedPinCode = publicEncrypt({ key, padding: constants.RSA_PKCS1_PADDING }, Buffer.from(partner.pin, 'utf8')).toString('base64');
@@ -375,7 +394,8 @@ export function createOrangeMoneyProvider(settings: OrangeMoneySettings, deps: O
   // Callbacks
 
   const verify = (input: InboundNotification): void => {
-    if (!settings.webhookSecret && !settings.callbackApiKey) throw new NotificationRejected('Orange Money callbacks are refused: neither ORANGE_MONEY_WEBHOOK_SECRET nor ORANGE_MONEY_CALLBACK_API_KEY is set');
+    if (!settings.webhookSecret && !settings.callbackApiKey)
+      throw new NotificationRejected('Orange Money callbacks are refused: neither ORANGE_MONEY_WEBHOOK_SECRET nor ORANGE_MONEY_CALLBACK_API_KEY is set');
     if (settings.webhookSecret) verifySignature(settings.webhookSecret, input, now());
     if (settings.callbackApiKey && !sameSecret(header(input.headers, 'authorization') ?? '', `Basic ${settings.callbackApiKey}`)) {
       throw new NotificationRejected('Orange Money callback without the registered apiKey');
@@ -429,17 +449,27 @@ export function createOrangeMoneyProvider(settings: OrangeMoneySettings, deps: O
         ...(settings.callbackUrl && { headers: { 'x-callback-url': settings.callbackUrl } }),
         ...(request.signal && { signal: request.signal }),
       });
-      const qr = ok(answer, 'Orange Money QR code') as { qrId?: unknown; deepLink?: unknown; deepLinks?: { MAXIT?: unknown; OM?: unknown }; shortLink?: unknown } | undefined;
-      const link = [qr?.deepLinks?.MAXIT, qr?.deepLink, qr?.shortLink, qr?.deepLinks?.OM].find((item): item is string => typeof item === 'string' && /^https:\/\//.test(item));
+      const qr = ok(answer, 'Orange Money QR code') as
+        | { qrId?: unknown; deepLink?: unknown; deepLinks?: { MAXIT?: unknown; OM?: unknown }; shortLink?: unknown }
+        | undefined;
+      const link = [qr?.deepLinks?.MAXIT, qr?.deepLink, qr?.shortLink, qr?.deepLinks?.OM].find(
+        (item): item is string => typeof item === 'string' && /^https:\/\//.test(item),
+      );
       if (!link) throw new ProviderUnavailable('Orange Money answered a QR code without a link to send the customer to');
-      return { status: 'pending', providerReference: typeof qr?.qrId === 'string' ? qr.qrId : '', redirectUrl: link, reason: 'waiting for the customer to pay in the Orange Money app' };
+      return {
+        status: 'pending',
+        providerReference: typeof qr?.qrId === 'string' ? qr.qrId : '',
+        redirectUrl: link,
+        reason: 'waiting for the customer to pay in the Orange Money app',
+      };
     },
     async collectStatus(reference, _method, openedAt?: Date) {
       const answer = statusFrom(await findByReference('payment', reference), 'Orange Money has no payment with this reference (the customer has not paid)');
       if (answer.status !== 'not_found') return answer;
       // Orange keeps no record of an unpaid QR code: only its age tells "still payable" from "expired".
       const payableUntil = openedAt ? openedAt.getTime() + (settings.qrValiditySeconds + QR_EXPIRY_GRACE_SECONDS) * 1000 : undefined;
-      if (payableUntil !== undefined && now() > payableUntil) return { status: 'pending', providerReference: '', reason: 'the Orange Money QR code expired unpaid' };
+      if (payableUntil !== undefined && now() > payableUntil)
+        return { status: 'pending', providerReference: '', reason: 'the Orange Money QR code expired unpaid' };
       return { status: 'processing', providerReference: '', reason: 'waiting for the customer to pay in the Orange Money app' };
     },
     async refund(request) {
@@ -465,7 +495,8 @@ export function createOrangeMoneyProvider(settings: OrangeMoneySettings, deps: O
       const at = (ms: number) => new Date(ms).toISOString().slice(0, 19);
       const period = { fromDateTime: at(Math.floor(from.getTime() / 1000) * 1000), toDateTime: at(Math.ceil(to.getTime() / 1000) * 1000) };
       for (let page = 0; ; page += 1) {
-        if (page >= HISTORY_PAGES) throw new ProviderUnavailable(`Orange Money holds more than ${HISTORY_PAGES * SEARCH_PAGE_SIZE} records in this period: reconcile a shorter one`);
+        if (page >= HISTORY_PAGES)
+          throw new ProviderUnavailable(`Orange Money holds more than ${HISTORY_PAGES * SEARCH_PAGE_SIZE} records in this period: reconcile a shorter one`);
         const batch = await search({ ...period, page: String(page), size: String(SEARCH_PAGE_SIZE) }, signal);
         for (const item of batch) {
           const ours = ourReference(item.reference, item.type);
@@ -493,7 +524,9 @@ export function createOrangeMoneyProvider(settings: OrangeMoneySettings, deps: O
  * success. Alone, a failed line stays (the ledger may say otherwise: a difference to show).
  */
 function withoutFailedTries(records: ProviderRecord[]): ProviderRecord[] {
-  const paid = new Set(records.filter((record) => record.kind === 'payment' && record.reference && record.status === 'succeeded').map((record) => record.reference));
+  const paid = new Set(
+    records.filter((record) => record.kind === 'payment' && record.reference && record.status === 'succeeded').map((record) => record.reference),
+  );
   return records.filter((record) => !(record.kind === 'payment' && record.status === 'failed' && paid.has(record.reference)));
 }
 
@@ -512,5 +545,6 @@ function verifySignature(secret: string, input: InboundNotification, nowMs: numb
   if (timestamp === undefined || digests.length === 0) throw new NotificationRejected('Orange Money callback with a malformed X-Sonatel-Signature');
   if (Math.abs(nowMs / 1000 - timestamp) > SIGNATURE_TOLERANCE_SECONDS) throw new NotificationRejected('Orange Money callback signed too long ago (a replay?)');
   const expected = createHmac('sha256', secret).update(`${timestamp},`).update(input.rawBody).digest();
-  if (!digests.some((digest) => timingSafeEqual(Buffer.from(digest, 'hex'), expected))) throw new NotificationRejected('Orange Money callback signature does not match');
+  if (!digests.some((digest) => timingSafeEqual(Buffer.from(digest, 'hex'), expected)))
+    throw new NotificationRejected('Orange Money callback signature does not match');
 }

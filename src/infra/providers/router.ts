@@ -32,12 +32,16 @@ export function createProviderRouter(sandbox: PaymentProvider, providers: Provid
     payoutStatus: (reference, method) => providerFor(method).payoutStatus(reference, method),
     cancelCollection: async (reference, method) => {
       const provider = providerFor(method);
-      return closesCollections(provider) ? provider.cancelCollection(reference, method) : { status: 'processing', providerReference: '', reason: 'this provider cannot close a collection early' };
+      return closesCollections(provider)
+        ? provider.cancelCollection(reference, method)
+        : { status: 'processing', providerReference: '', reason: 'this provider cannot close a collection early' };
     },
   };
 }
 
 /** The router behind ctx.provider, when it is one (tests may give a bare provider). */
 export function providerForMethod(provider: PaymentProvider, method: PaymentMethod): PaymentProvider {
-  return 'providerFor' in provider && typeof (provider as ProviderRouter).providerFor === 'function' ? (provider as ProviderRouter).providerFor(method) : provider;
+  return 'providerFor' in provider && typeof (provider as ProviderRouter).providerFor === 'function'
+    ? (provider as ProviderRouter).providerFor(method)
+    : provider;
 }

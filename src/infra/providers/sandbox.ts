@@ -63,7 +63,8 @@ function decide(kind: CallKind, request: ProviderRequest): Decision {
     return { recorded: 'succeeded', answered: 'succeeded' };
   }
   if (suffix === '0000' || (kind === 'refund' && suffix === '0009')) {
-    const reason = kind === 'refund' ? `${request.method} refused the refund` : `${request.method} refused the withdrawal: the recipient wallet cannot receive it`;
+    const reason =
+      kind === 'refund' ? `${request.method} refused the refund` : `${request.method} refused the withdrawal: the recipient wallet cannot receive it`;
     return { recorded: 'failed', answered: 'failed', reason };
   }
   // 1111: the wallet received the money; only the provider's answer was lost on the way back.
@@ -108,7 +109,11 @@ export function createSandboxProvider(options: SandboxOptions): PaymentProvider 
   const record = async (values: unknown[]) => {
     for (let attempt = 1; ; attempt += 1) {
       try {
-        return await runStatement<{ status: ProviderAnswer['status']; providerReference: string; reason: string | null; calls: number; firstSend: boolean }>(db, RECORD_CALL, values);
+        return await runStatement<{ status: ProviderAnswer['status']; providerReference: string; reason: string | null; calls: number; firstSend: boolean }>(
+          db,
+          RECORD_CALL,
+          values,
+        );
       } catch (error) {
         if (attempt >= RECORD_TRIES || !isTransientDatabaseError(error)) throw error;
         await sleep(50 * attempt);
@@ -136,12 +141,19 @@ export function createSandboxProvider(options: SandboxOptions): PaymentProvider 
     await latency(request.signal);
     // A repeat is answered from the record (a real provider de-duplicates on our reference).
     if (!row.firstSend) return { status: row.status, providerReference: row.providerReference, ...(row.reason && { reason: row.reason }) };
-    return { status: decision.answered, providerReference: decision.answered === 'pending' ? '' : providerReference, ...(decision.reason && { reason: decision.reason }) };
+    return {
+      status: decision.answered,
+      providerReference: decision.answered === 'pending' ? '' : providerReference,
+      ...(decision.reason && { reason: decision.reason }),
+    };
   };
 
   // A status question reads the books: it is not delayed (SANDBOX_LATENCY_MS is the wallet acting).
   const status = async (kind: CallKind, reference: string): Promise<ProviderStatusAnswer> => {
-    const [row] = await runStatement<{ status: ProviderStatusAnswer['status']; providerReference: string; reason: string | null }>(db, FIND_CALL, [kind, reference]);
+    const [row] = await runStatement<{ status: ProviderStatusAnswer['status']; providerReference: string; reason: string | null }>(db, FIND_CALL, [
+      kind,
+      reference,
+    ]);
     if (!row) return { status: 'not_found', providerReference: '', reason: NEVER_RECEIVED[kind] };
     return { status: row.status, providerReference: row.providerReference, ...(row.reason && { reason: row.reason }) };
   };

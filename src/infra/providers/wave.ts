@@ -135,14 +135,23 @@ export function createWaveProvider(options: WaveOptions): PaymentProvider & Clos
   const now = options.now ?? (() => new Date());
 
   /** One HTTP call. Throws ProviderUnavailable when the outcome is unknown (network, timeout, 429, 5xx). */
-  const call = async (method: 'GET' | 'POST', path: string, init: { body?: unknown; idempotencyKey?: string; idempotencyHeader?: string; signal?: AbortSignal } = {}): Promise<WaveAnswer> => {
+  const call = async (
+    method: 'GET' | 'POST',
+    path: string,
+    init: { body?: unknown; idempotencyKey?: string; idempotencyHeader?: string; signal?: AbortSignal } = {},
+  ): Promise<WaveAnswer> => {
     const signals = [AbortSignal.timeout(timeoutMs), ...(init.signal ? [init.signal] : [])];
     const headers: Record<string, string> = { authorization: `Bearer ${options.apiKey}`, accept: 'application/json' };
     if (init.body !== undefined) headers['content-type'] = 'application/json';
     if (init.idempotencyKey) headers[init.idempotencyHeader ?? 'Idempotency-Key'] = init.idempotencyKey;
     let response: Response;
     try {
-      response = await fetch(`${apiUrl}${path}`, { method, headers, body: init.body === undefined ? undefined : JSON.stringify(init.body), signal: AbortSignal.any(signals) });
+      response = await fetch(`${apiUrl}${path}`, {
+        method,
+        headers,
+        body: init.body === undefined ? undefined : JSON.stringify(init.body),
+        signal: AbortSignal.any(signals),
+      });
     } catch (error) {
       // The message of a fetch failure names the host, never the key. A refused connection or an
       // unknown host never reached Wave: nothing was done (unlike a timeout or a reset).
@@ -189,7 +198,13 @@ export function createWaveProvider(options: WaveOptions): PaymentProvider & Clos
     const answer = await call('POST', '/v1/checkout/sessions', {
       idempotencyKey: request.reference,
       signal: request.signal,
-      body: { amount: String(request.amount), currency: 'XOF', success_url: request.returnUrls.success, error_url: request.returnUrls.error, client_reference: request.reference },
+      body: {
+        amount: String(request.amount),
+        currency: 'XOF',
+        success_url: request.returnUrls.success,
+        error_url: request.returnUrls.error,
+        client_reference: request.reference,
+      },
     });
     if (ok(answer)) {
       const session = answer.body as WaveSession;
@@ -220,7 +235,10 @@ export function createWaveProvider(options: WaveOptions): PaymentProvider & Clos
 
   const refund = async (request: ProviderRequest): Promise<ProviderAnswer> => {
     if (!request.paymentReference) return { status: 'failed', providerReference: '', reason: 'no Wave checkout session is recorded for this payment' };
-    const answer = await call('POST', `/v1/checkout/sessions/${encodeURIComponent(request.paymentReference)}/refund`, { idempotencyKey: request.reference, signal: request.signal });
+    const answer = await call('POST', `/v1/checkout/sessions/${encodeURIComponent(request.paymentReference)}/refund`, {
+      idempotencyKey: request.reference,
+      signal: request.signal,
+    });
     if (ok(answer)) return { status: 'succeeded', providerReference: request.paymentReference };
     if (unknownAfterConflict(answer)) throw new ProviderUnavailable(errorOf(answer), answer.status);
     return { status: 'failed', providerReference: '', reason: errorOf(answer) };
@@ -236,12 +254,14 @@ export function createWaveProvider(options: WaveOptions): PaymentProvider & Clos
     if (answer.status === 404) return { status: 'not_found', providerReference: '', reason: 'wave has no such checkout session' };
     if (!ok(answer)) throw new ProviderUnavailable(errorOf(answer), answer.status);
     const session = answer.body as WaveSession;
-    if (session.checkout_status !== 'complete' || session.payment_status !== 'succeeded') return { status: 'failed', providerReference: '', reason: 'the session was never paid: nothing to refund' };
+    if (session.checkout_status !== 'complete' || session.payment_status !== 'succeeded')
+      return { status: 'failed', providerReference: '', reason: 'the session was never paid: nothing to refund' };
     const today = now();
     for (let day = 0; day < REFUND_LOOKBACK_DAYS; day += 1) {
       const date = new Date(today.getTime() - day * 86_400_000);
       const items = await historyOf(dateOf(date));
-      if (items.some((item) => item.transaction_type === 'merchant_payment_refund' && item.client_reference === session.client_reference)) return { status: 'succeeded', providerReference: paymentReference };
+      if (items.some((item) => item.transaction_type === 'merchant_payment_refund' && item.client_reference === session.client_reference))
+        return { status: 'succeeded', providerReference: paymentReference };
     }
     return { status: 'not_found', providerReference: '', reason: 'no refund of this session in the last days of Wave history' };
   };
@@ -251,7 +271,13 @@ export function createWaveProvider(options: WaveOptions): PaymentProvider & Clos
       idempotencyKey: request.reference,
       idempotencyHeader: 'idempotency-key',
       signal: request.signal,
-      body: { currency: 'XOF', receive_amount: String(request.amount), mobile: request.phone, client_reference: request.reference, ...(request.recipientName && { name: request.recipientName.slice(0, 100) }) },
+      body: {
+        currency: 'XOF',
+        receive_amount: String(request.amount),
+        mobile: request.phone,
+        client_reference: request.reference,
+        ...(request.recipientName && { name: request.recipientName.slice(0, 100) }),
+      },
     });
     if (ok(answer)) return payoutAnswer(answer.body as WavePayout);
     if (unknownAfterConflict(answer)) throw new ProviderUnavailable(errorOf(answer), answer.status);
@@ -282,7 +308,12 @@ export function createWaveProvider(options: WaveOptions): PaymentProvider & Clos
 
   const listRecords = async ({ from, to, signal }: { from: Date; to: Date; signal?: AbortSignal }): Promise<ProviderRecord[]> => {
     const days: string[] = [];
-    for (let day = Date.UTC(from.getUTCFullYear(), from.getUTCMonth(), from.getUTCDate()); day <= to.getTime() && days.length < MAX_RECORD_DAYS; day += 86_400_000) days.push(dateOf(new Date(day)));
+    for (
+      let day = Date.UTC(from.getUTCFullYear(), from.getUTCMonth(), from.getUTCDate());
+      day <= to.getTime() && days.length < MAX_RECORD_DAYS;
+      day += 86_400_000
+    )
+      days.push(dateOf(new Date(day)));
     const records: ProviderRecord[] = [];
     for (const date of days) {
       for (const item of await historyOf(date, signal)) {
@@ -303,7 +334,8 @@ export function createWaveProvider(options: WaveOptions): PaymentProvider & Clos
     } catch {
       throw new NotificationRejected('the webhook body is not JSON', 400);
     }
-    if (typeof event?.id !== 'string' || typeof event.type !== 'string' || typeof event.data !== 'object' || event.data === null) throw new NotificationRejected('the webhook is not a Wave event', 400);
+    if (typeof event?.id !== 'string' || typeof event.type !== 'string' || typeof event.data !== 'object' || event.data === null)
+      throw new NotificationRejected('the webhook is not a Wave event', 400);
     if (event.type !== 'checkout.session.completed' && event.type !== 'checkout.session.payment_failed') return [];
     const session = event.data as WaveSession;
     if (typeof session.id !== 'string' || typeof session.client_reference !== 'string') return [];
@@ -337,7 +369,8 @@ export function createWaveProvider(options: WaveOptions): PaymentProvider & Clos
 /** A session as our status: paid; open (the customer may still pay, even after a failed try); expired = never confirmed. */
 function sessionStatus(session: WaveSession): ProviderStatusAnswer {
   if (session.checkout_status === 'complete' && session.payment_status === 'succeeded') return { status: 'succeeded', providerReference: session.id };
-  if (session.checkout_status === 'expired') return { status: 'pending', providerReference: session.id, reason: 'the Wave checkout session expired without payment' };
+  if (session.checkout_status === 'expired')
+    return { status: 'pending', providerReference: session.id, reason: 'the Wave checkout session expired without payment' };
   const lastError = session.last_payment_error?.message;
   return { status: 'processing', providerReference: session.id, ...(lastError && { reason: `wave: ${lastError.slice(0, 200)}` }) };
 }
@@ -385,9 +418,11 @@ function verifyWebhook(input: InboundNotification, secret: string | undefined, n
     const timestamp = parts.find(([key]) => key === 't')?.[1];
     const signatures = parts.filter(([key]) => key === 'v1').map(([, value]) => value ?? '');
     if (!timestamp || !/^[0-9]{1,12}$/.test(timestamp) || !signatures.length) throw new NotificationRejected('malformed Wave-Signature header');
-    if (Math.abs(now.getTime() - Number(timestamp) * 1000) > toleranceMs) throw new NotificationRejected('the Wave-Signature timestamp is outside the tolerance (a replay or a skewed clock)');
+    if (Math.abs(now.getTime() - Number(timestamp) * 1000) > toleranceMs)
+      throw new NotificationRejected('the Wave-Signature timestamp is outside the tolerance (a replay or a skewed clock)');
     const expected = createHmac('sha256', secret).update(timestamp).update(input.rawBody).digest();
-    if (!signatures.some((signature) => /^[0-9a-f]{64}$/i.test(signature) && timingSafeEqual(Buffer.from(signature, 'hex'), expected))) throw new NotificationRejected('the Wave-Signature does not match the body');
+    if (!signatures.some((signature) => /^[0-9a-f]{64}$/i.test(signature) && timingSafeEqual(Buffer.from(signature, 'hex'), expected)))
+      throw new NotificationRejected('the Wave-Signature does not match the body');
     return;
   }
   const authorization = headerOf(input, 'authorization');

@@ -188,9 +188,16 @@ export function createRedisCoordination(options: {
   let receivingConfirmedAt = Number.NEGATIVE_INFINITY;
   const receiving = () => Date.now() - receivingConfirmedAt < SUBSCRIPTION_TRUST_MS;
   const subscribeToInvalidations = (): Redis => {
-    const connection = redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null, commandTimeout: undefined, connectionName: `${prefix}invalidations` });
+    const connection = redis.duplicate({
+      enableOfflineQueue: true,
+      maxRetriesPerRequest: null,
+      commandTimeout: undefined,
+      connectionName: `${prefix}invalidations`,
+    });
     connection.on('error', () => undefined); // reported through the main connection's onError
-    connection.on('message', (channel: string, message: string) => (channel === liveListeningChannel ? liveListenerMayHaveAppeared() : notifyInvalidation(message)));
+    connection.on('message', (channel: string, message: string) =>
+      channel === liveListeningChannel ? liveListenerMayHaveAppeared() : notifyInvalidation(message),
+    );
     connection.on('ready', () => notifyInvalidation(INVALIDATE_ALL));
     connection.on('close', () => {
       receivingConfirmedAt = Number.NEGATIVE_INFINITY; // gone: not receiving, from now
@@ -273,15 +280,24 @@ export function createRedisCoordination(options: {
         first = false; // the first subscription announces below
         return;
       }
-      setImmediate(() => void connection.ping().then(announceLiveListening).catch(() => undefined));
+      setImmediate(
+        () =>
+          void connection
+            .ping()
+            .then(announceLiveListening)
+            .catch(() => undefined),
+      );
     });
     liveSubscriber = connection;
-    return connection.subscribe(liveChannel).then(announceLiveListening).catch((error: unknown) => {
-      liveSubscribed = undefined; // the next subscriber asks again
-      liveSubscriber = undefined;
-      connection.disconnect();
-      throw error;
-    });
+    return connection
+      .subscribe(liveChannel)
+      .then(announceLiveListening)
+      .catch((error: unknown) => {
+        liveSubscribed = undefined; // the next subscriber asks again
+        liveSubscriber = undefined;
+        connection.disconnect();
+        throw error;
+      });
   };
 
   const breaker = new CircuitBreaker({

@@ -148,7 +148,11 @@ async function authorizeExport<Op extends Operation>(ctx: GatewayContext, reques
 }
 
 /** `transactions-20261124T115134Z.csv`: what it holds and when it was taken. */
-const fileName = (what: string, at: Date): string => `${what}-${at.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '')}.csv`;
+const fileName = (what: string, at: Date): string =>
+  `${what}-${at
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '')}.csv`;
 
 /** Sends the CSV: the first batch is already read (its refusal, if any, answered as an error). */
 async function sendCsv<Row>(
@@ -186,7 +190,14 @@ export interface ExportOptions {
 export function registerExports(app: FastifyInstance, ctx: GatewayContext, options: ExportOptions): void {
   const stallMs = options.stallMs ?? EXPORT_STALL_MS;
   /** One export route: the REST steps, then the operation's batches as CSV. */
-  const route = <Op extends Operation, Row>(path: string, operation: Op, what: string, header: readonly string[], line: (row: Row) => string, rowsOf: (access: ReadAccess<Op>, query: Query) => AsyncGenerator<Row[], void, undefined>) =>
+  const route = <Op extends Operation, Row>(
+    path: string,
+    operation: Op,
+    what: string,
+    header: readonly string[],
+    line: (row: Row) => string,
+    rowsOf: (access: ReadAccess<Op>, query: Query) => AsyncGenerator<Row[], void, undefined>,
+  ) =>
     app.get(path, async (request, reply) => {
       await enforceRateLimitOn(ctx, request, reply, `GET ${path}`);
       const query = request.query as Query;
@@ -194,6 +205,10 @@ export function registerExports(app: FastifyInstance, ctx: GatewayContext, optio
       refusePaging(query);
       return sendCsv(reply, what, header, rowsOf(access, query), line, ctx.clock.now(), stallMs);
     });
-  route(EXPORT_TRANSACTIONS_PATH, 'exportTransactions', 'transactions', TRANSACTION_COLUMNS, transactionLine, (access, query) => exportTransactions(ctx, access, parseListTransactionsQuery(query)));
-  route(EXPORT_PAYOUTS_PATH, 'exportPayouts', 'payouts', PAYOUT_COLUMNS, payoutLine, (access, query) => exportPayouts(ctx, access, parseListPayoutsQuery(query)));
+  route(EXPORT_TRANSACTIONS_PATH, 'exportTransactions', 'transactions', TRANSACTION_COLUMNS, transactionLine, (access, query) =>
+    exportTransactions(ctx, access, parseListTransactionsQuery(query)),
+  );
+  route(EXPORT_PAYOUTS_PATH, 'exportPayouts', 'payouts', PAYOUT_COLUMNS, payoutLine, (access, query) =>
+    exportPayouts(ctx, access, parseListPayoutsQuery(query)),
+  );
 }

@@ -62,7 +62,8 @@ const cashoutWith = (method: PaymentMethod) =>
         return { body: cashoutReply(outcome.value), replayed: outcome.replayed };
       } catch (error) {
         // The client sent no key: say what is running, not which header it forgot.
-        if (derived && error instanceof DomainError && error.code === 'idempotency_key_in_use') throw new DomainError('idempotency_key_in_use', '', { message: STILL_RUNNING });
+        if (derived && error instanceof DomainError && error.code === 'idempotency_key_in_use')
+          throw new DomainError('idempotency_key_in_use', '', { message: STILL_RUNNING });
         throw error;
       }
     },

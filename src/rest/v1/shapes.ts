@@ -91,7 +91,14 @@ export function v1Created(created: CreatedTransaction, rates: FeeRates) {
  * v2's, kept for readers of the raw JSON; every client ignores fields it does not know.
  */
 export function v1Transaction(transaction: TransactionRecord, rates: FeeRates, settings: GatewaySettings) {
-  const { customer: _none, method_of_payment: _methods, selected_payment_method: _used, products: _products, transaction_status: _status, ...common } = transactionFull(transaction);
+  const {
+    customer: _none,
+    method_of_payment: _methods,
+    selected_payment_method: _used,
+    products: _products,
+    transaction_status: _status,
+    ...common
+  } = transactionFull(transaction);
   return {
     ...common,
     method_of_payment: v1Methods(transaction.selectedPaymentMethod ? [transaction.selectedPaymentMethod] : transaction.methodOfPayment),

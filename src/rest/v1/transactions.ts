@@ -138,7 +138,9 @@ export const transactionRoutes = {
 
   getTransaction: bind({
     operation: 'getTransaction',
-    handle: async (ctx, access, request) => ({ body: v1Transaction(await getTransaction(ctx, access, requiredOrderIdIn(request.query)), access.organization, ctx.settings) }),
+    handle: async (ctx, access, request) => ({
+      body: v1Transaction(await getTransaction(ctx, access, requiredOrderIdIn(request.query)), access.organization, ctx.settings),
+    }),
   }),
 
   /** v1's delete: v2's cancel for a pending transaction, its refund for a paid one (the domain decides, under each one's scopes). */

@@ -11,7 +11,6 @@ import type { PayoutRecord } from '../../domain/payouts/store.js';
 import type { TransactionRecord } from '../../domain/transactions/store.js';
 import { wireCustomer, wireOptionsAndTimes, wireProducts, wireTimestamp } from '../../domain/wire.js';
 
-
 /** The create response: no fees, products or URLs; with checkout_url. */
 export function transactionCreated({ transaction, checkoutUrl }: CreatedTransaction) {
   return {

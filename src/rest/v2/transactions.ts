@@ -1,10 +1,5 @@
 /** REST v2 transaction routes: parse the v2 shape, call the operation, render the v2 shape. */
-import {
-  cancelTransaction,
-  createTransaction,
-  getTransaction,
-  listTransactions,
-} from '../../domain/operations.js';
+import { cancelTransaction, createTransaction, getTransaction, listTransactions } from '../../domain/operations.js';
 import type { CreateTransactionInput } from '../../domain/transactions/createTransaction.js';
 import type { PersonInput } from '../../domain/inputs.js';
 import type { ListTransactionsInput } from '../../domain/transactions/listTransactions.js';

@@ -63,11 +63,18 @@ describe('releasing escrow', () => {
 describe('adjusting an account', () => {
   it('credits and debits main against the gateway’s adjustments account, with the reason', async () => {
     const organization = await gateway.createOrganization();
-    expect((await adjustAccount(gateway.ctx, gateway.operator, { organizationId: organization.id, amount: 5_000, reason: 'goodwill, ticket 42' })).balance).toBe(5_000n);
-    expect((await adjustAccount(gateway.ctx, gateway.operator, { organizationId: organization.id, amount: -1_500, reason: 'correction' })).balance).toBe(3_500n);
+    expect(
+      (await adjustAccount(gateway.ctx, gateway.operator, { organizationId: organization.id, amount: 5_000, reason: 'goodwill, ticket 42' })).balance,
+    ).toBe(5_000n);
+    expect((await adjustAccount(gateway.ctx, gateway.operator, { organizationId: organization.id, amount: -1_500, reason: 'correction' })).balance).toBe(
+      3_500n,
+    );
 
     const entries = await gateway.db.prisma.ledgerEntry.findMany({ where: { kind: 'adjustment', description: 'goodwill, ticket 42' } });
-    expect(entries.map((entry) => [entry.gatewayAccount ?? 'main', entry.amount]).sort()).toEqual([['adjustments', -5_000n], ['main', 5_000n]]);
+    expect(entries.map((entry) => [entry.gatewayAccount ?? 'main', entry.amount]).sort()).toEqual([
+      ['adjustments', -5_000n],
+      ['main', 5_000n],
+    ]);
     await expectBalancedLedger(gateway.db.prisma);
   });
 
@@ -76,7 +83,9 @@ describe('adjusting an account', () => {
     await adjustAccount(gateway.ctx, gateway.operator, { organizationId: organization.id, amount: 100, reason: 'credit' });
     const before = await gateway.db.prisma.ledgerEntry.count();
 
-    expect(await codeOf(adjustAccount(gateway.ctx, gateway.operator, { organizationId: organization.id, amount: -101, reason: 'too much' }))).toBe('insufficient_balance');
+    expect(await codeOf(adjustAccount(gateway.ctx, gateway.operator, { organizationId: organization.id, amount: -101, reason: 'too much' }))).toBe(
+      'insufficient_balance',
+    );
     expect(await balanceOf(gateway.db.prisma, organization.id)).toBe(100n);
     expect(await gateway.db.prisma.ledgerEntry.count()).toBe(before);
   });

@@ -58,12 +58,36 @@ type Command =
   | { kind: 'reconcile' };
 
 const command: fc.Arbitrary<Command> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('create' as const), org: fc.nat(ORGANIZATIONS_PER_RUN - 1), amount: fc.integer({ min: 11, max: 500_000 }), escrow: fc.boolean(), feesCustomerSide: fc.boolean() }) },
-  { weight: 5, arbitrary: fc.record({ kind: fc.constant('pay' as const), tx: fc.nat(30), method: fc.constantFrom('wave' as const, 'orange_money' as const), phone: fc.constantFrom<(keyof typeof PHONES)[]>('ok', 'ok', 'ok', 'declined', 'refundRefused') }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('create' as const),
+      org: fc.nat(ORGANIZATIONS_PER_RUN - 1),
+      amount: fc.integer({ min: 11, max: 500_000 }),
+      escrow: fc.boolean(),
+      feesCustomerSide: fc.boolean(),
+    }),
+  },
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      kind: fc.constant('pay' as const),
+      tx: fc.nat(30),
+      method: fc.constantFrom('wave' as const, 'orange_money' as const),
+      phone: fc.constantFrom<(keyof typeof PHONES)[]>('ok', 'ok', 'ok', 'declined', 'refundRefused'),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('cancel' as const), tx: fc.nat(30) }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('refund' as const), tx: fc.nat(30) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('release' as const), tx: fc.nat(30) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('adjust' as const), org: fc.nat(ORGANIZATIONS_PER_RUN - 1), amount: fc.integer({ min: -300_000, max: 300_000 }).filter((n) => n !== 0) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('adjust' as const),
+      org: fc.nat(ORGANIZATIONS_PER_RUN - 1),
+      amount: fc.integer({ min: -300_000, max: 300_000 }).filter((n) => n !== 0),
+    }),
+  },
   {
     weight: 3,
     arbitrary: fc.record({
@@ -87,8 +111,14 @@ interface World {
   adjusted: bigint[];
 }
 
-const accessOf = <Op extends 'createTransaction' | 'cancelTransaction' | 'refundTransaction' | 'createPayout'>(organization: OrganizationRecord, operation: Op) =>
-  authorizeMerchant({ kind: 'merchant', apiKeyId: 'property', scope: operation === 'createPayout' ? 'payout' : 'checkout', organization } satisfies MerchantCaller, operation);
+const accessOf = <Op extends 'createTransaction' | 'cancelTransaction' | 'refundTransaction' | 'createPayout'>(
+  organization: OrganizationRecord,
+  operation: Op,
+) =>
+  authorizeMerchant(
+    { kind: 'merchant', apiKeyId: 'property', scope: operation === 'createPayout' ? 'payout' : 'checkout', organization } satisfies MerchantCaller,
+    operation,
+  );
 
 /**
  * A payout; a large one (above the review threshold) first gets its funds from an adjustment, so
@@ -193,13 +223,22 @@ async function newWorld(): Promise<World> {
     Array.from({ length: ORGANIZATIONS_PER_RUN }, () => gateway.createOrganization({ verified: true, escrowEnabled: true, payoutEnabled: true })),
   );
   // A little money in main, so that some refunds of merchant-side-fee payments can be covered.
-  for (const organization of organizations) await adjustAccount(gateway.ctx, gateway.operator, { organizationId: organization.id, amount: 50_000, reason: 'float' });
+  for (const organization of organizations)
+    await adjustAccount(gateway.ctx, gateway.operator, { organizationId: organization.id, amount: 50_000, reason: 'float' });
   return { organizations, transactions: [], payouts: [], adjusted: organizations.map(() => 50_000n) };
 }
 
 // Every command list starts with creations, so that the other commands have targets.
 const commands = (max: number) =>
-  fc.tuple(fc.array(command.filter((step) => step.kind === 'create'), { minLength: 3, maxLength: 6 }), fc.array(command, { minLength: 10, maxLength: max })).map(([creations, rest]) => [...creations, ...rest]);
+  fc
+    .tuple(
+      fc.array(
+        command.filter((step) => step.kind === 'create'),
+        { minLength: 3, maxLength: 6 },
+      ),
+      fc.array(command, { minLength: 10, maxLength: max }),
+    )
+    .map(([creations, rest]) => [...creations, ...rest]);
 
 describe('the ledger under random money movements', () => {
   it('keeps every invariant when the movements run one after another', async () => {

@@ -41,7 +41,11 @@ interface RandomPosting {
 }
 
 const randomPosting: fc.Arbitrary<RandomPosting> = fc.record({
-  moves: fc.uniqueArray(fc.record({ account: fc.nat(3), amount: fc.integer({ min: -1_500, max: 1_500 }) }), { selector: (move) => move.account, minLength: 1, maxLength: 3 }),
+  moves: fc.uniqueArray(fc.record({ account: fc.nat(3), amount: fc.integer({ min: -1_500, max: 1_500 }) }), {
+    selector: (move) => move.account,
+    minLength: 1,
+    maxLength: 3,
+  }),
   split: fc.option(fc.integer({ min: -500, max: 500 })),
 });
 
@@ -49,7 +53,10 @@ function postingOf(world: World, random: RandomPosting): Posting {
   const merchant: Movement[] = random.moves.map((move) => ({ side: world.accounts[move.account]!, amount: BigInt(move.amount) }));
   const owed = -merchant.reduce((total, movement) => total + movement.amount, 0n);
   const gateway = (account: GatewayAccount, amount: bigint): Movement => ({ side: { gateway: account }, amount });
-  const sides = random.split === null ? [gateway('adjustments', owed)] : [gateway('adjustments', owed - BigInt(random.split)), gateway('fee_revenue', BigInt(random.split))];
+  const sides =
+    random.split === null
+      ? [gateway('adjustments', owed)]
+      : [gateway('adjustments', owed - BigInt(random.split)), gateway('fee_revenue', BigInt(random.split))];
   return { kind: 'adjustment', description: 'posting property', movements: [...merchant, ...sides] };
 }
 
@@ -57,12 +64,17 @@ async function newWorld(): Promise<World> {
   const organizations = await Promise.all([gateway.createOrganization(), gateway.createOrganization()]);
   const accounts = organizations.flatMap((organization) => NAMES.map((account) => ({ organizationId: organization.id, account })));
   await gateway.ctx.db.$transaction((tx) =>
-    post(tx, { kind: 'adjustment', description: 'float', movements: [...accounts.map((side) => ({ side, amount: START_BALANCE })), { side: { gateway: 'adjustments' }, amount: -4n * START_BALANCE }] }),
+    post(tx, {
+      kind: 'adjustment',
+      description: 'float',
+      movements: [...accounts.map((side) => ({ side, amount: START_BALANCE })), { side: { gateway: 'adjustments' }, amount: -4n * START_BALANCE }],
+    }),
   );
   return { accounts };
 }
 
-const balancesOf = (world: World): Promise<bigint[]> => Promise.all(world.accounts.map((side) => balanceOf(gateway.db.prisma, side.organizationId, side.account)));
+const balancesOf = (world: World): Promise<bigint[]> =>
+  Promise.all(world.accounts.map((side) => balanceOf(gateway.db.prisma, side.organizationId, side.account)));
 
 const entriesOf = (world: World): Promise<number> =>
   gateway.db.prisma.ledgerEntry.count({ where: { account: { organizationId: { in: [...new Set(world.accounts.map((side) => side.organizationId))] } } } });
@@ -79,9 +91,7 @@ async function tryPost(posting: Posting): Promise<Movement[] | null> {
 }
 
 const expectedBalances = (world: World, accepted: Movement[][]): bigint[] =>
-  world.accounts.map((account) =>
-    accepted.flat().reduce((total, movement) => (movement.side === account ? total + movement.amount : total), START_BALANCE),
-  );
+  world.accounts.map((account) => accepted.flat().reduce((total, movement) => (movement.side === account ? total + movement.amount : total), START_BALANCE));
 
 describe('postings built by the one builder', () => {
   it('balance, match their entries, and are refused exactly when a debit exceeds its balance, changing nothing', async () => {
@@ -114,7 +124,12 @@ describe('postings built by the one builder', () => {
         const world = await newWorld();
         const outcomes = await Promise.all(randoms.map((random) => tryPost(postingOf(world, random))));
         await expectBalancedLedger(gateway.db.prisma);
-        expect(await balancesOf(world)).toEqual(expectedBalances(world, outcomes.filter((outcome) => outcome !== null)));
+        expect(await balancesOf(world)).toEqual(
+          expectedBalances(
+            world,
+            outcomes.filter((outcome) => outcome !== null),
+          ),
+        );
       }),
       { numRuns: 25 },
     );
@@ -123,10 +138,20 @@ describe('postings built by the one builder', () => {
   it('between gateway accounts only (nothing to refuse): writes its entries, balanced', async () => {
     const description = `gateway only ${Date.now()}`;
     await gateway.ctx.db.$transaction((tx) =>
-      post(tx, { kind: 'adjustment', description, movements: [{ side: { gateway: 'adjustments' }, amount: -7n }, { side: { gateway: 'fee_revenue' }, amount: 7n }] }),
+      post(tx, {
+        kind: 'adjustment',
+        description,
+        movements: [
+          { side: { gateway: 'adjustments' }, amount: -7n },
+          { side: { gateway: 'fee_revenue' }, amount: 7n },
+        ],
+      }),
     );
     const entries = await gateway.ctx.db.ledgerEntry.findMany({ where: { description }, orderBy: { amount: 'asc' } });
-    expect(entries.map((entry) => [entry.gatewayAccount, entry.amount, entry.accountId])).toEqual([['adjustments', -7n, null], ['fee_revenue', 7n, null]]);
+    expect(entries.map((entry) => [entry.gatewayAccount, entry.amount, entry.accountId])).toEqual([
+      ['adjustments', -7n, null],
+      ['fee_revenue', 7n, null],
+    ]);
     expect(new Set(entries.map((entry) => entry.postingId)).size).toBe(1);
   });
 });
@@ -137,24 +162,49 @@ describe('a posting refused', () => {
     const escrow = { organizationId: organization.id, account: 'escrow' as const };
     const main = { organizationId: organization.id, account: 'main' as const };
     // `escrow` is locked (and credited) before `main`, whose debit is refused.
-    expect(await tryPost({ kind: 'adjustment', movements: [{ side: main, amount: -200n }, { side: escrow, amount: 50n }, { side: { gateway: 'adjustments' }, amount: 150n }] })).toBeNull();
+    expect(
+      await tryPost({
+        kind: 'adjustment',
+        movements: [
+          { side: main, amount: -200n },
+          { side: escrow, amount: 50n },
+          { side: { gateway: 'adjustments' }, amount: 150n },
+        ],
+      }),
+    ).toBeNull();
     expect([await balanceOf(gateway.db.prisma, organization.id, 'escrow'), await balanceOf(gateway.db.prisma, organization.id, 'main')]).toEqual([0n, 0n]);
     expect(await gateway.db.prisma.ledgerEntry.count({ where: { account: { organizationId: organization.id } } })).toBe(0);
   });
 
   it('for an account that does not exist: merchant_account_unavailable', async () => {
     const missing = { organizationId: '00000000-0000-4000-8000-000000000000', account: 'main' as const };
-    const posting: Posting = { kind: 'adjustment', movements: [{ side: missing, amount: 10n }, { side: { gateway: 'adjustments' }, amount: -10n }] };
+    const posting: Posting = {
+      kind: 'adjustment',
+      movements: [
+        { side: missing, amount: 10n },
+        { side: { gateway: 'adjustments' }, amount: -10n },
+      ],
+    };
     await expect(gateway.ctx.db.$transaction((tx) => post(tx, posting))).rejects.toMatchObject({ code: 'merchant_account_unavailable' });
   });
 
   it('in a caller’s single statement, without a transaction: writes nothing, and one shape of posting is one prepared text', async () => {
     const organization = await gateway.createOrganization({ verified: true });
-    const { value } = await createTransaction(gateway.ctx, authorizeMerchant({ kind: 'merchant', apiKeyId: 'direct', scope: 'checkout', organization }, 'createTransaction'), {
-      methodOfPayment: ['wave'],
-      products: [{ name: 'Article', price: 1_000, quantity: 1 }],
+    const { value } = await createTransaction(
+      gateway.ctx,
+      authorizeMerchant({ kind: 'merchant', apiKeyId: 'direct', scope: 'checkout', organization }, 'createTransaction'),
+      {
+        methodOfPayment: ['wave'],
+        products: [{ name: 'Article', price: 1_000, quantity: 1 }],
+      },
+    );
+    await tryPost({
+      kind: 'adjustment',
+      movements: [
+        { side: { organizationId: organization.id, account: 'main' }, amount: 100n },
+        { side: { gateway: 'adjustments' }, amount: -100n },
+      ],
     });
-    await tryPost({ kind: 'adjustment', movements: [{ side: { organizationId: organization.id, account: 'main' }, amount: 100n }, { side: { gateway: 'adjustments' }, amount: -100n }] });
     const debit = (amount: bigint) =>
       debitPostingCtes({
         organizationId: organization.id,
@@ -172,7 +222,13 @@ describe('a posting refused', () => {
       return runStatement<{ id: string }>(gateway.ctx.db, { name: 'test_embedded_debit', text: statement.text }, statement.values);
     };
     const credit = (amount: bigint) =>
-      creditPostingCtes({ source: 'released', transactionId: value.transaction.id, description: 'embedded credit', credit: amount, gatewaySides: [{ gateway: 'fee_revenue', amount: -amount }] });
+      creditPostingCtes({
+        source: 'released',
+        transactionId: value.transaction.id,
+        description: 'embedded credit',
+        credit: amount,
+        gatewaySides: [{ gateway: 'fee_revenue', amount: -amount }],
+      });
     expect(debit(60n).text).toBe(debit(70n).text);
     expect(credit(60n).text).toBe(credit(70n).text);
 

@@ -9,7 +9,13 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
 import { inTransaction } from '../../../src/domain/afterCommit.js';
 import { DomainError } from '../../../src/domain/errors.js';
-import { MAX_QUEUED_EVENTS, MAX_SUBSCRIBERS_PER_ORGANIZATION, UNREAD_GRACE_MS, announceStatusChange, liveSubscriberCount } from '../../../src/domain/liveUpdates/events.js';
+import {
+  MAX_QUEUED_EVENTS,
+  MAX_SUBSCRIBERS_PER_ORGANIZATION,
+  UNREAD_GRACE_MS,
+  announceStatusChange,
+  liveSubscriberCount,
+} from '../../../src/domain/liveUpdates/events.js';
 import { transactionStatusChanged } from '../../../src/domain/operations.js';
 import { useGateway } from '../../support/gateway.js';
 
@@ -75,7 +81,9 @@ describe('live updates in process', () => {
   it(`refuses a subscription past ${MAX_SUBSCRIBERS_PER_ORGANIZATION} on one organisation (429), and frees the place when one closes`, async () => {
     const organizationId = randomUUID();
     const before = liveSubscriberCount(gateway.ctx);
-    const streams = await Promise.all(Array.from({ length: MAX_SUBSCRIBERS_PER_ORGANIZATION }, () => transactionStatusChanged(gateway.ctx, watching(organizationId))));
+    const streams = await Promise.all(
+      Array.from({ length: MAX_SUBSCRIBERS_PER_ORGANIZATION }, () => transactionStatusChanged(gateway.ctx, watching(organizationId))),
+    );
     const refused = await transactionStatusChanged(gateway.ctx, watching(organizationId)).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(DomainError);
     expect((refused as DomainError).status).toBe(429);

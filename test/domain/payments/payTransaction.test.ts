@@ -126,7 +126,9 @@ describe('paying a transaction', () => {
     const { transaction } = await pendingTransaction();
     await setSwitch(gateway.ctx, gateway.operator, 'wave', false);
     try {
-      expect(await codeOf(payTransaction(gateway.ctx, customer, transaction.id, { method: 'wave', phone: '+221771234567' }))).toBe('payment_method_unavailable');
+      expect(await codeOf(payTransaction(gateway.ctx, customer, transaction.id, { method: 'wave', phone: '+221771234567' }))).toBe(
+        'payment_method_unavailable',
+      );
       const paid = await payTransaction(gateway.ctx, customer, transaction.id, { method: 'orange_money', phone: '+221771234567' });
       expect(paid.transaction.selectedPaymentMethod).toBe('orange_money');
     } finally {
@@ -144,7 +146,9 @@ describe('paying a transaction', () => {
   });
 
   it('answers an unknown or malformed order id as not found', async () => {
-    expect(await codeOf(payTransaction(gateway.ctx, customer, '00000000-0000-4000-8000-000000000000', { method: 'wave', phone: '+221771234567' }))).toBe('transaction_not_found');
+    expect(await codeOf(payTransaction(gateway.ctx, customer, '00000000-0000-4000-8000-000000000000', { method: 'wave', phone: '+221771234567' }))).toBe(
+      'transaction_not_found',
+    );
     expect(await codeOf(payTransaction(gateway.ctx, customer, 'not-an-id', { method: 'wave', phone: '+221771234567' }))).toBe('transaction_not_found');
   });
 });

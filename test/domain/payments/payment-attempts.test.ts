@@ -64,7 +64,6 @@ function lostAnswerProvider(status: ProviderStatusAnswer['status']) {
   return { provider, asked };
 }
 
-
 /** Waits until an attempt of the transaction is recorded and its wallet being asked (bounded). */
 async function untilCollecting(transactionId: string): Promise<void> {
   for (let tries = 0; tries < 200; tries += 1) {
@@ -161,18 +160,26 @@ describe('an attempt left without an answer', () => {
     expect((await gateway.db.prisma.transaction.findUniqueOrThrow({ where: { id: transaction.id } })).status).toBe('paid');
   });
 
-  it('stays open when the provider says it never received it (unknown is not failed); an operator\'s decision frees it and the customer may pay again', async () => {
+  it("stays open when the provider says it never received it (unknown is not failed); an operator's decision frees it and the customer may pay again", async () => {
     const { organization, transaction } = await pendingTransaction();
     const { provider } = lostAnswerProvider('not_found');
     await withProvider(gateway, provider, () => payTransaction(gateway.ctx, customer, transaction.id, { method: 'wave', phone: PHONE }));
-    expect(await withProvider(gateway, provider, () => settleStalePaymentAttempts(gateway.ctx, { olderThanMs: 0 }))).toMatchObject({ settled: 0, stillPending: 1 });
+    expect(await withProvider(gateway, provider, () => settleStalePaymentAttempts(gateway.ctx, { olderThanMs: 0 }))).toMatchObject({
+      settled: 0,
+      stillPending: 1,
+    });
 
     const attempt = await gateway.db.prisma.paymentAttempt.findFirstOrThrow({ where: { transactionId: transaction.id } });
     expect(attempt).toMatchObject({ state: 'collecting', providerChecks: 1 });
-    await expect(payTransaction(gateway.ctx, customer, transaction.id, { method: 'wave', phone: PHONE })).rejects.toMatchObject({ code: 'payment_in_progress' });
+    await expect(payTransaction(gateway.ctx, customer, transaction.id, { method: 'wave', phone: PHONE })).rejects.toMatchObject({
+      code: 'payment_in_progress',
+    });
 
     await settleProviderCall(gateway.ctx, gateway.operator, { kind: 'payment', id: attempt.id, outcome: 'failed' }, 'no such payment at the provider');
-    expect(await gateway.db.prisma.paymentAttempt.findUniqueOrThrow({ where: { id: attempt.id } })).toMatchObject({ state: 'failed', reason: expect.stringMatching(/decided by an operator/) });
+    expect(await gateway.db.prisma.paymentAttempt.findUniqueOrThrow({ where: { id: attempt.id } })).toMatchObject({
+      state: 'failed',
+      reason: expect.stringMatching(/decided by an operator/),
+    });
     expect(await balanceOf(gateway.db.prisma, organization.id)).toBe(0n);
     expect((await payTransaction(gateway.ctx, customer, transaction.id, { method: 'wave', phone: PHONE })).outcome).toBe('paid');
   });

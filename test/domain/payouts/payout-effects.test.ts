@@ -26,7 +26,10 @@ async function postingsOf(payoutId: string) {
     kinds.map((kind) => {
       const posting = entries.filter((entry) => entry.kind === kind);
       const lines = posting.map((entry) => [entry.account?.name ?? entry.gatewayAccount, entry.amount, entry.balanceAfter]);
-      return [kind, { sum: posting.reduce((total, entry) => total + entry.amount, 0n), entries: lines.sort((a, b) => String(a[0]).localeCompare(String(b[0]))) }];
+      return [
+        kind,
+        { sum: posting.reduce((total, entry) => total + entry.amount, 0n), entries: lines.sort((a, b) => String(a[0]).localeCompare(String(b[0]))) },
+      ];
     }),
   );
 }
@@ -38,7 +41,14 @@ describe.each(KEYS)('a payout %s', (_, newKey) => {
     expect(sent.status).toBe(200);
     expect(sent.body.payout_status).toBe('completed');
     expect(await postingsOf(sent.body.order_id)).toEqual({
-      payout: { sum: 0n, entries: [['fee_revenue', 100n, null], ['main', -10_100n, 89_900n], ['provider_clearing_wave', 10_000n, null]] },
+      payout: {
+        sum: 0n,
+        entries: [
+          ['fee_revenue', 100n, null],
+          ['main', -10_100n, 89_900n],
+          ['provider_clearing_wave', 10_000n, null],
+        ],
+      },
     });
     expect((await postPayout(gateway, key, payoutBody(), newKey())).status).toBe(200);
     expect(await mainBalance(gateway, organization.id)).toBe(100_000n - 2n * 10_100n);
@@ -51,7 +61,13 @@ describe.each(KEYS)('a payout %s', (_, newKey) => {
     const sent = await postPayout(gateway, key, payoutBody(), newKey());
     expect(sent.status).toBe(200);
     expect(await postingsOf(sent.body.order_id)).toEqual({
-      payout: { sum: 0n, entries: [['main', -10_000n, 90_000n], ['provider_clearing_wave', 10_000n, null]] },
+      payout: {
+        sum: 0n,
+        entries: [
+          ['main', -10_000n, 90_000n],
+          ['provider_clearing_wave', 10_000n, null],
+        ],
+      },
     });
     await expectBalancedLedger(gateway.ctx.db);
   });
@@ -65,7 +81,11 @@ describe.each(KEYS)('a payout %s', (_, newKey) => {
     expect(payout.failureReason).not.toBeNull();
     expect((await postingsOf(payout.id)).payout_reversal).toEqual({
       sum: 0n,
-      entries: [['fee_revenue', -100n, null], ['main', 10_100n, 100_000n], ['provider_clearing_wave', -10_000n, null]],
+      entries: [
+        ['fee_revenue', -100n, null],
+        ['main', 10_100n, 100_000n],
+        ['provider_clearing_wave', -10_000n, null],
+      ],
     });
     expect(await mainBalance(gateway, organization.id)).toBe(100_000n);
     expect((await postPayout(gateway, key, payoutBody(), newKey())).status).toBe(200);

@@ -28,7 +28,9 @@ async function postingsOf(orderId: string) {
     kind: posting[0]!.kind,
     description: posting[0]!.description,
     sum: posting.reduce((total, entry) => total + entry.amount, 0n),
-    entries: posting.map((entry) => [entry.account?.name ?? entry.gatewayAccount, entry.amount, entry.balanceAfter]).sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+    entries: posting
+      .map((entry) => [entry.account?.name ?? entry.gatewayAccount, entry.amount, entry.balanceAfter])
+      .sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
   }));
 }
 
@@ -50,8 +52,24 @@ describe.each(KEYS)('a refund %s', (_, newKey) => {
     const postings = (await postingsOf(orderId)).filter((posting) => posting.description === tag);
     expect(postings).toEqual(
       expect.arrayContaining([
-        { kind: 'escrow_release', description: tag, sum: 0n, entries: [['escrow', -5000n, 0n], ['main', 5000n, 5000n]] },
-        { kind: 'refund', description: tag, sum: 0n, entries: [['main', -5000n, 0n], ['provider_clearing_wave', 5000n, null]] },
+        {
+          kind: 'escrow_release',
+          description: tag,
+          sum: 0n,
+          entries: [
+            ['escrow', -5000n, 0n],
+            ['main', 5000n, 5000n],
+          ],
+        },
+        {
+          kind: 'refund',
+          description: tag,
+          sum: 0n,
+          entries: [
+            ['main', -5000n, 0n],
+            ['provider_clearing_wave', 5000n, null],
+          ],
+        },
       ]),
     );
     expect(postings).toHaveLength(2);
@@ -84,9 +102,20 @@ describe.each(KEYS)('a refund %s', (_, newKey) => {
 
     const postings = await postingsOf(orderId);
     const first = `refund ${refundRow.id} attempt 1`;
-    expect(postings.filter((posting) => posting.description.startsWith(first)).map((posting) => posting.kind).sort()).toEqual(['refund', 'refund_reversal']);
-    expect(postings.find((posting) => posting.description === `${first} failed`)?.entries).toEqual([['main', 3000n, 3000n], ['provider_clearing_wave', -3000n, null]]);
-    expect(postings.find((posting) => posting.description === `refund ${refundRow.id} attempt 2`)?.entries).toEqual([['main', -3000n, 0n], ['provider_clearing_wave', 3000n, null]]);
+    expect(
+      postings
+        .filter((posting) => posting.description.startsWith(first))
+        .map((posting) => posting.kind)
+        .sort(),
+    ).toEqual(['refund', 'refund_reversal']);
+    expect(postings.find((posting) => posting.description === `${first} failed`)?.entries).toEqual([
+      ['main', 3000n, 3000n],
+      ['provider_clearing_wave', -3000n, null],
+    ]);
+    expect(postings.find((posting) => posting.description === `refund ${refundRow.id} attempt 2`)?.entries).toEqual([
+      ['main', -3000n, 0n],
+      ['provider_clearing_wave', 3000n, null],
+    ]);
     expect(postings.every((posting) => posting.sum === 0n)).toBe(true);
     await expectLedgerConsistent(gateway, organization.id);
   });
@@ -104,8 +133,14 @@ describe.each(KEYS)('a refund %s', (_, newKey) => {
     // The debit's reversal first (main back to 4000), then the release's (main to 0, escrow to 4000).
     expect(reversals.map((posting) => posting.entries)).toEqual(
       expect.arrayContaining([
-        [['main', 4000n, 4000n], ['provider_clearing_wave', -4000n, null]],
-        [['escrow', 4000n, 4000n], ['main', -4000n, 0n]],
+        [
+          ['main', 4000n, 4000n],
+          ['provider_clearing_wave', -4000n, null],
+        ],
+        [
+          ['escrow', 4000n, 4000n],
+          ['main', -4000n, 0n],
+        ],
       ]),
     );
     await expectLedgerConsistent(gateway, organization.id);
@@ -154,7 +189,9 @@ async function raceFailedSettlementOfHeldRefund<T>(race: (organizationId: string
 
 describe('a refund of a held transaction racing the settlement of its failed attempt', () => {
   it('never debits main for proceeds still in escrow: the racing request waits, then records from what the settlement left', async () => {
-    const { organizationId, orderId, answer } = await raceFailedSettlementOfHeldRefund((organization, order) => recordRefund(gateway.ctx, gateway.ctx.db, organization, order));
+    const { organizationId, orderId, answer } = await raceFailedSettlementOfHeldRefund((organization, order) =>
+      recordRefund(gateway.ctx, gateway.ctx.db, organization, order),
+    );
     // The common shape found the row no longer paid once it got it and wrote nothing; the general
     // shape, a statement of its own, saw the settlement whole: the proceeds back in escrow, then
     // released again and main debited, as attempt 2.
@@ -169,7 +206,9 @@ describe('a refund of a held transaction racing the settlement of its failed att
 describe('the general shape of the record statement, racing that settlement itself', () => {
   it('writes nothing when the row it waited for is held again (its snapshot saw the proceeds released): 409, never main debited for escrow', async () => {
     // The general shape alone, as recordRefund runs it when the common one wrote nothing.
-    const { organizationId, orderId, answer } = await raceFailedSettlementOfHeldRefund((organization, order) => recordInShape(gateway.ctx, gateway.ctx.db, organization, order, 'any'));
+    const { organizationId, orderId, answer } = await raceFailedSettlementOfHeldRefund((organization, order) =>
+      recordInShape(gateway.ctx, gateway.ctx.db, organization, order, 'any'),
+    );
     expect(answer).toBeNull();
     expect(await statusOf(gateway, orderId)).toBe('paid_and_blocked');
     expect(await balances(gateway, organizationId)).toEqual({ main: 5000n, escrow: 3000n });

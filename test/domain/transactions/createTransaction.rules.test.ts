@@ -65,7 +65,9 @@ describe('createTransaction refuses', () => {
   it('amounts outside the organisation’s own limits, on both sides', async () => {
     const access = await accessFor({ update: { minTransactionAmount: 1000, maxTransactionAmount: 5000 } });
     expect(await refusalOf(createTransaction(gateway.ctx, access, valid({ products: [{ name: 'x', price: 999, quantity: 1 }] })))).toBe('amount_out_of_limits');
-    expect(await refusalOf(createTransaction(gateway.ctx, access, valid({ products: [{ name: 'x', price: 5001, quantity: 1 }] })))).toBe('amount_out_of_limits');
+    expect(await refusalOf(createTransaction(gateway.ctx, access, valid({ products: [{ name: 'x', price: 5001, quantity: 1 }] })))).toBe(
+      'amount_out_of_limits',
+    );
     expect(await refusalOf(createTransaction(gateway.ctx, access, valid({ products: [{ name: 'x', price: 5000, quantity: 1 }] })))).toBe('accepted');
   });
 
@@ -81,9 +83,21 @@ describe('createTransaction refuses', () => {
 describe('createTransaction stores', () => {
   it('the total exactly, products in order, defaults for what was left out, and nothing when refused', async () => {
     const access = await accessFor();
-    const { value } = await createTransaction(gateway.ctx, access, valid({ products: [{ name: 'A', price: 333, quantity: 3 }, { name: 'B', price: 1, quantity: 2 }] }));
+    const { value } = await createTransaction(
+      gateway.ctx,
+      access,
+      valid({
+        products: [
+          { name: 'A', price: 333, quantity: 3 },
+          { name: 'B', price: 1, quantity: 2 },
+        ],
+      }),
+    );
     expect(value.transaction).toMatchObject({ amount: 1001n, status: 'pending', feesCustomerSide: false, isEscrow: false, isMerchant: false, fees: 0n });
-    expect(value.transaction.products.map((product) => [product.name, product.position])).toEqual([['A', 0], ['B', 1]]);
+    expect(value.transaction.products.map((product) => [product.name, product.position])).toEqual([
+      ['A', 0],
+      ['B', 1],
+    ]);
     expect(value.transaction.successUrl).toBe(`${value.checkoutUrl}/success`);
     await refusalOf(createTransaction(gateway.ctx, access, valid({ products: [] })));
     expect(await gateway.ctx.db.transaction.count({ where: { organizationId: access.organizationId } })).toBe(1);

@@ -63,10 +63,17 @@ describe('the authentication cache, for issued operator tokens', () => {
   });
 
   it('refuses a token on the very next request once it is revoked through the operation; other tokens keep working', async () => {
-    const [revoked, kept] = await Promise.all([createOperatorToken(gateway.ctx, gateway.operator, 'analyst'), createOperatorToken(gateway.ctx, gateway.operator, 'support')]);
+    const [revoked, kept] = await Promise.all([
+      createOperatorToken(gateway.ctx, gateway.operator, 'analyst'),
+      createOperatorToken(gateway.ctx, gateway.operator, 'support'),
+    ]);
     expect((await asOperator(revoked.secret)).status).toBe(200);
     expect((await asOperator(kept.secret)).status).toBe(200);
-    expect(await revokeOperatorToken(gateway.ctx, gateway.operator, revoked.operatorToken.id)).toMatchObject({ id: revoked.operatorToken.id, revokedAt: expect.any(Date), propagationConfirmed: true });
+    expect(await revokeOperatorToken(gateway.ctx, gateway.operator, revoked.operatorToken.id)).toMatchObject({
+      id: revoked.operatorToken.id,
+      revokedAt: expect.any(Date),
+      propagationConfirmed: true,
+    });
     expect(await asOperator(revoked.secret)).toMatchObject({ status: 401, body: { errors: [expect.objectContaining({ message: 'Invalid API key' })] } });
     expect((await asOperator(kept.secret)).status).toBe(200);
   });

@@ -42,7 +42,9 @@ function expectUnauthenticated(response: HttpResult) {
   const codes = (response.body?.errors ?? []).map((error: { extensions?: { code?: string } }) => error.extensions?.code);
   expect(response.status === 401 || codes.includes('UNAUTHENTICATED'), `status ${response.status}, body ${JSON.stringify(response.body)}`).toBe(true);
   if (response.body?.errors) {
-    expect(response.body.errors).toStrictEqual([expect.objectContaining({ message: 'Invalid API key', extensions: expect.objectContaining({ code: 'UNAUTHENTICATED' }) })]);
+    expect(response.body.errors).toStrictEqual([
+      expect.objectContaining({ message: 'Invalid API key', extensions: expect.objectContaining({ code: 'UNAUTHENTICATED' }) }),
+    ]);
   }
 }
 

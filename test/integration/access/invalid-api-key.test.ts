@@ -129,7 +129,7 @@ describe('REST v2 refuses requests without a valid API key with 401 Invalid API 
     expect(response.body).toStrictEqual(INVALID_API_KEY);
   });
 
-  it('keeps the organisation\'s other keys working when one key is revoked', async () => {
+  it("keeps the organisation's other keys working when one key is revoked", async () => {
     const issued = await createApiKey(gateway.ctx, gateway.operator, organizationId, 'checkout');
     await revokeApiKey(gateway.ctx, gateway.operator, issued.apiKey.id);
     const response = await gateway.rest('GET', '/api/v2/transactions', { key: validKey });

@@ -77,7 +77,10 @@ describe('API key storage', () => {
     // Nor its random part, which is what makes it secret.
     expect(serialised).not.toContain(secret.slice('gw_sk_'.length));
     for (const [column, value] of Object.entries(row)) {
-      expect({ column, containsKey: String(value).includes(secret.slice('gw_sk_'.length, 'gw_sk_'.length + 20)) }).toStrictEqual({ column, containsKey: false });
+      expect({ column, containsKey: String(value).includes(secret.slice('gw_sk_'.length, 'gw_sk_'.length + 20)) }).toStrictEqual({
+        column,
+        containsKey: false,
+      });
     }
   });
 

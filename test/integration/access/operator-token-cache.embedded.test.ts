@@ -5,7 +5,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../../src/domain/access/auth.js';
-import { CreateOperatorTokenDocument as CREATE, OrganizationCountDocument as ORGANIZATIONS, RevokeOperatorTokenConfirmedDocument as REVOKE, type OperatorRole } from '../../support/graphql/generated.js';
+import {
+  CreateOperatorTokenDocument as CREATE,
+  OrganizationCountDocument as ORGANIZATIONS,
+  RevokeOperatorTokenConfirmedDocument as REVOKE,
+  type OperatorRole,
+} from '../../support/graphql/generated.js';
 import { graphqlDataTyped as graphqlData, graphqlTyped } from '../../support/graphql/typed.js';
 import { useGateway } from '../../support/gateway.js';
 

@@ -94,7 +94,14 @@ describe('operatorTokens (list)', () => {
     const response = await graphqlTyped(gateway, ListOperatorTokensDocument, {}, gateway.adminToken);
     expect(response.status).toBe(200);
     const listed = response.body.data!.operatorTokens.find((token: { id: string }) => token.id === issued.id);
-    expect(listed).toEqual({ id: issued.id, role: 'support', prefix: issued.token.slice(0, 14), revoked: false, revokedAt: null, createdAt: expect.any(String) });
+    expect(listed).toEqual({
+      id: issued.id,
+      role: 'support',
+      prefix: issued.token.slice(0, 14),
+      revoked: false,
+      revokedAt: null,
+      createdAt: expect.any(String),
+    });
     const text = JSON.stringify(response.body);
     expect(text).not.toContain(issued.token.slice(14));
     expect(text).not.toContain(sha256Hex(issued.token));
@@ -130,7 +137,9 @@ describe('revokeOperatorToken', () => {
     const refused = await graphqlTyped(gateway, TypenameDocument, {}, issued.token);
     expect(refused.status).toBe(401);
     expect(refused.body.data ?? null).toBeNull();
-    expect(refused.body.errors).toEqual([expect.objectContaining({ message: 'Invalid API key', extensions: expect.objectContaining({ code: 'UNAUTHENTICATED' }) })]);
+    expect(refused.body.errors).toEqual([
+      expect.objectContaining({ message: 'Invalid API key', extensions: expect.objectContaining({ code: 'UNAUTHENTICATED' }) }),
+    ]);
     // Not even to issue a token with it.
     expect((await graphqlTyped(gateway, IssueOperatorTokenDocument, { role: 'admin' }, issued.token)).status).toBe(401);
 
@@ -223,7 +232,7 @@ describe('bad input', () => {
     }
     // A literal that is not a role fails validation: Yoga answers a plain JSON client 200 with the
     // error (400 only to clients accepting application/graphql-response+json), and runs nothing.
-    const inline = await gateway.graphql("mutation { createOperatorToken(role: root) { token } }", {}, gateway.adminToken);
+    const inline = await gateway.graphql('mutation { createOperatorToken(role: root) { token } }', {}, gateway.adminToken);
     expect(inline.status).toBeLessThan(500);
     expect(inline.body.data ?? null).toBeNull();
     expect(inline.body.errors?.[0]?.extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');
@@ -240,15 +249,23 @@ describe(`at most ${MAX_ACTIVE_OPERATOR_TOKENS} tokens in use`, () => {
   it('issues up to the limit under concurrent requests, then answers 400 TOO_MANY_OPERATOR_TOKENS until one is revoked', async () => {
     const active = await gateway.ctx.db.operatorToken.count({ where: { revokedAt: null } });
     // Two below the limit, with rows of the same shape as issued ones (the digest of nothing anyone holds).
-    const rows = Array.from({ length: MAX_ACTIVE_OPERATOR_TOKENS - 2 - active }, () => ({ id: randomUUID(), role: 'analyst' as const, prefix: 'gw_op_seeded', tokenDigest: sha256Hex(randomUUID()) }));
+    const rows = Array.from({ length: MAX_ACTIVE_OPERATOR_TOKENS - 2 - active }, () => ({
+      id: randomUUID(),
+      role: 'analyst' as const,
+      prefix: 'gw_op_seeded',
+      tokenDigest: sha256Hex(randomUUID()),
+    }));
     await gateway.ctx.db.operatorToken.createMany({ data: rows });
     seeded.push(...rows.map((row) => row.id));
 
-    const answers = await Promise.all(Array.from({ length: 5 }, () => graphqlTyped(gateway, IssueOperatorTokenDocument, { role: "support" }, gateway.adminToken)));
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () => graphqlTyped(gateway, IssueOperatorTokenDocument, { role: 'support' }, gateway.adminToken)),
+    );
     const issued = answers.filter((answer) => answer.body.data?.createOperatorToken);
     expect(issued).toHaveLength(2);
     seeded.push(...issued.map((answer) => answer.body.data!.createOperatorToken.operatorToken.id));
-    for (const refused of answers.filter((answer) => !answer.body.data?.createOperatorToken)) expectGraphqlError(refused, 'too_many_operator_tokens', String(MAX_ACTIVE_OPERATOR_TOKENS));
+    for (const refused of answers.filter((answer) => !answer.body.data?.createOperatorToken))
+      expectGraphqlError(refused, 'too_many_operator_tokens', String(MAX_ACTIVE_OPERATOR_TOKENS));
     expect(await gateway.ctx.db.operatorToken.count({ where: { revokedAt: null } })).toBe(MAX_ACTIVE_OPERATOR_TOKENS);
 
     // Every token in use is listed, first.

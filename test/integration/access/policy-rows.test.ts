@@ -55,7 +55,12 @@ describe('the access table', () => {
   });
 
   it('only the checkout page’s operations admit the customer', () => {
-    expect(rows.filter(([, rule]) => rule.customer).map(([operation]) => operation).sort()).toEqual(['getCheckout', 'payTransaction']);
+    expect(
+      rows
+        .filter(([, rule]) => rule.customer)
+        .map(([operation]) => operation)
+        .sort(),
+    ).toEqual(['getCheckout', 'payTransaction']);
     expect(mayRun({ kind: 'customer' }, 'payTransaction')).toBe(true);
     expect(mayRun({ kind: 'customer' }, 'releaseEscrow')).toBe(false);
   });
@@ -63,7 +68,10 @@ describe('the access table', () => {
 
 describe('the access table for merchant dashboard users (issue 20’s roles)', () => {
   const runsOf = (role: MerchantRole) => rows.filter(([, rule]) => rule.users?.includes(role)).map(([operation]) => operation);
-  const writesOf = (role: MerchantRole) => runsOf(role).filter((operation) => writes.includes(operation)).sort();
+  const writesOf = (role: MerchantRole) =>
+    runsOf(role)
+      .filter((operation) => writes.includes(operation))
+      .sort();
   const userRows = rows.filter(([, rule]) => rule.users?.length);
 
   it('owner is in every row a user may run', () => {
@@ -73,9 +81,28 @@ describe('the access table for merchant dashboard users (issue 20’s roles)', (
   it('every user reads what the organisation’s keys may read of its money, webhooks and keys', () => {
     // Beside the owner's own reads (the team, the audit log).
     const reads = userRows.filter(([, rule]) => !rule.write && rule.users!.length > 1).map(([operation]) => operation);
-    for (const role of ['developer', 'operations', 'viewer'] as const) expect(runsOf(role).filter((operation) => !writes.includes(operation)).sort()).toEqual(reads.sort());
-    expect(userRows.filter(([, rule]) => !rule.write && rule.users!.length === 1).map(([operation]) => operation).sort()).toEqual(['listAuditEvents', 'listMembers']);
-    for (const operation of ['listTransactions', 'getPayout', 'listAccountEntries', 'transactionStats', 'exportTransactions', 'listWebhooks', 'listWebhookDeliveries', 'listApiKeys'] as const) {
+    for (const role of ['developer', 'operations', 'viewer'] as const)
+      expect(
+        runsOf(role)
+          .filter((operation) => !writes.includes(operation))
+          .sort(),
+      ).toEqual(reads.sort());
+    expect(
+      userRows
+        .filter(([, rule]) => !rule.write && rule.users!.length === 1)
+        .map(([operation]) => operation)
+        .sort(),
+    ).toEqual(['listAuditEvents', 'listMembers']);
+    for (const operation of [
+      'listTransactions',
+      'getPayout',
+      'listAccountEntries',
+      'transactionStats',
+      'exportTransactions',
+      'listWebhooks',
+      'listWebhookDeliveries',
+      'listApiKeys',
+    ] as const) {
       expect(reads).toContain(operation);
     }
   });
@@ -85,18 +112,42 @@ describe('the access table for merchant dashboard users (issue 20’s roles)', (
     // Operations: the three money movements and redelivery (of one delivery, or of the failed ones), nothing else.
     const operationsWrites = writesOf('operations').filter((operation) => !USER_SELF_SERVICE.includes(operation));
     expect(operationsWrites).toEqual(expect.arrayContaining(['cancelTransaction', 'createPayout', 'redeliverWebhook', 'refundTransaction']));
-    expect(operationsWrites.filter((operation) => !['cancelTransaction', 'createPayout', 'refundTransaction'].includes(operation) && !operation.startsWith('redeliver'))).toEqual([]);
+    expect(
+      operationsWrites.filter(
+        (operation) => !['cancelTransaction', 'createPayout', 'refundTransaction'].includes(operation) && !operation.startsWith('redeliver'),
+      ),
+    ).toEqual([]);
     const developerWrites = writesOf('developer').filter((operation) => !USER_SELF_SERVICE.includes(operation));
-    expect(developerWrites).toEqual(expect.arrayContaining(['createApiKey', 'createWebhook', 'deleteWebhook', 'redeliverWebhook', 'revokeApiKey', 'rotateWebhookSecret']));
+    expect(developerWrites).toEqual(
+      expect.arrayContaining(['createApiKey', 'createWebhook', 'deleteWebhook', 'redeliverWebhook', 'revokeApiKey', 'rotateWebhookSecret']),
+    );
     expect(developerWrites.filter((operation) => ['cancelTransaction', 'createPayout', 'refundTransaction'].includes(operation))).toEqual([]);
-    for (const moving of ['refundTransaction', 'createPayout', 'cancelTransaction'] as const) expect(ACCESS_POLICY[moving].users).toEqual(['owner', 'operations']);
+    for (const moving of ['refundTransaction', 'createPayout', 'cancelTransaction'] as const)
+      expect(ACCESS_POLICY[moving].users).toEqual(['owner', 'operations']);
   });
 
   it('admits no user to a row of other organisations or of the gateway itself', () => {
     const operatorsOnly = [
-      'listPendingPayouts', 'approvePayout', 'rejectPayout', 'listOpenProviderCalls', 'settleProviderCall', 'adjustAccount', 'payTransaction', 'releaseEscrow',
-      'listOrganizations', 'createOrganization', 'updateOrganization', 'listSwitches', 'setSwitch', 'createOperatorToken', 'listOperatorTokens',
-      'revokeOperatorToken', 'topOrganizations', 'getCheckout', 'createTransaction', 'cancelOrRefundTransaction',
+      'listPendingPayouts',
+      'approvePayout',
+      'rejectPayout',
+      'listOpenProviderCalls',
+      'settleProviderCall',
+      'adjustAccount',
+      'payTransaction',
+      'releaseEscrow',
+      'listOrganizations',
+      'createOrganization',
+      'updateOrganization',
+      'listSwitches',
+      'setSwitch',
+      'createOperatorToken',
+      'listOperatorTokens',
+      'revokeOperatorToken',
+      'topOrganizations',
+      'getCheckout',
+      'createTransaction',
+      'cancelOrRefundTransaction',
     ] as const;
     for (const operation of operatorsOnly) expect(ACCESS_POLICY[operation], operation).not.toHaveProperty('users');
   });

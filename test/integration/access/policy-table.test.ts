@@ -97,9 +97,15 @@ const GRAPHQL: Partial<Record<Operation, (f: Fixture) => { query: string; variab
   getOrganization: (f) => ({ query: 'query($id: ID!) { organization(id: $id) { id } }', variables: { id: f.organizationId } }),
   listOrganizations: () => ({ query: '{ organizations(limit: 1) { __typename } }' }),
   createOrganization: () => ({ query: 'mutation { createOrganization(input: { name: "" }) { id } }' }),
-  updateOrganization: () => ({ query: 'mutation($id: ID!) { updateOrganization(id: $id, input: { verified: true }) { id } }', variables: { id: randomUUID() } }),
+  updateOrganization: () => ({
+    query: 'mutation($id: ID!) { updateOrganization(id: $id, input: { verified: true }) { id } }',
+    variables: { id: randomUUID() },
+  }),
   // An empty name is refused after the policy (nothing changes).
-  updateBusinessProfile: (f) => ({ query: 'mutation($org: ID) { updateBusinessProfile(organizationId: $org, name: "") { id } }', variables: { org: f.organizationId } }),
+  updateBusinessProfile: (f) => ({
+    query: 'mutation($org: ID) { updateBusinessProfile(organizationId: $org, name: "") { id } }',
+    variables: { org: f.organizationId },
+  }),
   listApiKeys: (f) => ({ query: 'query($org: ID!) { apiKeys(organizationId: $org) { id } }', variables: { org: f.organizationId } }),
   createApiKey: () => ({ query: 'mutation($org: ID!) { createApiKey(organizationId: $org, scope: read) { __typename } }', variables: { org: randomUUID() } }),
   revokeApiKey: () => ({ query: 'mutation($id: ID!) { revokeApiKey(id: $id) { id } }', variables: { id: randomUUID() } }),
@@ -125,12 +131,21 @@ const GRAPHQL: Partial<Record<Operation, (f: Fixture) => { query: string; variab
   regenerateRecoveryCodes: () => ({ query: 'mutation { regenerateRecoveryCodes(code: "000000") }' }),
   listMembers: (f) => ({ query: 'query($org: ID) { members(organizationId: $org) { email } }', variables: { org: f.organizationId } }),
   // An invalid email: allowed callers stop at validation, nobody is invited.
-  inviteMember: (f) => ({ query: 'mutation($org: ID) { inviteMember(organizationId: $org, email: "not an email") { email } }', variables: { org: f.organizationId } }),
+  inviteMember: (f) => ({
+    query: 'mutation($org: ID) { inviteMember(organizationId: $org, email: "not an email") { email } }',
+    variables: { org: f.organizationId },
+  }),
   changeMemberRole: () => ({ query: 'mutation($id: ID!) { changeMemberRole(userId: $id, role: viewer) { email } }', variables: { id: randomUUID() } }),
   removeMember: () => ({ query: 'mutation($id: ID!) { removeMember(userId: $id) { email } }', variables: { id: randomUUID() } }),
   // Leaves the requirement as it is (off) for an organisation that has no users.
-  setTeamTwoFactorRequired: (f) => ({ query: 'mutation($org: ID) { setTeamTwoFactorRequired(organizationId: $org, required: false) { id } }', variables: { org: f.organizationId } }),
-  listAuditEvents: (f) => ({ query: 'query($org: ID) { auditEvents(organizationId: $org, first: 1) { nodes { action } } }', variables: { org: f.organizationId } }),
+  setTeamTwoFactorRequired: (f) => ({
+    query: 'mutation($org: ID) { setTeamTwoFactorRequired(organizationId: $org, required: false) { id } }',
+    variables: { org: f.organizationId },
+  }),
+  listAuditEvents: (f) => ({
+    query: 'query($org: ID) { auditEvents(organizationId: $org, first: 1) { nodes { action } } }',
+    variables: { org: f.organizationId },
+  }),
 };
 
 /** REST calls of the merchant API (v2; v1's delete for the operation only v1 has). */
@@ -192,7 +207,7 @@ beforeAll(async () => {
 const AUTH_CODES = new Set(['FORBIDDEN', 'UNAUTHENTICATED', 'ORGANIZATION_BLOCKED', 'ORGANIZATION_INACTIVE']);
 
 describe('the access table, walked through GraphQL', () => {
-  it('reaches every row (but the checkout page\'s) through GraphQL, REST, the CSV exports or a subscription', () => {
+  it("reaches every row (but the checkout page's) through GraphQL, REST, the CSV exports or a subscription", () => {
     const unreached = OPERATIONS.filter((operation) => !GRAPHQL[operation] && !REST[operation] && !EXPORTS[operation] && !SUBSCRIBED.has(operation));
     expect([...SUBSCRIBED].sort()).toEqual(['payoutStatusChanged', 'transactionStatusChanged']);
     expect(unreached).toEqual(NOT_ON_GRAPHQL_OR_REST);
@@ -207,7 +222,13 @@ describe('the access table, walked through GraphQL', () => {
       const errors: { message: string; extensions?: { code?: string } }[] = response.body.errors ?? [];
       const refusal = errors.find((error) => AUTH_CODES.has(error.extensions?.code ?? ''));
       const want = expected(rule, principal);
-      const got = !refusal ? 'allowed' : refusal.message === ERRORS.operator_forbidden.message ? 'operator_forbidden' : refusal.message === ERRORS.permission_denied.message ? 'permission_denied' : `other: ${JSON.stringify(refusal)}`;
+      const got = !refusal
+        ? 'allowed'
+        : refusal.message === ERRORS.operator_forbidden.message
+          ? 'operator_forbidden'
+          : refusal.message === ERRORS.permission_denied.message
+            ? 'permission_denied'
+            : `other: ${JSON.stringify(refusal)}`;
       if (refusal && refusal.extensions?.code !== 'FORBIDDEN') mismatches.push(`${nameOf(principal)}: refused with ${refusal.extensions?.code}`);
       if (got !== want) mismatches.push(`${nameOf(principal)}: table says ${want}, GraphQL answered ${got} ${JSON.stringify(response.body).slice(0, 300)}`);
       if (response.status >= 500) mismatches.push(`${nameOf(principal)}: HTTP ${response.status}`);
@@ -217,26 +238,30 @@ describe('the access table, walked through GraphQL', () => {
 });
 
 describe('the access table, walked through REST', () => {
-  it.each(OPERATIONS.filter((operation) => REST[operation]))('%s: every key scope gets what the table says; operator tokens are no API keys (401)', async (operation) => {
-    const rule: AccessRule = ACCESS_POLICY[operation];
-    const mismatches: string[] = [];
-    for (const principal of PRINCIPALS) {
-      const { method, path, body } = REST[operation]!(fixture);
-      const v1 = path.startsWith('/api/v1/');
-      const response = await gateway.rest(method, path, { key: tokens.get(nameOf(principal)), ...(body !== undefined && { body }) });
-      const message = v1 ? response.body?.Detail : response.body?.error;
-      if (principal.kind === 'operator') {
-        if (response.status !== 401 || message !== ERRORS.invalid_api_key.message) mismatches.push(`${nameOf(principal)}: expected 401 Invalid API key, got ${response.status} ${JSON.stringify(response.body)}`);
-        continue;
+  it.each(OPERATIONS.filter((operation) => REST[operation]))(
+    '%s: every key scope gets what the table says; operator tokens are no API keys (401)',
+    async (operation) => {
+      const rule: AccessRule = ACCESS_POLICY[operation];
+      const mismatches: string[] = [];
+      for (const principal of PRINCIPALS) {
+        const { method, path, body } = REST[operation]!(fixture);
+        const v1 = path.startsWith('/api/v1/');
+        const response = await gateway.rest(method, path, { key: tokens.get(nameOf(principal)), ...(body !== undefined && { body }) });
+        const message = v1 ? response.body?.Detail : response.body?.error;
+        if (principal.kind === 'operator') {
+          if (response.status !== 401 || message !== ERRORS.invalid_api_key.message)
+            mismatches.push(`${nameOf(principal)}: expected 401 Invalid API key, got ${response.status} ${JSON.stringify(response.body)}`);
+          continue;
+        }
+        const want = expected(rule, principal);
+        const refused = response.status === 403 && message === ERRORS.permission_denied.message;
+        const got = refused ? 'permission_denied' : response.status === 401 || response.status === 403 ? `other ${response.status}` : 'allowed';
+        if (got !== want) mismatches.push(`${nameOf(principal)}: table says ${want}, REST answered ${response.status} ${JSON.stringify(response.body)}`);
+        if (response.status >= 500) mismatches.push(`${nameOf(principal)}: HTTP ${response.status}`);
       }
-      const want = expected(rule, principal);
-      const refused = response.status === 403 && message === ERRORS.permission_denied.message;
-      const got = refused ? 'permission_denied' : response.status === 401 || response.status === 403 ? `other ${response.status}` : 'allowed';
-      if (got !== want) mismatches.push(`${nameOf(principal)}: table says ${want}, REST answered ${response.status} ${JSON.stringify(response.body)}`);
-      if (response.status >= 500) mismatches.push(`${nameOf(principal)}: HTTP ${response.status}`);
-    }
-    expect(mismatches).toEqual([]);
-  });
+      expect(mismatches).toEqual([]);
+    },
+  );
 });
 
 describe('the access table, walked through the CSV exports', () => {
@@ -248,8 +273,15 @@ describe('the access table, walked through the CSV exports', () => {
       const message = response.status === 200 ? undefined : response.body?.error;
       const want = expected(rule, principal);
       const got =
-        response.status === 200 ? 'allowed' : message === ERRORS.permission_denied.message ? 'permission_denied' : message === ERRORS.operator_forbidden.message ? 'operator_forbidden' : `other ${response.status}`;
-      if (got !== want) mismatches.push(`${nameOf(principal)}: table says ${want}, the export answered ${response.status} ${JSON.stringify(response.body).slice(0, 200)}`);
+        response.status === 200
+          ? 'allowed'
+          : message === ERRORS.permission_denied.message
+            ? 'permission_denied'
+            : message === ERRORS.operator_forbidden.message
+              ? 'operator_forbidden'
+              : `other ${response.status}`;
+      if (got !== want)
+        mismatches.push(`${nameOf(principal)}: table says ${want}, the export answered ${response.status} ${JSON.stringify(response.body).slice(0, 200)}`);
     }
     expect(mismatches).toEqual([]);
   });

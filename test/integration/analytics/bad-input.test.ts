@@ -10,7 +10,14 @@ import { MAX_TOP_ORGANIZATIONS } from '../../../src/domain/analytics/topOrganiza
 import { useGateway } from '../../support/gateway.js';
 import { expectGraphqlError, graphqlRefusal } from '../../support/assertions.js';
 import { TRANSACTION_STATS } from '../../support/analytics.js';
-import { ConversionStatsDocument, RefundStatsDocument, TimeToPayStatsDocument, TopOrganizationsDocument, TransactionStatsDocument, type TransactionStatsQueryVariables } from '../../support/graphql/generated.js';
+import {
+  ConversionStatsDocument,
+  RefundStatsDocument,
+  TimeToPayStatsDocument,
+  TopOrganizationsDocument,
+  TransactionStatsDocument,
+  type TransactionStatsQueryVariables,
+} from '../../support/graphql/generated.js';
 import { graphqlTyped } from '../../support/graphql/typed.js';
 
 const gateway = useGateway();
@@ -32,7 +39,11 @@ describe('refused ranges', () => {
 
   it(`more than ${MAX_BUCKETS} buckets; the same range by a longer interval is answered`, async () => {
     const refused = await stats({ to: plusDays(MAX_BUCKETS + 1) });
-    expectGraphqlError(refused, 'invalid_input', `the range holds ${MAX_BUCKETS + 1} day buckets, at most ${MAX_BUCKETS} are answered: narrow it or take a longer interval`);
+    expectGraphqlError(
+      refused,
+      'invalid_input',
+      `the range holds ${MAX_BUCKETS + 1} day buckets, at most ${MAX_BUCKETS} are answered: narrow it or take a longer interval`,
+    );
     expect(refused.status).toBeLessThan(500);
     const byWeek = await stats({ to: plusDays(MAX_BUCKETS + 1), interval: 'WEEK' });
     expect(byWeek.body.errors).toBeUndefined();
@@ -79,7 +90,12 @@ describe('refused values', () => {
   });
 
   it('refunds grouped by STATUS (a refund counted here succeeded: it has no status to group by)', async () => {
-    const response = await graphqlTyped(gateway, RefundStatsDocument, { from: FROM.toISOString(), to: plusDays(30), interval: 'DAY', groupBy: ['STATUS'] }, gateway.adminToken);
+    const response = await graphqlTyped(
+      gateway,
+      RefundStatsDocument,
+      { from: FROM.toISOString(), to: plusDays(30), interval: 'DAY', groupBy: ['STATUS'] },
+      gateway.adminToken,
+    );
     expectGraphqlError(response, 'invalid_input', 'groupBy takes METHOD, ORGANIZATION here');
   });
 });

@@ -19,11 +19,23 @@ beforeAll(async () => {
 });
 
 it('answers transactionStats from the rollup on PGlite, and sees a payment made after it was built', async () => {
-  const ask = async () => sortRows((await graphqlDataTyped(gateway, TransactionStatsDocument, { from: RANGE.from.toISOString(), to: RANGE.to.toISOString(), interval: 'WEEK', groupBy: ['METHOD', 'STATUS'] })).transactionStats);
+  const ask = async () =>
+    sortRows(
+      (
+        await graphqlDataTyped(gateway, TransactionStatsDocument, {
+          from: RANGE.from.toISOString(),
+          to: RANGE.to.toISOString(),
+          interval: 'WEEK',
+          groupBy: ['METHOD', 'STATUS'],
+        })
+      ).transactionStats,
+    );
   expect(await ask()).toEqual(model(facts, RANGE, 'WEEK', ['METHOD', 'STATUS']));
   const pending = await gateway.ctx.db.transaction.findFirstOrThrow({ where: { organizationId, status: 'pending', createdAt: { gte: RANGE.from } } });
   await gateway.ctx.db.transaction.update({ where: { id: pending.id }, data: { status: 'paid', selectedPaymentMethod: 'wave', fees: 10n } });
-  const index = facts.findIndex((fact) => fact.createdAt.getTime() === pending.createdAt.getTime() && fact.status === 'pending' && fact.amount === Number(pending.amount));
+  const index = facts.findIndex(
+    (fact) => fact.createdAt.getTime() === pending.createdAt.getTime() && fact.status === 'pending' && fact.amount === Number(pending.amount),
+  );
   facts[index] = { ...facts[index]!, status: 'paid', method: 'wave', fees: 10 };
   expect(await ask()).toEqual(model(facts, RANGE, 'WEEK', ['METHOD', 'STATUS']));
 });

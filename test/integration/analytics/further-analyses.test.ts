@@ -50,7 +50,9 @@ async function insert(rows: Row[]): Promise<string[]> {
 }
 
 async function refund(transactionId: string, organizationId: string, amount: number, method: PaymentMethod, status: RefundStatus, at: string) {
-  await gateway.ctx.db.refund.create({ data: { transactionId, organizationId, amount: BigInt(amount), method, status, createdAt: new Date(at), updatedAt: new Date(at) } });
+  await gateway.ctx.db.refund.create({
+    data: { transactionId, organizationId, amount: BigInt(amount), method, status, createdAt: new Date(at), updatedAt: new Date(at) },
+  });
 }
 
 beforeAll(async () => {
@@ -58,20 +60,75 @@ beforeAll(async () => {
   orgY = (await gateway.createOrganization({ name: 'Boutique Y' })).id;
   orgZ = (await gateway.createOrganization({ name: 'Boutique Z' })).id;
   const x = await insert([
-    { organizationId: orgX, offered: ['wave', 'orange_money'], method: 'wave', status: 'paid', createdAt: '2026-03-10T10:00:00.000Z', paidAfter: 60, amount: 10_000, fees: 100 },
-    { organizationId: orgX, offered: ['wave'], method: 'wave', status: 'refunded', createdAt: '2026-03-10T11:00:00.000Z', paidAfter: 180, amount: 20_000, fees: 200 },
-    { organizationId: orgX, offered: ['wave', 'orange_money'], method: 'orange_money', status: 'paid_and_blocked', createdAt: '2026-03-10T12:00:00.000Z', paidAfter: 600, amount: 5_000, fees: 75 },
+    {
+      organizationId: orgX,
+      offered: ['wave', 'orange_money'],
+      method: 'wave',
+      status: 'paid',
+      createdAt: '2026-03-10T10:00:00.000Z',
+      paidAfter: 60,
+      amount: 10_000,
+      fees: 100,
+    },
+    {
+      organizationId: orgX,
+      offered: ['wave'],
+      method: 'wave',
+      status: 'refunded',
+      createdAt: '2026-03-10T11:00:00.000Z',
+      paidAfter: 180,
+      amount: 20_000,
+      fees: 200,
+    },
+    {
+      organizationId: orgX,
+      offered: ['wave', 'orange_money'],
+      method: 'orange_money',
+      status: 'paid_and_blocked',
+      createdAt: '2026-03-10T12:00:00.000Z',
+      paidAfter: 600,
+      amount: 5_000,
+      fees: 75,
+    },
     { organizationId: orgX, offered: ['orange_money'], method: null, status: 'pending', createdAt: '2026-03-10T13:00:00.000Z', amount: 3_000, fees: 0 },
-    { organizationId: orgX, offered: ['wave', 'orange_money'], method: null, status: 'cancelled', createdAt: '2026-03-10T14:00:00.000Z', amount: 4_000, fees: 0 },
+    {
+      organizationId: orgX,
+      offered: ['wave', 'orange_money'],
+      method: null,
+      status: 'cancelled',
+      createdAt: '2026-03-10T14:00:00.000Z',
+      amount: 4_000,
+      fees: 0,
+    },
     { organizationId: orgX, offered: ['wave'], method: 'wave', status: 'paid', createdAt: '2026-03-10T15:00:00.000Z', paidAfter: 300, amount: 1_000, fees: 10 },
     // Outside March: in no answer below.
     { organizationId: orgX, offered: ['wave'], method: 'wave', status: 'paid', createdAt: '2026-04-01T00:00:00.000Z', paidAfter: 5, amount: 77_000, fees: 770 },
   ]);
   const y = await insert([
-    { organizationId: orgY, offered: ['orange_money'], method: 'orange_money', status: 'refunded', createdAt: '2026-03-20T09:00:00.000Z', paidAfter: 30, amount: 50_000, fees: 750 },
+    {
+      organizationId: orgY,
+      offered: ['orange_money'],
+      method: 'orange_money',
+      status: 'refunded',
+      createdAt: '2026-03-20T09:00:00.000Z',
+      paidAfter: 30,
+      amount: 50_000,
+      fees: 750,
+    },
     { organizationId: orgY, offered: ['wave'], method: null, status: 'pending', createdAt: '2026-03-20T10:00:00.000Z', amount: 99_999, fees: 0 },
   ]);
-  await insert([{ organizationId: orgZ, offered: ['wave'], method: 'wave', status: 'paid', createdAt: '2026-03-05T08:00:00.000Z', paidAfter: 90, amount: 12_000, fees: 120 }]);
+  await insert([
+    {
+      organizationId: orgZ,
+      offered: ['wave'],
+      method: 'wave',
+      status: 'paid',
+      createdAt: '2026-03-05T08:00:00.000Z',
+      paidAfter: 90,
+      amount: 12_000,
+      fees: 120,
+    },
+  ]);
   // Refunds: X's second transaction on Thursday 12 March, Y's on Monday 16 March at midnight; a failed one is no refund.
   await refund(x[1]!, orgX, 20_000, 'wave', 'succeeded', '2026-03-12T09:00:00.000Z');
   await refund(x[2]!, orgX, 5_000, 'orange_money', 'failed', '2026-03-12T10:00:00.000Z');
@@ -105,7 +162,11 @@ describe('time from creation to payment', () => {
   });
 
   it('answers no row when nothing was paid in the range', async () => {
-    const data = await graphqlDataTyped(gateway, TimeToPayStatsDocument, { from: '2026-01-01T00:00:00.000Z', to: '2026-02-01T00:00:00.000Z', organizationId: orgX });
+    const data = await graphqlDataTyped(gateway, TimeToPayStatsDocument, {
+      from: '2026-01-01T00:00:00.000Z',
+      to: '2026-02-01T00:00:00.000Z',
+      organizationId: orgX,
+    });
     expect(data.timeToPayStats).toEqual([]);
   });
 });

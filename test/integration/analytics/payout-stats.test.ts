@@ -19,7 +19,13 @@ const CUT = { from: new Date('2026-06-03T22:10:00.000Z'), to: new Date('2026-08-
 const WHOLE_DAYS = { from: new Date('2026-06-01T00:00:00.000Z'), to: new Date('2026-09-01T00:00:00.000Z') };
 
 async function stats(range: { from: Date; to: Date }, interval: Interval, groupBy: Dimension[] | null, organizationId?: string): Promise<StatsRow[]> {
-  const data = await graphqlDataTyped(gateway, PayoutStatsDocument, { from: range.from.toISOString(), to: range.to.toISOString(), interval, groupBy, organizationId });
+  const data = await graphqlDataTyped(gateway, PayoutStatsDocument, {
+    from: range.from.toISOString(),
+    to: range.to.toISOString(),
+    interval,
+    groupBy,
+    organizationId,
+  });
   return data.payoutStats;
 }
 
@@ -30,7 +36,10 @@ beforeAll(async () => {
 });
 
 describe('payoutStats against a model of the inserted payouts', () => {
-  for (const [label, range] of [['a range cut mid-day', CUT], ['whole days', WHOLE_DAYS]] as const) {
+  for (const [label, range] of [
+    ['a range cut mid-day', CUT],
+    ['whole days', WHOLE_DAYS],
+  ] as const) {
     for (const interval of INTERVALS) {
       it(`${label}, by ${interval}: every grouping matches the model`, async () => {
         for (const groupBy of GROUPINGS) {

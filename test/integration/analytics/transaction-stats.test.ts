@@ -23,7 +23,13 @@ const CUT = { from: new Date('2026-01-05T13:30:00.000Z'), to: new Date('2026-04-
 const WHOLE_DAYS = { from: new Date('2026-01-01T00:00:00.000Z'), to: new Date('2026-04-01T00:00:00.000Z') };
 
 async function stats(range: { from: Date; to: Date }, interval: Interval, groupBy: Dimension[] | null, organizationId?: string): Promise<StatsRow[]> {
-  const data = await graphqlDataTyped(gateway, TransactionStatsDocument, { from: range.from.toISOString(), to: range.to.toISOString(), interval, groupBy, organizationId });
+  const data = await graphqlDataTyped(gateway, TransactionStatsDocument, {
+    from: range.from.toISOString(),
+    to: range.to.toISOString(),
+    interval,
+    groupBy,
+    organizationId,
+  });
   return data.transactionStats;
 }
 
@@ -38,13 +44,24 @@ beforeAll(async () => {
     { organizationId: orgB, createdAt: WHOLE_DAYS.to, status: 'cancelled', method: null, amount: 1_234, fees: 0 },
   ] as const;
   await gateway.ctx.db.transaction.createMany({
-    data: edges.map((e) => ({ organizationId: e.organizationId, amount: BigInt(e.amount), fees: BigInt(e.fees), methodOfPayment: ['wave'], selectedPaymentMethod: e.method, status: e.status, createdAt: e.createdAt })),
+    data: edges.map((e) => ({
+      organizationId: e.organizationId,
+      amount: BigInt(e.amount),
+      fees: BigInt(e.fees),
+      methodOfPayment: ['wave'],
+      selectedPaymentMethod: e.method,
+      status: e.status,
+      createdAt: e.createdAt,
+    })),
   });
   facts.push(...edges.map((e) => ({ ...e })));
 });
 
 describe('transactionStats against a model of the inserted rows', () => {
-  for (const [label, range] of [['a range cut mid-day', CUT], ['whole days', WHOLE_DAYS]] as const) {
+  for (const [label, range] of [
+    ['a range cut mid-day', CUT],
+    ['whole days', WHOLE_DAYS],
+  ] as const) {
     for (const interval of INTERVALS) {
       it(`${label}, by ${interval}: every grouping matches the model`, async () => {
         for (const groupBy of GROUPINGS) {
@@ -93,7 +110,10 @@ describe('the rollup stays exact as transactions change', () => {
 
     const rows = await gateway.ctx.db.transaction.findMany({ where: { organizationId: organization }, orderBy: { createdAt: 'asc' } });
     const pending = rows.find((row) => row.status === 'pending')!;
-    await gateway.ctx.db.transaction.update({ where: { id: pending.id }, data: { status: 'paid', selectedPaymentMethod: 'orange_money', fees: 55n, paidAt: new Date() } });
+    await gateway.ctx.db.transaction.update({
+      where: { id: pending.id },
+      data: { status: 'paid', selectedPaymentMethod: 'orange_money', fees: 55n, paidAt: new Date() },
+    });
     const paid = rows.find((row) => row.status === 'paid' && row.id !== pending.id)!;
     await gateway.ctx.db.transaction.update({ where: { id: paid.id }, data: { status: 'refunded' } });
     const removed = rows.find((row) => row.status === 'cancelled')!;
@@ -103,8 +123,10 @@ describe('the rollup stays exact as transactions change', () => {
     const expected = [...local, ...added]
       .filter((fact) => !(fact.createdAt.getTime() === removed.createdAt.getTime() && fact.status === 'cancelled' && fact.amount === Number(removed.amount)))
       .map((fact) => {
-        if (fact.createdAt.getTime() === pending.createdAt.getTime() && fact.status === 'pending' && fact.amount === Number(pending.amount)) return { ...fact, status: 'paid', method: 'orange_money' as const, fees: 55 };
-        if (fact.createdAt.getTime() === paid.createdAt.getTime() && fact.status === 'paid' && fact.amount === Number(paid.amount)) return { ...fact, status: 'refunded' };
+        if (fact.createdAt.getTime() === pending.createdAt.getTime() && fact.status === 'pending' && fact.amount === Number(pending.amount))
+          return { ...fact, status: 'paid', method: 'orange_money' as const, fees: 55 };
+        if (fact.createdAt.getTime() === paid.createdAt.getTime() && fact.status === 'paid' && fact.amount === Number(paid.amount))
+          return { ...fact, status: 'refunded' };
         return fact;
       });
     expect(sortRows(await stats(range, 'DAY', ['METHOD', 'STATUS'], organization))).toEqual(model(expected, range, 'DAY', ['METHOD', 'STATUS'], organization));

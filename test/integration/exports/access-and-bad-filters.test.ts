@@ -25,7 +25,11 @@ beforeAll(async () => {
 async function call(path: string, authorization?: string) {
   const response = await fetch(`${gateway.url}${path}`, { headers: authorization ? { authorization } : {} });
   const text = await response.text();
-  return { status: response.status, type: response.headers.get('content-type'), body: response.headers.get('content-type')?.startsWith('application/json') ? JSON.parse(text) : text };
+  return {
+    status: response.status,
+    type: response.headers.get('content-type'),
+    body: response.headers.get('content-type')?.startsWith('application/json') ? JSON.parse(text) : text,
+  };
 }
 
 const EXPORTS = [
@@ -70,7 +74,7 @@ describe.each(EXPORTS)('the %s export', (_name, exportPath, listPath) => {
     ['include_deleted=yes'],
     ['status=paid&status=pending'],
     [`search=${'x'.repeat(1000)}`],
-  ])('refuses %s with the v2 list\'s 400', async (query) => {
+  ])("refuses %s with the v2 list's 400", async (query) => {
     const key = exportPath.includes('payouts') ? keys.payout : keys.checkout;
     const exported = await call(`${exportPath}?${query}`, `Bearer ${key}`);
     const listed = await call(`${listPath}?${query}`, `Bearer ${key}`);

@@ -28,7 +28,12 @@ beforeAll(async () => {
     PHONE_DIGITS,
     ROWS,
   );
-  instance = await startGatewayProcess({ DATABASE_URL: gateway.databaseUrl, LOG_LEVEL: 'info', GATEWAY_ADMIN_TOKEN: 'gw_op_exports_logs_test_0123456789abcdef', WEBHOOK_SECRET_KEY: TEST_WEBHOOK_SERVER_KEY });
+  instance = await startGatewayProcess({
+    DATABASE_URL: gateway.databaseUrl,
+    LOG_LEVEL: 'info',
+    GATEWAY_ADMIN_TOKEN: 'gw_op_exports_logs_test_0123456789abcdef',
+    WEBHOOK_SECRET_KEY: TEST_WEBHOOK_SERVER_KEY,
+  });
 }, 90_000);
 afterAll(async () => {
   await instance?.stop();
@@ -36,18 +41,24 @@ afterAll(async () => {
 
 describe('the log of an export', () => {
   it('holds the requests, their phone filters redacted, and no phone of the rows', async () => {
-    const whole = await fetch(`${instance.url}/exports/transactions.csv?customer_phone=%2B221${PHONE_DIGITS}00001`, { headers: { authorization: `Bearer ${key}` } });
+    const whole = await fetch(`${instance.url}/exports/transactions.csv?customer_phone=%2B221${PHONE_DIGITS}00001`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
     expect(whole.status).toBe(200);
     expect(await whole.text()).toContain(`+221${PHONE_DIGITS}00001`);
 
     // A client that takes the first chunk and goes away.
     await new Promise<void>((resolve, reject) => {
-      const request = http.get(`${instance.url}/exports/transactions.csv?search=${PHONE_DIGITS}`, { headers: { authorization: `Bearer ${key}` } }, (response) => {
-        response.once('data', () => {
-          request.destroy();
-          resolve();
-        });
-      });
+      const request = http.get(
+        `${instance.url}/exports/transactions.csv?search=${PHONE_DIGITS}`,
+        { headers: { authorization: `Bearer ${key}` } },
+        (response) => {
+          response.once('data', () => {
+            request.destroy();
+            resolve();
+          });
+        },
+      );
       request.on('error', (error) => (request.destroyed ? undefined : reject(error)));
     });
 

@@ -21,13 +21,57 @@ beforeAll(async () => {
   organizationId = merchant.organization.id;
   const at = (day: number) => new Date(Date.UTC(2026, 0, day, 9, 0, 0));
   const rows = [
-    { selectedPaymentMethod: 'wave', amount: 10_000n, fees: 100n, status: 'completed', recipientFirstName: 'Moussa', recipientLastName: 'Sow', recipientPhone: '+221770000001', reason: 'Salaire, janvier', paidAt: at(2), createdAt: at(1) },
-    { selectedPaymentMethod: 'orange_money', amount: 25_000n, fees: 250n, status: 'failed', recipientFirstName: 'Awa', recipientLastName: null, recipientPhone: '+221770000000', reason: 'Avance "urgente"\nà rembourser', createdAt: at(3) },
-    { selectedPaymentMethod: 'wave', amount: 5_000n, fees: 50n, status: 'pending', recipientFirstName: '@Fatou', recipientLastName: 'Fall', recipientPhone: '+221770000002', reason: '', createdAt: at(5) },
-    { selectedPaymentMethod: 'wave', amount: 7_000n, fees: 70n, status: 'completed', recipientFirstName: 'Archivé', recipientLastName: 'Ba', recipientPhone: '+221770000003', reason: 'old', isDeleted: true, createdAt: at(4) },
+    {
+      selectedPaymentMethod: 'wave',
+      amount: 10_000n,
+      fees: 100n,
+      status: 'completed',
+      recipientFirstName: 'Moussa',
+      recipientLastName: 'Sow',
+      recipientPhone: '+221770000001',
+      reason: 'Salaire, janvier',
+      paidAt: at(2),
+      createdAt: at(1),
+    },
+    {
+      selectedPaymentMethod: 'orange_money',
+      amount: 25_000n,
+      fees: 250n,
+      status: 'failed',
+      recipientFirstName: 'Awa',
+      recipientLastName: null,
+      recipientPhone: '+221770000000',
+      reason: 'Avance "urgente"\nà rembourser',
+      createdAt: at(3),
+    },
+    {
+      selectedPaymentMethod: 'wave',
+      amount: 5_000n,
+      fees: 50n,
+      status: 'pending',
+      recipientFirstName: '@Fatou',
+      recipientLastName: 'Fall',
+      recipientPhone: '+221770000002',
+      reason: '',
+      createdAt: at(5),
+    },
+    {
+      selectedPaymentMethod: 'wave',
+      amount: 7_000n,
+      fees: 70n,
+      status: 'completed',
+      recipientFirstName: 'Archivé',
+      recipientLastName: 'Ba',
+      recipientPhone: '+221770000003',
+      reason: 'old',
+      isDeleted: true,
+      createdAt: at(4),
+    },
   ] as const;
   for (const row of rows) ids.push((await gateway.ctx.db.payout.create({ data: { ...row, organizationId } })).id);
-  await gateway.ctx.db.payout.create({ data: { organizationId: other.organization.id, selectedPaymentMethod: 'wave', amount: 1_000n, recipientPhone: '+221770000009' } });
+  await gateway.ctx.db.payout.create({
+    data: { organizationId: other.organization.id, selectedPaymentMethod: 'wave', amount: 1_000n, recipientPhone: '+221770000009' },
+  });
 });
 
 async function exportCsv(query: string, token = key) {

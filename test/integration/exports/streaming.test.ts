@@ -24,7 +24,14 @@ beforeAll(async () => {
   const merchant = await gateway.merchant({ scope: 'read' });
   ({ key } = merchant);
   organizationId = merchant.organization.id;
-  await seedTransactions({ url: gateway.databaseUrl, organizationId, rows: ROWS, end: new Date('2026-11-01T00:00:00Z'), spanDays: 365, productRows: [1, ROWS] });
+  await seedTransactions({
+    url: gateway.databaseUrl,
+    organizationId,
+    rows: ROWS,
+    end: new Date('2026-11-01T00:00:00Z'),
+    spanDays: 365,
+    productRows: [1, ROWS],
+  });
 }, 120_000);
 
 /** Connections the gateway's pool has handed out and not taken back. */
@@ -59,7 +66,9 @@ async function openTransactionsInDatabase(): Promise<number> {
   const client = new pg.Client({ connectionString: gateway.databaseUrl });
   await client.connect();
   try {
-    const { rows } = await client.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND xact_start IS NOT NULL`);
+    const { rows } = await client.query(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND xact_start IS NOT NULL`,
+    );
     return rows[0].n;
   } finally {
     await client.end();

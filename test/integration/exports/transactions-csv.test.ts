@@ -45,7 +45,13 @@ beforeAll(async () => {
   const db = gateway.ctx.db;
   await db.transaction.update({
     where: { id: ids.paid },
-    data: { status: 'paid', selectedPaymentMethod: 'wave', fees: 30n, paidAt: new Date('2026-01-01T10:05:00.000Z'), createdAt: new Date('2026-01-01T10:00:00.000Z') },
+    data: {
+      status: 'paid',
+      selectedPaymentMethod: 'wave',
+      fees: 30n,
+      paidAt: new Date('2026-01-01T10:05:00.000Z'),
+      createdAt: new Date('2026-01-01T10:00:00.000Z'),
+    },
   });
   const cancel = await gateway.rest('DELETE', `/api/v2/transactions/${ids.cancelled}`, { key });
   expect(cancel.status).toBe(200);
@@ -149,7 +155,14 @@ describe('the transactions export', () => {
 
   it('writes empty fields for what the merchant did not give and for a transaction not yet paid', async () => {
     const { rows } = await exportCsv(`?search=${ids.plain}`);
-    expect(rows[0]).toMatchObject({ customer_first_name: '', customer_last_name: '', customer_phone: '', selected_payment_method: '', paid_at: '', transaction_status: 'pending' });
+    expect(rows[0]).toMatchObject({
+      customer_first_name: '',
+      customer_last_name: '',
+      customer_phone: '',
+      selected_payment_method: '',
+      paid_at: '',
+      transaction_status: 'pending',
+    });
   });
 
   it("holds a merchant's own transactions only", async () => {

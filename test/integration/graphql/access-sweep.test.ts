@@ -160,7 +160,12 @@ beforeAll(async () => {
   const payout = await postPayout(gateway, principals.find((principal) => principal.name === 'merchant key (payout)')!.token, payoutBody({ amount: 1_000 }));
   expect(payout.status, JSON.stringify(payout.body)).toBe(200);
   const webhook = await createWebhook(gateway.ctx, gateway.operator, { organizationId: organization.id, url: 'http://127.0.0.1:9/hooks', version: 'v2' });
-  const ids = await graphqlDataTyped(gateway, NodeIdsOfEachTypeDocument, { orderId, payoutId: payout.body.order_id, organizationId: organization.id, accountId: organization.accounts[0]!.id });
+  const ids = await graphqlDataTyped(gateway, NodeIdsOfEachTypeDocument, {
+    orderId,
+    payoutId: payout.body.order_id,
+    organizationId: organization.id,
+    accountId: organization.accounts[0]!.id,
+  });
   Object.assign(nodeIds, {
     Transaction: ids.transaction.nodeId,
     Payout: ids.payout.nodeId,
@@ -183,7 +188,9 @@ describe('the schema, walked', () => {
       }
     }
     expect(missing).toEqual([]);
-    const nodeTypes = objectTypes().filter((type) => type.getInterfaces().some((iface) => iface.name === 'Node')).map((type) => type.name);
+    const nodeTypes = objectTypes()
+      .filter((type) => type.getInterfaces().some((iface) => iface.name === 'Node'))
+      .map((type) => type.name);
     expect(nodeTypes.sort()).toEqual(Object.keys(NODE_OPERATIONS).sort());
   });
 
@@ -223,7 +230,9 @@ describe('every principal, every field', () => {
           const allowed = !refusedByPolicy(response.body);
           swept += 1;
           if (allowed !== mayRun(principal.caller, operation)) {
-            mismatches.push(`${principal.name} ${root}.${field.name} (${operation}): ${allowed ? 'allowed' : 'refused'} ${JSON.stringify(response.body.errors ?? [])}`);
+            mismatches.push(
+              `${principal.name} ${root}.${field.name} (${operation}): ${allowed ? 'allowed' : 'refused'} ${JSON.stringify(response.body.errors ?? [])}`,
+            );
           }
         }
       }
@@ -248,7 +257,8 @@ describe('every principal, every field', () => {
           // Refused: a JSON answer, or a first event carrying the refusal; allowed: an open stream, quiet until something changes.
           const first = subscription.body ?? (await subscription.quiet(SUBSCRIPTION_QUIET_MS))[0]?.payload ?? {};
           const allowed = !refusedByPolicy(first);
-          if (allowed !== mayRun(principal.caller, operation)) mismatches.push(`${principal.name} Subscription.${field.name} (${operation}): ${allowed ? 'allowed' : 'refused'} ${JSON.stringify(first)}`);
+          if (allowed !== mayRun(principal.caller, operation))
+            mismatches.push(`${principal.name} Subscription.${field.name} (${operation}): ${allowed ? 'allowed' : 'refused'} ${JSON.stringify(first)}`);
         } finally {
           subscription.close();
         }
@@ -276,7 +286,8 @@ describe('every principal, every field', () => {
           if (!refused) expect(response.body.data.node, `${principal.name} ${document}`).not.toBeNull();
           swept += 1;
           const expected = mayRun(principal.caller, nodeOperation) && mayRun(principal.caller, operation);
-          if (!refused !== expected) mismatches.push(`${principal.name} ${typeName}.${field.name} (${nodeOperation} + ${operation}): ${refused ? 'refused' : 'allowed'}`);
+          if (!refused !== expected)
+            mismatches.push(`${principal.name} ${typeName}.${field.name} (${nodeOperation} + ${operation}): ${refused ? 'refused' : 'allowed'}`);
         }
       }
     }

@@ -27,7 +27,11 @@ beforeAll(async () => {
   // main: +9 900 (a 10 000 wave payment), then +100, +200, -50 in that order.
   orderId = await pendingTransaction(gateway, merchant.key, { price: 10_000 });
   await sandboxPay(gateway, orderId, 'wave');
-  for (const [amount, reason] of [[100, 'first'], [200, 'second'], [-50, 'third']] as const) {
+  for (const [amount, reason] of [
+    [100, 'first'],
+    [200, 'second'],
+    [-50, 'third'],
+  ] as const) {
     await adjustAccount(gateway.ctx, gateway.operator, { organizationId: organization.id, amount, reason });
   }
 });
@@ -58,7 +62,11 @@ describe('a merchant (read key)', () => {
     const mainId = organization.accounts.find((account) => account.name === 'main')!.id;
     const { account } = await graphqlDataTyped(gateway, AccountWithEntriesDocument, { id: mainId }, readKey);
     expect(account).toMatchObject({ id: mainId, balance: 10_150, entries: { pagination: { totalCount: 4 } } });
-    expect((await graphqlDataTyped(gateway, AccountStatsDocument, {}, readKey)).accountStats).toEqual({ totalBalance: 10_150, accountCount: 2, activeAccountCount: 2 });
+    expect((await graphqlDataTyped(gateway, AccountStatsDocument, {}, readKey)).accountStats).toEqual({
+      totalBalance: 10_150,
+      accountCount: 2,
+      activeAccountCount: 2,
+    });
   });
 
   it('cannot read another organisation’s accounts: forbidden by organisation, not found by account id', async () => {
@@ -74,7 +82,10 @@ describe('a merchant (read key)', () => {
   });
 
   it('cannot adjust, pay or release (operator mutations)', async () => {
-    expectGraphqlError(await graphqlTyped(gateway, AdjustAccountDocument, { organizationId: organization.id, amount: 1000000, reason: 'me' }, readKey), 'permission_denied');
+    expectGraphqlError(
+      await graphqlTyped(gateway, AdjustAccountDocument, { organizationId: organization.id, amount: 1000000, reason: 'me' }, readKey),
+      'permission_denied',
+    );
   });
 });
 
@@ -97,15 +108,26 @@ describe('an operator', () => {
   });
 
   it('names the organisation to list accounts; an unknown one is not found', async () => {
-    expectGraphqlError(await graphqlTyped(gateway, AccountsWithEntriesDocument, {}, gateway.adminToken), 'invalid_input', 'organizationId is required: accounts are listed per organisation');
-    expectGraphqlError(await graphqlTyped(gateway, AccountsWithEntriesDocument, { organizationId: randomUUID() }, gateway.adminToken), 'organization_not_found');
+    expectGraphqlError(
+      await graphqlTyped(gateway, AccountsWithEntriesDocument, {}, gateway.adminToken),
+      'invalid_input',
+      'organizationId is required: accounts are listed per organisation',
+    );
+    expectGraphqlError(
+      await graphqlTyped(gateway, AccountsWithEntriesDocument, { organizationId: randomUUID() }, gateway.adminToken),
+      'organization_not_found',
+    );
     expectGraphqlError(await graphqlTyped(gateway, AccountsWithEntriesDocument, { organizationId: 'nope' }, gateway.adminToken), 'organization_not_found');
     expectGraphqlError(await graphqlTyped(gateway, AccountStatsDocument, { organizationId: 'nope' }, gateway.adminToken), 'organization_not_found');
     expectGraphqlError(await graphqlTyped(gateway, AccountWithEntriesDocument, { id: randomUUID() }, gateway.adminToken), 'account_not_found');
   });
 
   it('refuses a bad page of entries with 400-class errors, and caps the limit at 100', async () => {
-    expectGraphqlError(await graphqlTyped(gateway, AccountsWithEntriesDocument, { organizationId: organization.id, page: 0 }, gateway.adminToken), 'invalid_query', 'page must be an integer from 1 to 100000');
+    expectGraphqlError(
+      await graphqlTyped(gateway, AccountsWithEntriesDocument, { organizationId: organization.id, page: 0 }, gateway.adminToken),
+      'invalid_query',
+      'page must be an integer from 1 to 100000',
+    );
     const capped = (await graphqlDataTyped(gateway, AccountsWithEntriesDocument, { organizationId: organization.id, limit: 1000 })).accounts;
     expect(mainOf(capped).entries.pagination.limit).toBe(100);
   });

@@ -45,7 +45,8 @@ interface World {
 async function world(): Promise<World> {
   const { organization, key: payoutKey } = await fundedMerchant(gateway, { escrowEnabled: true });
   const key = await gateway.createKey(organization.id, 'readAndWrite');
-  const webhook = (await createWebhook(gateway.ctx, gateway.operator, { organizationId: organization.id, url: 'http://127.0.0.1:9/hooks', version: 'v2' })).webhook;
+  const webhook = (await createWebhook(gateway.ctx, gateway.operator, { organizationId: organization.id, url: 'http://127.0.0.1:9/hooks', version: 'v2' }))
+    .webhook;
   const orderId = await pendingTransaction(gateway, key, { price: 4_000, feesCustomerSide: true });
   const declined = await graphqlDataTyped(gateway, SandboxPayDocument, { orderId, method: 'wave', phone: '+221770000000' });
   expect(declined.sandboxPay.outcome).toBe('failed');
@@ -154,7 +155,16 @@ describe('an organisation', () => {
 
   it('shows API keys as metadata only: no field of ApiKey can carry the key or its digest', async () => {
     const { __type } = await graphqlData(gateway, `{ __type(name: "ApiKey") { fields { name } } }`);
-    expect(__type.fields.map((field: { name: string }) => field.name).sort()).toEqual(['createdAt', 'id', 'lastUsedAt', 'organizationId', 'prefix', 'revoked', 'revokedAt', 'scope']);
+    expect(__type.fields.map((field: { name: string }) => field.name).sort()).toEqual([
+      'createdAt',
+      'id',
+      'lastUsedAt',
+      'organizationId',
+      'prefix',
+      'revoked',
+      'revokedAt',
+      'scope',
+    ]);
     const { __type: webhook } = await graphqlData(gateway, `{ __type(name: "Webhook") { fields { name } } }`);
     expect(webhook.fields.map((field: { name: string }) => field.name)).not.toContain('secret');
     expect(webhook.fields.map((field: { name: string }) => field.name)).not.toContain('encryptedSecret');

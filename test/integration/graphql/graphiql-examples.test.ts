@@ -82,7 +82,10 @@ describe('the GraphiQL examples, each with its caller', () => {
 describe('the examples are refused to callers they are not for', () => {
   it('a payout-only key may not read transactions or their stats; a merchant may not list organisations', async () => {
     const { key } = await gateway.merchant({ scope: 'payout' });
-    for (const answer of [await runTyped(gateway, MerchantRecentTransactionsDocument, {}, key), await runTyped(gateway, AnalystVolumeByDayAndMethodDocument, lastQuarter(), key)]) {
+    for (const answer of [
+      await runTyped(gateway, MerchantRecentTransactionsDocument, {}, key),
+      await runTyped(gateway, AnalystVolumeByDayAndMethodDocument, lastQuarter(), key),
+    ]) {
       expect(answer.data).toBeNull();
       expect(answer.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
     }

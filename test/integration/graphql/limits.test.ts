@@ -34,7 +34,14 @@ describe('query bounds', () => {
     // A page counts the rows it asks for (default 20): 1 + 2 x (1 (the list) + 10 x 1 (orderId)) = 23;
     // breadth counts the fields.
     const small = await gateway.graphql(`{ transactions { transactions { orderId } } }`, {}, key);
-    expect(small.body.extensions.cost).toEqual({ requestedQueryCost: 23, maximumQueryCost: 25000, depth: 3, maximumDepth: 10, breadth: 3, maximumBreadth: 100 });
+    expect(small.body.extensions.cost).toEqual({
+      requestedQueryCost: 23,
+      maximumQueryCost: 25000,
+      depth: 3,
+      maximumDepth: 10,
+      breadth: 3,
+      maximumBreadth: 100,
+    });
     const wider = await gateway.graphql(`{ transactions { transactions { orderId amount status } } }`, {}, key);
     expect(wider.body.extensions.cost.requestedQueryCost).toBe(63);
     // A larger page costs in proportion, through a variable too (measured per request, not per document).

@@ -120,7 +120,11 @@ describe('a nested list of organisations', () => {
       data = await graphqlDataTyped(gateway, NestedOrganizationsDocument, { search: tag, limit: 20 });
     });
     expect(data.organizations.organizations).toHaveLength(20);
-    expect(data.organizations.organizations.every((organization: any) => organization.accounts.length === 2 && organization.apiKeys.length === 1 && organization.webhooks.length === 1)).toBe(true);
+    expect(
+      data.organizations.organizations.every(
+        (organization: any) => organization.accounts.length === 2 && organization.apiKeys.length === 1 && organization.webhooks.length === 1,
+      ),
+    ).toBe(true);
     expect(large.length, large.join('\n')).toBe(small.length);
     expect(large.length).toBeLessThanOrEqual(8);
   });
@@ -201,8 +205,14 @@ describe('a list of organisations with their transactions and payouts (Relay con
     const filters: Pick<NestedOrganizationConnectionsQueryVariables, 'transactionFilter' | 'payoutFilter'>[] = [
       {},
       { transactionFilter: { status: 'paid' }, payoutFilter: { status: 'completed' } },
-      { transactionFilter: { includeDeleted: true, minAmount: 1_300, maxAmount: 2_000 }, payoutFilter: { includeDeleted: true, minAmount: 6_000, maxAmount: 12_000 } },
-      { transactionFilter: { customerPhone: '+221770000031', paymentMethod: null }, payoutFilter: { paymentMethod: 'orange_money', recipientPhone: '+221771000031' } },
+      {
+        transactionFilter: { includeDeleted: true, minAmount: 1_300, maxAmount: 2_000 },
+        payoutFilter: { includeDeleted: true, minAmount: 6_000, maxAmount: 12_000 },
+      },
+      {
+        transactionFilter: { customerPhone: '+221770000031', paymentMethod: null },
+        payoutFilter: { paymentMethod: 'orange_money', recipientPhone: '+221771000031' },
+      },
       { transactionFilter: { startDate: '2026-01-01T00:03:02.000Z', endDate: '2026-01-01T00:03:04.000Z' }, payoutFilter: { search: 'awa' } },
       { payoutFilter: { search: 'y_1%' } },
       { payoutFilter: { search: '77100031' } },
@@ -210,7 +220,8 @@ describe('a list of organisations with their transactions and payouts (Relay con
     const sample = [0, 3, 31, 49].map((i) => organizationIds[i]!);
     for (const filter of filters) {
       for (const first of [3, 10]) {
-        const listed = (await graphqlDataTyped(gateway, NestedOrganizationConnectionsDocument, { search: tag, limit: 50, first, ...filter })).organizations.organizations;
+        const listed = (await graphqlDataTyped(gateway, NestedOrganizationConnectionsDocument, { search: tag, limit: 50, first, ...filter })).organizations
+          .organizations;
         const byId = new Map(listed.map((organization: any) => [organization.id, organization]));
         for (const organizationId of sample) {
           const alone = await graphqlDataTyped(gateway, OrganizationConnectionsAloneDocument, { organizationId, first, ...filter });
@@ -225,7 +236,9 @@ describe('a list of organisations with their transactions and payouts (Relay con
         for (const field of ['transactions', 'payouts'] as const) {
           const after = nested[field].pageInfo.endCursor;
           if (!after) continue;
-          const next = (await graphqlDataTyped(gateway, NestedOrganizationConnectionsDocument, { search: tag, limit: 50, first, after, ...filter })).organizations.organizations.find((organization) => organization.id === organizationId)!;
+          const next = (
+            await graphqlDataTyped(gateway, NestedOrganizationConnectionsDocument, { search: tag, limit: 50, first, after, ...filter })
+          ).organizations.organizations.find((organization) => organization.id === organizationId)!;
           const aloneNext = await graphqlDataTyped(gateway, OrganizationConnectionsAloneDocument, { organizationId, first, after, ...filter });
           expect(next[field]).toEqual(aloneNext[field === 'transactions' ? 'transactionsConnection' : 'payoutsConnection']);
         }

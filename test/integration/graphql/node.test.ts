@@ -9,7 +9,12 @@ import { createWebhook } from '../../../src/domain/operations.js';
 import type { OrganizationRecord } from '../../../src/domain/organizations/store.js';
 import { expectGraphqlError } from '../../support/assertions.js';
 import { useGateway } from '../../support/gateway.js';
-import { NodeDocument, NodeIdsOfEachTypeDocument, NodeTransactionLedgerEntriesDocument, NodeTransactionOrganizationDocument } from '../../support/graphql/generated.js';
+import {
+  NodeDocument,
+  NodeIdsOfEachTypeDocument,
+  NodeTransactionLedgerEntriesDocument,
+  NodeTransactionOrganizationDocument,
+} from '../../support/graphql/generated.js';
 import { graphqlDataTyped, graphqlTyped, nodeOfType } from '../../support/graphql/typed.js';
 import { pendingTransaction, sandboxPay } from '../../support/accounts.js';
 import { fundedMerchant, payoutBody, postPayout } from '../../support/payouts.js';
@@ -33,9 +38,15 @@ async function fixture(): Promise<Fixture> {
   await sandboxPay(gateway, orderId);
   const payout = await postPayout(gateway, payoutKey, payoutBody({ amount: 1_000 }));
   expect(payout.status, JSON.stringify(payout.body)).toBe(200);
-  const webhook = (await createWebhook(gateway.ctx, gateway.operator, { organizationId: organization.id, url: 'http://127.0.0.1:9/hooks', version: 'v2' })).webhook;
+  const webhook = (await createWebhook(gateway.ctx, gateway.operator, { organizationId: organization.id, url: 'http://127.0.0.1:9/hooks', version: 'v2' }))
+    .webhook;
   const main = organization.accounts.find((account) => account.name === 'main')!;
-  const data = await graphqlDataTyped(gateway, NodeIdsOfEachTypeDocument, { orderId, payoutId: payout.body.order_id, organizationId: organization.id, accountId: main.id });
+  const data = await graphqlDataTyped(gateway, NodeIdsOfEachTypeDocument, {
+    orderId,
+    payoutId: payout.body.order_id,
+    organizationId: organization.id,
+    accountId: main.id,
+  });
   return {
     organization,
     readKey,

@@ -48,11 +48,18 @@ describe('createTransaction by an admin, naming the organisation', () => {
       { variables: { organizationId: blocked.id, input: INPUT }, code: 'ORGANIZATION_BLOCKED', message: /./ },
       { variables: { organizationId: inactive.id, input: INPUT }, code: 'ORGANIZATION_INACTIVE', message: /./ },
       { variables: { organizationId: organization.id, input: { ...INPUT, products: [] } }, code: 'NO_PRODUCT', message: /product/ },
-      { variables: { organizationId: waveOnly.id, input: { ...INPUT, methodOfPayment: ['orange_money' as const] } }, code: 'PAYMENT_METHOD_NOT_ALLOWED', message: /orange_money/ },
+      {
+        variables: { organizationId: waveOnly.id, input: { ...INPUT, methodOfPayment: ['orange_money' as const] } },
+        code: 'PAYMENT_METHOD_NOT_ALLOWED',
+        message: /orange_money/,
+      },
     ];
     for (const { variables, code, message } of cases) {
       const refusal = await graphqlRefusalTyped(gateway, CreateTransactionForDocument, variables);
-      expect({ code: refusal.extensions?.code, message: refusal.message }, JSON.stringify(variables)).toEqual({ code, message: expect.stringMatching(message) });
+      expect({ code: refusal.extensions?.code, message: refusal.message }, JSON.stringify(variables)).toEqual({
+        code,
+        message: expect.stringMatching(message),
+      });
     }
     for (const { id } of [organization, blocked, inactive, waveOnly]) expect(await countOf(id)).toBe(0);
   });
@@ -65,7 +72,9 @@ describe('createTransaction by an admin, naming the organisation', () => {
       const refusal = await graphqlRefusalTyped(gateway, CreateTransactionForDocument, { organizationId: organization.id, input: INPUT }, token);
       expect(refusal.extensions?.code).toBe('FORBIDDEN');
     }
-    expect((await graphqlRefusalTyped(gateway, CreateTransactionForDocument, { organizationId: other.id, input: INPUT }, key)).extensions?.code).toBe('FORBIDDEN');
+    expect((await graphqlRefusalTyped(gateway, CreateTransactionForDocument, { organizationId: other.id, input: INPUT }, key)).extensions?.code).toBe(
+      'FORBIDDEN',
+    );
     expect(await countOf(other.id)).toBe(0);
     const own = await graphqlDataTyped(gateway, CreateTransactionForDocument, { organizationId: organization.id, input: INPUT }, key);
     expect(own.createTransaction.transaction.organizationId).toBe(organization.id);
@@ -82,7 +91,10 @@ describe('Transaction.paymentStatusWebhookBody', () => {
   it('is byte for byte the body of the outbox’s v2 delivery at each notified status, and null while none is sent', async () => {
     const organization = await gateway.createOrganization({ escrowEnabled: true });
     await graphqlDataTyped(gateway, CreateWebhookDocument, { organizationId: organization.id, url: 'http://127.0.0.1:9/hooks', version: 'v2' });
-    const { createTransaction } = await graphqlDataTyped(gateway, CreateTransactionForDocument, { organizationId: organization.id, input: { ...INPUT, isEscrow: true } });
+    const { createTransaction } = await graphqlDataTyped(gateway, CreateTransactionForDocument, {
+      organizationId: organization.id,
+      input: { ...INPUT, isEscrow: true },
+    });
     const { orderId } = createTransaction.transaction;
     expect(await bodyOf(orderId)).toEqual({ status: 'pending', paymentStatusWebhookBody: null });
 

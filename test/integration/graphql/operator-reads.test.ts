@@ -32,9 +32,11 @@ beforeAll(async () => {
 });
 
 // Raw query text stays only for the introspection of ApiKey.
-const read = <Result, Variables>(document: TypedDocumentNode<Result, Variables>, variables: Variables, token?: string) => graphqlDataTyped(gateway, document, variables, token);
+const read = <Result, Variables>(document: TypedDocumentNode<Result, Variables>, variables: Variables, token?: string) =>
+  graphqlDataTyped(gateway, document, variables, token);
 
-const refused = <Result, Variables>(document: TypedDocumentNode<Result, Variables>, variables: Variables, token?: string) => graphqlRefusalTyped(gateway, document, variables, token);
+const refused = <Result, Variables>(document: TypedDocumentNode<Result, Variables>, variables: Variables, token?: string) =>
+  graphqlRefusalTyped(gateway, document, variables, token);
 
 const list = async (variables: OrganizationsPageQueryVariables, token?: string) => (await read(OrganizationsPageDocument, variables, token)).organizations;
 
@@ -151,7 +153,8 @@ describe('apiKeys', () => {
   it('lists the keys newest first, revoked ones included, metadata only (never the key or its digest)', async () => {
     const organization = await gateway.createOrganization();
     const issued: { key: string; apiKey: { id: string } }[] = [];
-    for (const scope of ['checkout', 'read', 'payout'] as ApiScope[]) issued.push((await read(CreateApiKeyDocument, { organizationId: organization.id, scope })).createApiKey);
+    for (const scope of ['checkout', 'read', 'payout'] as ApiScope[])
+      issued.push((await read(CreateApiKeyDocument, { organizationId: organization.id, scope })).createApiKey);
     await read(RevokeApiKeyDocument, { id: issued[1]!.apiKey.id });
 
     const response = await graphqlTyped(gateway, ApiKeysDocument, { organizationId: organization.id }, gateway.adminToken);

@@ -30,7 +30,8 @@ const gateway = useGateway();
 
 const admin = <Result, Variables>(document: TypedDocumentNode<Result, Variables>, variables: Variables) => graphqlDataTyped(gateway, document, variables);
 
-const refused = <Result, Variables>(document: TypedDocumentNode<Result, Variables>, variables: Variables, token?: string) => graphqlRefusalTyped(gateway, document, variables, token);
+const refused = <Result, Variables>(document: TypedDocumentNode<Result, Variables>, variables: Variables, token?: string) =>
+  graphqlRefusalTyped(gateway, document, variables, token);
 
 const createOrganization = async (input: CreateOrganizationInput) => (await admin(CreateOrganizationDocument, { input })).createOrganization;
 const readOrganization = async (id: string) => (await admin(OrganizationDocument, { id })).organization;
@@ -129,11 +130,24 @@ describe('updateOrganization', () => {
 
     // Omitted: unchanged.
     const partial = await update({ verified: false });
-    expect(partial).toMatchObject({ status: 'inactive', verified: false, minTransactionAmount: 500, maxTransactionAmount: 50_000, maxPayoutAmount: 20_000, businessSector: 'retail' });
+    expect(partial).toMatchObject({
+      status: 'inactive',
+      verified: false,
+      minTransactionAmount: 500,
+      maxTransactionAmount: 50_000,
+      maxPayoutAmount: 20_000,
+      businessSector: 'retail',
+    });
 
     // Explicit null: cleared (only those).
     const cleared = await update({ minTransactionAmount: null, maxTransactionAmount: null });
-    expect(cleared).toMatchObject({ minTransactionAmount: null, maxTransactionAmount: null, maxPayoutAmount: 20_000, status: 'inactive', businessSector: 'retail' });
+    expect(cleared).toMatchObject({
+      minTransactionAmount: null,
+      maxTransactionAmount: null,
+      maxPayoutAmount: 20_000,
+      status: 'inactive',
+      businessSector: 'retail',
+    });
     const clearedPayout = await update({ maxPayoutAmount: null });
     expect(clearedPayout).toMatchObject({ minTransactionAmount: null, maxTransactionAmount: null, maxPayoutAmount: null });
 

@@ -82,7 +82,14 @@ describe('GraphQL payouts for merchants', () => {
       expect((await graphqlDataTyped(gateway, PayoutDocument, { orderId: payout.orderId }, token)).payout).toEqual(payout);
     }
     // A second one (the other method, a timed-out recipient) for the filters.
-    const pending = (await graphqlDataTyped(gateway, CreatePayoutDocument, { input: input({ selectedPaymentMethod: 'orange_money', amount: 5_000, recipient: { phone: PHONES.timesOut }, reason: 'Deposit back' }) }, key)).createPayout;
+    const pending = (
+      await graphqlDataTyped(
+        gateway,
+        CreatePayoutDocument,
+        { input: input({ selectedPaymentMethod: 'orange_money', amount: 5_000, recipient: { phone: PHONES.timesOut }, reason: 'Deposit back' }) },
+        key,
+      )
+    ).createPayout;
     expect(pending).toMatchObject({ status: 'pending', awaitingReview: false, recipient: { firstName: null, lastName: null, phone: PHONES.timesOut } });
 
     const list = async (variables: PayoutsQueryVariables) => (await graphqlDataTyped(gateway, PayoutsDocument, variables, readKey)).payouts;
@@ -100,7 +107,10 @@ describe('GraphQL payouts for merchants', () => {
     expect(await ids({ minAmount: 6_000, maxAmount: 300_000 })).toEqual([payout.orderId]);
     expect(await ids({ search: 'invoice 42' })).toEqual([payout.orderId]);
     expect(await ids({ startDate: new Date(Date.now() + 60_000).toISOString() })).toEqual([]);
-    expect(await list({ page: 2, limit: 1 })).toMatchObject({ payouts: [{ orderId: payout.orderId }], pagination: { page: 2, limit: 1, totalCount: 2, totalPages: 2 } });
+    expect(await list({ page: 2, limit: 1 })).toMatchObject({
+      payouts: [{ orderId: payout.orderId }],
+      pagination: { page: 2, limit: 1, totalCount: 2, totalPages: 2 },
+    });
     await expectBalancedLedger(gateway.db.prisma);
   });
 
@@ -116,12 +126,17 @@ describe('GraphQL payouts for merchants', () => {
     await refused({ input: input({ recipient: { phone: PHONES.fails } }) }, 'payout_failed', 'wave');
     expect(await mainBalance(gateway, organization.id)).toBe(100_000n);
     expect((await graphqlDataTyped(gateway, PayoutsDocument, { filter: { status: 'failed' } }, key)).payouts.pagination.totalCount).toBe(1);
-    expectGraphqlError(await graphqlTyped(gateway, PayoutsDocument, { filter: { minAmount: 500, maxAmount: 100 } }, key), 'invalid_query', 'min_amount is greater than max_amount');
+    expectGraphqlError(
+      await graphqlTyped(gateway, PayoutsDocument, { filter: { minAmount: 500, maxAmount: 100 } }, key),
+      'invalid_query',
+      'min_amount is greater than max_amount',
+    );
 
     // Another organisation's payout answers exactly like a missing one; naming it is refused.
     const other = await fundedMerchant(gateway);
     const foreign = (await graphqlDataTyped(gateway, CreatePayoutDocument, { input: input() }, other.key)).createPayout;
-    for (const orderId of [foreign.orderId, randomUUID(), 'not-an-id']) expectGraphqlError(await graphqlTyped(gateway, PayoutDocument, { orderId }, key), 'payout_not_found');
+    for (const orderId of [foreign.orderId, randomUUID(), 'not-an-id'])
+      expectGraphqlError(await graphqlTyped(gateway, PayoutDocument, { orderId }, key), 'payout_not_found');
     expectGraphqlError(await graphqlTyped(gateway, PayoutsDocument, { organizationId: other.organization.id }, key), 'permission_denied');
 
     // Scopes: payout creates; payout or read reads; checkout does neither; read does not create.
@@ -154,7 +169,10 @@ describe('GraphQL payouts for merchants', () => {
         body: { query: print(CreatePayoutDocument), variables: { input: input() } },
       });
       expect(byHeader.body.data.createPayout.orderId).toBe(created.body.order_id);
-      expectGraphqlError(await graphqlTyped(gateway, CreatePayoutDocument, { input: input({ amount: 20_000 }), key: 'cross-payout' }, key), 'idempotency_key_reused');
+      expectGraphqlError(
+        await graphqlTyped(gateway, CreatePayoutDocument, { input: input({ amount: 20_000 }), key: 'cross-payout' }, key),
+        'idempotency_key_reused',
+      );
     });
     expect([...provider.sent.values()]).toEqual([1]);
     expect(await mainBalance(gateway, organization.id)).toBe(1_000_000n - 10_100n);
@@ -194,21 +212,37 @@ describe('GraphQL review queue for operators', () => {
     expectGraphqlError(await graphqlTyped(gateway, RejectPayoutDocument, { orderId: toApprove.orderId, reason: 'no' }, analystToken), 'operator_forbidden');
 
     const approved = (await graphqlDataTyped(gateway, ApprovePayoutDocument, { orderId: toApprove.orderId })).approvePayout;
-    expect(approved).toMatchObject({ orderId: toApprove.orderId, status: 'completed', awaitingReview: false, paidAt: expect.any(String), sentAt: expect.any(String) });
+    expect(approved).toMatchObject({
+      orderId: toApprove.orderId,
+      status: 'completed',
+      awaitingReview: false,
+      paidAt: expect.any(String),
+      sentAt: expect.any(String),
+    });
     const failed = (await graphqlDataTyped(gateway, ApprovePayoutDocument, { orderId: toFail.orderId })).approvePayout;
     expect(failed).toMatchObject({ status: 'failed', paidAt: null, failureReason: expect.any(String) });
     const rejected = (await graphqlDataTyped(gateway, RejectPayoutDocument, { orderId: toReject.orderId, reason: 'Unknown recipient' })).rejectPayout;
     expect(rejected).toMatchObject({ status: 'cancelled', awaitingReview: false, failureReason: 'Unknown recipient', sentAt: null });
 
     // Decided once; unknown ids are not found.
-    expectGraphqlError(await graphqlTyped(gateway, ApprovePayoutDocument, { orderId: toApprove.orderId }, gateway.adminToken), 'payout_not_awaiting_review', 'completed');
-    expectGraphqlError(await graphqlTyped(gateway, RejectPayoutDocument, { orderId: toReject.orderId }, gateway.adminToken), 'payout_not_awaiting_review', 'cancelled');
+    expectGraphqlError(
+      await graphqlTyped(gateway, ApprovePayoutDocument, { orderId: toApprove.orderId }, gateway.adminToken),
+      'payout_not_awaiting_review',
+      'completed',
+    );
+    expectGraphqlError(
+      await graphqlTyped(gateway, RejectPayoutDocument, { orderId: toReject.orderId }, gateway.adminToken),
+      'payout_not_awaiting_review',
+      'cancelled',
+    );
     expectGraphqlError(await graphqlTyped(gateway, ApprovePayoutDocument, { orderId: randomUUID() }, gateway.adminToken), 'payout_not_found');
     expectGraphqlError(await graphqlTyped(gateway, RejectPayoutDocument, { orderId: 'nope' }, gateway.adminToken), 'payout_not_found');
 
     expect(await mainBalance(gateway, first.organization.id)).toBe(6_000_000n - LARGE_DEBIT);
     expect(await mainBalance(gateway, second.organization.id)).toBe(3_000_000n);
-    expect((await graphqlDataTyped(gateway, PendingPayoutsDocument, { organizationId: first.organization.id }, analystToken)).pendingPayouts.pagination.totalCount).toBe(0);
+    expect(
+      (await graphqlDataTyped(gateway, PendingPayoutsDocument, { organizationId: first.organization.id }, analystToken)).pendingPayouts.pagination.totalCount,
+    ).toBe(0);
     // The merchant sees the decisions.
     expect((await graphqlDataTyped(gateway, PayoutDocument, { orderId: toReject.orderId }, second.key)).payout.status).toBe('cancelled');
     await expectBalancedLedger(gateway.db.prisma);

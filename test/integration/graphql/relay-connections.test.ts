@@ -54,7 +54,12 @@ async function walkForward(size: number, variables: TransactionsConnectionQueryV
   const seen: string[] = [];
   let after: string | null = null;
   for (let guard = 0; guard < 50; guard += 1) {
-    const { transactionsConnection: page }: TransactionsConnectionQuery = await graphqlDataTyped(gateway, TransactionsConnectionDocument, { first: size, after, ...variables }, token);
+    const { transactionsConnection: page }: TransactionsConnectionQuery = await graphqlDataTyped(
+      gateway,
+      TransactionsConnectionDocument,
+      { first: size, after, ...variables },
+      token,
+    );
     seen.push(...page.edges.map((edge: { node: { orderId: string } }) => edge.node.orderId));
     expect(page.pageInfo.hasPreviousPage).toBe(after !== null);
     if (!page.pageInfo.hasNextPage) return seen;
@@ -75,7 +80,12 @@ describe('transactionsConnection', () => {
   it('applies the REST filters (status, amount range) and counts what matches', async () => {
     const paidOnly = await walkForward(2, { filter: { status: 'paid' } });
     expect(paidOnly).toEqual(newestFirst.filter((orderId) => paid.has(orderId)));
-    const { transactionsConnection: ranged } = await graphqlDataTyped(gateway, TransactionsConnectionDocument, { first: 100, filter: { minAmount: 1_003, maxAmount: 1_006 } }, key);
+    const { transactionsConnection: ranged } = await graphqlDataTyped(
+      gateway,
+      TransactionsConnectionDocument,
+      { first: 100, filter: { minAmount: 1_003, maxAmount: 1_006 } },
+      key,
+    );
     expect(ranged.totalCount).toBe(4);
     expect(ranged.edges.map((edge: any) => edge.node.amount).sort()).toEqual([1_003, 1_004, 1_005, 1_006]);
   });
@@ -84,7 +94,12 @@ describe('transactionsConnection', () => {
     const { transactionsConnection: tail } = await graphqlDataTyped(gateway, TransactionsConnectionDocument, { last: 4 }, key);
     expect(tail.edges.map((edge: any) => edge.node.orderId)).toEqual(newestFirst.slice(8));
     expect(tail.pageInfo).toMatchObject({ hasPreviousPage: true, hasNextPage: false });
-    const { transactionsConnection: before } = await graphqlDataTyped(gateway, TransactionsConnectionDocument, { last: 4, before: tail.pageInfo.startCursor }, key);
+    const { transactionsConnection: before } = await graphqlDataTyped(
+      gateway,
+      TransactionsConnectionDocument,
+      { last: 4, before: tail.pageInfo.startCursor },
+      key,
+    );
     expect(before.edges.map((edge: any) => edge.node.orderId)).toEqual(newestFirst.slice(4, 8));
     expect(before.pageInfo).toMatchObject({ hasPreviousPage: true, hasNextPage: true });
   });
@@ -94,7 +109,12 @@ describe('transactionsConnection', () => {
     expect(first.edges.map((edge: any) => edge.node.orderId)).toEqual(newestFirst.slice(0, 4));
     // New rows arrive between the two slices (an OFFSET would shift the next page by three).
     const created = await Promise.all([0, 1, 2].map(() => pendingTransaction(gateway, key, { price: 5_000 })));
-    const { transactionsConnection: next } = await graphqlDataTyped(gateway, TransactionsConnectionDocument, { first: 4, after: first.pageInfo.endCursor }, key);
+    const { transactionsConnection: next } = await graphqlDataTyped(
+      gateway,
+      TransactionsConnectionDocument,
+      { first: 4, after: first.pageInfo.endCursor },
+      key,
+    );
     expect(next.edges.map((edge: any) => edge.node.orderId)).toEqual(newestFirst.slice(4, 8));
     expect(next.totalCount).toBe(15);
     // ...and the new rows are at the head of a fresh walk.
@@ -126,7 +146,11 @@ describe('transactionsConnection', () => {
       expect(response.status).toBeLessThan(500);
       expectGraphqlError(response, 'invalid_query', 'after is not a cursor of this list');
     }
-    expectGraphqlError(await graphqlTyped(gateway, TransactionsConnectionDocument, { last: 2, before: 'nope!' }, key), 'invalid_query', 'before is not a cursor of this list');
+    expectGraphqlError(
+      await graphqlTyped(gateway, TransactionsConnectionDocument, { last: 2, before: 'nope!' }, key),
+      'invalid_query',
+      'before is not a cursor of this list',
+    );
   });
 
   it('keeps a merchant to its own organisation; operators read every one or the one they name', async () => {

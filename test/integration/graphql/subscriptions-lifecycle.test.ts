@@ -76,18 +76,22 @@ describe('the end of a live stream', () => {
     }
   });
 
-  it('is not held open for a subscription asked for JSON (406): its place is freed after the grace', async () => {
-    const { key } = await gateway.merchant();
-    const before = liveSubscriberCount(gateway.ctx);
-    const response = await fetch(`${gateway.url}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${key}` },
-      body: JSON.stringify({ query: TRANSACTION_STATUS_CHANGED }),
-    });
-    expect(response.status).toBe(406);
-    await response.arrayBuffer();
-    await eventually(() => liveSubscriberCount(gateway.ctx) === before, UNREAD_GRACE_MS + 2_000);
-  }, UNREAD_GRACE_MS + 10_000);
+  it(
+    'is not held open for a subscription asked for JSON (406): its place is freed after the grace',
+    async () => {
+      const { key } = await gateway.merchant();
+      const before = liveSubscriberCount(gateway.ctx);
+      const response = await fetch(`${gateway.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${key}` },
+        body: JSON.stringify({ query: TRANSACTION_STATUS_CHANGED }),
+      });
+      expect(response.status).toBe(406);
+      await response.arrayBuffer();
+      await eventually(() => liveSubscriberCount(gateway.ctx) === before, UNREAD_GRACE_MS + 2_000);
+    },
+    UNREAD_GRACE_MS + 10_000,
+  );
 
   it('comes when the server closes: open streams are completed and do not hold the close', async () => {
     const own = await startGateway({ redis: true });

@@ -26,7 +26,11 @@ const nodesOf = <Node>(connection: { edges: { node: Node }[] }) => connection.ed
 describe('webhooks over GraphQL', () => {
   it('operators create (secret once), list, read the delivery log, redeliver, rotate and delete', async () => {
     const { organization, key } = await gateway.merchant({ scope: 'readAndWrite' });
-    const { createWebhook } = await graphqlDataTyped(gateway, CreateWebhookDocument, { organizationId: organization.id, url: `${delivering.receiver.url}/gql`, version: 'v1' });
+    const { createWebhook } = await graphqlDataTyped(gateway, CreateWebhookDocument, {
+      organizationId: organization.id,
+      url: `${delivering.receiver.url}/gql`,
+      version: 'v1',
+    });
     expect(createWebhook.webhook).toMatchObject({ organizationId: organization.id, url: `${delivering.receiver.url}/gql`, version: 'v1', active: true });
     expect(createWebhook.secret).toMatch(/^whsec_/);
     delivering.receiver.configure('/gql', { secret: createWebhook.secret });
@@ -60,20 +64,34 @@ describe('webhooks over GraphQL', () => {
     const { organization, key } = await gateway.merchant({ scope: 'management' });
     const { createWebhook } = await graphqlDataTyped(gateway, CreateWebhookDocument, { url: 'https://93.184.215.14/hooks' }, key);
     expect(createWebhook.webhook).toMatchObject({ organizationId: organization.id, version: 'v2' });
-    expect((await graphqlDataTyped(gateway, WebhooksDocument, {}, key)).webhooks.map((webhook: { id: string }) => webhook.id)).toEqual([createWebhook.webhook.id]);
+    expect((await graphqlDataTyped(gateway, WebhooksDocument, {}, key)).webhooks.map((webhook: { id: string }) => webhook.id)).toEqual([
+      createWebhook.webhook.id,
+    ]);
 
     const other = await gateway.merchant({ scope: 'management' });
     expectGraphqlError(await graphqlTyped(gateway, RotateWebhookSecretDocument, { id: createWebhook.webhook.id }, other.key), 'webhook_not_found');
-    expectGraphqlError(await graphqlTyped(gateway, CreateWebhookDocument, { organizationId: organization.id, url: 'https://93.184.215.14/x' }, other.key), 'permission_denied');
-    expect(nodesOf((await graphqlDataTyped(gateway, WebhookDeliveriesDocument, { organizationId: other.organization.id }, other.key)).webhookDeliveries)).toEqual([]);
+    expectGraphqlError(
+      await graphqlTyped(gateway, CreateWebhookDocument, { organizationId: organization.id, url: 'https://93.184.215.14/x' }, other.key),
+      'permission_denied',
+    );
+    expect(
+      nodesOf((await graphqlDataTyped(gateway, WebhookDeliveriesDocument, { organizationId: other.organization.id }, other.key)).webhookDeliveries),
+    ).toEqual([]);
 
     const checkout = await gateway.merchant({ scope: 'checkout' });
     expectGraphqlError(await graphqlTyped(gateway, WebhooksDocument, {}, checkout.key), 'permission_denied');
-    expectGraphqlError(await graphqlTyped(gateway, CreateWebhookDocument, { organizationId: null, url: 'https://93.184.215.14/hooks' }, checkout.key), 'permission_denied');
+    expectGraphqlError(
+      await graphqlTyped(gateway, CreateWebhookDocument, { organizationId: null, url: 'https://93.184.215.14/hooks' }, checkout.key),
+      'permission_denied',
+    );
   });
 
   it('refuses a bad URL with its own code', async () => {
     const { organization } = await gateway.merchant();
-    expectGraphqlError(await graphqlTyped(gateway, CreateWebhookDocument, { organizationId: organization.id, url: 'ftp://93.184.215.14/' }, gateway.adminToken), 'invalid_webhook_url', 'it must use http or https');
+    expectGraphqlError(
+      await graphqlTyped(gateway, CreateWebhookDocument, { organizationId: organization.id, url: 'ftp://93.184.215.14/' }, gateway.adminToken),
+      'invalid_webhook_url',
+      'it must use http or https',
+    );
   });
 });

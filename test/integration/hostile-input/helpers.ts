@@ -19,7 +19,8 @@ export function restVerdict(field: 'error' | 'Detail', answer: RawAnswer, option
   if (answer.status >= 500) return { refused, problem: `answered ${answer.status}` };
   if (!refused) return { refused, problem: options.mustRefuse ? `accepted (${answer.status}) what must be refused` : null };
   const body = answer.body;
-  const shaped = body && typeof body === 'object' && !Array.isArray(body) && Object.keys(body).join() === field && typeof body[field] === 'string' && body[field].length > 0;
+  const shaped =
+    body && typeof body === 'object' && !Array.isArray(body) && Object.keys(body).join() === field && typeof body[field] === 'string' && body[field].length > 0;
   return { refused, problem: shaped ? null : `refusal not in the {"${field}"} shape` };
 }
 
@@ -47,7 +48,10 @@ export function graphqlVerdict(answer: RawAnswer): Verdict {
 }
 
 const shown = (value: unknown): string => {
-  const text = typeof value === 'string' ? value : (JSON.stringify(value, (_key, item) => (Buffer.isBuffer(item) || item?.type === 'Buffer' ? '<bytes>' : item)) ?? String(value));
+  const text =
+    typeof value === 'string'
+      ? value
+      : (JSON.stringify(value, (_key, item) => (Buffer.isBuffer(item) || item?.type === 'Buffer' ? '<bytes>' : item)) ?? String(value));
   return text.length > 400 ? `${text.slice(0, 400)}…` : text;
 };
 

@@ -60,10 +60,27 @@ const SURFACES = [
 ] as const;
 
 const BROKEN_REQUESTS: [string, (path: string) => string, number][] = [
-  ['a Content-Length that is not a number', (path) => `POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer @key\r\nContent-Type: application/json\r\nContent-Length: abc\r\n\r\n{}`, 400],
-  ['two different Content-Lengths', (path) => `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}`, 400],
-  ['Content-Length with chunked Transfer-Encoding', (path) => `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n`, 400],
-  ['a broken chunked body', (path) => `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`, 400],
+  [
+    'a Content-Length that is not a number',
+    (path) => `POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer @key\r\nContent-Type: application/json\r\nContent-Length: abc\r\n\r\n{}`,
+    400,
+  ],
+  [
+    'two different Content-Lengths',
+    (path) => `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}`,
+    400,
+  ],
+  [
+    'Content-Length with chunked Transfer-Encoding',
+    (path) =>
+      `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n`,
+    400,
+  ],
+  [
+    'a broken chunked body',
+    (path) => `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`,
+    400,
+  ],
   ['headers over the size limit', (path) => `GET ${path} HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431],
   ['a NUL in a header value', (path) => `GET ${path} HTTP/1.1\r\nHost: x\r\nX-Odd: a\u0000b\r\n\r\n`, 400],
   ['a space in the header name', (path) => `GET ${path} HTTP/1.1\r\nHost: x\r\nBad Header: 1\r\n\r\n`, 400],
@@ -81,7 +98,11 @@ describe('the HTTP layer refuses in each surface’s own shape', () => {
 
     it(`${surface.name}: a body over the limit is 413, a body that is not JSON 400, a wrong content type 4xx`, async () => {
       const send = (body: Buffer, contentType: string) =>
-        fetch(`${gateway.url}${surface.path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': contentType }, body: new Uint8Array(body) }).then(async (response) => ({
+        fetch(`${gateway.url}${surface.path}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': contentType },
+          body: new Uint8Array(body),
+        }).then(async (response) => ({
           status: response.status,
           body: await response.json(),
         }));

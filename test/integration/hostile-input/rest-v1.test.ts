@@ -46,7 +46,12 @@ const CREATE_FIELDS: FieldSetter[] = [
   (body, v) => (body[v as string] = 1),
 ];
 const cashoutBody = () => ({ full_name: 'Moussa Ndiaye', amount: 10_000, phone_number: '+221770000001' });
-const CASHOUT_FIELDS: FieldSetter[] = [(body, v) => (body.full_name = v), (body, v) => (body.amount = v), (body, v) => (body.phone_number = v), (body, v) => (body[v as string] = 1)];
+const CASHOUT_FIELDS: FieldSetter[] = [
+  (body, v) => (body.full_name = v),
+  (body, v) => (body.amount = v),
+  (body, v) => (body.phone_number = v),
+  (body, v) => (body[v as string] = 1),
+];
 const LIST_FILTERS = ['page', 'limit', 'amount', 'transaction_status', 'created_at_start', 'created_at_end', 'order_id'];
 
 type Key = keyof typeof keys;
@@ -56,7 +61,13 @@ const send = (method: string, path: string, key: Key, body?: HostileBody) =>
 
 describe('REST v1 under hostile input: never 5xx, always {"Detail"}, nothing written after a refusal', () => {
   it.each(['POST', 'PUT'])('createTransaction (%s /transaction/create-transaction) with hostile bodies and content types', async (method) => {
-    await fuzz(client, hostileBody(v1TransactionBody(), CREATE_FIELDS), (body) => send(method, `${V1}/transaction/create-transaction`, 'transactions', body), refusal(false), { runs: method === 'POST' ? 200 : 60 });
+    await fuzz(
+      client,
+      hostileBody(v1TransactionBody(), CREATE_FIELDS),
+      (body) => send(method, `${V1}/transaction/create-transaction`, 'transactions', body),
+      refusal(false),
+      { runs: method === 'POST' ? 200 : 60 },
+    );
   });
 
   it.each(['wave', 'orange-money'])('cashout (POST /cashout/%s) with hostile bodies and content types', async (method) => {
@@ -67,7 +78,10 @@ describe('REST v1 under hostile input: never 5xx, always {"Detail"}, nothing wri
   });
 
   it('deleteTransaction (DELETE /transaction/delete-transaction) with hostile bodies and queries', async () => {
-    const inputs = fc.tuple(hostileBody({ order_id: '00000000-0000-4000-8000-000000000000' }, [(body, v) => (body.order_id = v), (body, v) => (body[v as string] = 1)]), fc.option(hostileQuery(['order_id'])));
+    const inputs = fc.tuple(
+      hostileBody({ order_id: '00000000-0000-4000-8000-000000000000' }, [(body, v) => (body.order_id = v), (body, v) => (body[v as string] = 1)]),
+      fc.option(hostileQuery(['order_id'])),
+    );
     await fuzz(client, inputs, ([body, query]) => send('DELETE', `${V1}/transaction/delete-transaction${query ?? ''}`, 'transactions', body), refusal(true));
   });
 
@@ -76,7 +90,10 @@ describe('REST v1 under hostile input: never 5xx, always {"Detail"}, nothing wri
   });
 
   it('getTransaction (GET /transaction/get-one-transaction) with hostile order ids', async () => {
-    const inputs = fc.oneof(hostileQuery(['order_id']), hostileString.map((id) => `?order_id=${encodeHostile(id)}`));
+    const inputs = fc.oneof(
+      hostileQuery(['order_id']),
+      hostileString.map((id) => `?order_id=${encodeHostile(id)}`),
+    );
     await fuzz(client, inputs, (query) => send('GET', `${V1}/transaction/get-one-transaction${query}`, 'transactions'), refusal(true));
   });
 
@@ -85,7 +102,17 @@ describe('REST v1 under hostile input: never 5xx, always {"Detail"}, nothing wri
   });
 
   it('every route, with any verb and a hostile body, answers in the {"Detail"} shape', async () => {
-    const routes = ['/transaction/create-transaction', '/transaction/delete-transaction', '/transaction/get-transactions', '/transaction/get-one-transaction', '/account', '/cashout/wave', '/cashout/orange-money', '', '/nope'];
+    const routes = [
+      '/transaction/create-transaction',
+      '/transaction/delete-transaction',
+      '/transaction/get-transactions',
+      '/transaction/get-one-transaction',
+      '/account',
+      '/cashout/wave',
+      '/cashout/orange-money',
+      '',
+      '/nope',
+    ];
     const inputs = fc.tuple(fc.constantFrom('PUT', 'PATCH', 'DELETE', 'POST'), fc.constantFrom(...routes), hostileBody(cashoutBody(), CASHOUT_FIELDS));
     await fuzz(client, inputs, ([method, path, body]) => send(method, `${V1}${path}`, 'transactions', body), refusal(false), { runs: 100 });
   });
@@ -96,9 +123,18 @@ describe('REST v1 under hostile input: never 5xx, always {"Detail"}, nothing wri
         body: Buffer.from(JSON.stringify(v1TransactionBody({ products: [{ name: text, category: 'drinks', amount: 1500, quantity: 2 }] }))),
         contentType: 'application/json',
       });
-      expect({ status: create.status, body: create.body }).toMatchObject({ status: 400, body: { Detail: expect.stringMatching(/^Invalid request body: products\[0\]\.name/) } });
-      const cashout = await send('POST', `${V1}/cashout/wave`, 'payouts', { body: Buffer.from(JSON.stringify({ ...cashoutBody(), full_name: text })), contentType: 'application/json' });
-      expect({ status: cashout.status, body: cashout.body }).toMatchObject({ status: 400, body: { Detail: expect.stringMatching(/^Invalid request body: full_name/) } });
+      expect({ status: create.status, body: create.body }).toMatchObject({
+        status: 400,
+        body: { Detail: expect.stringMatching(/^Invalid request body: products\[0\]\.name/) },
+      });
+      const cashout = await send('POST', `${V1}/cashout/wave`, 'payouts', {
+        body: Buffer.from(JSON.stringify({ ...cashoutBody(), full_name: text })),
+        contentType: 'application/json',
+      });
+      expect({ status: cashout.status, body: cashout.body }).toMatchObject({
+        status: 400,
+        body: { Detail: expect.stringMatching(/^Invalid request body: full_name/) },
+      });
     }
   });
 });

@@ -73,8 +73,34 @@ const PAYOUT_FIELDS: FieldSetter[] = [
   (body, v) => (body.reason = v),
   (body, v) => (body[v as string] = 1),
 ];
-const TRANSACTION_FILTERS = ['page', 'limit', 'status', 'payment_method', 'customer_phone', 'min_amount', 'max_amount', 'start_date', 'end_date', 'is_escrow', 'is_merchant', 'include_deleted', 'search'];
-const PAYOUT_FILTERS = ['page', 'limit', 'status', 'payment_method', 'recipient_phone', 'min_amount', 'max_amount', 'start_date', 'end_date', 'include_deleted', 'search'];
+const TRANSACTION_FILTERS = [
+  'page',
+  'limit',
+  'status',
+  'payment_method',
+  'customer_phone',
+  'min_amount',
+  'max_amount',
+  'start_date',
+  'end_date',
+  'is_escrow',
+  'is_merchant',
+  'include_deleted',
+  'search',
+];
+const PAYOUT_FILTERS = [
+  'page',
+  'limit',
+  'status',
+  'payment_method',
+  'recipient_phone',
+  'min_amount',
+  'max_amount',
+  'start_date',
+  'end_date',
+  'include_deleted',
+  'search',
+];
 
 type Key = keyof typeof keys;
 const refusal = (mustRefuse: boolean) => (answer: Parameters<typeof restVerdict>[1]) => restVerdict('error', answer, { mustRefuse });
@@ -83,7 +109,9 @@ const send = (method: string, path: string, key: Key, body?: HostileBody) =>
 
 describe('REST v2 under hostile input: never 5xx, always {"error"}, nothing written after a refusal', () => {
   it('createTransaction (POST /transactions) with hostile bodies and content types', async () => {
-    await fuzz(client, hostileBody(transactionBody(), TRANSACTION_FIELDS), (body) => send('POST', `${V2}/transactions`, 'transactions', body), refusal(false), { runs: 200 });
+    await fuzz(client, hostileBody(transactionBody(), TRANSACTION_FIELDS), (body) => send('POST', `${V2}/transactions`, 'transactions', body), refusal(false), {
+      runs: 200,
+    });
   });
 
   it('createPayout (POST /payouts) with hostile bodies and content types', async () => {
@@ -131,13 +159,25 @@ describe('REST v2 under hostile input: never 5xx, always {"error"}, nothing writ
         transactionBody({ unknown_field: text }),
       ]) {
         const answer = await send('POST', `${V2}/transactions`, 'transactions', { body: Buffer.from(JSON.stringify(body)), contentType: 'application/json' });
-        expect({ status: answer.status, body: answer.body }).toMatchObject({ status: 400, body: { error: expect.stringMatching(/^Invalid request body: .*(lone surrogate|NUL)/) } });
+        expect({ status: answer.status, body: answer.body }).toMatchObject({
+          status: 400,
+          body: { error: expect.stringMatching(/^Invalid request body: .*(lone surrogate|NUL)/) },
+        });
       }
-      const payout = await send('POST', `${V2}/payouts`, 'payouts', { body: Buffer.from(JSON.stringify({ ...payoutBody(), reason: text })), contentType: 'application/json' });
-      expect({ status: payout.status, body: payout.body }).toMatchObject({ status: 400, body: { error: expect.stringMatching(/^Invalid request body: reason /) } });
+      const payout = await send('POST', `${V2}/payouts`, 'payouts', {
+        body: Buffer.from(JSON.stringify({ ...payoutBody(), reason: text })),
+        contentType: 'application/json',
+      });
+      expect({ status: payout.status, body: payout.body }).toMatchObject({
+        status: 400,
+        body: { error: expect.stringMatching(/^Invalid request body: reason /) },
+      });
     }
     // A surrogate pair (an emoji) is well-formed text: accepted.
-    const emoji = await send('POST', `${V2}/transactions`, 'transactions', { body: Buffer.from(JSON.stringify(transactionBody({ customer: { first_name: 'Awa 😀' } }))), contentType: 'application/json' });
+    const emoji = await send('POST', `${V2}/transactions`, 'transactions', {
+      body: Buffer.from(JSON.stringify(transactionBody({ customer: { first_name: 'Awa 😀' } }))),
+      contentType: 'application/json',
+    });
     expect(emoji.status).toBe(200);
   });
 });

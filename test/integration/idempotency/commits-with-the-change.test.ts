@@ -74,7 +74,9 @@ describe('runIdempotently', () => {
   it('names the operation in the fingerprint: one key for another operation is a 422', async () => {
     const { organization } = await gateway.merchant();
     await runIdempotently(gateway.ctx, { organizationId: organization.id, key: 'k4', operation: 'createTransaction', input: {} }, flip('op-1'));
-    await expect(runIdempotently(gateway.ctx, { organizationId: organization.id, key: 'k4', operation: 'createPayout', input: {} }, flip('op-2'))).rejects.toMatchObject({
+    await expect(
+      runIdempotently(gateway.ctx, { organizationId: organization.id, key: 'k4', operation: 'createPayout', input: {} }, flip('op-2')),
+    ).rejects.toMatchObject({
       code: 'idempotency_key_reused',
       status: 422,
     });

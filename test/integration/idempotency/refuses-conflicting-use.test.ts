@@ -12,7 +12,11 @@ describe('Idempotency-Key misuse', () => {
     const { organization, key } = await gateway.merchant();
     const headers = { 'idempotency-key': 'k-422' };
     await gateway.rest('POST', '/api/v2/transactions', { key, body: transactionBody(), headers });
-    const other = await gateway.rest('POST', '/api/v2/transactions', { key, body: transactionBody({ products: [{ name: 'Thiof', price: 9000, quantity: 1 }] }), headers });
+    const other = await gateway.rest('POST', '/api/v2/transactions', {
+      key,
+      body: transactionBody({ products: [{ name: 'Thiof', price: 9000, quantity: 1 }] }),
+      headers,
+    });
     expect(other.status).toBe(422);
     expect(other.body).toEqual({ error: 'This Idempotency-Key was already used with a different request' });
     expect(await count(organization.id)).toBe(1);
@@ -44,9 +48,14 @@ describe('Idempotency-Key misuse', () => {
   it('lets exactly one of many concurrent requests with one key run', async () => {
     const { organization, key } = await gateway.merchant();
     const headers = { 'idempotency-key': 'k-race' };
-    const responses = await Promise.all(Array.from({ length: 8 }, () => gateway.rest('POST', '/api/v2/transactions', { key, body: transactionBody(), headers })));
+    const responses = await Promise.all(
+      Array.from({ length: 8 }, () => gateway.rest('POST', '/api/v2/transactions', { key, body: transactionBody(), headers })),
+    );
     const statuses = responses.map((response) => response.status);
-    expect(statuses.every((status) => status === 200 || status === 409), statuses.join()).toBe(true);
+    expect(
+      statuses.every((status) => status === 200 || status === 409),
+      statuses.join(),
+    ).toBe(true);
     const orderIds = new Set(responses.filter((response) => response.status === 200).map((response) => response.body.order_id));
     expect(orderIds.size).toBe(1);
     expect(await count(organization.id)).toBe(1);

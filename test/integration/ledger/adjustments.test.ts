@@ -21,12 +21,16 @@ const adjust = (organizationId: string, amount: number, reason: string, token = 
 describe('adjusting main', () => {
   it('credits and debits main with the reason on the entry, against the adjustments account', async () => {
     const organization = await gateway.createOrganization();
-    const credited = (await graphqlDataTyped(gateway, AdjustAccountDocument, { organizationId: organization.id, amount: 5_000, reason: 'goodwill, ticket 42' })).adjustAccount;
+    const credited = (await graphqlDataTyped(gateway, AdjustAccountDocument, { organizationId: organization.id, amount: 5_000, reason: 'goodwill, ticket 42' }))
+      .adjustAccount;
     expect(credited).toMatchObject({ organizationId: organization.id, name: 'main', balance: 5_000 });
-    const debited = (await graphqlDataTyped(gateway, AdjustAccountDocument, { organizationId: organization.id, amount: -1_500, reason: 'duplicate credit' })).adjustAccount;
+    const debited = (await graphqlDataTyped(gateway, AdjustAccountDocument, { organizationId: organization.id, amount: -1_500, reason: 'duplicate credit' }))
+      .adjustAccount;
     expect(debited).toMatchObject({ id: credited.id, balance: 3_500 });
 
-    const entries = await gateway.ctx.db.ledgerEntry.findMany({ where: { kind: 'adjustment', OR: [{ accountId: credited.id }, { gatewayAccount: 'adjustments' }] } });
+    const entries = await gateway.ctx.db.ledgerEntry.findMany({
+      where: { kind: 'adjustment', OR: [{ accountId: credited.id }, { gatewayAccount: 'adjustments' }] },
+    });
     expect(entries.map((entry) => [entry.gatewayAccount ?? 'main', entry.amount, entry.description]).sort()).toEqual(
       [
         ['adjustments', -5_000n, 'goodwill, ticket 42'],
@@ -48,7 +52,9 @@ describe('adjusting main', () => {
     expect(await gateway.ctx.db.ledgerEntry.count()).toBe(entriesBefore);
 
     // Down to exactly zero is allowed.
-    expect((await graphqlDataTyped(gateway, AdjustAccountDocument, { organizationId: organization.id, amount: -100, reason: 'to zero' })).adjustAccount.balance).toBe(0);
+    expect(
+      (await graphqlDataTyped(gateway, AdjustAccountDocument, { organizationId: organization.id, amount: -100, reason: 'to zero' })).adjustAccount.balance,
+    ).toBe(0);
   });
 
   it('refuses bad input with 400-class errors: zero, beyond the maximum, no reason, a reason too long, an unknown organisation', async () => {

@@ -33,7 +33,11 @@ describe('on the embedded database', () => {
       ['main', 10_050 + 19_700 - 750],
       ['escrow', 0],
     ]);
-    expect((await gateway.rest('GET', '/api/v2/accounts/stats', { key })).body).toStrictEqual({ total_balance: 29_000, account_count: 2, active_account_count: 2 });
+    expect((await gateway.rest('GET', '/api/v2/accounts/stats', { key })).body).toStrictEqual({
+      total_balance: 29_000,
+      account_count: 2,
+      active_account_count: 2,
+    });
     expect((await gateway.rest('GET', `/api/v2/accounts/${accounts[0].id}`, { key })).body).toStrictEqual(accounts[0]);
 
     const main = (await graphqlDataTyped(gateway, AccountsWithEntriesDocument, {}, key)).accounts[0]!;

@@ -36,7 +36,10 @@ describe('holding and releasing escrow', () => {
 
     // The release is one posting: escrow -19 800, main +19 800.
     const release = await gateway.ctx.db.ledgerEntry.findMany({ where: { transactionId: orderId, kind: 'escrow_release' }, include: { account: true } });
-    expect(release.map((entry) => [entry.account?.name, entry.amount]).sort()).toEqual([['escrow', -19_800n], ['main', 19_800n]]);
+    expect(release.map((entry) => [entry.account?.name, entry.amount]).sort()).toEqual([
+      ['escrow', -19_800n],
+      ['main', 19_800n],
+    ]);
     expect(new Set(release.map((entry) => entry.postingId)).size).toBe(1);
     expect(Object.values(await postingSums(gateway, [release[0]!.postingId]))).toEqual([0n]);
 
@@ -75,7 +78,10 @@ describe('holding and releasing escrow', () => {
 
     const pending = await pendingTransaction(gateway, key, { isEscrow: true });
     expectGraphqlError(await graphqlTyped(gateway, ReleaseEscrowDocument, { orderId: pending }, gateway.adminToken), 'not_in_escrow');
-    expectGraphqlError(await graphqlTyped(gateway, ReleaseEscrowDocument, { orderId: '00000000-0000-4000-8000-000000000000' }, gateway.adminToken), 'transaction_not_found');
+    expectGraphqlError(
+      await graphqlTyped(gateway, ReleaseEscrowDocument, { orderId: '00000000-0000-4000-8000-000000000000' }, gateway.adminToken),
+      'transaction_not_found',
+    );
     expectGraphqlError(await graphqlTyped(gateway, ReleaseEscrowDocument, { orderId: 'nope' }, gateway.adminToken), 'transaction_not_found');
   });
 

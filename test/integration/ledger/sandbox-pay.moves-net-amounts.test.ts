@@ -41,7 +41,11 @@ describe('sandboxPay moves main by the net amount', () => {
     const entries = await gateway.ctx.db.ledgerEntry.findMany({ where: { transactionId: orderId } });
     const charged = feesCustomerSide ? AMOUNT + fee : AMOUNT;
     expect(entries.map((entry) => [entry.gatewayAccount ?? 'main', entry.amount]).sort()).toEqual(
-      [[`provider_clearing_${method}`, BigInt(-charged)], ['fee_revenue', BigInt(fee)], ['main', BigInt(main)]].sort(),
+      [
+        [`provider_clearing_${method}`, BigInt(-charged)],
+        ['fee_revenue', BigInt(fee)],
+        ['main', BigInt(main)],
+      ].sort(),
     );
     expect(Object.values(await postingSums(gateway, [...new Set(entries.map((entry) => entry.postingId))]))).toEqual([0n]);
 
@@ -59,9 +63,16 @@ describe('sandboxPay refusals and non-payments move nothing', () => {
   it('a declined wallet (…0000) answers failed with a reason; an unconfirmed one (…1111) pending', async () => {
     const { organization, key } = await gateway.merchant();
     const orderId = await pendingTransaction(gateway, key);
-    for (const [phone, outcome] of [['+221770000000', 'failed'], ['+221770001111', 'pending']] as const) {
+    for (const [phone, outcome] of [
+      ['+221770000000', 'failed'],
+      ['+221770001111', 'pending'],
+    ] as const) {
       const { sandboxPay: payment } = await graphqlDataTyped(gateway, SandboxPayDocument, { orderId, method: 'wave', phone });
-      expect(payment).toMatchObject({ outcome, reason: expect.any(String), transaction: { status: 'pending', fees: 0, paidAt: null, selectedPaymentMethod: null } });
+      expect(payment).toMatchObject({
+        outcome,
+        reason: expect.any(String),
+        transaction: { status: 'pending', fees: 0, paidAt: null, selectedPaymentMethod: null },
+      });
     }
     expect(await balances(gateway, organization.id)).toEqual({ main: 0n, escrow: 0n });
     expect(await gateway.ctx.db.ledgerEntry.count({ where: { transactionId: orderId } })).toBe(0);
@@ -78,8 +89,15 @@ describe('sandboxPay refusals and non-payments move nothing', () => {
   it('a method the transaction does not offer, an unknown order, a merchant key', async () => {
     const { key } = await gateway.merchant({ scope: 'readAndWrite' });
     const orderId = await pendingTransaction(gateway, key, { methods: ['wave'] });
-    expectGraphqlError(await graphqlTyped(gateway, SandboxPayDocument, { orderId, method: 'orange_money' }, gateway.adminToken), 'method_not_offered', 'orange_money');
-    expectGraphqlError(await graphqlTyped(gateway, SandboxPayDocument, { orderId: '00000000-0000-4000-8000-000000000000' }, gateway.adminToken), 'transaction_not_found');
+    expectGraphqlError(
+      await graphqlTyped(gateway, SandboxPayDocument, { orderId, method: 'orange_money' }, gateway.adminToken),
+      'method_not_offered',
+      'orange_money',
+    );
+    expectGraphqlError(
+      await graphqlTyped(gateway, SandboxPayDocument, { orderId: '00000000-0000-4000-8000-000000000000' }, gateway.adminToken),
+      'transaction_not_found',
+    );
     expectGraphqlError(await graphqlTyped(gateway, SandboxPayDocument, { orderId }, key), 'permission_denied');
   });
 

@@ -7,7 +7,12 @@
 import { describe, expect, it } from 'vitest';
 import { LAST_USE_RESOLUTION_MS } from '../../../src/domain/access/apiKeyUse.js';
 import { expectGraphqlError } from '../../support/assertions.js';
-import { MerchantApiKeysDocument as LIST, MerchantCreateApiKeyDocument as CREATE, MerchantRevokeApiKeyDocument as REVOKE, TypenameDocument } from '../../support/graphql/generated.js';
+import {
+  MerchantApiKeysDocument as LIST,
+  MerchantCreateApiKeyDocument as CREATE,
+  MerchantRevokeApiKeyDocument as REVOKE,
+  TypenameDocument,
+} from '../../support/graphql/generated.js';
 import { graphqlDataTyped as graphqlData, graphqlTyped } from '../../support/graphql/typed.js';
 import { useGateway } from '../../support/gateway.js';
 import { eventually } from '../../support/webhookReceiver.js';

@@ -15,9 +15,7 @@ import { transactionBody } from '../../support/gateway.js';
 
 const gateway = useGateway();
 
-
-const auditOf = (organizationId: string, action: string) =>
-  gateway.ctx.db.auditEvent.findMany({ where: { organizationId, action }, orderBy: { at: 'asc' } });
+const auditOf = (organizationId: string, action: string) => gateway.ctx.db.auditEvent.findMany({ where: { organizationId, action }, orderBy: { at: 'asc' } });
 
 describe('audited money movements', () => {
   it('a refund is audited with its debit; one refused before anything changes leaves no entry', async () => {
@@ -47,7 +45,11 @@ describe('audited money movements', () => {
     expect(created.status, JSON.stringify(created.body)).toBe(200);
     const entries = await auditOf(organization.id, 'payout.created');
     expect(entries).toHaveLength(1);
-    expect(entries[0]).toMatchObject({ actorKind: 'merchant', actorLabel: 'API key (payout)', details: { amount: 10_000, method: 'wave', awaitsReview: false } });
+    expect(entries[0]).toMatchObject({
+      actorKind: 'merchant',
+      actorLabel: 'API key (payout)',
+      details: { amount: 10_000, method: 'wave', awaitsReview: false },
+    });
     const payout = await gateway.ctx.db.payout.findFirstOrThrow({ where: { organizationId: organization.id } });
     expect(entries[0]!.target).toBe(payout.id);
     expect(JSON.stringify(entries[0])).not.toContain(PAYOUT_PHONES.succeeds.slice(-6));
@@ -76,8 +78,16 @@ describe('the business profile', () => {
 
   it('refuses empty or oversized fields and a call with nothing to change; an API key may not change it', async () => {
     const { organization, key } = await gateway.merchant({ scope: 'management' });
-    expectGraphqlError(await graphqlTyped(gateway, PROFILE, { org: organization.id, name: '   ' }, gateway.adminToken), 'invalid_input', 'name must be 1 to 200 characters');
-    expectGraphqlError(await graphqlTyped(gateway, PROFILE, { org: organization.id, sector: 'x'.repeat(201) }, gateway.adminToken), 'invalid_input', 'sector must be 1 to 200 characters');
+    expectGraphqlError(
+      await graphqlTyped(gateway, PROFILE, { org: organization.id, name: '   ' }, gateway.adminToken),
+      'invalid_input',
+      'name must be 1 to 200 characters',
+    );
+    expectGraphqlError(
+      await graphqlTyped(gateway, PROFILE, { org: organization.id, sector: 'x'.repeat(201) }, gateway.adminToken),
+      'invalid_input',
+      'sector must be 1 to 200 characters',
+    );
     expectGraphqlError(await graphqlTyped(gateway, PROFILE, { org: organization.id }, gateway.adminToken), 'invalid_input', 'give a name, a sector, or both');
     expectGraphqlError(await graphqlTyped(gateway, PROFILE, { sector: 'retail' }, gateway.adminToken), 'invalid_input', 'organizationId is required');
     expectGraphqlError(await graphqlTyped(gateway, PROFILE, { sector: 'retail' }, key), 'permission_denied');

@@ -29,7 +29,11 @@ const gateway = useGateway({ webhooks: { allowPrivateUrls: true, retryDelayMs: 3
 const delivering = useDispatching(gateway);
 
 /** The first error's code of a GraphQL answer (undefined when it succeeded). */
-async function refusalOf<Result, Variables>(browser: DashboardBrowser, document: TypedDocumentNode<Result, Variables>, variables: Variables): Promise<string | undefined> {
+async function refusalOf<Result, Variables>(
+  browser: DashboardBrowser,
+  document: TypedDocumentNode<Result, Variables>,
+  variables: Variables,
+): Promise<string | undefined> {
   const answer = await browser.graphqlTyped(document, variables);
   return answer.body.errors?.[0]?.extensions?.code;
 }
@@ -122,7 +126,10 @@ describe('webhooks from the dashboard', () => {
     await eventually(async () => (await viewer.dataTyped(LOG, { filter: { webhookId, status: 'delivered' } })).webhookDeliveries.totalCount === 1);
     expect(delivering.receiver.on(path).every((request) => request.signatureValid)).toBe(true);
 
-    const audit = await gateway.ctx.db.auditEvent.findMany({ where: { organizationId: organization.id, action: { startsWith: 'webhook.' } }, orderBy: { at: 'asc' } });
+    const audit = await gateway.ctx.db.auditEvent.findMany({
+      where: { organizationId: organization.id, action: { startsWith: 'webhook.' } },
+      orderBy: { at: 'asc' },
+    });
     expect(audit.map((event) => [event.action, event.actorLabel])).toEqual([
       ['webhook.created', owner.email],
       ['webhook.test_sent', developer.email],

@@ -23,7 +23,11 @@ import { pendingTransaction } from '../../support/accounts.js';
 
 const gateway = useGateway();
 
-async function refusalOf<Result, Variables>(browser: DashboardBrowser, document: TypedDocumentNode<Result, Variables>, variables: Variables): Promise<string | undefined> {
+async function refusalOf<Result, Variables>(
+  browser: DashboardBrowser,
+  document: TypedDocumentNode<Result, Variables>,
+  variables: Variables,
+): Promise<string | undefined> {
   return (await browser.graphqlTyped(document, variables)).body.errors?.[0]?.extensions?.code;
 }
 
@@ -61,7 +65,9 @@ describe('money from the dashboard', () => {
     expect((await auditOf(organization.id, 'transaction.refunded')).map((event) => [event.actorKind, event.actorLabel, event.target])).toEqual([
       ['merchantUser', operations.email, paid],
     ]);
-    expect((await auditOf(organization.id, 'payout.created')).map((event) => [event.actorLabel, event.target])).toEqual([[operations.email, createPayout.orderId]]);
+    expect((await auditOf(organization.id, 'payout.created')).map((event) => [event.actorLabel, event.target])).toEqual([
+      [operations.email, createPayout.orderId],
+    ]);
   });
 
   it('every role reads the lists, accounts with their entries and statistics of its own organisation only', async () => {
@@ -70,7 +76,10 @@ describe('money from the dashboard', () => {
     const other = await gateway.merchant({ scope: 'checkout' });
     await paidTransaction(gateway, other.key);
     for (const member of [developer, viewer]) {
-      const reads = await member.dataTyped(READS, { from: new Date(Date.now() - 86_400_000).toISOString(), to: new Date(Date.now() + 86_400_000).toISOString() });
+      const reads = await member.dataTyped(READS, {
+        from: new Date(Date.now() - 86_400_000).toISOString(),
+        to: new Date(Date.now() + 86_400_000).toISOString(),
+      });
       expect(reads.transactionsConnection.edges.map((edge: { node: { orderId: string } }) => edge.node.orderId)).toEqual([orderId]);
       expect(reads.accounts.map((account: { name: string }) => account.name).sort()).toEqual(['escrow', 'main']);
       expect(reads.accounts.find((account: { name: string }) => account.name === 'main')!.entries.entries.length).toBeGreaterThan(0);
@@ -97,7 +106,9 @@ describe('money from the dashboard', () => {
     const signedOut = await fetch(`${gateway.url}/exports/transactions.csv`, { headers: { cookie: 'gateway_session=not-a-session' } });
     expect(signedOut.status).toBe(401);
     // A bearer token decides when one is sent, whatever cookie comes with it.
-    const withBoth = await fetch(`${gateway.url}/exports/transactions.csv`, { headers: { cookie: `gateway_session=${viewer.cookie}`, authorization: `Bearer ${other.key}` } });
+    const withBoth = await fetch(`${gateway.url}/exports/transactions.csv`, {
+      headers: { cookie: `gateway_session=${viewer.cookie}`, authorization: `Bearer ${other.key}` },
+    });
     expect(withBoth.status).toBe(200);
     expect(await withBoth.text()).toContain(othersOrder);
   });

@@ -40,7 +40,8 @@ async function logOf(key: string, filter: WebhookDeliveryFilter, first = 20) {
 }
 
 /** The organisation's webhook audit entries, oldest first (the fixture's key issue is audited too, and left out). */
-const auditOf = (organizationId: string) => gateway.ctx.db.auditEvent.findMany({ where: { organizationId, action: { startsWith: 'webhook.' } }, orderBy: { at: 'asc' } });
+const auditOf = (organizationId: string) =>
+  gateway.ctx.db.auditEvent.findMany({ where: { organizationId, action: { startsWith: 'webhook.' } }, orderBy: { at: 'asc' } });
 
 describe('the merchant’s webhook delivery log', () => {
   it('sends a signed test event through the outbox; the log shows its attempt (status, duration, signature) and the exact body received', async () => {
@@ -86,7 +87,14 @@ describe('the merchant’s webhook delivery log', () => {
     await graphqlData(gateway, SEND_TEST, { id: webhookId }, key);
     const [received] = await eventually(() => delivering.receiver.on('/test-event-v1').length === 1 && delivering.receiver.on('/test-event-v1'));
     expect(received!.signatureValid).toBe(true);
-    expect(Object.keys(JSON.parse(received!.raw.toString('utf8')))).toEqual(['order_id', 'amount', 'currency', 'created_at', 'transaction_status', 'payment_method']);
+    expect(Object.keys(JSON.parse(received!.raw.toString('utf8')))).toEqual([
+      'order_id',
+      'amount',
+      'currency',
+      'created_at',
+      'transaction_status',
+      'payment_method',
+    ]);
   });
 
   it('filters the log by status and time and pages it by cursor; resends one failed delivery, then every failed one since a time', async () => {
@@ -137,7 +145,14 @@ describe('the merchant’s webhook delivery log', () => {
     expect(new Set(received.map((request) => request.headers['x-event-id']))).toEqual(new Set(dropped.map((delivery) => delivery.eventId)));
 
     const audit = await auditOf(organization.id);
-    expect(audit.map((event) => event.action)).toEqual(['webhook.created', 'webhook.test_sent', 'webhook.test_sent', 'webhook.test_sent', 'webhook.redelivered', 'webhook.redelivered']);
+    expect(audit.map((event) => event.action)).toEqual([
+      'webhook.created',
+      'webhook.test_sent',
+      'webhook.test_sent',
+      'webhook.test_sent',
+      'webhook.redelivered',
+      'webhook.redelivered',
+    ]);
     expect(audit[4]).toMatchObject({ target: dropped[0]!.id });
     expect(audit[5]).toMatchObject({ target: webhookId, details: { count: 2, since: new Date(before).toISOString(), webhookId } });
   });
@@ -148,7 +163,10 @@ describe('the merchant’s webhook delivery log', () => {
     const other = await gateway.merchant({ scope: 'management' });
     expectGraphqlError(await graphqlTyped(gateway, SEND_TEST, { id: owner.webhookId }, other.key), 'webhook_not_found');
     expectGraphqlError(await graphqlTyped(gateway, REDELIVER, { id: sendTestWebhook.id }, other.key), 'webhook_delivery_not_found');
-    expectGraphqlError(await graphqlTyped(gateway, REDELIVER_FAILED, { since: '2020-01-01T00:00:00Z', webhookId: owner.webhookId }, other.key), 'webhook_not_found');
+    expectGraphqlError(
+      await graphqlTyped(gateway, REDELIVER_FAILED, { since: '2020-01-01T00:00:00Z', webhookId: owner.webhookId }, other.key),
+      'webhook_not_found',
+    );
     expect((await logOf(other.key, { webhookId: owner.webhookId })).totalCount).toBe(0);
     expect((await logOf(other.key, {})).totalCount).toBe(0);
 

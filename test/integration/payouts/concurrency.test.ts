@@ -28,7 +28,9 @@ describe('concurrent payouts of one organisation', () => {
       const response = await postPayout(gateway, key, body);
       return { ...response, ms: Date.now() - started };
     };
-    const responses = await withProvider(gateway, provider, () => Promise.all(Array.from({ length: 20 }, (_, index) => timed(payoutBody({ amount: 10_000 + index })))));
+    const responses = await withProvider(gateway, provider, () =>
+      Promise.all(Array.from({ length: 20 }, (_, index) => timed(payoutBody({ amount: 10_000 + index })))),
+    );
 
     const sent = responses.filter((response) => response.status === 200);
     const refused = responses.filter((response) => response.status === 409);

@@ -12,7 +12,17 @@ import { settlePendingPayouts } from '../../../src/domain/payouts/payouts.js';
 import { releasePayoutLease, takePayoutLease } from '../../../src/domain/payouts/store.js';
 import { useGateway } from '../../support/gateway.js';
 import { expectBalancedLedger } from '../../support/ledger.js';
-import { PHONES, countingProvider, expectPayout, fundedMerchant, mainBalance, payoutBody, payoutEntries, postPayout, withProvider } from '../../support/payouts.js';
+import {
+  PHONES,
+  countingProvider,
+  expectPayout,
+  fundedMerchant,
+  mainBalance,
+  payoutBody,
+  payoutEntries,
+  postPayout,
+  withProvider,
+} from '../../support/payouts.js';
 
 const gateway = useGateway();
 
@@ -22,7 +32,9 @@ const LARGE_DEBIT = 2_525_000n; // + 1 % fee
 async function pendingLargePayout(phone: string = PHONES.succeeds) {
   const merchant = await fundedMerchant(gateway, { balance: 3_000_000 });
   const provider = countingProvider(gateway.ctx.provider);
-  const payout = await withProvider(gateway, provider, async () => expectPayout(await postPayout(gateway, merchant.key, payoutBody({ amount: LARGE, recipient: { phone } })), 'pending'));
+  const payout = await withProvider(gateway, provider, async () =>
+    expectPayout(await postPayout(gateway, merchant.key, payoutBody({ amount: LARGE, recipient: { phone } })), 'pending'),
+  );
   expect(provider.sent.size, 'a payout under review is not sent').toBe(0);
   return { ...merchant, payout };
 }
@@ -76,7 +88,14 @@ describe('a payout above 2,000,000 XOF', () => {
     expect(approved.status).toBe('failed');
     expect(approved.paidAt).toBeNull();
     expect(await mainBalance(gateway, organization.id)).toBe(3_000_000n);
-    expect((await payoutEntries(gateway, payout.order_id)).map((entry) => entry.kind).sort()).toEqual(['payout', 'payout', 'payout', 'payout_reversal', 'payout_reversal', 'payout_reversal']);
+    expect((await payoutEntries(gateway, payout.order_id)).map((entry) => entry.kind).sort()).toEqual([
+      'payout',
+      'payout',
+      'payout',
+      'payout_reversal',
+      'payout_reversal',
+      'payout_reversal',
+    ]);
     await expectBalancedLedger(gateway.db.prisma);
   });
 
@@ -85,7 +104,9 @@ describe('a payout above 2,000,000 XOF', () => {
     const provider = countingProvider(gateway.ctx.provider);
     await withProvider(gateway, provider, async () => {
       expect((await approvePayout(gateway.ctx, gateway.operator, payout.order_id)).status).toBe('pending');
-      expect((await refusalOf(approvePayout(gateway.ctx, gateway.operator, payout.order_id))).message).toBe('This payout is not awaiting review: it is pending with the provider');
+      expect((await refusalOf(approvePayout(gateway.ctx, gateway.operator, payout.order_id))).message).toBe(
+        'This payout is not awaiting review: it is pending with the provider',
+      );
       await settlePendingPayouts(gateway.ctx, { olderThanMs: 0 });
     });
     expect((await gateway.ctx.db.payout.findUniqueOrThrow({ where: { id: payout.order_id } })).status).toBe('completed');
@@ -102,7 +123,9 @@ describe('a payout above 2,000,000 XOF', () => {
     expect(provider.sent.size).toBe(0);
     expect(await mainBalance(gateway, organization.id)).toBe(3_000_000n);
     expect((await gateway.rest('GET', `/api/v2/payouts/${payout.order_id}`, { key })).body.payout_status).toBe('cancelled');
-    expect((await refusalOf(approvePayout(gateway.ctx, gateway.operator, payout.order_id))).message).toBe('This payout is not awaiting review: it is cancelled');
+    expect((await refusalOf(approvePayout(gateway.ctx, gateway.operator, payout.order_id))).message).toBe(
+      'This payout is not awaiting review: it is cancelled',
+    );
     expect((await refusalOf(rejectPayout(gateway.ctx, gateway.operator, payout.order_id))).code).toBe('payout_not_awaiting_review');
     expect((await rejectPayout(gateway.ctx, gateway.operator, (await pendingLargePayout()).payout.order_id)).failureReason).toBe('rejected by the operator');
     await expectBalancedLedger(gateway.db.prisma);
@@ -184,7 +207,9 @@ describe('the review queue', () => {
     expect(queued).not.toContain(decided.payout.order_id);
     expect(queue.items.every((item) => item.status === 'pending' && item.sentAt === null)).toBe(true);
     expect(new Set(queue.items.map((item) => item.organizationId)).size).toBeGreaterThan(1);
-    expect((await listPendingPayouts(gateway.ctx, gateway.operator, { organizationId: second.organization.id })).items.map((item) => item.id)).toEqual([second.payout.order_id]);
+    expect((await listPendingPayouts(gateway.ctx, gateway.operator, { organizationId: second.organization.id })).items.map((item) => item.id)).toEqual([
+      second.payout.order_id,
+    ]);
     expect((await listPendingPayouts(gateway.ctx, gateway.operator, { organizationId: timedOut.organization.id })).totalCount).toBe(0);
     expect((await listPendingPayouts(gateway.ctx, gateway.operator, { organizationId: 'nope' })).totalCount).toBe(0);
     expect((await listPendingPayouts(gateway.ctx, gateway.operator, { limit: 1 })).items).toHaveLength(1);

@@ -85,7 +85,10 @@ describe('a payout the provider did not answer', () => {
         expect(Date.now() - started).toBeLessThan(5_000);
         expect(await gateway.ctx.db.payout.findUniqueOrThrow({ where: { id: payout.order_id } })).toMatchObject({ status: 'pending', failureReason: null });
         expect(await reconcile()).toEqual({ settled: 1, stillPending: 0, errors: 0 });
-        expect((await gateway.rest('GET', `/api/v2/payouts/${payout.order_id}`, { key })).body).toMatchObject({ payout_status: 'completed', provider_reference: 'prv_late' });
+        expect((await gateway.rest('GET', `/api/v2/payouts/${payout.order_id}`, { key })).body).toMatchObject({
+          payout_status: 'completed',
+          provider_reference: 'prv_late',
+        });
         expect(provider.sent.get(payout.order_id)).toBe(1);
       });
     } finally {
@@ -124,7 +127,8 @@ describe('a payout the provider did not answer', () => {
     });
     await withProvider(gateway, provider, async () => {
       const ids: string[] = [];
-      for (let index = 0; index < 3; index += 1) ids.push(expectPayout(await postPayout(gateway, key, payoutBody({ amount: 1_000 + index })), 'pending').order_id);
+      for (let index = 0; index < 3; index += 1)
+        ids.push(expectPayout(await postPayout(gateway, key, payoutBody({ amount: 1_000 + index })), 'pending').order_id);
       await Promise.all([reconcile(), reconcile(), reconcile()]);
       for (const id of ids) expect((await gateway.ctx.db.payout.findUniqueOrThrow({ where: { id } })).status).toBe('failed');
       // Exactly one reversal per payout.

@@ -169,9 +169,7 @@ describe.each(subjects)('$name coordination', (subject) => {
         const t = Date.now();
         const ids = Array.from({ length: 50 }, (_, i) => `job-${String(i).padStart(2, '0')}`);
         for (const id of ids) await c.scheduler.schedule({ id, dueAt: t });
-        const claims = await Promise.all(
-          Array.from({ length: 10 }, (_, i) => (i % 2 ? other : c).scheduler.claimDue(t, 7)),
-        );
+        const claims = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? other : c).scheduler.claimDue(t, 7)));
         const all = claims.flat();
         expect(all).toHaveLength(ids.length); // 10 x 7 >= 50, so everything is claimed, each once
         expect([...all].sort()).toEqual(ids);

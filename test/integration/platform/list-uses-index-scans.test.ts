@@ -91,7 +91,9 @@ beforeAll(async () => {
   await explainer.connect();
   organizationId = (await explainer.query(`SELECT gen_random_uuid() AS id`)).rows[0].id;
   seededUntil = new Date(Math.floor(Date.now() / 1000) * 1000);
-  await explainer.query(`INSERT INTO "Organization" (id, name, verified, "businessSector", "updatedAt") VALUES ($1, 'Big shop', true, 'retail', now())`, [organizationId]);
+  await explainer.query(`INSERT INTO "Organization" (id, name, verified, "businessSector", "updatedAt") VALUES ($1, 'Big shop', true, 'retail', now())`, [
+    organizationId,
+  ]);
   const month = monthOfWave();
   const shape = { rows: ROWS, end: seededUntil, spanDays: SPAN_DAYS };
   const timing = await seedTransactions({ url: clone.url, organizationId, ...shape, productRows: rowsCreatedBetween(shape, month.startDate!, month.endDate!) });
@@ -123,7 +125,11 @@ async function run(input: ListTransactionsInput) {
   } as typeof query;
   try {
     const ctx = { db: database.prisma } as unknown as GatewayContext;
-    const access: ReadAccess<'listTransactions'> = { operation: 'listTransactions', organizationId, caller: { kind: 'operator', role: 'analyst', tokenId: null } };
+    const access: ReadAccess<'listTransactions'> = {
+      operation: 'listTransactions',
+      organizationId,
+      caller: { kind: 'operator', role: 'analyst', tokenId: null },
+    };
     const page = await listTransactions(ctx, access, input);
     return { page, statements };
   } finally {
@@ -182,7 +188,10 @@ describe('GET /transactions on 1,000,000 rows uses index scans, custom and gener
   it(`status + payment method + one month, deep page (${DEEP_PAGE})`, async () => {
     const { page, statements } = await run({ ...monthOfWave(), page: DEEP_PAGE, limit: LIMIT });
     expect(page.items).toHaveLength(LIMIT);
-    expect(page.items.every((item) => item.products.length > 0), 'the deep page has its products').toBe(true);
+    expect(
+      page.items.every((item) => item.products.length > 0),
+      'the deep page has its products',
+    ).toBe(true);
     await expectIndexScansOnly(statements);
   });
 

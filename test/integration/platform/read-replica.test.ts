@@ -28,7 +28,11 @@ const warnings: string[] = [];
 beforeAll(async () => {
   cluster = await startStreamingReplica();
   const log = { info: () => undefined, error: () => undefined, warn: (_obj: object, message?: string) => void warnings.push(message ?? '') };
-  gateway = await startGateway({ replica: { primaryUrl: cluster.primaryUrl, url: cluster.replicaUrl, maxLagMs: MAX_LAG_MS, checkIntervalMs: CHECK_INTERVAL_MS }, log, metrics: true });
+  gateway = await startGateway({
+    replica: { primaryUrl: cluster.primaryUrl, url: cluster.replicaUrl, maxLagMs: MAX_LAG_MS, checkIntervalMs: CHECK_INTERVAL_MS },
+    log,
+    metrics: true,
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -58,13 +62,16 @@ async function exportedOrderIds(key: string): Promise<string[]> {
 }
 
 /** The replica's lines of /metrics. */
-const replicaMetrics = async (): Promise<string[]> => (await (await fetch(`${gateway.url}/metrics`)).text()).split('\n').filter((line) => line.startsWith('db_replica_'));
+const replicaMetrics = async (): Promise<string[]> =>
+  (await (await fetch(`${gateway.url}/metrics`)).text()).split('\n').filter((line) => line.startsWith('db_replica_'));
 
 /** The standby has replayed everything the primary had written when this was called, and serves. */
 async function replicaCaughtUp(): Promise<void> {
   const [{ lsn }] = (await gateway.db.prisma.$queryRaw<{ lsn: string }[]>`SELECT pg_current_wal_lsn()::text AS lsn`) as [{ lsn: string }];
   await until('the replica replayed the primary', async () => {
-    const [{ replayed }] = (await gateway.replica!.prisma.$queryRaw<{ replayed: boolean }[]>`SELECT pg_last_wal_replay_lsn() >= ${lsn}::pg_lsn AS replayed`) as [{ replayed: boolean }];
+    const [{ replayed }] = (await gateway.replica!.prisma.$queryRaw<
+      { replayed: boolean }[]
+    >`SELECT pg_last_wal_replay_lsn() >= ${lsn}::pg_lsn AS replayed`) as [{ replayed: boolean }];
     return replayed;
   });
   await until('the rule serves lists from the replica', () => gateway.replica!.status().state === 'serving');
@@ -81,7 +88,11 @@ describe('lists read the replica; gets and money read the primary', () => {
     // Written on the primary after the pause: on the replica these rows do not exist.
     const created: Record<string, string> = {};
     for (const surface of surfaces) created[surface.name] = must(await surface.create(key, order), `create through ${surface.name}`).orderId;
-    const credited = await adjustAccount(gateway.ctx, gateway.operator, { organizationId: payouts.organization.id, amount: 50_000, reason: 'replica test credit' });
+    const credited = await adjustAccount(gateway.ctx, gateway.operator, {
+      organizationId: payouts.organization.id,
+      amount: 50_000,
+      reason: 'replica test credit',
+    });
     // A money decision on the balance credited after the pause: the replica's balance is 0.
     const payout = await gateway.rest('POST', '/api/v2/payouts', {
       key: payouts.key,
@@ -91,7 +102,10 @@ describe('lists read the replica; gets and money read the primary', () => {
     expect(payout.body.payout_status).toBe('completed');
 
     // Lists (REST v1, v2, GraphQL; payouts; account entries) answer from the replica's past.
-    for (const surface of surfaces) expect(must(await surface.list(key, {}), `list through ${surface.name}`), `${surface.name} list (${JSON.stringify(gateway.replica!.status())})`).toEqual([]);
+    for (const surface of surfaces)
+      expect(must(await surface.list(key, {}), `list through ${surface.name}`), `${surface.name} list (${JSON.stringify(gateway.replica!.status())})`).toEqual(
+        [],
+      );
     expect(await exportedOrderIds(key), 'transactions export').toEqual([]);
     const payoutList = await gateway.rest('GET', '/api/v2/payouts', { key: payouts.key });
     expect(payoutList.status).toBe(200);
@@ -112,9 +126,15 @@ describe('lists read the replica; gets and money read the primary', () => {
     await until('the rule finds the replica lagging', () => gateway.replica!.status().state === 'lagging', MAX_LAG_MS + 5_000);
     expect(await replicaMetrics()).toContain('db_replica_serving 0');
     const v2 = surfaces.find((surface) => surface.name === 'v2')!;
-    expect(must(await v2.list(key, {}), 'list from the primary').map((t) => t.orderId).sort()).toEqual([created.v2, created.graphql].sort());
+    expect(
+      must(await v2.list(key, {}), 'list from the primary')
+        .map((t) => t.orderId)
+        .sort(),
+    ).toEqual([created.v2, created.graphql].sort());
     expect((await exportedOrderIds(key)).sort(), 'transactions export from the primary').toEqual([created.v2, created.graphql].sort());
-    expect((await gateway.rest('GET', '/api/v2/payouts', { key: payouts.key })).body.payouts.map((p: { order_id: string }) => p.order_id)).toEqual([payout.body.order_id]);
+    expect((await gateway.rest('GET', '/api/v2/payouts', { key: payouts.key })).body.payouts.map((p: { order_id: string }) => p.order_id)).toEqual([
+      payout.body.order_id,
+    ]);
     expect((await listAccountEntries(gateway.ctx, operatorEntries, credited.id, {})).items.length).toBeGreaterThan(0);
 
     // Caught up, lists go back to the replica: a row written after a second pause is missing again.
@@ -141,10 +161,17 @@ describe('an idle primary', () => {
 describe('refused at start', () => {
   it('refuses a replica without a PostgreSQL primary, and a check interval not shorter than the lag bound', () => {
     expect(() => loadConfig({ DATABASE_REPLICA_URL: 'postgresql://127.0.0.1/gateway' })).toThrow(/DATABASE_REPLICA_URL needs DATABASE_URL/);
-    expect(() => loadConfig({ DATABASE_URL: 'postgresql://127.0.0.1/gateway', DATABASE_REPLICA_URL: 'replica-host:5432' })).toThrow(/DATABASE_REPLICA_URL must be a postgresql:\/\/ URL/);
-    expect(() => loadConfig({ DATABASE_URL: 'postgresql://127.0.0.1/gateway', DATABASE_REPLICA_URL: 'postgresql://127.0.0.1:5433/gateway', REPLICA_MAX_LAG_MS: '500', REPLICA_CHECK_INTERVAL_MS: '500' })).toThrow(
-      /REPLICA_CHECK_INTERVAL_MS \(500\) must be less than REPLICA_MAX_LAG_MS \(500\)/,
+    expect(() => loadConfig({ DATABASE_URL: 'postgresql://127.0.0.1/gateway', DATABASE_REPLICA_URL: 'replica-host:5432' })).toThrow(
+      /DATABASE_REPLICA_URL must be a postgresql:\/\/ URL/,
     );
+    expect(() =>
+      loadConfig({
+        DATABASE_URL: 'postgresql://127.0.0.1/gateway',
+        DATABASE_REPLICA_URL: 'postgresql://127.0.0.1:5433/gateway',
+        REPLICA_MAX_LAG_MS: '500',
+        REPLICA_CHECK_INTERVAL_MS: '500',
+      }),
+    ).toThrow(/REPLICA_CHECK_INTERVAL_MS \(500\) must be less than REPLICA_MAX_LAG_MS \(500\)/);
     expect(loadConfig({ DATABASE_URL: 'postgresql://127.0.0.1/gateway', DATABASE_REPLICA_URL: 'postgresql://127.0.0.1:5433/gateway' }).replica).toEqual({
       url: 'postgresql://127.0.0.1:5433/gateway',
       maxLagMs: 1_000,
@@ -153,7 +180,15 @@ describe('refused at start', () => {
   });
 
   it('refuses a server that is not a standby, a standby of another database, and an unknown database', async () => {
-    const open = (url: string) => openReplica({ url, primaryUrl: cluster.primaryUrl, primary: gateway.db.pool!, maxLagMs: MAX_LAG_MS, checkIntervalMs: CHECK_INTERVAL_MS, log: gateway.ctx.log });
+    const open = (url: string) =>
+      openReplica({
+        url,
+        primaryUrl: cluster.primaryUrl,
+        primary: gateway.db.pool!,
+        maxLagMs: MAX_LAG_MS,
+        checkIntervalMs: CHECK_INTERVAL_MS,
+        log: gateway.ctx.log,
+      });
     await expect(open(cluster.primaryUrl)).rejects.toThrow(StartupError);
     await expect(open(cluster.primaryUrl)).rejects.toThrow(/not a standby/);
     const otherDatabase = new URL(cluster.replicaUrl);
@@ -181,7 +216,8 @@ describe('the replica down', () => {
       log: { ...gateway.ctx.log, warn: (_obj: object, message?: string) => void uncheckedWarnings.push(message ?? '') },
     });
     const ctx = { ...gateway.ctx, replica: unchecked.prisma };
-    const transactionsOf = async () => (await listTransactions(ctx, authorizeRead(gateway.operator, 'listTransactions', organization.id), {})).items.map((t) => t.id);
+    const transactionsOf = async () =>
+      (await listTransactions(ctx, authorizeRead(gateway.operator, 'listTransactions', organization.id), {})).items.map((t) => t.id);
     const payoutsOf = async () => (await listPayouts(ctx, authorizeRead(gateway.operator, 'listPayouts', organization.id), {})).items;
     try {
       expect(await transactionsOf()).toEqual([]);
@@ -198,7 +234,8 @@ describe('the replica down', () => {
 
       // Through every surface, again and again: answers, and one warning in all.
       for (let i = 0; i < 3; i++) {
-        for (const surface of surfaces) expect(must(await surface.list(key, {}), `list through ${surface.name}, replica down`).map((t) => t.orderId)).toEqual([created]);
+        for (const surface of surfaces)
+          expect(must(await surface.list(key, {}), `list through ${surface.name}, replica down`).map((t) => t.orderId)).toEqual([created]);
         expect(await transactionsOf()).toEqual([created]);
       }
       expect(gateway.replica!.status().state).toBe('unreachable');

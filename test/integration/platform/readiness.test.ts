@@ -20,7 +20,12 @@ describe('GET /readyz', () => {
     const gateway = await startGateway();
     const deadRedis = createRedisCoordination({ url: 'redis://127.0.0.1:1', rateLimit: { max: 1, windowMs: 1000 }, onError: () => undefined });
     const ctx: GatewayContext = { ...gateway.ctx, coordination: deadRedis, clock: systemClock };
-    const app = await buildApp({ ctx, adminToken: null, logger: false, ready: async () => ({ database: await gateway.db.ping(), coordinator: await deadRedis.health.ping() }) });
+    const app = await buildApp({
+      ctx,
+      adminToken: null,
+      logger: false,
+      ready: async () => ({ database: await gateway.db.ping(), coordinator: await deadRedis.health.ping() }),
+    });
     try {
       const response = await app.inject({ method: 'GET', url: '/readyz' });
       expect(response.statusCode).toBe(503);

@@ -116,7 +116,9 @@ describe('Redis at a closed port', () => {
         upTimes.push(a.ms);
         downTimes.push(b.ms);
       }
-      console.info(`closed port: median ${median(downTimes).toFixed(1)} ms (max ${Math.max(...downTimes).toFixed(1)}), healthy Redis: median ${median(upTimes).toFixed(1)} ms (max ${Math.max(...upTimes).toFixed(1)})`);
+      console.info(
+        `closed port: median ${median(downTimes).toFixed(1)} ms (max ${Math.max(...downTimes).toFixed(1)}), healthy Redis: median ${median(upTimes).toFixed(1)} ms (max ${Math.max(...upTimes).toFixed(1)})`,
+      );
       expect(median(downTimes)).toBeLessThan(100);
       expect(median(downTimes)).toBeLessThan(median(upTimes) + 50);
 
@@ -136,7 +138,11 @@ describe('Redis at a closed port', () => {
       // 23 requests let through, one warning saying why; the healthy limiter said nothing.
       expect(deadLog.warnings()).toBe(1);
       expect(deadLog.log.warn).toHaveBeenCalledWith(
-        expect.objectContaining({ endpoint: 'GET /api/v2/transactions', coordinator: 'redis', reason: expect.stringMatching(/failing open.*Redis.*unreachable/) }),
+        expect.objectContaining({
+          endpoint: 'GET /api/v2/transactions',
+          coordinator: 'redis',
+          reason: expect.stringMatching(/failing open.*Redis.*unreachable/),
+        }),
         FAILING_OPEN,
       );
       expect(healthyLog.log.warn).not.toHaveBeenCalled();
@@ -259,7 +265,11 @@ describe('a real Redis that stops and comes back', () => {
   it('counts through it, fails open fast while it is down, and counts again once it is back', async () => {
     const limit = 5;
     const errors: Error[] = [];
-    const coordination = createRedisCoordination({ url: `redis://127.0.0.1:${port}`, rateLimit: { max: limit, windowMs: 60_000 }, onError: (err) => errors.push(err) });
+    const coordination = createRedisCoordination({
+      url: `redis://127.0.0.1:${port}`,
+      rateLimit: { max: limit, windowMs: 60_000 },
+      onError: (err) => errors.push(err),
+    });
     const { log, warnings, recoveries } = recorder();
     const served = await serve(coordination, log);
     try {
@@ -276,7 +286,9 @@ describe('a real Redis that stops and comes back', () => {
       expect(downCalls.map((r) => r.status)).toEqual(Array(20).fill(200));
       const downTimes = downCalls.map((r) => r.ms);
       const upTimes = upCalls.slice(1, limit).map((r) => r.ms); // the allowed ones, after the first (cold) one
-      console.info(`redis stopped: median ${median(downTimes).toFixed(1)} ms (max ${Math.max(...downTimes).toFixed(1)}), while up: median ${median(upTimes).toFixed(1)} ms`);
+      console.info(
+        `redis stopped: median ${median(downTimes).toFixed(1)} ms (max ${Math.max(...downTimes).toFixed(1)}), while up: median ${median(upTimes).toFixed(1)} ms`,
+      );
       expect(median(downTimes)).toBeLessThan(100);
       expect(warnings()).toBe(1);
       const ready = await served.readyz();

@@ -19,7 +19,13 @@ const apps: FastifyInstance[] = [];
 /** An API origin over the test gateway's context, trusting `trustedProxies`, with its log captured. */
 async function apiTrusting(trustedProxies: string[]): Promise<string> {
   const logger = pino({ level: 'info' }, { write: (line: string) => void logLines.push(JSON.parse(line)) });
-  const app = await buildApp({ ctx: gateway.ctx, adminToken: gateway.adminToken, logger, ready: async () => ({ database: true, coordinator: true }), trustedProxies });
+  const app = await buildApp({
+    ctx: gateway.ctx,
+    adminToken: gateway.adminToken,
+    logger,
+    ready: async () => ({ database: true, coordinator: true }),
+    trustedProxies,
+  });
   apps.push(app);
   await app.listen({ host: '127.0.0.1', port: 0 });
   return `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
@@ -37,7 +43,9 @@ afterAll(async () => {
 });
 
 const list = (base: string, forwardedFor?: string, requestId?: string) =>
-  fetch(`${base}/api/v2/transactions`, { headers: { ...(forwardedFor && { 'x-forwarded-for': forwardedFor }), ...(requestId && { 'x-request-id': requestId }) } });
+  fetch(`${base}/api/v2/transactions`, {
+    headers: { ...(forwardedFor && { 'x-forwarded-for': forwardedFor }), ...(requestId && { 'x-request-id': requestId }) },
+  });
 
 describe('TRUSTED_PROXIES', () => {
   it('behind a trusted proxy, two clients named by X-Forwarded-For get separate rate-limit buckets', async () => {
@@ -77,10 +85,17 @@ describe('TRUSTED_PROXIES', () => {
 describe('TRUSTED_PROXIES configuration', () => {
   it('is empty by default and takes addresses, CIDRs and range names separated by commas or spaces', () => {
     expect(loadConfig({}).trustedProxies).toEqual([]);
-    expect(loadConfig({ TRUSTED_PROXIES: '10.0.0.5, 10.1.0.0/16 2001:db8::/32,loopback' }).trustedProxies).toEqual(['10.0.0.5', '10.1.0.0/16', '2001:db8::/32', 'loopback']);
+    expect(loadConfig({ TRUSTED_PROXIES: '10.0.0.5, 10.1.0.0/16 2001:db8::/32,loopback' }).trustedProxies).toEqual([
+      '10.0.0.5',
+      '10.1.0.0/16',
+      '2001:db8::/32',
+      'loopback',
+    ]);
   });
 
   it.each(['nginx', '10.0.0.0/33', '10.0.0.256', '2001:db8::/129', '10.0.0.0/8/8', '10.0.0.0/'])('refuses "%s" with a line naming the variable', (value) => {
-    expect(() => loadConfig({ TRUSTED_PROXIES: value })).toThrow(`TRUSTED_PROXIES must list addresses or CIDRs of your reverse proxies, separated by commas (e.g. "10.0.0.5, 10.1.0.0/16", or "loopback"); not understood: "${value}"`);
+    expect(() => loadConfig({ TRUSTED_PROXIES: value })).toThrow(
+      `TRUSTED_PROXIES must list addresses or CIDRs of your reverse proxies, separated by commas (e.g. "10.0.0.5, 10.1.0.0/16", or "loopback"); not understood: "${value}"`,
+    );
   });
 });

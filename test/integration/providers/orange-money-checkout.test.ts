@@ -48,7 +48,12 @@ beforeAll(async () => {
   await fetch(`${simulator.url}/api/notification/v1/merchantcallback`, {
     method: 'POST',
     headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ code: simulator.merchantCode, name: 'gateway', callbackUrl: `${gateway.url}/providers/orange_money/callback`, apiKey: CALLBACK_API_KEY }),
+    body: JSON.stringify({
+      code: simulator.merchantCode,
+      name: 'gateway',
+      callbackUrl: `${gateway.url}/providers/orange_money/callback`,
+      apiKey: CALLBACK_API_KEY,
+    }),
   });
   key = (await gateway.merchant({ name: 'Boutique Awa' })).key;
 });
@@ -61,7 +66,10 @@ afterAll(async () => {
 const csrfOf = (html: string): string => /name="csrf_token" value="([^"]+)"/.exec(html)?.[1] ?? '';
 
 async function newTransaction(price = 2_000) {
-  const created = await gateway.rest('POST', '/api/v2/transactions', { key, body: transactionBody({ method_of_payment: ['orange_money'], products: [{ name: 'Mafé', price, quantity: 1 }], fees_customer_side: false }) });
+  const created = await gateway.rest('POST', '/api/v2/transactions', {
+    key,
+    body: transactionBody({ method_of_payment: ['orange_money'], products: [{ name: 'Mafé', price, quantity: 1 }], fees_customer_side: false }),
+  });
   expect(created.status, JSON.stringify(created.body)).toBe(200);
   return { orderId: created.body.order_id as string, checkoutUrl: created.body.checkout_url as string };
 }
@@ -122,7 +130,11 @@ describe('an Orange Money checkout', () => {
     const qr = await chooseOrangeMoney(checkoutUrl);
     await simulator.decline(qr.qrId);
     const attemptId = qr.reference!.slice('pay-'.length);
-    await eventually(async () => (await gateway.ctx.db.paymentAttempt.findUniqueOrThrow({ where: { id: attemptId } })).state === 'failed', 10_000, 'the refusal');
+    await eventually(
+      async () => (await gateway.ctx.db.paymentAttempt.findUniqueOrThrow({ where: { id: attemptId } })).state === 'failed',
+      10_000,
+      'the refusal',
+    );
     const back = await fetch(qr.callbackCancelUrl!, { redirect: 'manual' });
     expect(back.status).toBe(303);
     expect(back.headers.get('location')).toBe('https://shop.example.sn/erreur');
@@ -144,10 +156,18 @@ describe('an Orange Money checkout', () => {
     await eventually(async () => (await statusOf(orderId)) === 'paid');
 
     await simulator.pay(first.qrId, '779998877');
-    const returned = await eventually(() => simulator.transactions().find((item) => item.type === 'CASHIN' && item.reference === `refund-${firstAttempt}:return`), 10_000, 'the late payment returned');
+    const returned = await eventually(
+      () => simulator.transactions().find((item) => item.type === 'CASHIN' && item.reference === `refund-${firstAttempt}:return`),
+      10_000,
+      'the late payment returned',
+    );
     expect(returned).toMatchObject({ status: 'SUCCESS', customer: { id: '779998877' }, amount: { value: 1_800 } });
     expect(await statusOf(orderId)).toBe('paid');
-    await eventually(async () => (await gateway.ctx.db.latePayment.findFirst({ where: { attemptId: firstAttempt } }))?.outcome === 'returned', 10_000, 'the return settled');
+    await eventually(
+      async () => (await gateway.ctx.db.latePayment.findFirst({ where: { attemptId: firstAttempt } }))?.outcome === 'returned',
+      10_000,
+      'the return settled',
+    );
     await expectOrangeAgrees();
   });
 });

@@ -17,7 +17,12 @@ describe('Orange Money settings', () => {
   });
 
   it('with credentials: production URL by default, callbacks at the public URL, cash-in wallet normalised', () => {
-    const config = loadConfig({ ...ENABLED, PUBLIC_URL: 'https://pay.example.sn/', ORANGE_MONEY_PARTNER_MSISDN: '+221771234567', ORANGE_MONEY_PARTNER_PIN: '2468' }).orangeMoney;
+    const config = loadConfig({
+      ...ENABLED,
+      PUBLIC_URL: 'https://pay.example.sn/',
+      ORANGE_MONEY_PARTNER_MSISDN: '+221771234567',
+      ORANGE_MONEY_PARTNER_PIN: '2468',
+    }).orangeMoney;
     expect(config).toMatchObject({
       apiUrl: 'https://api.orange-sonatel.com',
       merchantCode: '478209',

@@ -127,10 +127,18 @@ describe('collection', () => {
     expect(answer.status).toBe('pending');
     expect(answer.redirectUrl).toMatch(/^https:\/\/sugu\.orange-sonatel\.com\//);
     const qr = simulator.qrCodes().find((code) => code.reference === `pay-${reference}`)!;
-    expect(qr).toMatchObject({ qrId: answer.providerReference, amount: 2_500, singleUse: true, callbackSuccessUrl: 'https://checkout.example/return?attempt=1' });
+    expect(qr).toMatchObject({
+      qrId: answer.providerReference,
+      amount: 2_500,
+      singleUse: true,
+      callbackSuccessUrl: 'https://checkout.example/return?attempt=1',
+    });
     // No transaction yet: still payable while the QR code is (the attempt stays open), closed after.
     expect(await provider.collectStatus(reference, 'orange_money', new Date())).toMatchObject({ status: 'processing' });
-    expect(await provider.collectStatus(reference, 'orange_money', new Date(Date.now() - 661_000))).toMatchObject({ status: 'pending', reason: 'the Orange Money QR code expired unpaid' });
+    expect(await provider.collectStatus(reference, 'orange_money', new Date(Date.now() - 661_000))).toMatchObject({
+      status: 'pending',
+      reason: 'the Orange Money QR code expired unpaid',
+    });
 
     const paid = await simulator.pay(`pay-${reference}`, '771112233');
     const webhook = await eventually(() => receiver.on(CALLBACK_PATH).find((item) => item.raw.toString().includes(paid.transactionId)));
@@ -155,10 +163,14 @@ describe('collection', () => {
   it('an error from the QR code endpoint is unknown for the flow, never a failed payment', async () => {
     const provider = createOrangeMoneyProvider(settingsFor(simulator));
     simulator.fault('qrcode', { kind: 'fail', status: 503 });
-    await expect(provider.collect({ method: 'orange_money', phone: '+221770000001', amount: 900n, reference: randomUUID() })).rejects.toBeInstanceOf(ProviderUnavailable);
+    await expect(provider.collect({ method: 'orange_money', phone: '+221770000001', amount: 900n, reference: randomUUID() })).rejects.toBeInstanceOf(
+      ProviderUnavailable,
+    );
     simulator.fault('qrcode', { kind: 'hang' });
     const started = Date.now();
-    await expect(provider.collect({ method: 'orange_money', phone: '+221770000001', amount: 900n, reference: randomUUID() })).rejects.toThrow(/no answer in time/);
+    await expect(provider.collect({ method: 'orange_money', phone: '+221770000001', amount: 900n, reference: randomUUID() })).rejects.toThrow(
+      /no answer in time/,
+    );
     expect(Date.now() - started).toBeLessThan(4_000);
   });
 });
@@ -207,7 +219,13 @@ describe('callbacks', () => {
 
   it('refuses a forged signature, a changed body, a stale timestamp, a missing or wrong apiKey', async () => {
     const provider = createOrangeMoneyProvider(settingsFor(simulator));
-    const body = JSON.stringify({ transactionId: 'MP1', reference: `pay-${randomUUID()}`, type: 'MERCHANT_PAYMENT', status: 'SUCCESS', amount: { value: 10, unit: 'XOF' } });
+    const body = JSON.stringify({
+      transactionId: 'MP1',
+      reference: `pay-${randomUUID()}`,
+      type: 'MERCHANT_PAYMENT',
+      status: 'SUCCESS',
+      amount: { value: 10, unit: 'XOF' },
+    });
     const good = { 'x-sonatel-signature': signOrangeMoneyNotification(simulator.webhookSecret, body), authorization: `Basic ${CALLBACK_API_KEY}` };
     expect(provider.parseNotification({ headers: good, rawBody: Buffer.from(body) })).toHaveLength(1);
 
@@ -222,7 +240,9 @@ describe('callbacks', () => {
     };
     expect(rejected({ ...good, 'x-sonatel-signature': signOrangeMoneyNotification('not-the-secret', body) })).toBe(401);
     expect(rejected(good, body.replace('"value":10', '"value":10000'))).toBe(401);
-    expect(rejected({ ...good, 'x-sonatel-signature': signOrangeMoneyNotification(simulator.webhookSecret, body, Math.floor(Date.now() / 1000) - 600) })).toBe(401);
+    expect(rejected({ ...good, 'x-sonatel-signature': signOrangeMoneyNotification(simulator.webhookSecret, body, Math.floor(Date.now() / 1000) - 600) })).toBe(
+      401,
+    );
     expect(rejected({ 'x-sonatel-signature': good['x-sonatel-signature'] })).toBe(401);
     expect(rejected({ ...good, authorization: 'Basic guessed' })).toBe(401);
     expect(rejected({ authorization: good.authorization })).toBe(401);
@@ -240,10 +260,23 @@ describe('callbacks', () => {
     await simulator.redeliver(paid.transactionId);
     const copies = receiver.on(CALLBACK_PATH).filter((item) => item.raw.toString().includes(paid.transactionId));
     expect(copies.length).toBeGreaterThanOrEqual(2);
-    expect(copies.map((copy) => provider.parseNotification(inbound(copy))[0]!.eventId)).toEqual(copies.map(() => copies[0]!.headers['x-sonatel-idempotency-key']));
+    expect(copies.map((copy) => provider.parseNotification(inbound(copy))[0]!.eventId)).toEqual(
+      copies.map(() => copies[0]!.headers['x-sonatel-idempotency-key']),
+    );
 
-    const foreign = JSON.stringify({ transactionId: 'MP2', reference: 'till-42', type: 'MERCHANT_PAYMENT', status: 'SUCCESS', amount: { value: 10, unit: 'XOF' } });
-    expect(provider.parseNotification({ headers: { 'x-sonatel-signature': signOrangeMoneyNotification(simulator.webhookSecret, foreign), authorization: `Basic ${CALLBACK_API_KEY}` }, rawBody: Buffer.from(foreign) })).toEqual([]);
+    const foreign = JSON.stringify({
+      transactionId: 'MP2',
+      reference: 'till-42',
+      type: 'MERCHANT_PAYMENT',
+      status: 'SUCCESS',
+      amount: { value: 10, unit: 'XOF' },
+    });
+    expect(
+      provider.parseNotification({
+        headers: { 'x-sonatel-signature': signOrangeMoneyNotification(simulator.webhookSecret, foreign), authorization: `Basic ${CALLBACK_API_KEY}` },
+        rawBody: Buffer.from(foreign),
+      }),
+    ).toEqual([]);
   });
 
   it('refuses every callback when no verification secret is configured', () => {
@@ -260,7 +293,13 @@ describe('payouts (cash in)', () => {
     const answer = await provider.payout({ method: 'orange_money', phone: '+221 77 123 45 00', amount: 12_000n, reference });
     expect(answer.status).toBe('succeeded');
     const [record] = simulator.transactions().filter((item) => item.reference === `payout-${reference}`);
-    expect(record).toMatchObject({ type: 'CASHIN', status: 'SUCCESS', amount: { value: 12_000, unit: 'XOF' }, customer: { id: '771234500' }, transactionId: answer.providerReference });
+    expect(record).toMatchObject({
+      type: 'CASHIN',
+      status: 'SUCCESS',
+      amount: { value: 12_000, unit: 'XOF' },
+      customer: { id: '771234500' },
+      transactionId: answer.providerReference,
+    });
     expect(simulator.partnerBalance()).toBe(balance - 12_000);
     expect(await provider.payoutStatus(reference)).toEqual({ status: 'succeeded', providerReference: answer.providerReference });
   });
@@ -278,12 +317,16 @@ describe('payouts (cash in)', () => {
     const provider = createOrangeMoneyProvider(settingsFor(simulator));
     const answered = randomUUID();
     simulator.fault('cashin', { kind: 'dropAnswer' });
-    await expect(provider.payout({ method: 'orange_money', phone: '+221770009988', amount: 1_000n, reference: answered })).rejects.toBeInstanceOf(ProviderUnavailable);
+    await expect(provider.payout({ method: 'orange_money', phone: '+221770009988', amount: 1_000n, reference: answered })).rejects.toBeInstanceOf(
+      ProviderUnavailable,
+    );
     expect(await provider.payoutStatus(answered)).toMatchObject({ status: 'succeeded' });
 
     const lost = randomUUID();
     simulator.fault('cashin', { kind: 'dropRequest' });
-    await expect(provider.payout({ method: 'orange_money', phone: '+221770009988', amount: 1_000n, reference: lost })).rejects.toBeInstanceOf(ProviderUnavailable);
+    await expect(provider.payout({ method: 'orange_money', phone: '+221770009988', amount: 1_000n, reference: lost })).rejects.toBeInstanceOf(
+      ProviderUnavailable,
+    );
     expect(await provider.payoutStatus(lost)).toMatchObject({ status: 'not_found' });
     expect(simulator.cashinCalls(`payout-${lost}`)).toBe(0);
   });
@@ -298,10 +341,12 @@ describe('payouts (cash in)', () => {
     expect(simulator.cashinCalls(`payout-${reference}`)).toBe(0);
   });
 
-  it('masks wallet numbers in Orange\'s words, and refuses an answer larger than it reads (both unknown)', async () => {
+  it("masks wallet numbers in Orange's words, and refuses an answer larger than it reads (both unknown)", async () => {
     const provider = createOrangeMoneyProvider(settingsFor(simulator));
     simulator.fault('cashin', { kind: 'fail', status: 502, body: { code: '5000', detail: 'cannot credit 221771234567 now' } });
-    const failure = await provider.payout({ method: 'orange_money', phone: '+221771234567', amount: 1_000n, reference: randomUUID() }).catch((error: Error) => error);
+    const failure = await provider
+      .payout({ method: 'orange_money', phone: '+221771234567', amount: 1_000n, reference: randomUUID() })
+      .catch((error: Error) => error);
     expect(failure).toBeInstanceOf(ProviderUnavailable);
     expect((failure as Error).message).toBe('Orange Money cash in (payout): Orange Money answered 502 (5000: cannot credit <number> now)');
     simulator.fault('transactions', { kind: 'fail', status: 200, body: { transactions: 'x'.repeat(3 * 1024 * 1024) } });
@@ -312,7 +357,9 @@ describe('payouts (cash in)', () => {
     const provider = createOrangeMoneyProvider(settingsFor(simulator, { timeoutMs: 10_000 }));
     simulator.fault('cashin', { kind: 'hang' });
     const started = Date.now();
-    await expect(provider.payout({ method: 'orange_money', phone: '+221770009988', amount: 1_000n, reference: randomUUID(), signal: AbortSignal.timeout(300) })).rejects.toBeInstanceOf(ProviderUnavailable);
+    await expect(
+      provider.payout({ method: 'orange_money', phone: '+221770009988', amount: 1_000n, reference: randomUUID(), signal: AbortSignal.timeout(300) }),
+    ).rejects.toBeInstanceOf(ProviderUnavailable);
     expect(Date.now() - started).toBeLessThan(3_000);
   });
 
@@ -335,20 +382,40 @@ describe('payouts (cash in)', () => {
 
   it('sends nothing for a wallet outside Senegal, or without cash-in credentials', async () => {
     const before = simulator.calls.cashin;
-    expect(await createOrangeMoneyProvider(settingsFor(simulator)).payout({ method: 'orange_money', phone: '+2250700000000', amount: 1_000n, reference: randomUUID() })).toMatchObject({ status: 'failed' });
-    expect(await createOrangeMoneyProvider(settingsFor(simulator, { partner: undefined })).payout({ method: 'orange_money', phone: '+221770000001', amount: 1_000n, reference: randomUUID() })).toMatchObject({ status: 'failed' });
+    expect(
+      await createOrangeMoneyProvider(settingsFor(simulator)).payout({
+        method: 'orange_money',
+        phone: '+2250700000000',
+        amount: 1_000n,
+        reference: randomUUID(),
+      }),
+    ).toMatchObject({ status: 'failed' });
+    expect(
+      await createOrangeMoneyProvider(settingsFor(simulator, { partner: undefined })).payout({
+        method: 'orange_money',
+        phone: '+221770000001',
+        amount: 1_000n,
+        reference: randomUUID(),
+      }),
+    ).toMatchObject({ status: 'failed' });
     expect(simulator.calls.cashin).toBe(before);
   });
 });
 
 describe('refunds (a cash in to the wallet that paid)', () => {
-  it('returns the money to the payer found in Orange\'s record of the payment, not the phone typed at checkout', async () => {
+  it("returns the money to the payer found in Orange's record of the payment, not the phone typed at checkout", async () => {
     const provider = createOrangeMoneyProvider(settingsFor(simulator));
     const payment = randomUUID();
     await provider.collect({ method: 'orange_money', phone: '+221770000001', amount: 4_000n, reference: payment });
     const paid = await simulator.pay(`pay-${payment}`, '776665544');
     const refund = randomUUID();
-    const answer = await provider.refund({ method: 'orange_money', phone: '+221770000001', amount: 4_000n, reference: refund, paymentReference: paid.transactionId });
+    const answer = await provider.refund({
+      method: 'orange_money',
+      phone: '+221770000001',
+      amount: 4_000n,
+      reference: refund,
+      paymentReference: paid.transactionId,
+    });
     expect(answer.status).toBe('succeeded');
     const [record] = simulator.transactions().filter((item) => item.reference === `refund-${refund}`);
     expect(record).toMatchObject({ type: 'CASHIN', customer: { id: '776665544' }, amount: { value: 4_000 } });
@@ -360,13 +427,15 @@ describe('refunds (a cash in to the wallet that paid)', () => {
   it('falls back to the checkout phone when Orange has no record under the payment reference', async () => {
     const provider = createOrangeMoneyProvider(settingsFor(simulator));
     const refund = randomUUID();
-    expect((await provider.refund({ method: 'orange_money', phone: '+221778889900', amount: 1_000n, reference: refund, paymentReference: randomUUID() })).status).toBe('succeeded');
+    expect(
+      (await provider.refund({ method: 'orange_money', phone: '+221778889900', amount: 1_000n, reference: refund, paymentReference: randomUUID() })).status,
+    ).toBe('succeeded');
     expect(simulator.transactions().find((item) => item.reference === `refund-${refund}`)).toMatchObject({ customer: { id: '778889900' } });
   });
 });
 
 describe('history (reconciliation)', () => {
-  it('lists every record of a period with our kind and reference, and others\' records without one', async () => {
+  it("lists every record of a period with our kind and reference, and others' records without one", async () => {
     const sim = await startOrangeMoneySimulator();
     try {
       const provider = createOrangeMoneyProvider(settingsFor(sim));
@@ -379,13 +448,26 @@ describe('history (reconciliation)', () => {
       const payouts: string[] = Array.from({ length: 205 }, () => randomUUID());
       for (const reference of payouts) await provider.payout({ method: 'orange_money', phone: '+221770000002', amount: 100n, reference });
       // A QR code another application made on the same merchant account.
-      const foreign = await fetch(`${sim.url}/oauth/v1/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: 'client_credentials', client_id: sim.clientId, client_secret: sim.clientSecret }) });
+      const foreign = await fetch(`${sim.url}/oauth/v1/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'client_credentials', client_id: sim.clientId, client_secret: sim.clientSecret }),
+      });
       const { access_token: token } = (await foreign.json()) as { access_token: string };
-      await fetch(`${sim.url}/api/eWallet/v4/qrcode`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ code: sim.merchantCode, name: 'till', amount: { unit: 'XOF', value: 50 }, validity: 60, reference: 'till-1' }) });
+      await fetch(`${sim.url}/api/eWallet/v4/qrcode`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ code: sim.merchantCode, name: 'till', amount: { unit: 'XOF', value: 50 }, validity: 60, reference: 'till-1' }),
+      });
       await sim.pay('till-1');
       const records = await provider.listRecords({ from, to: new Date(Date.now() + 1_000) });
       expect(records).toHaveLength(1 + 1 + 205 + 1);
-      expect(records.find((record) => record.kind === 'payment' && record.reference === payment)).toMatchObject({ kind: 'payment', amount: 3_000n, status: 'succeeded', providerReference: paid.transactionId });
+      expect(records.find((record) => record.kind === 'payment' && record.reference === payment)).toMatchObject({
+        kind: 'payment',
+        amount: 3_000n,
+        status: 'succeeded',
+        providerReference: paid.transactionId,
+      });
       // A refund is filed under the payment it returns (its attempt id), as the port asks.
       expect(records.find((record) => record.kind === 'refund')).toMatchObject({ reference: payment, amount: 1_000n, status: 'succeeded' });
       expect(sim.transactions().find((item) => item.reference === `refund-${refund}`)?.metadata).toEqual({ refundOf: payment });
@@ -401,18 +483,28 @@ describe('history (reconciliation)', () => {
 describe('the simulator checks request shapes as documented', () => {
   it('refuses unknown fields, non-integer amounts, bad MSISDNs, a wrong PIN and a missing token', async () => {
     const token = async () => {
-      const response = await fetch(`${simulator.url}/oauth/v1/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `grant_type=client_credentials&client_id=${simulator.clientId}&client_secret=${encodeURIComponent(simulator.clientSecret)}` });
+      const response = await fetch(`${simulator.url}/oauth/v1/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: `grant_type=client_credentials&client_id=${simulator.clientId}&client_secret=${encodeURIComponent(simulator.clientSecret)}`,
+      });
       return ((await response.json()) as { access_token: string }).access_token;
     };
     const bearer = await token();
-    const post = (path: string, body: unknown, auth = `Bearer ${bearer}`) => fetch(`${simulator.url}${path}`, { method: 'POST', headers: { authorization: auth, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const post = (path: string, body: unknown, auth = `Bearer ${bearer}`) =>
+      fetch(`${simulator.url}${path}`, { method: 'POST', headers: { authorization: auth, 'content-type': 'application/json' }, body: JSON.stringify(body) });
     const qr = { code: simulator.merchantCode, name: 'n', amount: { unit: 'XOF', value: 100 }, validity: 60 };
     expect((await post('/api/eWallet/v4/qrcode', qr)).status).toBe(200);
     expect((await post('/api/eWallet/v4/qrcode', { ...qr, colour: 'orange' })).status).toBe(400);
     expect((await post('/api/eWallet/v4/qrcode', { ...qr, amount: { unit: 'XOF', value: 100.5 } })).status).toBe(400);
     expect((await post('/api/eWallet/v4/qrcode', { ...qr, amount: { unit: 'EUR', value: 100 } })).status).toBe(400);
     expect((await post('/api/eWallet/v4/qrcode', qr, 'Bearer forged')).status).toBe(401);
-    const cashin = { partner: { idType: 'MSISDN', id: simulator.partnerMsisdn, encryptedPinCode: 'AAAA' }, customer: { idType: 'MSISDN', id: '+221770000001' }, amount: { unit: 'XOF', value: 100 }, reference: 'x-1' };
+    const cashin = {
+      partner: { idType: 'MSISDN', id: simulator.partnerMsisdn, encryptedPinCode: 'AAAA' },
+      customer: { idType: 'MSISDN', id: '+221770000001' },
+      amount: { unit: 'XOF', value: 100 },
+      reference: 'x-1',
+    };
     expect((await post('/api/eWallet/v1/cashins', cashin)).status).toBe(400);
     const unknownPartner = { ...cashin, partner: { ...cashin.partner, id: '779999999' }, customer: { idType: 'MSISDN', id: '770000001' } };
     expect((await post('/api/eWallet/v1/cashins', unknownPartner)).status).toBe(403);

@@ -70,7 +70,10 @@ const statusOf = async (orderId: string) => (await gateway.ctx.db.transaction.fi
 
 /** A transaction the customer is sent to Orange Money for; returns it and its QR code's reference. */
 async function checkout(key: string, price: number, phone = '+221770000001') {
-  const created = await gateway.rest('POST', '/api/v2/transactions', { key, body: transactionBody({ products: [{ name: 'Thiéboudienne', price, quantity: 1 }], fees_customer_side: false }) });
+  const created = await gateway.rest('POST', '/api/v2/transactions', {
+    key,
+    body: transactionBody({ products: [{ name: 'Thiéboudienne', price, quantity: 1 }], fees_customer_side: false }),
+  });
   expect(created.status, JSON.stringify(created.body)).toBe(200);
   const orderId: string = created.body.order_id;
   const result = await payTransaction(gateway.ctx, gateway.operator, orderId, { method: 'orange_money', phone });
@@ -113,10 +116,20 @@ describe('Orange Money behind the provider flow', () => {
 
   it('a forged callback is refused with 401 and settles nothing', async () => {
     const { orderId, orangeReference } = await checkout(merchantKey, 1_200);
-    const forged = JSON.stringify({ transactionId: 'MP-FORGED', reference: orangeReference, type: 'MERCHANT_PAYMENT', status: 'SUCCESS', amount: { value: 1_200, unit: 'XOF' } });
+    const forged = JSON.stringify({
+      transactionId: 'MP-FORGED',
+      reference: orangeReference,
+      type: 'MERCHANT_PAYMENT',
+      status: 'SUCCESS',
+      amount: { value: 1_200, unit: 'XOF' },
+    });
     const answer = await fetch(`${gateway.url}/providers/orange_money/callback`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-sonatel-signature': `t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}`, authorization: `Basic ${CALLBACK_API_KEY}` },
+      headers: {
+        'content-type': 'application/json',
+        'x-sonatel-signature': `t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}`,
+        authorization: `Basic ${CALLBACK_API_KEY}`,
+      },
       body: forged,
     });
     expect(answer.status).toBe(401);
@@ -139,7 +152,10 @@ describe('Orange Money behind the provider flow', () => {
     await settleStalePaymentAttempts(gateway.ctx, { olderThanMs: 0 });
     expect((await gateway.ctx.db.paymentAttempt.findUniqueOrThrow({ where: { id: attempt.id } })).state).toBe('collecting');
     // Eleven minutes later (validity 600 s + 60 s grace): Orange still has no payment for it.
-    await gateway.ctx.db.paymentAttempt.update({ where: { id: attempt.id }, data: { createdAt: new Date(Date.now() - 11 * 60_000), nextProviderCheckAt: null } });
+    await gateway.ctx.db.paymentAttempt.update({
+      where: { id: attempt.id },
+      data: { createdAt: new Date(Date.now() - 11 * 60_000), nextProviderCheckAt: null },
+    });
     await settleStalePaymentAttempts(gateway.ctx, { olderThanMs: 0 });
     const closed = await gateway.ctx.db.paymentAttempt.findUniqueOrThrow({ where: { id: attempt.id } });
     expect(closed.state).toBe('unconfirmed');
@@ -155,7 +171,9 @@ describe('Orange Money behind the provider flow', () => {
     const refund = await gateway.ctx.db.refund.findUniqueOrThrow({ where: { transactionId: paidOrder } });
     expect(refund).toMatchObject({ status: 'succeeded', amount: 3_000n });
     const cashIns = simulator.transactions().filter((item) => item.reference === `refund-${refund.id}`);
-    expect(cashIns).toEqual([expect.objectContaining({ type: 'CASHIN', status: 'SUCCESS', amount: { value: 3_000, unit: 'XOF' }, customer: { idType: 'MSISDN', id: payer } })]);
+    expect(cashIns).toEqual([
+      expect.objectContaining({ type: 'CASHIN', status: 'SUCCESS', amount: { value: 3_000, unit: 'XOF' }, customer: { idType: 'MSISDN', id: payer } }),
+    ]);
     expect(simulator.cashinCalls(`refund-${refund.id}`)).toBe(1);
   });
 
@@ -180,18 +198,36 @@ describe('Orange Money behind the provider flow', () => {
 describe('Orange Money payouts', () => {
   it('below the review threshold: sent at once as a cash in, completed', async () => {
     const { organization, key } = await fundedMerchant(gateway, { balance: 1_000_000 });
-    const created = await postPayout(gateway, key, payoutBody({ selected_payment_method: 'orange_money', amount: 25_000, recipient: { first_name: 'Fatou', last_name: 'Sow', phone: '+221771112233' } }));
+    const created = await postPayout(
+      gateway,
+      key,
+      payoutBody({ selected_payment_method: 'orange_money', amount: 25_000, recipient: { first_name: 'Fatou', last_name: 'Sow', phone: '+221771112233' } }),
+    );
     expect(created.status, JSON.stringify(created.body)).toBe(200);
     const payout = await gateway.ctx.db.payout.findFirstOrThrow({ where: { organizationId: organization.id } });
     expect(payout.status).toBe('completed');
     expect(simulator.transactions().filter((item) => item.reference === `payout-${payout.id}`)).toEqual([
-      expect.objectContaining({ type: 'CASHIN', status: 'SUCCESS', amount: { value: 25_000, unit: 'XOF' }, customer: { idType: 'MSISDN', id: '771112233' }, transactionId: payout.providerReference }),
+      expect.objectContaining({
+        type: 'CASHIN',
+        status: 'SUCCESS',
+        amount: { value: 25_000, unit: 'XOF' },
+        customer: { idType: 'MSISDN', id: '771112233' },
+        transactionId: payout.providerReference,
+      }),
     ]);
   });
 
   it('above the review threshold: nothing is sent until an operator approves, then once', async () => {
     const { organization, key } = await fundedMerchant(gateway, { balance: 3_000_000 });
-    const created = await postPayout(gateway, key, payoutBody({ selected_payment_method: 'orange_money', amount: 2_500_000, recipient: { first_name: 'Ibrahima', last_name: 'Fall', phone: '+221772223344' } }));
+    const created = await postPayout(
+      gateway,
+      key,
+      payoutBody({
+        selected_payment_method: 'orange_money',
+        amount: 2_500_000,
+        recipient: { first_name: 'Ibrahima', last_name: 'Fall', phone: '+221772223344' },
+      }),
+    );
     expect(created.status, JSON.stringify(created.body)).toBe(200);
     const payout = await gateway.ctx.db.payout.findFirstOrThrow({ where: { organizationId: organization.id } });
     expect(payout).toMatchObject({ status: 'pending', sentAt: null });
@@ -205,7 +241,11 @@ describe('Orange Money payouts', () => {
     const { organization, key } = await fundedMerchant(gateway, { balance: 500_000 });
     simulator.fault('cashin', { kind: 'hang' });
     simulator.notifications.lose = 1;
-    const created = await postPayout(gateway, key, payoutBody({ selected_payment_method: 'orange_money', amount: 40_000, recipient: { first_name: 'Awa', last_name: 'Ba', phone: '+221773334455' } }));
+    const created = await postPayout(
+      gateway,
+      key,
+      payoutBody({ selected_payment_method: 'orange_money', amount: 40_000, recipient: { first_name: 'Awa', last_name: 'Ba', phone: '+221773334455' } }),
+    );
     expect(created.status, JSON.stringify(created.body)).toBe(200);
     const payout = await gateway.ctx.db.payout.findFirstOrThrow({ where: { organizationId: organization.id } });
     expect(payout.status).toBe('pending');
@@ -215,19 +255,31 @@ describe('Orange Money payouts', () => {
     expect(simulator.cashinCalls(`payout-${payout.id}`)).toBe(1);
   });
 
-  it('a timed-out payout is settled by Orange Money\'s callback when it comes, still sent once', async () => {
+  it("a timed-out payout is settled by Orange Money's callback when it comes, still sent once", async () => {
     const { organization, key } = await fundedMerchant(gateway, { balance: 500_000 });
     simulator.fault('cashin', { kind: 'hang' });
-    await postPayout(gateway, key, payoutBody({ selected_payment_method: 'orange_money', amount: 15_000, recipient: { first_name: 'Awa', last_name: 'Ba', phone: '+221773334456' } }));
+    await postPayout(
+      gateway,
+      key,
+      payoutBody({ selected_payment_method: 'orange_money', amount: 15_000, recipient: { first_name: 'Awa', last_name: 'Ba', phone: '+221773334456' } }),
+    );
     const payout = await gateway.ctx.db.payout.findFirstOrThrow({ where: { organizationId: organization.id } });
-    await eventually(async () => (await gateway.ctx.db.payout.findUniqueOrThrow({ where: { id: payout.id } })).status === 'completed', 10_000, 'the cash-in callback');
+    await eventually(
+      async () => (await gateway.ctx.db.payout.findUniqueOrThrow({ where: { id: payout.id } })).status === 'completed',
+      10_000,
+      'the cash-in callback',
+    );
     expect(simulator.cashinCalls(`payout-${payout.id}`)).toBe(1);
   });
 
   it('a wallet that cannot receive: the payout fails and the merchant is paid back', async () => {
     const { organization, key } = await fundedMerchant(gateway, { balance: 100_000 });
     simulator.blockWallet('774445566');
-    const created = await postPayout(gateway, key, payoutBody({ selected_payment_method: 'orange_money', amount: 10_000, recipient: { first_name: 'Ndeye', last_name: 'Diouf', phone: '+221774445566' } }));
+    const created = await postPayout(
+      gateway,
+      key,
+      payoutBody({ selected_payment_method: 'orange_money', amount: 10_000, recipient: { first_name: 'Ndeye', last_name: 'Diouf', phone: '+221774445566' } }),
+    );
     expect(created.status).toBe(500);
     const payout = await gateway.ctx.db.payout.findFirstOrThrow({ where: { organizationId: organization.id } });
     expect(payout.status).toBe('failed');
@@ -237,13 +289,14 @@ describe('Orange Money payouts', () => {
 });
 
 describe('the ledger and Orange Money agree', () => {
-  it('every payment, refund and payout the gateway recorded is in the simulator\'s books with the same amount, and nothing else is', async () => {
+  it("every payment, refund and payout the gateway recorded is in the simulator's books with the same amount, and nothing else is", async () => {
     await simulator.notificationsSettled();
     await expectBalancedLedger(gateway.ctx.db);
     expect(await moneyMismatches(gateway.ctx.db)).toEqual({ transactions: [], payouts: [] });
     const books = simulator.transactions().filter((item) => item.status === 'SUCCESS');
     const sum = (values: bigint[]) => values.reduce((total, value) => total + value, 0n);
-    const orange = (prefix: string) => new Map(books.filter((item) => item.reference.startsWith(prefix)).map((item) => [item.reference.slice(prefix.length), BigInt(item.amount.value)]));
+    const orange = (prefix: string) =>
+      new Map(books.filter((item) => item.reference.startsWith(prefix)).map((item) => [item.reference.slice(prefix.length), BigInt(item.amount.value)]));
 
     const attempts = await gateway.ctx.db.paymentAttempt.findMany({ where: { method: 'orange_money', state: 'succeeded' } });
     expect(orange('pay-')).toEqual(new Map(attempts.map((attempt) => [attempt.id, attempt.amount])));
@@ -254,17 +307,27 @@ describe('the ledger and Orange Money agree', () => {
     expect(sum([...orange('payout-').values()])).toBe(25_000n + 2_500_000n + 40_000n + 15_000n);
   });
 
-  it('reconcileProvider compares the ledger with Orange Money\'s history: nothing differs, then a payment made elsewhere shows', async () => {
+  it("reconcileProvider compares the ledger with Orange Money's history: nothing differs, then a payment made elsewhere shows", async () => {
     const period = { method: 'orange_money', from: new Date(Date.now() - 3_600_000), to: new Date(Date.now() + 60_000) };
     const clean = await reconcileProvider(gateway.ctx, gateway.operator, period);
     expect(clean.discrepancies).toEqual([]);
     expect(clean.matched).toBeGreaterThanOrEqual(9);
     // A payment on the same merchant code that the gateway never asked for (a till, another app).
-    const token = await fetch(`${simulator.url}/oauth/v1/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: 'client_credentials', client_id: simulator.clientId, client_secret: simulator.clientSecret }) });
+    const token = await fetch(`${simulator.url}/oauth/v1/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: simulator.clientId, client_secret: simulator.clientSecret }),
+    });
     const { access_token: accessToken } = (await token.json()) as { access_token: string };
-    await fetch(`${simulator.url}/api/eWallet/v4/qrcode`, { method: 'POST', headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ code: simulator.merchantCode, name: 'till', amount: { unit: 'XOF', value: 700 }, validity: 60, reference: 'till-7' }) });
+    await fetch(`${simulator.url}/api/eWallet/v4/qrcode`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ code: simulator.merchantCode, name: 'till', amount: { unit: 'XOF', value: 700 }, validity: 60, reference: 'till-7' }),
+    });
     const till = await simulator.pay('till-7');
     const report = await reconcileProvider(gateway.ctx, gateway.operator, period);
-    expect(report.discrepancies).toEqual([expect.objectContaining({ issue: 'missing_in_ledger', kind: 'payment', providerReference: till.transactionId, providerAmount: 700n })]);
+    expect(report.discrepancies).toEqual([
+      expect.objectContaining({ issue: 'missing_in_ledger', kind: 'payment', providerReference: till.transactionId, providerAmount: 700n }),
+    ]);
   });
 });

@@ -18,7 +18,8 @@ async function newCheckout(overrides: Record<string, unknown> = {}) {
 }
 
 /** The payment postings of a transaction (one posting: the merchant, the clearing account, the fee). */
-const paymentPostings = async (orderId: string) => new Set((await setup.gateway.ctx.db.ledgerEntry.findMany({ where: { transactionId: orderId, kind: 'payment' } })).map((entry) => entry.postingId)).size;
+const paymentPostings = async (orderId: string) =>
+  new Set((await setup.gateway.ctx.db.ledgerEntry.findMany({ where: { transactionId: orderId, kind: 'payment' } })).map((entry) => entry.postingId)).size;
 
 async function webhook(body: string, headers: Record<string, string>) {
   const response = await fetch(setup.wave.webhookUrl!, { method: 'POST', headers, body });
@@ -89,7 +90,11 @@ describe('a Wave checkout', () => {
   it('refuses forged, unsigned, stale and tampered webhooks (401) and settles nothing with them', async () => {
     const { checkoutUrl, read } = await newCheckout();
     const { session } = await startWaveCheckout(setup, checkoutUrl);
-    const body = JSON.stringify({ id: 'EV_forged', type: 'checkout.session.completed', data: { ...session, checkout_status: 'complete', payment_status: 'succeeded' } });
+    const body = JSON.stringify({
+      id: 'EV_forged',
+      type: 'checkout.session.completed',
+      data: { ...session, checkout_status: 'complete', payment_status: 'succeeded' },
+    });
     const forged = `t=${Math.floor(Date.now() / 1000)},v1=${'ab'.repeat(32)}`;
     expect((await webhook(body, { 'content-type': 'application/json', 'wave-signature': forged })).status).toBe(401);
     expect((await webhook(body, { 'content-type': 'application/json' })).status).toBe(401);
@@ -106,7 +111,7 @@ describe('a Wave checkout', () => {
     expect((await returnFromWave(session.error_url)).status).toBe(303);
   });
 
-  it('is paid by a status question when the webhook is lost: on the customer\'s return, or by the reconciler', async () => {
+  it("is paid by a status question when the webhook is lost: on the customer's return, or by the reconciler", async () => {
     const first = await newCheckout();
     const { session } = await startWaveCheckout(setup, first.checkoutUrl);
     setup.wave.loseNextWebhook = true;
@@ -168,7 +173,12 @@ describe('a Wave checkout', () => {
     await setup.wave.completeSession(session.id);
     const page = await (await fetch(checkoutUrl)).text();
     const token = /name="csrf_token" value="([^"]+)"/.exec(page)?.[1] ?? '';
-    const posted = await fetch(checkoutUrl, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ csrf_token: token, method: 'wave', phone: '+221771234567' }).toString() });
+    const posted = await fetch(checkoutUrl, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ csrf_token: token, method: 'wave', phone: '+221771234567' }).toString(),
+    });
     expect(posted.status).toBe(409);
     expect((await read()).transaction_status).toBe('paid');
     expect([...setup.wave.sessions.values()].filter((s) => s.client_reference && s.client_reference === session.client_reference)).toHaveLength(1);

@@ -13,7 +13,12 @@ import { expectWaveAgrees, startWaveCheckout, useWaveGateway, waveTransaction } 
 
 const lines: string[] = [];
 const log = {
-  info: (obj: object, msg?: string) => void lines.push(JSON.stringify({ ...obj, msg }, (_key, value) => (value instanceof Error ? { message: value.message, name: value.name } : typeof value === 'bigint' ? String(value) : value))),
+  info: (obj: object, msg?: string) =>
+    void lines.push(
+      JSON.stringify({ ...obj, msg }, (_key, value) =>
+        value instanceof Error ? { message: value.message, name: value.name } : typeof value === 'bigint' ? String(value) : value,
+      ),
+    ),
   warn: (obj: object, msg?: string) => log.info(obj, msg),
   error: (obj: object, msg?: string) => log.info(obj, msg),
 };
@@ -43,7 +48,11 @@ describe('the Wave simulator, as strict as Wave', () => {
 
   it('answers the same idempotency key and body with the first answer, and refuses it with another body (409 idempotency-mismatch)', async () => {
     const send = (body: object) =>
-      fetch(`${setup.wave.url}/v1/payout`, { method: 'POST', headers: { authorization: `Bearer ${setup.wave.apiKey}`, 'content-type': 'application/json', 'idempotency-key': 'direct-1' }, body: JSON.stringify(body) });
+      fetch(`${setup.wave.url}/v1/payout`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${setup.wave.apiKey}`, 'content-type': 'application/json', 'idempotency-key': 'direct-1' },
+        body: JSON.stringify(body),
+      });
     const body = { currency: 'XOF', receive_amount: '1000', mobile: '+221770000001' };
     const first = await (await send(body)).json();
     const again = await (await send(body)).json();
@@ -51,11 +60,18 @@ describe('the Wave simulator, as strict as Wave', () => {
     const other = await send({ ...body, receive_amount: '2000' });
     expect(other.status).toBe(409);
     expect(await other.json()).toMatchObject({ code: 'idempotency-mismatch' });
-    const missingKey = await fetch(`${setup.wave.url}/v1/payout`, { method: 'POST', headers: { authorization: `Bearer ${setup.wave.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const missingKey = await fetch(`${setup.wave.url}/v1/payout`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${setup.wave.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     expect(missingKey.status).toBe(400);
     // (Sent outside the gateway: the simulator's books now hold a payout the ledger does not.)
     setup.wave.payouts.delete(first.id);
-    setup.wave.history.splice(setup.wave.history.findIndex((item) => item.client_reference === null && item.transaction_type === 'api_payout'), 1);
+    setup.wave.history.splice(
+      setup.wave.history.findIndex((item) => item.client_reference === null && item.transaction_type === 'api_payout'),
+      1,
+    );
   });
 
   it('settles a webhook sent with the shared-secret strategy (Authorization: Bearer <secret>)', async () => {
@@ -80,13 +96,20 @@ describe('logs', () => {
     setup.gateway.ctx.settings.providerTimeoutMs = 800;
     setup.wave.loseNextAnswer(/^GET \/v1\/payouts\/search/);
     try {
-      expectPayout(await postPayout(setup.gateway, key, payoutBody({ amount: 1_500, recipient: { first_name: 'A', last_name: 'B', phone: '+221776543210' } })), 'pending');
+      expectPayout(
+        await postPayout(setup.gateway, key, payoutBody({ amount: 1_500, recipient: { first_name: 'A', last_name: 'B', phone: '+221776543210' } })),
+        'pending',
+      );
       const { settlePendingPayouts } = await import('../../../src/domain/payouts/payouts.js');
       await settlePendingPayouts(setup.gateway.ctx, { olderThanMs: 0 });
     } finally {
       setup.gateway.ctx.settings.providerTimeoutMs = undefined;
     }
-    const forged = await fetch(setup.wave.webhookUrl!, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer guess' }, body: '{}' });
+    const forged = await fetch(setup.wave.webhookUrl!, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer guess' },
+      body: '{}',
+    });
     expect(forged.status).toBe(401);
     expect(lines.length).toBeGreaterThan(2);
     const all = lines.join('\n');

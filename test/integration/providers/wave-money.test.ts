@@ -49,7 +49,7 @@ describe('a refund with Wave', () => {
     await expectBalancedLedger(setup.gateway.ctx.db);
   });
 
-  it('a refund Wave refuses is the spec\'s 500 and debits nothing', async () => {
+  it("a refund Wave refuses is the spec's 500 and debits nothing", async () => {
     const { key, organization, orderId, session, read } = await paidWithWave();
     const before = await mainBalance(setup.gateway, organization.id);
     setup.wave.failNext(new RegExp(`POST /v1/checkout/sessions/${session.id}/refund`), 409, 'checkout-refund-failed', 'The session cannot be refunded');
@@ -62,7 +62,7 @@ describe('a refund with Wave', () => {
 });
 
 describe('a payout with Wave', () => {
-  it('up to the review threshold: sent at once with idempotency-key = the payout id, completed, in Wave\'s books', async () => {
+  it("up to the review threshold: sent at once with idempotency-key = the payout id, completed, in Wave's books", async () => {
     const { key } = await fundedMerchant(setup.gateway, { balance: 100_000 });
     const payout = expectPayout(await postPayout(setup.gateway, key, payoutBody({ amount: 10_000 })), 'completed');
     const [call] = payoutCalls().filter((c) => c.idempotencyKey === payout.order_id);
@@ -84,7 +84,7 @@ describe('a payout with Wave', () => {
     await expectWaveAgrees(setup.gateway);
   });
 
-  it('refused by Wave (the recipient cannot receive it): the spec\'s 500, amount and fees back in main', async () => {
+  it("refused by Wave (the recipient cannot receive it): the spec's 500, amount and fees back in main", async () => {
     const { key, organization } = await fundedMerchant(setup.gateway, { balance: 100_000 });
     setup.wave.refusedPayoutMobiles.set('+221770000042', 'recipient-wallet-not-found');
     const refused = await postPayout(setup.gateway, key, payoutBody({ amount: 5_000, recipient: { first_name: 'A', last_name: 'B', phone: '+221770000042' } }));
@@ -94,7 +94,7 @@ describe('a payout with Wave', () => {
     await expectWaveAgrees(setup.gateway);
   });
 
-  it('that times out stays pending, is never sent again, and is completed by the reconciler\'s status question', async () => {
+  it("that times out stays pending, is never sent again, and is completed by the reconciler's status question", async () => {
     const { key } = await fundedMerchant(setup.gateway, { balance: 100_000 });
     setup.gateway.ctx.settings.providerTimeoutMs = 1_000;
     setup.wave.loseNextAnswer(/^POST \/v1\/payout$/);
@@ -106,7 +106,9 @@ describe('a payout with Wave', () => {
     }
     // Wave did it; only its answer was lost. The ledger's open call differs from Wave until reconciled.
     const open = await reconcileWave(setup.gateway);
-    expect(open.discrepancies).toEqual([expect.objectContaining({ issue: 'status_mismatch', kind: 'payout', reference: payout.order_id, ledgerStatus: 'pending', providerStatus: 'succeeded' })]);
+    expect(open.discrepancies).toEqual([
+      expect.objectContaining({ issue: 'status_mismatch', kind: 'payout', reference: payout.order_id, ledgerStatus: 'pending', providerStatus: 'succeeded' }),
+    ]);
     await settlePendingPayouts(setup.gateway.ctx, { olderThanMs: 0 });
     expect((await setup.gateway.rest('GET', `/api/v2/payouts/${payout.order_id}`, { key })).body.payout_status).toBe('completed');
     expect(payoutCalls().filter((c) => c.idempotencyKey === payout.order_id)).toHaveLength(1);
@@ -123,14 +125,19 @@ describe('a payout with Wave', () => {
     const report = await reconcileWave(setup.gateway);
     expect(report.discrepancies).toEqual([expect.objectContaining({ issue: 'missing_at_provider', kind: 'payout', reference: payout.order_id })]);
     // The operator checks Wave's dashboard: it never arrived.
-    await settleProviderCall(setup.gateway.ctx, setup.gateway.operator, { kind: 'payout', id: payout.order_id, outcome: 'failed' }, 'not in the Wave dashboard');
+    await settleProviderCall(
+      setup.gateway.ctx,
+      setup.gateway.operator,
+      { kind: 'payout', id: payout.order_id, outcome: 'failed' },
+      'not in the Wave dashboard',
+    );
     expect(payoutCalls().filter((c) => c.idempotencyKey === payout.order_id)).toHaveLength(1);
     await expectWaveAgrees(setup.gateway);
   });
 });
 
 describe('a payout when Wave cannot take it', () => {
-  it('rate limited (429) or unreachable: the spec\'s 503 (use the other method), amount and fees back in main, nothing at Wave', async () => {
+  it("rate limited (429) or unreachable: the spec's 503 (use the other method), amount and fees back in main, nothing at Wave", async () => {
     const { key, organization } = await fundedMerchant(setup.gateway, { balance: 100_000 });
     setup.wave.failNext(/^POST \/v1\/payout$/, 429);
     const limited = await postPayout(setup.gateway, key, payoutBody({ amount: 4_000 }));
@@ -153,7 +160,12 @@ describe('a Wave payment confirmed after the gateway closed its attempt', () => 
     const { orderId, checkoutUrl } = await waveTransaction(setup.gateway, merchant.key);
     const { session } = await startWaveCheckout(setup, checkoutUrl);
     // Closed by the gateway's side (an operator decided it never went through): the session is still open at Wave.
-    await settleProviderCall(setup.gateway.ctx, setup.gateway.operator, { kind: 'payment', id: session.client_reference!, outcome: 'failed' }, 'customer said they gave up');
+    await settleProviderCall(
+      setup.gateway.ctx,
+      setup.gateway.operator,
+      { kind: 'payment', id: session.client_reference!, outcome: 'failed' },
+      'customer said they gave up',
+    );
     const read = async () => (await setup.gateway.rest('GET', `/api/v2/transactions/${orderId}`, { key: merchant.key })).body;
     return { ...merchant, orderId, session, read };
   }

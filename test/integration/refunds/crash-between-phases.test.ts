@@ -44,7 +44,9 @@ describe('a crash between recording a refund and calling the provider', () => {
     expect((await balances(gateway, organization.id)).main).toBe(0n);
     const refundRow = await gateway.ctx.db.refund.findUniqueOrThrow({ where: { transactionId: orderId } });
     expect(refundRow).toMatchObject({ status: 'pending', attempts: 1 });
-    const keyRow = await gateway.ctx.db.idempotencyKey.findUniqueOrThrow({ where: { organizationId_key: { organizationId: organization.id, key: 'crash-refund' } } });
+    const keyRow = await gateway.ctx.db.idempotencyKey.findUniqueOrThrow({
+      where: { organizationId_key: { organizationId: organization.id, key: 'crash-refund' } },
+    });
     expect(keyRow.state).toBe('in_progress');
 
     const fresh = await start();

@@ -22,7 +22,8 @@ async function coveredTransaction(phone: string = PHONES.refundSucceeds) {
   return { organizationId: organization.id, key, orderId };
 }
 
-const refundDebits = async (orderId: string) => (await entriesOf(gateway, orderId)).filter((entry) => entry.kind === 'refund' && entry.account?.name === 'main');
+const refundDebits = async (orderId: string) =>
+  (await entriesOf(gateway, orderId)).filter((entry) => entry.kind === 'refund' && entry.account?.name === 'main');
 
 describe('concurrent refunds of one transaction', () => {
   it('50 at once: exactly one 200, the others 409 or 400, main debited once', async () => {
@@ -30,7 +31,10 @@ describe('concurrent refunds of one transaction', () => {
     const responses = await Promise.all(Array.from({ length: 50 }, () => refund(gateway, key, orderId)));
     const statuses = responses.map((response) => response.status);
     expect(statuses.filter((status) => status === 200)).toHaveLength(1);
-    expect(statuses.every((status) => status === 200 || status === 409 || status === 400), statuses.join()).toBe(true);
+    expect(
+      statuses.every((status) => status === 200 || status === 409 || status === 400),
+      statuses.join(),
+    ).toBe(true);
     for (const response of responses.filter((r) => r.status === 409)) expectCatalogueError(response, 'refund_in_progress');
     for (const response of responses.filter((r) => r.status === 400)) expectCatalogueError(response, 'cannot_refund');
     expect(await statusOf(gateway, orderId)).toBe('refunded');
@@ -43,7 +47,10 @@ describe('concurrent refunds of one transaction', () => {
     const { organizationId, key, orderId } = await coveredTransaction();
     const responses = await Promise.all(Array.from({ length: 50 }, () => refund(gateway, key, orderId, 'same-key')));
     const statuses = responses.map((response) => response.status);
-    expect(statuses.every((status) => status === 200 || status === 409), statuses.join()).toBe(true);
+    expect(
+      statuses.every((status) => status === 200 || status === 409),
+      statuses.join(),
+    ).toBe(true);
     expect(responses.filter((r) => r.status === 200 && r.headers.get('idempotent-replayed') !== 'true')).toHaveLength(1);
     expect((await balances(gateway, organizationId)).main).toBe(0n);
     expect(await refundDebits(orderId)).toHaveLength(1);
@@ -121,7 +128,10 @@ describe('a provider that does not answer in time', () => {
     expect(provider.calls.refund).toBe(0);
     expect(timingOut.calls.refund).toBe(1);
     expect(await statusOf(gateway, orderId)).toBe('refunded');
-    expect(await gateway.ctx.db.refund.findUniqueOrThrow({ where: { transactionId: orderId } })).toMatchObject({ status: 'succeeded', providerReference: `stub_${pending.id}` });
+    expect(await gateway.ctx.db.refund.findUniqueOrThrow({ where: { transactionId: orderId } })).toMatchObject({
+      status: 'succeeded',
+      providerReference: `stub_${pending.id}`,
+    });
 
     // Settled once: another run does not ask again; main was debited once.
     await settlePendingRefunds({ ...gateway.ctx, provider }, { olderThanMs: 0 });
@@ -156,7 +166,10 @@ describe('a provider that does not answer in time', () => {
 
   it('a provider that later says it failed: the debit returns, the transaction stays paid, the key is freed', async () => {
     const { organizationId, key, orderId } = await coveredTransaction();
-    expectCatalogueError(await withProvider(gateway, stubProvider('pending'), () => refund(gateway, key, orderId, 'timeout-then-failed')), 'refund_unconfirmed');
+    expectCatalogueError(
+      await withProvider(gateway, stubProvider('pending'), () => refund(gateway, key, orderId, 'timeout-then-failed')),
+      'refund_unconfirmed',
+    );
     await settlePendingRefunds({ ...gateway.ctx, provider: stubProvider('failed') }, { olderThanMs: 0 });
     expect(await statusOf(gateway, orderId)).toBe('paid');
     expect((await balances(gateway, organizationId)).main).toBe(3000n);
@@ -171,7 +184,10 @@ describe('a provider that does not answer in time', () => {
   it('a provider still without an answer: the reconciler leaves it pending and debited', async () => {
     const { organizationId, key, orderId } = await coveredTransaction();
     await withProvider(gateway, stubProvider('pending'), () => refund(gateway, key, orderId));
-    expect(await settlePendingRefunds({ ...gateway.ctx, provider: stubProvider('pending') }, { olderThanMs: 0 })).toMatchObject({ stillPending: 1, settled: 0 });
+    expect(await settlePendingRefunds({ ...gateway.ctx, provider: stubProvider('pending') }, { olderThanMs: 0 })).toMatchObject({
+      stillPending: 1,
+      settled: 0,
+    });
     expect(await gateway.ctx.db.refund.findUniqueOrThrow({ where: { transactionId: orderId } })).toMatchObject({ status: 'pending' });
     expect((await balances(gateway, organizationId)).main).toBe(0n);
     await settlePendingRefunds({ ...gateway.ctx, provider: stubProvider('succeeded') }, { olderThanMs: 0 });
@@ -201,7 +217,9 @@ describe('a crash between recording the refund and calling the provider', () => 
     expect((await balances(gateway, organizationId)).main).toBe(3000n);
     await expectLedgerConsistent(gateway, organizationId);
     // Applied once: a second decision finds nothing open.
-    await expect(settleProviderCall(gateway.ctx, gateway.operator, { kind: 'refund', id: intent.refundId, outcome: 'failed' }, 'again')).rejects.toMatchObject({ code: 'provider_call_not_open' });
+    await expect(settleProviderCall(gateway.ctx, gateway.operator, { kind: 'refund', id: intent.refundId, outcome: 'failed' }, 'again')).rejects.toMatchObject({
+      code: 'provider_call_not_open',
+    });
 
     const retried = await refund(gateway, key, orderId);
     expect(retried.status).toBe(200);
@@ -211,7 +229,7 @@ describe('a crash between recording the refund and calling the provider', () => 
     await expectLedgerConsistent(gateway, organizationId);
   });
 
-  it('for a held transaction, an operator\'s failed decision puts the proceeds back in escrow', async () => {
+  it("for a held transaction, an operator's failed decision puts the proceeds back in escrow", async () => {
     const { organization, key } = await gateway.merchant({ verified: true, escrowEnabled: true });
     const orderId = await paidTransaction(gateway, key, { price: 3000, isEscrow: true, feesCustomerSide: true });
     const intent = await recordRefund(gateway.ctx, gateway.ctx.db, organization.id, orderId);

@@ -34,14 +34,20 @@ const CREATE_FIELDS: FieldSetter[] = [
 const CASHOUT_FIELDS: FieldSetter[] = [(body, v) => (body.full_name = v), (body, v) => (body.amount = v), (body, v) => (body.phone_number = v)];
 
 /** Requests whose answer is not a 4xx `{Detail: string}`. */
-async function surprisesOf(send: (body: unknown) => Promise<{ status: number; body: any }>, valid: Record<string, unknown>, fields: FieldSetter[], seed: number) {
+async function surprisesOf(
+  send: (body: unknown) => Promise<{ status: number; body: any }>,
+  valid: Record<string, unknown>,
+  fields: FieldSetter[],
+  seed: number,
+) {
   const next = seededRandom(seed);
   const surprises: string[] = [];
   for (let i = 0; i < 200; i++) {
     const body = mutated(valid, fields, next);
     const response = await send(body);
     const wellFormed = typeof response.body?.Detail === 'string' && Object.keys(response.body).length === 1;
-    if (response.status >= 500 || response.status < 400 || !wellFormed) surprises.push(`${response.status} ${JSON.stringify(response.body)} <- ${JSON.stringify(body).slice(0, 300)}`);
+    if (response.status >= 500 || response.status < 400 || !wellFormed)
+      surprises.push(`${response.status} ${JSON.stringify(response.body)} <- ${JSON.stringify(body).slice(0, 300)}`);
   }
   return surprises;
 }

@@ -67,7 +67,7 @@ function cashout(target: TestGateway, key: string, route: 'wave' | 'orange-money
 const payoutsOf = (target: TestGateway, organizationId: string) =>
   target.ctx.db.payout.findMany({ where: { organizationId }, orderBy: { createdAt: 'asc' }, select: { status: true, amount: true, recipientPhone: true } });
 
-describe('v1 cashout under the SDKs\' blind retries (3 more tries, 1 s / 2 s / 4 s, no Idempotency-Key)', () => {
+describe("v1 cashout under the SDKs' blind retries (3 more tries, 1 s / 2 s / 4 s, no Idempotency-Key)", () => {
   afterEach(() => {
     gateway.ctx.clock = systemClock;
   });
@@ -140,7 +140,7 @@ describe('v1 cashout under the SDKs\' blind retries (3 more tries, 1 s / 2 s / 4
     expect(await payoutsOf(gateway, organization.id)).toHaveLength(2);
   });
 
-  it('a merchant\'s own Idempotency-Key is used as given (no 5-minute rule on top of it)', async () => {
+  it("a merchant's own Idempotency-Key is used as given (no 5-minute rule on top of it)", async () => {
     const { organization, key } = await fundedMerchant(gateway, { balance: 50_000 });
     const body = { full_name: 'Awa Diop', amount: 10_000, phone_number: PHONES.succeeds };
     const withKey = (idempotencyKey: string) => gateway.rest('POST', '/api/v1/cashout/wave', { key, body, headers: { 'idempotency-key': idempotencyKey } });
@@ -151,7 +151,7 @@ describe('v1 cashout under the SDKs\' blind retries (3 more tries, 1 s / 2 s / 4
   });
 });
 
-describe('v1 cashout against a wallet slower than the client\'s patience (SANDBOX_LATENCY_MS)', () => {
+describe("v1 cashout against a wallet slower than the client's patience (SANDBOX_LATENCY_MS)", () => {
   let slow: TestGateway | undefined;
   afterEach(async () => {
     await slow?.close();

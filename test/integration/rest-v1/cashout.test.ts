@@ -23,11 +23,18 @@ describe.each([
     expectV1Headers(response);
     expect(response.body).toEqual({ phone_number: PHONES.succeeds, amount: 10_000, full_name: 'Moussa Ndiaye', status: 'done' });
     const [payout] = await payoutsOf(organization.id);
-    expect(payout).toMatchObject({ selectedPaymentMethod: method, amount: 10_000n, recipientFirstName: 'Moussa', recipientLastName: 'Ndiaye', recipientPhone: PHONES.succeeds, status: 'completed' });
+    expect(payout).toMatchObject({
+      selectedPaymentMethod: method,
+      amount: 10_000n,
+      recipientFirstName: 'Moussa',
+      recipientLastName: 'Ndiaye',
+      recipientPhone: PHONES.succeeds,
+      status: 'completed',
+    });
     expect(await mainBalance(gateway, organization.id)).toBe(1_000_000n - 10_000n - FEE_OF_10_000);
   });
 
-  it('a provider refusal (phone ending 0000) is the operation\'s 500, recorded failed, funds returned', async () => {
+  it("a provider refusal (phone ending 0000) is the operation's 500, recorded failed, funds returned", async () => {
     const { organization, key } = await fundedMerchant(gateway);
     const response = await v1.cashout(gateway, key, route, cashoutBody({ phone_number: PHONES.fails }));
     expectDetail(response, 500, /^Failed to withdraw/);
@@ -66,7 +73,11 @@ describe('POST /api/v1/cashout refuses', () => {
     expectDetail(await v1.cashout(gateway, undefined, 'wave', cashoutBody()), 401, 'Invalid API key');
     const { organization } = await fundedMerchant(gateway);
     for (const scope of ['checkout', 'read', 'management']) {
-      expectDetail(await v1.cashout(gateway, await gateway.createKey(organization.id, scope), 'orange-money', cashoutBody()), 403, "You don't have permission to perform this action");
+      expectDetail(
+        await v1.cashout(gateway, await gateway.createKey(organization.id, scope), 'orange-money', cashoutBody()),
+        403,
+        "You don't have permission to perform this action",
+      );
     }
     expect(await payoutsOf(organization.id)).toEqual([]);
   });

@@ -53,7 +53,7 @@ describe('responses conform to openapi/v1.yaml', () => {
 });
 
 describe('openapi/v1.yaml and the v1 routes', () => {
-  it('bind every contract route, and each route\'s x-scopes are those of the operation that authorises it', () => {
+  it("bind every contract route, and each route's x-scopes are those of the operation that authorises it", () => {
     const operations = contract.api.getOperations();
     expect(operations.map((operation) => operation.operationId).sort()).toEqual(Object.keys(v1Surface.routes).sort());
     for (const operation of operations) {
@@ -65,7 +65,10 @@ describe('openapi/v1.yaml and the v1 routes', () => {
 
 describe('the examples of openapi/v1.yaml (what /docs shows)', () => {
   type Media = { example?: unknown; examples?: Record<string, { value: unknown }> };
-  const examplesOf = (media: Media | undefined): unknown[] => [...(media?.example !== undefined ? [media.example] : []), ...Object.values(media?.examples ?? {}).map((example) => example.value)];
+  const examplesOf = (media: Media | undefined): unknown[] => [
+    ...(media?.example !== undefined ? [media.example] : []),
+    ...Object.values(media?.examples ?? {}).map((example) => example.value),
+  ];
 
   it('exist on every request body and every response, and conform to their schemas', () => {
     for (const operation of contract.api.getOperations()) {
@@ -75,7 +78,10 @@ describe('the examples of openapi/v1.yaml (what /docs shows)', () => {
         const examples = examplesOf(requestBody.content['application/json']);
         expect(examples.length, `${id} request example`).toBeGreaterThan(0);
         for (const body of examples) {
-          const result = contract.api.validateRequest({ method: operation.method, path: `/api/v1${operation.path}`, body, headers: { 'content-type': 'application/json' }, query: {} }, id);
+          const result = contract.api.validateRequest(
+            { method: operation.method, path: `/api/v1${operation.path}`, body, headers: { 'content-type': 'application/json' }, query: {} },
+            id,
+          );
           expect(result.errors ?? [], `${id} request example: ${JSON.stringify(result.errors)}`).toEqual([]);
         }
       }

@@ -14,7 +14,18 @@ describe('POST /api/v1/transaction/create-transaction creates a transaction', ()
     const body = response.body;
     expect(Object.keys(body).sort()).toEqual(CREATED_FIELDS);
     // In the order the v1 SDKs document it (openapi/v1.yaml's TransactionCreated).
-    expect(Object.keys(body)).toEqual(['order_id', 'method_of_payment', 'amount', 'amount_to_pay', 'currency', 'created_at', 'transaction_status', 'is_escrow', 'is_merchant', 'checkout_url']);
+    expect(Object.keys(body)).toEqual([
+      'order_id',
+      'method_of_payment',
+      'amount',
+      'amount_to_pay',
+      'currency',
+      'created_at',
+      'transaction_status',
+      'is_escrow',
+      'is_merchant',
+      'checkout_url',
+    ]);
     expect(body).toMatchObject({
       method_of_payment: ['WAVE'],
       amount: 3000,
@@ -33,11 +44,20 @@ describe('POST /api/v1/transaction/create-transaction creates a transaction', ()
     const created = await createdV1(
       gateway,
       key,
-      v1TransactionBody({ method_of_payment: ['ORANGE_MONEY'], products: [{ name: 'Thiof', category: 'fish', amount: 2500, quantity: 3 }, { name: 'Rice', amount: 700, quantity: 1 }] }),
+      v1TransactionBody({
+        method_of_payment: ['ORANGE_MONEY'],
+        products: [
+          { name: 'Thiof', category: 'fish', amount: 2500, quantity: 3 },
+          { name: 'Rice', amount: 700, quantity: 1 },
+        ],
+      }),
     );
     expect(created.amount).toBe(2500 * 3 + 700);
     expect(created.method_of_payment).toEqual(['ORANGE_MONEY']);
-    const row = await gateway.ctx.db.transaction.findUniqueOrThrow({ where: { id: created.order_id }, include: { products: { orderBy: { position: 'asc' } } } });
+    const row = await gateway.ctx.db.transaction.findUniqueOrThrow({
+      where: { id: created.order_id },
+      include: { products: { orderBy: { position: 'asc' } } },
+    });
     expect(row.methodOfPayment).toEqual(['orange_money']);
     expect(row.products.map(({ name, price, quantity, category, description }) => ({ name, price, quantity, category, description }))).toEqual([
       { name: 'Thiof', price: 2500n, quantity: 3, category: 'fish', description: null },
@@ -62,7 +82,7 @@ describe('POST /api/v1/transaction/create-transaction creates a transaction', ()
     expect(put.body).toMatchObject({ method_of_payment: ['WAVE'], amount: 3000, transaction_status: 'pending' });
   });
 
-  it('fees_customer_side left out is true (the v1 SDKs\' default), unlike v2', async () => {
+  it("fees_customer_side left out is true (the v1 SDKs' default), unlike v2", async () => {
     const { key } = await gateway.merchant();
     const { fees_customer_side: _left, ...body } = v1TransactionBody();
     const created = await createdV1(gateway, key, body);
@@ -85,14 +105,22 @@ describe('POST /api/v1/transaction/create-transaction creates a transaction', ()
     const created = await createdV1(gateway, key, v1TransactionBody({ fees_customer_side: true, is_escrow: true, is_merchant: true }));
     expect(created).toMatchObject({ is_escrow: true, is_merchant: true });
     const row = await gateway.ctx.db.transaction.findUniqueOrThrow({ where: { id: created.order_id } });
-    expect({ feesCustomerSide: row.feesCustomerSide, isEscrow: row.isEscrow, isMerchant: row.isMerchant }).toEqual({ feesCustomerSide: true, isEscrow: true, isMerchant: true });
+    expect({ feesCustomerSide: row.feesCustomerSide, isEscrow: row.isEscrow, isMerchant: row.isMerchant }).toEqual({
+      feesCustomerSide: true,
+      isEscrow: true,
+      isMerchant: true,
+    });
   });
 });
 
 describe('POST /api/v1/transaction/create-transaction refuses', () => {
   it.each([['FREE_MONEY'], ['BANK']])('%s, a v1 method this gateway does not offer, with 400 saying so', async (method) => {
     const { organization, key } = await gateway.merchant();
-    expectDetail(await v1.create(gateway, key, v1TransactionBody({ method_of_payment: method })), 400, `Unsupported payment method: ${method} is not supported by this gateway. Use WAVE or ORANGE_MONEY.`);
+    expectDetail(
+      await v1.create(gateway, key, v1TransactionBody({ method_of_payment: method })),
+      400,
+      `Unsupported payment method: ${method} is not supported by this gateway. Use WAVE or ORANGE_MONEY.`,
+    );
     expect(await gateway.ctx.db.transaction.count({ where: { organizationId: organization.id } })).toBe(0);
   });
 
@@ -117,20 +145,36 @@ describe('POST /api/v1/transaction/create-transaction refuses', () => {
       400,
       'Total price must be greater than 10 and the quantity must be non-zero',
     );
-    expectDetail(await v1.create(gateway, key, v1TransactionBody({ method_of_payment: 'ORANGE_MONEY' })), 403, /^orange_money payment is not allowed for this organization/);
+    expectDetail(
+      await v1.create(gateway, key, v1TransactionBody({ method_of_payment: 'ORANGE_MONEY' })),
+      403,
+      /^orange_money payment is not allowed for this organization/,
+    );
   });
 
   it('a malformed body or a wrong type with 400 Invalid request body', async () => {
     const { key } = await gateway.merchant();
     expectDetail(await gateway.rest('POST', '/api/v1/transaction/create-transaction', { key, rawBody: '{oops' }), 400, 'Invalid request body');
-    expectDetail(await v1.create(gateway, key, v1TransactionBody({ products: [{ name: 'x', amount: '500', quantity: 1 }] })), 400, 'Invalid request body: products[0].amount must be an integer');
+    expectDetail(
+      await v1.create(gateway, key, v1TransactionBody({ products: [{ name: 'x', amount: '500', quantity: 1 }] })),
+      400,
+      'Invalid request body: products[0].amount must be an integer',
+    );
     expectDetail(await v1.create(gateway, key, v1TransactionBody({ method_of_payment: 42 })), 400, 'Invalid request body: method_of_payment must be an array');
-    expectDetail(await v1.create(gateway, key, v1TransactionBody({ method_of_payment: ['WAVE', 7] })), 400, 'Invalid request body: method_of_payment[1] must be a string');
+    expectDetail(
+      await v1.create(gateway, key, v1TransactionBody({ method_of_payment: ['WAVE', 7] })),
+      400,
+      'Invalid request body: method_of_payment[1] must be a string',
+    );
   });
 
   it('an array with FREE_MONEY or BANK beside a supported method with 400, creating nothing', async () => {
     const { organization, key } = await gateway.merchant();
-    expectDetail(await v1.create(gateway, key, v1TransactionBody({ method_of_payment: ['WAVE', 'BANK'] })), 400, 'Unsupported payment method: BANK is not supported by this gateway. Use WAVE or ORANGE_MONEY.');
+    expectDetail(
+      await v1.create(gateway, key, v1TransactionBody({ method_of_payment: ['WAVE', 'BANK'] })),
+      400,
+      'Unsupported payment method: BANK is not supported by this gateway. Use WAVE or ORANGE_MONEY.',
+    );
     expect(await gateway.ctx.db.transaction.count({ where: { organizationId: organization.id } })).toBe(0);
   });
 

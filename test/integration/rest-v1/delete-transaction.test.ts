@@ -43,7 +43,7 @@ describe('DELETE /api/v1/transaction/delete-transaction', () => {
     expect(response.body).toEqual({ order_id: orderId, message: 'Transaction cancelled successfully' });
   });
 
-  it('answers a cancelled transaction with v2 cancel\'s 400, a refunded one with v2 refund\'s 400', async () => {
+  it("answers a cancelled transaction with v2 cancel's 400, a refunded one with v2 refund's 400", async () => {
     const { key } = await merchant();
     const { order_id: cancelled } = await createdV1(gateway, key);
     expect((await v1.delete(gateway, key, cancelled)).status).toBe(200);

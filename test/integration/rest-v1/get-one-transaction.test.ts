@@ -41,7 +41,14 @@ describe('GET /api/v1/transaction/get-one-transaction?order_id= reads one transa
     const created = await gateway.rest('POST', '/api/v2/transactions', { key, body: transactionBody({ fees_customer_side: true }) });
     await pay(gateway, created.body.order_id, 'orange_money');
     const response = await v1.getOne(gateway, key, created.body.order_id);
-    expect(response.body).toMatchObject({ transaction_status: 'paid', method_of_payment: ['ORANGE_MONEY'], is_done: true, fees: 45, amount: 3000, amount_to_pay: 3045 });
+    expect(response.body).toMatchObject({
+      transaction_status: 'paid',
+      method_of_payment: ['ORANGE_MONEY'],
+      is_done: true,
+      fees: 45,
+      amount: 3000,
+      amount_to_pay: 3045,
+    });
     expect(response.body.paid_at).toMatch(RFC3339_UTC);
     expect(response.body.products[0].category).toBe('');
   });

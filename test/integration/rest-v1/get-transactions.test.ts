@@ -57,12 +57,22 @@ describe('GET /api/v1/transaction/get-transactions lists transactions', () => {
     expect((await v1.delete(gateway, key, cancelled.order_id)).status).toBe(200);
     const refunded = await createdV1(gateway, key);
     await pay(gateway, refunded.order_id);
-    await adjustAccount(gateway.ctx, gateway.operator, { organizationId: (await gateway.ctx.db.transaction.findUniqueOrThrow({ where: { id: refunded.order_id } })).organizationId, amount: 10_000, reason: 'float' });
+    await adjustAccount(gateway.ctx, gateway.operator, {
+      organizationId: (await gateway.ctx.db.transaction.findUniqueOrThrow({ where: { id: refunded.order_id } })).organizationId,
+      amount: 10_000,
+      reason: 'float',
+    });
     expect((await v1.delete(gateway, key, refunded.order_id)).status).toBe(200);
 
     const statuses = async (query: string) => (await v1.list(gateway, key, query)).body.transactions.map((t: any) => [t.order_id, t.transaction_status]);
-    expect(await statuses('transaction_status=paid')).toEqual([[held.order_id, 'paid'], [paid.order_id, 'paid']]);
-    expect(await statuses('transaction_status=done')).toEqual([[refunded.order_id, 'done'], [cancelled.order_id, 'done']]);
+    expect(await statuses('transaction_status=paid')).toEqual([
+      [held.order_id, 'paid'],
+      [paid.order_id, 'paid'],
+    ]);
+    expect(await statuses('transaction_status=done')).toEqual([
+      [refunded.order_id, 'done'],
+      [cancelled.order_id, 'done'],
+    ]);
     expect(await statuses('transaction_status=part_paid')).toEqual([]);
     expect(await statuses('transaction_status=pending')).toEqual([[pending.order_id, 'pending']]);
     // v2's values mean exactly themselves; the read still speaks v1.
@@ -81,10 +91,14 @@ describe('GET /api/v1/transaction/get-transactions lists transactions', () => {
     expect(orderIds(await v1.list(gateway, key, `created_at_end=${previous}`))).toEqual([]);
     expect(orderIds(await v1.list(gateway, key, `created_at_start=${next}`))).toEqual([]);
     expect(orderIds(await v1.list(gateway, key, `created_at_start=${previous}&created_at_end=${next}`))).toEqual([created.order_id]);
-    expectDetail(await v1.list(gateway, key, 'created_at_start=2026-02-30'), 400, 'Invalid query parameter: created_at_start must be a date (YYYY-MM-DD) or an RFC 3339 date-time');
+    expectDetail(
+      await v1.list(gateway, key, 'created_at_start=2026-02-30'),
+      400,
+      'Invalid query parameter: created_at_start must be a date (YYYY-MM-DD) or an RFC 3339 date-time',
+    );
   });
 
-  it('only shows the caller organisation\'s transactions', async () => {
+  it("only shows the caller organisation's transactions", async () => {
     const { key } = await gateway.merchant();
     const other = await gateway.merchant();
     await createdV1(gateway, other.key);
@@ -93,10 +107,13 @@ describe('GET /api/v1/transaction/get-transactions lists transactions', () => {
 });
 
 describe('GET /api/v1/transaction/get-transactions refuses', () => {
-  it.each([['limit=0'], ['page=0'], ['amount=ten'], ['transaction_status=completed'], ['created_at_start=yesterday'], ['limit=1&limit=2']])('the invalid query %s with 400', async (query) => {
-    const { key } = await gateway.merchant();
-    expectDetail(await v1.list(gateway, key, query), 400, /^Invalid query parameter: /);
-  });
+  it.each([['limit=0'], ['page=0'], ['amount=ten'], ['transaction_status=completed'], ['created_at_start=yesterday'], ['limit=1&limit=2']])(
+    'the invalid query %s with 400',
+    async (query) => {
+      const { key } = await gateway.merchant();
+      expectDetail(await v1.list(gateway, key, query), 400, /^Invalid query parameter: /);
+    },
+  );
 
   it('no key with 401, a write key with 403', async () => {
     const { organization } = await gateway.merchant();

@@ -66,7 +66,8 @@ describe('REST v1 deprecation headers', () => {
       '/transaction/get-transactions',
     ]);
     for (const [path, item] of Object.entries(paths)) {
-      for (const [verb, operation] of Object.entries(item).filter(([name]) => !name.startsWith('x-'))) expect(operation.deprecated, `${verb} ${path}`).toBe(true);
+      for (const [verb, operation] of Object.entries(item).filter(([name]) => !name.startsWith('x-')))
+        expect(operation.deprecated, `${verb} ${path}`).toBe(true);
     }
     // The v2 contract is served through the same path, without the v1 headers.
     const v2 = await gateway.rest('GET', '/api/v2/openapi.json');

@@ -41,7 +41,9 @@ export function v1TransactionBody(overrides: Record<string, unknown> = {}): Reco
 }
 
 /** The v1 create reply's fields, sorted. */
-export const CREATED_FIELDS = 'amount amount_to_pay checkout_url created_at currency is_escrow is_merchant method_of_payment order_id transaction_status'.split(' ');
+export const CREATED_FIELDS = 'amount amount_to_pay checkout_url created_at currency is_escrow is_merchant method_of_payment order_id transaction_status'.split(
+  ' ',
+);
 
 /** The v1 transaction's fields (get-one, and each listed item), sorted. */
 export const TRANSACTION_FIELDS = (
@@ -56,7 +58,8 @@ export const v1 = {
     gateway.rest('POST', `${V1}/transaction/create-transaction`, { key, body, headers: withKey(idempotencyKey) }),
   getOne: (gateway: TestGateway, key: string | undefined, orderId: string) =>
     gateway.rest('GET', `${V1}/transaction/get-one-transaction?order_id=${encodeURIComponent(orderId)}`, { key }),
-  list: (gateway: TestGateway, key: string | undefined, query = '') => gateway.rest('GET', `${V1}/transaction/get-transactions${query ? `?${query}` : ''}`, { key }),
+  list: (gateway: TestGateway, key: string | undefined, query = '') =>
+    gateway.rest('GET', `${V1}/transaction/get-transactions${query ? `?${query}` : ''}`, { key }),
   delete: (gateway: TestGateway, key: string | undefined, orderId: string, idempotencyKey?: string) =>
     gateway.rest('DELETE', `${V1}/transaction/delete-transaction`, { key, body: { order_id: orderId }, headers: withKey(idempotencyKey) }),
   account: (gateway: TestGateway, key: string | undefined, path = '/account') => gateway.rest('GET', `${V1}${path}`, { key }),

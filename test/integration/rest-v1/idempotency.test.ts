@@ -40,7 +40,13 @@ describe('Idempotency-Key on REST v1', () => {
     const replay = await v1.create(gateway, key, v1Body, 'cross-surface');
     expect(replay.status, JSON.stringify(replay.body)).toBe(200);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
-    expect(replay.body).toMatchObject({ order_id: original.body.order_id, method_of_payment: ['WAVE'], amount: 3000, created_at: original.body.created_at, checkout_url: original.body.checkout_url });
+    expect(replay.body).toMatchObject({
+      order_id: original.body.order_id,
+      method_of_payment: ['WAVE'],
+      amount: 3000,
+      created_at: original.body.created_at,
+      checkout_url: original.body.checkout_url,
+    });
     expect(await countOf(organization.id)).toBe(1);
   });
 
@@ -61,7 +67,11 @@ describe('Idempotency-Key on REST v1', () => {
     const { organization, key } = await gateway.merchant();
     expect((await gateway.rest('POST', '/api/v2/transactions', { key, body: v2Body, headers: { 'idempotency-key': 'k-422' } })).status).toBe(200);
     expectDetail(await v1.create(gateway, key, v1TransactionBody(), 'k-422'), 422, 'This Idempotency-Key was already used with a different request');
-    expectDetail(await v1.create(gateway, key, { ...v1Body, method_of_payment: 'ORANGE_MONEY' }, 'k-422'), 422, 'This Idempotency-Key was already used with a different request');
+    expectDetail(
+      await v1.create(gateway, key, { ...v1Body, method_of_payment: 'ORANGE_MONEY' }, 'k-422'),
+      422,
+      'This Idempotency-Key was already used with a different request',
+    );
     expect(await countOf(organization.id)).toBe(1);
   });
 
@@ -89,7 +99,11 @@ describe('Idempotency-Key on REST v1', () => {
     expect(await gateway.ctx.db.payout.count({ where: { organizationId: organization.id } })).toBe(1);
     expect(await mainBalance(gateway, organization.id)).toBe(1_000_000n - 10_100n);
     // The other route is another method: another request.
-    expectDetail(await v1.cashout(gateway, key, 'orange-money', { full_name: 'Moussa Ndiaye', amount: 10_000, phone_number: '+221770000001' }, 'pay-once'), 422, 'This Idempotency-Key was already used with a different request');
+    expectDetail(
+      await v1.cashout(gateway, key, 'orange-money', { full_name: 'Moussa Ndiaye', amount: 10_000, phone_number: '+221770000001' }, 'pay-once'),
+      422,
+      'This Idempotency-Key was already used with a different request',
+    );
   });
 
   it('replays a v1 delete of a pending transaction retried with its key: cancelled once, Idempotent-Replayed: true', async () => {

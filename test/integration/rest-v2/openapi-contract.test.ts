@@ -18,7 +18,10 @@ describe('responses conform to openapi/v2.yaml', () => {
     const { key } = await gateway.merchant();
     const created = await gateway.rest('POST', '/api/v2/transactions', { key, body: transactionBody() });
     expectConforms('createTransaction', 200, created.body);
-    const bare = await gateway.rest('POST', '/api/v2/transactions', { key, body: { method_of_payment: ['wave'], products: [{ name: 'x', price: 50, quantity: 1 }] } });
+    const bare = await gateway.rest('POST', '/api/v2/transactions', {
+      key,
+      body: { method_of_payment: ['wave'], products: [{ name: 'x', price: 50, quantity: 1 }] },
+    });
     expectConforms('createTransaction', 200, bare.body);
 
     const orderId = created.body.order_id;
@@ -44,7 +47,9 @@ describe('responses conform to openapi/v2.yaml', () => {
     const response = await gateway.rest('GET', '/api/v2/openapi.json');
     expect(response.status).toBe(200);
     expect(response.body.openapi).toMatch(/^3\./);
-    expect(Object.keys(response.body.paths)).toEqual(expect.arrayContaining(['/transactions', '/transactions/{order_id}', '/refund/{order_id}', '/payouts', '/accounts/stats']));
+    expect(Object.keys(response.body.paths)).toEqual(
+      expect.arrayContaining(['/transactions', '/transactions/{order_id}', '/refund/{order_id}', '/payouts', '/accounts/stats']),
+    );
   });
 });
 
@@ -52,7 +57,7 @@ describe('openapi/v2.yaml and the v2 routes', () => {
   // The server registers the contract's routes and looks each one's binding up by operationId: a
   // contract operation without a binding answers 404 at run time, and a binding the contract does
   // not list is never served. The x-scopes a client reads must be what authorisation enforces.
-  it('bind every contract route, and each route\'s x-scopes are those of the operation that authorises it', () => {
+  it("bind every contract route, and each route's x-scopes are those of the operation that authorises it", () => {
     const operations = contract.api.getOperations();
     expect(operations.map((operation) => operation.operationId).sort()).toEqual(Object.keys(v2Surface.routes).sort());
     for (const operation of operations) {

@@ -20,7 +20,13 @@ describe('the audit log', () => {
 
     const { auditEvents } = await owner.dataTyped(LOG, { first: 10 });
     expect(auditEvents.nodes.slice(0, 2)).toEqual([
-      { action: 'user.sign_in_failed', actorKind: 'anonymous', actorLabel: 'not signed in', target: owner.email, details: expect.stringContaining('"step":"password"') },
+      {
+        action: 'user.sign_in_failed',
+        actorKind: 'anonymous',
+        actorLabel: 'not signed in',
+        target: owner.email,
+        details: expect.stringContaining('"step":"password"'),
+      },
       { action: 'member.invited', actorKind: 'merchantUser', actorLabel: owner.email, target: email, details: '{"role":"developer"}' },
     ]);
     expect(auditEvents.nodes.map((event: { action: string }) => event.action)).toContain('user.signed_in');
@@ -44,7 +50,12 @@ describe('the audit log', () => {
 
     await expect(
       gateway.ctx.db.$transaction(async (tx) => {
-        await recordAuditEvent(tx, { organizationId: organization.id, actor: gateway.operator, action: 'business_profile.updated', details: { name: 'rolled back' } });
+        await recordAuditEvent(tx, {
+          organizationId: organization.id,
+          actor: gateway.operator,
+          action: 'business_profile.updated',
+          details: { name: 'rolled back' },
+        });
         expect(await tx.auditEvent.count({ where: { organizationId: organization.id, action: 'business_profile.updated' } })).toBe(1);
         throw new Error('the change failed after its audit row');
       }),

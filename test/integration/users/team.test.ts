@@ -129,14 +129,19 @@ describe('a team that requires two-factor sign-in', () => {
     expect((await browser.signIn(email, PASSWORD)).body.next).toBe('enrol_two_factor');
     expect((await browser.session()).body).toMatchObject({ user: { email }, mustEnrolTwoFactor: true, twoFactorEnabled: false });
     const blocked = await browser.graphqlTyped(MemberTransactionsProbeDocument, {});
-    expect(blocked.body.errors[0]).toMatchObject({ message: 'Your organization requires two-factor sign-in: set it up to continue', extensions: { code: 'TWO_FACTOR_ENROLMENT_REQUIRED' } });
+    expect(blocked.body.errors[0]).toMatchObject({
+      message: 'Your organization requires two-factor sign-in: set it up to continue',
+      extensions: { code: 'TWO_FACTOR_ENROLMENT_REQUIRED' },
+    });
     expect((await browser.dataTyped(ME_EMAIL, {})).me.email).toBe(email);
 
     const enrolling = browser.cookie;
     const csrf = browser.csrfToken;
     const { startTwoFactorEnrolment } = await browser.dataTyped(StartTwoFactorEnrolmentDocument, {});
     expect(startTwoFactorEnrolment.otpauthUrl).toMatch(/^otpauth:\/\/totp\//);
-    const { confirmTwoFactorEnrolment } = await browser.dataTyped(ConfirmTwoFactorEnrolmentDocument, { code: totpCodeAt(startTwoFactorEnrolment.secret, new Date()) });
+    const { confirmTwoFactorEnrolment } = await browser.dataTyped(ConfirmTwoFactorEnrolmentDocument, {
+      code: totpCodeAt(startTwoFactorEnrolment.secret, new Date()),
+    });
     expect(confirmTwoFactorEnrolment).toHaveLength(10);
     expect(browser.cookie).not.toBe(enrolling);
     expect(browser.csrfToken).toBe(csrf);

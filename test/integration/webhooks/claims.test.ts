@@ -65,7 +65,11 @@ describe('claiming first attempts', () => {
   });
 
   it('gives each endpoint no more than its room; what is left over stays due', async () => {
-    const { organization, key, webhook: { webhook: busy } } = await merchantWithWebhook(gateway, receiver, '/room-busy');
+    const {
+      organization,
+      key,
+      webhook: { webhook: busy },
+    } = await merchantWithWebhook(gateway, receiver, '/room-busy');
     const transactions = [];
     for (let i = 0; i < 3; i++) transactions.push((await paidTransaction(gateway, key)).id);
     const { webhook: quiet } = await addWebhook(gateway, receiver, organization.id, '/room-quiet');

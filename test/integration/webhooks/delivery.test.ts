@@ -20,8 +20,23 @@ const gateway = useGateway({ webhooks: { allowPrivateUrls: true, retryDelayMs: R
 const delivering = useDispatching(gateway);
 
 const V2_FIELDS = [
-  'order_id', 'method_of_payment', 'selected_payment_method', 'amount', 'fees', 'currency', 'customer', 'transaction_status',
-  'products', 'is_escrow', 'is_merchant', 'fees_customer_side', 'success_url', 'error_url', 'created_at', 'updated_at', 'paid_at',
+  'order_id',
+  'method_of_payment',
+  'selected_payment_method',
+  'amount',
+  'fees',
+  'currency',
+  'customer',
+  'transaction_status',
+  'products',
+  'is_escrow',
+  'is_merchant',
+  'fees_customer_side',
+  'success_url',
+  'error_url',
+  'created_at',
+  'updated_at',
+  'paid_at',
 ];
 
 describe('payment_status webhooks', () => {
@@ -109,11 +124,20 @@ describe('payment_status webhooks', () => {
     const { key } = await merchantWithWebhook(gateway, delivering.receiver, '/fails');
     delivering.receiver.configure('/fails', { behaviour: { statuses: [500, 503, 404, 500], body: 'x'.repeat(5_000) } });
     const paid = await paidTransaction(gateway, key);
-    const [delivery] = await eventually(async () => {
-      const rows = await deliveriesOf(gateway, paid.id);
-      return rows[0]?.status === 'dropped' ? rows : null;
-    }, 10_000, 'the drop');
-    expect(delivery!.attempts.map((attempt) => [attempt.number, attempt.statusCode])).toEqual([[1, 500], [2, 503], [3, 404], [4, 500]]);
+    const [delivery] = await eventually(
+      async () => {
+        const rows = await deliveriesOf(gateway, paid.id);
+        return rows[0]?.status === 'dropped' ? rows : null;
+      },
+      10_000,
+      'the drop',
+    );
+    expect(delivery!.attempts.map((attempt) => [attempt.number, attempt.statusCode])).toEqual([
+      [1, 500],
+      [2, 503],
+      [3, 404],
+      [4, 500],
+    ]);
     // Truncated answer kept.
     expect(delivery!.attempts[0]!.response).toBe('x'.repeat(1024));
     const arrivals = delivering.receiver.on('/fails').map((request) => request.at);

@@ -30,7 +30,11 @@ describe('webhooks on the embedded database', () => {
     const fast = await merchantWithWebhook(gateway, delivering.receiver, '/fast-merchant');
     const started = Date.now();
     await paidTransaction(gateway, fast.key);
-    const [fastArrival] = await eventually(() => (delivering.receiver.on('/fast-merchant').length === 1 ? delivering.receiver.on('/fast-merchant') : null), 5_000, 'the other merchant’s delivery');
+    const [fastArrival] = await eventually(
+      () => (delivering.receiver.on('/fast-merchant').length === 1 ? delivering.receiver.on('/fast-merchant') : null),
+      5_000,
+      'the other merchant’s delivery',
+    );
     expect(fastArrival!.at - started).toBeLessThan(3_000);
     // Two at a time for the slow endpoint, never more: none of its first two had been answered.
     expect(delivering.receiver.on('/slow-merchant').filter((request) => request.at <= fastArrival!.at)).toHaveLength(2);

@@ -27,7 +27,11 @@ describe('four slow endpoints with backlogs, every slot theirs', () => {
     const other = await merchantWithWebhook(gateway, delivering.receiver, '/other-merchant');
     const started = Date.now();
     await paidTransaction(gateway, other.key);
-    const [arrival] = await eventually(() => (delivering.receiver.on('/other-merchant').length === 1 ? delivering.receiver.on('/other-merchant') : null), 15_000, 'the other merchant’s delivery');
+    const [arrival] = await eventually(
+      () => (delivering.receiver.on('/other-merchant').length === 1 ? delivering.receiver.on('/other-merchant') : null),
+      15_000,
+      'the other merchant’s delivery',
+    );
     // One slow answer frees a slot (<= 1.5 s), with room for a busy machine; not 8 rounds (12 s).
     expect(arrival!.at - started).toBeLessThan(SLOW_ANSWER_MS + 2_500);
     // The slow endpoints were still busy: their backlogs were far from drained.

@@ -18,7 +18,11 @@ import { deliveriesOf, merchantWithWebhook, paidTransaction } from '../../suppor
 
 const prefix = `test:gw:webhooks:${randomBytes(4).toString('hex')}:`;
 const RETRY_DELAY_MS = 300;
-const gateway = useGateway({ redis: true, redisKeyPrefix: prefix, webhooks: { allowPrivateUrls: true, retryDelayMs: RETRY_DELAY_MS, maxRetries: 3, timeoutMs: 1_000 } });
+const gateway = useGateway({
+  redis: true,
+  redisKeyPrefix: prefix,
+  webhooks: { allowPrivateUrls: true, retryDelayMs: RETRY_DELAY_MS, maxRetries: 3, timeoutMs: 1_000 },
+});
 let receiver: WebhookReceiver;
 let redis: Redis;
 const closers: Array<() => Promise<unknown>> = [];
@@ -27,7 +31,10 @@ const closers: Array<() => Promise<unknown>> = [];
 async function secondInstance(): Promise<GatewayContext> {
   const coordination = createRedisCoordination({ url: TEST_REDIS_URL, keyPrefix: prefix, rateLimit: { max: 100_000, windowMs: 60_000 } });
   const db = await openDatabase({ url: gateway.databaseUrl, poolMax: 4 });
-  closers.push(() => coordination.health.close(), () => db.close());
+  closers.push(
+    () => coordination.health.close(),
+    () => db.close(),
+  );
   return { ...gateway.ctx, db: countingClaims(db.prisma), coordination };
 }
 
@@ -79,10 +86,14 @@ describe('webhook dispatch across instances and Redis', () => {
     const payments = await Promise.all(Array.from({ length: 12 }, () => paidTransaction(gateway, key)));
 
     const ids = payments.map((payment) => payment.id);
-    await eventually(async () => {
-      const rows = await gateway.ctx.db.webhookDelivery.findMany({ where: { transactionId: { in: ids } } });
-      return rows.length === ids.length && rows.every((row) => row.status === 'delivered');
-    }, 15_000, 'every delivery delivered');
+    await eventually(
+      async () => {
+        const rows = await gateway.ctx.db.webhookDelivery.findMany({ where: { transactionId: { in: ids } } });
+        return rows.length === ids.length && rows.every((row) => row.status === 'delivered');
+      },
+      15_000,
+      'every delivery delivered',
+    );
 
     const sent = receiver.on('/two-instances').map((request) => `${request.headers['x-delivery-id']}#${request.headers['x-delivery-attempt']}`);
     expect(sent).toHaveLength(ids.length * 3);
@@ -92,7 +103,11 @@ describe('webhook dispatch across instances and Redis', () => {
     expect(new Set(sent).size).toBe(sent.length);
     for (const id of ids) {
       const [delivery] = await deliveriesOf(gateway, id);
-      expect(delivery!.attempts.map((attempt) => [attempt.number, attempt.statusCode])).toEqual([[1, 500], [2, 500], [3, 200]]);
+      expect(delivery!.attempts.map((attempt) => [attempt.number, attempt.statusCode])).toEqual([
+        [1, 500],
+        [2, 500],
+        [3, 200],
+      ]);
     }
     await Promise.all([first.stop(), second.stop()]);
   });

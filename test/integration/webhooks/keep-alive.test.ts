@@ -63,10 +63,16 @@ describe('webhook connections', () => {
         SELECT gen_random_uuid(), ${webhook.id}::uuid, 'payment_status', gen_random_uuid(), '{"order_id":"' || i || '"}', now(), now(), now()
         FROM generate_series(1, ${CONCURRENCY}::int) AS i`;
       dispatcher.wake();
-      await eventually(async () => {
-        const [row] = await gateway.ctx.db.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM "WebhookDelivery" WHERE "webhookId" = ${webhook.id}::uuid AND status = 'delivered'`;
-        return row!.n === CONCURRENCY * burst;
-      }, 10_000, `burst ${burst}`);
+      await eventually(
+        async () => {
+          const [row] = await gateway.ctx.db.$queryRaw<
+            { n: number }[]
+          >`SELECT count(*)::int AS n FROM "WebhookDelivery" WHERE "webhookId" = ${webhook.id}::uuid AND status = 'delivered'`;
+          return row!.n === CONCURRENCY * burst;
+        },
+        10_000,
+        `burst ${burst}`,
+      );
     }
 
     expect(seen).toMatchObject({ valid: DELIVERIES, invalid: 0 });

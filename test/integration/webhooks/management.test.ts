@@ -42,12 +42,22 @@ describe('webhook endpoints', () => {
   it('refuses loopback, private and link-local URLs unless WEBHOOK_ALLOW_PRIVATE_URLS, and non-http(s) URLs always', async () => {
     const { organization } = await gateway.merchant();
     for (const url of ['http://127.0.0.1:8080/hook', 'http://localhost/hook', 'http://169.254.169.254/', 'http://[::1]/', 'http://192.168.1.10/']) {
-      await expect(createWebhook(gateway.ctx, gateway.operator, { organizationId: organization.id, url }), url).rejects.toMatchObject({ code: 'private_webhook_url', status: 400 });
+      await expect(createWebhook(gateway.ctx, gateway.operator, { organizationId: organization.id, url }), url).rejects.toMatchObject({
+        code: 'private_webhook_url',
+        status: 400,
+      });
     }
-    await expect(createWebhook(gateway.ctx, gateway.operator, { organizationId: organization.id, url: 'ftp://93.184.215.14/' })).rejects.toMatchObject({ code: 'invalid_webhook_url' });
-    await expect(createWebhook(gateway.ctx, gateway.operator, { organizationId: organization.id, url: PUBLIC_URL, version: 'v3' })).rejects.toMatchObject({ code: 'invalid_input' });
+    await expect(createWebhook(gateway.ctx, gateway.operator, { organizationId: organization.id, url: 'ftp://93.184.215.14/' })).rejects.toMatchObject({
+      code: 'invalid_webhook_url',
+    });
+    await expect(createWebhook(gateway.ctx, gateway.operator, { organizationId: organization.id, url: PUBLIC_URL, version: 'v3' })).rejects.toMatchObject({
+      code: 'invalid_input',
+    });
 
-    const allowing: GatewayContext = { ...gateway.ctx, settings: { ...gateway.ctx.settings, webhooks: { ...gateway.ctx.settings.webhooks!, allowPrivateUrls: true } } };
+    const allowing: GatewayContext = {
+      ...gateway.ctx,
+      settings: { ...gateway.ctx.settings, webhooks: { ...gateway.ctx.settings.webhooks!, allowPrivateUrls: true } },
+    };
     const local = await createWebhook(allowing, gateway.operator, { organizationId: organization.id, url: 'http://127.0.0.1:8080/hook' });
     expect(local.webhook.url).toBe('http://127.0.0.1:8080/hook');
   });
@@ -55,8 +65,11 @@ describe('webhook endpoints', () => {
   it(`caps endpoints at ${MAX_WEBHOOKS_PER_ORGANIZATION} per organisation; a deleted one frees its place`, async () => {
     const { organization } = await gateway.merchant();
     const created = [];
-    for (let i = 0; i < MAX_WEBHOOKS_PER_ORGANIZATION; i++) created.push(await createWebhook(gateway.ctx, gateway.operator, { organizationId: organization.id, url: `${PUBLIC_URL}/${i}` }));
-    await expect(createWebhook(gateway.ctx, gateway.operator, { organizationId: organization.id, url: PUBLIC_URL })).rejects.toMatchObject({ code: 'too_many_webhooks' });
+    for (let i = 0; i < MAX_WEBHOOKS_PER_ORGANIZATION; i++)
+      created.push(await createWebhook(gateway.ctx, gateway.operator, { organizationId: organization.id, url: `${PUBLIC_URL}/${i}` }));
+    await expect(createWebhook(gateway.ctx, gateway.operator, { organizationId: organization.id, url: PUBLIC_URL })).rejects.toMatchObject({
+      code: 'too_many_webhooks',
+    });
     await deleteWebhook(gateway.ctx, gateway.operator, created[0]!.webhook.id);
     await createWebhook(gateway.ctx, gateway.operator, { organizationId: organization.id, url: PUBLIC_URL });
     expect(await listWebhooks(gateway.ctx, gateway.operator, organization.id)).toHaveLength(MAX_WEBHOOKS_PER_ORGANIZATION);
@@ -80,7 +93,9 @@ describe('webhook endpoints', () => {
     const stranger = await merchantCaller('management');
     await expect(rotateWebhookSecret(gateway.ctx, stranger, own.webhook.id)).rejects.toMatchObject({ code: 'webhook_not_found' });
     await expect(deleteWebhook(gateway.ctx, stranger, own.webhook.id)).rejects.toMatchObject({ code: 'webhook_not_found' });
-    await expect(createWebhook(gateway.ctx, stranger, { organizationId: caller.organization.id, url: PUBLIC_URL })).rejects.toMatchObject({ code: 'permission_denied' });
+    await expect(createWebhook(gateway.ctx, stranger, { organizationId: caller.organization.id, url: PUBLIC_URL })).rejects.toMatchObject({
+      code: 'permission_denied',
+    });
     expect(await listWebhooks(gateway.ctx, stranger)).toEqual([]);
 
     const checkoutKey = await merchantCaller('checkout');
@@ -88,7 +103,9 @@ describe('webhook endpoints', () => {
     await expect(listWebhooks(gateway.ctx, checkoutKey)).rejects.toMatchObject({ code: 'permission_denied' });
 
     const analyst = { kind: 'operator' as const, role: 'analyst' as const, tokenId: null };
-    await expect(createWebhook(gateway.ctx, analyst, { organizationId: caller.organization.id, url: PUBLIC_URL })).rejects.toMatchObject({ code: 'operator_forbidden' });
+    await expect(createWebhook(gateway.ctx, analyst, { organizationId: caller.organization.id, url: PUBLIC_URL })).rejects.toMatchObject({
+      code: 'operator_forbidden',
+    });
     expect((await listWebhooks(gateway.ctx, analyst, caller.organization.id)).map((webhook) => webhook.id)).toEqual([own.webhook.id]);
 
     await deleteWebhook(gateway.ctx, caller, own.webhook.id);

@@ -41,7 +41,8 @@ describe('webhook metrics on /metrics', () => {
 
     const before = await metrics();
     expect(seriesValue(before, 'webhook_deliveries_due')).toBe(0);
-    for (const outcome of ['delivered', 'failed', 'dropped', 'superseded']) expect(seriesValue(before, `webhook_delivery_attempts_total{outcome="${outcome}"}`)).toBe(0);
+    for (const outcome of ['delivered', 'failed', 'dropped', 'superseded'])
+      expect(seriesValue(before, `webhook_delivery_attempts_total{outcome="${outcome}"}`)).toBe(0);
     expect(seriesValue(before, 'webhook_delivery_duration_seconds_count')).toBe(0);
 
     // No dispatcher yet: both payments' deliveries wait in the outbox.

@@ -181,7 +181,10 @@ export async function expectAnswersAgain(instance: { url: string; name?: string 
       if (last.status === 200) return;
     }
     if (Date.now() > deadline) {
-      expect({ instance: instance.name, status: last?.status ?? health.status, body: last?.body ?? health.body }, `the instance did not answer again within ${timeoutMs} ms`).toMatchObject({
+      expect(
+        { instance: instance.name, status: last?.status ?? health.status, body: last?.body ?? health.body },
+        `the instance did not answer again within ${timeoutMs} ms`,
+      ).toMatchObject({
         status: 200,
       });
     }

@@ -119,7 +119,16 @@ export interface PayoutTry {
 export async function payoutPressure(
   instances: { url: string; name: string }[],
   key: string,
-  options: { workers: number; durationMs: number; amount: number; until?: () => boolean; timeoutMs?: number; idempotencyKeys?: boolean; phone?: string; origin?: number },
+  options: {
+    workers: number;
+    durationMs: number;
+    amount: number;
+    until?: () => boolean;
+    timeoutMs?: number;
+    idempotencyKeys?: boolean;
+    phone?: string;
+    origin?: number;
+  },
 ): Promise<PayoutTry[]> {
   const tries: PayoutTry[] = [];
   const started = options.origin ?? performance.now();
@@ -128,10 +137,19 @@ export async function payoutPressure(
   const worker = async (index: number) => {
     while (performance.now() < deadline && !options.until?.()) {
       const instance = instances[(index + sequence++) % instances.length]!;
-      const headers: Record<string, string> = options.idempotencyKeys ? { 'idempotency-key': `pressure-${index}-${sequence}-${Math.random().toString(36).slice(2)}` } : {};
+      const headers: Record<string, string> = options.idempotencyKeys
+        ? { 'idempotency-key': `pressure-${index}-${sequence}-${Math.random().toString(36).slice(2)}` }
+        : {};
       const at = performance.now() - started;
       const answer = await postPayout(instance, key, options.amount, { timeoutMs: options.timeoutMs ?? 20_000, headers, phone: options.phone });
-      tries.push({ instance: instance.name, idempotencyKey: headers['idempotency-key'], status: answer.status, body: answer.body, at, doneAt: performance.now() - started });
+      tries.push({
+        instance: instance.name,
+        idempotencyKey: headers['idempotency-key'],
+        status: answer.status,
+        body: answer.body,
+        at,
+        doneAt: performance.now() - started,
+      });
       await new Promise((resolve) => setTimeout(resolve, answer.status === 409 ? 15 : 5));
     }
   };

@@ -23,28 +23,51 @@ type Document<Result, Variables> = TypedDocumentNode<Result, Variables>;
 export type TypedBody<Result> = { data: Result | null; errors?: any };
 
 /** Sends `document` as `token` (none unless told, as gateway.graphql): the HTTP answer, its data typed. */
-export function graphqlTyped<Result, Variables>(gateway: TestGateway, document: Document<Result, Variables>, variables: Variables, token?: string): Promise<HttpResult<TypedBody<Result>>> {
+export function graphqlTyped<Result, Variables>(
+  gateway: TestGateway,
+  document: Document<Result, Variables>,
+  variables: Variables,
+  token?: string,
+): Promise<HttpResult<TypedBody<Result>>> {
   return gateway.graphql(print(document), variables as Record<string, unknown>, token);
 }
 
 /** graphqlData (must succeed) for a typed document: its data, typed. */
-export function graphqlDataTyped<Result, Variables>(gateway: TestGateway, document: Document<Result, Variables>, variables: Variables, token = gateway.adminToken): Promise<Result> {
+export function graphqlDataTyped<Result, Variables>(
+  gateway: TestGateway,
+  document: Document<Result, Variables>,
+  variables: Variables,
+  token = gateway.adminToken,
+): Promise<Result> {
   return graphqlData<Result>(gateway, print(document), variables as Record<string, unknown>, token);
 }
 
 /** graphqlRefusal (exactly one error, no data) for a typed document. */
-export function graphqlRefusalTyped<Result, Variables>(gateway: TestGateway, document: Document<Result, Variables>, variables: Variables, token = gateway.adminToken) {
+export function graphqlRefusalTyped<Result, Variables>(
+  gateway: TestGateway,
+  document: Document<Result, Variables>,
+  variables: Variables,
+  token = gateway.adminToken,
+) {
   return graphqlRefusal(gateway, print(document), variables as Record<string, unknown>, token);
 }
 
 /** Runs `document` with `variables` as `token` (an API key or an operator token). */
-export async function runTyped<Result, Variables>(gateway: TestGateway, document: Document<Result, Variables>, variables: Variables, token: string): Promise<TypedAnswer<Result>> {
+export async function runTyped<Result, Variables>(
+  gateway: TestGateway,
+  document: Document<Result, Variables>,
+  variables: Variables,
+  token: string,
+): Promise<TypedAnswer<Result>> {
   const response = await graphqlTyped(gateway, document, variables, token);
   return { status: response.status, data: response.body.data ?? null, errors: response.body.errors };
 }
 
 /** A `node(id)` answer narrowed to the type the test expects (else the test fails), its fields typed. */
-export function nodeOfType<Node extends { __typename: string }, Typename extends Node['__typename']>(node: Node | null, typename: Typename): Extract<Node, { __typename: Typename }> {
+export function nodeOfType<Node extends { __typename: string }, Typename extends Node['__typename']>(
+  node: Node | null,
+  typename: Typename,
+): Extract<Node, { __typename: Typename }> {
   expect(node?.__typename).toBe(typename);
   return node as Extract<Node, { __typename: Typename }>;
 }

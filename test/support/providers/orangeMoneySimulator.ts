@@ -201,7 +201,8 @@ function xofAmount(value: unknown, where: string): number {
   const amount = requireObject(value, where);
   onlyFields(amount, ['unit', 'value'], where);
   if (amount.unit !== 'XOF') throw new Problem(400, '4000', `${where}.unit must be XOF`);
-  if (typeof amount.value !== 'number' || !Number.isSafeInteger(amount.value) || amount.value <= 0) throw new Problem(400, '4000', `${where}.value must be a positive integer`);
+  if (typeof amount.value !== 'number' || !Number.isSafeInteger(amount.value) || amount.value <= 0)
+    throw new Problem(400, '4000', `${where}.value must be a positive integer`);
   return amount.value;
 }
 
@@ -418,7 +419,8 @@ export async function startOrangeMoneySimulator(options: OrangeMoneySimulatorOpt
   };
 
   const issueToken = (request: IncomingMessage, raw: string): Json => {
-    if (!(request.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')) throw new Problem(415, '4150', 'Content-Type must be application/x-www-form-urlencoded');
+    if (!(request.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded'))
+      throw new Problem(415, '4150', 'Content-Type must be application/x-www-form-urlencoded');
     const form = new URLSearchParams(raw);
     let id = form.get('client_id');
     let secret = form.get('client_secret');
@@ -438,11 +440,13 @@ export async function startOrangeMoneySimulator(options: OrangeMoneySimulatorOpt
     requireString(body.name, 'name');
     const amount = xofAmount(body.amount, 'amount');
     const validity = body.validity ?? 300;
-    if (typeof validity !== 'number' || !Number.isSafeInteger(validity) || validity < 1 || validity > MAX_QR_VALIDITY_SECONDS) throw new Problem(400, '4000', `validity must be 1 to ${MAX_QR_VALIDITY_SECONDS} seconds`);
+    if (typeof validity !== 'number' || !Number.isSafeInteger(validity) || validity < 1 || validity > MAX_QR_VALIDITY_SECONDS)
+      throw new Problem(400, '4000', `validity must be 1 to ${MAX_QR_VALIDITY_SECONDS} seconds`);
     const reference = body.reference === undefined ? undefined : requireString(body.reference, 'reference', REFERENCE);
     const restrictions = body.restrictions === undefined ? {} : requireObject(body.restrictions, 'restrictions');
     onlyFields(restrictions, ['isSingleUse', 'minAmount', 'maxAmount', 'allowedMsisdns'], 'restrictions');
-    if (restrictions.isSingleUse !== undefined && typeof restrictions.isSingleUse !== 'boolean') throw new Problem(400, '4000', 'restrictions.isSingleUse must be a boolean');
+    if (restrictions.isSingleUse !== undefined && typeof restrictions.isSingleUse !== 'boolean')
+      throw new Problem(400, '4000', 'restrictions.isSingleUse must be a boolean');
     const callbackHeader = request.headers['x-callback-url'];
     const qr: OmQrCode = {
       qrId: randomUUID(),
@@ -474,7 +478,8 @@ export async function startOrangeMoneySimulator(options: OrangeMoneySimulatorOpt
     onlyFields(body, ['partner', 'customer', 'amount', 'reference', 'receiveNotification', 'requestDate', 'metadata'], 'cashin');
     const partner = requireObject(body.partner, 'partner');
     onlyFields(partner, ['idType', 'id', 'encryptedPinCode'], 'partner');
-    if (partner.idType !== 'MSISDN' || requireString(partner.id, 'partner.id', MSISDN) !== partnerMsisdn) throw new Problem(403, '4030', 'partner is not the distributor of this application');
+    if (partner.idType !== 'MSISDN' || requireString(partner.id, 'partner.id', MSISDN) !== partnerMsisdn)
+      throw new Problem(403, '4030', 'partner is not the distributor of this application');
     let pin: string;
     try {
       pin = decryptPin(privateKey, requireString(partner.encryptedPinCode, 'partner.encryptedPinCode'));
@@ -490,11 +495,16 @@ export async function startOrangeMoneySimulator(options: OrangeMoneySimulatorOpt
     if (customer.walletType !== undefined && customer.walletType !== 'PRINCIPAL') throw new Problem(400, '4000', 'customer.walletType must be PRINCIPAL');
     const amount = xofAmount(body.amount, 'amount');
     const reference = requireString(body.reference, 'reference', REFERENCE);
-    if (body.receiveNotification !== undefined && typeof body.receiveNotification !== 'boolean') throw new Problem(400, '4000', 'receiveNotification must be a boolean');
+    if (body.receiveNotification !== undefined && typeof body.receiveNotification !== 'boolean')
+      throw new Problem(400, '4000', 'receiveNotification must be a boolean');
     if (body.requestDate !== undefined) requireString(body.requestDate, 'requestDate');
     const metadata = metadataOf(body.metadata);
     cashinCounts.set(reference, (cashinCounts.get(reference) ?? 0) + 1);
-    const failure = blocked.has(msisdn) ? 'the customer wallet cannot receive this deposit' : balance < amount ? 'insufficient balance on the distributor wallet' : undefined;
+    const failure = blocked.has(msisdn)
+      ? 'the customer wallet cannot receive this deposit'
+      : balance < amount
+        ? 'insufficient balance on the distributor wallet'
+        : undefined;
     const status: OmStatus = failure ? 'FAILED' : held.has(msisdn) ? 'PENDING' : 'SUCCESS';
     if (status !== 'FAILED') balance -= amount;
     const transaction = record({
@@ -548,7 +558,8 @@ export async function startOrangeMoneySimulator(options: OrangeMoneySimulatorOpt
   };
 
   const jsonBody = (request: IncomingMessage, raw: string): Json => {
-    if (!(request.headers['content-type'] ?? '').startsWith('application/json')) throw new Problem(415, '4150', "Unsupported media type, it should be 'application/json'");
+    if (!(request.headers['content-type'] ?? '').startsWith('application/json'))
+      throw new Problem(415, '4150', "Unsupported media type, it should be 'application/json'");
     try {
       return requireObject(JSON.parse(raw), 'body');
     } catch (error) {
@@ -586,7 +597,11 @@ export async function startOrangeMoneySimulator(options: OrangeMoneySimulatorOpt
         onlyFields(body, ['apiKey', 'code', 'name', 'callbackUrl'], 'merchantcallback');
         if (requireString(body.code, 'code', /^\d{6}$/) !== merchantCode) throw new Problem(403, '4030', 'code is not a merchant code of this application');
         const callbackUrl = optionalUrl(requireString(body.callbackUrl, 'callbackUrl'), 'callbackUrl')!;
-        callbacks.set(merchantCode, { url: callbackUrl, name: requireString(body.name, 'name'), ...(typeof body.apiKey === 'string' && { apiKey: body.apiKey }) });
+        callbacks.set(merchantCode, {
+          url: callbackUrl,
+          name: requireString(body.name, 'name'),
+          ...(typeof body.apiKey === 'string' && { apiKey: body.apiKey }),
+        });
         return { status: 201, body: { message: 'Merchant callback created' } };
       }
       default:
@@ -607,7 +622,13 @@ export async function startOrangeMoneySimulator(options: OrangeMoneySimulatorOpt
   const problemBody = (problem: Problem) =>
     problem.code === 'invalid_client' || problem.code === 'unsupported_grant_type'
       ? { error: problem.code, error_description: problem.message }
-      : { type: 'about:blank', title: problem.status === 401 ? 'Unauthorized' : 'Bad Request', status: problem.status, code: problem.code, detail: problem.message };
+      : {
+          type: 'about:blank',
+          title: problem.status === 401 ? 'Unauthorized' : 'Bad Request',
+          status: problem.status,
+          code: problem.code,
+          detail: problem.message,
+        };
 
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -625,7 +646,8 @@ export async function startOrangeMoneySimulator(options: OrangeMoneySimulatorOpt
         calls[route] += 1;
         const fault = takeFault(route);
         if (fault?.kind === 'dropRequest') return void response.socket?.destroy();
-        if (fault?.kind === 'fail') return send(response, fault.status, fault.body ?? { type: 'about:blank', title: 'Error', status: fault.status, detail: 'simulated failure' });
+        if (fault?.kind === 'fail')
+          return send(response, fault.status, fault.body ?? { type: 'about:blank', title: 'Error', status: fault.status, detail: 'simulated failure' });
         let outcome: { status: number; body: unknown };
         try {
           outcome = act(route, request, url, Buffer.concat(chunks).toString('utf8'));

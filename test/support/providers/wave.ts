@@ -14,7 +14,10 @@ export interface WaveSetup {
 /** Starts the simulator, then a gateway whose Wave provider points at it, and tells the simulator where webhooks go. */
 async function startWaveGateway(options: GatewayOptions = {}, simulator: WaveSimulatorOptions = {}): Promise<WaveSetup> {
   const wave = await startWaveSimulator(simulator);
-  const gateway = await startGateway({ ...options, providers: { wave: createWaveProvider({ apiKey: wave.apiKey, apiUrl: wave.url, webhookSecret: wave.webhookSecret }) } });
+  const gateway = await startGateway({
+    ...options,
+    providers: { wave: createWaveProvider({ apiKey: wave.apiKey, apiUrl: wave.url, webhookSecret: wave.webhookSecret }) },
+  });
   wave.webhookUrl = `${gateway.url}/providers/wave/webhook`;
   return { gateway, wave };
 }
@@ -42,7 +45,11 @@ export function useWaveGateway(options: GatewayOptions = {}, simulator: WaveSimu
 const tokenOf = (html: string): string => /name="csrf_token" value="([^"]+)"/.exec(html)?.[1] ?? '';
 
 /** A v2 transaction offering Wave; its checkout URL and order id. */
-export async function waveTransaction(gateway: TestGateway, key: string, overrides: Record<string, unknown> = {}): Promise<{ orderId: string; checkoutUrl: string }> {
+export async function waveTransaction(
+  gateway: TestGateway,
+  key: string,
+  overrides: Record<string, unknown> = {},
+): Promise<{ orderId: string; checkoutUrl: string }> {
   const created = await gateway.rest('POST', '/api/v2/transactions', { key, body: transactionBody({ method_of_payment: ['wave'], ...overrides }) });
   expect(created.status, JSON.stringify(created.body)).toBe(200);
   return { orderId: created.body.order_id, checkoutUrl: created.body.checkout_url };

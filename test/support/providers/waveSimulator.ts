@@ -164,7 +164,12 @@ export class WaveSimulator {
   // Faults
 
   /** The next call whose "METHOD path" matches answers this error (Wave's error body). */
-  failNext(match: RegExp, status: number, code = status === 429 ? 'rate-limit-exceeded' : status >= 500 ? 'internal-server-error' : 'request-validation-error', message = code): void {
+  failNext(
+    match: RegExp,
+    status: number,
+    code = status === 429 ? 'rate-limit-exceeded' : status >= 500 ? 'internal-server-error' : 'request-validation-error',
+    message = code,
+  ): void {
     this.faults.push({ match, fault: { status, code, message } });
   }
 
@@ -192,7 +197,13 @@ export class WaveSimulator {
     const session = this.mustSession(id);
     if (session.checkout_status !== 'open') throw new Error(`session ${id} is ${session.checkout_status}`);
     const now = new Date().toISOString();
-    Object.assign(session, { checkout_status: 'complete', payment_status: 'succeeded', transaction_id: newId('T_'), when_completed: now, last_payment_error: null });
+    Object.assign(session, {
+      checkout_status: 'complete',
+      payment_status: 'succeeded',
+      transaction_id: newId('T_'),
+      when_completed: now,
+      last_payment_error: null,
+    });
     this.book('merchant_payment', session.transaction_id!, BigInt(session.amount), session.client_reference, payerMobile);
     await this.sendWebhook('checkout.session.completed', session);
     return session;
@@ -313,7 +324,8 @@ export class WaveSimulator {
     const idempotencyScope = idempotencyKey && request.method === 'POST' ? `${signature} ${idempotencyKey}` : null;
     if (idempotencyScope) {
       const earlier = this.idempotency.get(idempotencyScope);
-      if (earlier && earlier.fingerprint !== rawBody) return this.answer(call, response, 409, { code: 'idempotency-mismatch', message: 'This idempotency key was used with a different request' }, fault);
+      if (earlier && earlier.fingerprint !== rawBody)
+        return this.answer(call, response, 409, { code: 'idempotency-mismatch', message: 'This idempotency key was used with a different request' }, fault);
       if (earlier) return this.answer(call, response, earlier.status, earlier.body, fault);
     }
     const [status, answer] = this.route(request.method ?? '', url, body, idempotencyKey);
@@ -356,7 +368,8 @@ export class WaveSimulator {
     if (expiredSessionId) {
       const session = this.sessions.get(expiredSessionId);
       if (!session) return notFound('checkout session');
-      if (session.checkout_status !== 'open') return [409, { code: 'checkout-session-not-open', message: `The checkout session is ${session.checkout_status}` }];
+      if (session.checkout_status !== 'open')
+        return [409, { code: 'checkout-session-not-open', message: `The checkout session is ${session.checkout_status}` }];
       session.checkout_status = 'expired';
       return [200, undefined];
     }
@@ -394,7 +407,8 @@ export class WaveSimulator {
     if (currency !== 'XOF') return validation('currency must be XOF');
     if (typeof success_url !== 'string' || !isHttpUrl(success_url)) return validation('success_url must be a URL');
     if (typeof error_url !== 'string' || !isHttpUrl(error_url)) return validation('error_url must be a URL');
-    if (client_reference !== undefined && (typeof client_reference !== 'string' || client_reference.length > 255)) return validation('client_reference must be a string of at most 255 characters');
+    if (client_reference !== undefined && (typeof client_reference !== 'string' || client_reference.length > 255))
+      return validation('client_reference must be a string of at most 255 characters');
     const id = newId('cos-');
     const now = Date.now();
     const session: WaveSession = {
@@ -422,7 +436,8 @@ export class WaveSimulator {
     const session = this.sessions.get(id);
     if (!session) return notFound('checkout session');
     if (session.refunded) return [200, undefined];
-    if (session.checkout_status !== 'complete' || session.payment_status !== 'succeeded') return [409, { code: 'checkout-refund-failed', message: 'Only a completed, paid session can be refunded' }];
+    if (session.checkout_status !== 'complete' || session.payment_status !== 'succeeded')
+      return [409, { code: 'checkout-refund-failed', message: 'Only a completed, paid session can be refunded' }];
     session.refunded = true;
     this.book('merchant_payment_refund', newId('T_'), -BigInt(session.amount), session.client_reference, null);
     return [200, undefined];
@@ -434,8 +449,10 @@ export class WaveSimulator {
     if (typeof receive_amount !== 'string' || !WHOLE_XOF.test(receive_amount)) return validation('receive_amount must be a string of whole XOF');
     if (typeof mobile !== 'string' || !/^\+[1-9][0-9]{7,14}$/.test(mobile)) return validation('mobile must be in international format');
     if (name !== undefined && typeof name !== 'string') return validation('name must be a string');
-    if (client_reference !== undefined && (typeof client_reference !== 'string' || client_reference.length > 255)) return validation('client_reference must be a string');
-    if (payment_reason !== undefined && (typeof payment_reason !== 'string' || payment_reason.length > 40)) return validation('payment_reason must be at most 40 characters');
+    if (client_reference !== undefined && (typeof client_reference !== 'string' || client_reference.length > 255))
+      return validation('client_reference must be a string');
+    if (payment_reason !== undefined && (typeof payment_reason !== 'string' || payment_reason.length > 40))
+      return validation('payment_reason must be at most 40 characters');
     const amount = BigInt(receive_amount);
     // Wave takes its payout fee from the merchant's balance (1 %, here).
     const fee = (amount + 99n) / 100n;
@@ -468,7 +485,14 @@ export class WaveSimulator {
     return [200, { page_info: { has_next_page: after + 100 < items.length, end_cursor: String(after + page.length) }, date, items: page }];
   }
 
-  private book(type: WaveHistoryItem['transaction_type'], transactionId: string, amount: bigint, clientReference: string | null, mobile: string | null, fee = 0n): void {
+  private book(
+    type: WaveHistoryItem['transaction_type'],
+    transactionId: string,
+    amount: bigint,
+    clientReference: string | null,
+    mobile: string | null,
+    fee = 0n,
+  ): void {
     this.balance += amount;
     this.history.push({
       timestamp: new Date().toISOString(),

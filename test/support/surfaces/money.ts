@@ -116,7 +116,13 @@ const restOptionsOf = (request: PortableTransaction) => ({
  * A GraphQL call as an Outcome (the same steps as transactionSurfaces' own graphqlCall, which
  * could call this one).
  */
-async function graphqlOutcome(gateway: TestGateway, field: string, document: TypedDocumentNode<any, any>, variables: Record<string, unknown>, key: string): Promise<Outcome<any>> {
+async function graphqlOutcome(
+  gateway: TestGateway,
+  field: string,
+  document: TypedDocumentNode<any, any>,
+  variables: Record<string, unknown>,
+  key: string,
+): Promise<Outcome<any>> {
   const response = await graphqlTyped(gateway, document, variables, key);
   if (response.body?.errors) return { ok: false, failure: graphqlFailure(response, field) };
   expect(response.status, JSON.stringify(response.body)).toBe(200);
@@ -206,7 +212,10 @@ export function moneySurfaces(gateway: TestGateway) {
     async remove(key, orderId, twin) {
       const response = await gateway.rest('DELETE', '/api/v1/transaction/delete-transaction', { key, body: { order_id: orderId } });
       if (response.status !== 200) return { ok: false, failure: v1Failure(response) };
-      expect(response.body).toEqual({ order_id: orderId, message: twin === 'cancel' ? 'Transaction cancelled successfully' : 'Transaction refunded successfully' });
+      expect(response.body).toEqual({
+        order_id: orderId,
+        message: twin === 'cancel' ? 'Transaction cancelled successfully' : 'Transaction refunded successfully',
+      });
       return { ok: true, value: undefined };
     },
     async payout(key, request, idempotencyKey) {
@@ -262,11 +271,17 @@ export function moneySurfaces(gateway: TestGateway) {
     },
     async remove(key, orderId, twin) {
       const response =
-        twin === 'cancel' ? await gateway.rest('DELETE', `/api/v2/transactions/${orderId}`, { key }) : await gateway.rest('GET', `/api/v2/refund/${orderId}`, { key });
+        twin === 'cancel'
+          ? await gateway.rest('DELETE', `/api/v2/transactions/${orderId}`, { key })
+          : await gateway.rest('GET', `/api/v2/refund/${orderId}`, { key });
       return response.status === 200 ? { ok: true, value: undefined } : { ok: false, failure: restFailure(response) };
     },
     async payout(key, request, idempotencyKey) {
-      const body = { selected_payment_method: request.method, amount: request.amount, recipient: { first_name: request.firstName, last_name: request.lastName, phone: request.phone } };
+      const body = {
+        selected_payment_method: request.method,
+        amount: request.amount,
+        recipient: { first_name: request.firstName, last_name: request.lastName, phone: request.phone },
+      };
       const response = await gateway.rest('POST', '/api/v2/payouts', { key, body, headers: idempotencyHeader(idempotencyKey) });
       if (response.status !== 200) return { ok: false, failure: restFailure(response) };
       return { ok: true, value: { amount: response.body.amount, status: response.body.payout_status, phone: response.body.recipient.phone } };
@@ -281,7 +296,8 @@ export function moneySurfaces(gateway: TestGateway) {
     },
   };
 
-  const graphqlCall = (field: string, document: TypedDocumentNode<any, any>, variables: Record<string, unknown>, key: string) => graphqlOutcome(gateway, field, document, variables, key);
+  const graphqlCall = (field: string, document: TypedDocumentNode<any, any>, variables: Record<string, unknown>, key: string) =>
+    graphqlOutcome(gateway, field, document, variables, key);
 
   const graphql: MoneySurface = {
     name: 'graphql',
@@ -304,7 +320,11 @@ export function moneySurfaces(gateway: TestGateway) {
       return outcome.ok ? { ok: true, value: undefined } : outcome;
     },
     async payout(key, request, idempotencyKey) {
-      const input = { selectedPaymentMethod: request.method, amount: request.amount, recipient: { firstName: request.firstName, lastName: request.lastName, phone: request.phone } };
+      const input = {
+        selectedPaymentMethod: request.method,
+        amount: request.amount,
+        recipient: { firstName: request.firstName, lastName: request.lastName, phone: request.phone },
+      };
       const outcome = await graphqlCall('createPayout', SurfaceCreatePayoutDocument, defined({ input, key: idempotencyKey }), key);
       return outcome.ok ? { ok: true, value: { amount: outcome.value.amount, status: outcome.value.status, phone: outcome.value.recipient.phone } } : outcome;
     },
@@ -328,10 +348,18 @@ export function moneySurfaces(gateway: TestGateway) {
  */
 export async function organizationRows(gateway: TestGateway, organizationId: string) {
   const db = gateway.ctx.db;
-  const transactions = await db.transaction.findMany({ where: { organizationId }, include: { products: { orderBy: { position: 'asc' } } }, orderBy: [{ amount: 'asc' }, { createdAt: 'asc' }] });
+  const transactions = await db.transaction.findMany({
+    where: { organizationId },
+    include: { products: { orderBy: { position: 'asc' } } },
+    orderBy: [{ amount: 'asc' }, { createdAt: 'asc' }],
+  });
   const payouts = await db.payout.findMany({ where: { organizationId }, orderBy: [{ amount: 'asc' }, { createdAt: 'asc' }] });
   const accounts = await db.account.findMany({ where: { organizationId }, orderBy: { name: 'asc' } });
-  const entries = await db.ledgerEntry.findMany({ where: { account: { organizationId } }, include: { account: true }, orderBy: [{ createdAt: 'asc' }, { amount: 'asc' }] });
+  const entries = await db.ledgerEntry.findMany({
+    where: { account: { organizationId } },
+    include: { account: true },
+    orderBy: [{ createdAt: 'asc' }, { amount: 'asc' }],
+  });
   const refunds = await db.refund.findMany({ where: { organizationId }, orderBy: { amount: 'asc' } });
   const set = (value: Date | null) => value !== null;
   return {
@@ -359,7 +387,14 @@ export async function organizationRows(gateway: TestGateway, organizationId: str
       paid: set(p.paidAt),
     })),
     refunds: refunds.map((r) => ({ amount: r.amount, method: r.method, status: r.status })),
-    ledger: entries.map((e) => ({ account: e.account?.name, kind: e.kind, amount: e.amount, balanceAfter: e.balanceAfter, onTransaction: e.transactionId !== null, onPayout: e.payoutId !== null })),
+    ledger: entries.map((e) => ({
+      account: e.account?.name,
+      kind: e.kind,
+      amount: e.amount,
+      balanceAfter: e.balanceAfter,
+      onTransaction: e.transactionId !== null,
+      onPayout: e.payoutId !== null,
+    })),
     balances: Object.fromEntries(accounts.map((account) => [account.name, account.balance])),
   };
 }

@@ -43,7 +43,10 @@ export interface CanonicalTransaction {
 }
 
 /** The fields the create answer carries on both surfaces. */
-export type CreatedView = Pick<CanonicalTransaction, 'orderId' | 'amount' | 'methodOfPayment' | 'currency' | 'status' | 'isEscrow' | 'isMerchant' | 'createdAt'> & {
+export type CreatedView = Pick<
+  CanonicalTransaction,
+  'orderId' | 'amount' | 'methodOfPayment' | 'currency' | 'status' | 'isEscrow' | 'isMerchant' | 'createdAt'
+> & {
   customer: CanonicalTransaction['customer'];
 };
 
@@ -170,7 +173,6 @@ export function restFailure(response: { status: number; body: any }): Failure {
   return { status: response.status, message: response.body.error };
 }
 
-
 export const defined = <T extends Record<string, unknown>>(object: T): T =>
   Object.fromEntries(Object.entries(object).filter(([, value]) => value !== undefined)) as T;
 
@@ -199,9 +201,6 @@ export function graphqlFailure(response: { status: number; body: any }, field: s
   if (!authentication) expect(error.path, JSON.stringify(body)).toEqual([field]);
   return { status: error.extensions?.status, message: error.message, code: error.extensions?.code };
 }
-
-
-
 
 export function must<T>(outcome: Outcome<T>, what: string): T {
   if (!outcome.ok) throw new Error(`${what} failed: ${JSON.stringify(outcome.failure)}`);

@@ -34,7 +34,15 @@ export function SignInPage({ notice }: { notice?: string }) {
       <Alert error={error} />
       <form onSubmit={submit} method="post" action="#">
         <Field label={t.email} type="email" name="email" autoComplete="username" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
-        <Field label={t.password} type="password" name="password" autoComplete="current-password" required value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
+        <Field
+          label={t.password}
+          type="password"
+          name="password"
+          autoComplete="current-password"
+          required
+          value={password}
+          onInput={(e) => setPassword(e.currentTarget.value)}
+        />
         <button type="submit" disabled={busy}>
           {t.signIn}
         </button>
@@ -57,7 +65,17 @@ export function SecondFactorPage() {
       <p>{t.secondFactorHelp}</p>
       <Alert error={error} />
       <form onSubmit={submit} method="post" action="#">
-        <Field label={t.code} name="code" autoComplete="one-time-code" inputMode="text" spellcheck={false} required maxLength={32} value={code} onInput={(e) => setCode(e.currentTarget.value)} />
+        <Field
+          label={t.code}
+          name="code"
+          autoComplete="one-time-code"
+          inputMode="text"
+          spellcheck={false}
+          required
+          maxLength={32}
+          value={code}
+          onInput={(e) => setCode(e.currentTarget.value)}
+        />
         <button type="submit" disabled={busy}>
           {t.verify}
         </button>
@@ -110,8 +128,29 @@ export function InvitationPage() {
         </p>
       )}
       <form onSubmit={submit} method="post" action="#">
-        <Field label={t.newPassword} hint={t.passwordLength} type="password" name="password" autoComplete="new-password" required minLength={12} maxLength={128} value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
-        <Field label={t.repeatPassword} type="password" name="repeat" autoComplete="new-password" required minLength={12} maxLength={128} value={repeat} onInput={(e) => setRepeat(e.currentTarget.value)} />
+        <Field
+          label={t.newPassword}
+          hint={t.passwordLength}
+          type="password"
+          name="password"
+          autoComplete="new-password"
+          required
+          minLength={12}
+          maxLength={128}
+          value={password}
+          onInput={(e) => setPassword(e.currentTarget.value)}
+        />
+        <Field
+          label={t.repeatPassword}
+          type="password"
+          name="repeat"
+          autoComplete="new-password"
+          required
+          minLength={12}
+          maxLength={128}
+          value={repeat}
+          onInput={(e) => setRepeat(e.currentTarget.value)}
+        />
         <button type="submit" disabled={busy}>
           {t.setPassword}
         </button>
@@ -137,7 +176,15 @@ function QrCode({ text, label }: { text: string; label: string }) {
     }
   });
   return (
-    <svg class="qr" viewBox={`0 0 ${size} ${size}`} width={size * QR_MODULE_PX} height={size * QR_MODULE_PX} role="img" aria-label={label} shape-rendering="crispEdges">
+    <svg
+      class="qr"
+      viewBox={`0 0 ${size} ${size}`}
+      width={size * QR_MODULE_PX}
+      height={size * QR_MODULE_PX}
+      role="img"
+      aria-label={label}
+      shape-rendering="crispEdges"
+    >
       <rect width={size} height={size} class="qr-light" />
       <path d={path} class="qr-dark" />
     </svg>
@@ -206,7 +253,17 @@ export function EnrolTwoFactorPage({ required }: { required: boolean }) {
           </dl>
           <Alert error={confirm.error} />
           <form onSubmit={submit} method="post" action="#">
-            <Field label={t.code} name="code" autoComplete="one-time-code" inputMode="numeric" pattern="[0-9]{6}" maxLength={6} required value={code} onInput={(e) => setCode(e.currentTarget.value)} />
+            <Field
+              label={t.code}
+              name="code"
+              autoComplete="one-time-code"
+              inputMode="numeric"
+              pattern="[0-9]{6}"
+              maxLength={6}
+              required
+              value={code}
+              onInput={(e) => setCode(e.currentTarget.value)}
+            />
             <button type="submit" disabled={confirm.busy}>
               {t.enable}
             </button>

@@ -25,7 +25,24 @@ import {
 } from '../generated.js';
 import { STATUS_NAMES } from '../i18n.js';
 import { Link, navigate, useLocation } from '../router.js';
-import { Alert, ConfirmButton, CopyButton, Field, Loaded, Notice, PageTitle, SecretOnce, Select, StatusBadge, Table, When, useAction, useApp, useLoad, useMay } from '../ui.js';
+import {
+  Alert,
+  ConfirmButton,
+  CopyButton,
+  Field,
+  Loaded,
+  Notice,
+  PageTitle,
+  SecretOnce,
+  Select,
+  StatusBadge,
+  Table,
+  When,
+  useAction,
+  useApp,
+  useLoad,
+  useMay,
+} from '../ui.js';
 
 const SCOPES: ApiScope[] = ['checkout', 'read', 'write', 'readAndWrite', 'payout', 'management'];
 const DELIVERY_STATUSES: WebhookDeliveryStatus[] = ['pending', 'delivered', 'dropped'];
@@ -68,7 +85,13 @@ function ApiKeysSection() {
       {issued && <SecretOnce label={t.newKeyShownOnce} value={issued} />}
       {may('createApiKey') && (
         <form class="inline" onSubmit={create} method="post" action="#">
-          <Select label={t.scope} name="scope" value={scope} onChange={(e) => setScope(e.currentTarget.value as ApiScope)} options={SCOPES.map((value): [string, string] => [value, value])} />
+          <Select
+            label={t.scope}
+            name="scope"
+            value={scope}
+            onChange={(e) => setScope(e.currentTarget.value as ApiScope)}
+            options={SCOPES.map((value): [string, string] => [value, value])}
+          />
           <button type="submit" disabled={action.busy}>
             {t.createKey}
           </button>
@@ -108,7 +131,15 @@ function ApiKeysSection() {
                           {t.revoked}
                         </span>
                       ) : (
-                        may('revokeApiKey') && <ConfirmButton label={t.revoke} question={t.revokeConfirm(key.prefix)} onConfirm={() => revoke(key.id)} danger disabled={action.busy} />
+                        may('revokeApiKey') && (
+                          <ConfirmButton
+                            label={t.revoke}
+                            question={t.revokeConfirm(key.prefix)}
+                            onConfirm={() => revoke(key.id)}
+                            danger
+                            disabled={action.busy}
+                          />
+                        )
                       )}
                     </td>
                   </tr>
@@ -153,13 +184,33 @@ function WebhooksSection() {
         <Link to="/deliveries">{t.deliveryLog} →</Link>
       </p>
       <Alert error={action.error} />
-      {action.error instanceof ApiError && action.error.code === 'PRIVATE_WEBHOOK_URL' && session && <LocalWebhooksHint organizationId={session.user.organizationId} url={url.trim()} />}
+      {action.error instanceof ApiError && action.error.code === 'PRIVATE_WEBHOOK_URL' && session && (
+        <LocalWebhooksHint organizationId={session.user.organizationId} url={url.trim()} />
+      )}
       {secret && <SecretOnce label={t.newSecretShownOnce} value={secret} />}
       {notice && <Notice>{notice}</Notice>}
       {may('createWebhook') && (
         <form class="inline" onSubmit={add} method="post" action="#">
-          <Field label={t.url} name="url" type="url" required maxLength={2048} placeholder="https://" value={url} onInput={(e) => setUrl(e.currentTarget.value)} />
-          <Select label={t.version} name="version" value={version} onChange={(e) => setVersion(e.currentTarget.value as WebhookVersion)} options={[['v2', 'v2'], ['v1', 'v1']]} />
+          <Field
+            label={t.url}
+            name="url"
+            type="url"
+            required
+            maxLength={2048}
+            placeholder="https://"
+            value={url}
+            onInput={(e) => setUrl(e.currentTarget.value)}
+          />
+          <Select
+            label={t.version}
+            name="version"
+            value={version}
+            onChange={(e) => setVersion(e.currentTarget.value as WebhookVersion)}
+            options={[
+              ['v2', 'v2'],
+              ['v1', 'v1'],
+            ]}
+          />
           <button type="submit" disabled={action.busy}>
             {t.addWebhook}
           </button>
@@ -184,7 +235,12 @@ function WebhooksSection() {
                       {t.deliveryLog}
                     </Link>
                     {may('sendTestWebhook') && (
-                      <button type="button" class="secondary" disabled={action.busy} onClick={() => act(() => gql(DashboardSendTestWebhookDocument, { id: hook.id }), t.testSent)}>
+                      <button
+                        type="button"
+                        class="secondary"
+                        disabled={action.busy}
+                        onClick={() => act(() => gql(DashboardSendTestWebhookDocument, { id: hook.id }), t.testSent)}
+                      >
                         {t.sendTest}
                       </button>
                     )}
@@ -193,10 +249,20 @@ function WebhooksSection() {
                         label={t.rotate}
                         question={t.rotateConfirm}
                         disabled={action.busy}
-                        onConfirm={() => act(async () => setSecret((await gql(DashboardRotateWebhookSecretDocument, { id: hook.id })).rotateWebhookSecret.secret))}
+                        onConfirm={() =>
+                          act(async () => setSecret((await gql(DashboardRotateWebhookSecretDocument, { id: hook.id })).rotateWebhookSecret.secret))
+                        }
                       />
                     )}
-                    {may('deleteWebhook') && <ConfirmButton label={t.delete} question={t.deleteConfirm(hook.url)} danger disabled={action.busy} onConfirm={() => act(() => gql(DashboardDeleteWebhookDocument, { id: hook.id }))} />}
+                    {may('deleteWebhook') && (
+                      <ConfirmButton
+                        label={t.delete}
+                        question={t.deleteConfirm(hook.url)}
+                        danger
+                        disabled={action.busy}
+                        onConfirm={() => act(() => gql(DashboardDeleteWebhookDocument, { id: hook.id }))}
+                      />
+                    )}
                   </div>
                 </li>
               ))}
@@ -249,7 +315,10 @@ export function DeliveriesPage() {
   const [after, setAfter] = useState<Array<string | undefined>>([undefined]);
   const cursor = after[after.length - 1];
   const hooks = useLoad(() => gql(DashboardWebhooksDocument), []);
-  const list = useLoad(() => gql(DashboardDeliveriesDocument, { filter: { webhookId, status, orderId }, first: DELIVERIES_PAGE, after: cursor }), [query.toString(), cursor]);
+  const list = useLoad(
+    () => gql(DashboardDeliveriesDocument, { filter: { webhookId, status, orderId }, first: DELIVERIES_PAGE, after: cursor }),
+    [query.toString(), cursor],
+  );
   const action = useAction();
   const [notice, setNotice] = useState<string | null>(null);
   const [since, setSince] = useState(() => localInputValue(new Date(Date.now() - 86_400_000)));
@@ -285,10 +354,22 @@ export function DeliveriesPage() {
         <div class="grid">
           <Loaded state={hooks}>
             {({ webhooks }) => (
-              <Select label={t.webhook} name="webhook_id" value={webhookId ?? ''} onChange={(e) => setFilter('webhook_id', e.currentTarget.value)} options={[['', t.allWebhooks], ...webhooks.map((hook): [string, string] => [hook.id, hook.url])]} />
+              <Select
+                label={t.webhook}
+                name="webhook_id"
+                value={webhookId ?? ''}
+                onChange={(e) => setFilter('webhook_id', e.currentTarget.value)}
+                options={[['', t.allWebhooks], ...webhooks.map((hook): [string, string] => [hook.id, hook.url])]}
+              />
             )}
           </Loaded>
-          <Select label={t.status} name="status" value={status ?? ''} onChange={(e) => setFilter('status', e.currentTarget.value)} options={[['', t.anyStatus], ...DELIVERY_STATUSES.map((value): [string, string] => [value, STATUS_NAMES[lang][value] ?? value])]} />
+          <Select
+            label={t.status}
+            name="status"
+            value={status ?? ''}
+            onChange={(e) => setFilter('status', e.currentTarget.value)}
+            options={[['', t.anyStatus], ...DELIVERY_STATUSES.map((value): [string, string] => [value, STATUS_NAMES[lang][value] ?? value])]}
+          />
         </div>
         {may('redeliverFailedWebhooks') && (
           <form class="inline" onSubmit={redeliverFailed} method="post" action="#">
@@ -315,7 +396,12 @@ export function DeliveriesPage() {
                 <button type="button" class="secondary" disabled={after.length <= 1} onClick={() => setAfter(after.slice(0, -1))}>
                   {t.previous}
                 </button>
-                <button type="button" class="secondary" disabled={!webhookDeliveries.pageInfo.hasNextPage} onClick={() => setAfter([...after, webhookDeliveries.pageInfo.endCursor ?? undefined])}>
+                <button
+                  type="button"
+                  class="secondary"
+                  disabled={!webhookDeliveries.pageInfo.hasNextPage}
+                  onClick={() => setAfter([...after, webhookDeliveries.pageInfo.endCursor ?? undefined])}
+                >
                   {t.next}
                 </button>
               </nav>

@@ -138,7 +138,17 @@ function VolumeChart({ rows, from }: { rows: DashboardStatsQuery['transactionSta
 // Filters shared by the lists and their CSV export
 
 /** The list's filters live in the address (shareable, back button), in the v2 API's names. */
-const FILTER_FIELDS = ['status', 'payment_method', 'search', 'start_date', 'end_date', 'min_amount', 'max_amount', 'customer_phone', 'recipient_phone'] as const;
+const FILTER_FIELDS = [
+  'status',
+  'payment_method',
+  'search',
+  'start_date',
+  'end_date',
+  'min_amount',
+  'max_amount',
+  'customer_phone',
+  'recipient_phone',
+] as const;
 
 const dayStart = (value: string | null) => (value ? `${value}T00:00:00.000Z` : undefined);
 const dayEnd = (value: string | null) => (value ? `${value}T23:59:59.999Z` : undefined);
@@ -187,10 +197,26 @@ function FilterForm({ base, statuses, phoneField }: { base: string; statuses: re
       <summary>{t.filters}</summary>
       <form onSubmit={submit} method="get" action="#" key={query.toString()}>
         <div class="grid">
-          <Select label={t.status} name="status" initial={value('status')} options={[['', t.anyStatus], ...statuses.map((status): [string, string] => [status, STATUS_NAMES[lang][status] ?? status])]} />
-          <Select label={t.method} name="payment_method" initial={value('payment_method')} options={[['', t.anyMethod], ...METHODS.map((method): [string, string] => [method, METHOD_NAMES[method]!])]} />
+          <Select
+            label={t.status}
+            name="status"
+            initial={value('status')}
+            options={[['', t.anyStatus], ...statuses.map((status): [string, string] => [status, STATUS_NAMES[lang][status] ?? status])]}
+          />
+          <Select
+            label={t.method}
+            name="payment_method"
+            initial={value('payment_method')}
+            options={[['', t.anyMethod], ...METHODS.map((method): [string, string] => [method, METHOD_NAMES[method]!])]}
+          />
           <Field label={t.search} name="search" type="search" maxLength={100} defaultValue={value('search')} />
-          <Field label={phoneField === 'customer_phone' ? t.customerPhone : t.recipientPhone} name={phoneField} type="tel" maxLength={20} defaultValue={value(phoneField)} />
+          <Field
+            label={phoneField === 'customer_phone' ? t.customerPhone : t.recipientPhone}
+            name={phoneField}
+            type="tel"
+            maxLength={20}
+            defaultValue={value(phoneField)}
+          />
           <Field label={t.from} name="start_date" type="date" defaultValue={value('start_date')} />
           <Field label={t.to} name="end_date" type="date" defaultValue={value('end_date')} />
           <Field label={t.minAmount} name="min_amount" inputMode="numeric" pattern="[0-9]*" defaultValue={value('min_amount')} />
@@ -246,7 +272,19 @@ interface OrderRow {
 }
 
 /** The transactions and payouts lists: order (linked to its page), created, amount, status, and one column of their own. */
-function OrderTable<Row extends OrderRow>({ caption, base, rows, lastHeader, last }: { caption: string; base: string; rows: Row[]; lastHeader: string; last: (row: Row) => string }) {
+function OrderTable<Row extends OrderRow>({
+  caption,
+  base,
+  rows,
+  lastHeader,
+  last,
+}: {
+  caption: string;
+  base: string;
+  rows: Row[];
+  lastHeader: string;
+  last: (row: Row) => string;
+}) {
   const { t } = useApp();
   return (
     <Table caption={caption}>
@@ -291,7 +329,11 @@ export function TransactionsPage() {
   const { query } = useLocation();
   const key = query.toString();
   const pager = usePager(key);
-  const filter: TransactionFilter = { ...commonFilter(query), status: commonFilter(query).status as TransactionFilter['status'], customerPhone: query.get('customer_phone') || undefined };
+  const filter: TransactionFilter = {
+    ...commonFilter(query),
+    status: commonFilter(query).status as TransactionFilter['status'],
+    customerPhone: query.get('customer_phone') || undefined,
+  };
   const list = useLoad(() => gql(DashboardTransactionsDocument, { filter, first: PAGE_SIZE, after: pager.after }), [key, pager.after]);
   return (
     <>
@@ -359,14 +401,22 @@ export function TransactionPage({ orderId }: { orderId: string }) {
                   <Money amount={tx.fees} />
                 </dd>
                 <dt>{t.method}</dt>
-                <dd>{tx.selectedPaymentMethod ? METHOD_NAMES[tx.selectedPaymentMethod] : tx.methodOfPayment.map((method) => METHOD_NAMES[method]).join(', ')}</dd>
+                <dd>
+                  {tx.selectedPaymentMethod ? METHOD_NAMES[tx.selectedPaymentMethod] : tx.methodOfPayment.map((method) => METHOD_NAMES[method]).join(', ')}
+                </dd>
                 <dt>{t.customer}</dt>
                 <dd>{[tx.customer.firstName, tx.customer.lastName, tx.customer.phone].filter(Boolean).join(' · ') || '—'}</dd>
               </dl>
               {refunded && <Notice>{t.refundDone}</Notice>}
               <Alert error={refund.error} />
               {may('refundTransaction') && (tx.status === 'paid' || tx.status === 'paid_and_blocked') && (
-                <ConfirmButton label={t.refundThis} question={t.refundConfirm(formatMoney(lang, tx.amount))} onConfirm={doRefund} danger disabled={refund.busy} />
+                <ConfirmButton
+                  label={t.refundThis}
+                  question={t.refundConfirm(formatMoney(lang, tx.amount))}
+                  onConfirm={doRefund}
+                  danger
+                  disabled={refund.busy}
+                />
               )}
             </section>
             <section class="card">
@@ -455,8 +505,8 @@ export function TransactionPage({ orderId }: { orderId: string }) {
                 <ul class="plain">
                   {tx.webhookDeliveries.map((delivery) => (
                     <li key={delivery.id} data-delivery-id={delivery.id}>
-                      <When at={delivery.createdAt} /> <code>{delivery.event}</code> <StatusBadge status={delivery.status} /> ({t.attempts}: {delivery.attemptCount}){' '}
-                      <Link to={`/deliveries?order_id=${encodeURIComponent(orderId)}`}>{t.details}</Link>
+                      <When at={delivery.createdAt} /> <code>{delivery.event}</code> <StatusBadge status={delivery.status} /> ({t.attempts}:{' '}
+                      {delivery.attemptCount}) <Link to={`/deliveries?order_id=${encodeURIComponent(orderId)}`}>{t.details}</Link>
                     </li>
                   ))}
                 </ul>
@@ -483,7 +533,8 @@ function ShortId({ id }: { id: string }) {
 function timelineOf(tx: TransactionDetail, t: ReturnType<typeof useApp>['t'], lang: Lang): Array<{ at: string; label: string }> {
   const status = (value: string) => STATUS_NAMES[lang][value] ?? value;
   const events: Array<{ at: string; label: string }> = [{ at: tx.createdAt, label: t.timelineCreated }];
-  for (const attempt of tx.paymentAttempts) events.push({ at: attempt.settledAt ?? attempt.createdAt, label: `${t.paymentAttempts}: ${METHOD_NAMES[attempt.method]} — ${status(attempt.state)}` });
+  for (const attempt of tx.paymentAttempts)
+    events.push({ at: attempt.settledAt ?? attempt.createdAt, label: `${t.paymentAttempts}: ${METHOD_NAMES[attempt.method]} — ${status(attempt.state)}` });
   if (tx.paidAt) events.push({ at: tx.paidAt, label: t.timelinePaid });
   if (tx.refund) events.push({ at: tx.refund.updatedAt, label: `${t.timelineRefund}: ${status(tx.refund.status)}` });
   for (const delivery of tx.webhookDeliveries) events.push({ at: delivery.createdAt, label: `${t.webhook}: ${delivery.event} — ${status(delivery.status)}` });
@@ -645,8 +696,24 @@ export function NewPayoutPage() {
         ) : (
           <form onSubmit={review} method="post" action="#">
             <Field label={t.amount} name="amount" inputMode="numeric" pattern="[0-9]+" required value={form.amount} onInput={set('amount')} hint="XOF" />
-            <Select label={t.method} name="method" value={form.method} onChange={set('method')} options={METHODS.map((method): [string, string] => [method, METHOD_NAMES[method]!])} />
-            <Field label={t.recipientPhone} name="phone" type="tel" autoComplete="off" required maxLength={20} value={form.phone} onInput={set('phone')} hint="+221 77 123 45 67" />
+            <Select
+              label={t.method}
+              name="method"
+              value={form.method}
+              onChange={set('method')}
+              options={METHODS.map((method): [string, string] => [method, METHOD_NAMES[method]!])}
+            />
+            <Field
+              label={t.recipientPhone}
+              name="phone"
+              type="tel"
+              autoComplete="off"
+              required
+              maxLength={20}
+              value={form.phone}
+              onInput={set('phone')}
+              hint="+221 77 123 45 67"
+            />
             <Field label={t.recipientFirstName} name="firstName" maxLength={100} value={form.firstName} onInput={set('firstName')} />
             <Field label={t.recipientLastName} name="lastName" maxLength={100} value={form.lastName} onInput={set('lastName')} />
             <Field label={t.reason} name="reason" maxLength={255} value={form.reason} onInput={set('reason')} />
@@ -697,7 +764,11 @@ export function BalancesPage() {
   );
 }
 
-function EntriesTable({ entries }: { entries: Array<{ id: string; createdAt: string; amount: number; kind: string; description: string; balanceAfter?: number | null }> }) {
+function EntriesTable({
+  entries,
+}: {
+  entries: Array<{ id: string; createdAt: string; amount: number; kind: string; description: string; balanceAfter?: number | null }>;
+}) {
   const { t } = useApp();
   if (entries.length === 0) return <p>{t.none}</p>;
   return (

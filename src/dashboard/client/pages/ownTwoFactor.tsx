@@ -22,7 +22,18 @@ export function OwnTwoFactor({ onTurnedOff }: { onTurnedOff: () => void }) {
 
 function CurrentCodeField({ value, onInput }: { value: string; onInput: (value: string) => void }) {
   const { t } = useApp();
-  return <Field label={t.code} hint={t.currentCodeHint} name="code" autoComplete="one-time-code" required maxLength={CODE_MAX_LENGTH} value={value} onInput={(e) => onInput(e.currentTarget.value)} />;
+  return (
+    <Field
+      label={t.code}
+      hint={t.currentCodeHint}
+      name="code"
+      autoComplete="one-time-code"
+      required
+      maxLength={CODE_MAX_LENGTH}
+      value={value}
+      onInput={(e) => onInput(e.currentTarget.value)}
+    />
+  );
 }
 
 function RegenerateRecoveryCodes() {

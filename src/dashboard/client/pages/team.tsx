@@ -106,7 +106,12 @@ export function TeamPage() {
                         {self ? (
                           (t.roles[member.role] ?? member.role)
                         ) : (
-                          <select aria-label={`${t.changeRole}: ${member.email}`} value={member.role} disabled={action.busy} onChange={(e) => act(() => gql(DashboardChangeRoleDocument, { userId: member.id, role: e.currentTarget.value as MerchantRole }))}>
+                          <select
+                            aria-label={`${t.changeRole}: ${member.email}`}
+                            value={member.role}
+                            disabled={action.busy}
+                            onChange={(e) => act(() => gql(DashboardChangeRoleDocument, { userId: member.id, role: e.currentTarget.value as MerchantRole }))}
+                          >
                             {roleOptions.map(([value, text]) => (
                               <option value={value} key={value}>
                                 {text}
@@ -116,7 +121,17 @@ export function TeamPage() {
                         )}
                       </td>
                       <td>{member.twoFactorEnabled ? t.on : t.off}</td>
-                      <td>{!self && <ConfirmButton label={t.remove} question={t.removeConfirm(member.email)} danger disabled={action.busy} onConfirm={() => act(() => gql(DashboardRemoveMemberDocument, { userId: member.id }))} />}</td>
+                      <td>
+                        {!self && (
+                          <ConfirmButton
+                            label={t.remove}
+                            question={t.removeConfirm(member.email)}
+                            danger
+                            disabled={action.busy}
+                            onConfirm={() => act(() => gql(DashboardRemoveMemberDocument, { userId: member.id }))}
+                          />
+                        )}
+                      </td>
                     </tr>
                   );
                 })}
@@ -267,7 +282,12 @@ export function AuditPage() {
                 <button type="button" class="secondary" disabled={after.length <= 1} onClick={() => setAfter(after.slice(0, -1))}>
                   {t.previous}
                 </button>
-                <button type="button" class="secondary" disabled={!auditEvents.pageInfo.hasNextPage} onClick={() => setAfter([...after, auditEvents.pageInfo.endCursor ?? undefined])}>
+                <button
+                  type="button"
+                  class="secondary"
+                  disabled={!auditEvents.pageInfo.hasNextPage}
+                  onClick={() => setAfter([...after, auditEvents.pageInfo.endCursor ?? undefined])}
+                >
                   {t.next}
                 </button>
               </nav>

@@ -12,7 +12,10 @@ const gateway = useGateway();
 let key: string;
 let organizationId: string;
 beforeAll(async () => {
-  ({ key, organization: { id: organizationId } } = await fundedMerchant(gateway, { balance: 0 }));
+  ({
+    key,
+    organization: { id: organizationId },
+  } = await fundedMerchant(gateway, { balance: 0 }));
 });
 
 const PAYOUT_FIELDS: FieldSetter[] = [
@@ -33,7 +36,8 @@ describe('bad payout input', () => {
       const body = mutated(payoutBody(), PAYOUT_FIELDS, next);
       const response = await postPayout(gateway, key, body);
       const wellFormed = typeof response.body?.error === 'string' && Object.keys(response.body).length === 1;
-      if (response.status >= 500 || response.status < 400 || !wellFormed) surprises.push(`${response.status} ${JSON.stringify(response.body)} <- ${JSON.stringify(body).slice(0, 300)}`);
+      if (response.status >= 500 || response.status < 400 || !wellFormed)
+        surprises.push(`${response.status} ${JSON.stringify(response.body)} <- ${JSON.stringify(body).slice(0, 300)}`);
     }
     expect(surprises).toEqual([]);
     expect(await gateway.ctx.db.payout.count({ where: { organizationId } })).toBe(0);

@@ -31,7 +31,11 @@ describe('POST /api/v2/payouts refuses', () => {
 
   it('missing or mistyped fields: 400 Invalid request body followed by every such field', async () => {
     const { organization, key } = await fundedMerchant(gateway);
-    expectCatalogueError(await postPayout(gateway, key, {}), 'invalid_request_body', 'selected_payment_method is required, amount is required, recipient is required');
+    expectCatalogueError(
+      await postPayout(gateway, key, {}),
+      'invalid_request_body',
+      'selected_payment_method is required, amount is required, recipient is required',
+    );
     expectCatalogueError(
       await postPayout(gateway, key, { selected_payment_method: 3, amount: '5000', recipient: { phone: 221770000001, first_name: [] }, reason: {} }),
       'invalid_request_body',
@@ -40,9 +44,17 @@ describe('POST /api/v2/payouts refuses', () => {
     expectCatalogueError(await postPayout(gateway, key, payoutBody({ amount: 100.5 })), 'invalid_request_body', 'amount must be an integer');
     expectCatalogueError(await postPayout(gateway, key, payoutBody({ amount: 1e300 })), 'invalid_request_body', 'amount must be an integer');
     expectCatalogueError(await postPayout(gateway, key, payoutBody({ recipient: 'Moussa' })), 'invalid_request_body', 'recipient must be an object');
-    expectCatalogueError(await postPayout(gateway, key, payoutBody({ recipient: { first_name: 'Moussa' } })), 'invalid_request_body', 'recipient.phone is required');
+    expectCatalogueError(
+      await postPayout(gateway, key, payoutBody({ recipient: { first_name: 'Moussa' } })),
+      'invalid_request_body',
+      'recipient.phone is required',
+    );
     expectCatalogueError(await postPayout(gateway, key, payoutBody({ recipient: { phone: '   ' } })), 'invalid_request_body', 'recipient.phone is required');
-    expectCatalogueError(await postPayout(gateway, key, payoutBody({ reason: 'x'.repeat(1001) })), 'invalid_request_body', 'reason is longer than 1000 characters');
+    expectCatalogueError(
+      await postPayout(gateway, key, payoutBody({ reason: 'x'.repeat(1001) })),
+      'invalid_request_body',
+      'reason is longer than 1000 characters',
+    );
     expectCatalogueError(
       await postPayout(gateway, key, payoutBody({ recipient: { phone: PHONES.succeeds, last_name: 'N'.repeat(201) } })),
       'invalid_request_body',
@@ -62,7 +74,11 @@ describe('POST /api/v2/payouts refuses', () => {
 
   it('an amount above the organisation’s maximum payout amount, when one is set: 400 Invalid amount', async () => {
     const { organization, key } = await fundedMerchant(gateway, { update: { maxPayoutAmount: 1_500_000 } });
-    expectCatalogueError(await postPayout(gateway, key, payoutBody({ amount: 1_500_001 })), 'invalid_amount', 'the maximum payout amount for this organization is 1500000 XOF');
+    expectCatalogueError(
+      await postPayout(gateway, key, payoutBody({ amount: 1_500_001 })),
+      'invalid_amount',
+      'the maximum payout amount for this organization is 1500000 XOF',
+    );
     await expectNothingRecorded(organization.id, 1_000_000n);
     // The cap is inclusive, and lifting it lifts the refusal.
     await updateOrganization(gateway.ctx, gateway.operator, organization.id, { maxPayoutAmount: null });

@@ -12,7 +12,17 @@ import { V2_DEFINITION } from '../../../../src/rest/v2/surface.js';
 import { RFC3339_UTC, expectCatalogueError } from '../../../support/assertions.js';
 import { useGateway } from '../../../support/gateway.js';
 import { expectBalancedLedger } from '../../../support/ledger.js';
-import { PAYOUT_CREATED_FIELDS, PAYOUT_FIELDS, PHONES, expectPayout, fundedMerchant, mainBalance, payoutBody, payoutEntries, postPayout } from '../../../support/payouts.js';
+import {
+  PAYOUT_CREATED_FIELDS,
+  PAYOUT_FIELDS,
+  PHONES,
+  expectPayout,
+  fundedMerchant,
+  mainBalance,
+  payoutBody,
+  payoutEntries,
+  postPayout,
+} from '../../../support/payouts.js';
 import { useContract } from '../../../support/contract.js';
 
 const gateway = useGateway();
@@ -57,7 +67,10 @@ describe('POST /api/v2/payouts up to 2,000,000 XOF', () => {
 
   it('reads back through GET /payouts/{order_id} and GET /payouts without _id and organization_id', async () => {
     const { organization, key } = await fundedMerchant(gateway);
-    const created = expectPayout(await postPayout(gateway, key, payoutBody({ selected_payment_method: 'orange_money', recipient: { phone: '+225 07 0000 0001' } })), 'completed');
+    const created = expectPayout(
+      await postPayout(gateway, key, payoutBody({ selected_payment_method: 'orange_money', recipient: { phone: '+225 07 0000 0001' } })),
+      'completed',
+    );
     expect(created.recipient).toEqual({ first_name: '', last_name: '', phone: '+2250700000001', created_at: created.created_at });
     const readKey = await gateway.createKey(organization.id, 'read');
     for (const reader of [key, readKey]) {
@@ -109,16 +122,29 @@ describe('POST /api/v2/payouts up to 2,000,000 XOF', () => {
     const { organization, key } = await fundedMerchant(gateway);
     const oneStatement = expectPayout(await postPayout(gateway, key, payoutBody({ amount: 40_000 })), 'completed');
     const withKey = expectPayout(await postPayout(gateway, key, payoutBody({ amount: 40_000 }), `same-rows-${randomUUID()}`), 'completed');
-    const comparable = ({ order_id: _id, _id: _same, created_at: _c, updated_at: _u, paid_at: _p, provider_reference: _r, recipient, ...rest }: Record<string, unknown>) => ({
+    const comparable = ({
+      order_id: _id,
+      _id: _same,
+      created_at: _c,
+      updated_at: _u,
+      paid_at: _p,
+      provider_reference: _r,
+      recipient,
+      ...rest
+    }: Record<string, unknown>) => ({
       ...rest,
       recipient: { ...(recipient as Record<string, unknown>), created_at: undefined },
     });
     expect(comparable(oneStatement)).toEqual(comparable(withKey));
     const entries = async (payoutId: string) =>
-      (await payoutEntries(gateway, payoutId)).map((entry) => [entry.kind, entry.account?.name ?? entry.gatewayAccount, entry.amount, entry.description.replace(payoutId, 'ID')] as const).sort();
+      (await payoutEntries(gateway, payoutId))
+        .map((entry) => [entry.kind, entry.account?.name ?? entry.gatewayAccount, entry.amount, entry.description.replace(payoutId, 'ID')] as const)
+        .sort();
     expect(await entries(oneStatement.order_id)).toEqual(await entries(withKey.order_id));
     // Each debit records the balance it left, in the order they ran.
-    const mains = [oneStatement.order_id, withKey.order_id].map(async (id) => (await payoutEntries(gateway, id)).find((entry) => entry.account?.name === 'main')?.balanceAfter);
+    const mains = [oneStatement.order_id, withKey.order_id].map(
+      async (id) => (await payoutEntries(gateway, id)).find((entry) => entry.account?.name === 'main')?.balanceAfter,
+    );
     expect(await Promise.all(mains)).toEqual([1_000_000n - 40_400n, 1_000_000n - 80_800n]);
     expect(await mainBalance(gateway, organization.id)).toBe(1_000_000n - 80_800n);
     await expectBalancedLedger(gateway.db.prisma);

@@ -44,7 +44,10 @@ describe('POST /api/v2/payouts with an Idempotency-Key', () => {
     const { organization, key } = await fundedMerchant(gateway);
     const provider = countingProvider(gateway.ctx.provider);
     const body = payoutBody({ recipient: { phone: PHONES.fails } });
-    const [first, second] = await withProvider(gateway, provider, async () => [await postPayout(gateway, key, body, 'pay-3'), await postPayout(gateway, key, body, 'pay-3')]);
+    const [first, second] = await withProvider(gateway, provider, async () => [
+      await postPayout(gateway, key, body, 'pay-3'),
+      await postPayout(gateway, key, body, 'pay-3'),
+    ]);
     expectCatalogueError(first, 'payout_failed', 'wave');
     expectCatalogueError(second, 'payout_failed', 'wave');
     expect(replayed(second)).toBe('true');

@@ -29,7 +29,15 @@ beforeAll(async () => {
   const payouts: [string, Record<string, unknown>][] = [
     ['small', { amount: 1_000, recipient: { first_name: 'Awa', last_name: 'Diop', phone: '+221771112233' }, reason: 'Refund of order 17' }],
     ['failed', { amount: 5_000, recipient: { first_name: 'Ibrahima', last_name: 'Fall', phone: PHONES.fails }, reason: 'Supplier 100% paid' }],
-    ['orange', { amount: 20_000, selected_payment_method: 'orange_money', recipient: { first_name: 'Fatou', last_name: 'Sow', phone: '+2250700000001' }, reason: 'Salary' }],
+    [
+      'orange',
+      {
+        amount: 20_000,
+        selected_payment_method: 'orange_money',
+        recipient: { first_name: 'Fatou', last_name: 'Sow', phone: '+2250700000001' },
+        reason: 'Salary',
+      },
+    ],
     ['review', { amount: 2_500_000, recipient: { first_name: 'Awa', last_name: 'Ba', phone: '+221771112233' }, reason: 'Large invoice' }],
     ['archived', { amount: 3_000, recipient: { phone: '+221770000002' }, reason: 'Archived one' }],
   ];

@@ -43,7 +43,10 @@ describe('GET /refund/{order_id} refunds a paid transaction', () => {
     const entries = await entriesOf(gateway, orderId);
     const refundEntries = entries.filter((entry) => entry.kind === 'refund');
     expect(refundEntries.map((entry) => [entry.account?.name ?? entry.gatewayAccount, entry.amount]).sort()).toEqual(
-      [['main', -3000n], ['provider_clearing_wave', 3000n]].sort(),
+      [
+        ['main', -3000n],
+        ['provider_clearing_wave', 3000n],
+      ].sort(),
     );
     // The gateway keeps its fee: nothing of the refund touches fee revenue.
     expect(entries.filter((entry) => entry.gatewayAccount === 'fee_revenue').map((entry) => entry.amount)).toEqual([30n]);
@@ -80,7 +83,10 @@ describe('GET /refund/{order_id} refunds a paid transaction', () => {
 describe('GET /refund/{order_id} refuses', () => {
   it.each(['pending', 'cancelled'] as const)('a %s transaction with 400 "This Transaction cannot be refund"', async (status) => {
     const { organization, key } = await merchantWithFunds();
-    const created = await gateway.rest('POST', '/api/v2/transactions', { key, body: { method_of_payment: ['wave'], products: [{ name: 'Café Touba', price: 500, quantity: 1 }] } });
+    const created = await gateway.rest('POST', '/api/v2/transactions', {
+      key,
+      body: { method_of_payment: ['wave'], products: [{ name: 'Café Touba', price: 500, quantity: 1 }] },
+    });
     const orderId = created.body.order_id;
     if (status === 'cancelled') expect((await gateway.rest('DELETE', `/api/v2/transactions/${orderId}`, { key })).status).toBe(200);
     const before = await balances(gateway, organization.id);
@@ -160,7 +166,9 @@ describe('a refund the provider refuses (payer wallet ending 0009)', () => {
     const entries = await entriesOf(gateway, orderId);
     expect(entries.filter((entry) => entry.kind === 'refund')).toHaveLength(4);
     expect(entries.filter((entry) => entry.kind === 'refund_reversal')).toHaveLength(4);
-    const net = entries.filter((entry) => entry.kind === 'refund' || entry.kind === 'refund_reversal').reduce((total, entry) => total + (entry.account?.name === 'main' ? entry.amount : 0n), 0n);
+    const net = entries
+      .filter((entry) => entry.kind === 'refund' || entry.kind === 'refund_reversal')
+      .reduce((total, entry) => total + (entry.account?.name === 'main' ? entry.amount : 0n), 0n);
     expect(net).toBe(0n);
     await expectLedgerConsistent(gateway, organization.id);
   });

@@ -43,7 +43,8 @@ describe('bad input', () => {
       const body = mutated(transactionBody(), CREATE_FIELDS, next);
       const response = await gateway.rest('POST', '/api/v2/transactions', { key, body });
       const wellFormed = typeof response.body?.error === 'string' && Object.keys(response.body).length === 1;
-      if (response.status >= 500 || response.status < 400 || !wellFormed) surprises.push(`${response.status} ${JSON.stringify(response.body)} <- ${JSON.stringify(body).slice(0, 300)}`);
+      if (response.status >= 500 || response.status < 400 || !wellFormed)
+        surprises.push(`${response.status} ${JSON.stringify(response.body)} <- ${JSON.stringify(body).slice(0, 300)}`);
     }
     expect(surprises).toEqual([]);
     expect(await gateway.ctx.db.transaction.count({ where: { organizationId } })).toBe(0);

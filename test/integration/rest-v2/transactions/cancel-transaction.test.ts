@@ -98,7 +98,7 @@ describe('DELETE /api/v2/transactions/{order_id} refuses', () => {
     expect(await statusInDb(orderId)).toBe('pending');
   });
 
-  it("a read-scoped key with 403 \"You don't have permission to perform this action\", and it stays pending", async () => {
+  it('a read-scoped key with 403 "You don\'t have permission to perform this action", and it stays pending', async () => {
     const { organization, key } = await gateway.merchant();
     const { order_id: orderId } = await createOk(gateway, key);
     const readKey = await gateway.createKey(organization.id, 'read');

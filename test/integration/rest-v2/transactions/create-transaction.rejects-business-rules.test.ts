@@ -40,8 +40,7 @@ describe('POST /api/v2/transactions requires a product', () => {
   it('refuses an empty products list with 400 "Add minimum one product"', () =>
     expectRefused(transactionBody({ products: [] }), 400, 'Add minimum one product'));
 
-  it('refuses an absent products list with 400 "Add minimum one product"', () =>
-    expectRefused(withoutField('products'), 400, 'Add minimum one product'));
+  it('refuses an absent products list with 400 "Add minimum one product"', () => expectRefused(withoutField('products'), 400, 'Add minimum one product'));
 });
 
 describe('POST /api/v2/transactions requires a total greater than 10 and non-zero quantities', () => {
@@ -93,7 +92,8 @@ describe('POST /api/v2/transactions validates the redirect URLs', () => {
     ['success_url', 'https://shop.example.sn/merci?next=%2Fhome'],
     ['error_url', 'https://x.sn/a%20b'],
   ])('refuses a percent-encoded %s (%s) with 400 "URLs cannot contain encoded special characters..."', (field, url) =>
-    expectRefused(transactionBody({ [field]: url }), 400, ENCODED));
+    expectRefused(transactionBody({ [field]: url }), 400, ENCODED),
+  );
 
   it('accepts plain http and https URLs', async () => {
     const { key } = await gateway.merchant();

@@ -82,7 +82,7 @@ describe('POST /api/v2/transactions refuses values it cannot store with 400, nev
     const { organization, key } = await gateway.merchant({ verified: true });
     const response = await gateway.rest('POST', '/api/v2/transactions', {
       key,
-      body: transactionBody({ products: [{ name: 'Sachet d\'eau', price: 1, quantity: 3_000_000_000 }] }),
+      body: transactionBody({ products: [{ name: "Sachet d'eau", price: 1, quantity: 3_000_000_000 }] }),
     });
     expectSomeError(response, 400);
     expect(await transactionCount(gateway, organization.id)).toBe(0);

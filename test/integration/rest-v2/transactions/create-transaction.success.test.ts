@@ -3,7 +3,18 @@ import { useGateway, transactionBody } from '../../../support/gateway.js';
 
 const gateway = useGateway();
 
-const CREATE_FIELDS = ['amount', 'checkout_url', 'created_at', 'currency', 'customer', 'is_escrow', 'is_merchant', 'method_of_payment', 'order_id', 'transaction_status'];
+const CREATE_FIELDS = [
+  'amount',
+  'checkout_url',
+  'created_at',
+  'currency',
+  'customer',
+  'is_escrow',
+  'is_merchant',
+  'method_of_payment',
+  'order_id',
+  'transaction_status',
+];
 
 describe('POST /api/v2/transactions succeeds', () => {
   it('returns exactly the create shape, with the total as the amount and a checkout address', async () => {
@@ -30,7 +41,10 @@ describe('POST /api/v2/transactions succeeds', () => {
 
   it('ignores unknown fields', async () => {
     const { key } = await gateway.merchant();
-    const response = await gateway.rest('POST', '/api/v2/transactions', { key, body: transactionBody({ colour: 'blue', products: [{ name: 'x', price: 11, quantity: 1, sku: 'A1' }] }) });
+    const response = await gateway.rest('POST', '/api/v2/transactions', {
+      key,
+      body: transactionBody({ colour: 'blue', products: [{ name: 'x', price: 11, quantity: 1, sku: 'A1' }] }),
+    });
     expect(response.status).toBe(200);
     expect(response.body.amount).toBe(11);
   });
@@ -41,6 +55,9 @@ describe('POST /api/v2/transactions succeeds', () => {
     const response = await gateway.rest('POST', '/api/v2/transactions', { key, body: transactionBody() });
     expect(response.status).toBe(200);
     const accounts = await gateway.ctx.db.account.findMany({ where: { organizationId: organization.id }, orderBy: { name: 'asc' } });
-    expect(accounts.map((account) => [account.name, account.balance])).toEqual([['main', 0n], ['escrow', 0n]]);
+    expect(accounts.map((account) => [account.name, account.balance])).toEqual([
+      ['main', 0n],
+      ['escrow', 0n],
+    ]);
   });
 });

@@ -14,4 +14,3 @@ export async function createOk(gateway: TestGateway, key: string, overrides: Rec
 
 /** One product of this unit price and quantity (the total is their product). */
 export const oneProduct = (price: number, quantity = 1, name = 'Thiéboudienne') => [{ name, price, quantity }];
-
