@@ -102,9 +102,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await registerProviderNotificationRoutes(app, options.ctx);
 
   const yoga = graphqlServer(options);
-  // Loaded as soon as the server listens, without holding up the listen (tests that only inject
-  // load it on their first GraphQL request).
-  app.addHook('onListen', async () => void yoga().catch(() => undefined));
+  // Loaded before the server listens, not after: loading it is ~1 s of synchronous module
+  // evaluation, and a gateway that already answered /healthz then held every request that long
+  // (a payout past its provider deadline answered in 2.5 s instead of 1.2; a provider's callback
+  // timed out). Start-up pays for it instead (docs/operations.md, "Start-up time and memory").
+  await yoga();
   // Live updates' SSE responses never finish by themselves: complete them when the server closes.
   app.addHook('preClose', async () => endLiveStreams(options.ctx));
   await app.register(async (scope) => {
@@ -164,9 +166,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 type GraphQLServer = ReturnType<typeof createYoga>;
 
 /**
- * GraphQL's server, imported on first use: Yoga, Pothos and the schema are ~600 modules, ~1.1 s of
- * CPU to load and build, which a start would otherwise spend before it can listen (measured:
- * docs/operations.md, "Start-up time and memory"). One instance per app, made once.
+ * GraphQL's server: Yoga, Pothos and the schema are ~600 modules, ~1.1 s of CPU to load and build
+ * (docs/operations.md, "Start-up time and memory"), imported here rather than at the top of the
+ * module so that processes that never build an app (the CLI's shared code, scripts) do not pay it.
+ * One instance per app, made once.
  */
 function graphqlServer(options: AppOptions): () => Promise<GraphQLServer> {
   let server: Promise<GraphQLServer> | undefined;
