@@ -150,10 +150,22 @@ async function paidProjectionIfNotified(
  */
 function checkProjection(ctx: GatewayContext, projected: TransactionRecord, settled: TransactionRecord): void {
   if (paymentStatusBodyV2(projected) === paymentStatusBodyV2(settled) && paymentStatusBodyV1(projected) === paymentStatusBodyV1(settled)) return;
+  // The names of the fields that differ, never their values: the bodies hold the customer's phone.
   ctx.log.error(
-    { transactionId: settled.id, projected: paymentStatusBodyV2(projected), settled: paymentStatusBodyV2(settled) },
+    { transactionId: settled.id, differingFields: differingFields(projected, settled) },
     'payment_status webhook body differs from the settled transaction: fix paidProjectionIfNotified',
   );
+}
+
+function differingFields(projected: TransactionRecord, settled: TransactionRecord): string[] {
+  const fields = new Set<string>();
+  for (const body of [paymentStatusBodyV2, paymentStatusBodyV1]) {
+    const [before, after] = [JSON.parse(body(projected)), JSON.parse(body(settled))] as Record<string, unknown>[];
+    for (const key of new Set([...Object.keys(before!), ...Object.keys(after!)])) {
+      if (JSON.stringify(before![key]) !== JSON.stringify(after![key])) fields.add(key);
+    }
+  }
+  return [...fields];
 }
 
 /** An attempt left `collecting` (a crash, or no answer in time): the wallet may or may not have collected. */
