@@ -130,7 +130,10 @@ async function runClaimed<T, Answer>(
  * How phase 2 of a two-phase operation ends (see runIdempotentlyTwoPhase). Whatever it is, it
  * commits: a refusal here is an answer the settle step wrote down (a failed refund reversed and
  * recorded), not a rollback.
- * - `answer`: the operation's value; the key is completed with it.
+ * - `answer`: the operation's value; the key is completed with it, unless `open` says the value is
+ *   only the state so far of an intent whose call is still open (a payout `pending` with the
+ *   provider): the key then stays `in_progress`, a retry reads the intent's current state
+ *   (`current`), and whoever settles the intent later completes the key.
  * - `refusal`: the request answers with this error; a final 4xx is kept under the key, a 5xx
  *   (or 409, 429) is not (the key row is deleted, so the client may retry with it), unless
  *   `final` says the 5xx is the recorded outcome itself (a payout the provider refused is
@@ -139,7 +142,7 @@ async function runClaimed<T, Answer>(
  *   answers with this error and the key stays `in_progress`, bound to the intent, until whoever
  *   settles the intent later (a reconciler, through `settleIntent`) completes it.
  */
-export type Settlement<T> = { answer: T } | { refusal: DomainError; final?: boolean } | { unsettled: DomainError };
+export type Settlement<T> = { answer: T; open?: boolean } | { refusal: DomainError; final?: boolean } | { unsettled: DomainError };
 
 export interface TwoPhaseSteps<Intent, Reply, T> {
   /**
@@ -289,7 +292,7 @@ const intentMarker = (intentName: string): string => JSON.stringify({ intent: in
 
 /** Completes the keys bound to a settled intent (conditionally: only while still `in_progress`). */
 async function finishKeys(ctx: GatewayContext, tx: DbTransaction, where: Prisma.IdempotencyKeyWhereInput, settlement: Settlement<unknown>): Promise<void> {
-  if ('unsettled' in settlement) return;
+  if ('unsettled' in settlement || ('answer' in settlement && settlement.open)) return;
   if ('refusal' in settlement && !settlement.final && !isFinalRefusal(settlement.refusal)) {
     await tx.idempotencyKey.deleteMany({ where });
     return;

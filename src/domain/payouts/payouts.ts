@@ -143,9 +143,21 @@ export function settlementOf(payout: PayoutRecord, answer?: ProviderAnswer | nul
   // The provider could not take it (unreachable): the spec's 503, use the other method; the funds are back.
   if (payout.status === 'failed' && answer?.status === 'failed' && answer.unavailable)
     return { refusal: new DomainError('payout_method_unavailable', payout.selectedPaymentMethod), final: true };
-  if (payout.status === 'failed')
-    return { refusal: new DomainError('payout_failed', paymentMethodRow(payout.selectedPaymentMethod).payoutProviderName), final: true };
-  return { answer: payout };
+  if (payout.status === 'failed') return { refusal: payoutFailed(payout), final: true };
+  // Sent and not settled yet: the key stays bound to the payout, so a retry reads what it is now.
+  return { answer: payout, open: payout.status === 'pending' && payout.sentAt !== null };
+}
+
+/**
+ * The spec's 500 `Failed to withdraw ...`, followed by why (the provider's refusal as
+ * the connector words it for the merchant: the recipient's limit, an invalid number, or a cause only
+ * the operator can fix, said as such). The same reason is the payout's `failureReason` (GraphQL,
+ * dashboard).
+ */
+function payoutFailed(payout: PayoutRecord): DomainError {
+  const base = new DomainError('payout_failed', paymentMethodRow(payout.selectedPaymentMethod).payoutProviderName);
+  const reason = payout.failureReason?.trim();
+  return reason ? new DomainError('payout_failed', '', { message: `${base.message} Reason: ${reason.slice(0, 300)}.` }) : base;
 }
 
 /** A payout handed to the provider whose outcome it has not told us yet. */

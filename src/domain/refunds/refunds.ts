@@ -104,7 +104,7 @@ export async function settleRefund(
     if (transaction.status !== 'refunded') throw new Error(`refund ${intent.refundId} succeeded but transaction ${intent.transactionId} was no longer paid`);
     return { answer: transaction };
   }
-  if (answer.status === 'failed') return { refusal: new DomainError('refund_failed') };
+  if (answer.status === 'failed') return { refusal: refundFailed(answer.reason) };
   return { unsettled: new DomainError('refund_unconfirmed') };
 }
 
@@ -123,6 +123,12 @@ export async function currentRefundOfIntent(ctx: GatewayContext, intentName: str
   if (refund.status === 'failed') return { refusal: new DomainError('refund_failed') };
   const transaction = await readTransaction(ctx.db, refund.transactionId, refund.organizationId);
   return transaction ? { answer: transaction } : null;
+}
+
+/** The spec's 500 for a refund the provider refused, followed by why (also the refund's failureReason). */
+function refundFailed(reason: string | undefined): DomainError {
+  const base = new DomainError('refund_failed');
+  return reason?.trim() ? new DomainError('refund_failed', '', { message: `${base.message} Reason: ${reason.trim().slice(0, 300)}.` }) : base;
 }
 
 /** Someone settled this attempt first: answer what it became (and say so if the provider disagrees). */
