@@ -130,7 +130,10 @@ async function runClaimed<T, Answer>(
  * How phase 2 of a two-phase operation ends (see runIdempotentlyTwoPhase). Whatever it is, it
  * commits: a refusal here is an answer the settle step wrote down (a failed refund reversed and
  * recorded), not a rollback.
- * - `answer`: the operation's value; the key is completed with it.
+ * - `answer`: the operation's value; the key is completed with it, unless `open` says the value is
+ *   only the state so far of an intent whose call is still open (a payout `pending` with the
+ *   provider): the key then stays `in_progress`, a retry reads the intent's current state
+ *   (`current`), and whoever settles the intent later completes the key.
  * - `refusal`: the request answers with this error; a final 4xx is kept under the key, a 5xx
  *   (or 409, 429) is not (the key row is deleted, so the client may retry with it), unless
  *   `final` says the 5xx is the recorded outcome itself (a payout the provider refused is
@@ -139,7 +142,7 @@ async function runClaimed<T, Answer>(
  *   answers with this error and the key stays `in_progress`, bound to the intent, until whoever
  *   settles the intent later (a reconciler, through `settleIntent`) completes it.
  */
-export type Settlement<T> = { answer: T } | { refusal: DomainError; final?: boolean } | { unsettled: DomainError };
+export type Settlement<T> = { answer: T; open?: boolean } | { refusal: DomainError; final?: boolean } | { unsettled: DomainError };
 
 export interface TwoPhaseSteps<Intent, Reply, T> {
   /**
@@ -158,6 +161,12 @@ export interface TwoPhaseSteps<Intent, Reply, T> {
   call(intent: Intent): Promise<Reply>;
   /** Phase 2: settle the intent with the reply; on `ctx.db` without a key, in the transaction that completes the key with one. */
   settle(db: Db | DbTransaction, intent: Intent, reply: Reply): Promise<Settlement<T>>;
+  /**
+   * What the intent named `intentName` is now, for a retry with the key while the call is still
+   * open (being resumed in the background, or awaiting its answer): the retry answers that instead
+   * of 409 for as long as the call is open. Null: unknown intent (the retry gets 409).
+   */
+  current?(intentName: string): Promise<Settlement<T> | null>;
 }
 
 /**
@@ -182,16 +191,51 @@ export async function runIdempotentlyTwoPhase<Intent, Reply, T>(
   if (!KEY_PATTERN.test(scope.key)) throw new DomainError('invalid_idempotency_key');
   const key = { organizationId: scope.organizationId, key: scope.key };
   const requestHash = fingerprintOf(scope.operation, scope.input);
-  const outcome = await runClaimed<Intent, T>(
-    ctx,
-    key,
-    requestHash,
-    (tx) => steps.record(tx),
-    (recorded) => inProgressKeyRow(ctx, key, requestHash, steps.intentName(recorded)),
-    scope.keepRefusals,
-  );
+  let outcome: Awaited<ReturnType<typeof runClaimed<Intent, T>>>;
+  try {
+    outcome = await runClaimed<Intent, T>(
+      ctx,
+      key,
+      requestHash,
+      (tx) => steps.record(tx),
+      (recorded) => inProgressKeyRow(ctx, key, requestHash, steps.intentName(recorded)),
+      scope.keepRefusals,
+    );
+  } catch (error) {
+    const current = error instanceof DomainError && error.code === 'idempotency_key_in_use' ? await currentOfOpenIntent(ctx, key, requestHash, steps) : null;
+    if (current) return current;
+    throw error;
+  }
   if ('replay' in outcome) return outcome.replay;
   return callAndSettle(ctx, steps, outcome.ran, key);
+}
+
+/**
+ * A retry with a key whose intent is recorded and its call still open: what the intent is now
+ * (a payout `pending`, a refund unconfirmed), replayed, instead of 409 "in use" for as long as the
+ * call is resumed. Null when the key is held by a request still recording (a true concurrent
+ * request: 409), or the operation cannot say.
+ */
+async function currentOfOpenIntent<Intent, Reply, T>(
+  ctx: GatewayContext,
+  key: { organizationId: string; key: string },
+  requestHash: string,
+  steps: TwoPhaseSteps<Intent, Reply, T>,
+): Promise<IdempotentOutcome<T> | null> {
+  if (!steps.current) return null;
+  const row = await findLiveKey(ctx, ctx.db, key);
+  if (!row || row.state !== 'in_progress' || row.requestHash !== requestHash || !row.responseBody) return null;
+  let intentName: unknown;
+  try {
+    intentName = (JSON.parse(row.responseBody) as { intent?: unknown }).intent;
+  } catch {
+    return null;
+  }
+  if (typeof intentName !== 'string') return null;
+  const settlement = await steps.current(intentName);
+  if (!settlement) return null;
+  if ('answer' in settlement) return { value: settlement.answer, replayed: true };
+  throw 'refusal' in settlement ? settlement.refusal : settlement.unsettled;
 }
 
 /** The call and phase 2 of runIdempotentlyTwoPhase; with a key, the settlement completes it in the same transaction. */
@@ -248,7 +292,7 @@ const intentMarker = (intentName: string): string => JSON.stringify({ intent: in
 
 /** Completes the keys bound to a settled intent (conditionally: only while still `in_progress`). */
 async function finishKeys(ctx: GatewayContext, tx: DbTransaction, where: Prisma.IdempotencyKeyWhereInput, settlement: Settlement<unknown>): Promise<void> {
-  if ('unsettled' in settlement) return;
+  if ('unsettled' in settlement || ('answer' in settlement && settlement.open)) return;
   if ('refusal' in settlement && !settlement.final && !isFinalRefusal(settlement.refusal)) {
     await tx.idempotencyKey.deleteMany({ where });
     return;

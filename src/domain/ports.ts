@@ -238,6 +238,35 @@ export interface ClosesCollections {
 export const closesCollections = (provider: PaymentProvider): provider is PaymentProvider & ClosesCollections =>
   typeof (provider as Partial<ClosesCollections>).cancelCollection === 'function';
 
+/**
+ * A provider whose API de-duplicates a call by our reference (Wave's payout `idempotency-key`,
+ * its checkout refund's `Idempotency-Key`): a call left without an answer (timeout, 5xx, a crash
+ * between record and send) is sent AGAIN with the same reference until the provider answers,
+ * instead of only being asked about (providerFlow.ts `askOrResend`). A capability beside the port.
+ */
+export interface ResendsSafely {
+  resendsSafely(kind: 'payout' | 'refund', method?: PaymentMethod): boolean;
+}
+
+export const resendsSafely = (provider: PaymentProvider, kind: 'payout' | 'refund', method?: PaymentMethod): boolean =>
+  typeof (provider as Partial<ResendsSafely>).resendsSafely === 'function' && (provider as unknown as ResendsSafely).resendsSafely(kind, method);
+
+/** A provider's health as this process's calls saw it (operators: /healthz, /metrics, GraphQL, CLI). */
+export interface ProviderHealth {
+  healthy: boolean;
+  /** Why it is down, for an operator ('' when healthy). */
+  reason: string;
+  since: Date | null;
+}
+
+/** A real provider reports its health; the sandbox does not (always healthy). */
+export interface ReportsHealth {
+  health(): ProviderHealth;
+}
+
+export const reportsHealth = (provider: PaymentProvider): provider is PaymentProvider & ReportsHealth =>
+  typeof (provider as Partial<ReportsHealth>).health === 'function';
+
 /** A call from a provider to the gateway, as received. */
 export interface InboundNotification {
   headers: Record<string, string | string[] | undefined>;
@@ -283,7 +312,12 @@ export class ProviderUnavailable extends Error {
 
 /** A provider that certainly did not receive a call (connection refused, unknown host, 429): nothing was done. */
 export class ProviderUnreachable extends ProviderUnavailable {
-  constructor(message: string, httpStatus?: number) {
+  constructor(
+    message: string,
+    httpStatus?: number,
+    /** A rate limit's Retry-After (ms), when the provider gave one. */
+    readonly retryAfterMs?: number,
+  ) {
     super(message, httpStatus);
     this.name = 'ProviderUnreachable';
   }

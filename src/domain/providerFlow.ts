@@ -17,8 +17,9 @@
  * can say it did not. A call open for STUCK_AFTER_CHECKS questions is "stuck": it is logged and
  * counted in /metrics (`gateway_provider_calls_stuck`) for an operator to decide.
  */
+import type { PaymentMethod } from '../generated/prisma/enums.js';
 import type { GatewayContext } from './context.js';
-import type { ProviderAnswer, ProviderStatusAnswer } from './ports.js';
+import { resendsSafely, type ProviderAnswer, type ProviderStatusAnswer } from './ports.js';
 
 /** Longest a request waits for the provider (the reconcilers take over after). Settings may shorten it. */
 export const PROVIDER_TIMEOUT_MS = 30_000;
@@ -155,6 +156,13 @@ export interface OpenCallStore<Call extends OpenProviderCall> {
   settle(call: Call, answer: ProviderAnswer): Promise<void>;
   /** Still open: counts the question and sets when to ask next. */
   postpone(call: Call, nextCheckAt: Date): Promise<void>;
+  /**
+   * Claims the call for one question (PostgreSQL decides, across instances): false when another
+   * instance claimed it first. The claim lapses at `until`, so a process killed while asking never
+   * holds it for ever. Absent: every instance may ask (asking twice is harmless; re-sending is
+   * only done under a claim).
+   */
+  claim?(call: Call, now: Date, until: Date): Promise<boolean>;
   /** Open calls right now, and how many of them are stuck (for /metrics). */
   countOpen(stuckAfterChecks: number): Promise<{ open: number; stuck: number }>;
   /** Open calls for an operator, oldest first (at most `limit`); only stuck ones when `minChecks` > 0. */
@@ -169,6 +177,8 @@ const RECONCILE_AFTER_MS = 60_000;
 const RECONCILE_BATCH = 100;
 /** Backoff between questions: doubles from the first (RECONCILE_AFTER_MS), capped (a provider outage must not be hammered). */
 export const MAX_RECHECK_MS = 60 * 60 * 1000;
+/** How long one instance holds an open call it is asking about (or re-sending): past the provider timeout. */
+const CLAIM_MS = 2 * PROVIDER_TIMEOUT_MS;
 /** After this many questions without a final answer a call is "stuck": an operator should look. */
 export const STUCK_AFTER_CHECKS = 5;
 
@@ -206,6 +216,7 @@ export async function reconcileOpenCalls<Call extends OpenProviderCall>(
   const tally: ReconcileTally = { settled: 0, stillPending: 0, errors: 0 };
   for (const call of due) {
     try {
+      if (store.claim && !(await store.claim(call, now, new Date(now.getTime() + CLAIM_MS)))) continue;
       const outcome = await callProviderOnce(
         ctx,
         () => store.ask(call),
@@ -243,4 +254,40 @@ export async function reconcileOpenCalls<Call extends OpenProviderCall>(
   counts.set(store.kind, await store.countOpen(STUCK_AFTER_CHECKS));
   if (due.length) ctx.log.info({ kind: store.kind, ...tally }, 'open provider calls reconciled');
   return tally;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Resuming calls the provider de-duplicates
+
+/**
+ * The reconciler's question about an open payout or refund. A provider whose API de-duplicates the
+ * call by our reference (ports.ts ResendsSafely: Wave's payout idempotency-key, its checkout refund's
+ * Idempotency-Key) and that does not know the call (`not_found`: the first send got a 5xx that
+ * created nothing, timed out before arriving, or the gateway died between recording and sending)
+ * gets it SENT AGAIN with the same reference: the provider does it once whatever the number of
+ * sends, and Wave's payout documentation asks for exactly that (retry with the same key, with
+ * exponential backoff, no time limit). The schedule is the reconciler's: first after
+ * RECONCILE_AFTER_MS, then doubling, capped at MAX_RECHECK_MS (an hour: a provider down for hours
+ * is not hammered, and a call resumes within the hour after it is back); it never gives up (the
+ * funds are held for the call), and after STUCK_AFTER_CHECKS an operator is told.
+ *
+ * Any other provider is only asked: sending a call it does not de-duplicate could pay twice.
+ * "Unknown" stays unknown: a re-send that is not answered, or is rate limited, leaves it open.
+ */
+export async function askOrResend(
+  ctx: GatewayContext,
+  call: { kind: 'payout' | 'refund'; id: string; method: PaymentMethod },
+  ask: () => Promise<ProviderStatusAnswer>,
+  resend: (signal: AbortSignal) => Promise<ProviderAnswer>,
+): Promise<ProviderStatusAnswer> {
+  const asked = await ask();
+  if (asked.status !== 'not_found' || !resendsSafely(ctx.provider, call.kind, call.method)) return asked;
+  ctx.log.info({ kind: call.kind, id: call.id, method: call.method }, 'the provider does not know an open call: sending it again with the same key');
+  const outcome = await callProviderOnce(ctx, resend, { kind: call.kind, id: call.id }, 'sending an open call again failed; it stays open');
+  if (!('answered' in outcome)) return { status: 'processing', providerReference: '', reason: outcome.unknown };
+  const answer = outcome.answered;
+  // Not taken (unreachable, rate limited): nothing was done, it is sent again later; never "failed".
+  if (answer.status === 'failed' && answer.unavailable) return { status: 'processing', providerReference: '', reason: answer.reason };
+  if (answer.status === 'pending') return { status: 'processing', providerReference: answer.providerReference, reason: answer.reason };
+  return { status: answer.status, providerReference: answer.providerReference, reason: answer.reason };
 }

@@ -16,7 +16,7 @@ import { DomainError } from '../errors.js';
 import { runIdempotentlyTwoPhase, type IdempotentOutcome } from '../idempotency.js';
 import { MAXIMUM_AMOUNT, MINIMUM_AMOUNT_EXCLUSIVE } from '../money.js';
 import { parsePaymentMethod } from '../paymentMethods.js';
-import { payoutIntentName, payoutTerms, sendPayout, settlementOf, settlePayout } from './payouts.js';
+import { findPayoutOfIntent, payoutIntentName, payoutTerms, sendPayout, settlementOf, settlePayout } from './payouts.js';
 import type { NewPayout, PayoutIntent, PayoutRecord } from './store.js';
 import { newPayoutLease, recordPayout, releasePayoutLease, type PayoutLease } from './store.js';
 import { normalizePhone } from '../phones.js';
@@ -68,6 +68,11 @@ export async function createPayout(
         // with it, and the release below makes sure.
         if (db === ctx.db) held.lease = null;
         return settlementOf(payout, answer);
+      },
+      // A retry with the key while the payout's call is open (resumed in the background): the payout as it is now.
+      current: async (intentName) => {
+        const payout = await findPayoutOfIntent(ctx.db, intentName);
+        return payout && settlementOf(payout);
       },
     });
   } finally {

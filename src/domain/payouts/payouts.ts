@@ -40,9 +40,18 @@ import { settleIntent, type Settlement } from '../idempotency.js';
 import { payoutFeeOf } from '../ledger/fees.js';
 import { paymentMethodRow } from '../paymentMethods.js';
 import type { Db, DbTransaction, ProviderAnswer } from '../ports.js';
-import { answerOrPending, callProviderOnce, reconcileOpenCalls, type OpenCallStore, type OpenProviderCall, type ReconcileTally } from '../providerFlow.js';
+import {
+  answerOrPending,
+  askOrResend,
+  callProviderOnce,
+  reconcileOpenCalls,
+  type OpenCallStore,
+  type OpenProviderCall,
+  type ReconcileTally,
+} from '../providerFlow.js';
 import {
   applyPayoutAnswer,
+  claimPayoutCheck,
   countOpenPayouts,
   findOpenPayout,
   findPayout,
@@ -59,6 +68,12 @@ import type { NewPayout, PayoutIntent, PayoutRecord } from './store.js';
 export const MANUAL_REVIEW_THRESHOLD = 2_000_000n;
 
 export const payoutIntentName = (payoutId: string): string => `createPayout:${payoutId}`;
+
+/** The payout an intent name (payoutIntentName) stands for, or null. */
+export async function findPayoutOfIntent(db: Db, intentName: string): Promise<PayoutRecord | null> {
+  const id = /^createPayout:([0-9a-f-]{36})$/.exec(intentName)?.[1];
+  return id ? db.payout.findUnique({ where: { id } }) : null;
+}
 
 /** What phase 1 writes: the organisation's payout fee, and whether it is sent now (at or below the review threshold). */
 export const payoutTerms = (organization: Organization, payout: NewPayout): PayoutToRecord => ({
@@ -128,20 +143,33 @@ export function settlementOf(payout: PayoutRecord, answer?: ProviderAnswer | nul
   // The provider could not take it (unreachable): the spec's 503, use the other method; the funds are back.
   if (payout.status === 'failed' && answer?.status === 'failed' && answer.unavailable)
     return { refusal: new DomainError('payout_method_unavailable', payout.selectedPaymentMethod), final: true };
-  if (payout.status === 'failed')
-    return { refusal: new DomainError('payout_failed', paymentMethodRow(payout.selectedPaymentMethod).payoutProviderName), final: true };
-  return { answer: payout };
+  if (payout.status === 'failed') return { refusal: payoutFailed(payout), final: true };
+  // Sent and not settled yet: the key stays bound to the payout, so a retry reads what it is now.
+  return { answer: payout, open: payout.status === 'pending' && payout.sentAt !== null };
+}
+
+/**
+ * The spec's 500 `Failed to withdraw ...`, followed by why (the provider's refusal as
+ * the connector words it for the merchant: the recipient's limit, an invalid number, or a cause only
+ * the operator can fix, said as such). The same reason is the payout's `failureReason` (GraphQL,
+ * dashboard).
+ */
+function payoutFailed(payout: PayoutRecord): DomainError {
+  const base = new DomainError('payout_failed', paymentMethodRow(payout.selectedPaymentMethod).payoutProviderName);
+  const reason = payout.failureReason?.trim();
+  return reason ? new DomainError('payout_failed', '', { message: `${base.message} Reason: ${reason.slice(0, 300)}.` }) : base;
 }
 
 /** A payout handed to the provider whose outcome it has not told us yet. */
-type OpenPayout = OpenProviderCall & { method: PaymentMethod };
+type OpenPayout = OpenProviderCall & { method: PaymentMethod; phone: string; amount: bigint };
 
 /**
  * The store side of the payout reconciler (providerFlow.ts): payouts sent but left `pending` (a
- * provider timeout, or a crash between the phases) are asked about, never sent again. One the
- * provider says it never received stays pending: unknown is not failed (it may yet appear, or the
- * process died before sending it); an operator decides a stuck one (settleOpenPayout). Payouts
- * awaiting review (never sent) are not its business.
+ * provider timeout, or a crash between the phases) are asked about. One the provider says it never
+ * received is sent again under the same reference when the provider de-duplicates payouts (Wave's
+ * idempotency-key: askOrResend), and otherwise stays pending: unknown is not failed (it may yet
+ * appear, or the process died before sending it); an operator decides a stuck one
+ * (settleOpenPayout). Payouts awaiting review (never sent) are not its business.
  */
 export const openPayouts = (ctx: GatewayContext): OpenCallStore<OpenPayout> => ({
   kind: 'payout',
@@ -151,7 +179,15 @@ export const openPayouts = (ctx: GatewayContext): OpenCallStore<OpenPayout> => (
     const row = await findOpenPayout(ctx.db, id);
     return row && openPayoutOf(row);
   },
-  ask: (call) => ctx.provider.payoutStatus(call.reference, call.method),
+  // Asked; re-sent with the same reference when the provider de-duplicates payouts and does not know it.
+  ask: (call) =>
+    askOrResend(
+      ctx,
+      { kind: 'payout', id: call.id, method: call.method },
+      () => ctx.provider.payoutStatus(call.reference, call.method),
+      (signal) => ctx.provider.payout({ method: call.method, phone: call.phone, amount: call.amount, reference: call.reference, signal }),
+    ),
+  claim: (call, now, until) => claimPayoutCheck(ctx.db, call.id, now, until),
   settle: async (call, answer) => {
     await settleOpenPayout(ctx, call.organizationId, call.id, answer);
   },
@@ -167,6 +203,8 @@ const openPayoutOf = (row: OpenPayoutRow): OpenPayout => ({
   providerChecks: row.providerChecks,
   openedAt: row.sentAt,
   method: row.method,
+  phone: row.recipientPhone,
+  amount: BigInt(row.amount),
 });
 
 /**

@@ -570,6 +570,9 @@ export interface OpenPayoutRow {
   sentAt: Date;
   /** The wallet provider it was sent with (status questions go to that one). */
   method: PaymentMethod;
+  /** What it was sent with: a provider that de-duplicates it gets exactly this again (providerFlow.ts askOrResend). */
+  recipientPhone: string;
+  amount: bigint;
 }
 
 /** Sent pending payouts due for a question: first once sent before `openedBefore`, then at their next check time. */
@@ -587,9 +590,20 @@ export async function findOpenPayout(db: Db, id: string): Promise<OpenPayoutRow 
 /** Sent pending payouts matching `where`, oldest first. */
 function selectOpenPayouts(db: Db, where: Prisma.Sql, limit: number): Promise<OpenPayoutRow[]> {
   return db.$queryRaw<OpenPayoutRow[]>`
-    SELECT id, "organizationId", "providerChecks", "sentAt", "selectedPaymentMethod"::text AS method FROM "Payout"
+    SELECT id, "organizationId", "providerChecks", "sentAt", "selectedPaymentMethod"::text AS method, "recipientPhone", amount FROM "Payout"
     WHERE status = 'pending' AND "sentAt" IS NOT NULL AND ${where}
     ORDER BY "sentAt" LIMIT ${limit}`;
+}
+
+/**
+ * One instance's claim on a sent pending payout for one question (or re-send): only while it is
+ * due (no later check time set by another instance's claim). PostgreSQL's row lock decides
+ * between instances; the claim lapses at `until`.
+ */
+export async function claimPayoutCheck(db: Db, id: string, now: Date, until: Date): Promise<boolean> {
+  const count = await db.$executeRaw`UPDATE "Payout" SET "nextProviderCheckAt" = ${until}
+    WHERE id = ${id}::uuid AND status = 'pending' AND "sentAt" IS NOT NULL AND ("nextProviderCheckAt" IS NULL OR "nextProviderCheckAt" <= ${now})`;
+  return count === 1;
 }
 
 /** Still open after a question: counts it and sets when to ask next (only while pending). */

@@ -14,7 +14,7 @@ import type { MerchantAccess } from '../access/auth.js';
 import type { GatewayContext } from '../context.js';
 import { runIdempotentlyTwoPhase, type IdempotentOutcome } from '../idempotency.js';
 import type { ProviderAnswer } from '../ports.js';
-import { refundIntentName, sendRefund, settleRefund } from './refunds.js';
+import { currentRefundOfIntent, refundIntentName, sendRefund, settleRefund } from './refunds.js';
 import { recordRefund, type RefundIntent } from './store.js';
 import type { TransactionRecord } from '../transactions/store.js';
 
@@ -31,5 +31,7 @@ export async function refundTransaction(
     intentName: refundIntentName,
     call: (intent) => sendRefund(ctx, intent),
     settle: (db, intent, answer) => settleRefund(ctx, db, intent, answer),
+    // A retry with the key while the refund's call is open (resumed in the background): what it is now.
+    current: (intentName) => currentRefundOfIntent(ctx, intentName),
   });
 }

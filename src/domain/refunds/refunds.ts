@@ -25,11 +25,20 @@
 import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import { settleIntent, type Settlement } from '../idempotency.js';
-import { answerOrPending, callProviderOnce, reconcileOpenCalls, type OpenCallStore, type OpenProviderCall, type ReconcileTally } from '../providerFlow.js';
+import {
+  answerOrPending,
+  askOrResend,
+  callProviderOnce,
+  reconcileOpenCalls,
+  type OpenCallStore,
+  type OpenProviderCall,
+  type ReconcileTally,
+} from '../providerFlow.js';
 import type { Db, DbTransaction, ProviderAnswer } from '../ports.js';
-import type { TransactionRecord } from '../transactions/store.js';
+import { readTransaction, type TransactionRecord } from '../transactions/store.js';
 import {
   applyRefundAnswer,
+  claimRefundCheck,
   countOpenRefunds,
   findOpenRefund,
   listDueRefunds,
@@ -51,6 +60,16 @@ export const refundIntentName = (intent: Pick<RefundIntent, 'refundId' | 'attemp
 const providerReferenceOf = (intent: Pick<RefundIntent, 'refundId' | 'attempt'>): string =>
   intent.attempt === 1 ? intent.refundId : `${intent.refundId}:${intent.attempt}`;
 
+/** The refund call of an attempt: the same on the first send and on a re-send (same reference). */
+const refundRequestOf = (intent: RefundIntent, signal: AbortSignal) => ({
+  method: intent.method,
+  phone: intent.phone,
+  amount: intent.amount,
+  reference: providerReferenceOf(intent),
+  paymentReference: intent.paymentReference,
+  signal,
+});
+
 /**
  * Phase 2's call: the provider, once, bounded in time. A throw or no answer in time is "not
  * known yet" (pending), never "failed": the money may have left.
@@ -58,15 +77,7 @@ const providerReferenceOf = (intent: Pick<RefundIntent, 'refundId' | 'attempt'>)
 export async function sendRefund(ctx: GatewayContext, intent: RefundIntent): Promise<ProviderAnswer> {
   const outcome = await callProviderOnce(
     ctx,
-    (signal) =>
-      ctx.provider.refund({
-        method: intent.method,
-        phone: intent.phone,
-        amount: intent.amount,
-        reference: providerReferenceOf(intent),
-        paymentReference: intent.paymentReference,
-        signal,
-      }),
+    (signal) => ctx.provider.refund(refundRequestOf(intent, signal)),
     { refundId: intent.refundId },
     'refund call to the provider failed; the reconciler will ask what became of it',
   );
@@ -93,8 +104,31 @@ export async function settleRefund(
     if (transaction.status !== 'refunded') throw new Error(`refund ${intent.refundId} succeeded but transaction ${intent.transactionId} was no longer paid`);
     return { answer: transaction };
   }
-  if (answer.status === 'failed') return { refusal: new DomainError('refund_failed') };
+  if (answer.status === 'failed') return { refusal: refundFailed(answer.reason) };
   return { unsettled: new DomainError('refund_unconfirmed') };
+}
+
+/**
+ * What the refund attempt an intent name (refundIntentName) stands for is now: the refunded
+ * transaction, `refund_failed`, or `refund_unconfirmed` while its call is open (the amount stays
+ * debited; the spec's "read the transaction before trying again"). Null for an unknown intent.
+ */
+export async function currentRefundOfIntent(ctx: GatewayContext, intentName: string): Promise<Settlement<TransactionRecord> | null> {
+  const match = /^refundTransaction:([0-9a-f-]{36}):(\d+)$/.exec(intentName);
+  if (!match) return null;
+  const refund = await ctx.db.refund.findUnique({ where: { id: match[1]! } });
+  if (!refund) return null;
+  if (refund.attempts !== Number(match[2])) return { refusal: new DomainError('refund_in_progress') };
+  if (refund.status === 'pending') return { unsettled: new DomainError('refund_unconfirmed') };
+  if (refund.status === 'failed') return { refusal: new DomainError('refund_failed') };
+  const transaction = await readTransaction(ctx.db, refund.transactionId, refund.organizationId);
+  return transaction ? { answer: transaction } : null;
+}
+
+/** The spec's 500 for a refund the provider refused, followed by why (also the refund's failureReason). */
+function refundFailed(reason: string | undefined): DomainError {
+  const base = new DomainError('refund_failed');
+  return reason?.trim() ? new DomainError('refund_failed', '', { message: `${base.message} Reason: ${reason.trim().slice(0, 300)}.` }) : base;
 }
 
 /** Someone settled this attempt first: answer what it became (and say so if the provider disagrees). */
@@ -134,7 +168,15 @@ export const openRefunds = (ctx: GatewayContext): OpenCallStore<OpenRefund> => (
     const row = await findOpenRefund(ctx.db, id);
     return row && openRefundOf(row);
   },
-  ask: (call) => ctx.provider.refundStatus(call.reference, call.intent.method, call.intent.paymentReference),
+  // Asked; re-sent with the same reference when the provider de-duplicates refunds and does not know it.
+  ask: (call) =>
+    askOrResend(
+      ctx,
+      { kind: 'refund', id: call.id, method: call.intent.method },
+      () => ctx.provider.refundStatus(call.reference, call.intent.method, call.intent.paymentReference),
+      (signal) => ctx.provider.refund(refundRequestOf(call.intent, signal)),
+    ),
+  claim: (call, now, until) => claimRefundCheck(ctx.db, call.id, call.intent.attempt, now, until),
   settle: (call, answer) => settleOpenRefund(ctx, call.intent, answer),
   postpone: (call, nextCheckAt) => postponeRefundCheck(ctx.db, call.id, call.intent.attempt, nextCheckAt),
   countOpen: (stuckAfterChecks) => countOpenRefunds(ctx.db, stuckAfterChecks),

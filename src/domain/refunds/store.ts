@@ -471,6 +471,13 @@ function selectOpenRefunds(db: Db, where: Prisma.Sql, limit: number): Promise<Op
     ORDER BY r."updatedAt" LIMIT ${limit}`;
 }
 
+/** One instance's claim on a pending refund for one question or re-send (see claimPayoutCheck). */
+export async function claimRefundCheck(db: Db, id: string, attempt: number, now: Date, until: Date): Promise<boolean> {
+  const count = await db.$executeRaw`UPDATE "Refund" SET "nextProviderCheckAt" = ${until}
+    WHERE id = ${id}::uuid AND status = 'pending' AND attempts = ${attempt} AND ("nextProviderCheckAt" IS NULL OR "nextProviderCheckAt" <= ${now})`;
+  return count === 1;
+}
+
 /** Still open after a question: counts it and sets when to ask next (only while this attempt is pending). */
 export async function postponeRefundCheck(db: Db, id: string, attempt: number, nextCheckAt: Date): Promise<void> {
   await db.$executeRaw`UPDATE "Refund" SET "providerChecks" = "providerChecks" + 1, "nextProviderCheckAt" = ${nextCheckAt}

@@ -8,11 +8,21 @@
  * one, and a missing one can only make a call look "not found", which keeps it open (never failed).
  */
 import type { PaymentMethod } from '../../generated/prisma/enums.js';
-import { closesCollections, type ClosesCollections, type PaymentProvider } from '../../domain/ports.js';
+import {
+  closesCollections,
+  reportsHealth,
+  resendsSafely,
+  type ClosesCollections,
+  type PaymentProvider,
+  type ProviderHealth,
+  type ResendsSafely,
+} from '../../domain/ports.js';
 
 export type ProvidersByMethod = Partial<Record<PaymentMethod, PaymentProvider>>;
 
-export interface ProviderRouter extends PaymentProvider, ClosesCollections {
+export interface ProviderRouter extends PaymentProvider, ClosesCollections, ResendsSafely {
+  /** Each method's provider health: the sandbox (no real provider) is always healthy. */
+  healthOf(method: PaymentMethod): ProviderHealth & { provider: string };
   /** The provider serving `method` (the sandbox when none is configured for it). */
   providerFor(method: PaymentMethod): PaymentProvider;
   /** The methods served by a real provider, for the start-up line and the reconciliation. */
@@ -24,6 +34,12 @@ export function createProviderRouter(sandbox: PaymentProvider, providers: Provid
   return {
     providerFor,
     realMethods: () => (Object.keys(providers) as PaymentMethod[]).filter((method) => providers[method]),
+    resendsSafely: (kind, method) => resendsSafely(providerFor(method), kind, method),
+    healthOf: (method) => {
+      const provider = providers[method];
+      if (!provider) return { provider: 'sandbox', healthy: true, reason: '', since: null };
+      return { provider: method, ...(reportsHealth(provider) ? provider.health() : { healthy: true, reason: '', since: null }) };
+    },
     collect: (request) => providerFor(request.method).collect(request),
     collectStatus: (reference, method, openedAt) => providerFor(method).collectStatus(reference, method, openedAt),
     refund: (request) => providerFor(request.method).refund(request),

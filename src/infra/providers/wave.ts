@@ -29,6 +29,8 @@ import {
   ProviderUnavailable,
   ProviderUnreachable,
   type ClosesCollections,
+  type ReportsHealth,
+  type ResendsSafely,
   type InboundNotification,
   type PaymentProvider,
   type ProviderAnswer,
@@ -36,7 +38,10 @@ import {
   type ProviderRecord,
   type ProviderRequest,
   type ProviderStatusAnswer,
+  type Logger,
 } from '../../domain/ports.js';
+import { createProviderTransport, type ProviderTransport } from './transport.js';
+import { waveRefusalReason } from './wave/refusals.js';
 
 export interface WaveOptions {
   apiKey: string;
@@ -49,6 +54,10 @@ export interface WaveOptions {
   /** How far a signed webhook's timestamp may be from now (replays of old ones are refused). */
   webhookToleranceMs?: number;
   now?: () => Date;
+  /** One log event per call goes here (transport.ts): never the key, a body or a phone number. */
+  log?: Logger;
+  /** The transport (tests give one with short Retry-After waits). */
+  transport?: ProviderTransport;
 }
 
 export const WAVE_DEFAULT_URL = 'https://api.wave.com';
@@ -62,8 +71,6 @@ const MAX_RECORD_DAYS = 31;
 const MAX_PAGES_PER_DAY = 50;
 /** Days of history a refund's status is looked up in (a refund is booked the day it is sent). */
 const REFUND_LOOKBACK_DAYS = 3;
-/** Connection failures that mean the request never reached Wave. */
-const NOT_REACHED_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 /** A call that never reached Wave is a definite failure of its kind: nothing was done. */
 async function unlessUnreachable(send: () => Promise<ProviderAnswer>): Promise<ProviderAnswer> {
   try {
@@ -122,6 +129,32 @@ interface WaveAnswer {
   body: WaveBody | undefined;
 }
 
+/** A refusal of the request (a 4xx): Wave did nothing; the reason as the merchant should read it. */
+const refusal = (answer: WaveAnswer): ProviderAnswer => ({
+  status: 'failed',
+  providerReference: '',
+  reason: waveRefusalReason(
+    typeof answer.body?.code === 'string' ? answer.body.code : undefined,
+    typeof answer.body?.message === 'string' ? answer.body.message : undefined,
+    answer.status,
+  ),
+});
+
+/**
+ * A call Wave de-duplicates by its idempotency key, refused for now by a rate limit that outlasted
+ * the request's deadline: nothing was done, and it is sent again with the same key by the
+ * background resumption (providerFlow.ts), so it stays pending rather than failing.
+ */
+async function pendingWhenRateLimited(send: () => Promise<ProviderAnswer>): Promise<ProviderAnswer> {
+  try {
+    return await send();
+  } catch (error) {
+    if (error instanceof ProviderUnreachable && error.httpStatus === 429)
+      return { status: 'pending', providerReference: '', reason: 'wave is rate limiting (429): the call is sent again with the same key in the background' };
+    throw error;
+  }
+}
+
 /** Wave's error body: {code, message}. */
 const errorOf = (answer: WaveAnswer): string => {
   const code = typeof answer.body?.code === 'string' ? answer.body.code : `http-${answer.status}`;
@@ -129,49 +162,42 @@ const errorOf = (answer: WaveAnswer): string => {
   return `wave ${code}${message}`;
 };
 
-export function createWaveProvider(options: WaveOptions): PaymentProvider & ClosesCollections {
+export function createWaveProvider(options: WaveOptions): PaymentProvider & ClosesCollections & ResendsSafely & ReportsHealth {
   const apiUrl = (options.apiUrl || WAVE_DEFAULT_URL).replace(/\/+$/, '');
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const now = options.now ?? (() => new Date());
 
-  /** One HTTP call. Throws ProviderUnavailable when the outcome is unknown (network, timeout, 429, 5xx). */
+  const transport = options.transport ?? createProviderTransport({ log: options.log });
+
+  /**
+   * One HTTP call through the provider transport (transport.ts). Answered (2xx, or a 4xx refusal)
+   * returns Wave's answer; not sent throws ProviderUnreachable (nothing reached Wave, or it was
+   * rate limited past its Retry-After); unknown throws ProviderUnavailable (Wave may have acted).
+   */
   const call = async (
     method: 'GET' | 'POST',
     path: string,
-    init: { body?: unknown; idempotencyKey?: string; idempotencyHeader?: string; signal?: AbortSignal } = {},
+    init: { body?: unknown; idempotencyKey?: string; idempotencyHeader?: string; signal?: AbortSignal; operation?: string } = {},
   ): Promise<WaveAnswer> => {
-    const signals = [AbortSignal.timeout(timeoutMs), ...(init.signal ? [init.signal] : [])];
     const headers: Record<string, string> = { authorization: `Bearer ${options.apiKey}`, accept: 'application/json' };
     if (init.body !== undefined) headers['content-type'] = 'application/json';
     if (init.idempotencyKey) headers[init.idempotencyHeader ?? 'Idempotency-Key'] = init.idempotencyKey;
-    let response: Response;
-    try {
-      response = await fetch(`${apiUrl}${path}`, {
-        method,
-        headers,
-        body: init.body === undefined ? undefined : JSON.stringify(init.body),
-        signal: AbortSignal.any(signals),
-      });
-    } catch (error) {
-      // The message of a fetch failure names the host, never the key. A refused connection or an
-      // unknown host never reached Wave: nothing was done (unlike a timeout or a reset).
-      const code = (error as { cause?: { code?: unknown } }).cause?.code;
-      const what = `wave did not answer ${method} ${path.split('?')[0]}: ${typeof code === 'string' ? code : (error as Error).name}`;
-      if (typeof code === 'string' && NOT_REACHED_CODES.has(code)) throw new ProviderUnreachable(what);
-      throw new ProviderUnavailable(what);
-    }
-    const text = await readBounded(response);
-    let body: WaveBody | undefined;
-    try {
-      body = text ? JSON.parse(text) : undefined;
-    } catch {
-      body = undefined;
-    }
-    const answer = { status: response.status, body };
-    // 429: Wave refused to serve it (nothing done); 5xx: it may have been done, so unknown.
-    if (response.status === 429) throw new ProviderUnreachable(errorOf(answer), response.status);
-    if (response.status >= 500) throw new ProviderUnavailable(errorOf(answer), response.status);
-    return answer;
+    const exchange = await transport.send({
+      provider: 'wave',
+      operation: init.operation ?? `${method} ${path.split('?')[0]}`,
+      method,
+      url: `${apiUrl}${path}`,
+      headers,
+      ...(init.body !== undefined && { body: JSON.stringify(init.body) }),
+      timeoutMs,
+      ...(init.signal && { signal: init.signal }),
+      maxBytes: MAX_ANSWER_BYTES,
+    });
+    if (exchange.outcome === 'accepted' || exchange.outcome === 'refused') return { status: exchange.status, body: exchange.body as WaveBody | undefined };
+    const answer = { status: exchange.status ?? 0, body: exchange.outcome === 'unknown' ? (exchange.body as WaveBody | undefined) : undefined };
+    const what = `wave ${method} ${path.split('?')[0]}: ${exchange.reason}${answer.body ? ` (${errorOf(answer)})` : ''}`;
+    if (exchange.outcome === 'not_sent') throw new ProviderUnreachable(what, exchange.status, exchange.retryAfterMs);
+    throw new ProviderUnavailable(what, exchange.status);
   };
 
   const ok = (answer: WaveAnswer) => answer.status >= 200 && answer.status < 300;
@@ -211,7 +237,7 @@ export function createWaveProvider(options: WaveOptions): PaymentProvider & Clos
       return { status: 'pending', providerReference: session.id, redirectUrl: session.wave_launch_url, reason: 'the customer pays on Wave' };
     }
     if (unknownAfterConflict(answer)) throw new ProviderUnavailable(errorOf(answer), answer.status);
-    return { status: 'failed', providerReference: '', reason: errorOf(answer) };
+    return refusal(answer);
   };
 
   const collectStatus = async (reference: string): Promise<ProviderStatusAnswer> => {
@@ -241,7 +267,7 @@ export function createWaveProvider(options: WaveOptions): PaymentProvider & Clos
     });
     if (ok(answer)) return { status: 'succeeded', providerReference: request.paymentReference };
     if (unknownAfterConflict(answer)) throw new ProviderUnavailable(errorOf(answer), answer.status);
-    return { status: 'failed', providerReference: '', reason: errorOf(answer) };
+    return refusal(answer);
   };
 
   /**
@@ -281,7 +307,7 @@ export function createWaveProvider(options: WaveOptions): PaymentProvider & Clos
     });
     if (ok(answer)) return payoutAnswer(answer.body as WavePayout);
     if (unknownAfterConflict(answer)) throw new ProviderUnavailable(errorOf(answer), answer.status);
-    return { status: 'failed', providerReference: '', reason: errorOf(answer) };
+    return refusal(answer);
   };
 
   const payoutStatus = async (reference: string): Promise<ProviderStatusAnswer> => {
@@ -356,13 +382,17 @@ export function createWaveProvider(options: WaveOptions): PaymentProvider & Clos
   return {
     collect: (request) => unlessUnreachable(() => collect(request)),
     collectStatus,
-    refund: (request) => unlessUnreachable(() => refund(request)),
+    refund: (request) => unlessUnreachable(() => pendingWhenRateLimited(() => refund(request))),
     refundStatus,
-    payout: (request) => unlessUnreachable(() => payout(request)),
+    payout: (request) => unlessUnreachable(() => pendingWhenRateLimited(() => payout(request))),
     payoutStatus,
     cancelCollection,
     parseNotification,
     listRecords,
+    // docs.wave.com/payout: several requests with the same idempotency key never send money more
+    // than once; the checkout refund takes an Idempotency-Key too (docs.wave.com/checkout).
+    resendsSafely: (kind) => kind === 'payout' || kind === 'refund',
+    health: () => transport.health.state(),
   };
 }
 
@@ -378,8 +408,10 @@ function sessionStatus(session: WaveSession): ProviderStatusAnswer {
 function payoutAnswer(payout: WavePayout): ProviderAnswer {
   if (payout.status === 'succeeded') return { status: 'succeeded', providerReference: payout.id };
   if (payout.status === 'failed' || payout.status === 'reversed') {
-    const why = payout.payout_error?.error_message ?? payout.payout_error?.error_code ?? payout.status;
-    return { status: 'failed', providerReference: payout.id, reason: `wave: ${String(why).slice(0, 200)}` };
+    const reason = payout.payout_error
+      ? waveRefusalReason(payout.payout_error.error_code, payout.payout_error.error_message, 200)
+      : `wave: the payout is ${payout.status}`;
+    return { status: 'failed', providerReference: payout.id, reason };
   }
   return { status: 'pending', providerReference: payout.id, reason: 'wave is processing the payout' };
 }
@@ -440,14 +472,3 @@ const headerOf = (input: InboundNotification, name: string): string | undefined 
 };
 
 const dateOf = (date: Date): string => date.toISOString().slice(0, 10);
-
-async function readBounded(response: Response): Promise<string> {
-  const length = Number(response.headers.get('content-length') ?? 0);
-  if (length > MAX_ANSWER_BYTES) {
-    await response.body?.cancel();
-    throw new ProviderUnavailable(`wave answered ${length} bytes, more than ${MAX_ANSWER_BYTES}`);
-  }
-  const text = await response.text();
-  if (text.length > MAX_ANSWER_BYTES) throw new ProviderUnavailable(`wave answered more than ${MAX_ANSWER_BYTES} bytes`);
-  return text;
-}

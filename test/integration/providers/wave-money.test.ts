@@ -116,35 +116,37 @@ describe('a payout with Wave', () => {
     await expectWaveAgrees(setup.gateway);
   });
 
-  it('that Wave answers 503 stays pending (unknown, never failed), and a lost call the reconciler finds nowhere stays open for an operator', async () => {
+  it('that Wave answers 503 having created nothing stays pending (unknown, never failed) and is sent again with the same key until it completes', async () => {
     const { key } = await fundedMerchant(setup.gateway, { balance: 100_000 });
     setup.wave.failNext(/^POST \/v1\/payout$/, 503, 'service-unavailable');
     const payout = expectPayout(await postPayout(setup.gateway, key, payoutBody({ amount: 3_000 })), 'pending');
-    await settlePendingPayouts(setup.gateway.ctx, { olderThanMs: 0 });
-    expect((await setup.gateway.rest('GET', `/api/v2/payouts/${payout.order_id}`, { key })).body.payout_status).toBe('pending');
+    // Wave created nothing: the books differ until the payout is resumed.
     const report = await reconcileWave(setup.gateway);
     expect(report.discrepancies).toEqual([expect.objectContaining({ issue: 'missing_at_provider', kind: 'payout', reference: payout.order_id })]);
-    // The operator checks Wave's dashboard: it never arrived.
-    await settleProviderCall(
-      setup.gateway.ctx,
-      setup.gateway.operator,
-      { kind: 'payout', id: payout.order_id, outcome: 'failed' },
-      'not in the Wave dashboard',
-    );
-    expect(payoutCalls().filter((c) => c.idempotencyKey === payout.order_id)).toHaveLength(1);
+    await settlePendingPayouts(setup.gateway.ctx, { olderThanMs: 0 });
+    expect((await setup.gateway.rest('GET', `/api/v2/payouts/${payout.order_id}`, { key })).body.payout_status).toBe('completed');
+    const sends = payoutCalls().filter((c) => c.idempotencyKey === payout.order_id);
+    expect(sends).toHaveLength(2);
+    expect(sends[1]!.body).toBe(sends[0]!.body);
+    expect([...setup.wave.payouts.values()].filter((p) => p.client_reference === payout.order_id)).toHaveLength(1);
     await expectWaveAgrees(setup.gateway);
   });
 });
 
 describe('a payout when Wave cannot take it', () => {
-  it("rate limited (429) or unreachable: the spec's 503 (use the other method), amount and fees back in main, nothing at Wave", async () => {
-    const { key, organization } = await fundedMerchant(setup.gateway, { balance: 100_000 });
-    setup.wave.failNext(/^POST \/v1\/payout$/, 429);
-    const limited = await postPayout(setup.gateway, key, payoutBody({ amount: 4_000 }));
-    expect(limited.status).toBe(503);
-    expect(limited.body.error).toMatch(/wave provider is unavailable.*orange_money/);
-    expect(await mainBalance(setup.gateway, organization.id)).toBe(100_000n);
+  it('rate limited (429): Retry-After is honoured and the payout completes, sent under one key', async () => {
+    const { key } = await fundedMerchant(setup.gateway, { balance: 100_000 });
+    setup.wave.rateLimitNext(/^POST \/v1\/payout$/, 1);
+    const started = Date.now();
+    const payout = expectPayout(await postPayout(setup.gateway, key, payoutBody({ amount: 4_000 })), 'completed');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+    const sends = payoutCalls().filter((c) => c.idempotencyKey === payout.order_id);
+    expect(sends.map((c) => c.status)).toEqual([429, 200]);
+    await expectWaveAgrees(setup.gateway);
+  });
 
+  it("unreachable (connection refused): the spec's 503 (use the other method), amount and fees back in main, nothing at Wave", async () => {
+    const { key, organization } = await fundedMerchant(setup.gateway, { balance: 100_000 });
     const closed = await freePort();
     const unreachable = createWaveProvider({ apiKey: setup.wave.apiKey, apiUrl: `http://127.0.0.1:${closed}` });
     const refused = await withProvider(setup.gateway, unreachable, () => postPayout(setup.gateway, key, payoutBody({ amount: 4_000 })));

@@ -24,6 +24,18 @@
  *   - expire of a session that is not open: 409 `checkout-session-not-open`;
  *   - amounts are strings of whole XOF; anything else 400 `request-validation-error`.
  *
+ * Faults (the section "Faults" below; issue 28 part A), each as Wave's pages describe it:
+ *   - docs.wave.com/payout "Idempotency" / "Handling errors": a 408, 500 or 503, or a timeout, leaves the
+ *     payout's fate unknown; it may or may not have been created, and a new request with the same
+ *     idempotency key never sends money twice -> `failNext(.., 503)` (a 5xx that created nothing),
+ *     `failAfterDoingNext` (a 5xx after doing the work), `loseNextCall` / `loseNextAnswer` (timeouts);
+ *   - docs.wave.com/business "Rate limiting": 429 `too-many-requests`, wait a few seconds and retry ->
+ *     `rateLimitNext(match, retryAfterSeconds)` answers 429 with a `Retry-After` header;
+ *   - docs.wave.com/payout "Error codes": 401 `api-key-revoked` for a revoked key -> `revokeKey()`;
+ *     refusals `{code, message}` such as `insufficient-funds` (the business wallet),
+ *     `recipient-limit-exceeded`; a payout may also be created `failed` with `payout_error`
+ *     (`refusedPayoutMobiles`).
+ *
  * Its books (sessions, payouts, the transaction history) are in this process's memory: it stands for ONE
  * Wave shared by every gateway instance of a test. Tests drive the customer's side (`completeSession`,
  * `failSessionPayment`, `expireSession`) and its faults (`failNext`, `loseNextAnswer`, `loseNextCall`,
@@ -87,7 +99,7 @@ interface RecordedCall {
   status: number;
 }
 
-type Fault = { status: number; code: string; message: string } | 'lose-answer' | 'lose-call';
+type Fault = { status: number; code: string; message: string; headers?: Record<string, string>; afterDoing?: boolean } | 'lose-answer' | 'lose-call';
 
 export interface WaveSimulatorOptions {
   apiKey?: string;
@@ -182,6 +194,31 @@ export class WaveSimulator {
   loseNextCall(match: RegExp): void {
     this.faults.push({ match, fault: 'lose-call' });
   }
+
+  // ---- Faults of issue 28 part A (transport, resumption, rate limits, revoked keys) ------------
+
+  /** The next matching call answers 429 `too-many-requests` with `Retry-After: <seconds>`, doing nothing. */
+  rateLimitNext(match: RegExp, retryAfterSeconds = 1, times = 1): void {
+    for (let i = 0; i < times; i += 1)
+      this.faults.push({
+        match,
+        fault: { status: 429, code: 'too-many-requests', message: 'Too many requests', headers: { 'retry-after': String(retryAfterSeconds) } },
+      });
+  }
+
+  /** The next matching call is DONE (a payout created, booked), then answered with a 5xx: Wave's "it may have been created". */
+  failAfterDoingNext(match: RegExp, status = 500): void {
+    this.faults.push({ match, fault: { status, code: 'internal-server-error', message: 'Internal server error', afterDoing: true } });
+  }
+
+  /** The API key is revoked at the portal: every call answers 401 `api-key-revoked` from now on. */
+  revokeKey(): void {
+    this.keyRevoked = true;
+  }
+
+  private keyRevoked = false;
+
+  // ---- end of issue 28 part A faults -------------------------------------------------------------
 
   private takeFault(signature: string): Fault | null {
     const index = this.faults.findIndex(({ match }) => match.test(signature));
@@ -304,11 +341,13 @@ export class WaveSimulator {
     }
     this.calls.push(call);
     if (this.latencyMs) await new Promise((resolve) => setTimeout(resolve, this.latencyMs));
-    if (fault && fault !== 'lose-answer') {
+    if (fault && fault !== 'lose-answer' && !fault.afterDoing) {
       call.status = fault.status;
-      return this.send(response, fault.status, { code: fault.code, message: fault.message });
+      return this.send(response, fault.status, { code: fault.code, message: fault.message }, fault.headers);
     }
     const auth = header(request, 'authorization');
+    if (this.keyRevoked && auth === `Bearer ${this.apiKey}`)
+      return this.answer(call, response, 401, { code: 'api-key-revoked', message: 'Your API key has been revoked' }, null);
     if (!auth) return this.answer(call, response, 401, { code: 'missing-auth-header', message: 'Missing Authorization header' }, fault);
     if (auth !== `Bearer ${this.apiKey}`) return this.answer(call, response, 401, { code: 'invalid-auth', message: 'Invalid API key' }, fault);
 
@@ -330,6 +369,10 @@ export class WaveSimulator {
     }
     const [status, answer] = this.route(request.method ?? '', url, body, idempotencyKey);
     if (idempotencyScope && status < 500) this.idempotency.set(idempotencyScope, { fingerprint: rawBody, status, body: answer });
+    if (fault && fault !== 'lose-answer' && fault.afterDoing) {
+      call.status = fault.status;
+      return this.send(response, fault.status, { code: fault.code, message: fault.message });
+    }
     return this.answer(call, response, status, answer, fault);
   }
 
@@ -342,9 +385,9 @@ export class WaveSimulator {
     this.send(response, status, body);
   }
 
-  private send(response: ServerResponse, status: number, body: unknown): void {
+  private send(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
     const text = body === undefined ? '' : JSON.stringify(body);
-    response.writeHead(status, { 'content-type': 'application/json' }).end(text);
+    response.writeHead(status, { 'content-type': 'application/json', ...headers }).end(text);
   }
 
   private route(method: string, url: URL, body: Record<string, unknown>, idempotencyKey: string | undefined): [number, unknown] {
