@@ -156,6 +156,12 @@ export const ERROR_CATALOGUE = defineCatalogue({
     graphqlCode: 'PAYOUT_NOT_ENABLED',
   },
   payout_in_progress: { status: 409, message: 'A payout is already in progress. Please wait.', graphqlCode: 'PAYOUT_IN_PROGRESS' },
+  // REST v1 only: a keyless cashout repeated after the SDKs' retry window (domain/blindRetries.ts gives the times).
+  repeated_payout: {
+    status: 409,
+    message: 'Not sent: an identical payout to this phone number was received less than 5 minutes ago.',
+    graphqlCode: 'REPEATED_PAYOUT',
+  },
   payout_failed: {
     status: 500,
     // The detail is the provider's name as its payment method row gives it (payoutProviderName).

@@ -383,6 +383,13 @@ const isFinalRefusal = (error: DomainError): boolean => error.status >= 400 && e
 
 const isUniqueViolation = (error: unknown): boolean => (error as { code?: unknown } | null)?.code === 'P2002';
 
+/**
+ * When a completed key was answered: every completion (keyRow, finishKeys) sets its 24 hours from
+ * the answer, so the answer's time is read back from them. Null while the key is still in progress.
+ */
+export const answeredAtOf = (row: Pick<IdempotencyKey, 'state' | 'expiresAt'>): Date | null =>
+  row.state === 'completed' ? new Date(row.expiresAt.getTime() - IDEMPOTENCY_TTL_MS) : null;
+
 /** Drops keys past their 24 hours; run periodically so the table stays bounded. */
 export async function purgeExpiredIdempotencyKeys(ctx: GatewayContext): Promise<number> {
   const { count } = await ctx.db.idempotencyKey.deleteMany({ where: { expiresAt: { lt: ctx.clock.now() } } });

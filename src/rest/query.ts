@@ -47,11 +47,31 @@ function parseRfc3339(value: string): Date | null {
   return Number.isNaN(date.getTime()) ? null : date;
 }
 
-export function queryDate(query: Query, name: string): Date | undefined {
+const BARE_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** A bare date `YYYY-MM-DD` as a real UTC calendar day (its first millisecond), or null. */
+function parseBareDate(value: string): Date | null {
+  const match = BARE_DATE.exec(value);
+  if (!match) return null;
+  const [year, month, day] = match.slice(1, 4).map(Number) as [number, number, number];
+  const start = new Date(Date.UTC(year, month - 1, day));
+  return start.getUTCFullYear() === year && start.getUTCMonth() === month - 1 && start.getUTCDate() === day ? start : null;
+}
+
+/**
+ * One edge of an inclusive date range filter (v2's `start_date` / `end_date`, v1's
+ * `created_at_start` / `created_at_end`): an RFC 3339 date-time, or a bare date `YYYY-MM-DD`
+ * meaning that whole UTC day, as public integrations send it: a range's start takes the day's
+ * first millisecond, its end the day's last.
+ */
+export function queryDate(query: Query, name: string, edge: 'start' | 'end'): Date | undefined {
   const value = single(query, name);
   if (value === undefined) return undefined;
+  const day = parseBareDate(value);
+  if (day) return edge === 'start' ? day : new Date(day.getTime() + DAY_MS - 1);
   const date = parseRfc3339(value);
-  if (!date) throw new DomainError('invalid_query', `${name} must be an RFC 3339 date-time (encode "+" as %2B, or use Z)`);
+  if (!date) throw new DomainError('invalid_query', `${name} must be an RFC 3339 date-time (encode "+" as %2B, or use Z) or a date (YYYY-MM-DD)`);
   return date;
 }
 

@@ -5,6 +5,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ValidateFunction } from 'ajv';
+import { systemClock } from '../../src/domain/context.js';
 import { adjustAccount } from '../../src/domain/operations.js';
 import { createApiKey } from '../../src/domain/organizations/createApiKey.js';
 import { payTransaction } from '../../src/domain/payments/payTransaction.js';
@@ -184,6 +185,31 @@ export function describeV1Client(client: V1ClientProfile) {
       expect(orange).toEqual({ ...body, amount: 12_000, status: 'done' });
       const pendingReview = expectParsed('CashOutResponse', await send('POST', '/cashout/wave', { ...body, phone_number: '+221770001111' }, payoutKey));
       expect(pendingReview.status).toBe('pending');
+    });
+
+    it('gets its retries of a cashout replayed, and the same cashout repeated after its retry window a 409 {Detail} saying nothing was sent', async () => {
+      const body = { full_name: 'Fatou Sarr', amount: 7_000, phone_number: '+221770000001' };
+      const start = Date.now();
+      try {
+        gateway.ctx.clock = { now: () => new Date(start) };
+        const first = expectParsed('CashOutResponse', await send('POST', '/cashout/wave', body, payoutKey));
+        expect(first).toEqual({ ...body, status: 'done' });
+        // Its last retry (the Node SDK's waits add up to at most 14 s after an answer; the Python SDK's to 3 s).
+        gateway.ctx.clock = { now: () => new Date(start + 14_000) };
+        const retry = await send('POST', '/cashout/wave', body, payoutKey);
+        expect(retry.headers['idempotent-replayed']).toBe('true');
+        expect(expectParsed('CashOutResponse', retry)).toEqual(first);
+        // The same cashout sent again on purpose 20 s later: refused, and the answer says so.
+        gateway.ctx.clock = { now: () => new Date(start + 20_000) };
+        const repeat = await send('POST', '/cashout/wave', body, payoutKey);
+        expect(repeat.status).toBe(409);
+        expect(Object.keys(repeat.body)).toEqual(['Detail']);
+        expect(repeat.body.Detail).toMatch(/^Not sent: an identical cashout .* within 5 minutes are refused\./);
+        const sent = await gateway.ctx.db.payout.count({ where: { organizationId, recipientPhone: body.phone_number, amount: BigInt(body.amount) } });
+        expect(sent).toBe(1);
+      } finally {
+        gateway.ctx.clock = systemClock;
+      }
     });
   });
 }

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { toWireAmount } from '../money.js';
 import { toV1MethodName } from '../paymentMethods.js';
+import { toV1TransactionStatus } from '../v1Statuses.js';
 import type { TransactionStatus } from '../../generated/prisma/enums.js';
 import type { TransactionRecord } from '../transactions/store.js';
 import { wireCustomer, wireOptionsAndTimes, wireProducts, wireTimestamp } from '../wire.js';
@@ -46,9 +47,10 @@ export function paymentStatusWebhookBodyOf(transaction: TransactionRecord): stri
 
 /**
  * The legacy body: order_id, amount, currency, created_at, transaction_status, payment_method.
- * `payment_method` is the method used in v1's spelling (uppercase: WAVE, ORANGE_MONEY), as v1
- * clients know methods; `amount` and `transaction_status` mean what they mean in v2 (the spec
- * tells receivers to rely on those two and order_id in both versions).
+ * `payment_method` is the method used in v1's spelling (uppercase: WAVE, ORANGE_MONEY) and
+ * `transaction_status` the v1 vocabulary (`paid_and_blocked` is `paid`: v1Statuses.ts), as v1
+ * clients know them (the official Python SDK's model refuses any other status); `amount` means
+ * what it means in v2.
  */
 export function paymentStatusBodyV1(transaction: TransactionRecord): string {
   return JSON.stringify({
@@ -56,7 +58,7 @@ export function paymentStatusBodyV1(transaction: TransactionRecord): string {
     amount: toWireAmount(transaction.amount),
     currency: transaction.currency,
     created_at: wireTimestamp(transaction.createdAt),
-    transaction_status: transaction.status,
+    transaction_status: toV1TransactionStatus(transaction.status),
     payment_method: transaction.selectedPaymentMethod ? toV1MethodName(transaction.selectedPaymentMethod) : '',
   });
 }

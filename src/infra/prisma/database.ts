@@ -373,6 +373,25 @@ const PGLITE_SQL_METHODS = new Set<PropertyKey>(['query', 'sql', 'exec', 'transa
  * reaches PGlite through `client`, which refuses SQL once closing began, and close() first waits
  * for what was already queued: PGlite's transaction lock serves in arrival order.
  */
+/**
+ * pglite-prisma-adapter 0.7.2 starts a transaction as `client.transaction(body).catch(reject)`
+ * and its commit() awaits that caught promise, so a COMMIT PostgreSQL refused (a deferred
+ * constraint: the ledger's balanced-posting trigger) answered as if it had committed. The promise
+ * handed to it keeps the rejection: its `.catch` gives the handler the error (startTransaction's
+ * own refusal still rejects) and returns the original, whose rejection commit() then throws.
+ */
+function keepingCommitErrors(transaction: (...args: unknown[]) => Promise<unknown>) {
+  return (...args: unknown[]): Promise<unknown> => {
+    const outcome = transaction(...args);
+    return Object.assign(outcome, {
+      catch: (handler: (error: unknown) => unknown) => {
+        outcome.then(undefined, handler);
+        return outcome;
+      },
+    });
+  };
+}
+
 function closableClient(pglite: PGlite): { client: PGlite; close(): Promise<void> } {
   let closing = false;
   const refuse = () => Promise.reject(new Error('the embedded database is closing'));
@@ -382,7 +401,8 @@ function closableClient(pglite: PGlite): { client: PGlite; close(): Promise<void
       if (typeof value !== 'function') return value;
       if (closing && PGLITE_SQL_METHODS.has(property)) return refuse;
       // PGlite keeps its state in private fields: its methods must run on the PGlite itself.
-      return (value as (...args: unknown[]) => unknown).bind(target);
+      const bound = (value as (...args: unknown[]) => unknown).bind(target);
+      return property === 'transaction' ? keepingCommitErrors(bound as (...args: unknown[]) => Promise<unknown>) : bound;
     },
   });
   return {

@@ -7,7 +7,12 @@
 import { readFile, readdir } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { bindMigrationAwareSqlAdapterFactory, type SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import {
+  bindMigrationAwareSqlAdapterFactory,
+  ColumnTypeEnum,
+  type SqlMigrationAwareDriverAdapterFactory,
+  type SqlQueryable,
+} from '@prisma/driver-adapter-utils';
 import * as engineBindings from '@prisma/schema-engine-wasm/schema_engine_bg';
 import type { MigrationList, SchemaEngine } from '@prisma/schema-engine-wasm';
 
@@ -54,7 +59,35 @@ async function openEngine(adapterFactory: SqlMigrationAwareDriverAdapterFactory)
   await loadEngineWasm();
   const datamodel = await readFile(SCHEMA_PATH, 'utf8');
   const { SchemaEngine } = engineBindings as unknown as { SchemaEngine: typeof import('@prisma/schema-engine-wasm').SchemaEngine };
-  return SchemaEngine.new({ datamodels: [[SCHEMA_PATH, datamodel]] }, () => undefined, bindMigrationAwareSqlAdapterFactory(adapterFactory));
+  return SchemaEngine.new(
+    { datamodels: [[SCHEMA_PATH, datamodel]] },
+    () => undefined,
+    bindMigrationAwareSqlAdapterFactory(withCharConstraintTypes(adapterFactory)),
+  );
+}
+
+/**
+ * The engine's describer reads each constraint's `contype` (a `"char"`) with a char getter, but
+ * our drivers deliver `"char"` as text (database.ts reportCharAsText: @prisma/adapter-pg cannot
+ * map it), so a CHECK constraint or a constraint trigger made it panic. The schema has both
+ * (the ledger's migration: a deferred trigger that refuses unbalanced postings), so that column is
+ * handed to the engine as the one-character value it is.
+ */
+function withCharConstraintTypes(factory: SqlMigrationAwareDriverAdapterFactory): SqlMigrationAwareDriverAdapterFactory {
+  const retyped = <A extends { queryRaw: SqlQueryable['queryRaw'] }>(adapter: A): A => {
+    const queryRaw = adapter.queryRaw.bind(adapter);
+    adapter.queryRaw = async (query) => {
+      const result = await queryRaw(query);
+      const index = result.columnNames.indexOf('constraint_type');
+      if (index >= 0 && result.columnTypes[index] === ColumnTypeEnum.Text) result.columnTypes[index] = ColumnTypeEnum.Character;
+      return result;
+    };
+    return adapter;
+  };
+  return Object.assign(Object.create(factory) as SqlMigrationAwareDriverAdapterFactory, {
+    connect: async () => retyped(await factory.connect()),
+    connectToShadowDb: async () => retyped(await factory.connectToShadowDb()),
+  });
 }
 
 async function readMigrationList(dir = MIGRATIONS_DIR): Promise<MigrationList> {

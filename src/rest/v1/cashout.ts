@@ -3,10 +3,11 @@
  * with the method taken from the path, the recipient from `full_name` and `phone_number`.
  *
  * The v1 SDKs retry a failed or slow cashout, within seconds, without an Idempotency-Key. A
- * cashout sent without one therefore gets a key derived from exactly its fields, for 5 minutes
- * (../../domain/blindRetries.ts): a retry replays the first attempt's answer instead of sending
- * money again (a 4xx refusal before money moved is not kept). A merchant's own Idempotency-Key is
- * used as given (v2's rules).
+ * cashout sent without one therefore gets a key derived from exactly its fields
+ * (../../domain/blindRetries.ts): a retry within the SDKs' retry window replays the first
+ * attempt's answer instead of sending money again (a 4xx refusal before money moved is not kept),
+ * and the same cashout repeated after it, within 5 minutes of the first, is refused (409). A
+ * merchant's own Idempotency-Key is used as given (v2's rules).
  */
 import type { PaymentMethod } from '../../generated/prisma/enums.js';
 import type { CreatePayoutInput } from '../../domain/payouts/createPayout.js';

@@ -16,19 +16,7 @@ import { amountToPayWith, checkoutUrlOf } from '../../domain/transactions/transa
 import type { TransactionRecord } from '../../domain/transactions/store.js';
 import { transactionCreated, transactionFull } from '../v2/shapes.js';
 import { toV1MethodName } from '../../domain/paymentMethods.js';
-
-/** The transaction statuses of the v1 clients' enum (`part_paid` exists there, never here: partial payments do not exist). */
-export type V1TransactionStatus = 'pending' | 'paid' | 'done' | 'part_paid';
-
-/** v2's five statuses in the v1 clients' four (docs/v1-clients.md, "What v1 says differently"). */
-const V1_STATUS_OF: Record<TransactionStatus, V1TransactionStatus> = {
-  pending: 'pending',
-  paid: 'paid',
-  paid_and_blocked: 'paid',
-  cancelled: 'done',
-  refunded: 'done',
-};
-const toV1TransactionStatus = (status: TransactionStatus): V1TransactionStatus => V1_STATUS_OF[status];
+import { toV1TransactionStatus, type V1TransactionStatus } from '../../domain/v1Statuses.js';
 
 /**
  * What a v1 `transaction_status` filter selects, in v2's statuses: a v1 value means every status

@@ -63,26 +63,16 @@ function parseV1CreateBody(raw: unknown): CreateTransactionInput {
   };
 }
 
-const BARE_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-
 /**
  * `created_at_start` / `created_at_end`: RFC 3339, or a bare date `YYYY-MM-DD` meaning that whole
- * UTC day (the start takes its first millisecond, the end its last), as the SDKs' examples send.
+ * UTC day (query.ts queryDate), as the SDKs' examples send.
  */
 function v1QueryDate(query: Query, name: string, edge: 'start' | 'end'): Date | undefined {
   const value = queryString(query, name);
   // The Node SDK (axios) leaves "+" unescaped in query strings, so an offset like +00:00 arrives
   // as a space: read it back as the "+" it was.
   const offsetAsSpace = value === undefined ? null : /^(.+T[\d:.]+) (\d{2}:\d{2})$/.exec(value);
-  if (offsetAsSpace) return queryDate({ [name]: `${offsetAsSpace[1]}+${offsetAsSpace[2]}` }, name);
-  const match = value === undefined ? null : BARE_DATE.exec(value);
-  if (!match) return queryDate(query, name);
-  const [year, month, day] = match.slice(1, 4).map(Number) as [number, number, number];
-  const start = new Date(Date.UTC(year, month - 1, day));
-  if (start.getUTCFullYear() !== year || start.getUTCMonth() !== month - 1 || start.getUTCDate() !== day) {
-    throw new DomainError('invalid_query', `${name} must be a date (YYYY-MM-DD) or an RFC 3339 date-time`);
-  }
-  return edge === 'start' ? start : new Date(start.getTime() + 24 * 60 * 60 * 1000 - 1);
+  return queryDate(offsetAsSpace ? { [name]: `${offsetAsSpace[1]}+${offsetAsSpace[2]}` } : query, name, edge);
 }
 
 /** v1's filters in the domain's terms: an exact `amount` is the range [amount, amount]. */

@@ -57,8 +57,8 @@ export function parseListPayoutsQuery(query: Query): ListPayoutsInput {
     recipientPhone: queryString(query, 'recipient_phone'),
     minAmount: queryInteger(query, 'min_amount'),
     maxAmount: queryInteger(query, 'max_amount'),
-    startDate: queryDate(query, 'start_date'),
-    endDate: queryDate(query, 'end_date'),
+    startDate: queryDate(query, 'start_date', 'start'),
+    endDate: queryDate(query, 'end_date', 'end'),
     includeDeleted: queryBoolean(query, 'include_deleted'),
     search: queryString(query, 'search'),
   };

@@ -10,7 +10,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startGateway, useGateway, type HttpResult, type TestGateway } from '../../support/gateway.js';
 import { expectBalancedLedger } from '../../support/ledger.js';
-import { RETRY_WINDOW_MS } from '../../../src/domain/blindRetries.js';
+import { REPEAT_REFUSED_MS, SDK_RETRY_WINDOW_MS } from '../../../src/domain/blindRetries.js';
 import { systemClock } from '../../../src/domain/context.js';
 import { adjustAccount } from '../../../src/domain/operations.js';
 import { PHONES, feeOf, fundedMerchant, mainBalance, postPayout } from '../../support/payouts.js';
@@ -89,7 +89,7 @@ describe("v1 cashout under the SDKs' blind retries (3 more tries, 1 s / 2 s / 4 
 
   it('across a 5-minute bucket boundary: a retry 1 s later, in the next bucket, still replays the first payout', async () => {
     const { organization, key } = await fundedMerchant(gateway, { balance: 50_000 });
-    const boundary = (Math.floor(Date.now() / RETRY_WINDOW_MS) + 1) * RETRY_WINDOW_MS;
+    const boundary = (Math.floor(Date.now() / REPEAT_REFUSED_MS) + 1) * REPEAT_REFUSED_MS;
     const send = cashout(gateway, key, 'orange-money', { full_name: 'Moussa Ndiaye', amount: 10_000, phone_number: PHONES.succeeds });
 
     gateway.ctx.clock = { now: () => new Date(boundary - 300) };
@@ -105,32 +105,60 @@ describe("v1 cashout under the SDKs' blind retries (3 more tries, 1 s / 2 s / 4 
     expect(await mainBalance(gateway, organization.id)).toBe(50_000n - 10_000n - BigInt(feeOf(10_000)));
   });
 
-  it('the same cashout 5 minutes or more after the first is a new payout; another amount or phone at once is too', async () => {
+  it('an identical cashout after the retry window is a 409 with a Detail that says nothing was sent, until 5 minutes after the first; another amount or phone at once goes out', async () => {
     const { organization, key } = await fundedMerchant(gateway, { balance: 100_000 });
     const start = Date.now();
     const body: { full_name: string; amount: number; phone_number: string } = { full_name: 'Awa Diop', amount: 10_000, phone_number: PHONES.succeeds };
     const send = (overrides: Partial<typeof body> = {}) => cashout(gateway, key, 'wave', { ...body, ...overrides })(AbortSignal.timeout(10_000));
+    const at = (ms: number) => {
+      gateway.ctx.clock = { now: () => new Date(start + ms) };
+    };
 
-    gateway.ctx.clock = { now: () => new Date(start) };
-    expect((await send()).status).toBe(200);
+    at(0);
+    const first = await send();
+    expect(first.status).toBe(200);
     // A millisecond apart: payouts take their creation time from the gateway's clock, so the list below has an order.
-    gateway.ctx.clock = { now: () => new Date(start + 1) };
+    at(1);
     expect((await send({ amount: 12_000 })).status).toBe(200);
-    gateway.ctx.clock = { now: () => new Date(start + 2) };
+    at(2);
     expect((await send({ phone_number: '+221770000002' })).status).toBe(200);
-    gateway.ctx.clock = { now: () => new Date(start + RETRY_WINDOW_MS - 1_000) };
-    const stillTheFirst = await send();
-    expect(stillTheFirst.headers.get('idempotent-replayed')).toBe('true');
-    gateway.ctx.clock = { now: () => new Date(start + RETRY_WINDOW_MS) };
-    const later = await send();
-    expect(later.status).toBe(200);
-    expect(later.headers.get('idempotent-replayed')).toBeNull();
+    // The last retry the SDKs can make still replays the first answer (the first was answered at 0).
+    at(SDK_RETRY_WINDOW_MS - 1);
+    const lastRetry = await send();
+    expect(lastRetry.headers.get('idempotent-replayed')).toBe('true');
+    expect(lastRetry.body).toEqual(first.body);
+    // After it: a deliberate repeat, refused, and the answer says so (never a replayed "done").
+    for (const later of [SDK_RETRY_WINDOW_MS, 20_000, REPEAT_REFUSED_MS - 1]) {
+      at(later);
+      const repeat = await send();
+      expect(repeat.status, `${later} ms after the first`).toBe(409);
+      expect(repeat.headers.get('idempotent-replayed')).toBeNull();
+      const firstAt = new Date(start).toISOString().slice(11, 19);
+      const allowedAt = new Date(start + REPEAT_REFUSED_MS).toISOString().slice(11, 19);
+      expect(repeat.body).toEqual({
+        Detail:
+          `Not sent: an identical cashout (same wallet, phone number, amount and name) was received at ${firstAt} UTC, less than 5 minutes ago, ` +
+          'and two payouts to one phone number within 5 minutes are refused. Its outcome is in your payouts. ' +
+          `To send a second one, send it again from ${allowedAt} UTC, or now with an Idempotency-Key of its own.`,
+      });
+    }
+    at(REPEAT_REFUSED_MS);
+    const secondPayout = await send();
+    expect(secondPayout.status).toBe(200);
+    expect(secondPayout.headers.get('idempotent-replayed')).toBeNull();
+    // The second payout has its own retry window.
+    at(REPEAT_REFUSED_MS + 1_000);
+    expect((await send()).headers.get('idempotent-replayed')).toBe('true');
     expect((await payoutsOf(gateway, organization.id)).map((payout) => [payout.amount, payout.recipientPhone])).toEqual([
       [10_000n, PHONES.succeeds],
       [12_000n, PHONES.succeeds],
       [10_000n, '+221770000002'],
       [10_000n, PHONES.succeeds],
     ]);
+    expect(await mainBalance(gateway, organization.id)).toBe(
+      100_000n - [10_000, 12_000, 10_000, 10_000].reduce((sum, amount) => sum + BigInt(amount + feeOf(amount)), 0n),
+    );
+    await expectBalancedLedger(gateway.ctx.db);
   });
 
   it('leaves v2 as it was: two identical POST /payouts without a key are two payouts', async () => {

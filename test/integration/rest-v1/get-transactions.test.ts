@@ -94,7 +94,7 @@ describe('GET /api/v1/transaction/get-transactions lists transactions', () => {
     expectDetail(
       await v1.list(gateway, key, 'created_at_start=2026-02-30'),
       400,
-      'Invalid query parameter: created_at_start must be a date (YYYY-MM-DD) or an RFC 3339 date-time',
+      'Invalid query parameter: created_at_start must be an RFC 3339 date-time (encode "+" as %2B, or use Z) or a date (YYYY-MM-DD)',
     );
   });
 

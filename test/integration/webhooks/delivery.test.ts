@@ -87,17 +87,20 @@ describe('payment_status webhooks', () => {
     expect(v1!.raw.toString('utf8')).toBe(paymentStatusBodyV1(settled));
   });
 
-  it('sends paid_and_blocked for an escrow payment, then paid once on release', async () => {
-    const { key } = await merchantWithWebhook(gateway, delivering.receiver, '/escrow');
+  it('sends paid_and_blocked for an escrow payment, then paid once on release; v1 bodies say paid both times (the v1 vocabulary)', async () => {
+    const { organization, key } = await merchantWithWebhook(gateway, delivering.receiver, '/escrow', 'v2');
+    await addWebhook(gateway, delivering.receiver, organization.id, '/escrow-v1', 'v1');
     const held = await paidTransaction(gateway, key, { isEscrow: true });
     expect(held.status).toBe('paid_and_blocked');
-    await eventually(() => delivering.receiver.on('/escrow').length === 1);
+    await eventually(() => delivering.receiver.on('/escrow').length === 1 && delivering.receiver.on('/escrow-v1').length === 1);
     await releaseEscrow(gateway.ctx, gateway.operator, held.id);
-    await eventually(() => delivering.receiver.on('/escrow').length === 2);
-    const statuses = delivering.receiver.on('/escrow').map((request) => JSON.parse(request.raw.toString('utf8')).transaction_status);
-    expect(statuses).toEqual(['paid_and_blocked', 'paid']);
-    expect(delivering.receiver.on('/escrow').every((request) => request.signatureValid)).toBe(true);
-    expect(await deliveriesOf(gateway, held.id)).toHaveLength(2);
+    await eventually(() => delivering.receiver.on('/escrow').length === 2 && delivering.receiver.on('/escrow-v1').length === 2);
+    const statusesOn = (path: string) => delivering.receiver.on(path).map((request) => JSON.parse(request.raw.toString('utf8')).transaction_status);
+    expect(statusesOn('/escrow')).toEqual(['paid_and_blocked', 'paid']);
+    // The v1 clients' enum is pending, paid, done, part_paid (the Python SDK refuses anything else).
+    expect(statusesOn('/escrow-v1')).toEqual(['paid', 'paid']);
+    expect([...delivering.receiver.on('/escrow'), ...delivering.receiver.on('/escrow-v1')].every((request) => request.signatureValid)).toBe(true);
+    expect(await deliveriesOf(gateway, held.id)).toHaveLength(4);
   });
 
   it('writes the outbox row in the status change’s own database transaction: a rolled-back change leaves no delivery', async () => {

@@ -114,7 +114,7 @@ describe('GET /api/v2/payouts', () => {
       ['?payment_method=bank', 'payment_method has an unsupported value'],
       ['?min_amount=-1', 'min_amount must be an integer from 0 to 1000000000000'],
       ['?min_amount=10&max_amount=5', 'min_amount is greater than max_amount'],
-      ['?start_date=yesterday', 'start_date must be an RFC 3339 date-time (encode "+" as %2B, or use Z)'],
+      ['?start_date=yesterday', 'start_date must be an RFC 3339 date-time (encode "+" as %2B, or use Z) or a date (YYYY-MM-DD)'],
       ['?start_date=2026-01-12T00:00:00Z&end_date=2026-01-11T00:00:00Z', 'start_date is after end_date'],
       ['?include_deleted=yes', 'include_deleted must be true or false'],
       ['?status=pending&status=failed', 'status is given more than once'],

@@ -203,6 +203,24 @@ describe('GET /api/v2/transactions filters', () => {
       expect(idsOf(await list(key, { start_date: '2024-04-01T00:00:00Z' }))).toEqual([]);
     });
 
+    it('with a bare date (YYYY-MM-DD) as that whole UTC day: its start for start_date, its end for end_date', async () => {
+      // February's transaction is at 2024-02-10T00:00:00.000Z; one more at the day's last millisecond.
+      const lastMillisecond = (await createOk(gateway, key)).order_id;
+      await gateway.ctx.db.transaction.update({ where: { id: lastMillisecond }, data: { createdAt: new Date('2024-02-10T23:59:59.999Z') } });
+      try {
+        expect(idsOf(await list(key, { start_date: '2024-02-10', end_date: '2024-02-10' }))).toEqual([lastMillisecond, february]);
+        expect(idsOf(await list(key, { end_date: '2024-02-10' }))).toEqual([lastMillisecond, february, january]);
+        expect(idsOf(await list(key, { end_date: '2024-02-09' }))).toEqual([january]);
+        expect(idsOf(await list(key, { start_date: '2024-02-11' }))).toEqual([march]);
+        expect(idsOf(await list(key, { start_date: '2024-02-10' }))).toEqual([march, lastMillisecond, february]);
+      } finally {
+        await gateway.ctx.db.transaction.delete({ where: { id: lastMillisecond } });
+      }
+      expect((await list(key, { start_date: '2024-02-30' })).body).toEqual({
+        error: 'Invalid query parameter: start_date must be an RFC 3339 date-time (encode "+" as %2B, or use Z) or a date (YYYY-MM-DD)',
+      });
+    });
+
     it('with an offset whose plus sign is URL-encoded (%2B)', async () => {
       // 02:00 at +02:00 is midnight UTC: February's transaction is on the bound.
       expect(idsOf(await list(key, 'start_date=2024-02-10T02:00:00%2B02:00'))).toEqual([march, february]);
