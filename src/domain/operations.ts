@@ -66,7 +66,7 @@ export { timeToPayStats } from './analytics/timeToPayStats.js';
 export { topOrganizations } from './analytics/topOrganizations.js';
 export { createPaymentLink } from './paymentLinks/createPaymentLink.js';
 export { getPaymentLink } from './paymentLinks/getPaymentLink.js';
-export { listPaymentLinks } from './paymentLinks/listPaymentLinks.js';
+export { listPaymentLinks, listPaymentLinksWindow } from './paymentLinks/listPaymentLinks.js';
 export { deactivatePaymentLink } from './paymentLinks/deactivatePaymentLink.js';
 export { listPaymentLinkTransactions } from './paymentLinks/listPaymentLinkTransactions.js';
 export { getPaymentLinkPage } from './paymentLinks/getPaymentLinkPage.js';

@@ -2,7 +2,7 @@
 import type { ReadAccess } from '../access/auth.js';
 import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
-import { resolvePage, toPage, type Page, type PageRequest } from '../pagination.js';
+import { MAX_PAGE_SIZE, resolvePage, toPage, type Page, type PageRequest } from '../pagination.js';
 import { viewOf, type PaymentLinkStatus, type PaymentLinkView } from './paymentLinks.js';
 import { listPaymentLinksPage } from './store.js';
 
@@ -26,4 +26,19 @@ export async function listPaymentLinks(ctx: GatewayContext, access: ReadAccess<'
     page,
     limit,
   );
+}
+
+/**
+ * The same list by offset (GraphQL's paymentLinks connection): `limit` rows from `offset`, at most
+ * one more than a page (the connection asks one past its size to know whether more follow).
+ */
+export async function listPaymentLinksWindow(
+  ctx: GatewayContext,
+  access: ReadAccess<'listPaymentLinks'>,
+  input: { status?: PaymentLinkStatus; offset: number; limit: number },
+): Promise<{ items: PaymentLinkView[]; totalCount: number }> {
+  if (!Number.isSafeInteger(input.offset) || input.offset < 0) throw new DomainError('invalid_query', 'the cursor is not one of this list');
+  const limit = Math.min(Math.max(input.limit, 1), MAX_PAGE_SIZE + 1);
+  const { links, total } = await listPaymentLinksPage(ctx.db, { organizationId: access.organizationId, status: input.status }, { limit, skip: input.offset }, ctx.clock.now());
+  return { items: links.map((link) => viewOf(ctx.settings, link)), totalCount: total };
 }
