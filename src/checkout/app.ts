@@ -7,6 +7,7 @@
  *                             "confirm on your phone" page (the wallet has not answered yet)
  * GET  /checkout/:id/success  the default success_url: the state as read from the database
  * GET  /checkout/:id/error    the default error_url: idem
+ * GET|POST /pay/:linkId       a payment link's page (linkPage.ts), /pay/:linkId/qr.svg its QR code
  *
  * The rules (what is offered, fees, who may pay what) are the domain's (getCheckout,
  * payTransaction); this app renders, parses and refuses forged posts. Pages carry no script.
@@ -23,6 +24,7 @@ import { isUuid } from '../domain/ids.js';
 import { defaultErrorUrlOf, defaultSuccessUrlOf } from '../domain/transactions/transactions.js';
 import { createFormTokens } from './csrf.js';
 import { METHOD_NAMES, MESSAGES, pickLanguage, type Lang } from './i18n.js';
+import { registerPaymentLinkPages } from './linkPage.js';
 import { STYLE_HASH, messagePage, renderAwaitingConfirmation, renderCheckout, renderResult } from './render.js';
 
 export interface CheckoutOptions {
@@ -304,6 +306,8 @@ export async function buildCheckoutApp({ ctx, logger, formSecret, trustedProxies
       return html(reply, 200, renderAwaitingConfirmation(view, lang, method as PaymentMethod, compactPhone(phone), formActionOf(request, orderId)), lang);
     });
   });
+
+  registerPaymentLinkPages(app, { ctx, tokens, langOf, html, isSameOriginPost });
 
   /** A payment the domain refused: the form again with the reason, or the page of the state it is in now. */
   const refusedPayment = (request: OrderRequest, reply: FastifyReply, error: DomainError, entered: { method: string; phone: string }) => {

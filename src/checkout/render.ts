@@ -9,16 +9,16 @@ import { toWireAmount } from '../domain/money.js';
 import type { CheckoutView } from '../domain/payments/getCheckout.js';
 import { METHOD_NAMES, MESSAGES, formatDate, type Lang } from './i18n.js';
 
-const escapeHtml = (text: string): string =>
+export const escapeHtml = (text: string): string =>
   text.replace(/[&<>"']/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char] ?? char);
 
 /** Integer XOF, grouped by spaces as written in Dakar ("3 000 XOF"). */
-const formatXof = (amount: bigint): string =>
+export const formatXof = (amount: bigint): string =>
   `${toWireAmount(amount)
     .toLocaleString('fr-FR')
     .replace(/\u202f/g, ' ')} XOF`;
 /** An amount that never breaks across two lines. */
-const amountHtml = (amount: bigint): string => `<span class="amount">${formatXof(amount)}</span>`;
+export const amountHtml = (amount: bigint): string => `<span class="amount">${formatXof(amount)}</span>`;
 
 const STYLE = `*{box-sizing:border-box}html{-webkit-text-size-adjust:100%;text-size-adjust:100%}
 body{margin:0;font-family:system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;background:#f3f4f6;color:#1a1a1a;line-height:1.45}
@@ -44,7 +44,7 @@ legend{font-weight:600;padding:0;margin:0 0 .5rem}
 .offer{display:flex;gap:.6rem;align-items:flex-start;border:1px solid #c9ccd6;border-radius:.6rem;padding:.75rem;margin:0 0 .5rem;cursor:pointer}
 .offer input{flex:none;width:1.2rem;height:1.2rem;margin:.15rem 0 0}
 .field{display:block;font-weight:600;margin:0 0 .35rem}
-input[type=tel]{width:100%;font-size:1.1rem;padding:.7rem;border:1px solid #8a8fa3;border-radius:.5rem}
+input[type=tel],input[type=text]{width:100%;font-size:1.1rem;padding:.7rem;border:1px solid #8a8fa3;border-radius:.5rem}
 .hint{margin:.35rem 0 1rem}
 button,.button{display:block;width:100%;font-size:1.1rem;font-weight:600;text-align:center;text-decoration:none;padding:.85rem;border:0;border-radius:.6rem;background:#0b6b3a;color:#fff;cursor:pointer}
 .error{background:#fdecea;color:#8a1c12;border-radius:.5rem;padding:.75rem}
@@ -60,7 +60,7 @@ interface PageOptions {
   path?: string;
 }
 
-function page({ lang, title, path }: PageOptions, body: string): string {
+export function page({ lang, title, path }: PageOptions, body: string): string {
   const other = MESSAGES[lang].otherLanguage;
   const switcher = path
     ? `<p class="lang"><a href="${escapeHtml(path)}?lang=${other.lang}" hreflang="${other.lang}" lang="${other.lang}">${other.label}</a></p>`
@@ -82,7 +82,7 @@ export function messagePage(lang: Lang, title: string, detail?: string, link?: {
 }
 
 /** A label's colon: French puts a (non-breaking) space before it. */
-const sep = (lang: Lang): string => (lang === 'fr' ? '\u00a0: ' : ': ');
+export const sep = (lang: Lang): string => (lang === 'fr' ? '\u00a0: ' : ': ');
 
 const checkoutPathOf = (orderId: string): string => `/checkout/${orderId}`;
 

@@ -112,6 +112,24 @@ export const ERROR_CATALOGUE = defineCatalogue({
   cannot_delete_paid: { status: 400, message: 'Cannot delete a paid transaction', graphqlCode: 'CANNOT_DELETE_PAID' },
   already_deleted: { status: 400, message: 'Transaction is already deleted', graphqlCode: 'ALREADY_DELETED' },
 
+  // Payment links (issue 30: a REST v2 extension)
+  payment_link_not_found: { status: 404, message: 'Payment link not found', graphqlCode: 'PAYMENT_LINK_NOT_FOUND' },
+  payment_link_invalid: {
+    status: 400,
+    message: (detail) => `Invalid payment link: ${detail}`,
+    graphqlCode: 'BAD_USER_INPUT',
+  },
+  payment_link_gone: {
+    status: 410,
+    message: (state) => `This payment link takes no more payments: it is ${state}`,
+    graphqlCode: 'PAYMENT_LINK_GONE',
+  },
+  payment_link_in_use: {
+    status: 409,
+    message: 'This single-use payment link is being paid by another customer',
+    graphqlCode: 'PAYMENT_LINK_IN_USE',
+  },
+
   // Paying (checkout, sandbox pay)
   transaction_not_payable: {
     status: 400,

@@ -64,6 +64,13 @@ export { refundStats } from './analytics/refundStats.js';
 export { conversionStats } from './analytics/conversionStats.js';
 export { timeToPayStats } from './analytics/timeToPayStats.js';
 export { topOrganizations } from './analytics/topOrganizations.js';
+export { createPaymentLink } from './paymentLinks/createPaymentLink.js';
+export { getPaymentLink } from './paymentLinks/getPaymentLink.js';
+export { listPaymentLinks, listPaymentLinksWindow } from './paymentLinks/listPaymentLinks.js';
+export { deactivatePaymentLink } from './paymentLinks/deactivatePaymentLink.js';
+export { listPaymentLinkTransactions } from './paymentLinks/listPaymentLinkTransactions.js';
+export { getPaymentLinkPage } from './paymentLinks/getPaymentLinkPage.js';
+export { payPaymentLink } from './paymentLinks/payPaymentLink.js';
 export { reconcileProvider } from './reconciliation/reconcileProvider.js';
 
 /**

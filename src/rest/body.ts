@@ -52,7 +52,7 @@ export function requiredString(body: JsonObject, key: string, path = key): strin
 }
 
 /** Integers only: "100" (a string) and 10.5 are refused, never coerced. */
-function optionalInteger(body: JsonObject, key: string, path = key): number | undefined {
+export function optionalInteger(body: JsonObject, key: string, path = key): number | undefined {
   const value = body[key];
   if (!present(value)) return undefined;
   if (typeof value !== 'number' || !Number.isSafeInteger(value)) throw invalid(`${path} must be an integer`);

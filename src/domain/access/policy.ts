@@ -60,6 +60,10 @@ const MONEY_MOVERS = ['owner', 'operations'] as const;
 const INTEGRATORS = ['owner', 'developer'] as const;
 /** Sending a delivery again: the integration's people, and operations chasing a merchant's order. */
 const REDELIVERERS = ['owner', 'developer', 'operations'] as const;
+/** Who sells: makes and deactivates payment links. */
+const LINK_MAKERS = ['owner', 'operations'] as const;
+/** Payment links are read by every key that may create or read transactions. */
+const LINK_READ = ['checkout', 'read', 'write', 'readAndWrite'] as const;
 /** The team, its security settings and its audit log. */
 const OWNER = ['owner'] as const;
 
@@ -78,6 +82,16 @@ export const ACCESS_POLICY = {
   getCheckout: { scopes: NONE, roles: NONE, write: false, customer: true },
   payTransaction: { scopes: NONE, roles: ADMIN, write: true, customer: true },
   releaseEscrow: { scopes: NONE, roles: ADMIN_AND_SUPPORT, write: true },
+
+  // Payment links (issue 30, a REST v2 extension): made and deactivated by whoever may create
+  // transactions, read by those and `read` keys. Dashboard: the people who sell make them, everyone
+  // reads them. The customer on the link's page reads it and makes a transaction from it.
+  createPaymentLink: { scopes: CHECKOUT_WRITE, roles: NONE, users: LINK_MAKERS, write: true },
+  deactivatePaymentLink: { scopes: CHECKOUT_WRITE, roles: ADMIN, users: LINK_MAKERS, write: true },
+  getPaymentLink: { scopes: LINK_READ, roles: EVERY_ROLE, users: EVERY_USER, write: false },
+  listPaymentLinks: { scopes: LINK_READ, roles: EVERY_ROLE, users: EVERY_USER, write: false },
+  getPaymentLinkPage: { scopes: NONE, roles: NONE, write: false, customer: true },
+  payPaymentLink: { scopes: NONE, roles: NONE, write: true, customer: true },
 
   // Payouts.
   createPayout: { scopes: ['payout'], roles: NONE, users: MONEY_MOVERS, write: true },

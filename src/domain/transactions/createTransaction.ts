@@ -83,22 +83,31 @@ export async function createTransaction(
   // An unverified organisation's monthly limit is a check and an insert under a row lock: a
   // transaction. Otherwise the insert is the only write: one statement, no transaction needed.
   const withoutKey = organization.verified ? 'one-statement' : 'transaction';
-  return runIdempotently(
-    ctx,
-    scope,
-    async (tx) => {
-      const switches = await switchStates(ctx, tx);
-      if (!switches.get('transactions')) throw new DomainError('transactions_disabled');
-      if (!organization.businessSector) throw new DomainError('business_profile_incomplete');
-      const data = validTransaction(ctx, organization, input);
-      refuseIfNoMethodIsOn(switches, data.methodOfPayment);
-      await prepareAccounts(ctx, tx, organization.id);
-      if (!organization.verified) await checkMonthlyLimit(ctx, tx, organization.id, data.amount);
-      const transaction = await insertTransaction(tx, data);
-      return { transaction, checkoutUrl: checkoutUrlOf(ctx.settings, transaction.id) };
-    },
-    { withoutKey },
-  );
+  return runIdempotently(ctx, scope, (tx) => createTransactionOf(ctx, tx, organization, input), { withoutKey });
+}
+
+/**
+ * THE rule that makes a transaction, whoever asks: the merchant's API (above) or a customer on
+ * one of the merchant's payment links (paymentLinks/payPaymentLink.ts, in the database
+ * transaction that claims the link). `tx` is a database transaction, or the pool when the insert
+ * is the only write (a verified organisation without a key).
+ */
+export async function createTransactionOf(
+  ctx: GatewayContext,
+  tx: DbTransaction,
+  organization: Organization,
+  input: CreateTransactionInput,
+  origin: { paymentLinkId?: string } = {},
+): Promise<CreatedTransaction> {
+  const switches = await switchStates(ctx, tx);
+  if (!switches.get('transactions')) throw new DomainError('transactions_disabled');
+  if (!organization.businessSector) throw new DomainError('business_profile_incomplete');
+  const data = { ...validTransaction(ctx, organization, input), paymentLinkId: origin.paymentLinkId ?? null };
+  refuseIfNoMethodIsOn(switches, data.methodOfPayment);
+  await prepareAccounts(ctx, tx, organization.id);
+  if (!organization.verified) await checkMonthlyLimit(ctx, tx, organization.id, data.amount);
+  const transaction = await insertTransaction(tx, data);
+  return { transaction, checkoutUrl: checkoutUrlOf(ctx.settings, transaction.id) };
 }
 
 /**
@@ -108,6 +117,15 @@ export async function createTransaction(
  */
 function refuseIfNoMethodIsOn(switches: SwitchStates, methods: PaymentMethod[]): void {
   if (methods.every((method) => !switches.get(method))) throw new DomainError('payment_method_unavailable', methods.join(' and '));
+}
+
+/**
+ * The rules a transaction's input meets, checked without making one: a payment link checks the
+ * transaction it will make when the merchant creates it, so a bad template is a 400 then, not a
+ * refusal in front of the customer. The same function the creation runs.
+ */
+export function checkTransactionInput(ctx: GatewayContext, organization: Organization, input: CreateTransactionInput): void {
+  validTransaction(ctx, organization, input);
 }
 
 /** The row to insert, or the first rule the request breaks. */

@@ -24,7 +24,7 @@ export const transactionWithProductsColumns = (products: Prisma.Sql): Prisma.Sql
   t."selectedPaymentMethod"::text AS "selectedPaymentMethod", t.currency, t.status::text AS status,
   t."customerFirstName", t."customerLastName", t."customerPhone", t."isEscrow", t."isMerchant",
   t."feesCustomerSide", t."successUrl", t."errorUrl", t."payerPhone", t."isDeleted", t."paidAt",
-  t."refundedAt", t."cancelledAt", t."createdAt", t."updatedAt", t."collectingAttemptId",
+  t."refundedAt", t."cancelledAt", t."createdAt", t."updatedAt", t."collectingAttemptId", t."paymentLinkId",
   COALESCE((SELECT json_agg(json_build_object('id', p.id, 'transactionId', p."transactionId", 'position', p.position,
               'name', p.name, 'price', p.price::text, 'quantity', p.quantity, 'description', p.description,
               'category', p.category) ORDER BY p.position)
@@ -70,6 +70,8 @@ export interface NewTransaction {
   isEscrow: boolean;
   isMerchant: boolean;
   products: { name: string; price: number; quantity: number; description: string | null; category: string | null }[];
+  /** The payment link whose page made it, if any. */
+  paymentLinkId?: string | null;
 }
 
 /**
@@ -83,10 +85,10 @@ export async function insertTransaction(db: Pick<Db, '$queryRawUnsafe'>, data: N
   const statement = Prisma.sql`
     WITH t AS (
       INSERT INTO "Transaction" (id, "organizationId", amount, "methodOfPayment", "customerFirstName", "customerLastName",
-        "customerPhone", "successUrl", "errorUrl", "feesCustomerSide", "isEscrow", "isMerchant", "createdAt", "updatedAt")
+        "customerPhone", "successUrl", "errorUrl", "feesCustomerSide", "isEscrow", "isMerchant", "paymentLinkId", "createdAt", "updatedAt")
       VALUES (${data.id}::uuid, ${data.organizationId}::uuid, ${String(data.amount)}::bigint, string_to_array(${data.methodOfPayment.join(',')}::text, ',')::"PaymentMethod"[],
         ${data.customerFirstName}::text, ${data.customerLastName}::text, ${data.customerPhone}::text, ${data.successUrl}::text, ${data.errorUrl}::text,
-        ${data.feesCustomerSide}::boolean, ${data.isEscrow}::boolean, ${data.isMerchant}::boolean, now(), now())
+        ${data.feesCustomerSide}::boolean, ${data.isEscrow}::boolean, ${data.isMerchant}::boolean, ${data.paymentLinkId ?? null}::uuid, now(), now())
       RETURNING *
     ), inserted AS (
       INSERT INTO "TransactionProduct" (id, "transactionId", position, name, price, quantity, description, category)

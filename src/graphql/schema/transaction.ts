@@ -83,6 +83,7 @@ export const TransactionRef = builder.prismaNode('Transaction', {
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     paidAt: t.expose('paidAt', { type: 'DateTime', nullable: true }),
+    paymentLinkId: t.exposeID('paymentLinkId', { nullable: true, description: 'The payment link whose page made this transaction; null for any other.' }),
     // Built by the outbox's own builder, so `gateway listen` forwards what a real delivery carries.
     paymentStatusWebhookBody: t.string({
       nullable: true,
@@ -100,7 +101,7 @@ const CreatedTransactionRef = builder.objectRef<CreatedTransaction>('CreatedTran
   }),
 });
 
-const TransactionPageRef = builder.objectRef<Awaited<ReturnType<typeof listTransactions>>>('TransactionPage').implement({
+export const TransactionPageRef = builder.objectRef<Awaited<ReturnType<typeof listTransactions>>>('TransactionPage').implement({
   fields: (t) => ({
     transactions: t.field({ type: [TransactionRef], resolve: (page) => page.items }),
     pagination: t.field({ type: PageInfoRef, resolve: (page) => page }),

@@ -43,6 +43,17 @@ export function transactionFull(transaction: TransactionRecord) {
   };
 }
 
+/**
+ * A transaction as GET /transactions and GET /transactions/{order_id} read it: the spec's shape,
+ * plus `payment_link_id` ONLY on a transaction a payment link made (the extension's one field on
+ * the spec's shapes; openapi/v2.yaml lists it as optional). A transaction made through the spec's
+ * POST /transactions reads exactly as the spec says; webhook bodies never carry it.
+ */
+export function transactionRead(transaction: TransactionRecord) {
+  const shape = transactionFull(transaction);
+  return transaction.paymentLinkId ? { ...shape, payment_link_id: transaction.paymentLinkId } : shape;
+}
+
 export function pagination(page: Page<unknown>) {
   return { page: page.page, limit: page.limit, total_count: page.totalCount, total_pages: page.totalPages };
 }

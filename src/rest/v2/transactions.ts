@@ -19,7 +19,7 @@ import {
 } from '../body.js';
 import { bind } from '../pipeline.js';
 import { queryBoolean, queryDate, queryEnum, queryInteger, queryString, type Query } from '../query.js';
-import { pagination, transactionCreated, transactionFull } from './shapes.js';
+import { pagination, transactionCreated, transactionRead } from './shapes.js';
 
 /** The spec's answer to a cancel (v1's delete of a pending transaction says the same). */
 export const CANCELLED_MESSAGE = 'Transaction cancelled successfully';
@@ -82,14 +82,14 @@ export const transactionRoutes = {
 
   getTransaction: bind({
     operation: 'getTransaction',
-    handle: async (ctx, access, { params }) => ({ body: transactionFull(await getTransaction(ctx, access, params.order_id ?? '')) }),
+    handle: async (ctx, access, { params }) => ({ body: transactionRead(await getTransaction(ctx, access, params.order_id ?? '')) }),
   }),
 
   listTransactions: bind({
     operation: 'listTransactions',
     handle: async (ctx, access, { query }) => {
       const page = await listTransactions(ctx, access, parseListTransactionsQuery(query));
-      return { body: { transactions: page.items.map(transactionFull), pagination: pagination(page) } };
+      return { body: { transactions: page.items.map(transactionRead), pagination: pagination(page) } };
     },
   }),
 

@@ -1,0 +1,17 @@
+/**
+ * DELETE /api/v2/payment-links/{id}, GraphQL deactivatePaymentLink: the link takes no more
+ * payments (its page answers 410). Its transactions are untouched: one already made stays
+ * payable at its checkout, as any transaction (the merchant cancels it if need be). The access
+ * names the organisation (a merchant's own), or none for an admin operator (any organisation's).
+ */
+import type { ReadAccess } from '../access/auth.js';
+import type { GatewayContext } from '../context.js';
+import { DomainError } from '../errors.js';
+import { isUuid } from '../ids.js';
+import { findVisiblePaymentLink, viewOf, type PaymentLinkView } from './paymentLinks.js';
+import { markPaymentLinkDeactivated } from './store.js';
+
+export async function deactivatePaymentLink(ctx: GatewayContext, access: ReadAccess<'deactivatePaymentLink'>, id: string): Promise<PaymentLinkView> {
+  if (!isUuid(id) || !(await markPaymentLinkDeactivated(ctx.db, id, access.organizationId))) throw new DomainError('payment_link_not_found');
+  return viewOf(ctx.settings, await findVisiblePaymentLink(ctx.db, access.organizationId, id, ctx.clock.now()));
+}

@@ -1,0 +1,181 @@
+/**
+ * Payment links' SQL (issue 30). A link holds no money: its figures (paid count and amount) are
+ * read from its transactions, and its one guard against a second payment of a single-use link is
+ * the conditional claim below, taken in the database transaction that makes the transaction.
+ */
+import { Prisma } from '../../generated/prisma/client.js';
+import type { PaymentMethod, TransactionStatus } from '../../generated/prisma/enums.js';
+import type { Db, DbTransaction } from '../ports.js';
+import { transactionRecordOf, transactionWithProductsColumns, type RawTransactionRow } from '../transactions/transactions.js';
+import type { TransactionRecord } from '../transactions/store.js';
+
+export type PaymentLinkStatus = 'active' | 'expired' | 'used' | 'deactivated';
+
+/** What a link's transactions carry as products: the v2 product fields. */
+export interface LinkProduct {
+  name: string;
+  price: number;
+  quantity: number;
+  description: string | null;
+}
+
+export interface PaymentLinkRecord {
+  id: string;
+  organizationId: string;
+  name: string;
+  amount: bigint;
+  products: LinkProduct[];
+  methodOfPayment: PaymentMethod[];
+  singleUse: boolean;
+  expiresAt: Date | null;
+  successUrl: string | null;
+  errorUrl: string | null;
+  feesCustomerSide: boolean;
+  deactivatedAt: Date | null;
+  claimTransactionId: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+  /** Computed at `now` of the read: deactivated, then used, then expired, else active. */
+  status: PaymentLinkStatus;
+  /** Its transactions that are paid now (refunded ones no longer count). */
+  paidCount: number;
+  paidAmount: bigint;
+}
+
+export interface NewPaymentLink {
+  id: string;
+  organizationId: string;
+  name: string;
+  amount: bigint;
+  products: LinkProduct[];
+  methodOfPayment: PaymentMethod[];
+  singleUse: boolean;
+  expiresAt: Date | null;
+  successUrl: string | null;
+  errorUrl: string | null;
+  feesCustomerSide: boolean;
+}
+
+type RawLinkRow = Omit<PaymentLinkRecord, 'amount' | 'paidAmount'> & { amount: string; paidAmount: string };
+
+const recordOf = (row: RawLinkRow): PaymentLinkRecord => ({ ...row, amount: BigInt(row.amount), paidAmount: BigInt(row.paidAmount) });
+
+/** A link's columns with its status at `now` and its paid figures; `l` the link, `c` its claiming transaction. */
+const linkColumns = (now: Date) => Prisma.sql`
+  l.id, l."organizationId", l.name, l.amount::text AS amount, l.products, l."methodOfPayment"::text[] AS "methodOfPayment",
+  l."singleUse", l."expiresAt", l."successUrl", l."errorUrl", l."feesCustomerSide", l."deactivatedAt",
+  l."claimTransactionId", l."createdAt", l."updatedAt",
+  CASE WHEN l."deactivatedAt" IS NOT NULL THEN 'deactivated'
+       WHEN l."singleUse" AND c.status IN ('paid', 'paid_and_blocked', 'refunded') THEN 'used'
+       WHEN l."expiresAt" IS NOT NULL AND l."expiresAt" <= ${now}::timestamptz THEN 'expired'
+       ELSE 'active' END AS status,
+  (SELECT count(*)::int FROM "Transaction" t WHERE t."paymentLinkId" = l.id AND t.status IN ('paid', 'paid_and_blocked')) AS "paidCount",
+  (SELECT COALESCE(sum(t.amount), 0)::text FROM "Transaction" t WHERE t."paymentLinkId" = l.id AND t.status IN ('paid', 'paid_and_blocked')) AS "paidAmount"`;
+
+const linkSource = Prisma.sql`"PaymentLink" l LEFT JOIN "Transaction" c ON c.id = l."claimTransactionId"`;
+
+export async function insertPaymentLink(db: Pick<Db, '$queryRaw'>, link: NewPaymentLink, now: Date): Promise<PaymentLinkRecord> {
+  await db.$queryRaw`
+    INSERT INTO "PaymentLink" (id, "organizationId", name, amount, products, "methodOfPayment", "singleUse", "expiresAt",
+      "successUrl", "errorUrl", "feesCustomerSide", "createdAt", "updatedAt")
+    VALUES (${link.id}::uuid, ${link.organizationId}::uuid, ${link.name}, ${String(link.amount)}::bigint, ${JSON.stringify(link.products)}::jsonb,
+      string_to_array(${link.methodOfPayment.join(',')}::text, ',')::"PaymentMethod"[], ${link.singleUse}, ${link.expiresAt}::timestamptz,
+      ${link.successUrl}::text, ${link.errorUrl}::text, ${link.feesCustomerSide}, now(), now())`;
+  return (await readPaymentLink(db, link.id, link.organizationId, now))!;
+}
+
+/** One link, of `organizationId` (null: any organisation: operators, the customer's page). */
+export async function readPaymentLink(db: Pick<Db, '$queryRaw'>, id: string, organizationId: string | null, now: Date): Promise<PaymentLinkRecord | null> {
+  const rows = await db.$queryRaw<RawLinkRow[]>`
+    SELECT ${linkColumns(now)} FROM ${linkSource}
+    WHERE l.id = ${id}::uuid AND (${organizationId}::uuid IS NULL OR l."organizationId" = ${organizationId}::uuid)`;
+  return rows[0] ? recordOf(rows[0]) : null;
+}
+
+export interface LinkFilter {
+  organizationId: string | null;
+  status?: PaymentLinkStatus;
+}
+
+/** A page of links, newest first, with the count of all that match. */
+export async function listPaymentLinksPage(
+  db: Pick<Db, '$queryRaw'>,
+  filter: LinkFilter,
+  page: { limit: number; skip: number },
+  now: Date,
+): Promise<{ links: PaymentLinkRecord[]; total: number }> {
+  const where = Prisma.sql`(${filter.organizationId}::uuid IS NULL OR s."organizationId" = ${filter.organizationId}::uuid)
+    AND (${filter.status ?? null}::text IS NULL OR s.status = ${filter.status ?? null}::text)`;
+  const rows = await db.$queryRaw<(RawLinkRow & { total: number })[]>`
+    SELECT s.*, count(*) OVER ()::int AS total FROM (SELECT ${linkColumns(now)} FROM ${linkSource}) s
+    WHERE ${where} ORDER BY s."createdAt" DESC, s.id DESC LIMIT ${page.limit} OFFSET ${page.skip}`;
+  if (rows.length === 0 && page.skip > 0) {
+    const counted = await db.$queryRaw<{ total: number }[]>`
+      SELECT count(*)::int AS total FROM (SELECT ${linkColumns(now)} FROM ${linkSource}) s WHERE ${where}`;
+    return { links: [], total: counted[0]?.total ?? 0 };
+  }
+  return { links: rows.map(({ total: _total, ...row }) => recordOf(row)), total: rows[0]?.total ?? 0 };
+}
+
+/** Deactivates a link (once: a second deactivation keeps the first time). Null when it is not the organisation's. */
+export async function markPaymentLinkDeactivated(db: Pick<Db, '$executeRaw'>, id: string, organizationId: string | null): Promise<boolean> {
+  const changed = await db.$executeRaw`
+    UPDATE "PaymentLink" SET "deactivatedAt" = COALESCE("deactivatedAt", now()), "updatedAt" = now()
+    WHERE id = ${id}::uuid AND (${organizationId}::uuid IS NULL OR "organizationId" = ${organizationId}::uuid)`;
+  return changed > 0;
+}
+
+/**
+ * Locks the link for the database transaction that makes a transaction from it: a single-use
+ * link exclusively (two customers paying it at once are served one after the other, and the
+ * second sees the first one's claim), a reusable one shared (payers do not wait for each other;
+ * a deactivation waits for them, and they for it). Then the link as it is now.
+ */
+export async function lockPaymentLink(tx: DbTransaction, id: string, exclusive: boolean, now: Date): Promise<PaymentLinkRecord | null> {
+  const locked = exclusive
+    ? await tx.$queryRaw<{ id: string }[]>`SELECT id FROM "PaymentLink" WHERE id = ${id}::uuid FOR UPDATE`
+    : await tx.$queryRaw<{ id: string }[]>`SELECT id FROM "PaymentLink" WHERE id = ${id}::uuid FOR SHARE`;
+  if (locked.length === 0) return null;
+  // A statement after the lock: under READ COMMITTED it sees what the previous holder committed.
+  return readPaymentLink(tx, id, null, now);
+}
+
+/** The state of the transaction that holds a single-use link, read under the link's lock. */
+export async function readClaim(tx: DbTransaction, transactionId: string): Promise<{ status: TransactionStatus; customerPhone: string | null } | null> {
+  const rows = await tx.$queryRaw<{ status: TransactionStatus; customerPhone: string | null }[]>`
+    SELECT status::text AS status, "customerPhone" FROM "Transaction" WHERE id = ${transactionId}::uuid`;
+  return rows[0] ?? null;
+}
+
+/**
+ * Gives a single-use link to `transactionId`, only while nobody holds it or its holder was
+ * cancelled (a cancelled transaction can never be paid). One conditional UPDATE under the lock;
+ * the unique claimTransactionId is a second guard. False: someone else holds it.
+ */
+export async function claimPaymentLink(tx: DbTransaction, linkId: string, transactionId: string): Promise<boolean> {
+  const changed = await tx.$executeRaw`
+    UPDATE "PaymentLink" l SET "claimTransactionId" = ${transactionId}::uuid, "updatedAt" = now()
+    WHERE l.id = ${linkId}::uuid AND l."deactivatedAt" IS NULL
+      AND (l."claimTransactionId" IS NULL
+           OR EXISTS (SELECT 1 FROM "Transaction" t WHERE t.id = l."claimTransactionId" AND t.status = 'cancelled'))`;
+  return changed === 1;
+}
+
+/** A page of the link's transactions, newest first. */
+export async function listLinkTransactions(
+  db: Pick<Db, '$queryRaw'>,
+  linkId: string,
+  page: { limit: number; skip: number },
+): Promise<{ transactions: TransactionRecord[]; total: number }> {
+  const rows = await db.$queryRaw<RawTransactionRow[]>`
+    SELECT ${transactionWithProductsColumns(Prisma.raw('"TransactionProduct"'))} FROM "Transaction" t
+    WHERE t."paymentLinkId" = ${linkId}::uuid ORDER BY t."createdAt" DESC, t.id DESC LIMIT ${page.limit} OFFSET ${page.skip}`;
+  const counted = await db.$queryRaw<{ total: number }[]>`SELECT count(*)::int AS total FROM "Transaction" WHERE "paymentLinkId" = ${linkId}::uuid`;
+  return { transactions: rows.map(transactionRecordOf), total: counted[0]?.total ?? 0 };
+}
+
+/** The organisation's name, as the link page shows it (null: no such organisation). */
+export async function readLinkOrganizationName(db: Pick<Db, '$queryRaw'>, organizationId: string): Promise<string | null> {
+  const rows = await db.$queryRaw<{ name: string }[]>`SELECT name FROM "Organization" WHERE id = ${organizationId}::uuid`;
+  return rows[0]?.name ?? null;
+}
