@@ -33,7 +33,7 @@ export interface OmRecord {
   description?: string;
 }
 
-export const PREFIX: Record<OrangeKind, string> = { payment: 'pay-', refund: 'refund-', payout: 'payout-' };
+const PREFIX: Record<OrangeKind, string> = { payment: 'pay-', refund: 'refund-', payout: 'payout-' };
 export const ORANGE_TYPE: Record<OrangeKind, string> = { payment: 'MERCHANT_PAYMENT', refund: 'CASHIN', payout: 'CASHIN' };
 /** The metadata key our QR codes repeat the reference under. */
 export const METADATA_REFERENCE = 'reference';

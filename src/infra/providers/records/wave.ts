@@ -71,7 +71,7 @@ const isLine = (value: unknown): value is WaveHistoryLine => {
 };
 
 /** Every line of one day, every page followed (bounded). */
-export async function historyOfDay(readPage: ReadWaveHistoryPage, date: string, signal?: AbortSignal): Promise<WaveHistoryLine[]> {
+async function historyOfDay(readPage: ReadWaveHistoryPage, date: string, signal?: AbortSignal): Promise<WaveHistoryLine[]> {
   const lines: WaveHistoryLine[] = [];
   let after: string | undefined;
   for (let page = 0; page < MAX_PAGES_PER_DAY; page += 1) {
@@ -130,7 +130,7 @@ function grossOf(line: WaveHistoryLine): { gross: bigint; fee: bigint } | null {
  * session id so a line without client_reference still finds its attempt. A merchant payment
  * (QR code, app) is outside the gateway unless it names one of our sessions.
  */
-export function recordOfLine(line: WaveHistoryLine, at: Date = new Date(line.timestamp)): ProviderRecord | null {
+function recordOfLine(line: WaveHistoryLine, at: Date = new Date(line.timestamp)): ProviderRecord | null {
   const moved = grossOf(line);
   if (!moved) return null;
   const reference = line.client_reference ?? '';
