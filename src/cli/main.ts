@@ -582,6 +582,8 @@ async function reconcile(argv: string[], connect: Connect) {
     matched: reconcileProvider.matched,
     discrepancies: reconcileProvider.discrepancies,
     discrepancyCount: reconcileProvider.discrepancyCount,
+    providerFees: reconcileProvider.providerFees,
+    outsideGateway: { count: reconcileProvider.outsideGatewayCount, amount: reconcileProvider.outsideGatewayAmount },
     method: reconcileProvider.method,
     from: reconcileProvider.from,
     to: reconcileProvider.to,

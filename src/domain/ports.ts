@@ -329,8 +329,17 @@ export interface ProviderRecord {
   /** OUR reference when the provider keeps it (client_reference), else ''. */
   reference: string;
   providerReference: string;
-  /** XOF, what the provider moved for this operation (before its own fees). */
+  /** XOF, what the provider moved for this operation (gross: before its own fees). */
   amount: bigint;
   status: 'succeeded' | 'failed' | 'pending' | 'processing';
   at: Date;
+  /** The provider's fee on it, as the provider reports it (Wave: the line's `fee`); reported, never compared. */
+  fee?: bigint;
+  /**
+   * The provider's id of the collection the entry belongs to (Wave: checkout_api_session_id), for
+   * an entry that lacks our reference: matched to the attempt whose provider reference it is.
+   */
+  collectionReference?: string;
+  /** Money the provider moved that the gateway never asked for (Wave: a payment to the QR code): counted, not a difference. */
+  outsideGateway?: boolean;
 }

@@ -264,8 +264,13 @@ export async function recordAttemptClosingAbandoned(ctx: GatewayContext, transac
   }
 }
 
-/** True when the attempt holding `transactionId` was closed by its provider and settled here. */
-async function closeAbandonedAttempt(ctx: GatewayContext, transactionId: string): Promise<boolean> {
+/**
+ * True when the attempt holding `transactionId` was closed by its provider and settled here (with
+ * what it became: closed unpaid, or paid first, and then the payment is recorded). False when
+ * nothing holds it, or its provider cannot close it or is unsure (the attempt stays open).
+ * Used before a new attempt (recordAttemptClosingAbandoned) and before a cancel (cancelTransaction.ts).
+ */
+export async function closeAbandonedAttempt(ctx: GatewayContext, transactionId: string): Promise<boolean> {
   const provider = ctx.provider;
   const cancel = closesCollections(provider) ? provider.cancelCollection.bind(provider) : null;
   const claim = cancel ? await claimStateOf(ctx.db, transactionId) : null;

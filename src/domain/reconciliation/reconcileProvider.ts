@@ -9,7 +9,11 @@
  *                        or a call still open here that the provider finished)
  *
  * Records are matched by OUR reference, which the provider keeps (Wave: client_reference): the
- * payment attempt id (refunds are filed under the payment they return), the payout id. Nothing is
+ * payment attempt id (refunds are filed under the payment they return), the payout id; a provider
+ * line without it is matched by the provider's id of the payment (Wave: checkout_api_session_id),
+ * which the attempt recorded. Amounts compared are gross (what the operation moved); the
+ * provider's fees are reported apart (`providerFees`), and money the provider moved outside the
+ * gateway (Wave: a payment to the merchant's QR code) is counted apart, not a difference. Nothing is
  * changed: the open-call reconcilers settle what is open; an operator acts on the rest.
  * Operations within seconds of the period's edges may fall on different sides of it in the two
  * books (the provider's time and ours): reconcile whole days, or re-run over a wider period.
@@ -42,6 +46,8 @@ export interface Discrepancy {
   providerAmount: bigint | null;
   ledgerStatus: string | null;
   providerStatus: string | null;
+  /** The provider's fee on its record, as it reports it (null: none reported). */
+  providerFee: bigint | null;
 }
 
 export interface ReconciliationReport {
@@ -51,6 +57,10 @@ export interface ReconciliationReport {
   matched: number;
   discrepancyCount: number;
   discrepancies: Discrepancy[];
+  /** The provider's fees on the gateway's operations of the period, as it reports them. */
+  providerFees: bigint;
+  /** What the provider moved that the gateway never asked for (Wave: payments to the QR code). */
+  outsideGateway: { count: number; amount: bigint };
 }
 
 export interface ReconcileInput {
@@ -76,7 +86,9 @@ export async function reconcileProvider(ctx: GatewayContext, caller: Caller, inp
   const ledger = await ledgerRecords(ctx.db, method, from, to);
   if (ledger.length > MAX_LEDGER_RECORDS)
     throw new DomainError('invalid_input', `more than ${MAX_LEDGER_RECORDS} operations in the period: reconcile a shorter one`);
-  const discrepancies = compare(ledger, outcome.answered);
+  const ours = outcome.answered.filter((record) => !record.outsideGateway);
+  const outside = outcome.answered.filter((record) => record.outsideGateway);
+  const discrepancies = compare(ledger, ours);
   return {
     method,
     from,
@@ -84,6 +96,8 @@ export async function reconcileProvider(ctx: GatewayContext, caller: Caller, inp
     matched: ledger.length - discrepancies.filter((d) => d.issue !== 'missing_in_ledger').length,
     discrepancyCount: discrepancies.length,
     discrepancies: discrepancies.slice(0, MAX_DISCREPANCIES),
+    providerFees: ours.reduce((sum, record) => sum + (record.fee ?? 0n), 0n),
+    outsideGateway: { count: outside.length, amount: outside.reduce((sum, record) => sum + record.amount, 0n) },
   };
 }
 
@@ -108,7 +122,7 @@ const keyOf = (record: { kind: string; reference: string }) => `${record.kind} $
 
 /**
  * The provider's lines for one operation (a payout and its reversal) fold into one: amounts of
- * succeeded lines add up, and a failed line (a reversal) makes it failed.
+ * succeeded lines add up, a failed line (a reversal) makes it failed, and fees add up.
  */
 function foldProvider(records: ProviderRecord[]): Map<string, ProviderRecord> {
   const folded = new Map<string, ProviderRecord>();
@@ -118,24 +132,39 @@ function foldProvider(records: ProviderRecord[]): Map<string, ProviderRecord> {
     const key = record.reference ? keyOf(record) : `anonymous ${anonymous}`;
     const seen = folded.get(key);
     if (!seen) folded.set(key, { ...record });
-    else if (record.status === 'failed') seen.status = 'failed';
-    else seen.amount += record.amount;
+    else {
+      if (record.status === 'failed') seen.status = 'failed';
+      else seen.amount += record.amount;
+      // Fees add up: a reversal's returned fee (negative) offsets the payout's.
+      if (record.fee !== undefined) seen.fee = (seen.fee ?? 0n) + record.fee;
+    }
   }
   return folded;
 }
 
+/** Our reference for provider lines that lack it but name the payment (Wave: its checkout session). */
+function withOurReferences(ledger: LedgerRecord[], records: ProviderRecord[]): ProviderRecord[] {
+  const byCollection = new Map<string, string>();
+  for (const mine of ledger) if (mine.collectionReference && mine.kind !== 'payout') byCollection.set(mine.collectionReference, mine.reference);
+  return records.map((record) => {
+    if (record.reference || !record.collectionReference) return record;
+    const reference = byCollection.get(record.collectionReference);
+    return reference ? { ...record, reference } : record;
+  });
+}
+
 function compare(ledger: LedgerRecord[], providerRecords: ProviderRecord[]): Discrepancy[] {
-  const provider = foldProvider(providerRecords);
+  const provider = foldProvider(withOurReferences(ledger, providerRecords));
   const discrepancies: Discrepancy[] = [];
   for (const mine of ledger) {
     const theirs = provider.get(keyOf(mine));
     provider.delete(keyOf(mine));
     const base = { kind: mine.kind, reference: mine.reference, ledgerAmount: mine.amount, ledgerStatus: mine.status };
     if (!theirs) {
-      discrepancies.push({ ...base, issue: 'missing_at_provider', providerReference: null, providerAmount: null, providerStatus: null });
+      discrepancies.push({ ...base, issue: 'missing_at_provider', providerReference: null, providerAmount: null, providerStatus: null, providerFee: null });
       continue;
     }
-    const seen = { providerReference: theirs.providerReference, providerAmount: theirs.amount, providerStatus: theirs.status };
+    const seen = { providerReference: theirs.providerReference, providerAmount: theirs.amount, providerStatus: theirs.status, providerFee: theirs.fee ?? null };
     if (theirs.status !== mine.status) discrepancies.push({ ...base, ...seen, issue: 'status_mismatch' });
     else if (theirs.amount !== mine.amount) discrepancies.push({ ...base, ...seen, issue: 'amount_mismatch' });
   }
@@ -150,6 +179,7 @@ function compare(ledger: LedgerRecord[], providerRecords: ProviderRecord[]): Dis
       providerAmount: theirs.amount,
       ledgerStatus: null,
       providerStatus: theirs.status,
+      providerFee: theirs.fee ?? null,
     });
   }
   return discrepancies;

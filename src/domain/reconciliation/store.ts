@@ -11,6 +11,8 @@ export interface LedgerRecord {
   amount: bigint;
   /** succeeded: money moved by the ledger; pending: an open call (the provider may have acted). */
   status: 'succeeded' | 'pending';
+  /** The provider's id of the payment (Wave: the checkout session), for lines that lack our reference; '' when none. */
+  collectionReference: string;
 }
 
 /** Most operations one reconciliation compares (a bigger period must be split). */
@@ -23,22 +25,23 @@ export const MAX_LEDGER_RECORDS = 50_000;
  * moved nothing and are not listed.
  */
 export async function ledgerRecords(db: Db, method: PaymentMethod, from: Date, to: Date): Promise<LedgerRecord[]> {
-  const rows = await db.$queryRaw<Array<{ kind: LedgerRecord['kind']; reference: string; amount: bigint; status: LedgerRecord['status'] }>>(Prisma.sql`
-    SELECT 'payment' AS kind, a.id::text AS reference, a.amount, (CASE WHEN a.state = 'succeeded' THEN 'succeeded' ELSE 'pending' END) AS status
+  const rows = await db.$queryRaw<Array<Omit<LedgerRecord, 'amount'> & { amount: bigint }>>(Prisma.sql`
+    SELECT 'payment' AS kind, a.id::text AS reference, a.amount, (CASE WHEN a.state = 'succeeded' THEN 'succeeded' ELSE 'pending' END) AS status,
+        a."providerReference" AS "collectionReference"
       FROM "PaymentAttempt" a
       WHERE a.method = ${method}::"PaymentMethod" AND ((a.state = 'succeeded' AND a."settledAt" BETWEEN ${from} AND ${to}))
     UNION ALL
-    SELECT 'payment', l."attemptId"::text, l.amount, 'succeeded'
+    SELECT 'payment', l."attemptId"::text, l.amount, 'succeeded', l."providerReference"
       FROM "LatePayment" l WHERE l.method = ${method}::"PaymentMethod" AND l.outcome <> 'recorded' AND l."createdAt" BETWEEN ${from} AND ${to}
     UNION ALL
-    SELECT 'refund', pa.id::text, r.amount, (CASE WHEN r.status = 'succeeded' THEN 'succeeded' ELSE 'pending' END)
-      FROM "Refund" r JOIN LATERAL (SELECT id FROM "PaymentAttempt" WHERE "transactionId" = r."transactionId" AND state = 'succeeded' ORDER BY "settledAt" DESC LIMIT 1) pa ON true
+    SELECT 'refund', pa.id::text, r.amount, (CASE WHEN r.status = 'succeeded' THEN 'succeeded' ELSE 'pending' END), pa."providerReference"
+      FROM "Refund" r JOIN LATERAL (SELECT id, "providerReference" FROM "PaymentAttempt" WHERE "transactionId" = r."transactionId" AND state = 'succeeded' ORDER BY "settledAt" DESC LIMIT 1) pa ON true
       WHERE r.method = ${method}::"PaymentMethod" AND r.status IN ('succeeded', 'pending') AND r."updatedAt" BETWEEN ${from} AND ${to}
     UNION ALL
-    SELECT 'refund', l."attemptId"::text, l.amount, (CASE WHEN l.outcome = 'returned' THEN 'succeeded' ELSE 'pending' END)
+    SELECT 'refund', l."attemptId"::text, l.amount, (CASE WHEN l.outcome = 'returned' THEN 'succeeded' ELSE 'pending' END), l."providerReference"
       FROM "LatePayment" l WHERE l.method = ${method}::"PaymentMethod" AND l.outcome IN ('returned', 'returning') AND COALESCE(l."settledAt", l."createdAt") BETWEEN ${from} AND ${to}
     UNION ALL
-    SELECT 'payout', p.id::text, p.amount, (CASE WHEN p.status = 'completed' THEN 'succeeded' ELSE 'pending' END)
+    SELECT 'payout', p.id::text, p.amount, (CASE WHEN p.status = 'completed' THEN 'succeeded' ELSE 'pending' END), ''
       FROM "Payout" p
       WHERE p."selectedPaymentMethod" = ${method}::"PaymentMethod" AND p."sentAt" BETWEEN ${from} AND ${to} AND (p.status = 'completed' OR (p.status = 'pending' AND p."sentAt" IS NOT NULL))
     LIMIT ${MAX_LEDGER_RECORDS + 1}`);

@@ -23,7 +23,7 @@ import { DomainError } from '../errors.js';
 import { runIdempotently, type IdempotentOutcome } from '../idempotency.js';
 import { findVisibleTransaction } from '../transactions/transactions.js';
 import type { TransactionRecord } from '../transactions/store.js';
-import { cancelReadTransaction } from '../transactions/cancelTransaction.js';
+import { cancelClosingCollection, cancelReadTransaction } from '../transactions/cancelTransaction.js';
 import type { OperationOptions } from '../inputs.js';
 import { refundTransaction } from './refundTransaction.js';
 
@@ -44,21 +44,24 @@ export async function cancelOrRefundTransaction(
       operation: 'cancelTransaction',
       input: { orderId: transaction.id },
     };
-    const cancelled = await runIdempotently(
-      ctx,
-      scope,
-      async (db) => {
-        try {
-          return await cancelReadTransaction(ctx, db, cancelling.organizationId, transaction);
-        } catch (error) {
-          // Paid between the read and the cancel: not a refusal to keep under the key (a 409 is
-          // not kept), so a retry with it reads the transaction paid and refunds it, as a delete
-          // of a paid transaction does.
-          if (error instanceof DomainError && error.code === 'cannot_delete_paid') throw new DomainError('payment_in_progress');
-          throw error;
-        }
-      },
-      { withoutKey: 'one-statement' },
+    // A collection left open at the provider is closed first, outside the keyed database transaction.
+    const cancelled = await cancelClosingCollection(ctx, transaction.id, () =>
+      runIdempotently(
+        ctx,
+        scope,
+        async (db) => {
+          try {
+            return await cancelReadTransaction(ctx, db, cancelling.organizationId, transaction);
+          } catch (error) {
+            // Paid between the read and the cancel: not a refusal to keep under the key (a 409 is
+            // not kept), so a retry with it reads the transaction paid and refunds it, as a delete
+            // of a paid transaction does.
+            if (error instanceof DomainError && error.code === 'cannot_delete_paid') throw new DomainError('payment_in_progress');
+            throw error;
+          }
+        },
+        { withoutKey: 'one-statement' },
+      ),
     );
     return { outcome: 'cancelled', ...cancelled };
   }

@@ -3,6 +3,7 @@ import type { MerchantAccess } from '../access/auth.js';
 import type { DbTransaction, GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import type { Db } from '../ports.js';
+import { closeAbandonedAttempt } from '../payments/attempts.js';
 import { cancelIfPendingAndUnclaimed } from './store.js';
 import { announceStatusChange } from '../liveUpdates/events.js';
 import { findVisibleTransaction } from './transactions.js';
@@ -10,7 +11,28 @@ import type { TransactionRecord } from './store.js';
 
 export async function cancelTransaction(ctx: GatewayContext, access: MerchantAccess<'cancelTransaction'>, orderId: string): Promise<TransactionRecord> {
   const transaction = await findVisibleTransaction(ctx.db, access.organizationId, orderId);
-  return cancelReadTransaction(ctx, ctx.db, access.organizationId, transaction);
+  return cancelClosingCollection(ctx, transaction.id, () => cancelReadTransaction(ctx, ctx.db, access.organizationId, transaction));
+}
+
+/**
+ * The cancel rule for a transaction whose customer was sent to a provider's page (a Wave checkout
+ * session still open): `cancel` is refused with `payment_in_progress` while the attempt holds it,
+ * so the provider is asked to close the collection first (Wave: POST
+ * /v1/checkout/sessions/{id}/expire), the attempt is settled with what it became, and the cancel
+ * runs again. Only a collection the provider says was paid makes it fail: that payment is then
+ * recorded on the transaction (never lost) and the cancel answers as for a paid one. A provider
+ * that cannot close it, or is unsure, leaves the 409. Every surface cancels through here
+ * (cancelTransaction; cancelOrRefundTransaction for REST v1's delete). The provider is called
+ * outside any database transaction: `cancel` opens its own.
+ */
+export async function cancelClosingCollection<T>(ctx: GatewayContext, transactionId: string, cancel: () => Promise<T>): Promise<T> {
+  try {
+    return await cancel();
+  } catch (error) {
+    if (!(error instanceof DomainError && error.code === 'payment_in_progress')) throw error;
+    if (!(await closeAbandonedAttempt(ctx, transactionId))) throw error;
+    return cancel();
+  }
 }
 
 /**

@@ -25,6 +25,12 @@ const DiscrepancyRef = builder.objectRef<Discrepancy>('ReconciliationDiscrepancy
     providerAmount: t.field({ type: 'SafeInt', nullable: true, resolve: (d) => amountOrNull(d.providerAmount) }),
     ledgerStatus: t.exposeString('ledgerStatus', { nullable: true }),
     providerStatus: t.exposeString('providerStatus', { nullable: true }),
+    providerFee: t.field({
+      type: 'SafeInt',
+      nullable: true,
+      description: 'The provider’s fee on its record, as it reports it (Wave: the history line’s fee); amounts compared are gross.',
+      resolve: (d) => amountOrNull(d.providerFee),
+    }),
   }),
 });
 
@@ -35,6 +41,16 @@ const ReconciliationRef = builder.objectRef<ReconciliationReport>('Reconciliatio
     to: t.field({ type: 'DateTime', resolve: (report) => report.to }),
     matched: t.exposeInt('matched', { description: 'Operations found alike in both books.' }),
     discrepancyCount: t.exposeInt('discrepancyCount'),
+    providerFees: t.field({
+      type: 'SafeInt',
+      description: 'The provider’s fees on the gateway’s operations of the period, as it reports them (Wave: the sum of the lines’ fee).',
+      resolve: (report) => toWireAmount(report.providerFees),
+    }),
+    outsideGatewayCount: t.int({
+      description: 'Provider records of money moved outside the gateway (Wave: merchant payments to the QR code or app): counted, not differences.',
+      resolve: (report) => report.outsideGateway.count,
+    }),
+    outsideGatewayAmount: t.field({ type: 'SafeInt', resolve: (report) => toWireAmount(report.outsideGateway.amount) }),
     discrepancies: t.field({
       type: [DiscrepancyRef],
       description: 'At most 500; discrepancyCount says how many there were.',

@@ -25,18 +25,20 @@
  * Credentials and phone numbers never reach a log line.
  */
 import { constants, createHmac, publicEncrypt, timingSafeEqual } from 'node:crypto';
-import type {
-  InboundNotification,
-  PaymentProvider,
-  ProviderAnswer,
-  ProviderNotification,
-  ProviderRecord,
-  ProviderRequest,
-  ProviderStatusAnswer,
-} from '../../domain/ports.js';
+import type { InboundNotification, PaymentProvider, ProviderAnswer, ProviderNotification, ProviderRequest, ProviderStatusAnswer } from '../../domain/ports.js';
 import { NotificationRejected, ProviderUnavailable } from '../../domain/ports.js';
 import type { PaymentMethod } from '../../generated/prisma/enums.js';
 import { TokenSource } from './orangeMoney/tokens.js';
+import {
+  METADATA_REFERENCE,
+  ORANGE_TYPE,
+  REFUND_OF,
+  carriesReference,
+  orangeReferenceOf,
+  ourReferenceOf,
+  providerRecordsOf,
+  statusOf,
+} from './records/orangeMoney.js';
 
 export interface OrangeMoneySettings {
   /** ORANGE_MONEY_API_URL: https://api.orange-sonatel.com (production) or the sandbox. */
@@ -71,7 +73,8 @@ type OmStatus = 'ACCEPTED' | 'CANCELLED' | 'FAILED' | 'INITIATED' | 'PENDING' | 
 interface OmTransaction {
   transactionId: string;
   metadata?: Record<string, string>;
-  reference: string;
+  /** Absent or '' when Orange keeps our reference only in metadata (records/orangeMoney.ts). */
+  reference?: string;
   type: string;
   status: OmStatus | string;
   amount: { value: number; unit: string };
@@ -81,11 +84,6 @@ interface OmTransaction {
 }
 
 type Kind = ProviderNotification['kind'];
-
-/** Metadata key of a refund's cash in: our reference of the payment it returns (the attempt id). */
-const REFUND_OF = 'refundOf';
-const PREFIX: Record<Kind, string> = { payment: 'pay-', refund: 'refund-', payout: 'payout-' };
-const ORANGE_TYPE: Record<Kind, string> = { payment: 'MERCHANT_PAYMENT', refund: 'CASHIN', payout: 'CASHIN' };
 
 /** A signed callback older (or newer) than this is a replay: Sonatel's clients use 300 s. */
 const SIGNATURE_TOLERANCE_SECONDS = 300;
@@ -103,27 +101,11 @@ const MAX_RESPONSE_BYTES = 2 * 1024 * 1024;
 const SUCCEEDED = new Set(['SUCCESS']);
 const FAILED = new Set(['FAILED', 'CANCELLED', 'REJECTED']);
 
-const orangeReferenceOf = (kind: Kind, reference: string): string => `${PREFIX[kind]}${reference}`;
-
-/** Our kind and reference from the reference Orange keeps ('' when the operation is not ours). */
-function ourReference(orangeReference: string, type: string): { kind: Kind; reference: string } | undefined {
-  for (const kind of ['payment', 'refund', 'payout'] as const) {
-    if (orangeReference.startsWith(PREFIX[kind]) && ORANGE_TYPE[kind] === type) return { kind, reference: orangeReference.slice(PREFIX[kind].length) };
-  }
-  return undefined;
-}
-
 /** +221 7X XXX XX XX -> the 9-digit MSISDN the API takes; undefined when not a Senegal number. */
 function senegalMsisdn(phone: string): string | undefined {
   const digits = phone.replace(/[\s().-]/g, '');
   const match = /^(?:\+|00)?221(\d{9})$/.exec(digits) ?? /^(\d{9})$/.exec(digits);
   return match?.[1];
-}
-
-function statusOf(status: string): 'succeeded' | 'failed' | 'processing' {
-  if (SUCCEEDED.has(status)) return 'succeeded';
-  if (FAILED.has(status)) return 'failed';
-  return 'processing';
 }
 
 /** Orange's words may name a wallet: numbers that look like one are masked (no phone number in a log line). */
@@ -145,7 +127,7 @@ function isTransaction(value: unknown): value is OmTransaction {
     typeof item === 'object' &&
     item !== null &&
     typeof item.transactionId === 'string' &&
-    typeof item.reference === 'string' &&
+    (item.reference === undefined || typeof item.reference === 'string') &&
     typeof item.type === 'string' &&
     typeof item.status === 'string' &&
     typeof item.amount?.value === 'number' &&
@@ -308,7 +290,25 @@ export function createOrangeMoneyProvider(settings: OrangeMoneySettings, deps: O
     for (let page = 0; page < STATUS_SEARCH_PAGES; page += 1) {
       const batch = await search({ reference: orangeReference, page: String(page), size: String(SEARCH_PAGE_SIZE) });
       // Filtered again here: a search that widened its filter must never settle another operation.
-      found.push(...batch.filter((item) => item.reference === orangeReference && item.type === ORANGE_TYPE[kind]));
+      found.push(...batch.filter((item) => carriesReference(item, orangeReference) && item.type === ORANGE_TYPE[kind]));
+      if (batch.length < SEARCH_PAGE_SIZE) break;
+    }
+    return found;
+  };
+
+  /** The `kind` transactions since `since` whose metadata carries our reference (bounded pages). */
+  const findInMetadataSince = async (kind: Kind, reference: string, since: Date): Promise<OmTransaction[]> => {
+    const orangeReference = orangeReferenceOf(kind, reference);
+    const at = (ms: number) => new Date(ms).toISOString().slice(0, 19);
+    const period = {
+      type: ORANGE_TYPE[kind],
+      fromDateTime: at(since.getTime() - QR_EXPIRY_GRACE_SECONDS * 1000),
+      toDateTime: at(now() + QR_EXPIRY_GRACE_SECONDS * 1000),
+    };
+    const found: OmTransaction[] = [];
+    for (let page = 0; page < STATUS_SEARCH_PAGES; page += 1) {
+      const batch = await search({ ...period, page: String(page), size: String(SEARCH_PAGE_SIZE) });
+      found.push(...batch.filter((item) => item.metadata?.[METADATA_REFERENCE] === orangeReference && item.type === ORANGE_TYPE[kind]));
       if (batch.length < SEARCH_PAGE_SIZE) break;
     }
     return found;
@@ -384,7 +384,7 @@ export function createOrangeMoneyProvider(settings: OrangeMoneySettings, deps: O
         (item) => item.transactionId === request.paymentReference && item.type === 'MERCHANT_PAYMENT' && SUCCEEDED.has(item.status),
       );
       const payer = payment?.customer?.id;
-      const attemptId = payment && ourReference(payment.reference, payment.type)?.reference;
+      const attemptId = payment && ourReferenceOf(payment)?.reference;
       if (payer && /^\d{9}$/.test(payer)) return { msisdn: payer, ...(attemptId && { attemptId }) };
     }
     return { msisdn: senegalMsisdn(request.phone) };
@@ -411,7 +411,7 @@ export function createOrangeMoneyProvider(settings: OrangeMoneySettings, deps: O
       throw new NotificationRejected('Orange Money callback is not JSON', 400);
     }
     if (!isTransaction(body)) throw new NotificationRejected('Orange Money callback is not a transaction', 400);
-    const ours = ourReference(body.reference, body.type);
+    const ours = ourReferenceOf(body);
     // Not one of ours (a payment made at the counter, another application's cash in): nothing to settle.
     if (!ours) return [];
     const eventId = header(input.headers, 'x-sonatel-idempotency-key') ?? `${body.transactionId}:${body.status}`;
@@ -440,6 +440,8 @@ export function createOrangeMoneyProvider(settings: OrangeMoneySettings, deps: O
         amount: { unit: 'XOF', value: Number(request.amount) },
         validity: settings.qrValiditySeconds,
         reference: orangeReferenceOf('payment', request.reference),
+        // Also in metadata: a payment record carries the QR code's metadata, whatever it does with `reference`.
+        metadata: { [METADATA_REFERENCE]: orangeReferenceOf('payment', request.reference) },
         // One payment per QR code: a second scan must not take the money twice.
         restrictions: { isSingleUse: true },
         ...(request.returnUrls && { callbackSuccessUrl: request.returnUrls.success, callbackCancelUrl: request.returnUrls.error }),
@@ -464,7 +466,11 @@ export function createOrangeMoneyProvider(settings: OrangeMoneySettings, deps: O
       };
     },
     async collectStatus(reference, _method, openedAt?: Date) {
-      const answer = statusFrom(await findByReference('payment', reference), 'Orange Money has no payment with this reference (the customer has not paid)');
+      const found = await findByReference('payment', reference);
+      // Not found under `reference`: Orange may keep it only in the payment's metadata, which the
+      // search cannot filter on; the payments since the QR code was made are read instead.
+      if (!found.length && openedAt) found.push(...(await findInMetadataSince('payment', reference, openedAt)));
+      const answer = statusFrom(found, 'Orange Money has no payment with this reference (the customer has not paid)');
       if (answer.status !== 'not_found') return answer;
       // Orange keeps no record of an unpaid QR code: only its age tells "still payable" from "expired".
       const payableUntil = openedAt ? openedAt.getTime() + (settings.qrValiditySeconds + QR_EXPIRY_GRACE_SECONDS) * 1000 : undefined;
@@ -490,7 +496,7 @@ export function createOrangeMoneyProvider(settings: OrangeMoneySettings, deps: O
     },
     parseNotification,
     async listRecords({ from, to, signal }) {
-      const records: ProviderRecord[] = [];
+      const items: OmTransaction[] = [];
       // Orange reads these to the second, as Senegal time (UTC): widened to whole seconds, not narrowed.
       const at = (ms: number) => new Date(ms).toISOString().slice(0, 19);
       const period = { fromDateTime: at(Math.floor(from.getTime() / 1000) * 1000), toDateTime: at(Math.ceil(to.getTime() / 1000) * 1000) };
@@ -498,36 +504,12 @@ export function createOrangeMoneyProvider(settings: OrangeMoneySettings, deps: O
         if (page >= HISTORY_PAGES)
           throw new ProviderUnavailable(`Orange Money holds more than ${HISTORY_PAGES * SEARCH_PAGE_SIZE} records in this period: reconcile a shorter one`);
         const batch = await search({ ...period, page: String(page), size: String(SEARCH_PAGE_SIZE) }, signal);
-        for (const item of batch) {
-          const ours = ourReference(item.reference, item.type);
-          const kind: Kind = ours?.kind ?? (item.type === 'MERCHANT_PAYMENT' ? 'payment' : 'payout');
-          // A refund is filed under the payment it returns (the port's rule), named in its metadata.
-          const reference = kind === 'refund' ? (item.metadata?.[REFUND_OF] ?? ours?.reference ?? '') : (ours?.reference ?? '');
-          records.push({
-            kind,
-            reference,
-            providerReference: item.transactionId,
-            amount: BigInt(item.amount.value),
-            status: statusOf(item.status),
-            at: new Date(item.createdAt ?? from),
-          });
-        }
-        if (batch.length < SEARCH_PAGE_SIZE) return withoutFailedTries(records);
+        items.push(...batch);
+        // What each record is: records/orangeMoney.ts.
+        if (batch.length < SEARCH_PAGE_SIZE) return providerRecordsOf(items, from);
       }
     },
   };
-}
-
-/**
- * A QR code the customer first refused then paid has a FAILED and a SUCCESS payment under one
- * reference: the refused try moved no money (it is not a reversal), so it is left out beside the
- * success. Alone, a failed line stays (the ledger may say otherwise: a difference to show).
- */
-function withoutFailedTries(records: ProviderRecord[]): ProviderRecord[] {
-  const paid = new Set(
-    records.filter((record) => record.kind === 'payment' && record.reference && record.status === 'succeeded').map((record) => record.reference),
-  );
-  return records.filter((record) => !(record.kind === 'payment' && record.status === 'failed' && paid.has(record.reference)));
 }
 
 /** X-Sonatel-Signature: t=<unix>,v1=<hex>[,v1=<hex>] (several during a secret rotation). */

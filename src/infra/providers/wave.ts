@@ -12,7 +12,8 @@
  *                status: GET /v1/payouts/search?client_reference=<payout id>
  *   webhooks  -> Wave-Signature (t=..,v1=..: HMAC-SHA256 of timestamp + raw body) or the shared-secret
  *                strategy (Authorization: Bearer <secret>), with WAVE_WEBHOOK_SECRET
- *   records   -> GET /v1/transactions?date=YYYY-MM-DD (paged) for reconciliation
+ *   records   -> GET /v1/transactions?date=YYYY-MM-DD (paged), read by records/wave.ts (reconciliation,
+ *                and a refund's status: its `api_checkout_refund` line)
  *
  * Errors: a network failure, a timeout, 429 and 5xx are "unknown" (thrown: the flow leaves the
  * call open and asks later; it is never sent again); a 4xx refusal of a request is a definite
@@ -40,6 +41,7 @@ import {
   type ProviderStatusAnswer,
   type Logger,
 } from '../../domain/ports.js';
+import { findCheckoutRefund, historyPageOf, readWaveRecords, type ReadWaveHistoryPage } from './records/wave.js';
 import { createProviderTransport, type ProviderTransport } from './transport.js';
 import { waveRefusalReason } from './wave/refusals.js';
 
@@ -65,10 +67,6 @@ export const WAVE_DEFAULT_URL = 'https://api.wave.com';
 const DEFAULT_TIMEOUT_MS = 20_000;
 /** Wave's own recommendation for webhook timestamps is minutes; 5 minutes tolerates clock skew. */
 const DEFAULT_WEBHOOK_TOLERANCE_MS = 5 * 60_000;
-/** A reconciliation reads at most this many days (one request per day and page). */
-const MAX_RECORD_DAYS = 31;
-/** Pages of 100 items per day: 50 pages = 5,000 operations a day, beyond that the period must be split. */
-const MAX_PAGES_PER_DAY = 50;
 /** Days of history a refund's status is looked up in (a refund is booked the day it is sent). */
 const REFUND_LOOKBACK_DAYS = 3;
 /** A call that never reached Wave is a definite failure of its kind: nothing was done. */
@@ -100,15 +98,6 @@ interface WavePayout {
   receive_amount: string;
   client_reference: string | null;
   payout_error?: { error_code?: string; error_message?: string } | null;
-}
-
-interface WaveHistoryItem {
-  timestamp: string;
-  transaction_id: string;
-  transaction_type: string;
-  amount: string;
-  fee?: string;
-  client_reference?: string | null;
 }
 
 /**
@@ -282,13 +271,13 @@ export function createWaveProvider(options: WaveOptions): PaymentProvider & Clos
     const session = answer.body as WaveSession;
     if (session.checkout_status !== 'complete' || session.payment_status !== 'succeeded')
       return { status: 'failed', providerReference: '', reason: 'the session was never paid: nothing to refund' };
-    const today = now();
-    for (let day = 0; day < REFUND_LOOKBACK_DAYS; day += 1) {
-      const date = new Date(today.getTime() - day * 86_400_000);
-      const items = await historyOf(dateOf(date));
-      if (items.some((item) => item.transaction_type === 'merchant_payment_refund' && item.client_reference === session.client_reference))
-        return { status: 'succeeded', providerReference: paymentReference };
-    }
+    // A checkout refund is booked as `api_checkout_refund` (records/wave.ts).
+    const found = await findCheckoutRefund(
+      readHistoryPage,
+      { id: session.id, clientReference: session.client_reference },
+      { today: now(), days: REFUND_LOOKBACK_DAYS },
+    );
+    if (found) return { status: 'succeeded', providerReference: paymentReference };
     return { status: 'not_found', providerReference: '', reason: 'no refund of this session in the last days of Wave history' };
   };
 
@@ -317,40 +306,18 @@ export function createWaveProvider(options: WaveOptions): PaymentProvider & Clos
     return answer.status === 'pending' ? { ...answer, status: 'processing' } : answer;
   };
 
-  /** One day of Wave's history, every page (bounded). */
-  const historyOf = async (date: string, signal?: AbortSignal): Promise<WaveHistoryItem[]> => {
-    const items: WaveHistoryItem[] = [];
-    let after: string | null = null;
-    for (let page = 0; page < MAX_PAGES_PER_DAY; page += 1) {
-      const query: string = `date=${date}${after ? `&after=${encodeURIComponent(after)}` : ''}`;
-      const answer = await call('GET', `/v1/transactions?${query}`, { signal });
-      if (!ok(answer)) throw new ProviderUnavailable(errorOf(answer), answer.status);
-      items.push(...((answer.body?.items ?? []) as WaveHistoryItem[]));
-      if (!answer.body?.page_info?.has_next_page) return items;
-      after = String(answer.body.page_info.end_cursor);
-    }
-    throw new ProviderUnavailable(`wave history of ${date} has more than ${MAX_PAGES_PER_DAY} pages: reconcile a shorter period`);
+  // -------------------------------------------------------------------------------------------
+  // Wave's books (reconciliation, the lookup of a refund): records/wave.ts reads the history; only
+  // the HTTP call of one page is the connector's.
+
+  const readHistoryPage: ReadWaveHistoryPage = async ({ date, after }, signal) => {
+    const query = new URLSearchParams({ date, ...(after !== undefined && { after }) });
+    const answer = await call('GET', `/v1/transactions?${query}`, { signal });
+    if (!ok(answer)) throw new ProviderUnavailable(errorOf(answer), answer.status);
+    return historyPageOf(answer.body);
   };
 
-  const listRecords = async ({ from, to, signal }: { from: Date; to: Date; signal?: AbortSignal }): Promise<ProviderRecord[]> => {
-    const days: string[] = [];
-    for (
-      let day = Date.UTC(from.getUTCFullYear(), from.getUTCMonth(), from.getUTCDate());
-      day <= to.getTime() && days.length < MAX_RECORD_DAYS;
-      day += 86_400_000
-    )
-      days.push(dateOf(new Date(day)));
-    const records: ProviderRecord[] = [];
-    for (const date of days) {
-      for (const item of await historyOf(date, signal)) {
-        const at = new Date(item.timestamp);
-        if (at < from || at > to) continue;
-        const record = recordOf(item, at);
-        if (record) records.push(record);
-      }
-    }
-    return records;
-  };
+  const listRecords = (range: { from: Date; to: Date; signal?: AbortSignal }): Promise<ProviderRecord[]> => readWaveRecords(readHistoryPage, range);
 
   const parseNotification = (input: InboundNotification): ProviderNotification[] => {
     verifyWebhook(input, options.webhookSecret, now(), options.webhookToleranceMs ?? DEFAULT_WEBHOOK_TOLERANCE_MS);
@@ -416,27 +383,6 @@ function payoutAnswer(payout: WavePayout): ProviderAnswer {
   return { status: 'pending', providerReference: payout.id, reason: 'wave is processing the payout' };
 }
 
-/** A line of Wave's history as a record of ours (fees are Wave's, not part of the amount compared). */
-function recordOf(item: WaveHistoryItem, at: Date): ProviderRecord | null {
-  if (!/^-?[0-9]{1,15}$/.test(item.amount)) return null;
-  const amount = BigInt(item.amount);
-  const fee = /^[0-9]{1,15}$/.test(item.fee ?? '') ? BigInt(item.fee!) : 0n;
-  const reference = item.client_reference ?? '';
-  switch (item.transaction_type) {
-    case 'merchant_payment':
-      return { kind: 'payment', reference, providerReference: item.transaction_id, amount, status: 'succeeded', at };
-    case 'merchant_payment_refund':
-      // Filed under the refunded payment's reference (Wave keeps the session's client_reference).
-      return { kind: 'refund', reference, providerReference: item.transaction_id, amount: -amount, status: 'succeeded', at };
-    case 'api_payout':
-      return { kind: 'payout', reference, providerReference: item.transaction_id, amount: -amount - fee, status: 'succeeded', at };
-    case 'api_payout_reversal':
-      return { kind: 'payout', reference, providerReference: item.transaction_id, amount: amount - fee, status: 'failed', at };
-    default:
-      return null;
-  }
-}
-
 /**
  * Wave's signing strategies: `Wave-Signature: t=<unix seconds>,v1=<hex>[,v1=<hex>]` over the
  * timestamp followed by the raw body, within the tolerance; or `Authorization: Bearer <secret>`.
@@ -471,4 +417,3 @@ const headerOf = (input: InboundNotification, name: string): string | undefined 
   return Array.isArray(value) ? value[0] : value;
 };
 
-const dateOf = (date: Date): string => date.toISOString().slice(0, 10);

@@ -35,6 +35,13 @@
  *   - request bodies are checked field by field: an unknown field, a wrong type, a non-integer XOF
  *     amount or a number that is not a 9-digit Senegal MSISDN is a 400 problem.
  *
+ * Bookkeeping (the records GET /api/eWallet/v1/transactions answers): a QR-code payment record
+ * carries the QR code's metadata (the QR-code page: the answer and the records echo `metadata`);
+ * where it carries the QR code's `reference` is not documented, so `books.paymentReferenceIn`
+ * chooses: `reference` (the record's own field, the default) or `metadata` (the record's
+ * `reference` is empty; the QR code's reference is in `metadata.reference`, and a search by
+ * `reference` does not find it). A connector must find its payments either way.
+ *
  * Tests drive the customer (`pay`, `decline`), the wallets (`blockWallet`, `holdWallet`), and the
  * faults (`fault(route, ...)`: fail, slow, hang, lose the call, lose the answer; notifications
  * duplicated, delayed, lost, replayed). `transactions()` are the provider's own records.
@@ -48,6 +55,7 @@ type OmTransactionType = 'MERCHANT_PAYMENT' | 'CASHIN';
 
 interface OmTransaction {
   transactionId: string;
+  /** '' on a payment record when the simulator keeps the reference in metadata (`books.paymentReferenceIn`). */
   reference: string;
   type: OmTransactionType;
   status: OmStatus;
@@ -150,6 +158,12 @@ export interface OrangeMoneySimulator {
   holdWallet(msisdn: string): void;
   /** Moves a PENDING transaction to its final status (and notifies). */
   settle(transactionId: string, status: 'SUCCESS' | 'FAILED'): Promise<OmTransaction>;
+  /** Bookkeeping choices where the documentation is silent (see the header). */
+  books: { paymentReferenceIn: 'reference' | 'metadata' };
+  /** Makes Orange's books disagree with the gateway's: a record's amount or status changed at Orange. */
+  alterRecord(transactionId: string, change: { amount?: number; status?: OmStatus }): void;
+  /** A record missing from Orange's books. */
+  removeRecord(transactionId: string): void;
   /** Notification behaviour: duplicates of each, delay before sending, how many to lose. */
   notifications: { duplicates: number; delayMs: number; lose: number; paused: boolean };
   sentNotifications(): SentNotification[];
@@ -293,6 +307,8 @@ export async function startOrangeMoneySimulator(options: OrangeMoneySimulatorOpt
   const eventIds = new Map<string, string>();
   const inFlight = new Set<Promise<void>>();
   const notifications = { duplicates: 0, delayMs: 0, lose: 0, paused: false };
+  // Bookkeeping: where a payment record carries the QR code's reference (the header says why both).
+  const books: { paymentReferenceIn: 'reference' | 'metadata' } = { paymentReferenceIn: 'reference' };
   const timers = new Set<NodeJS.Timeout>();
   let closed = false;
 
@@ -392,15 +408,17 @@ export async function startOrangeMoneySimulator(options: OrangeMoneySimulatorOpt
     if (qr.expiresAt < Date.now()) throw new Error('the QR code has expired (code 4004)');
     if (qr.singleUse && qr.used) throw new Error('the QR code was already used');
     if (!refuses) qr.used = true;
+    // ---- bookkeeping: the reference in `reference`, or only in metadata (books.paymentReferenceIn)
+    const inMetadata = books.paymentReferenceIn === 'metadata' && qr.reference !== undefined;
     const transaction = record({
-      reference: qr.reference ?? '',
+      reference: inMetadata ? '' : (qr.reference ?? ''),
       type: 'MERCHANT_PAYMENT',
       status: refuses ? 'FAILED' : 'SUCCESS',
       amount: { value: qr.amount, unit: 'XOF' },
       partner: { idType: 'CODE', id: merchantCode },
       customer: { idType: 'MSISDN', id: msisdn },
       paymentMethod: 'QRCODE',
-      ...(qr.metadata && { metadata: qr.metadata }),
+      ...((qr.metadata || inMetadata) && { metadata: { ...qr.metadata, ...(inMetadata && { reference: qr.reference! }) } }),
       ...(refuses && { description: 'the customer did not confirm the payment' }),
     });
     if (!refuses) balance += qr.amount;
@@ -702,6 +720,18 @@ export async function startOrangeMoneySimulator(options: OrangeMoneySimulatorOpt
       return structuredClone(transaction);
     },
     notifications,
+    books,
+    alterRecord(transactionId, change) {
+      const transaction = transactions.find((item) => item.transactionId === transactionId);
+      if (!transaction) throw new Error(`no transaction ${transactionId}`);
+      if (change.amount !== undefined) transaction.amount = { value: change.amount, unit: 'XOF' };
+      if (change.status !== undefined) transaction.status = change.status;
+    },
+    removeRecord(transactionId) {
+      const index = transactions.findIndex((item) => item.transactionId === transactionId);
+      if (index < 0) throw new Error(`no transaction ${transactionId}`);
+      transactions.splice(index, 1);
+    },
     sentNotifications: () => [...sent],
     async redeliver(transactionId) {
       const transaction = transactions.find((item) => item.transactionId === transactionId);

@@ -11,7 +11,13 @@
  *   - https://docs.wave.com/payout              Payout API: POST /v1/payout (idempotency-key header),
  *                                              GET /v1/payout/:id, GET /v1/payouts/search?client_reference=,
  *                                              POST /v1/payout/:id/reverse; status processing|succeeded|failed|reversed
- *   - https://docs.wave.com/balance             Balance & reconciliation: GET /v1/balance, GET /v1/transactions?date=
+ *   - https://docs.wave.com/balance-api         Balance & Reconciliation API: GET /v1/balance, GET /v1/transactions
+ *                                              ?date=YYYY-MM-DD&after=<cursor> -> {page_info{has_next_page,end_cursor}, date,
+ *                                              items}; a line's transaction_type (api_checkout, api_checkout_refund,
+ *                                              api_payout, api_payout_reversal, merchant_payment, merchant_payment_refund),
+ *                                              amount = the change of the balance with the fee apart (the page's example: a
+ *                                              1,000 payment is amount "990", fee "10"), checkout_api_session_id,
+ *                                              client_reference (see "Bookkeeping" below for each line the simulator books)
  *   - https://docs.wave.com/webhook             events {id, type, data}; `Wave-Signature: t=<unix>,v1=<hex>`,
  *                                              HMAC-SHA256(secret, t + raw body); or the shared-secret strategy
  *                                              (`Authorization: Bearer <secret>`)
@@ -22,7 +28,12 @@
  *   - refund of a session that is not complete+succeeded: 409 `checkout-refund-failed`; a second refund of
  *     one already refunded: 200 again (it is done);
  *   - expire of a session that is not open: 409 `checkout-session-not-open`;
- *   - amounts are strings of whole XOF; anything else 400 `request-validation-error`.
+ *   - amounts are strings of whole XOF; anything else 400 `request-validation-error`;
+ *   - fees (the pages give the field, not the rates): a checkout payment costs the merchant 1 % (the
+ *     page's 1,000 -> fee 10), a payout 1 % on top of the receive amount; a checkout refund gives the
+ *     customer the whole session amount back and Wave returns its fee (amount -990, fee -10); a payout
+ *     reversal gives back the amount and its fee (amount +1,010, fee -10). Either way gross = amount + fee;
+ *   - the history's page size is 100 lines (`historyPageSize`), its cursor opaque.
  *
  * Faults (the section "Faults" below; issue 28 part A), each as Wave's pages describe it:
  *   - docs.wave.com/payout "Idempotency" / "Handling errors": a 408, 500 or 503, or a timeout, leaves the
@@ -83,11 +94,13 @@ export interface WavePayout {
 export interface WaveHistoryItem {
   timestamp: string;
   transaction_id: string;
-  transaction_type: 'merchant_payment' | 'merchant_payment_refund' | 'api_payout' | 'api_payout_reversal';
+  transaction_type: 'api_checkout' | 'api_checkout_refund' | 'merchant_payment' | 'merchant_payment_refund' | 'api_payout' | 'api_payout_reversal';
   amount: string;
   fee: string;
   balance: string;
+  currency: 'XOF';
   client_reference: string | null;
+  checkout_api_session_id: string | null;
   counterparty_mobile: string | null;
 }
 
@@ -241,7 +254,7 @@ export class WaveSimulator {
       when_completed: now,
       last_payment_error: null,
     });
-    this.book('merchant_payment', session.transaction_id!, BigInt(session.amount), session.client_reference, payerMobile);
+    this.bookCheckout(session, payerMobile);
     await this.sendWebhook('checkout.session.completed', session);
     return session;
   }
@@ -268,7 +281,7 @@ export class WaveSimulator {
     payout.status = status;
     if (status === 'failed') {
       payout.payout_error = { error_code: 'recipient-limit-exceeded', error_message: 'The recipient cannot receive this amount' };
-      this.book('api_payout_reversal', newId('T_'), BigInt(payout.receive_amount) + BigInt(payout.fee), payout.client_reference, payout.mobile);
+      this.bookPayoutReversal(payout);
     }
     return payout;
   }
@@ -436,7 +449,7 @@ export class WaveSimulator {
       if (!payout) return notFound('payout');
       if (payout.status !== 'succeeded') return [409, { code: 'payout-reversal-not-allowed', message: `The payout is ${payout.status}` }];
       payout.status = 'reversed';
-      this.book('api_payout_reversal', newId('T_'), BigInt(payout.receive_amount) + BigInt(payout.fee), payout.client_reference, payout.mobile);
+      this.bookPayoutReversal(payout);
       return [200, undefined];
     }
     if (method === 'GET' && path === '/v1/balance') return [200, { amount: String(this.balance), currency: 'XOF' }];
@@ -482,7 +495,7 @@ export class WaveSimulator {
     if (session.checkout_status !== 'complete' || session.payment_status !== 'succeeded')
       return [409, { code: 'checkout-refund-failed', message: 'Only a completed, paid session can be refunded' }];
     session.refunded = true;
-    this.book('merchant_payment_refund', newId('T_'), -BigInt(session.amount), session.client_reference, null);
+    this.bookCheckoutRefund(session);
     return [200, undefined];
   }
 
@@ -515,38 +528,8 @@ export class WaveSimulator {
     };
     if (!refused && this.balance < amount + fee) return [400, { code: 'insufficient-funds', message: 'Your wallet does not have enough funds' }];
     this.payouts.set(payout.id, payout);
-    if (!refused) this.book('api_payout', newId('T_'), -(amount + fee), payout.client_reference, mobile, fee);
+    if (!refused) this.book({ type: 'api_payout', amount: -(amount + fee), fee, clientReference: payout.client_reference, mobile });
     return [200, payout];
-  }
-
-  private transactions(url: URL): [number, unknown] {
-    const date = url.searchParams.get('date');
-    if (!date || !/^\d{4}-\d{2}-\d{2}$/.test(date)) return validation('date (YYYY-MM-DD) is required');
-    const items = this.history.filter((item) => item.timestamp.startsWith(date));
-    const after = Number(url.searchParams.get('after') ?? 0);
-    const page = items.slice(after, after + 100);
-    return [200, { page_info: { has_next_page: after + 100 < items.length, end_cursor: String(after + page.length) }, date, items: page }];
-  }
-
-  private book(
-    type: WaveHistoryItem['transaction_type'],
-    transactionId: string,
-    amount: bigint,
-    clientReference: string | null,
-    mobile: string | null,
-    fee = 0n,
-  ): void {
-    this.balance += amount;
-    this.history.push({
-      timestamp: new Date().toISOString(),
-      transaction_id: transactionId,
-      transaction_type: type,
-      amount: String(amount),
-      fee: String(fee),
-      balance: String(this.balance),
-      client_reference: clientReference,
-      counterparty_mobile: mobile,
-    });
   }
 
   private wireSession(session: WaveSession): Omit<WaveSession, 'refunded'> {
@@ -559,6 +542,162 @@ export class WaveSimulator {
     if (!session) throw new Error(`no session ${id}`);
     return session;
   }
+
+  // ===========================================================================================
+  // Bookkeeping: Wave's transaction history (https://docs.wave.com/balance-api, GET /v1/transactions).
+  // Every money movement books one line, as that page describes it: `amount` is the change of the
+  // wallet's balance, Wave's `fee` apart, so gross = amount + fee. Checkout payments are
+  // `api_checkout` lines and their refunds `api_checkout_refund` (each with checkout_api_session_id
+  // and client_reference); payouts `api_payout` / `api_payout_reversal`; payments to the merchant's
+  // QR code or app `merchant_payment`. One day per request, pages of `historyPageSize` lines, an
+  // opaque cursor. Tests can make Wave's books disagree with the gateway's (`bookForeignCheckout`,
+  // `changeLineAmount`, `removeLine`) or add what is none of the gateway's (`bookMerchantPayment`).
+
+  /** Lines per page of the history (the Balance API pages its answers). */
+  historyPageSize = 100;
+  /** Wave's fee on a checkout payment, in percent of the session amount (the page's example: 1,000 -> 10). */
+  checkoutFeePercent = 1n;
+
+  private checkoutFee(amount: bigint): bigint {
+    return (amount * this.checkoutFeePercent + 99n) / 100n;
+  }
+
+  /** The customer paid a session: the merchant gets the amount less Wave's fee. */
+  private bookCheckout(session: WaveSession, payerMobile: string): void {
+    const gross = BigInt(session.amount);
+    const fee = this.checkoutFee(gross);
+    this.book({
+      type: 'api_checkout',
+      transactionId: session.transaction_id ?? undefined,
+      amount: gross - fee,
+      fee,
+      clientReference: session.client_reference,
+      sessionId: session.id,
+      mobile: payerMobile,
+    });
+  }
+
+  /** A session refunded: the customer gets the whole amount back, Wave returns its fee. */
+  private bookCheckoutRefund(session: WaveSession): void {
+    const gross = BigInt(session.amount);
+    const fee = this.checkoutFee(gross);
+    this.book({ type: 'api_checkout_refund', amount: -(gross - fee), fee: -fee, clientReference: session.client_reference, sessionId: session.id });
+  }
+
+  /** A payout failed after it was paid, or was reversed: the amount and its fee come back. */
+  private bookPayoutReversal(payout: WavePayout): void {
+    const fee = BigInt(payout.fee);
+    this.book({
+      type: 'api_payout_reversal',
+      amount: BigInt(payout.receive_amount) + fee,
+      fee: -fee,
+      clientReference: payout.client_reference,
+      mobile: payout.mobile,
+    });
+  }
+
+  private book(line: {
+    type: WaveHistoryItem['transaction_type'];
+    amount: bigint;
+    fee?: bigint;
+    transactionId?: string;
+    clientReference?: string | null;
+    sessionId?: string;
+    mobile?: string | null;
+    at?: Date;
+  }): WaveHistoryItem {
+    this.balance += line.amount;
+    const item: WaveHistoryItem = {
+      timestamp: (line.at ?? new Date()).toISOString(),
+      transaction_id: line.transactionId ?? newId('T_'),
+      transaction_type: line.type,
+      amount: String(line.amount),
+      fee: String(line.fee ?? 0n),
+      balance: String(this.balance),
+      currency: 'XOF',
+      client_reference: line.clientReference ?? null,
+      checkout_api_session_id: line.sessionId ?? null,
+      counterparty_mobile: line.mobile ?? null,
+    };
+    this.history.push(item);
+    return item;
+  }
+
+  /** GET /v1/transactions?date=YYYY-MM-DD[&after=<cursor>]: one day, one page, oldest first. */
+  private transactions(url: URL): [number, unknown] {
+    const date = url.searchParams.get('date') ?? new Date().toISOString().slice(0, 10);
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) return validation('date must be YYYY-MM-DD');
+    const items = this.history.filter((item) => item.timestamp.startsWith(date));
+    const cursor = url.searchParams.get('after');
+    const start =
+      cursor === null
+        ? 0
+        : Number(
+            Buffer.from(cursor, 'base64url')
+              .toString('utf8')
+              .replace(/^offset:/, ''),
+          );
+    if (!Number.isSafeInteger(start) || start < 0) return validation('after is not a cursor of this history');
+    const page = items.slice(start, start + this.historyPageSize);
+    const end = start + page.length;
+    const endCursor = Buffer.from(`offset:${end}`).toString('base64url');
+    return [200, { page_info: { start_cursor: cursor, end_cursor: endCursor, has_next_page: end < items.length }, date, items: page }];
+  }
+
+  /** Every line of the history about one of our references (client_reference) or sessions. */
+  linesOf(reference: string): WaveHistoryItem[] {
+    return this.history.filter((item) => item.client_reference === reference || item.checkout_api_session_id === reference);
+  }
+
+  /**
+   * A checkout payment Wave has that the gateway does not (a session created and paid with this
+   * key by something else, or a record the gateway lost): a completed session and its line.
+   */
+  bookForeignCheckout(amount: bigint, clientReference: string | null = `foreign-${randomBytes(4).toString('hex')}`): WaveHistoryItem {
+    const now = new Date().toISOString();
+    const id = newId('cos-');
+    const session: WaveSession = {
+      id,
+      amount: String(amount),
+      checkout_status: 'complete',
+      client_reference: clientReference,
+      currency: 'XOF',
+      error_url: 'https://merchant.example/error',
+      success_url: 'https://merchant.example/success',
+      last_payment_error: null,
+      business_name: 'Gateway Test Merchant',
+      payment_status: 'succeeded',
+      transaction_id: newId('T_'),
+      wave_launch_url: `${this.url}/c/${id}`,
+      when_completed: now,
+      when_created: now,
+      when_expires: now,
+    };
+    this.sessions.set(id, session);
+    this.bookCheckout(session, '+221770000009');
+    return this.history[this.history.length - 1]!;
+  }
+
+  /** A payment to the merchant's QR code or app (not through the Checkout API): none of the gateway's. */
+  bookMerchantPayment(amount: bigint, mobile = '+221770000008'): WaveHistoryItem {
+    const fee = this.checkoutFee(amount);
+    return this.book({ type: 'merchant_payment', amount: amount - fee, fee, mobile });
+  }
+
+  /** Wave's line says another gross amount than it did (same fee): an amount changed at Wave. */
+  changeLineAmount(transactionId: string, gross: bigint): void {
+    const line = this.history.find((item) => item.transaction_id === transactionId);
+    if (!line) throw new Error(`no history line ${transactionId}`);
+    line.amount = String((gross < 0n ? -gross : gross) * (BigInt(line.amount) < 0n ? -1n : 1n) - BigInt(line.fee));
+  }
+
+  /** A line missing from Wave's history (Wave lost it, or never booked it). */
+  removeLine(transactionId: string): void {
+    const index = this.history.findIndex((item) => item.transaction_id === transactionId);
+    if (index < 0) throw new Error(`no history line ${transactionId}`);
+    this.history.splice(index, 1);
+  }
+  // ===========================================================================================
 }
 
 const header = (request: IncomingMessage, name: string): string | undefined => {

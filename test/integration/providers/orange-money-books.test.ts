@@ -1,0 +1,173 @@
+/**
+ * The gateway's books against Orange Money's records (GET /api/eWallet/v1/transactions), against
+ * the Orange Money simulator: a payment is found whether Orange carries our reference in the
+ * record's `reference` or only in its `metadata` (by callback and by the status question), and
+ * `gateway reconcile --method orange_money` finds nothing on books that agree and each kind of
+ * disagreement as itself.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { settleStalePaymentAttempts } from '../../../src/domain/payments/attempts.js';
+import { payTransaction } from '../../../src/domain/payments/payTransaction.js';
+import { createOrangeMoneyProvider } from '../../../src/infra/providers/orangeMoney.js';
+import { runCli } from '../../support/cli.js';
+import { startGateway, transactionBody, type TestGateway } from '../../support/gateway.js';
+import { expectBalancedLedger } from '../../support/ledger.js';
+import { expectPayout, fundedMerchant, payoutBody, postPayout } from '../../support/payouts.js';
+import { startOrangeMoneySimulator, type OrangeMoneySimulator } from '../../support/providers/orangeMoneySimulator.js';
+import { eventually } from '../../support/webhookReceiver.js';
+
+const CALLBACK_API_KEY = `om-callback-${randomUUID()}`;
+let simulator: OrangeMoneySimulator;
+let gateway: TestGateway;
+
+beforeAll(async () => {
+  simulator = await startOrangeMoneySimulator({ notificationRetryDelaysMs: [100] });
+  const orangeMoney = createOrangeMoneyProvider({
+    apiUrl: simulator.url,
+    clientId: simulator.clientId,
+    clientSecret: simulator.clientSecret,
+    merchantCode: simulator.merchantCode,
+    merchantName: 'Boutique Awa',
+    partner: { msisdn: simulator.partnerMsisdn, pin: simulator.partnerPin },
+    webhookSecret: simulator.webhookSecret,
+    callbackApiKey: CALLBACK_API_KEY,
+    qrValiditySeconds: 600,
+    timeoutMs: 1_500,
+  });
+  gateway = await startGateway({ providers: { orange_money: orangeMoney } });
+  const token = await fetch(`${simulator.url}/oauth/v1/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: simulator.clientId, client_secret: simulator.clientSecret }),
+  });
+  const { access_token: accessToken } = (await token.json()) as { access_token: string };
+  const registered = await fetch(`${simulator.url}/api/notification/v1/merchantcallback`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      code: simulator.merchantCode,
+      name: 'gateway',
+      callbackUrl: `${gateway.url}/providers/orange_money/callback`,
+      apiKey: CALLBACK_API_KEY,
+    }),
+  });
+  expect(registered.status).toBe(201);
+}, 60_000);
+
+afterAll(async () => {
+  await gateway?.close();
+  await simulator?.close();
+});
+
+const statusOf = async (orderId: string) => (await gateway.ctx.db.transaction.findUniqueOrThrow({ where: { id: orderId }, select: { status: true } })).status;
+
+/** A transaction whose customer is sent to Orange Money; its QR code's reference at Orange. */
+async function checkout(key: string, price: number) {
+  const created = await gateway.rest('POST', '/api/v2/transactions', {
+    key,
+    body: transactionBody({ products: [{ name: 'Thiéboudienne', price, quantity: 1 }], fees_customer_side: false }),
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(200);
+  const orderId: string = created.body.order_id;
+  expect(await payTransaction(gateway.ctx, gateway.operator, orderId, { method: 'orange_money', phone: '+221770000001' })).toMatchObject({
+    outcome: 'pending',
+  });
+  const attempt = await gateway.ctx.db.paymentAttempt.findFirstOrThrow({ where: { transactionId: orderId }, orderBy: { createdAt: 'desc' } });
+  return { orderId, orangeReference: `pay-${attempt.id}`, attempt };
+}
+
+async function reconcile(since: Date) {
+  const result = await runCli(gateway, [
+    'reconcile',
+    '--method',
+    'orange_money',
+    '--from',
+    since.toISOString(),
+    '--to',
+    new Date(Date.now() + 60_000).toISOString(),
+  ]);
+  expect(result.code, result.stdout).toBe(0);
+  return result.json as { matched: number; discrepancies: Array<Record<string, unknown>> };
+}
+
+describe('Orange Money payments carrying our reference in metadata', () => {
+  it('the QR code repeats our reference in metadata, and a record carrying it only there is settled by its callback', async () => {
+    const { key } = await gateway.merchant({ scope: 'checkout' });
+    simulator.books.paymentReferenceIn = 'metadata';
+    try {
+      const { orderId, orangeReference } = await checkout(key, 2_500);
+      expect(simulator.qrCodes().find((qr) => qr.reference === orangeReference)?.metadata).toEqual({ reference: orangeReference });
+      const paid = await simulator.pay(orangeReference);
+      expect(paid.reference).toBe('');
+      expect(paid.metadata).toEqual({ reference: orangeReference });
+      await eventually(async () => (await statusOf(orderId)) === 'paid', 10_000, 'the callback settling the payment');
+    } finally {
+      simulator.books.paymentReferenceIn = 'reference';
+    }
+  });
+
+  it('and, its callback lost, by the status question (a search by reference finds nothing there)', async () => {
+    const { key } = await gateway.merchant({ scope: 'checkout' });
+    simulator.books.paymentReferenceIn = 'metadata';
+    simulator.notifications.lose = 1;
+    try {
+      const { orderId, orangeReference, attempt } = await checkout(key, 3_100);
+      const paid = await simulator.pay(orangeReference);
+      await simulator.notificationsSettled();
+      expect(await statusOf(orderId)).toBe('pending');
+      await settleStalePaymentAttempts(gateway.ctx, { olderThanMs: 0 });
+      expect(await statusOf(orderId)).toBe('paid');
+      const settled = await gateway.ctx.db.paymentAttempt.findUniqueOrThrow({ where: { id: attempt.id } });
+      expect(settled).toMatchObject({ state: 'succeeded', providerReference: paid.transactionId });
+    } finally {
+      simulator.books.paymentReferenceIn = 'reference';
+      simulator.notifications.lose = 0;
+    }
+    await expectBalancedLedger(gateway.ctx.db);
+  });
+});
+
+describe('gateway reconcile --method orange_money', () => {
+  it('finds nothing on agreeing books (a payment filed under metadata included), then each disagreement as itself', async () => {
+    const start = new Date();
+    const { key } = await gateway.merchant({ scope: 'checkout' });
+    const pay = async (price: number) => {
+      const { orderId, orangeReference } = await checkout(key, price);
+      const paid = await simulator.pay(orangeReference);
+      await eventually(async () => (await statusOf(orderId)) === 'paid', 10_000, 'the callback settling the payment');
+      return paid;
+    };
+    const changed = await pay(1_000);
+    const missing = await pay(1_100);
+    simulator.books.paymentReferenceIn = 'metadata';
+    let inMetadata: Awaited<ReturnType<typeof pay>>;
+    try {
+      inMetadata = await pay(1_200);
+    } finally {
+      simulator.books.paymentReferenceIn = 'reference';
+    }
+    const funded = await fundedMerchant(gateway, { balance: 100_000 });
+    const payout = expectPayout(await postPayout(gateway, funded.key, payoutBody({ amount: 5_000, selected_payment_method: 'orange_money' })), 'completed');
+    const agreeing = await reconcile(start);
+    expect(agreeing.discrepancies).toEqual([]);
+    expect(agreeing.matched).toBe(4);
+
+    simulator.alterRecord(changed.transactionId, { amount: 1_500 });
+    simulator.removeRecord(missing.transactionId);
+    const cashIn = simulator.transactions().find((item) => item.reference === `payout-${payout.order_id}`)!;
+    simulator.alterRecord(cashIn.transactionId, { status: 'FAILED' });
+    const report = await reconcile(start);
+    expect(report.discrepancies).toHaveLength(3);
+    expect(report.discrepancies).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ issue: 'amount_mismatch', kind: 'payment', ledgerAmount: 1_000, providerAmount: 1_500 }),
+        expect.objectContaining({ issue: 'missing_at_provider', kind: 'payment', ledgerAmount: 1_100 }),
+        expect.objectContaining({ issue: 'status_mismatch', kind: 'payout', reference: payout.order_id, ledgerStatus: 'succeeded', providerStatus: 'failed' }),
+      ]),
+    );
+    // The payment filed under metadata still matches.
+    expect(report.discrepancies.some((item) => item.providerReference === inMetadata.transactionId)).toBe(false);
+    expect(report.matched).toBe(agreeing.matched - 3);
+  });
+});
