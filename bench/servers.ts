@@ -57,7 +57,7 @@ async function startGatewayWithoutLimiter(data: BenchData, note: (method: string
     return switched;
   }
   await switched.stop();
-  note('RATE_LIMIT_ENABLED is not honoured: limiter failing open on a closed Redis port (open breaker, no Redis call)');
+  note('RATE_LIMIT_ENABLED is not honoured: limiter on a closed Redis port (open breaker, no Redis call: the in-process window of an outage)');
   return startGateway('gateway (limiter failing open)', gatewayEnv(`redis://127.0.0.1:${await freePort()}`));
 }
 

@@ -30,6 +30,17 @@ export const ERROR_CATALOGUE = defineCatalogue({
   rate_limited: { status: 429, message: 'Rate limit exceeded. Try again later.', graphqlCode: 'RATE_LIMITED' },
   too_many_exports: { status: 429, message: 'Too many exports are running. Try again later.', graphqlCode: 'TOO_MANY_EXPORTS' },
   internal: { status: 500, message: 'Internal server error', graphqlCode: 'INTERNAL_SERVER_ERROR' },
+  /**
+   * The database link failed under the request (its session terminated, a failover, a connection
+   * refused), not the request itself: nothing it did committed, or its key replays what did, so the
+   * same request may simply be sent again (with its Idempotency-Key). 503 with Retry-After, worded
+   * as the spec's retryable 503s ("please try again shortly"), never the 500 of a bug.
+   */
+  database_unavailable: {
+    status: 503,
+    message: 'The service is temporarily unavailable, please try again shortly',
+    graphqlCode: 'SERVICE_UNAVAILABLE',
+  },
   route_not_found: { status: 404, message: 'Not found', graphqlCode: 'NOT_FOUND' },
   http_method_not_allowed: { status: 405, message: 'Method not allowed', graphqlCode: 'METHOD_NOT_ALLOWED' },
   body_too_large: { status: 413, message: 'Request body too large', graphqlCode: 'BAD_USER_INPUT' },

@@ -36,6 +36,11 @@ export interface RateLimitDecision {
   retryAfterMs: number;
   /** Milliseconds until the window has fully slid past the oldest counted request. */
   resetMs: number;
+  /**
+   * Decided by this instance alone because the shared coordinator (Redis) could not be asked: its
+   * own exact window, the same limit per instance (redis/coordination.ts).
+   */
+  local?: true;
 }
 
 /** A sliding window's bound: at most `max` hits per `windowMs`. */

@@ -19,6 +19,7 @@
  */
 import type { PaymentMethod } from '../generated/prisma/enums.js';
 import type { GatewayContext } from './context.js';
+import { DomainError } from './errors.js';
 import { resendsSafely, type ProviderAnswer, type ProviderStatusAnswer } from './ports.js';
 
 /** Longest a request waits for the provider (the reconcilers take over after). Settings may shorten it. */
@@ -100,6 +101,15 @@ export function isTransientDatabaseError(error: unknown): boolean {
   if (/Connection terminated|terminating connection|deadlock detected|server closed the connection|Client has encountered a connection error/i.test(message))
     return true;
   return failure.cause !== undefined && failure.cause !== error && isTransientDatabaseError(failure.cause);
+}
+
+/**
+ * What a request answers when its database link failed under it (a session terminated, a
+ * failover): the retryable 503, not a bug's 500. Nothing of the request committed (or its
+ * Idempotency-Key replays what did), so the client sends it again. Null for any other error.
+ */
+export function unavailableIfDatabaseFailed(error: unknown): DomainError | null {
+  return isTransientDatabaseError(error) ? new DomainError('database_unavailable') : null;
 }
 
 /**

@@ -15,16 +15,17 @@ export class RateLimitedError extends DomainError {
 
 /**
  * While the coordinator fails, the limiter warns at most this often: an outage under load would
- * otherwise write one warning per request. Each warning says how many requests went unlimited since.
+ * otherwise write one warning per request. Each warning says how many requests were limited by
+ * this instance alone (or, with a coordinator that cannot fall back, let through) since.
  */
-const FAILING_OPEN_WARNING_INTERVAL_MS = 60_000;
+const OUTAGE_WARNING_INTERVAL_MS = 60_000;
 
 /** An ongoing coordinator failure, as the limiter saw it. */
 interface Outage {
   since: number;
   lastWarnedAt: number;
-  /** Requests let through unlimited since the outage began. */
-  letThrough: number;
+  /** Requests decided without the shared coordinator since the outage began. */
+  requests: number;
 }
 /**
  * Per coordinator object, not per process: two gateways in one process (tests), or a coordinator
@@ -34,52 +35,60 @@ const outages = new WeakMap<object, Outage>();
 
 /**
  * Counts one request of `clientIp` to `endpoint` (method + route template, so every order id
- * shares one budget) and throws 429 when over the limit. When the coordinator itself fails the
- * request goes through: the limit protects the service's fairness, not money, and a Redis outage
- * must not stop payments. The coordinator bounds the wait (Redis: a short deadline and a circuit
- * breaker, so an outage costs microseconds per request). The failure is logged once when it begins,
- * then at most once per FAILING_OPEN_WARNING_INTERVAL_MS, and its end once.
+ * shares one budget) and throws 429 when over the limit. With Redis unreachable the coordinator
+ * decides with this instance's own exact window instead (`decision.local`): still a limit, the
+ * same one per instance. Only a coordinator that throws (none of ours does for an outage) lets the
+ * request through: the limit protects fairness, not money, and must not stop payments. The outage
+ * is logged once when it begins, then at most once per OUTAGE_WARNING_INTERVAL_MS, and its end once.
  */
 export async function enforceRateLimit(ctx: GatewayContext, clientIp: string, endpoint: string): Promise<RateLimitDecision | null> {
   let decision: RateLimitDecision;
   try {
     decision = await ctx.coordination.rateLimiter.hit(`rl:${endpoint}:${clientIp}`);
   } catch (error) {
-    failingOpen(ctx, endpoint, error);
+    duringOutage(ctx, endpoint, 'open', error);
     return null;
   }
-  const outage = outages.get(ctx.coordination);
-  if (outage) {
-    outages.delete(ctx.coordination);
-    ctx.log.info(
-      { coordinator: ctx.coordination.kind, failedOpenForMs: ctx.clock.now().getTime() - outage.since, requestsLetThrough: outage.letThrough },
-      'rate limiter recovered: the coordinator answers again, requests are counted',
-    );
-  }
+  if (decision.local) duringOutage(ctx, endpoint, 'local');
+  else recovered(ctx);
   if (!decision.allowed) throw new RateLimitedError(decision);
   return decision;
 }
 
-function failingOpen(ctx: GatewayContext, endpoint: string, error: unknown): void {
+function recovered(ctx: GatewayContext): void {
+  const outage = outages.get(ctx.coordination);
+  if (!outage) return;
+  outages.delete(ctx.coordination);
+  ctx.log.info(
+    { coordinator: ctx.coordination.kind, outageMs: ctx.clock.now().getTime() - outage.since, requestsDecidedAlone: outage.requests },
+    'rate limiter recovered: the coordinator answers again, requests are counted across instances',
+  );
+}
+
+function duringOutage(ctx: GatewayContext, endpoint: string, mode: 'local' | 'open', error?: unknown): void {
   const now = ctx.clock.now().getTime();
   let outage = outages.get(ctx.coordination);
   if (!outage) {
-    outage = { since: now, lastWarnedAt: Number.NEGATIVE_INFINITY, letThrough: 0 };
+    outage = { since: now, lastWarnedAt: Number.NEGATIVE_INFINITY, requests: 0 };
     outages.set(ctx.coordination, outage);
   }
-  outage.letThrough += 1;
-  if (now - outage.lastWarnedAt < FAILING_OPEN_WARNING_INTERVAL_MS) return;
+  outage.requests += 1;
+  if (now - outage.lastWarnedAt < OUTAGE_WARNING_INTERVAL_MS) return;
   outage.lastWarnedAt = now;
+  const coordinator = `the coordinator${ctx.coordination.kind === 'redis' ? ' (Redis)' : ''} is unreachable`;
   ctx.log.warn(
     {
-      err: error,
+      ...(error !== undefined && { err: error }),
       endpoint,
       coordinator: ctx.coordination.kind,
-      reason: `failing open: the coordinator${ctx.coordination.kind === 'redis' ? ' (Redis)' : ''} is unreachable, so requests are let through without a rate limit`,
-      failingOpenSince: new Date(outage.since).toISOString(),
-      requestsLetThrough: outage.letThrough,
-      nextWarningInMs: FAILING_OPEN_WARNING_INTERVAL_MS,
+      reason:
+        mode === 'local'
+          ? `${coordinator}, so each instance limits requests with its own window (the same limit per instance)`
+          : `failing open: ${coordinator}, so requests are let through without a rate limit`,
+      outageSince: new Date(outage.since).toISOString(),
+      requestsDecidedAlone: outage.requests,
+      nextWarningInMs: OUTAGE_WARNING_INTERVAL_MS,
     },
-    'rate limiter unavailable: request let through',
+    mode === 'local' ? 'rate limiter: coordinator unavailable, limiting per instance' : 'rate limiter unavailable: request let through',
   );
 }

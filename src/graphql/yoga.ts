@@ -12,6 +12,7 @@ import { authenticateSession } from '../domain/users/sessions.js';
 import { sameCsrfToken, sameOrigin, sessionTokenOf } from '../edge/sessionCookie.js';
 import type { GatewayContext } from '../domain/context.js';
 import { DomainError } from '../domain/errors.js';
+import { unavailableIfDatabaseFailed } from '../domain/providerFlow.js';
 import type { GraphQLContext } from './builder.js';
 import { graphiqlOptions, graphiqlRenderer } from './graphiql.js';
 import { useQueryLimits } from './limits.js';
@@ -59,7 +60,7 @@ const isGraphQLError = (value: unknown): value is GraphQLError => value instance
 /** True for what the masking below would hide: neither a domain error nor a public GraphQL one. */
 function isUnexpected(error: unknown): boolean {
   const original = (error as { originalError?: unknown }).originalError;
-  if (original instanceof DomainError) return false;
+  if (original instanceof DomainError || unavailableIfDatabaseFailed(original)) return false;
   return !(isGraphQLError(error) && (original === undefined || isGraphQLError(original)));
 }
 
@@ -103,6 +104,8 @@ export function createYoga({ ctx, adminToken }: YogaOptions) {
         return { gateway: ctx, caller, requestId, responseHeaders, idempotencyKey: request.headers.get('idempotency-key') ?? undefined };
       } catch (error) {
         if (error instanceof DomainError) throw toGraphQLError(error, undefined, true);
+        const unavailable = unavailableIfDatabaseFailed(error);
+        if (unavailable) throw toGraphQLError(unavailable, undefined, true);
         throw error;
       }
     },
@@ -125,6 +128,9 @@ export function createYoga({ ctx, adminToken }: YogaOptions) {
         // Yoga hands us a GraphQLError wrapping whatever the resolver threw.
         const original = (error as { originalError?: unknown }).originalError;
         if (original instanceof DomainError) return toGraphQLError(original, error as GraphQLError);
+        // The database link failed under the field: retryable, as the REST surfaces answer it.
+        const unavailable = unavailableIfDatabaseFailed(original);
+        if (unavailable) return toGraphQLError(unavailable, error as GraphQLError);
         // Parse, validation and variable errors, and GraphQL errors thrown on purpose (complexity
         // bounds) are already public. Keep the outer error, whose message names the variable or field,
         // with a code: one graphql-js leaves without (a variable of the wrong type) is the client's input.

@@ -11,7 +11,7 @@ import type { GatewayContext } from '../domain/context.js';
 import { DomainError, ERROR_CATALOGUE } from '../domain/errors.js';
 import { RateLimitedError } from '../domain/rateLimit.js';
 import { requestJsonProblem } from '../domain/text.js';
-import { toPublicError, type PublicError } from '../rest/errors.js';
+import { retryAfterSecondsOf, toPublicError, type PublicError } from '../rest/errors.js';
 import { readContract } from '../rest/contract.js';
 import { registerRestSurface, type RestSurface } from '../rest/pipeline.js';
 import { V1_ROOT, v1Surface } from '../rest/v1/surface.js';
@@ -43,8 +43,20 @@ export interface AppOptions {
 
 /** Largest request body accepted: a transaction of 100 products is a few kB; refuse before parsing. */
 const BODY_LIMIT_BYTES = 100 * 1024;
-/** An incoming X-Request-Id is kept if it looks like an id (so it can be logged safely). */
-const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,64}$/;
+/**
+ * An incoming X-Request-Id is kept only in a shape that cannot be one of our credentials: a UUID
+ * (8-4-4-4-12 hex digits, any case) or 8 to 64 hex digits (nginx's $request_id is 32). API keys,
+ * operator tokens and webhook secrets carry a `gw_sk_`, `gw_op_` or `whsec_` prefix and base64url
+ * text, so they never match; the one credential that could be hex, a GATEWAY_ADMIN_TOKEN chosen
+ * as such, is refused by name. Anything else is replaced by a fresh UUID, and neither logged nor
+ * echoed back (a client that sent its key as the request id must not find it in the logs).
+ */
+const REQUEST_ID_SHAPE = /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{8,64})$/i;
+
+export function acceptedRequestId(incoming: unknown, adminToken: string | null): string | null {
+  if (typeof incoming !== 'string' || !REQUEST_ID_SHAPE.test(incoming)) return null;
+  return adminToken !== null && incoming.toLowerCase() === adminToken.toLowerCase() ? null : incoming;
+}
 /** Bounds on slow clients: a request must arrive within this, and idle sockets are reaped. */
 const REQUEST_TIMEOUT_MS = 30_000;
 
@@ -55,13 +67,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     requestTimeout: REQUEST_TIMEOUT_MS,
     // The client is the right-most X-Forwarded-For address that is not a trusted proxy.
     trustProxy: options.trustedProxies?.length ? options.trustedProxies : false,
-    genReqId: (req) => {
-      const incoming = req.headers['x-request-id'];
-      return typeof incoming === 'string' && REQUEST_ID_PATTERN.test(incoming) ? incoming : randomUUID();
-    },
+    genReqId: (req) => acceptedRequestId(req.headers['x-request-id'], options.adminToken) ?? randomUUID(),
     // Errors fastify raises before routing (a malformed percent-encoding in the path...) leave
     // in the API's error shape too.
-    frameworkErrors: (error, request, reply) => sendError(request, reply, error),
+    frameworkErrors: (error, request, reply) => {
+      // Answered before routing, so before the onRequest hook below: its headers too.
+      reply.header('x-request-id', request.id).header('cache-control', 'no-store').header('x-content-type-options', 'nosniff');
+      logCompletion(request, reply);
+      return sendError(request, reply, error);
+    },
     // And so do requests node's HTTP parser refuses (a bad Content-Length, oversized headers, a
     // slow client), instead of fastify's `{"error","message","statusCode"}`.
     clientErrorHandler: answerClientError,
@@ -255,6 +269,11 @@ function errorBodyFor(url: string, publicError: PublicError): { body: unknown; h
 function sendError(request: FastifyRequest, reply: FastifyReply, error: unknown) {
   const publicError = toPublicError(error);
   if (publicError.unexpected) request.log.error({ err: error, requestId: request.id }, 'unexpected error');
+  const retryAfter = retryAfterSecondsOf(publicError);
+  if (retryAfter !== undefined) {
+    reply.header('retry-after', retryAfter);
+    request.log.warn({ err: error, requestId: request.id }, 'the database link failed under the request: answered 503, to be retried');
+  }
   const { body, headers } = errorBodyFor(request.url, publicError);
   if (headers) reply.headers(headers);
   return reply.code(publicError.status).send(body);
@@ -271,7 +290,7 @@ function clientErrorOf(code: string | undefined): { status: number; message: str
  * A request node could not parse (bad Content-Length, bad chunking, oversized headers, too slow):
  * answered in the shape of the surface its request line names, when it can be read, then closed.
  */
-function answerClientError(error: Error & { code?: string; rawPacket?: unknown }, socket: Socket): void {
+function answerClientError(this: FastifyInstance, error: Error & { code?: string; rawPacket?: unknown }, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const { status, message } = clientErrorOf(error.code);
   // Typed by fastify as a serialised Buffer; node hands the Buffer itself.
@@ -287,6 +306,17 @@ function answerClientError(error: Error & { code?: string; rawPacket?: unknown }
     socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\n${extra}Connection: close\r\n\r\n${text}`,
     );
+    // No request object exists for it: logged here, its path redacted as every URL is.
+    this.log.info({ req: { url: path }, res: { statusCode: status }, reason: error.code }, 'request completed');
   }
   socket.destroy();
+}
+
+/**
+ * fastify logs "request completed" from its routing only: a request it answered before routing
+ * (a path that does not decode, a parameter too long) is logged here, like every other answer.
+ */
+function logCompletion(request: FastifyRequest, reply: FastifyReply): void {
+  const started = performance.now();
+  reply.raw.once('finish', () => request.log.info({ res: reply, responseTime: performance.now() - started }, 'request completed'));
 }

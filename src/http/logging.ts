@@ -5,8 +5,8 @@
  * `recipient_phone` — the spec's own recovery query for a payout —, `search`), and sometimes a
  * credential (`?api_key=`, `?token=`, or one of our keys under any name). Every URL that reaches a log line goes through `redactUrl`:
  * personal values are replaced by "[redacted]" (the parameter stays, so the log still says what
- * was asked), credential-like parameters are dropped whole, and any other value that looks like a
- * phone number (9 digits or more) is redacted too. Error messages and stacks get the same treatment
+ * was asked), credential-like parameters are dropped whole, and any other value, parameter name or
+ * path segment that looks like a phone number (9 digits or more, encoded or not) is redacted too. Error messages and stacks get the same treatment
  * (`redactText`), since some errors quote the URL they failed on. Headers are never logged by the
  * request serializer; if one ever is, Authorization, X-Api-Key and cookies are censored.
  */
@@ -18,9 +18,12 @@ const REDACTED = '[redacted]';
 const PERSONAL_PARAMETER = /phone|msisdn|mobile|e-?mail|search|^q$|name|address|customer|recipient/i;
 /** Parameters that may carry a credential: dropped entirely (not even the name's value length stays). */
 const CREDENTIAL_PARAMETER = /key|token|secret|passw|pwd|auth|bearer|session|signature|^sig$|credential|jwt|cookie|csrf|otp|^code$/i;
-/** Our own secrets are recognisable by their prefixes (auth.ts): wherever one appears, it goes. */
-const OUR_SECRET = /gw_(?:sk|op)_[A-Za-z0-9_-]+/g;
-const hasOurSecret = (text: string): boolean => /gw_(?:sk|op)_/.test(decoded(text));
+/**
+ * Our own secrets are recognisable by their prefixes (API keys and operator tokens: auth.ts;
+ * webhook signing secrets: webhooks/secrets.ts): wherever one appears, it goes.
+ */
+const OUR_SECRET = /(?:gw_(?:sk|op)|whsec)_[A-Za-z0-9_-]+/g;
+const hasOurSecret = (text: string): boolean => /gw_(?:sk|op)_|whsec_/.test(decoded(text));
 /** A value with this many digits (spaces, dots, dashes, +, parentheses aside) may be a phone number. */
 const PHONE_LIKE = /\d{9,}/;
 
@@ -42,9 +45,33 @@ function redactParameter(parameter: string): string | null {
   const value = equals === -1 ? '' : parameter.slice(equals + 1);
   const name = decoded(rawName);
   if (CREDENTIAL_PARAMETER.test(name) || hasOurSecret(parameter)) return null;
-  if (equals === -1) return looksLikePhone(rawName) ? REDACTED : parameter;
-  if (PERSONAL_PARAMETER.test(name) || looksLikePhone(value)) return `${rawName}=${REDACTED}`;
+  // A phone may be the parameter's name too (`?+221771234567`, `?771234567=1`).
+  const shownName = looksLikePhone(rawName) ? REDACTED : rawName;
+  if (equals === -1) return shownName;
+  if (shownName === REDACTED || PERSONAL_PARAMETER.test(name) || looksLikePhone(value)) return `${shownName}=${REDACTED}`;
   return parameter;
+}
+
+/** Our ids (orders, payouts, refunds...) are UUIDs: their digits are never a phone. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * One path segment fit for a log line: redacted when it holds a phone number (9 digits or more once
+ * separators are set aside), written raw (`+221...`), percent-encoded (`%2B221%2077...`), or as a
+ * bare local number (`771234567`); a UUID stays.
+ */
+function redactPathSegment(segment: string): string {
+  if (UUID.test(segment)) return segment;
+  let text = segment;
+  // Decoded twice at most: a doubly encoded phone (`%252B221...`) is still a phone.
+  for (let round = 0; round < 2; round++) {
+    try {
+      text = decodeURIComponent(text);
+    } catch {
+      break;
+    }
+  }
+  return PHONE_LIKE.test(text.replace(/[\s.()+%-]/g, '')) ? REDACTED : segment;
 }
 
 /**
@@ -55,7 +82,11 @@ export function redactUrl(url: string): string {
   const hash = url.indexOf('#');
   const withoutFragment = hash === -1 ? url : url.slice(0, hash);
   const question = withoutFragment.indexOf('?');
-  const path = (question === -1 ? withoutFragment : withoutFragment.slice(0, question)).replace(OUR_SECRET, REDACTED);
+  const path = (question === -1 ? withoutFragment : withoutFragment.slice(0, question))
+    .replace(OUR_SECRET, REDACTED)
+    .split('/')
+    .map(redactPathSegment)
+    .join('/');
   if (question === -1) return path;
   const query = withoutFragment
     .slice(question + 1)

@@ -3,6 +3,7 @@
  * else is a bug: logged with the request id, answered 500 `Internal server error`, never a stack.
  */
 import { DomainError, ERROR_CATALOGUE, type ErrorCode } from '../domain/errors.js';
+import { unavailableIfDatabaseFailed } from '../domain/providerFlow.js';
 
 export interface PublicError {
   status: number;
@@ -24,8 +25,17 @@ function fromFrameworkError(error: { statusCode?: number; code?: string }): Doma
 }
 
 export function toPublicError(error: unknown): PublicError & { unexpected: boolean } {
-  const domainError = error instanceof DomainError ? error : fromFrameworkError((error ?? {}) as { statusCode?: number; code?: string });
+  const domainError =
+    error instanceof DomainError ? error : (unavailableIfDatabaseFailed(error) ?? fromFrameworkError((error ?? {}) as { statusCode?: number; code?: string }));
   if (domainError) return { status: domainError.status, message: domainError.message, code: domainError.code, unexpected: false };
   const internal = ERROR_CATALOGUE.internal;
   return { status: internal.status, message: internal.message, code: 'internal', unexpected: true };
+}
+
+/**
+ * A retryable answer says when to retry: the database link failing under a request is usually
+ * over within a second (the pool opens a new connection for the next request).
+ */
+export function retryAfterSecondsOf(publicError: PublicError): number | undefined {
+  return publicError.code === 'database_unavailable' ? 1 : undefined;
 }

@@ -25,12 +25,15 @@ beforeAll(async () => {
 }, 90_000);
 
 interface MoneyStep {
-  step: 'pay' | 'refund';
+  step: 'create' | 'pay' | 'refund';
   orderId: string;
   instance: Instance;
   idempotencyKey?: string;
   answer: Answer;
 }
+
+/** The answer to a request the database link failed under: retry it (with its key). */
+const RETRYABLE = { error: 'The service is temporarily unavailable, please try again shortly' };
 
 const paidOutcome = (answer: Answer): string | undefined => answer.body?.data?.sandboxPay?.outcome;
 
@@ -41,7 +44,9 @@ async function paymentsAndRefunds(key: string, stopped: () => boolean): Promise<
     while (!stopped()) {
       const n = turn++;
       const [one, two] = n % 2 === 0 ? [a, b] : [b, a];
-      const created = await createTransaction(one, key, 1_000);
+      const createKey = `pg-create-${n}`;
+      const created = await createTransaction(one, key, 1_000, { headers: { 'idempotency-key': createKey } });
+      steps.push({ step: 'create', orderId: created.body?.order_id ?? '', instance: one, idempotencyKey: createKey, answer: created });
       if (created.status !== 200) continue;
       const orderId: string = created.body.order_id;
       const paid = await pay(two, orderId);
@@ -80,9 +85,44 @@ describe('PostgreSQL sessions terminated under load, on two instances', () => {
     stop = true;
     const [payouts, steps] = await load;
     console.info(
-      `postgres terminated ${terminated} sessions; payouts ${JSON.stringify(statusCounts(payouts))}; pay ${JSON.stringify(statusCounts(steps.filter((s) => s.step === 'pay').map((s) => s.answer)))}; refund ${JSON.stringify(statusCounts(steps.filter((s) => s.step === 'refund').map((s) => s.answer)))}`,
+      `postgres terminated ${terminated} sessions; payouts ${JSON.stringify(statusCounts(payouts))}; pay ${JSON.stringify(statusCounts(steps.filter((s) => s.step === 'pay').map((s) => s.answer)))}; create ${JSON.stringify(statusCounts(steps.filter((s) => s.step === 'create').map((s) => s.answer)))}; refund ${JSON.stringify(statusCounts(steps.filter((s) => s.step === 'refund').map((s) => s.answer)))}`,
     );
     expect(terminated).toBeGreaterThan(0);
+
+    // Both processes survived every termination (a session's 'error' event once ended one).
+    for (const instance of [a, b])
+      expect({ name: instance.name, exitCode: instance.child.exitCode, signal: instance.child.signalCode }).toEqual({
+        name: instance.name,
+        exitCode: null,
+        signal: null,
+      });
+    // Every request was answered, and every answer is a success, the one-payout-at-a-time 409, or
+    // the retryable 503 (Retry-After), never a bug's 500 nor a lost connection.
+    const restAnswers = [
+      ...payouts.map((attempt) => ({ what: 'payout', status: attempt.status, body: attempt.body, retryAfter: undefined as string | null | undefined })),
+      ...steps
+        .filter((step) => step.step !== 'pay')
+        .map((step) => ({ what: step.step, status: step.answer.status, body: step.answer.body, retryAfter: step.answer.headers?.get('retry-after') })),
+    ];
+    const unexpected = restAnswers.filter(
+      (answer) =>
+        !(answer.status === 200 || (answer.status === 409 && answer.what === 'payout') || (answer.status === 503 && answer.body?.error === RETRYABLE.error)),
+    );
+    expect(unexpected, 'answers neither a success nor retryable').toEqual([]);
+    expect(steps.filter((step) => step.step !== 'pay' && step.answer.status === 503).map((step) => step.answer.headers?.get('retry-after'))).not.toContain(
+      null,
+    );
+    const payAnswers = steps.filter((step) => step.step === 'pay').map((step) => step.answer);
+    expect(
+      payAnswers.filter((answer) => answer.status !== 200),
+      'sandboxPay answers that are not GraphQL answers',
+    ).toEqual([]);
+    expect(
+      payAnswers
+        .flatMap((answer) => (answer.body?.errors ?? []) as { extensions?: { code?: string } }[])
+        .filter((error) => error.extensions?.code !== 'SERVICE_UNAVAILABLE'),
+      'sandboxPay errors that are not the retryable one',
+    ).toEqual([]);
 
     const db = cluster.gateway.ctx.db;
 
@@ -143,8 +183,25 @@ describe('PostgreSQL sessions terminated under load, on two instances', () => {
 
     // Payments cut off: paid (collected once) or still open at the provider; refunds cut off: the
     // key's retry replays the 200, or the refund is still open at the provider.
+    // Creations cut off: the retry with the key answers 200, and each key made exactly one transaction.
+    const creations = steps.filter((step) => step.step === 'create');
+    const createdIds = new Set(creations.filter((step) => step.answer.status === 200).map((step) => step.orderId));
+    for (const cut of creations.filter((step) => step.answer.status !== 200)) {
+      const retried = await retryWhileUnsettled(
+        () => createTransaction(b, merchant.checkoutKey, 1_000, { headers: { 'idempotency-key': cut.idempotencyKey! } }),
+        15_000,
+      );
+      expect(retried.status, `create retry with key ${cut.idempotencyKey}: ${JSON.stringify(retried.body)}`).toBe(200);
+      createdIds.add(retried.body.order_id);
+    }
+    expect(createdIds.size, 'one transaction per create key').toBe(creations.length);
+    expect(await db.transaction.count({ where: { organizationId: merchant.organizationId } }), 'transactions made, against the create keys').toBe(
+      creations.length,
+    );
+
     const cutSteps = steps.filter(
-      (step) => step.answer.status === 0 || step.answer.status >= 500 || (step.step === 'pay' && paidOutcome(step.answer) !== 'paid'),
+      (step) =>
+        step.step !== 'create' && (step.answer.status === 0 || step.answer.status >= 500 || (step.step === 'pay' && paidOutcome(step.answer) !== 'paid')),
     );
     await Promise.all(
       cutSteps.map(async (cut) => {

@@ -298,6 +298,43 @@ export const hostilePathSegment: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom('%', '%E0%A4%A', '%ED%A0%80', '%C0%80', '%00', '..%2F..%2F', '%2e%2e', 'a'.repeat(3000), '-0', '1e308', '9223372036854775808', '%FF%FE'),
 );
 
+/**
+ * A phone number as clients write it into URLs: international with a raw or encoded `+`, spaced,
+ * dotted or dashed (encoded or not), doubly encoded, or the bare 9-digit local number.
+ */
+export function phoneForms(local: string): string[] {
+  const spaced = `${local.slice(0, 2)} ${local.slice(2, 5)} ${local.slice(5, 7)} ${local.slice(7)}`;
+  return [
+    `+221${local}`,
+    `%2B221${local}`,
+    `%252B221${local}`,
+    `221${local}`,
+    local,
+    encodeURIComponent(`+221 ${spaced}`),
+    `+221.${spaced.replaceAll(' ', '.')}`,
+    spaced.replaceAll(' ', '-'),
+    encodeURIComponent(`(+221) ${spaced}`),
+  ];
+}
+
+/**
+ * A request line's path and query carrying a secret or a phone in every place a URL can hold one
+ * (a path segment, a query parameter's name, its value), among hostile segments and parameters:
+ * for the log's redaction. `secrets` are sent raw and encoded.
+ */
+export function leakyUrl(roots: readonly string[], secrets: readonly string[], phones: readonly string[]): fc.Arbitrary<string> {
+  const leak = fc.oneof(fc.constantFrom(...secrets.flatMap((secret) => [secret, encodeURIComponent(secret)])), fc.constantFrom(...phones.flatMap(phoneForms)));
+  const segment = fc.oneof({ weight: 2, arbitrary: leak }, hostilePathSegment, fc.constantFrom('transactions', 'payouts', 'refund', '1'));
+  const parameter = fc.oneof(
+    fc.tuple(leak, hostileString.map(encodeHostile)).map(([name, value]) => `${name}=${value}`),
+    fc.tuple(fc.constantFrom('q', 'ref', 'note', 'to', 'x', 'customer_phone', 'api_key'), leak).map(([name, value]) => `${name}=${value}`),
+    leak,
+  );
+  return fc
+    .tuple(fc.constantFrom(...roots), fc.array(segment, { minLength: 1, maxLength: 3 }), fc.array(parameter, { maxLength: 3 }))
+    .map(([root, segments, parameters]) => `${root}/${segments.join('/')}${parameters.length ? `?${parameters.join('&')}` : ''}`);
+}
+
 /** A query string over `names` (plus prototype-ish and unknown names): hostile values, repeats, brackets. */
 export function hostileQuery(names: readonly string[]): fc.Arbitrary<string> {
   const name = fc.oneof(

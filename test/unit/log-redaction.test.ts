@@ -24,6 +24,18 @@ describe('redactUrl', () => {
     ['/x?a=1#token=abc', '/x?a=1'],
     ['/x?%ZZ=1&phone', '/x?%ZZ=1&phone'],
     ['/healthz', '/healthz'],
+    // Phones in path segments: raw +, encoded, doubly encoded, spaced, bare local numbers; UUIDs stay.
+    ['/api/v2/transactions/+221771234567', '/api/v2/transactions/[redacted]'],
+    ['/api/v2/transactions/%2B221771234567/x', '/api/v2/transactions/[redacted]/x'],
+    ['/api/v2/transactions/%252B221771234567', '/api/v2/transactions/[redacted]'],
+    ['/api/v2/transactions/%2B221%2077%20123%2045%2067', '/api/v2/transactions/[redacted]'],
+    ['/api/v2/transactions/77-123-45-67', '/api/v2/transactions/[redacted]'],
+    ['/api/v2/transactions/771234567', '/api/v2/transactions/[redacted]'],
+    ['/api/v2/transactions/12345678-1234-4234-8234-123456789012', '/api/v2/transactions/12345678-1234-4234-8234-123456789012'],
+    // Phones as a parameter's name; webhook secrets anywhere.
+    ['/x?%2B221771234567=1&a=2', '/x?[redacted]=[redacted]&a=2'],
+    ['/x?771234567', '/x?[redacted]'],
+    ['/hooks/whsec_abcdefghijklmnop?s=whsec_zz', '/hooks/[redacted]'],
   ])('%s -> %s', (url, logged) => {
     expect(redactUrl(url)).toBe(logged);
   });
@@ -71,5 +83,27 @@ describe('errors carrying personal data in any field', () => {
     const logged = JSON.stringify(serializeError(error));
     expect(logged).not.toMatch(/221770000001|221771234567|gw_sk_abc|gw_op_secret|api_key/);
     expect(logged).toContain('insert failed');
+  });
+});
+
+describe('X-Request-Id', () => {
+  it('is kept only as a UUID or 8 to 64 hex digits, never a credential', async () => {
+    const { acceptedRequestId } = await import('../../src/http/app.js');
+    const token = 'a'.repeat(40);
+    expect(acceptedRequestId('3f1e1a0c-8c4b-4c9e-9f43-0a4d2b2f0c11', null)).toBe('3f1e1a0c-8c4b-4c9e-9f43-0a4d2b2f0c11');
+    expect(acceptedRequestId('5f0c9a1e2b3d4c5e6f708192a3b4c5d6', null)).toBe('5f0c9a1e2b3d4c5e6f708192a3b4c5d6');
+    for (const refused of [
+      'gw_sk_abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG',
+      'whsec_abc',
+      'trace-abc.123',
+      'abc',
+      'f'.repeat(65),
+      '',
+      ['a', 'b'],
+      undefined,
+    ]) {
+      expect(acceptedRequestId(refused, null), String(refused)).toBeNull();
+    }
+    expect(acceptedRequestId(token, token)).toBeNull();
   });
 });

@@ -113,4 +113,18 @@ describe('the provider flow asks about an open call with backoff', () => {
     expect(isTransientDatabaseError({ code: '23505' })).toBe(false);
     expect(isTransientDatabaseError(new Error('refund vanished'))).toBe(false);
   });
+
+  it('answers a request whose database link failed with the retryable 503, and anything unknown with the 500 of a bug', async () => {
+    const { toPublicError, retryAfterSecondsOf } = await import('../../src/rest/errors.js');
+    const terminated = Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' });
+    const answer = toPublicError(terminated);
+    expect(answer).toEqual({
+      status: 503,
+      message: 'The service is temporarily unavailable, please try again shortly',
+      code: 'database_unavailable',
+      unexpected: false,
+    });
+    expect(retryAfterSecondsOf(answer)).toBe(1);
+    expect(toPublicError(new Error('refund vanished'))).toMatchObject({ status: 500, code: 'internal', unexpected: true });
+  });
 });

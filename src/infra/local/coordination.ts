@@ -3,7 +3,7 @@
  * Same semantics as the Redis one, but the state lives in this process: with TWO OR MORE instances
  * each would have its own limits, schedule and caches, so use Redis there.
  */
-import type { Coordination, RateLimitDecision, RateLimitRule } from '../../domain/ports.js';
+import type { Coordination, RateLimitDecision, RateLimitRule, RateLimiter } from '../../domain/ports.js';
 
 /**
  * Rate-limit keys are per client IP and endpoint, so their number is driven by clients, not by us:
@@ -12,11 +12,41 @@ import type { Coordination, RateLimitDecision, RateLimitRule } from '../../domai
  */
 const MAX_TRACKED_KEYS = 100_000;
 
+/**
+ * The sliding-window log in this process: exact for the hits this process sees. The embedded
+ * deployment's limiter, and each instance's own limiter while Redis cannot be asked (redis/coordination.ts).
+ */
+export function slidingWindowRateLimiter(defaultRule: RateLimitRule, now: () => number = Date.now): RateLimiter {
+  /** key -> hit times (ms), oldest first. Map order = least recently used first (re-inserted on each hit). */
+  const hits = new Map<string, number[]>();
+  return {
+    async hit(key: string, rule?: RateLimitRule): Promise<RateLimitDecision> {
+      const { max, windowMs } = rule ?? defaultRule;
+      const t = now();
+      const times = hits.get(key) ?? [];
+      // Slide the window: drop hits at or before t - window (same boundary as the Redis script).
+      while (times.length > 0 && times[0]! <= t - windowMs) times.shift();
+      const allowed = times.length < max;
+      if (allowed) times.push(t); // a refused hit is not counted
+      hits.delete(key);
+      if (times.length > 0) hits.set(key, times);
+      if (hits.size > MAX_TRACKED_KEYS) hits.delete(hits.keys().next().value!);
+
+      const resetMs = times.length > 0 ? times[0]! + windowMs - t : windowMs;
+      return {
+        allowed,
+        limit: max,
+        remaining: max - times.length,
+        retryAfterMs: allowed ? 0 : Math.max(resetMs, 1),
+        resetMs,
+      };
+    },
+  };
+}
+
 export function createLocalCoordination(options: { rateLimit: { max: number; windowMs: number }; now?: () => number }): Coordination {
   const now = options.now ?? Date.now;
 
-  /** key -> hit times (ms), oldest first. Map order = least recently used first (re-inserted on each hit). */
-  const hits = new Map<string, number[]>();
   const jobs = new Map<string, number>(); // id -> dueAt
   const invalidationListeners: ((message: string) => void)[] = [];
   const liveListeners: ((message: string) => void)[] = [];
@@ -24,29 +54,7 @@ export function createLocalCoordination(options: { rateLimit: { max: number; win
   return {
     kind: 'local',
 
-    rateLimiter: {
-      async hit(key: string, rule?: RateLimitRule): Promise<RateLimitDecision> {
-        const { max, windowMs } = rule ?? options.rateLimit;
-        const t = now();
-        const times = hits.get(key) ?? [];
-        // Slide the window: drop hits at or before t - window (same boundary as the Redis script).
-        while (times.length > 0 && times[0]! <= t - windowMs) times.shift();
-        const allowed = times.length < max;
-        if (allowed) times.push(t); // a refused hit is not counted
-        hits.delete(key);
-        if (times.length > 0) hits.set(key, times);
-        if (hits.size > MAX_TRACKED_KEYS) hits.delete(hits.keys().next().value!);
-
-        const resetMs = times.length > 0 ? times[0]! + windowMs - t : windowMs;
-        return {
-          allowed,
-          limit: max,
-          remaining: max - times.length,
-          retryAfterMs: allowed ? 0 : Math.max(resetMs, 1),
-          resetMs,
-        };
-      },
-    },
+    rateLimiter: slidingWindowRateLimiter(options.rateLimit, now),
 
     scheduler: {
       async schedule(job) {
@@ -96,7 +104,6 @@ export function createLocalCoordination(options: { rateLimit: { max: number; win
         return true;
       },
       async close() {
-        hits.clear();
         jobs.clear();
       },
     },

@@ -85,6 +85,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
  * queryable), so the next request gets a new connection.
  */
 export function surviveEndedSessions(pool: pg.Pool): pg.Pool {
+  // A pool's clients are made by pool.connect(): 'connect' fires for each before its first use.
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
@@ -257,6 +258,14 @@ function reportCharAsText(result: pg.QueryResult | undefined): void {
 }
 
 class CatalogueFriendlyClient extends pg.Client {
+  // The schema engine's pools (and their shadow databases') are made by the adapter, which listens
+  // on idle clients only: a session ended while a migration statement runs must fail that
+  // statement, not the process (see surviveEndedSessions).
+  constructor(config?: string | pg.ClientConfig) {
+    super(config);
+    this.on('error', () => undefined);
+  }
+
   // pg.Pool#query calls this with a callback; other callers use the promise form. Cover both.
   override query(...args: unknown[]): never {
     const callback = args.at(-1);
@@ -301,6 +310,7 @@ function migrationAdapterFactory(url: string): { factory: SqlMigrationAwareDrive
   factory.connectToShadowDb = async () => {
     const name = `prisma_migrate_shadow_db_${randomUUID()}`;
     const admin = new pg.Client({ ...config, Client: undefined } as pg.ClientConfig);
+    admin.on('error', () => undefined);
     await admin.connect();
     await admin.query(`CREATE DATABASE "${name}"`);
     const adapter = await new PrismaPg({ ...config, database: name }).connect();

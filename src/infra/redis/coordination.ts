@@ -13,8 +13,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Redis, ReplyError } from 'ioredis';
-import { INVALIDATE_ALL, type Coordination, type RateLimitDecision, type RateLimitRule } from '../../domain/ports.js';
-import { localFirstRateLimiter } from './localFirstRateLimiter.js';
+import { INVALIDATE_ALL, type Coordination, type RateLimitDecision, type RateLimitRule, type RateLimiter } from '../../domain/ports.js';
+import { slidingWindowRateLimiter } from '../local/coordination.js';
+import { leasedRateLimiter } from './leasedRateLimiter.js';
 import { CircuitBreaker, CoordinatorUnavailableError } from './circuitBreaker.js';
 
 export { CoordinatorUnavailableError } from './circuitBreaker.js';
@@ -89,23 +90,34 @@ return { allowed, max - count, retry, reset }
 `;
 
 /**
- * Records hits already let through (see localFirstRateLimiter: they were far from the limit), in
- * one call for a batch. KEYS[1] = the same sorted set; ARGV = max, windowMs, member prefix, count.
- * Every one is recorded (none is refused: they were answered already). Same reply as above.
+ * The leased limiter's one step (leasedRateLimiter.ts). KEYS[1] = the same sorted set; ARGV = max,
+ * windowMs, member base, need, extra, leaseMs. Counts up to `need` hits now (first come, first
+ * served: the rest are refused), then leases up to `extra` slots, but only as far as more than half
+ * of the budget stays free after them. Slots are scored leaseMs ahead (they are spent before then,
+ * so none leaves the window before the hit it stands for). Returns { granted, extras, remaining,
+ * retryAfterMs, resetMs }.
  */
-const RATE_RECORD_LUA = `
+const RATE_TAKE_LUA = `
 if redis.replicate_commands then redis.replicate_commands() end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local max, window, n = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[4])
+local max, window = tonumber(ARGV[1]), tonumber(ARGV[2])
+local need, extra, lease = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
-for i = 1, n do redis.call('ZADD', KEYS[1], now, now .. ':' .. ARGV[3] .. ':' .. i) end
-redis.call('PEXPIRE', KEYS[1], window)
 local count = redis.call('ZCARD', KEYS[1])
+local granted = math.max(0, math.min(need, max - count))
+for i = 1, granted do redis.call('ZADD', KEYS[1], now, ARGV[3] .. ':' .. i) end
+count = count + granted
+local extras = math.max(0, math.min(extra, max - count - math.floor(max / 2) - 1))
+for i = 1, extras do redis.call('ZADD', KEYS[1], now + lease, ARGV[3] .. ':x' .. i) end
+count = count + extras
+if granted + extras > 0 then redis.call('PEXPIRE', KEYS[1], window + lease) end
 local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
 local reset = window
 if oldest[2] then reset = tonumber(oldest[2]) + window - now end
-return { 1, max - count, 0, reset }
+local retry = 0
+if granted < need then retry = math.max(reset, 1) end
+return { granted, extras, max - count, retry, reset }
 `;
 
 /** Claims due jobs: read and remove in one step, so two instances never claim the same id. */
@@ -118,7 +130,15 @@ return ids
 /** The client with the scripts registered by `defineCommand` (ioredis adds them at runtime). */
 type ScriptedRedis = Redis & {
   gwRateLimit(key: string, max: number, windowMs: number, member: string): Promise<[number, number, number, number]>;
-  gwRateRecord(key: string, max: number, windowMs: number, memberPrefix: string, count: number): Promise<[number, number, number, number]>;
+  gwRateTake(
+    key: string,
+    max: number,
+    windowMs: number,
+    memberBase: string,
+    need: number,
+    extra: number,
+    leaseMs: number,
+  ): Promise<[number, number, number, number, number]>;
   gwClaimDue(key: string, now: number, max: number): Promise<string[]>;
 };
 
@@ -356,7 +376,7 @@ export function createRedisCoordination(options: {
     });
 
   redis.defineCommand('gwRateLimit', { numberOfKeys: 1, lua: RATE_LIMIT_LUA });
-  redis.defineCommand('gwRateRecord', { numberOfKeys: 1, lua: RATE_RECORD_LUA });
+  redis.defineCommand('gwRateTake', { numberOfKeys: 1, lua: RATE_TAKE_LUA });
   redis.defineCommand('gwClaimDue', { numberOfKeys: 1, lua: CLAIM_DUE_LUA });
 
   const schedKey = `${prefix}sched`;
@@ -372,21 +392,32 @@ export function createRedisCoordination(options: {
   return {
     kind: 'redis',
 
-    // Waits for Redis only near the limit (see localFirstRateLimiter); every hit is counted there.
-    rateLimiter: localFirstRateLimiter({
-      /** Rejects with CoordinatorUnavailableError when Redis cannot be asked: the caller fails open. */
-      async hit(key: string, rule?: RateLimitRule): Promise<RateLimitDecision> {
-        const limit = rule ?? { max, windowMs };
-        // Unique member suffix: two hits in the same millisecond must be two entries, not one.
-        const [allowed, remaining, retryAfterMs, resetMs] = await call(() => redis.gwRateLimit(`${prefix}rl:${key}`, limit.max, limit.windowMs, nextMember()));
-        return { allowed: allowed === 1, limit: limit.max, remaining, retryAfterMs, resetMs };
-      },
-      /** Records `count` hits let through already (a batch of them), each its own member. */
-      async record(key: string, count: number): Promise<RateLimitDecision> {
-        const [, remaining, , resetMs] = await call(() => redis.gwRateRecord(`${prefix}rl:${key}`, max, windowMs, nextMember(), count));
-        return { allowed: true, limit: max, remaining, retryAfterMs: 0, resetMs };
-      },
-    }),
+    // Exact across instances: every hit let through was counted in Redis first (see leasedRateLimiter).
+    // When Redis cannot be asked, this instance's own exact window decides (never no limit at all).
+    rateLimiter: withLocalFallback(
+      leasedRateLimiter({
+        /** Rejects with CoordinatorUnavailableError when Redis cannot be asked: the caller limits locally. */
+        async hit(key: string, rule?: RateLimitRule): Promise<RateLimitDecision> {
+          const limit = rule ?? { max, windowMs };
+          // Unique member suffix: two hits in the same millisecond must be two entries, not one.
+          const [allowed, remaining, retryAfterMs, resetMs] = await call(() =>
+            redis.gwRateLimit(`${prefix}rl:${key}`, limit.max, limit.windowMs, nextMember()),
+          );
+          return { allowed: allowed === 1, limit: limit.max, remaining, retryAfterMs, resetMs };
+        },
+        async take(key: string, need: number, extra: number, leaseMs: number) {
+          const base = nextMember();
+          const [granted, extras, remaining, retryAfterMs, resetMs] = await call(() =>
+            redis.gwRateTake(`${prefix}rl:${key}`, max, windowMs, base, need, extra, leaseMs),
+          );
+          return { granted, extras, base, limit: max, remaining, retryAfterMs, resetMs };
+        },
+        async release(key: string, members: string[]): Promise<void> {
+          await call(() => redis.zrem(`${prefix}rl:${key}`, ...members));
+        },
+      }),
+      slidingWindowRateLimiter({ max, windowMs }),
+    ),
 
     /**
      * Fails fast (CoordinatorUnavailableError) while Redis cannot be asked. The schedule is a fast index,
@@ -457,6 +488,25 @@ export function createRedisCoordination(options: {
         if (redis.status === 'ready') await redis.quit().catch(() => redis.disconnect());
         else redis.disconnect();
       },
+    },
+  };
+}
+
+/**
+ * The shared limiter, or, when Redis cannot be asked (down, frozen, its breaker open), this
+ * instance's own exact sliding window with the same rule: each instance then lets through at most
+ * the limit on its own (N instances: N times the limit in all), never unlimited. Sign-in
+ * throttling goes through here too, so it is never off. Hits counted locally during an outage are
+ * not carried over to Redis when it answers again. The decision says it was local (`local`).
+ */
+function withLocalFallback(shared: RateLimiter, local: RateLimiter): RateLimiter {
+  return {
+    async hit(key, rule) {
+      try {
+        return await shared.hit(key, rule);
+      } catch {
+        return { ...(await local.hit(key, rule)), local: true };
+      }
     },
   };
 }

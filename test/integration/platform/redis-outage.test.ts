@@ -2,7 +2,7 @@
  * Redis trouble must not stall requests. Real processes and real connections: a closed port, a
  * server that accepts connections but never answers, and a private redis-server this file starts,
  * stops (SHUTDOWN NOSAVE) and starts again on the same port. With Redis down, requests answer at
- * their normal speed, the limiter fails open with one warning, /readyz says the coordinator is
+ * their normal speed, the limiter limits with each instance's own window (one warning), /readyz says the coordinator is
  * down; when Redis returns, counting resumes by itself and /readyz is ready again.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -12,13 +12,14 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { GatewayContext } from '../../../src/domain/context.js';
 import type { Coordination } from '../../../src/domain/ports.js';
+import { SIGN_IN_PER_ACCOUNT, SignInThrottledError, throttleSignIn } from '../../../src/domain/users/throttle.js';
 import { buildApp } from '../../../src/http/app.js';
 import { CoordinatorUnavailableError, createRedisCoordination } from '../../../src/infra/redis/coordination.js';
 import { TEST_REDIS_URL } from '../../support/env.js';
 import { transactionBody, useGateway } from '../../support/gateway.js';
 
-const FAILING_OPEN = 'rate limiter unavailable: request let through';
-const RECOVERED = 'rate limiter recovered: the coordinator answers again, requests are counted';
+const LIMITING_ALONE = 'rate limiter: coordinator unavailable, limiting per instance';
+const RECOVERED = 'rate limiter recovered: the coordinator answers again, requests are counted across instances';
 
 const gateway = useGateway();
 let key: string;
@@ -50,7 +51,7 @@ async function freePort(): Promise<number> {
 function recorder() {
   const log = { info: vi.fn(), warn: vi.fn(), error: vi.fn() };
   const count = (level: 'info' | 'warn', message: string) => log[level].mock.calls.filter(([, msg]) => msg === message).length;
-  return { log, warnings: () => count('warn', FAILING_OPEN), recoveries: () => count('info', RECOVERED) };
+  return { log, warnings: () => count('warn', LIMITING_ALONE), recoveries: () => count('info', RECOVERED) };
 }
 
 interface Served {
@@ -95,7 +96,7 @@ async function serve(coordination: Coordination, log: GatewayContext['log']): Pr
 }
 
 describe('Redis at a closed port', () => {
-  it('requests answer as fast as with a healthy Redis, fail open with one warning; /readyz says the coordinator is down', async () => {
+  it('requests answer as fast as with a healthy Redis, limited by the instance alone with one warning; /readyz says the coordinator is down', async () => {
     const rateLimit = { max: 1_000, windowMs: 60_000 };
     const healthy = createRedisCoordination({ url: TEST_REDIS_URL, keyPrefix: `test:outage:${randomBytes(4).toString('hex')}:`, rateLimit });
     const errors: Error[] = [];
@@ -135,15 +136,15 @@ describe('Redis at a closed port', () => {
       console.info(`closed port, creates: median ${median(downCreates).toFixed(1)} ms, healthy Redis: median ${median(upCreates).toFixed(1)} ms`);
       expect(median(downCreates)).toBeLessThan(median(upCreates) + 50);
 
-      // 23 requests let through, one warning saying why; the healthy limiter said nothing.
+      // 23 requests limited by the instance alone (within its 1,000), one warning saying why; the healthy limiter said nothing.
       expect(deadLog.warnings()).toBe(1);
       expect(deadLog.log.warn).toHaveBeenCalledWith(
         expect.objectContaining({
           endpoint: 'GET /api/v2/transactions',
           coordinator: 'redis',
-          reason: expect.stringMatching(/failing open.*Redis.*unreachable/),
+          reason: expect.stringMatching(/Redis.*unreachable.*its own window/),
         }),
-        FAILING_OPEN,
+        LIMITING_ALONE,
       );
       expect(healthyLog.log.warn).not.toHaveBeenCalled();
       // Reconnect attempts fail every second or so; they are reported once, not each time.
@@ -164,6 +165,27 @@ describe('Redis at a closed port', () => {
     } finally {
       await Promise.allSettled([up.close(), down.close()]);
       await Promise.allSettled([healthy.health.close(), dead.health.close()]);
+    }
+  });
+});
+
+describe('sign-in throttling with Redis at a closed port', () => {
+  it("is never off: the instance's own window refuses past the per-account budget", async () => {
+    const dead = createRedisCoordination({ url: `redis://127.0.0.1:${await freePort()}`, rateLimit: { max: 100, windowMs: 60_000 }, onError: () => undefined });
+    const ctx: GatewayContext = { ...gateway.ctx, coordination: dead, log: recorder().log };
+    try {
+      const outcomes: string[] = [];
+      for (let i = 0; i <= SIGN_IN_PER_ACCOUNT.max; i++) {
+        outcomes.push(
+          await throttleSignIn(ctx, 'owner@shop.example.sn', '203.0.113.9').then(
+            () => 'let through',
+            (error: unknown) => (error instanceof SignInThrottledError ? 'throttled' : String(error)),
+          ),
+        );
+      }
+      expect(outcomes).toEqual([...Array(SIGN_IN_PER_ACCOUNT.max).fill('let through'), 'throttled']);
+    } finally {
+      await dead.health.close();
     }
   });
 });
@@ -189,19 +211,20 @@ describe('a Redis that accepts connections but never answers', () => {
         );
         return { ...outcome, ms: performance.now() - started };
       };
-      // The first calls each wait their deadline (150 ms), no longer.
+      // The first calls each wait their deadline (150 ms), no longer; the limiter then decides alone.
       for (let i = 0; i < 3; i++) {
-        const { error, ms } = await timed(() => c.rateLimiter.hit('k'));
-        expect(error).toBeInstanceOf(CoordinatorUnavailableError);
+        const { value, ms } = await timed(() => c.rateLimiter.hit('k'));
+        expect(value).toMatchObject({ allowed: true, local: true });
         expect(ms).toBeGreaterThanOrEqual(100);
         expect(ms).toBeLessThan(600);
       }
-      // Breaker open: every kind of call fails without waiting.
-      for (const work of [() => c.rateLimiter.hit('k'), () => c.scheduler.cancel('j')]) {
-        const { error, ms } = await timed(work);
-        expect(error).toBeInstanceOf(CoordinatorUnavailableError);
-        expect(ms).toBeLessThan(FAILS_AT_ONCE_MS);
-      }
+      // Breaker open: the limiter decides alone at once, other calls fail without waiting.
+      const alone = await timed(() => c.rateLimiter.hit('k'));
+      expect(alone.value).toMatchObject({ allowed: true, local: true });
+      expect(alone.ms).toBeLessThan(FAILS_AT_ONCE_MS);
+      const cancel = await timed(() => c.scheduler.cancel('j'));
+      expect(cancel.error).toBeInstanceOf(CoordinatorUnavailableError);
+      expect(cancel.ms).toBeLessThan(FAILS_AT_ONCE_MS);
       const ping = await timed(() => c.health.ping());
       expect(ping).toMatchObject({ value: false });
       expect(ping.ms).toBeLessThan(FAILS_AT_ONCE_MS);
@@ -262,7 +285,7 @@ describe('a real Redis that stops and comes back', () => {
     if (server && server.exitCode === null) server.kill('SIGKILL');
   });
 
-  it('counts through it, fails open fast while it is down, and counts again once it is back', async () => {
+  it("counts through it, limits with the instance's own window at once while it is down, and counts in Redis again once it is back", async () => {
     const limit = 5;
     const errors: Error[] = [];
     const coordination = createRedisCoordination({
@@ -279,11 +302,12 @@ describe('a real Redis that stops and comes back', () => {
       expect(upCalls.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 429]);
       expect((await served.readyz()).status).toBe(200);
 
-      // Down: requests answer at once, let through, one warning.
+      // Down: requests answer at once, limited by this instance's own window (empty at the outage's
+      // start: the limit again, never none), one warning.
       await stopRedis();
       const downCalls = [];
       for (let i = 0; i < 20; i++) downCalls.push(await served.list());
-      expect(downCalls.map((r) => r.status)).toEqual(Array(20).fill(200));
+      expect(downCalls.map((r) => r.status)).toEqual([...Array(limit).fill(200), ...Array(20 - limit).fill(429)]);
       const downTimes = downCalls.map((r) => r.ms);
       const upTimes = upCalls.slice(1, limit).map((r) => r.ms); // the allowed ones, after the first (cold) one
       console.info(
@@ -300,17 +324,20 @@ describe('a real Redis that stops and comes back', () => {
       // attempts are reported once, not that there were none.
       await sleep(500);
 
-      // Back on the same port (empty: NOSAVE): within a few seconds the limiter counts again by itself.
+      // Back on the same port (empty: NOSAVE): within a few seconds the limiter counts in Redis again
+      // by itself (its empty window lets requests through again), then refuses past the limit.
       await startRedis();
       const backAt = Date.now();
-      let refused = false;
-      while (!refused && Date.now() - backAt < 10_000) {
-        refused = (await served.list()).status === 429;
-        if (!refused) await sleep(50);
+      while (recoveries() === 0 && Date.now() - backAt < 10_000) {
+        await served.list();
+        if (recoveries() === 0) await sleep(50);
       }
       const resumedAfterMs = Date.now() - backAt;
-      console.info(`redis restarted: limiting again after ${resumedAfterMs} ms`);
-      expect(refused).toBe(true);
+      console.info(`redis restarted: counting in Redis again after ${resumedAfterMs} ms`);
+      const afterBack = [];
+      for (let i = 0; i < limit; i++) afterBack.push((await served.list()).status);
+      expect(afterBack.slice(0, limit - 1)).toEqual(Array(limit - 1).fill(200));
+      expect(afterBack.at(-1)).toBe(429);
       let readyAgain = await served.readyz();
       for (let i = 0; i < 20 && readyAgain.status !== 200; i++) {
         await sleep(100);

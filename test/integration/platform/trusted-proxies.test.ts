@@ -74,11 +74,11 @@ describe('TRUSTED_PROXIES', () => {
   });
 
   it('logs the client address it counted, not the proxy one', async () => {
-    await list(behindProxy, '198.51.100.20, 10.0.0.9', 'trusted-proxy-log-1');
-    await list(exposed, '198.51.100.21', 'trusted-proxy-log-2');
+    await list(behindProxy, '198.51.100.20, 10.0.0.9', '7a1c0e5d00000001');
+    await list(exposed, '198.51.100.21', '7a1c0e5d00000002');
     const remoteOf = (id: string) => logLines.find((line) => line.reqId === id && line.req)?.req.remoteAddress;
-    expect(remoteOf('trusted-proxy-log-1')).toBe('198.51.100.20');
-    expect(remoteOf('trusted-proxy-log-2')).toBe('127.0.0.1');
+    expect(remoteOf('7a1c0e5d00000001')).toBe('198.51.100.20');
+    expect(remoteOf('7a1c0e5d00000002')).toBe('127.0.0.1');
   });
 });
 

@@ -7,11 +7,16 @@
  * The captured output shows the requests were logged, with "[redacted]" in place of the phones,
  * and contains neither the phone digits nor any part of the key.
  */
+import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { leakyUrl, phoneForms } from '../../support/fuzz.js';
 import { TEST_WEBHOOK_SERVER_KEY, useGateway } from '../../support/gateway.js';
 import { startGatewayProcess, waitFor, type GatewayProcess } from '../../support/processes.js';
 
 const gateway = useGateway();
+const OPERATOR_TOKEN = 'gw_op_logs_redaction_test_0123456789abcdef';
 let instance: GatewayProcess;
 let key: string;
 
@@ -23,7 +28,7 @@ beforeAll(async () => {
   instance = await startGatewayProcess({
     DATABASE_URL: gateway.databaseUrl,
     LOG_LEVEL: 'info',
-    GATEWAY_ADMIN_TOKEN: 'gw_op_logs_redaction_test_0123456789abcdef',
+    GATEWAY_ADMIN_TOKEN: OPERATOR_TOKEN,
     WEBHOOK_SECRET_KEY: TEST_WEBHOOK_SERVER_KEY,
   });
 }, 90_000);
@@ -65,4 +70,80 @@ describe('the log of a gateway process at LOG_LEVEL=info', () => {
     expect(log).not.toContain(encodeURIComponent(secretPart).slice(0, 12));
     expect(log).not.toMatch(/authorization|x-api-key/i);
   }, 60_000);
+});
+
+/** One request with the path sent byte for byte (fetch would normalise it); its status, 0 if refused on the wire. */
+function rawGet(path: string, headers: Record<string, string>): Promise<{ status: number; requestId: string | undefined }> {
+  const { hostname, port } = new URL(instance.url);
+  return new Promise((resolve) => {
+    const request = http.request({ hostname, port, path, method: 'GET', headers }, (response) => {
+      response.resume();
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, requestId: response.headers['x-request-id'] as string | undefined }));
+    });
+    request.on('error', () => resolve({ status: 0, requestId: undefined }));
+    request.end();
+  });
+}
+
+const completions = (log: string): number => log.split('\n').filter((line) => line.includes('"msg":"request completed"')).length;
+
+describe('a hostile pass over every surface, its log captured', () => {
+  it('never logs nor echoes a key, a token, a webhook secret or a phone, wherever the request put them; every answer is logged as completed', async () => {
+    const webhookSecret = `whsec_${randomBytes(32).toString('base64url')}`;
+    const secrets = [key, OPERATOR_TOKEN, webhookSecret];
+    const phones = ['781110001', '781110002', '781110003'];
+    const completedBefore = completions(instance.output());
+    const urls = fc.sample(leakyUrl(['/api/v2', '/api/v2/transactions', '/api/v1/transaction', '/graphql', '/dashboard', '/nowhere'], secrets, phones), {
+      seed: 20261127,
+      numRuns: 150,
+    });
+    // The forms the issue's probe used, whatever fast-check drew.
+    urls.push(
+      '/api/v2/transactions/%E0%A4%A', // a path that does not decode: 400, logged as completed too
+      ...phoneForms(phones[0]!).map((form) => `/api/v2/transactions/${form}`),
+      ...phoneForms(phones[1]!).map((form) => `/api/v2/transactions?${form}=1`),
+      ...phoneForms(phones[2]!).map((form) => `/api/v1/transaction/get-transactions?${form}`),
+    );
+    let answered = 0;
+    for (const [index, url] of urls.entries()) {
+      // Secrets as the request id too: never kept, never echoed.
+      const requestId = secrets[index % secrets.length]!;
+      const headers: Record<string, string> = { 'x-request-id': requestId };
+      if (index % 2 === 0) headers.authorization = `Bearer ${key}`;
+      const { status, requestId: echoed } = await rawGet(url, headers);
+      if (status === 0) continue;
+      answered++;
+      expect(status, url).toBeLessThan(500);
+      expect(echoed, url).not.toBe(requestId);
+    }
+    expect(answered).toBeGreaterThan(urls.length / 2);
+    await waitFor(
+      async () => completions(instance.output()) - completedBefore >= answered,
+      10_000,
+      () => `${completions(instance.output()) - completedBefore} of ${answered} logged`,
+    );
+    const log = instance.output();
+    expect(completions(log) - completedBefore, 'answers logged as completed').toBe(answered);
+    // The undecodable path's 400 has its completion line, like every answer.
+    const badPath = await rawGet('/api/v2/transactions/%E0%A4%A', {});
+    expect(badPath.status).toBe(400);
+    expect(badPath.requestId).toBeTruthy();
+    await waitFor(async () => instance.output().includes(`"reqId":"${badPath.requestId}","res"`), 5_000, instance.output);
+    const badPathLines = instance
+      .output()
+      .split('\n')
+      .filter((line) => line.includes(`"reqId":"${badPath.requestId}"`));
+    expect(badPathLines.some((line) => line.includes('"msg":"request completed"') && line.includes('"statusCode":400'))).toBe(true);
+
+    for (const secret of secrets) {
+      const random = secret.slice(secret.indexOf('_', 3) + 1);
+      expect(log, 'a secret in the log').not.toContain(random.slice(0, 12));
+      expect(log, 'a secret in the log').not.toContain(encodeURIComponent(random).slice(0, 12));
+    }
+    for (const phone of phones) {
+      for (const form of phoneForms(phone)) expect(log, `the phone form ${form} in the log`).not.toContain(form);
+      const digitsOnly = log.replace(/%2B|%20|%28|%29|%25|[\s.()+-]/gi, '');
+      expect(digitsOnly, `the phone ${phone} in the log`).not.toContain(phone);
+    }
+  }, 120_000);
 });
