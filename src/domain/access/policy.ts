@@ -144,6 +144,8 @@ export const ACCESS_POLICY = {
   removeMember: { scopes: NONE, roles: ADMIN, users: OWNER, write: true },
   setTeamTwoFactorRequired: { scopes: NONE, roles: ADMIN, users: OWNER, write: true },
   listAuditEvents: { scopes: NONE, roles: EVERY_ROLE, users: OWNER, write: false },
+  // The dashboard's home (paid volume, what needs attention, capabilities): a team's own page, read by all of it.
+  getMerchantHome: { scopes: NONE, roles: NONE, users: EVERY_USER, write: false },
 
   // Analytics, exports and live updates: whoever may list the rows they are made of.
   transactionStats: { scopes: CHECKOUT_READ, roles: EVERY_ROLE, users: EVERY_USER, write: false },

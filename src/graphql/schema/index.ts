@@ -20,6 +20,7 @@ import './merchantUser.js';
 import './invitation.js';
 import './twoFactor.js';
 import './auditEvent.js';
+import './home.js';
 import { builder } from '../builder.js';
 
 export const schema = builder.toSchema({ sortSchema: true });
