@@ -507,6 +507,13 @@ const STORED = 'dashboard.lang';
 
 /** The language: the one chosen in this browser, else the shell's (the server's pick). */
 export function initialLanguage(): Lang {
+  // `?lang=` in the address wins over the choice remembered in this browser (the whole page
+  // follows it, as the shell's <html lang> does), and becomes the remembered choice.
+  const asked = new URLSearchParams(location.search).get('lang');
+  if (asked === 'fr' || asked === 'en') {
+    rememberLanguage(asked);
+    return asked;
+  }
   let stored: string | null = null;
   try {
     stored = localStorage.getItem(STORED);
