@@ -477,6 +477,10 @@ export const AUDIT_DETAIL_NAMES: Record<Lang, Record<string, string>> = {
     attempt: 'Attempt',
     name: 'Name',
     businessSector: 'Business sector',
+    count: 'Resent',
+    retried: 'Retried now',
+    since: 'Failed since',
+    webhookId: 'Webhook',
   },
   fr: {
     step: 'Étape',
@@ -498,6 +502,10 @@ export const AUDIT_DETAIL_NAMES: Record<Lang, Record<string, string>> = {
     attempt: 'Tentative',
     name: 'Nom',
     businessSector: 'Secteur d’activité',
+    count: 'Renvoyées',
+    retried: 'Réessayées',
+    since: 'Échouées depuis',
+    webhookId: 'Webhook',
   },
 };
 

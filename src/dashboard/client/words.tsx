@@ -115,6 +115,12 @@ const en = {
     string,
     string
   >,
+  /** Audit details' coded values, by key (a value not listed shows as stored). */
+  detailValues: {
+    secondFactor: { none: 'none', totp: 'authenticator code', recovery_code: 'recovery code' },
+    step: { password: 'password', second_factor: 'second factor' },
+  } as Record<string, Record<string, string>>,
+  allWebhooksValue: 'every webhook',
   actorOperator: (role: string) => `gateway operator (${role})`,
   actorApiKey: (scope: string) => `API key (${scope})`,
   actorCustomer: 'customer',
@@ -135,7 +141,7 @@ const fr: Words = {
   failedDeliveries: (count: number) =>
     `${count} événement${count > 1 ? 's' : ''} webhook non livré${count > 1 ? 's' : ''} (toutes les tentatives ont échoué, 7 derniers jours)`,
   retryingDeliveries: (count: number) => `${count} livraison${count > 1 ? 's' : ''} webhook en attente d’un nouvel essai : votre récepteur n’a pas répondu`,
-  payoutsAwaitingReview: (count: number) => `${count} transfert${count > 1 ? 's' : ''} en attente de validation par l’opérateur`,
+  payoutsAwaitingReview: (count: number) => `${count} virement${count > 1 ? 's' : ''} en attente de validation par l’opérateur`,
   latePayment: (amount: string, outcome: string) => `Un paiement de ${amount} a été confirmé en retard : ${outcome}`,
   latePaymentOutcomes: {
     recorded: 'enregistré sur sa commande',
@@ -143,7 +149,7 @@ const fr: Words = {
     returned: 'restitué au payeur',
     return_failed: 'sa restitution a échoué ; contactez l’opérateur de la passerelle',
   },
-  capabilityNames: { transactions: 'Encaissement', payouts: 'Transferts', wave: 'Wave', orange_money: 'Orange Money' },
+  capabilityNames: { transactions: 'Encaissement', payouts: 'Virements', wave: 'Wave', orange_money: 'Orange Money' },
   capabilityBlocks: {
     paused_by_gateway:
       'suspendu par l’opérateur de la passerelle (le fournisseur est peut-être indisponible). Rien à faire : le service revient quand il le réactive.',
@@ -154,9 +160,9 @@ const fr: Words = {
   capabilityOff: (name: string, why: string) => `${name} : ${why}`,
   completeProfile: 'Compléter le profil d’entreprise',
   recentPayments: 'Derniers paiements',
-  recentPayouts: 'Derniers transferts',
+  recentPayouts: 'Derniers virements',
   seeAll: 'Tout voir',
-  searchLabel: 'Rechercher paiements et transferts',
+  searchLabel: 'Rechercher paiements et virements',
   searchPlaceholder: 'Commande, téléphone ou référence',
   searchButton: 'Rechercher',
   searchTitle: 'Recherche',
@@ -179,8 +185,8 @@ const fr: Words = {
   scopesExplained: 'Ce que chaque portée permet',
   roleHelp: {
     owner: 'Tout : l’équipe, le profil d’entreprise, le journal d’audit, l’argent et l’intégration.',
-    developer: 'Consulte l’argent ; gère les clés d’API et les webhooks. Ne rembourse pas et ne fait pas de transfert.',
-    operations: 'Consulte l’argent ; rembourse, fait des transferts et renvoie les livraisons webhook. Ne gère pas les clés.',
+    developer: 'Consulte l’argent ; gère les clés d’API et les webhooks. Ne rembourse pas et ne fait pas de virement.',
+    operations: 'Consulte l’argent ; rembourse, fait des virements et renvoie les livraisons webhook. Ne gère pas les clés.',
     viewer: 'Consultation seule : aucun secret, aucun mouvement d’argent.',
   },
   scopeHelp: {
@@ -188,7 +194,7 @@ const fr: Words = {
     read: 'Consulte les paiements, les transferts et les soldes ; ne change rien.',
     write: 'Crée et annule les paiements, et les rembourse ; ne consulte rien.',
     readAndWrite: 'Lecture et écriture des paiements ; consulte les soldes.',
-    payout: 'Envoie de l’argent vers des portefeuilles (transferts), les consulte et les liste.',
+    payout: 'Envoie de l’argent vers des portefeuilles (virements), les consulte et les liste.',
     management: 'Rembourse, consulte les soldes et gère les webhooks.',
   },
   auditActions: {
@@ -209,7 +215,7 @@ const fr: Words = {
     'webhook.test_sent': 'Événement de test envoyé',
     'webhook.redelivered': 'Webhook renvoyé',
     'transaction.refunded': 'Paiement remboursé',
-    'payout.created': 'Transfert créé',
+    'payout.created': 'Virement créé',
     'business_profile.updated': 'Profil d’entreprise modifié',
   },
   ledgerKinds: {
@@ -218,12 +224,17 @@ const fr: Words = {
     escrow_release: 'Libéré du séquestre',
     refund: 'Remboursement',
     refund_reversal: 'Remboursement annulé',
-    payout: 'Transfert',
-    payout_reversal: 'Transfert annulé',
+    payout: 'Virement',
+    payout_reversal: 'Virement annulé',
     adjustment: 'Ajustement',
   },
   operatorRoles: { admin: 'administrateur', analyst: 'analyste', support: 'support' },
-  scopeNames: { checkout: 'caisse', read: 'lecture', write: 'écriture', readAndWrite: 'lecture et écriture', payout: 'transfert', management: 'gestion' },
+  scopeNames: { checkout: 'caisse', read: 'lecture', write: 'écriture', readAndWrite: 'lecture et écriture', payout: 'virement', management: 'gestion' },
+  detailValues: {
+    secondFactor: { none: 'aucun', totp: 'code d’authentification', recovery_code: 'code de secours' },
+    step: { password: 'mot de passe', second_factor: 'second facteur' },
+  },
+  allWebhooksValue: 'tous les webhooks',
   actorOperator: (role: string) => `opérateur de la passerelle (${role})`,
   actorApiKey: (scope: string) => `clé d’API (${scope})`,
   actorCustomer: 'client',

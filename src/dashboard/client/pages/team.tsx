@@ -19,7 +19,7 @@ import {
 } from '../generated.js';
 import { AUDIT_ACTIONS } from '../../../domain/audit/actions.js';
 import { Link } from '../router.js';
-import { AUDIT_DETAIL_NAMES } from '../i18n.js';
+import { AUDIT_DETAIL_NAMES, formatDateTime } from '../i18n.js';
 import { actorText, ChoicesExplained, useWords } from '../words.js';
 import { Alert, ConfirmButton, Field, Loaded, Notice, PageTitle, SecretOnce, Select, Table, When, useAction, useApp, useLoad, useMay } from '../ui.js';
 import { OwnTwoFactor } from './ownTwoFactor.js';
@@ -312,12 +312,23 @@ function AuditDetails({ details }: { details: string }) {
   const pairs = detailPairs(details);
   if (!pairs) return <small class="hint"> {details}</small>;
   const names = AUDIT_DETAIL_NAMES[lang];
+  const words = useWords();
+  // Coded values in the reader's words: roles, the second factor used, booleans, times; others as stored.
+  const detailValueText = (key: string, value: unknown): string => {
+    if (typeof value === 'boolean') return value ? t.yes : t.no;
+    if (value === null) return key === 'webhookId' ? words.allWebhooksValue : '—';
+    if (typeof value !== 'string') return JSON.stringify(value);
+    if (key === 'role' || ((key === 'from' || key === 'to') && t.roles[value])) return t.roles[value] ?? value;
+    if (key === 'since' || key === 'at') return formatDateTime(lang, value);
+    if (key === 'scope') return words.scopeNames[value] ?? value;
+    return words.detailValues[key]?.[value] ?? value;
+  };
   return (
     <dl class="pairs details" data-details>
       {pairs.map(([key, value]) => (
         <Fragment key={key}>
           <dt>{names[key] ?? key}</dt>
-          <dd>{typeof value === 'boolean' ? (value ? t.yes : t.no) : typeof value === 'string' ? value : JSON.stringify(value)}</dd>
+          <dd>{detailValueText(key, value)}</dd>
         </Fragment>
       ))}
     </dl>
