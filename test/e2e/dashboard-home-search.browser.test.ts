@@ -129,7 +129,9 @@ describe('the dashboard’s home, search and the walk’s findings (issue 30)', 
 
     // Each payment's delivery: its first attempt fails (503) and it waits 10 minutes for the next.
     const mine = { webhook: { organizationId: organization.id } };
-    await expect.poll(() => gateway.ctx.db.webhookDelivery.count({ where: { ...mine, status: 'pending', attempts: { some: {} } } }), { timeout: 15_000 }).toBe(3);
+    await expect
+      .poll(() => gateway.ctx.db.webhookDelivery.count({ where: { ...mine, status: 'pending', attempts: { some: {} } } }), { timeout: 15_000 })
+      .toBe(3);
     state.waiting = 3;
   });
 
@@ -147,7 +149,9 @@ describe('the dashboard’s home, search and the walk’s findings (issue 30)', 
     expect(await page.locator('[data-paid-volume="month"]').innerText()).toContain('19,500 XOF');
 
     const attention = page.locator('.attention');
-    expect(await attention.locator('[data-attention="capability-payouts"]').innerText()).toContain('Payouts: not enabled for your organisation. Ask the gateway’s operator');
+    expect(await attention.locator('[data-attention="capability-payouts"]').innerText()).toContain(
+      'Payouts: not enabled for your organisation. Ask the gateway’s operator',
+    );
     const retrying = attention.locator('[data-attention="retrying-deliveries"] a');
     expect(await retrying.innerText()).toMatch(/^3 webhook deliveries are waiting to be retried/);
     expect(await retrying.getAttribute('href')).toBe('/dashboard/deliveries?status=pending');
@@ -195,7 +199,9 @@ describe('the dashboard’s home, search and the walk’s findings (issue 30)', 
       await page.getByRole('button', { name: 'Search', exact: true }).click();
       await heading(page, `Results for “${writing}”`);
       const found = page.locator('[data-found="transactions"] tr[data-order-id]');
-      await expect.poll(() => found.evaluateAll((rows) => rows.map((row) => row.getAttribute('data-order-id'))), { message: writing }).toEqual([state.paidOrderIds[0]]);
+      await expect
+        .poll(() => found.evaluateAll((rows) => rows.map((row) => row.getAttribute('data-order-id'))), { message: writing })
+        .toEqual([state.paidOrderIds[0]]);
     }
     expect(await page.locator('[data-found="transactions"] tbody').innerText()).toContain('Awa Diop · +221771234567');
     await bothWidths(page, 'search-phone');
@@ -249,7 +255,9 @@ describe('the dashboard’s home, search and the walk’s findings (issue 30)', 
     // Retried at once (the receiver is still down: a second failed attempt each), and the list
     // the page reloaded after the resend shows them.
     await expect
-      .poll(() => gateway.ctx.db.webhookAttempt.count({ where: { number: 2, delivery: { webhook: { organizationId: state.organizationId } } } }), { timeout: 15_000 })
+      .poll(() => gateway.ctx.db.webhookAttempt.count({ where: { number: 2, delivery: { webhook: { organizationId: state.organizationId } } } }), {
+        timeout: 15_000,
+      })
       .toBe(state.waiting);
     await page.reload();
     await expect.poll(() => page.locator('li.delivery tr[data-attempt="2"]').count(), { timeout: 10_000 }).toBe(state.waiting);

@@ -8,7 +8,7 @@ import { PAYMENT_METHODS } from '../enums.js';
 import type { OrganizationRecord } from '../organizations/store.js';
 import type { SwitchStates } from '../organizations/switches.js';
 
-export type Capability = 'transactions' | 'payouts' | PaymentMethod;
+type Capability = 'transactions' | 'payouts' | PaymentMethod;
 
 /**
  * Why a capability is off, which says what to do:
@@ -18,7 +18,7 @@ export type Capability = 'transactions' | 'payouts' | PaymentMethod;
  * - `business_profile_incomplete`: the owner completes the business profile (Settings).
  * - `organization_inactive`: the organisation is suspended or blocked; contact the operator.
  */
-export type CapabilityBlock = 'paused_by_gateway' | 'not_enabled' | 'business_profile_incomplete' | 'organization_inactive';
+type CapabilityBlock = 'paused_by_gateway' | 'not_enabled' | 'business_profile_incomplete' | 'organization_inactive';
 
 export interface CapabilityState {
   capability: Capability;

@@ -21,7 +21,7 @@ import {
 } from './store.js';
 
 /** How far back a failed delivery or a late payment still asks for attention. */
-export const ATTENTION_WINDOW_DAYS = 7;
+const ATTENTION_WINDOW_DAYS = 7;
 /** Late payments listed on the home page at most (each links to its transaction). */
 const MAX_LATE_PAYMENTS = 5;
 const DAY_MS = 86_400_000;

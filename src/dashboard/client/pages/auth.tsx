@@ -244,7 +244,13 @@ export function EnrolTwoFactorPage({ required }: { required: boolean }) {
       <Alert error={start.error} />
       {enrolment && (
         <>
-          {enrolment.renewed ? <Notice>{words.secretRenewed}</Notice> : <p class="hint" data-secret-kept>{words.secretKept}</p>}
+          {enrolment.renewed ? (
+            <Notice>{words.secretRenewed}</Notice>
+          ) : (
+            <p class="hint" data-secret-kept>
+              {words.secretKept}
+            </p>
+          )}
           <QrCode text={enrolment.otpauthUrl} label={t.otpauthUrl} />
           <dl class="pairs">
             <dt>{t.secret}</dt>

@@ -6,7 +6,13 @@
  */
 import type { ComponentChildren } from 'preact';
 import { gql } from '../api.js';
-import { DashboardCapabilitiesDocument, DashboardHomeDocument, DashboardSearchDocument, type DashboardHomeQuery, type DashboardSearchQuery } from '../generated.js';
+import {
+  DashboardCapabilitiesDocument,
+  DashboardHomeDocument,
+  DashboardSearchDocument,
+  type DashboardHomeQuery,
+  type DashboardSearchQuery,
+} from '../generated.js';
 import { formatMoney, METHOD_NAMES } from '../i18n.js';
 import { Link, navigate, useLocation } from '../router.js';
 import { Loaded, Money, PageTitle, StatusBadge, Table, When, useApp, useLoad, useMay } from '../ui.js';
@@ -213,22 +219,24 @@ export function SearchBox() {
     if (text) navigate(`/search?q=${encodeURIComponent(text)}`);
   };
   return (
-    <form class="search" role="search" onSubmit={submit} method="get" action="/dashboard/search" key={path === '/search' ? query.get('q') : ''}>
-      <label for="global-search" class="visually-hidden">
-        {words.searchLabel}
-      </label>
-      <input
-        id="global-search"
-        name="q"
-        type="search"
-        maxLength={100}
-        placeholder={words.searchPlaceholder}
-        defaultValue={path === '/search' ? (query.get('q') ?? '') : ''}
-      />
-      <button type="submit" class="secondary">
-        {words.searchButton}
-      </button>
-    </form>
+    <search>
+      <form class="search" onSubmit={submit} method="get" action="/dashboard/search" key={path === '/search' ? query.get('q') : ''}>
+        <label for="global-search" class="visually-hidden">
+          {words.searchLabel}
+        </label>
+        <input
+          id="global-search"
+          name="q"
+          type="search"
+          maxLength={100}
+          placeholder={words.searchPlaceholder}
+          defaultValue={path === '/search' ? (query.get('q') ?? '') : ''}
+        />
+        <button type="submit" class="secondary">
+          {words.searchButton}
+        </button>
+      </form>
+    </search>
   );
 }
 
@@ -260,13 +268,21 @@ function SearchResults({ data }: { data: DashboardSearchQuery }) {
         <h2 id="found-transactions">
           {t.transactions} ({transactions.totalCount})
         </h2>
-        {transactions.edges.length === 0 ? <p>{words.noResults}</p> : <FoundTable base="/transactions" rows={transactions.edges.map(({ node }) => ({ ...node, person: node.customer }))} />}
+        {transactions.edges.length === 0 ? (
+          <p>{words.noResults}</p>
+        ) : (
+          <FoundTable base="/transactions" rows={transactions.edges.map(({ node }) => ({ ...node, person: node.customer }))} />
+        )}
       </section>
       <section class="card" aria-labelledby="found-payouts" data-found="payouts">
         <h2 id="found-payouts">
           {t.payouts} ({payouts.totalCount})
         </h2>
-        {payouts.edges.length === 0 ? <p>{words.noResults}</p> : <FoundTable base="/payouts" rows={payouts.edges.map(({ node }) => ({ ...node, person: node.recipient }))} />}
+        {payouts.edges.length === 0 ? (
+          <p>{words.noResults}</p>
+        ) : (
+          <FoundTable base="/payouts" rows={payouts.edges.map(({ node }) => ({ ...node, person: node.recipient }))} />
+        )}
       </section>
       {/* Extension point: payment links (issue 30 item 1, another branch) join the search here once they exist. */}
     </>

@@ -151,7 +151,14 @@ function BarPanel({ days, value, title, kind }: { days: Day[]; value: (day: Day)
         {days.map((day, index) => {
           const amount = value(day);
           return (
-            <rect key={index} class={`bar bar-${kind}`} x={PANEL.left + index * slot + 1} y={y(amount)} width={Math.max(slot - 2, 1)} height={PANEL.top + plotHeight - y(amount)}>
+            <rect
+              key={index}
+              class={`bar bar-${kind}`}
+              x={PANEL.left + index * slot + 1}
+              y={y(amount)}
+              width={Math.max(slot - 2, 1)}
+              height={PANEL.top + plotHeight - y(amount)}
+            >
               <title>{`${formatDay(lang, day.start.toISOString())} — ${kind === 'volume' ? t.volume : t.fees}: ${formatMoney(lang, amount)}`}</title>
             </rect>
           );
@@ -735,45 +742,45 @@ export function NewPayoutPage() {
       <PageTitle>{t.newPayout}</PageTitle>
       <section class="card narrow">
         <CapabilityGate needs={['payouts']} methods={[...METHODS]}>
-        <Alert error={create.error} />
-        {reviewing ? (
-          // biome-ignore lint/a11y/useSemanticElements: the same prompt as ConfirmButton's: a <fieldset> would bring its own rendering (min-inline-size: min-content, border, padding) to a two-button prompt that is not a group of form fields; role=group with its label is the same group to assistive technology
-          <div class="confirm" role="group" aria-label={t.reviewPayout}>
-            <p data-payout-review>{t.payoutConfirm(formatMoney(lang, amount), form.phone, METHOD_NAMES[form.method]!)}</p>
-            <button type="button" class="danger" disabled={create.busy} onClick={send}>
-              {t.confirm}
-            </button>
-            <button type="button" class="secondary" onClick={() => setReviewing(false)}>
-              {t.cancel}
-            </button>
-          </div>
-        ) : (
-          <form onSubmit={review} method="post" action="#">
-            <Field label={t.amount} name="amount" inputMode="numeric" pattern="[0-9]+" required value={form.amount} onInput={set('amount')} hint="XOF" />
-            <Select
-              label={t.method}
-              name="method"
-              value={form.method}
-              onChange={set('method')}
-              options={METHODS.map((method): [string, string] => [method, METHOD_NAMES[method]!])}
-            />
-            <Field
-              label={t.recipientPhone}
-              name="phone"
-              type="tel"
-              autoComplete="off"
-              required
-              maxLength={20}
-              value={form.phone}
-              onInput={set('phone')}
-              hint="+221 77 123 45 67"
-            />
-            <Field label={t.recipientFirstName} name="firstName" maxLength={100} value={form.firstName} onInput={set('firstName')} />
-            <Field label={t.recipientLastName} name="lastName" maxLength={100} value={form.lastName} onInput={set('lastName')} />
-            <Field label={t.reason} name="reason" maxLength={255} value={form.reason} onInput={set('reason')} />
-            <button type="submit">{t.reviewPayout}</button>
-          </form>
-        )}
+          <Alert error={create.error} />
+          {reviewing ? (
+            // biome-ignore lint/a11y/useSemanticElements: the same prompt as ConfirmButton's: a <fieldset> would bring its own rendering (min-inline-size: min-content, border, padding) to a two-button prompt that is not a group of form fields; role=group with its label is the same group to assistive technology
+            <div class="confirm" role="group" aria-label={t.reviewPayout}>
+              <p data-payout-review>{t.payoutConfirm(formatMoney(lang, amount), form.phone, METHOD_NAMES[form.method]!)}</p>
+              <button type="button" class="danger" disabled={create.busy} onClick={send}>
+                {t.confirm}
+              </button>
+              <button type="button" class="secondary" onClick={() => setReviewing(false)}>
+                {t.cancel}
+              </button>
+            </div>
+          ) : (
+            <form onSubmit={review} method="post" action="#">
+              <Field label={t.amount} name="amount" inputMode="numeric" pattern="[0-9]+" required value={form.amount} onInput={set('amount')} hint="XOF" />
+              <Select
+                label={t.method}
+                name="method"
+                value={form.method}
+                onChange={set('method')}
+                options={METHODS.map((method): [string, string] => [method, METHOD_NAMES[method]!])}
+              />
+              <Field
+                label={t.recipientPhone}
+                name="phone"
+                type="tel"
+                autoComplete="off"
+                required
+                maxLength={20}
+                value={form.phone}
+                onInput={set('phone')}
+                hint="+221 77 123 45 67"
+              />
+              <Field label={t.recipientFirstName} name="firstName" maxLength={100} value={form.firstName} onInput={set('firstName')} />
+              <Field label={t.recipientLastName} name="lastName" maxLength={100} value={form.lastName} onInput={set('lastName')} />
+              <Field label={t.reason} name="reason" maxLength={255} value={form.reason} onInput={set('reason')} />
+              <button type="submit">{t.reviewPayout}</button>
+            </form>
+          )}
         </CapabilityGate>
       </section>
     </>
