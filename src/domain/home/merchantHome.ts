@@ -40,7 +40,7 @@ export interface MerchantHome {
 const startOfUtcDay = (at: Date) => new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate()));
 const startOfUtcMonth = (at: Date) => new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1));
 
-export async function merchantHome(ctx: GatewayContext, caller: Caller): Promise<MerchantHome> {
+export async function getMerchantHome(ctx: GatewayContext, caller: Caller): Promise<MerchantHome> {
   const { organizationId } = authorizeMerchant(caller, 'getMerchantHome');
   const now = ctx.clock.now();
   const end = new Date(startOfUtcDay(now).getTime() + DAY_MS);
@@ -59,8 +59,8 @@ export async function merchantHome(ctx: GatewayContext, caller: Caller): Promise
 }
 
 /** The capabilities of the caller's organisation (the payout form asks before it is shown). */
-export async function ownCapabilities(ctx: GatewayContext, caller: Caller): Promise<CapabilityState[]> {
-  const { organizationId } = authorizeMerchant(caller, 'getMerchantHome');
+export async function getCapabilities(ctx: GatewayContext, caller: Caller): Promise<CapabilityState[]> {
+  const { organizationId } = authorizeMerchant(caller, 'getCapabilities');
   return organizationCapabilities(ctx, organizationId);
 }
 

@@ -6,7 +6,7 @@ import type { CapabilityState } from '../../domain/home/capabilities.js';
 import type { MerchantHome } from '../../domain/home/merchantHome.js';
 import type { LatePaymentSummary, PaidVolumeRecord } from '../../domain/home/store.js';
 import { toWireAmount } from '../../domain/money.js';
-import { merchantHome, ownCapabilities } from '../../domain/operations.js';
+import { getCapabilities, getMerchantHome } from '../../domain/operations.js';
 import { builder } from '../builder.js';
 
 const PaidVolumeRef = builder.objectRef<PaidVolumeRecord>('PaidVolume').implement({
@@ -58,7 +58,7 @@ builder.queryField('merchantHome', (t) =>
     type: MerchantHomeRef,
     description: 'Dashboard users: the home page’s facts for their organisation.',
     authScopes: { run: 'getMerchantHome' },
-    resolve: (_root, _args, ctx) => merchantHome(ctx.gateway, ctx.caller),
+    resolve: (_root, _args, ctx) => getMerchantHome(ctx.gateway, ctx.caller),
   }),
 );
 
@@ -66,7 +66,7 @@ builder.queryField('capabilities', (t) =>
   t.field({
     type: [CapabilityRef],
     description: 'Dashboard users: what their organisation can use now, and why not (said before a form).',
-    authScopes: { run: 'getMerchantHome' },
-    resolve: (_root, _args, ctx) => ownCapabilities(ctx.gateway, ctx.caller),
+    authScopes: { run: 'getCapabilities' },
+    resolve: (_root, _args, ctx) => getCapabilities(ctx.gateway, ctx.caller),
   }),
 );
