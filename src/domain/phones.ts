@@ -14,7 +14,7 @@ export function normalizePhone(value: string): string {
 }
 
 /** Separators people write inside a phone number: spaces (also non-breaking), dots, dashes, brackets. */
-const PHONE_WRITING = /^\+?[\d\s\u00a0.()-]+$/;
+const PHONE_WRITING = /^[+\d\s\u00a0.()-]+$/;
 /** Fewer digits than this is an amount or part of an id, not a phone worth matching by its end. */
 const MIN_PHONE_SEARCH_DIGITS = 6;
 
