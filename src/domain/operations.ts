@@ -59,6 +59,7 @@ export { listAuditEvents } from './audit/listAuditEvents.js';
 export { transactionStatusChanged } from './liveUpdates/transactionStatusChanged.js';
 export { payoutStatusChanged } from './liveUpdates/payoutStatusChanged.js';
 export { transactionStats } from './analytics/transactionStats.js';
+export { getCapabilities, getMerchantHome } from './home/merchantHome.js';
 export { payoutStats } from './analytics/payoutStats.js';
 export { refundStats } from './analytics/refundStats.js';
 export { conversionStats } from './analytics/conversionStats.js';

@@ -74,7 +74,7 @@ describe('a member’s own two-step verification in Settings', () => {
     state.phone = await newPhonePage(session.browser, { locale: 'en-US' });
     const { page } = state.phone;
     await signIn(page, nextStepTotp(enrolled.secret));
-    await heading(page, 'Overview');
+    await heading(page, 'Home');
     await settings(page);
     await expect.poll(() => page.locator('main').innerText()).toContain('Two-step verification is on.');
     const regenerate = page.locator('[data-form="regenerate-recovery-codes"]');
@@ -105,14 +105,14 @@ describe('a member’s own two-step verification in Settings', () => {
     await expect.poll(() => page.getByRole('alert').count()).toBe(1);
     await page.getByLabel('Code').fill(state.newCodes[0]!);
     await page.getByRole('button', { name: 'Verify' }).click();
-    await heading(page, 'Overview');
+    await heading(page, 'Home');
     await signOut(page);
     await signIn(page, state.newCodes[0]!);
     await expect.poll(() => page.getByRole('alert').count()).toBe(1);
     expect(page.url()).not.toBe(url('/'));
     await page.getByLabel('Code').fill(state.newCodes[1]!);
     await page.getByRole('button', { name: 'Verify' }).click();
-    await heading(page, 'Overview');
+    await heading(page, 'Home');
   });
 
   it('shows the server’s refusal while the team requires two-step verification, then turns it off; sign-in asks no code', async () => {
@@ -134,7 +134,7 @@ describe('a member’s own two-step verification in Settings', () => {
 
     await signOut(page);
     await signIn(page);
-    await heading(page, 'Overview');
+    await heading(page, 'Home');
   });
 
   it('shows the audit log’s details as readable pairs, in English and French', async () => {

@@ -129,6 +129,24 @@ export type WebhookVersion =
   /** The full body (default) */
   | 'v2';
 
+export type DashboardHomeQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type DashboardHomeQuery = { merchantHome: { failedDeliveries: number, retryingDeliveries: number, payoutsAwaitingReview: number, today: { count: number, amount: number, fees: number }, thisMonth: { count: number, amount: number, fees: number }, latePayments: Array<{ transactionId: string, amount: number, outcome: string, createdAt: string }>, capabilities: Array<{ capability: string, usable: boolean, blockedBy: string | null }> }, accounts: Array<{ id: string, name: string, balance: number }>, transactionsConnection: { edges: Array<{ node: { orderId: string, createdAt: string, amount: number, status: TransactionStatus, selectedPaymentMethod: PaymentMethod | null, customer: { firstName: string | null, lastName: string | null, phone: string | null } } }> }, payoutsConnection: { edges: Array<{ node: { orderId: string, createdAt: string, amount: number, status: PayoutStatus, awaitingReview: boolean, recipient: { firstName: string | null, lastName: string | null, phone: string | null } } }> } };
+
+export type DashboardCapabilitiesQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type DashboardCapabilitiesQuery = { capabilities: Array<{ capability: string, usable: boolean, blockedBy: string | null }> };
+
+export type DashboardSearchQueryVariables = Exact<{
+  search: string;
+  first?: number | null | undefined;
+}>;
+
+
+export type DashboardSearchQuery = { transactionsConnection: { totalCount: number, edges: Array<{ node: { orderId: string, createdAt: string, amount: number, status: TransactionStatus, selectedPaymentMethod: PaymentMethod | null, customer: { firstName: string | null, lastName: string | null, phone: string | null } } }> }, payoutsConnection: { totalCount: number, edges: Array<{ node: { orderId: string, createdAt: string, amount: number, status: PayoutStatus, selectedPaymentMethod: PaymentMethod, recipient: { firstName: string | null, lastName: string | null, phone: string | null } } }> } };
+
 export type DashboardApiKeysQueryVariables = Exact<{ [key: string]: never; }>;
 
 
@@ -189,7 +207,7 @@ export type DashboardDeliveriesQueryVariables = Exact<{
 }>;
 
 
-export type DashboardDeliveriesQuery = { webhookDeliveries: { pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, event: string, eventId: string, orderId: string | null, webhookId: string, status: WebhookDeliveryStatus, createdAt: string, deliveredAt: string | null, redeliveryOf: string | null, body: string, attempts: Array<{ number: number, createdAt: string, statusCode: number | null, durationMs: number, error: string | null, signature: string | null }> } }> } };
+export type DashboardDeliveriesQuery = { webhookDeliveries: { pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, event: string, eventId: string, orderId: string | null, webhookId: string, status: WebhookDeliveryStatus, createdAt: string, deliveredAt: string | null, nextAttemptAt: string | null, redeliveryOf: string | null, body: string, attempts: Array<{ number: number, createdAt: string, statusCode: number | null, durationMs: number, error: string | null, signature: string | null }> } }> } };
 
 export type DashboardRedeliverMutationVariables = Exact<{
   deliveryId: string | number;
@@ -274,10 +292,12 @@ export type DashboardMeQueryVariables = Exact<{ [key: string]: never; }>;
 
 export type DashboardMeQuery = { me: { email: string, role: MerchantRole, twoFactorEnabled: boolean, organization: { id: string, name: string, businessSector: string | null, status: OrganizationStatus } } };
 
-export type StartTwoFactorEnrolmentMutationVariables = Exact<{ [key: string]: never; }>;
+export type StartTwoFactorEnrolmentMutationVariables = Exact<{
+  renew?: boolean | null | undefined;
+}>;
 
 
-export type StartTwoFactorEnrolmentMutation = { startTwoFactorEnrolment: { secret: string, otpauthUrl: string } };
+export type StartTwoFactorEnrolmentMutation = { startTwoFactorEnrolment: { secret: string, otpauthUrl: string, renewed: boolean } };
 
 export type ConfirmTwoFactorEnrolmentMutationVariables = Exact<{
   code: string;
@@ -342,7 +362,7 @@ export type DashboardAuditQueryVariables = Exact<{
 }>;
 
 
-export type DashboardAuditQuery = { auditEvents: { pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, at: string, action: string, actorLabel: string, target: string | null, details: string | null } }> } };
+export type DashboardAuditQuery = { auditEvents: { pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, at: string, action: string, actorKind: string, actorLabel: string, actorQualifier: string | null, target: string | null, details: string | null } }> } };
 
 export type DashboardUpdateProfileMutationVariables = Exact<{
   name?: string | null | undefined;
@@ -371,6 +391,120 @@ export class TypedDocumentString<TResult, TVariables>
   }
 }
 
+export const DashboardHomeDocument = new TypedDocumentString(`
+    query DashboardHome {
+  merchantHome {
+    today {
+      count
+      amount
+      fees
+    }
+    thisMonth {
+      count
+      amount
+      fees
+    }
+    failedDeliveries
+    retryingDeliveries
+    payoutsAwaitingReview
+    latePayments {
+      transactionId
+      amount
+      outcome
+      createdAt
+    }
+    capabilities {
+      capability
+      usable
+      blockedBy
+    }
+  }
+  accounts {
+    id
+    name
+    balance
+  }
+  transactionsConnection(first: 5) {
+    edges {
+      node {
+        orderId
+        createdAt
+        amount
+        status
+        selectedPaymentMethod
+        customer {
+          firstName
+          lastName
+          phone
+        }
+      }
+    }
+  }
+  payoutsConnection(first: 5) {
+    edges {
+      node {
+        orderId
+        createdAt
+        amount
+        status
+        awaitingReview
+        recipient {
+          firstName
+          lastName
+          phone
+        }
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<DashboardHomeQuery, DashboardHomeQueryVariables>;
+export const DashboardCapabilitiesDocument = new TypedDocumentString(`
+    query DashboardCapabilities {
+  capabilities {
+    capability
+    usable
+    blockedBy
+  }
+}
+    `) as unknown as TypedDocumentString<DashboardCapabilitiesQuery, DashboardCapabilitiesQueryVariables>;
+export const DashboardSearchDocument = new TypedDocumentString(`
+    query DashboardSearch($search: String!, $first: Int) {
+  transactionsConnection(filter: {search: $search}, first: $first) {
+    totalCount
+    edges {
+      node {
+        orderId
+        createdAt
+        amount
+        status
+        selectedPaymentMethod
+        customer {
+          firstName
+          lastName
+          phone
+        }
+      }
+    }
+  }
+  payoutsConnection(filter: {search: $search}, first: $first) {
+    totalCount
+    edges {
+      node {
+        orderId
+        createdAt
+        amount
+        status
+        selectedPaymentMethod
+        recipient {
+          firstName
+          lastName
+          phone
+        }
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<DashboardSearchQuery, DashboardSearchQueryVariables>;
 export const DashboardApiKeysDocument = new TypedDocumentString(`
     query DashboardApiKeys {
   apiKeys {
@@ -469,6 +603,7 @@ export const DashboardDeliveriesDocument = new TypedDocumentString(`
         status
         createdAt
         deliveredAt
+        nextAttemptAt
         redeliveryOf
         body
         attempts {
@@ -715,10 +850,11 @@ export const DashboardMeDocument = new TypedDocumentString(`
 }
     `) as unknown as TypedDocumentString<DashboardMeQuery, DashboardMeQueryVariables>;
 export const StartTwoFactorEnrolmentDocument = new TypedDocumentString(`
-    mutation StartTwoFactorEnrolment {
-  startTwoFactorEnrolment {
+    mutation StartTwoFactorEnrolment($renew: Boolean) {
+  startTwoFactorEnrolment(renew: $renew) {
     secret
     otpauthUrl
+    renewed
   }
 }
     `) as unknown as TypedDocumentString<StartTwoFactorEnrolmentMutation, StartTwoFactorEnrolmentMutationVariables>;
@@ -802,7 +938,9 @@ export const DashboardAuditDocument = new TypedDocumentString(`
         id
         at
         action
+        actorKind
         actorLabel
+        actorQualifier
         target
         details
       }

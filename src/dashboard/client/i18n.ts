@@ -477,6 +477,10 @@ export const AUDIT_DETAIL_NAMES: Record<Lang, Record<string, string>> = {
     attempt: 'Attempt',
     name: 'Name',
     businessSector: 'Business sector',
+    count: 'Resent',
+    retried: 'Retried now',
+    since: 'Failed since',
+    webhookId: 'Webhook',
   },
   fr: {
     step: 'Étape',
@@ -498,6 +502,10 @@ export const AUDIT_DETAIL_NAMES: Record<Lang, Record<string, string>> = {
     attempt: 'Tentative',
     name: 'Nom',
     businessSector: 'Secteur d’activité',
+    count: 'Renvoyées',
+    retried: 'Réessayées',
+    since: 'Échouées depuis',
+    webhookId: 'Webhook',
   },
 };
 
@@ -507,6 +515,13 @@ const STORED = 'dashboard.lang';
 
 /** The language: the one chosen in this browser, else the shell's (the server's pick). */
 export function initialLanguage(): Lang {
+  // `?lang=` in the address wins over the choice remembered in this browser (the whole page
+  // follows it, as the shell's <html lang> does), and becomes the remembered choice.
+  const asked = new URLSearchParams(location.search).get('lang');
+  if (asked === 'fr' || asked === 'en') {
+    rememberLanguage(asked);
+    return asked;
+  }
   let stored: string | null = null;
   try {
     stored = localStorage.getItem(STORED);

@@ -10,9 +10,11 @@ import { authPost, loadSession, whenSessionLost, type Session } from './api.js';
 import { MESSAGES, initialLanguage, rememberLanguage, type Lang } from './i18n.js';
 import { EnrolTwoFactorPage, InvitationPage, SecondFactorPage, SignInPage } from './pages/auth.js';
 import { DeliveriesPage, IntegrationPage } from './pages/integration.js';
-import { BalancesPage, NewPayoutPage, OverviewPage, PayoutPage, PayoutsPage, TransactionPage, TransactionsPage } from './pages/money.js';
+import { HomePage, SearchBox, SearchPage } from './pages/home.js';
+import { BalancesPage, NewPayoutPage, PayoutPage, PayoutsPage, TransactionPage, TransactionsPage } from './pages/money.js';
 import { AuditPage, SettingsPage, TeamPage } from './pages/team.js';
 import { Link, match, navigate, useLocation } from './router.js';
+import { WORDS } from './words.js';
 import { AppContext, PageTitle, errorText, useApp, useMay, type AppState } from './ui.js';
 
 /** Pages reached without a session (the sign-in steps). */
@@ -103,9 +105,10 @@ function SignedOut({ path, notice }: { path: string; notice?: string }) {
 }
 
 function SignedIn({ path }: { path: string }) {
-  const { t } = useApp();
+  const { t, lang } = useApp();
   const may = useMay();
-  if (path === '/') return <OverviewPage />;
+  if (path === '/') return <HomePage />;
+  if (path === '/search') return <SearchPage />;
   if (path === '/transactions') return <TransactionsPage />;
   const transaction = match('/transactions/:orderId', path);
   if (transaction) return <TransactionPage orderId={transaction.orderId!} />;
@@ -124,7 +127,7 @@ function SignedIn({ path }: { path: string }) {
   return (
     <>
       <PageTitle>{t.notFound}</PageTitle>
-      <Link to="/">{t.overview}</Link>
+      <Link to="/">{WORDS[lang].home}</Link>
     </>
   );
 }
@@ -143,7 +146,7 @@ function Header() {
     }
   };
   const items: Array<[string, string, boolean]> = [
-    ['/', t.overview, true],
+    ['/', WORDS[lang].home, true],
     ['/transactions', t.transactions, true],
     ['/payouts', t.payouts, true],
     ['/balances', t.balances, true],
@@ -173,6 +176,7 @@ function Header() {
           )}
         </span>
       </div>
+      {session && !session.mustEnrolTwoFactor && <SearchBox />}
       {session && !session.mustEnrolTwoFactor && (
         <nav aria-label={t.nav}>
           <ul>

@@ -158,6 +158,10 @@ export const ACCESS_POLICY = {
   removeMember: { scopes: NONE, roles: ADMIN, users: OWNER, write: true },
   setTeamTwoFactorRequired: { scopes: NONE, roles: ADMIN, users: OWNER, write: true },
   listAuditEvents: { scopes: NONE, roles: EVERY_ROLE, users: OWNER, write: false },
+  // The dashboard's home (paid volume, what needs attention, capabilities): a team's own page, read by all of it.
+  getMerchantHome: { scopes: NONE, roles: NONE, users: EVERY_USER, write: false },
+  // What the organisation can use now and why not (said before a form): the same readers.
+  getCapabilities: { scopes: NONE, roles: NONE, users: EVERY_USER, write: false },
 
   // Analytics, exports and live updates: whoever may list the rows they are made of.
   transactionStats: { scopes: CHECKOUT_READ, roles: EVERY_ROLE, users: EVERY_USER, write: false },

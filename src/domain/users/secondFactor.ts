@@ -62,8 +62,11 @@ const totpOf = (base32: string, email: string) =>
 /** A new secret and what an authenticator app scans (otpauth://totp/...). */
 export function newTotpSecret(email: string): { secret: string; otpauthUrl: string } {
   const secret = new Secret({ size: TOTP_SECRET_BYTES }).base32;
-  return { secret, otpauthUrl: totpOf(secret, email).toString() };
+  return { secret, otpauthUrl: otpauthUrlOf(secret, email) };
 }
+
+/** The `otpauth://totp/...` URL of a secret, for the account `email`. */
+export const otpauthUrlOf = (base32: string, email: string): string => totpOf(base32, email).toString();
 
 /** The current code of a secret (tests, and nothing else, need to compute one). */
 export const totpCodeAt = (base32: string, at: Date): string => totpOf(base32, '').generate({ timestamp: at.getTime() });

@@ -67,6 +67,10 @@ export const markRemoved = (tx: Tx, id: string, now: Date): Promise<MemberRecord
 export const storePendingTotp = (db: Tx, id: string, sealed: string): Promise<MerchantUser> =>
   db.merchantUser.update({ where: { id }, data: { totpPendingEncrypted: sealed } });
 
+/** Stores a pending secret only when none is pending (false: another request stored one first). */
+export const storeFirstPendingTotp = async (db: Tx, id: string, sealed: string): Promise<boolean> =>
+  (await db.merchantUser.updateMany({ where: { id, totpPendingEncrypted: null }, data: { totpPendingEncrypted: sealed } })).count === 1;
+
 export const enableTotp = (tx: Tx, id: string, sealed: string, step: bigint): Promise<MerchantUser> =>
   tx.merchantUser.update({ where: { id }, data: { totpSecretEncrypted: sealed, totpPendingEncrypted: null, twoFactorEnabled: true, totpLastStep: step } });
 

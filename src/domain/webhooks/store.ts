@@ -182,6 +182,33 @@ export function insertFailedRedeliveries(
     SELECT w."organizationId", count(*)::int AS count FROM queued q JOIN "Webhook" w ON w.id = q."webhookId" GROUP BY w."organizationId"`;
 }
 
+/**
+ * Deliveries still being retried after a failed attempt (pending, waiting for a later attempt):
+ * their next attempt made due now, so "Resend failed" after a receiver comes back sends them at
+ * once instead of answering "0 sent" while they wait (issue 30). Only a delivery whose last claimed
+ * attempt is recorded is touched: one whose attempt is in flight keeps its lease (rechecked on the
+ * locked row, so a claim that wins the race is not claimed twice).
+ */
+export function retryWaitingDeliveriesNow(
+  db: Pick<Db, '$queryRaw'>,
+  filter: FailedDeliveriesFilter,
+  now: Date,
+  limit: number,
+): Promise<{ id: string; organizationId: string }[]> {
+  return db.$queryRaw`
+    WITH waiting AS (
+      SELECT d.id FROM "WebhookDelivery" d JOIN "Webhook" w ON w.id = d."webhookId" AND w."isActive"
+      WHERE d.status = 'pending' AND d."attemptCount" > 0 AND d."nextAttemptAt" > ${now}::timestamptz AND d."createdAt" >= ${filter.since}
+        AND (${filter.organizationId}::uuid IS NULL OR w."organizationId" = ${filter.organizationId}::uuid)
+        AND (${filter.webhookId}::uuid IS NULL OR d."webhookId" = ${filter.webhookId}::uuid)
+      ORDER BY d."createdAt", d.id LIMIT ${limit})
+    UPDATE "WebhookDelivery" d SET "nextAttemptAt" = ${now}::timestamptz, "updatedAt" = ${now}::timestamptz
+    FROM waiting, "Webhook" w
+    WHERE d.id = waiting.id AND w.id = d."webhookId" AND d.status = 'pending' AND d."nextAttemptAt" > ${now}::timestamptz
+      AND EXISTS (SELECT 1 FROM "WebhookAttempt" a WHERE a."deliveryId" = d.id AND a.number = d."attemptCount")
+    RETURNING d.id, w."organizationId"`;
+}
+
 /** The delivery `id` (a UUID) with its webhook; null when there is none. */
 export function readDeliveryWithWebhook(db: Pick<Db, 'webhookDelivery'>, id: string): Promise<(WebhookDelivery & { webhook: Webhook }) | null> {
   return db.webhookDelivery.findUnique({ where: { id }, include: { webhook: true } });

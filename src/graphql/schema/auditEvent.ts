@@ -1,6 +1,7 @@
 /** The audit log of an organisation, newest first, by pages (owner; operators name the organisation). */
 import type { AuditEventPage } from '../../domain/audit/listAuditEvents.js';
 import { listAuditEvents } from '../../domain/operations.js';
+import { actorQualifierOf } from '../../domain/audit/actors.js';
 import { builder } from '../builder.js';
 import { organizationIdOf } from './arguments.js';
 
@@ -18,6 +19,11 @@ const AuditEventRef = builder.objectRef<AuditEventRow>('AuditEvent').implement({
     }),
     actorId: t.string({ nullable: true, resolve: (event) => event.actorId }),
     actorLabel: t.string({ description: 'The user’s email, the key’s scope, the operator’s role', resolve: (event) => event.actorLabel }),
+    actorQualifier: t.string({
+      nullable: true,
+      description: 'An API key’s scope or an operator’s role (the part of actorLabel a reader translates); null for the other kinds',
+      resolve: (event) => actorQualifierOf(event.actorKind, event.actorLabel),
+    }),
     target: t.string({ nullable: true, description: 'What it was done to: an id, a member’s email', resolve: (event) => event.target }),
     details: t.string({
       nullable: true,

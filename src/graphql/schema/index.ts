@@ -21,6 +21,7 @@ import './invitation.js';
 import './twoFactor.js';
 import './auditEvent.js';
 import './paymentLink.js';
+import './home.js';
 import { builder } from '../builder.js';
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -22,15 +22,21 @@ const TwoFactorEnrolmentRef = builder.objectRef<TwoFactorEnrolment>('TwoFactorEn
   fields: (t) => ({
     secret: t.string({ description: 'Base32, to type into an authenticator app', resolve: (enrolment) => enrolment.secret }),
     otpauthUrl: t.string({ description: '`otpauth://totp/...`, to show as a QR code', resolve: (enrolment) => enrolment.otpauthUrl }),
+    renewed: t.boolean({
+      description: 'A pending secret was replaced by this call (renew): an authenticator that scanned it must scan the new one.',
+      resolve: (enrolment) => enrolment.renewed,
+    }),
   }),
 });
 
 builder.mutationField('startTwoFactorEnrolment', (t) =>
   t.field({
     type: TwoFactorEnrolmentRef,
-    description: 'Starts setting up two-factor sign-in (a new secret each time until confirmed).',
+    description:
+      'Starts or resumes setting up two-factor sign-in: the pending secret stays the same until enrolment is confirmed; `renew: true` replaces it (answered `renewed`).',
     authScopes: { run: 'startTwoFactorEnrolment' },
-    resolve: (_root, _args, ctx) => startTwoFactorEnrolment(ctx.gateway, ctx.caller),
+    args: { renew: t.arg.boolean() },
+    resolve: (_root, { renew }, ctx) => startTwoFactorEnrolment(ctx.gateway, ctx.caller, { renew: renew ?? false }),
   }),
 );
 

@@ -142,6 +142,8 @@ const GRAPHQL: Partial<Record<Operation, (f: Fixture) => { query: string; variab
     query: 'mutation($org: ID) { setTeamTwoFactorRequired(organizationId: $org, required: false) { id } }',
     variables: { org: f.organizationId },
   }),
+  getMerchantHome: () => ({ query: '{ merchantHome { failedDeliveries } }' }),
+  getCapabilities: () => ({ query: '{ capabilities { capability } }' }),
   listAuditEvents: (f) => ({
     query: 'query($org: ID) { auditEvents(organizationId: $org, first: 1) { nodes { action } } }',
     variables: { org: f.organizationId },

@@ -7,6 +7,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { encode } from 'uqr';
 import { authPost, gql } from '../api.js';
 import { ConfirmTwoFactorEnrolmentDocument, StartTwoFactorEnrolmentDocument } from '../generated.js';
+import { useWords } from '../words.js';
 import { navigate } from '../router.js';
 import { Alert, CopyButton, Field, Notice, PageTitle, useAction, useApp } from '../ui.js';
 
@@ -196,11 +197,14 @@ export function EnrolTwoFactorPage({ required }: { required: boolean }) {
   const { t, refreshSession } = useApp();
   const start = useAction();
   const confirm = useAction();
-  const [enrolment, setEnrolment] = useState<{ secret: string; otpauthUrl: string } | null>(null);
+  const words = useWords();
+  const [enrolment, setEnrolment] = useState<{ secret: string; otpauthUrl: string; renewed: boolean } | null>(null);
   const [code, setCode] = useState('');
   const [recoveryCodes, setRecoveryCodes] = useState<string[] | null>(null);
+  // The server keeps the pending secret until enrolment completes: a reload shows the same one.
+  const load = (renew: boolean) => start.run(async () => setEnrolment((await gql(StartTwoFactorEnrolmentDocument, { renew })).startTwoFactorEnrolment));
   useEffect(() => {
-    void start.run(async () => setEnrolment((await gql(StartTwoFactorEnrolmentDocument)).startTwoFactorEnrolment));
+    void load(false);
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
   const submit = (event: Event) => {
@@ -240,6 +244,13 @@ export function EnrolTwoFactorPage({ required }: { required: boolean }) {
       <Alert error={start.error} />
       {enrolment && (
         <>
+          {enrolment.renewed ? (
+            <Notice>{words.secretRenewed}</Notice>
+          ) : (
+            <p class="hint" data-secret-kept>
+              {words.secretKept}
+            </p>
+          )}
           <QrCode text={enrolment.otpauthUrl} label={t.otpauthUrl} />
           <dl class="pairs">
             <dt>{t.secret}</dt>
@@ -268,6 +279,11 @@ export function EnrolTwoFactorPage({ required }: { required: boolean }) {
               {t.enable}
             </button>
           </form>
+          <p>
+            <button type="button" class="link" disabled={start.busy} onClick={() => void load(true)}>
+              {words.renewSecret}
+            </button>
+          </p>
         </>
       )}
     </section>

@@ -24,6 +24,7 @@ import {
   type WebhookVersion,
 } from '../generated.js';
 import { STATUS_NAMES } from '../i18n.js';
+import { ChoicesExplained, useWords } from '../words.js';
 import { Link, navigate, useLocation } from '../router.js';
 import {
   Alert,
@@ -61,6 +62,7 @@ export function IntegrationPage() {
 
 function ApiKeysSection() {
   const { t } = useApp();
+  const words = useWords();
   const may = useMay();
   const keys = useLoad(() => gql(DashboardApiKeysDocument), []);
   const action = useAction();
@@ -95,8 +97,12 @@ function ApiKeysSection() {
           <button type="submit" disabled={action.busy}>
             {t.createKey}
           </button>
+          <p class="hint choice-help" aria-live="polite" data-scope-help={scope}>
+            {words.scopeHelp[scope]}
+          </p>
         </form>
       )}
+      {may('createApiKey') && <ChoicesExplained title={words.scopesExplained} names={SCOPES} help={words.scopeHelp} />}
       <Loaded state={keys}>
         {({ apiKeys }) =>
           apiKeys.length === 0 ? (
@@ -413,12 +419,42 @@ export function DeliveriesPage() {
   );
 }
 
+/**
+ * Failed (every attempt, nothing more is sent) versus waiting (an attempt failed, another is due at
+ * a time shown) versus queued (not tried yet): a "Pending" with no next time read as stuck (issue 30).
+ */
+function DeliveryState({ delivery }: { delivery: Delivery }) {
+  const words = useWords();
+  if (delivery.status === 'dropped') {
+    return (
+      <span class="badge" data-status="dropped" data-delivery-state="failed">
+        {words.deliveryFailed}
+      </span>
+    );
+  }
+  if (delivery.status !== 'pending') return <StatusBadge status={delivery.status} />;
+  const waiting = delivery.attempts.length > 0;
+  return (
+    <>
+      <span class="badge" data-status="pending" data-delivery-state={waiting ? 'waiting' : 'queued'}>
+        {waiting ? words.deliveryWaiting : words.deliveryQueued}
+      </span>
+      {delivery.nextAttemptAt && (
+        <small class="hint" data-next-attempt={delivery.nextAttemptAt}>
+          {' '}
+          {words.nextAttempt}: <When at={delivery.nextAttemptAt} />
+        </small>
+      )}
+    </>
+  );
+}
+
 function DeliveryItem({ delivery, onRedeliver, busy }: { delivery: Delivery; onRedeliver?: () => void; busy: boolean }) {
   const { t } = useApp();
   return (
     <li class="card delivery" data-delivery-id={delivery.id} data-status={delivery.status}>
       <p>
-        <When at={delivery.createdAt} /> <code>{delivery.event}</code> <StatusBadge status={delivery.status} />
+        <When at={delivery.createdAt} /> <code>{delivery.event}</code> <DeliveryState delivery={delivery} />
         {delivery.orderId && (
           <>
             {' '}

@@ -23,14 +23,15 @@ import {
 } from '../generated.js';
 import { formatDay, formatMoney, METHOD_NAMES, STATUS_NAMES, type Lang } from '../i18n.js';
 import { Link, navigate, useLocation } from '../router.js';
+import { isPaidVolume } from '../../../domain/home/paidVolume.js';
+import { useWords } from '../words.js';
+import { CapabilityGate, personOf } from './home.js';
 import { Alert, ConfirmButton, Field, Loaded, Money, Notice, PageTitle, Select, StatusBadge, Table, When, useAction, useApp, useLoad, useMay } from '../ui.js';
 
 const PAGE_SIZE = 20;
 const TRANSACTION_STATUSES = ['pending', 'paid', 'paid_and_blocked', 'cancelled', 'refunded'] as const;
 const PAYOUT_STATUSES = ['pending', 'completed', 'failed', 'cancelled'] as const;
 const METHODS = ['wave', 'orange_money'] as const;
-/** Paid volume: what customers paid, whatever happened after (escrow, refund). */
-const PAID_STATUSES = new Set(['paid', 'paid_and_blocked', 'refunded']);
 const CHART_DAYS = 30;
 const DAY_MS = 86_400_000;
 
@@ -38,27 +39,23 @@ const DAY_MS = 86_400_000;
 const idempotencyKey = () => crypto.randomUUID();
 
 // ---------------------------------------------------------------------------------------------
-// Overview
+// Overview: the balances and the chart (the home page, pages/home.tsx, shows both)
 
-export function OverviewPage() {
+/** The 30 days' chart in its card, loading its own figures. */
+export function ChartSection() {
   const { t } = useApp();
   const to = useMemo(() => new Date(Math.ceil(Date.now() / DAY_MS) * DAY_MS), []);
   const from = new Date(to.getTime() - CHART_DAYS * DAY_MS);
   const stats = useLoad(() => gql(DashboardStatsDocument, { from: from.toISOString(), to: to.toISOString() }), []);
-  const accounts = useLoad(() => gql(DashboardAccountsDocument, {}), []);
   return (
-    <>
-      <PageTitle>{t.overview}</PageTitle>
-      <Loaded state={accounts}>{(data) => <BalanceCards accounts={data.accounts} />}</Loaded>
-      <section class="card">
-        <h2>{t.volumeChart}</h2>
-        <Loaded state={stats}>{(data) => <VolumeChart rows={data.transactionStats} from={from} />}</Loaded>
-      </section>
-    </>
+    <section class="card">
+      <h2>{t.volumeChart}</h2>
+      <Loaded state={stats}>{(data) => <VolumeChart rows={data.transactionStats} from={from} />}</Loaded>
+    </section>
   );
 }
 
-function BalanceCards({ accounts }: { accounts: DashboardAccountsQuery['accounts'] }) {
+export function BalanceCards({ accounts }: { accounts: Array<Pick<DashboardAccountsQuery['accounts'][number], 'id' | 'name' | 'balance'>> }) {
   const { t } = useApp();
   return (
     <div class="cards">
@@ -80,11 +77,11 @@ interface Day {
   fees: number;
 }
 
-/** Per UTC day of the window: paid volume and fees (every day, zero when nothing was paid). */
+/** Per UTC day of the window: paid volume and fees (every day, zero when nothing was paid), by the domain's rule of paid volume. */
 function daysOf(rows: DashboardStatsQuery['transactionStats'], from: Date): Day[] {
   const days: Day[] = Array.from({ length: CHART_DAYS }, (_, index) => ({ start: new Date(from.getTime() + index * DAY_MS), volume: 0, fees: 0 }));
   for (const row of rows) {
-    if (!row.status || !PAID_STATUSES.has(row.status)) continue;
+    if (!isPaidVolume(row.status)) continue;
     const day = days[Math.floor((new Date(row.periodStart).getTime() - from.getTime()) / DAY_MS)];
     if (!day) continue;
     day.volume += row.amount;
@@ -93,44 +90,94 @@ function daysOf(rows: DashboardStatsQuery['transactionStats'], from: Date): Day[
   return days;
 }
 
-/** Bars of volume, a line of fees (its own scale), an accessible summary and a table fallback. */
+/**
+ * Two panels over the same days, each with its own labelled axis in XOF (issue 30: volume and fees
+ * had been drawn on unrelated scales with no axis): fees are a hundredth of the volume, so on one
+ * scale they would not be seen, and on two unlabelled ones they were misread. A text summary and
+ * each bar's title give the figures to screen readers.
+ */
 function VolumeChart({ rows, from }: { rows: DashboardStatsQuery['transactionStats']; from: Date }) {
   const { t, lang } = useApp();
+  const words = useWords();
   const days = daysOf(rows, from);
   const totalVolume = days.reduce((sum, day) => sum + day.volume, 0);
   const totalFees = days.reduce((sum, day) => sum + day.fees, 0);
   if (totalVolume === 0) return <p>{t.chartEmpty}</p>;
-  const width = 600;
-  const height = 200;
-  const slot = width / days.length;
-  const maxVolume = Math.max(...days.map((day) => day.volume), 1);
-  const maxFees = Math.max(...days.map((day) => day.fees), 1);
-  const feePoints = days.map((day, index) => `${(index + 0.5) * slot},${height - (day.fees / maxFees) * (height - 10)}`).join(' ');
   const summary = t.chartSummary(formatMoney(lang, totalVolume), formatMoney(lang, totalFees), CHART_DAYS);
   return (
-    <figure class="chart">
-      <svg viewBox={`0 0 ${width} ${height + 20}`} role="img" aria-label={summary} preserveAspectRatio="none">
+    <figure class="chart" aria-label={summary}>
+      <BarPanel days={days} value={(day) => day.volume} title={words.chartVolumeAxis} kind="volume" />
+      <BarPanel days={days} value={(day) => day.fees} title={words.chartFeesAxis} kind="fees" />
+      <figcaption>
+        <span class="key key-volume">{t.volume}</span> <span class="key key-fees">{t.fees}</span> — {summary} {words.paidVolumeHint}
+      </figcaption>
+    </figure>
+  );
+}
+
+const PANEL = { width: 400, height: 130, left: 52, bottom: 22, top: 8 };
+
+/** A round top for the axis (1, 2 or 5 times a power of ten), so its ticks read as plain numbers. */
+function niceCeiling(value: number): number {
+  const power = 10 ** Math.floor(Math.log10(Math.max(value, 1)));
+  return [1, 2, 5, 10].map((step) => step * power).find((candidate) => candidate >= value) ?? 10 * power;
+}
+
+function BarPanel({ days, value, title, kind }: { days: Day[]; value: (day: Day) => number; title: string; kind: 'volume' | 'fees' }) {
+  const { lang, t } = useApp();
+  const words = useWords();
+  const compact = new Intl.NumberFormat(lang === 'fr' ? 'fr-FR' : 'en-US', { notation: 'compact', maximumFractionDigits: 1 });
+  const top = niceCeiling(Math.max(...days.map(value)));
+  const plotWidth = PANEL.width - PANEL.left;
+  const plotHeight = PANEL.height - PANEL.bottom - PANEL.top;
+  const slot = plotWidth / days.length;
+  const y = (amount: number) => PANEL.top + plotHeight - (amount / top) * plotHeight;
+  const ticks = [0, top / 2, top];
+  const labelled = [0, Math.floor(days.length / 2), days.length - 1];
+  return (
+    <div class="chart-panel" data-chart={kind}>
+      <p class="chart-title">
+        <span class={`key key-${kind}`}>{title}</span>
+      </p>
+      <svg viewBox={`0 0 ${PANEL.width} ${PANEL.height}`} role="img" aria-label={`${title} — ${words.chartDaysAxis}`}>
+        {ticks.map((tick) => (
+          <g key={tick}>
+            <line class="grid-line" x1={PANEL.left} y1={y(tick)} x2={PANEL.width} y2={y(tick)} />
+            <text class="axis-label" x={PANEL.left - 6} y={y(tick) + 4} text-anchor="end">
+              {compact.format(tick)}
+            </text>
+          </g>
+        ))}
         {days.map((day, index) => {
-          const barHeight = (day.volume / maxVolume) * (height - 10);
+          const amount = value(day);
           return (
-            <rect key={index} class="bar" x={index * slot + 2} y={height - barHeight} width={slot - 4} height={barHeight}>
-              <title>{`${formatDay(lang, day.start.toISOString())}: ${formatMoney(lang, day.volume)} / ${formatMoney(lang, day.fees)}`}</title>
+            <rect
+              key={index}
+              class={`bar bar-${kind}`}
+              x={PANEL.left + index * slot + 1}
+              y={y(amount)}
+              width={Math.max(slot - 2, 1)}
+              height={PANEL.top + plotHeight - y(amount)}
+            >
+              <title>{`${formatDay(lang, day.start.toISOString())} — ${kind === 'volume' ? t.volume : t.fees}: ${formatMoney(lang, amount)}`}</title>
             </rect>
           );
         })}
-        <polyline class="fees-line" points={feePoints} fill="none" />
-        <line class="axis" x1="0" y1={height} x2={width} y2={height} />
-        <text class="axis-label" x="0" y={height + 16}>
-          {formatDay(lang, days[0]!.start.toISOString())}
-        </text>
-        <text class="axis-label" x={width} y={height + 16} text-anchor="end">
-          {formatDay(lang, days[days.length - 1]!.start.toISOString())}
-        </text>
+        <line class="axis" x1={PANEL.left} y1={PANEL.top + plotHeight} x2={PANEL.width} y2={PANEL.top + plotHeight} />
+        <line class="axis" x1={PANEL.left} y1={PANEL.top} x2={PANEL.left} y2={PANEL.top + plotHeight} />
+        {labelled.map((index) => (
+          <text
+            key={index}
+            class="axis-label"
+            x={PANEL.left + (index + 0.5) * slot}
+            y={PANEL.height - 6}
+            text-anchor={index === 0 ? 'start' : index === days.length - 1 ? 'end' : 'middle'}
+          >
+            {formatDay(lang, days[index]!.start.toISOString())}
+          </text>
+        ))}
       </svg>
-      <figcaption>
-        <span class="key key-volume">{t.volume}</span> <span class="key key-fees">{t.fees}</span> — {summary}
-      </figcaption>
-    </figure>
+    </div>
   );
 }
 
@@ -276,14 +323,13 @@ function OrderTable<Row extends OrderRow>({
   caption,
   base,
   rows,
-  lastHeader,
-  last,
+  columns,
 }: {
   caption: string;
   base: string;
   rows: Row[];
-  lastHeader: string;
-  last: (row: Row) => string;
+  /** The list's own columns after the common ones: a header and the cell's text. */
+  columns: Array<[string, (row: Row) => string]>;
 }) {
   const { t } = useApp();
   return (
@@ -296,7 +342,11 @@ function OrderTable<Row extends OrderRow>({
             {t.amount}
           </th>
           <th scope="col">{t.status}</th>
-          <th scope="col">{lastHeader}</th>
+          {columns.map(([header]) => (
+            <th scope="col" key={header}>
+              {header}
+            </th>
+          ))}
         </tr>
       </thead>
       <tbody>
@@ -316,7 +366,9 @@ function OrderTable<Row extends OrderRow>({
             <td>
               <StatusBadge status={node.status} />
             </td>
-            <td>{last(node)}</td>
+            {columns.map(([header, cell]) => (
+              <td key={header}>{cell(node)}</td>
+            ))}
           </tr>
         ))}
       </tbody>
@@ -352,8 +404,10 @@ export function TransactionsPage() {
               caption={t.transactions}
               base="/transactions"
               rows={data.transactionsConnection.edges.map(({ node }) => node)}
-              lastHeader={t.method}
-              last={(node) => (node.selectedPaymentMethod ? (METHOD_NAMES[node.selectedPaymentMethod] ?? '—') : '—')}
+              columns={[
+                [t.customer, (node) => personOf(node.customer) || '—'],
+                [t.method, (node) => (node.selectedPaymentMethod ? (METHOD_NAMES[node.selectedPaymentMethod] ?? '—') : '—')],
+              ]}
             />
             <Pager pager={pager} hasNext={data.transactionsConnection.pageInfo.hasNextPage} endCursor={data.transactionsConnection.pageInfo.endCursor} />
           </>
@@ -556,12 +610,16 @@ export function PayoutsPage() {
   return (
     <>
       <PageTitle>{t.payouts}</PageTitle>
+      {may('createPayout') && (
+        <CapabilityGate needs={['payouts']}>
+          <p class="toolbar">
+            <Link to="/payouts/new" class="button">
+              {t.newPayout}
+            </Link>
+          </p>
+        </CapabilityGate>
+      )}
       <p class="toolbar">
-        {may('createPayout') && (
-          <Link to="/payouts/new" class="button">
-            {t.newPayout}
-          </Link>
-        )}
         <a class="button secondary" href={exportHref('/exports/payouts.csv', query)} download data-export>
           {t.exportCsv}
         </a>
@@ -575,8 +633,10 @@ export function PayoutsPage() {
               caption={t.payouts}
               base="/payouts"
               rows={data.payoutsConnection.edges.map(({ node }) => node)}
-              lastHeader={t.recipientPhone}
-              last={(node) => node.recipient.phone ?? '—'}
+              columns={[
+                [t.recipientPhone, (node) => personOf(node.recipient) || '—'],
+                [t.method, (node) => METHOD_NAMES[node.selectedPaymentMethod] ?? '—'],
+              ]}
             />
             <Pager pager={pager} hasNext={data.payoutsConnection.pageInfo.hasNextPage} endCursor={data.payoutsConnection.pageInfo.endCursor} />
           </>
@@ -681,45 +741,47 @@ export function NewPayoutPage() {
       </p>
       <PageTitle>{t.newPayout}</PageTitle>
       <section class="card narrow">
-        <Alert error={create.error} />
-        {reviewing ? (
-          // biome-ignore lint/a11y/useSemanticElements: the same prompt as ConfirmButton's: a <fieldset> would bring its own rendering (min-inline-size: min-content, border, padding) to a two-button prompt that is not a group of form fields; role=group with its label is the same group to assistive technology
-          <div class="confirm" role="group" aria-label={t.reviewPayout}>
-            <p data-payout-review>{t.payoutConfirm(formatMoney(lang, amount), form.phone, METHOD_NAMES[form.method]!)}</p>
-            <button type="button" class="danger" disabled={create.busy} onClick={send}>
-              {t.confirm}
-            </button>
-            <button type="button" class="secondary" onClick={() => setReviewing(false)}>
-              {t.cancel}
-            </button>
-          </div>
-        ) : (
-          <form onSubmit={review} method="post" action="#">
-            <Field label={t.amount} name="amount" inputMode="numeric" pattern="[0-9]+" required value={form.amount} onInput={set('amount')} hint="XOF" />
-            <Select
-              label={t.method}
-              name="method"
-              value={form.method}
-              onChange={set('method')}
-              options={METHODS.map((method): [string, string] => [method, METHOD_NAMES[method]!])}
-            />
-            <Field
-              label={t.recipientPhone}
-              name="phone"
-              type="tel"
-              autoComplete="off"
-              required
-              maxLength={20}
-              value={form.phone}
-              onInput={set('phone')}
-              hint="+221 77 123 45 67"
-            />
-            <Field label={t.recipientFirstName} name="firstName" maxLength={100} value={form.firstName} onInput={set('firstName')} />
-            <Field label={t.recipientLastName} name="lastName" maxLength={100} value={form.lastName} onInput={set('lastName')} />
-            <Field label={t.reason} name="reason" maxLength={255} value={form.reason} onInput={set('reason')} />
-            <button type="submit">{t.reviewPayout}</button>
-          </form>
-        )}
+        <CapabilityGate needs={['payouts']} methods={[...METHODS]}>
+          <Alert error={create.error} />
+          {reviewing ? (
+            // biome-ignore lint/a11y/useSemanticElements: the same prompt as ConfirmButton's: a <fieldset> would bring its own rendering (min-inline-size: min-content, border, padding) to a two-button prompt that is not a group of form fields; role=group with its label is the same group to assistive technology
+            <div class="confirm" role="group" aria-label={t.reviewPayout}>
+              <p data-payout-review>{t.payoutConfirm(formatMoney(lang, amount), form.phone, METHOD_NAMES[form.method]!)}</p>
+              <button type="button" class="danger" disabled={create.busy} onClick={send}>
+                {t.confirm}
+              </button>
+              <button type="button" class="secondary" onClick={() => setReviewing(false)}>
+                {t.cancel}
+              </button>
+            </div>
+          ) : (
+            <form onSubmit={review} method="post" action="#">
+              <Field label={t.amount} name="amount" inputMode="numeric" pattern="[0-9]+" required value={form.amount} onInput={set('amount')} hint="XOF" />
+              <Select
+                label={t.method}
+                name="method"
+                value={form.method}
+                onChange={set('method')}
+                options={METHODS.map((method): [string, string] => [method, METHOD_NAMES[method]!])}
+              />
+              <Field
+                label={t.recipientPhone}
+                name="phone"
+                type="tel"
+                autoComplete="off"
+                required
+                maxLength={20}
+                value={form.phone}
+                onInput={set('phone')}
+                hint="+221 77 123 45 67"
+              />
+              <Field label={t.recipientFirstName} name="firstName" maxLength={100} value={form.firstName} onInput={set('firstName')} />
+              <Field label={t.recipientLastName} name="lastName" maxLength={100} value={form.lastName} onInput={set('lastName')} />
+              <Field label={t.reason} name="reason" maxLength={255} value={form.reason} onInput={set('reason')} />
+              <button type="submit">{t.reviewPayout}</button>
+            </form>
+          )}
+        </CapabilityGate>
       </section>
     </>
   );
@@ -770,6 +832,7 @@ function EntriesTable({
   entries: Array<{ id: string; createdAt: string; amount: number; kind: string; description: string; balanceAfter?: number | null }>;
 }) {
   const { t } = useApp();
+  const words = useWords();
   if (entries.length === 0) return <p>{t.none}</p>;
   return (
     <Table caption={t.ledgerEntries}>
@@ -792,7 +855,7 @@ function EntriesTable({
             <td>
               <When at={entry.createdAt} />
             </td>
-            <td>{entry.kind}</td>
+            <td>{words.ledgerKinds[entry.kind] ?? entry.kind}</td>
             <td>{entry.description}</td>
             <td class="num">
               <Money amount={entry.amount} />

@@ -19,7 +19,8 @@ import {
 } from '../generated.js';
 import { AUDIT_ACTIONS } from '../../../domain/audit/actions.js';
 import { Link } from '../router.js';
-import { AUDIT_DETAIL_NAMES } from '../i18n.js';
+import { AUDIT_DETAIL_NAMES, formatDateTime } from '../i18n.js';
+import { actorText, ChoicesExplained, useWords } from '../words.js';
 import { Alert, ConfirmButton, Field, Loaded, Notice, PageTitle, SecretOnce, Select, Table, When, useAction, useApp, useLoad, useMay } from '../ui.js';
 import { OwnTwoFactor } from './ownTwoFactor.js';
 
@@ -28,6 +29,7 @@ const AUDIT_PAGE = 50;
 
 export function TeamPage() {
   const { t, session } = useApp();
+  const words = useWords();
   const team = useLoad(() => gql(DashboardTeamDocument), []);
   const action = useAction();
   const [email, setEmail] = useState('');
@@ -62,7 +64,11 @@ export function TeamPage() {
           <button type="submit" disabled={action.busy}>
             {t.invite}
           </button>
+          <p class="hint choice-help" aria-live="polite" data-role-help={role}>
+            {words.roleHelp[role]}
+          </p>
         </form>
+        <ChoicesExplained title={words.rolesExplained} names={ROLES} help={words.roleHelp} label={(name) => t.roles[name] ?? name} />
       </section>
       <Loaded state={team}>
         {({ members, me }) => (
@@ -220,6 +226,7 @@ export function SettingsPage() {
 
 export function AuditPage() {
   const { t } = useApp();
+  const words = useWords();
   const [action, setAction] = useState('');
   const [after, setAfter] = useState<Array<string | undefined>>([undefined]);
   const cursor = after[after.length - 1];
@@ -236,7 +243,7 @@ export function AuditPage() {
             setAction(e.currentTarget.value);
             setAfter([undefined]);
           }}
-          options={[['', t.anyAction], ...AUDIT_ACTIONS.map((value): [string, string] => [value, value])]}
+          options={[['', t.anyAction], ...AUDIT_ACTIONS.map((value): [string, string] => [value, words.auditActions[value] ?? value])]}
         />
       </section>
       <Loaded state={events}>
@@ -261,10 +268,10 @@ export function AuditPage() {
                         <When at={node.at} />
                       </td>
                       <td data-label={t.who}>
-                        <span>{node.actorLabel}</span>
+                        <span class="actor">{actorText(words, node)}</span>
                       </td>
                       <td data-label={t.action}>
-                        <code>{node.action}</code>
+                        <span data-action-name>{words.auditActions[node.action] ?? node.action}</span>
                       </td>
                       <td data-label={t.target}>
                         <div>
@@ -305,12 +312,23 @@ function AuditDetails({ details }: { details: string }) {
   const pairs = detailPairs(details);
   if (!pairs) return <small class="hint"> {details}</small>;
   const names = AUDIT_DETAIL_NAMES[lang];
+  const words = useWords();
+  // Coded values in the reader's words: roles, the second factor used, booleans, times; others as stored.
+  const detailValueText = (key: string, value: unknown): string => {
+    if (typeof value === 'boolean') return value ? t.yes : t.no;
+    if (value === null) return key === 'webhookId' ? words.allWebhooksValue : '—';
+    if (typeof value !== 'string') return JSON.stringify(value);
+    if (key === 'role' || ((key === 'from' || key === 'to') && t.roles[value])) return t.roles[value] ?? value;
+    if (key === 'since' || key === 'at') return formatDateTime(lang, value);
+    if (key === 'scope') return words.scopeNames[value] ?? value;
+    return words.detailValues[key]?.[value] ?? value;
+  };
   return (
     <dl class="pairs details" data-details>
       {pairs.map(([key, value]) => (
         <Fragment key={key}>
           <dt>{names[key] ?? key}</dt>
-          <dd>{typeof value === 'boolean' ? (value ? t.yes : t.no) : typeof value === 'string' ? value : JSON.stringify(value)}</dd>
+          <dd>{detailValueText(key, value)}</dd>
         </Fragment>
       ))}
     </dl>

@@ -1,0 +1,67 @@
+/** Issue 30's rules that need no database: a phone in any writing, paid volume, capabilities and why not. */
+import { describe, expect, it } from 'vitest';
+import { capabilitiesOf } from '../../src/domain/home/capabilities.js';
+import { isPaidVolume } from '../../src/domain/home/paidVolume.js';
+import { phoneSearchSuffix } from '../../src/domain/phones.js';
+import { SWITCH_NAMES, type SwitchName } from '../../src/domain/organizations/switches.js';
+
+describe('phoneSearchSuffix', () => {
+  it('reads every common writing of a Senegalese number as a suffix of its international form', () => {
+    const stored = '+221771234567';
+    for (const writing of [
+      '+221 77 123 45 67',
+      '221771234567',
+      '771234567',
+      '77 123 45 67',
+      '00221 77 123 45 67',
+      '77.123.45.67',
+      '77-123-45-67',
+      '(+221) 77 123 45 67',
+      ' 77\u00a0123\u00a045\u00a067 ',
+    ]) {
+      const suffix = phoneSearchSuffix(writing);
+      expect(suffix, writing).not.toBeNull();
+      expect(stored.endsWith(suffix!), writing).toBe(true);
+    }
+  });
+
+  it('is null for what is not written like a phone: names, ids, too few digits', () => {
+    for (const text of ['Awa Diop', '8b9d174f-f611-4480', '12345', '', '+', '77 12', 'ord 771234567']) expect(phoneSearchSuffix(text), text).toBeNull();
+  });
+
+  it('never matches a different number that merely contains the digits in the middle', () => {
+    expect('+221771234567'.endsWith(phoneSearchSuffix('123456')!)).toBe(false);
+  });
+});
+
+describe('paid volume', () => {
+  it('counts paid and escrow-held payments, never refunded, pending or cancelled ones', () => {
+    expect(['paid', 'paid_and_blocked', 'refunded', 'pending', 'cancelled', null].map(isPaidVolume)).toEqual([true, true, false, false, false, false]);
+  });
+});
+
+describe('capabilitiesOf', () => {
+  const allOn = new Map(SWITCH_NAMES.map((name) => [name, true])) as Map<SwitchName, boolean>;
+  const organization = { status: 'active' as const, payoutEnabled: true, allowedMethods: ['wave' as const, 'orange_money' as const], businessSector: 'retail' };
+  const blocked = (states: ReturnType<typeof capabilitiesOf>) => Object.fromEntries(states.map((state) => [state.capability, state.blockedBy]));
+
+  it('everything usable for an active, enabled organisation with a profile', () => {
+    expect(blocked(capabilitiesOf(organization, allOn))).toEqual({ transactions: null, payouts: null, wave: null, orange_money: null });
+  });
+
+  it('says why each is off, the gateway’s switch first (nothing the merchant can do), then the organisation’s settings', () => {
+    const switches = new Map(allOn).set('wave', false).set('payouts', false);
+    expect(blocked(capabilitiesOf({ ...organization, payoutEnabled: false, allowedMethods: ['wave'] }, switches))).toEqual({
+      transactions: null,
+      payouts: 'paused_by_gateway',
+      wave: 'paused_by_gateway',
+      orange_money: 'not_enabled',
+    });
+    expect(blocked(capabilitiesOf({ ...organization, payoutEnabled: false }, allOn)).payouts).toBe('not_enabled');
+    expect(blocked(capabilitiesOf({ ...organization, businessSector: null }, allOn))).toMatchObject({
+      transactions: 'business_profile_incomplete',
+      payouts: 'business_profile_incomplete',
+    });
+    expect(blocked(capabilitiesOf({ ...organization, status: 'blocked' }, allOn)).transactions).toBe('organization_inactive');
+  });
+});
