@@ -46,6 +46,7 @@ import {
   type ProviderCallOutcome,
   type SwitchName,
   type UpdateOrganizationInput,
+  type WebhookEvent,
   type WebhookVersion,
 } from './generated/graphql.js';
 
@@ -87,6 +88,7 @@ const STATUSES = values<OrganizationStatus>({ active: true, inactive: true, bloc
 const METHODS = values<PaymentMethod>({ wave: true, orange_money: true });
 const SWITCHES = values<SwitchName>({ transactions: true, payouts: true, wave: true, orange_money: true });
 const WEBHOOK_VERSIONS = values<WebhookVersion>({ v1: true, v2: true });
+const WEBHOOK_EVENTS = values<WebhookEvent>({ payment_status: true, payout_status: true, refund_status: true, payout_batch_status: true });
 const CALL_KINDS = values<ProviderCallKind>({ PAYMENT: true, REFUND: true, PAYOUT: true, LATE_PAYMENT_RETURN: true }).map((kind) => kind.toLowerCase());
 const CALL_OUTCOMES = values<ProviderCallOutcome>({ SUCCEEDED: true, FAILED: true }).map((outcome) => outcome.toLowerCase());
 /**
@@ -245,7 +247,7 @@ export const COMMANDS = {
     run: payoutReject,
   },
   'webhook create': {
-    usage: `webhook create --org ID --url URL [--version ${WEBHOOK_VERSIONS.join('|')}]`,
+    usage: `webhook create --org ID --url URL [--version ${WEBHOOK_VERSIONS.join('|')}] [--events ${WEBHOOK_EVENTS.join(',')}]`,
     summary: 'Registers a webhook endpoint of an organisation, and prints it with its signing secret, shown only this once.',
     options: [
       ['--org ID', 'the organisation (required)'],
@@ -254,6 +256,7 @@ export const COMMANDS = {
         'where deliveries go (required): private and loopback addresses are refused unless the gateway runs with WEBHOOK_ALLOW_PRIVATE_URLS=true; to receive events on this machine, see gateway listen',
       ],
       ['--version V', `the body's shape: ${WEBHOOK_VERSIONS.join(' or ')} (default v2)`],
+      ['--events LIST', `the events to send it, comma-separated: ${WEBHOOK_EVENTS.join(', ')} (default payment_status)`],
     ],
     run: webhookCreate,
   },
@@ -417,12 +420,16 @@ async function keyCreate(argv: string[], connect: Connect) {
 }
 
 async function webhookCreate(argv: string[], connect: Connect) {
-  const { values: flags } = parseArgs({ args: argv, options: { org: { type: 'string' }, url: { type: 'string' }, version: { type: 'string' } } });
+  const { values: flags } = parseArgs({
+    args: argv,
+    options: { org: { type: 'string' }, url: { type: 'string' }, version: { type: 'string' }, events: { type: 'string' } },
+  });
   if (!flags.org) throw new UsageError('--org is required');
   if (!flags.url) throw new UsageError('--url is required');
   const version = flags.version === undefined ? undefined : oneOf('--version', flags.version, WEBHOOK_VERSIONS);
+  const events = flags.events === undefined ? undefined : flags.events.split(',').map((event) => oneOf('--events', event.trim(), WEBHOOK_EVENTS));
   const { createWebhook } = await connect()
-    .request(CreateWebhookDocument, { organizationId: flags.org, url: flags.url, version })
+    .request(CreateWebhookDocument, { organizationId: flags.org, url: flags.url, version, events })
     .catch((error: unknown) => {
       // The gateway never sends to such an address: say what works instead.
       if (!(error instanceof ClientError) || error.response.errors?.[0]?.extensions?.code !== 'PRIVATE_WEBHOOK_URL') throw error;

@@ -32,6 +32,9 @@
  */
 import type { Organization, Payout } from '../../generated/prisma/client.js';
 import { announceStatusChange } from '../liveUpdates/events.js';
+import { withinTransaction } from '../afterCommit.js';
+import { payoutStatusBody } from '../webhooks/bodies.js';
+import { enqueueEvent } from '../webhooks/store.js';
 import type { PaymentMethod, PayoutStatus } from '../../generated/prisma/enums.js';
 import type { GatewayContext } from '../context.js';
 import { PAYOUT_STATUSES, isOneOf } from '../enums.js';
@@ -108,8 +111,12 @@ export async function settlePayout(
   answer: ProviderAnswer | null,
   lease: PayoutLease | null = null,
 ): Promise<PayoutRecord> {
-  const { statusBefore, payout } = await applyPayoutAnswer(ctx, db, payoutId, answer, lease);
-  if (statusBefore === 'pending' && payout.status !== 'pending') announceStatusChange(ctx, db, 'payout', payout);
+  // The settlement and its payout_status outbox rows commit together (one transaction).
+  const { statusBefore, payout } = await withinTransaction(ctx, db, async (tx) => {
+    const applied = await applyPayoutAnswer(ctx, tx, payoutId, answer, lease);
+    if (applied.statusBefore === 'pending' && applied.payout.status !== 'pending') await announcePayoutStatus(ctx, tx, applied.payout);
+    return applied;
+  });
   const recorded = statusBefore === 'completed' ? 'succeeded' : statusBefore;
   if (statusBefore !== 'pending' && answer && answer.status !== 'pending' && answer.status !== recorded) {
     ctx.log.error(
@@ -118,6 +125,15 @@ export async function settlePayout(
     );
   }
   return payout;
+}
+
+/**
+ * A payout's status changed (settled, rejected): its `payout_status` outbox rows in `tx`, the
+ * change's own transaction, and the live update once that commits.
+ */
+export async function announcePayoutStatus(ctx: GatewayContext, tx: DbTransaction, payout: PayoutRecord): Promise<void> {
+  await enqueueEvent(tx, { organizationId: payout.organizationId, event: 'payout_status', body: payoutStatusBody(payout) }, ctx.clock.now());
+  announceStatusChange(ctx, tx, 'payout', payout);
 }
 
 /**
