@@ -96,6 +96,8 @@ const CALL_OUTCOMES = values<ProviderCallOutcome>({ SUCCEEDED: true, FAILED: tru
  * only an endpoint check sends (sendTestWebhook), never a change of state.
  */
 export const EVENTS = ['payment_status'] as const;
+/** What `listen` forwards: the events a live update tells of (payout_batch_status has none: see docs/cli.md). */
+const LISTEN_EVENTS = ['payment_status', 'payout_status', 'refund_status'] as const;
 
 /** A command: its usage line, what it does in a sentence or two, and each argument and option (for `--help`). */
 interface Command {
@@ -308,14 +310,14 @@ export const COMMANDS = {
     run: trigger,
   },
   listen: {
-    usage: `listen --org ID [--forward-to URL] [--events ${EVENTS.join(',')}]`,
+    usage: `listen --org ID [--forward-to URL] [--events ${LISTEN_EVENTS.join(',')}]`,
     summary:
       'Receives an organisation’s webhook events on this machine until Ctrl-C: each is built, signed and sent as a real delivery, ' +
       'with a secret made for this session (printed first, to check X-Signature with). Prints one JSON line per event.',
     options: [
       ['--org ID', 'the organisation whose events to receive (required)'],
       ['--forward-to URL', 'where to POST each event: any http(s) address, this machine’s included (without it, events are only printed)'],
-      ['--events LIST', `which events, comma-separated: ${EVENTS.join(', ')} (default all)`],
+      ['--events LIST', `which events, comma-separated: ${LISTEN_EVENTS.join(', ')} (default all)`],
     ],
     run: listenCommand,
   },
@@ -671,7 +673,7 @@ async function trigger(argv: string[], connect: Connect) {
 async function listenCommand(argv: string[], connect: Connect, context: CommandContext): Promise<null> {
   const { values: flags } = parseArgs({ args: argv, options: { org: { type: 'string' }, 'forward-to': { type: 'string' }, events: { type: 'string' } } });
   if (!flags.org) throw new UsageError('--org is required');
-  const events = flags.events === undefined ? [...EVENTS] : flags.events.split(',').map((event) => oneOf('--events', event.trim(), EVENTS));
+  const events = flags.events === undefined ? [...LISTEN_EVENTS] : flags.events.split(',').map((event) => oneOf('--events', event.trim(), LISTEN_EVENTS));
   const forwardTo = flags['forward-to'];
   if (forwardTo !== undefined && !/^https?:$/.test(URL.canParse(forwardTo) ? new URL(forwardTo).protocol : '')) {
     throw new UsageError(`--forward-to must be an http(s) URL (got '${forwardTo}')`);

@@ -52,6 +52,7 @@ import {
   listDuePayouts,
   listOpenPayouts,
   postponePayoutCheck,
+  releasePayoutLease,
   type OpenPayoutRow,
   type PayoutLease,
   type PayoutToRecord,
@@ -111,12 +112,16 @@ export async function settlePayout(
   answer: ProviderAnswer | null,
   lease: PayoutLease | null = null,
 ): Promise<PayoutRecord> {
-  // The settlement and its payout_status outbox rows commit together (one transaction).
+  // The settlement and its payout_status outbox rows commit together (one transaction). In a
+  // transaction of its own, the lease is released once that commits, not inside it: a payout
+  // requested meanwhile must find it held (409 at once), not wait on its row and then take it.
+  const ownTransaction = db === ctx.db;
   const { statusBefore, payout } = await withinTransaction(ctx, db, async (tx) => {
-    const applied = await applyPayoutAnswer(ctx, tx, payoutId, answer, lease);
+    const applied = await applyPayoutAnswer(ctx, tx, payoutId, answer, ownTransaction ? null : lease);
     if (applied.statusBefore === 'pending' && applied.payout.status !== 'pending') await announcePayoutStatus(ctx, tx, applied.payout);
     return applied;
   });
+  if (ownTransaction) await releasePayoutLease(ctx, lease);
   const recorded = statusBefore === 'completed' ? 'succeeded' : statusBefore;
   if (statusBefore !== 'pending' && answer && answer.status !== 'pending' && answer.status !== recorded) {
     ctx.log.error(

@@ -107,3 +107,13 @@ export function payoutStatusBody(payout: PayoutRecord): string {
 export function refundStatusBody(transaction: TransactionRecord): string {
   return JSON.stringify({ ...wireTransaction(transaction), event: 'refund_status' });
 }
+
+/** The `payout_status` body for the payout as it is now, or null while it is pending (no event is written for it yet). `gateway listen` forwards it. */
+export function payoutStatusWebhookBodyOf(payout: PayoutRecord): string | null {
+  return payout.status === 'pending' ? null : payoutStatusBody(payout);
+}
+
+/** The `refund_status` body for the transaction as it is now, or null unless it is refunded. `gateway listen` forwards it. */
+export function refundStatusWebhookBodyOf(transaction: TransactionRecord): string | null {
+  return transaction.status === 'refunded' ? refundStatusBody(transaction) : null;
+}

@@ -47,7 +47,14 @@ export async function createWebhook(ctx: GatewayContext, caller: Caller, input: 
   const secret = generateWebhookSecret();
   const owner = organizationId;
   const webhook = await ctx.db.$transaction(async (tx) => {
-    const created = await insertWebhook(tx, { id, organizationId: owner, url, version, encryptedSecret: encryptWebhookSecret(settings.secretKey, id, secret), events });
+    const created = await insertWebhook(tx, {
+      id,
+      organizationId: owner,
+      url,
+      version,
+      encryptedSecret: encryptWebhookSecret(settings.secretKey, id, secret),
+      events,
+    });
     await recordAuditEvent(tx, { organizationId: owner, actor: caller, action: 'webhook.created', target: id, details: { url, version, events } });
     return created;
   });

@@ -43,9 +43,9 @@ describe('webhook event subscriptions', () => {
       gateway.adminToken,
     );
     expect(empty.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
-    await expect(createWebhook(gateway.ctx, gateway.operator, { organizationId: organization.id, url: `${delivering.receiver.url}/x`, events: ['payout'] })).rejects.toThrow(
-      /unknown webhook event/,
-    );
+    await expect(
+      createWebhook(gateway.ctx, gateway.operator, { organizationId: organization.id, url: `${delivering.receiver.url}/x`, events: ['payout'] }),
+    ).rejects.toThrow(/unknown webhook event/);
   });
 
   it('sends payout_status and refund_status to a subscribed endpoint only; a payment_status endpoint gets the same payment bytes and nothing new', async () => {
@@ -72,7 +72,8 @@ describe('webhook event subscriptions', () => {
       expect(request.signatureValid).toBe(true);
       expect(request.headers['x-event-type']).toBe(JSON.parse(request.raw.toString('utf8')).event ?? 'payment_status');
     }
-    const byType = (type: string) => all.filter((request) => request.headers['x-event-type'] === type).map((request) => JSON.parse(request.raw.toString('utf8')));
+    const byType = (type: string) =>
+      all.filter((request) => request.headers['x-event-type'] === type).map((request) => JSON.parse(request.raw.toString('utf8')));
     const payouts = byType('payout_status');
     expect(payouts.map((body) => body.payout_status).sort()).toEqual(['cancelled', 'completed', 'failed']);
     const completed = payouts.find((body) => body.payout_status === 'completed');

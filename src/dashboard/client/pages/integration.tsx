@@ -224,7 +224,9 @@ function WebhooksSection() {
                   value={event}
                   checked={events.includes(event)}
                   onChange={(e) =>
-                    setEvents(e.currentTarget.checked ? WEBHOOK_EVENTS.filter((one) => one === event || events.includes(one)) : events.filter((one) => one !== event))
+                    setEvents(
+                      e.currentTarget.checked ? WEBHOOK_EVENTS.filter((one) => one === event || events.includes(one)) : events.filter((one) => one !== event),
+                    )
                   }
                 />{' '}
                 <code>{event}</code>
