@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { RestSurface } from '../pipeline.js';
 import { accountRoutes } from './accounts.js';
 import { payoutRoutes } from './payouts.js';
+import { payoutBatchRoutes } from './payoutBatches.js';
 import { refundRoutes } from './refunds.js';
 import { transactionRoutes } from './transactions.js';
 
@@ -14,5 +15,5 @@ export const v2Surface: RestSurface = {
   root: V2_ROOT,
   definition: V2_DEFINITION,
   errorBody: (message) => ({ error: message }),
-  routes: { ...transactionRoutes, ...refundRoutes, ...payoutRoutes, ...accountRoutes },
+  routes: { ...transactionRoutes, ...refundRoutes, ...payoutRoutes, ...payoutBatchRoutes, ...accountRoutes },
 };
