@@ -3,9 +3,10 @@
  *
  * The gateway never sends to a private or loopback address (SSRF: domain/webhooks/addresses.ts),
  * so the CLI does it from the developer's own machine: it holds the organisation's live updates
- * (the GraphQL subscription transactionStatusChanged, over Server-Sent Events), and for each status
- * change reads the body a real `payment_status` delivery carries (Transaction.paymentStatusWebhookBody,
- * built by the outbox's own builder: never a second format here), signs it with a secret made for
+ * (the GraphQL subscriptions transactionStatusChanged and, for payout_status, payoutStatusChanged,
+ * over Server-Sent Events), and for each status change reads the body a real delivery carries
+ * (Transaction.paymentStatusWebhookBody / refundStatusWebhookBody, Payout.payoutStatusWebhookBody,
+ * built by the outbox's own builders: never a second format here), signs it with a secret made for
  * this session and POSTs it with the dispatcher's headers (domain/webhooks/headers.ts) and through
  * its sender (webhooks/http.ts: no redirects followed, the same deadline).
  *
@@ -24,12 +25,29 @@ import { postWebhook } from '../webhooks/http.js';
 import {
   OrganizationDocument,
   PaymentStatusWebhookBodyDocument,
+  PayoutStatusChangedDocument,
+  PayoutStatusWebhookBodyDocument,
   TransactionStatusChangedDocument,
-  type TransactionStatusChangedSubscription,
 } from './generated/graphql.js';
 import type { Target } from './main.js';
 
-type Change = TransactionStatusChangedSubscription['transactionStatusChanged'];
+/** What a live update tells: a transaction's or a payout's new status. */
+interface Change {
+  kind: StreamKind;
+  orderId: string;
+  status: string;
+  changedAt: string;
+}
+type StreamKind = 'transaction' | 'payout';
+
+/**
+ * The live updates each event is built from: payment_status and refund_status from the
+ * transactions' (a payment settled; a refund made it `refunded`), payout_status from the payouts'.
+ */
+const STREAMS = {
+  transaction: { document: TransactionStatusChangedDocument, field: 'transactionStatusChanged', events: ['payment_status', 'refund_status'] },
+  payout: { document: PayoutStatusChangedDocument, field: 'payoutStatusChanged', events: ['payout_status'] },
+} as const;
 
 export interface ListenOptions {
   organizationId: string;
@@ -57,7 +75,6 @@ const IDLE_MS = 40_000;
 const MAX_WAITING = 1_000;
 /** The gateway refuses the subscription for now (too many streams, Redis away): try again later. */
 const RETRYABLE_CODES = new Set(['TOO_MANY_SUBSCRIPTIONS', 'LIVE_UPDATES_UNAVAILABLE', 'RATE_LIMITED']);
-const PAYMENT_STATUS = 'payment_status';
 
 /** The gateway said no and would say it again (a revoked token, a role that may not watch): the command fails. */
 class Refused extends Error {}
@@ -94,27 +111,37 @@ export async function listen(options: ListenOptions): Promise<void> {
     wake?.();
   };
 
+  /** The event a change sends, with its body as a real delivery carries it; null when it sends none this listener wants. */
+  async function eventOf(change: Change): Promise<{ event: string; body: string | null; status: string }> {
+    if (change.kind === 'payout') {
+      const { payout } = await client.request(PayoutStatusWebhookBodyDocument, { orderId: change.orderId });
+      return { event: 'payout_status', body: payout?.payoutStatusWebhookBody ?? null, status: payout?.status ?? change.status };
+    }
+    const { transaction } = await client.request(PaymentStatusWebhookBodyDocument, { orderId: change.orderId });
+    const status = transaction?.status ?? change.status;
+    if (transaction?.refundStatusWebhookBody) return { event: 'refund_status', body: transaction.refundStatusWebhookBody, status };
+    return { event: 'payment_status', body: transaction?.paymentStatusWebhookBody ?? null, status };
+  }
+
   async function forward(change: Change): Promise<void> {
     try {
-      const { transaction } = await client.request(PaymentStatusWebhookBodyDocument, { orderId: change.orderId });
-      const body = transaction?.paymentStatusWebhookBody;
-      const status = transaction?.status ?? change.status;
+      const { event, body, status } = await eventOf(change);
+      if (!events.includes(event)) return;
       if (!body) {
-        write({ orderId: change.orderId, status, skipped: `a transaction that becomes ${status} sends no webhook event` });
+        write({ orderId: change.orderId, status, skipped: `a ${change.kind} that becomes ${status} sends no webhook event` });
         return;
       }
-      if (!events.includes(PAYMENT_STATUS)) return;
       const bytes = Buffer.from(body, 'utf8');
       const headers = deliveryHeaders({
         secret,
         body: bytes,
         eventId: randomUUID(),
-        event: PAYMENT_STATUS,
+        event,
         eventAt: new Date(change.changedAt),
         deliveryId: randomUUID(),
         attempt: 1,
       });
-      const line = { event: PAYMENT_STATUS, eventId: headers['x-event-id'], orderId: change.orderId, status };
+      const line = { event, eventId: headers['x-event-id'], orderId: change.orderId, status };
       if (!forwardTo) {
         write(line);
         return;
@@ -135,13 +162,15 @@ export async function listen(options: ListenOptions): Promise<void> {
   }
 
   let listening = false;
-  let failures = 0;
-  try {
+  // One stream per kind of live update the chosen events need, each reconnecting on its own.
+  const kinds = (Object.keys(STREAMS) as StreamKind[]).filter((kind) => STREAMS[kind].events.some((event) => events.includes(event)));
+  const follow = async (kind: StreamKind) => {
+    let failures = 0;
     while (!signal.aborted) {
-      const reason = await subscribeOnce(options, receive, () => {
+      const reason = await subscribeOnce(options, kind, receive, () => {
         write(
           listening
-            ? { listening: true, reconnected: true }
+            ? { listening: true, reconnected: true, stream: kind }
             : { listening: true, secret, organizationId, events, forwardTo: forwardTo ?? null, gateway: target.url },
         );
         listening = true;
@@ -153,6 +182,9 @@ export async function listen(options: ListenOptions): Promise<void> {
       write({ listening: false, reason, retryInMs });
       await sleep(retryInMs, undefined, { signal }).catch(() => undefined);
     }
+  };
+  try {
+    await Promise.all(kinds.map(follow));
   } finally {
     // Stopping: what is being forwarded finishes (within its deadline), what waits is dropped.
     open = false;
@@ -168,7 +200,13 @@ export async function listen(options: ListenOptions): Promise<void> {
  * dropped or went silent, the gateway is away); `onOpen` runs once the gateway streams. Throws
  * Refused when the gateway refuses it for good.
  */
-async function subscribeOnce({ organizationId, target, signal }: ListenOptions, receive: (change: Change) => void, onOpen: () => void): Promise<string> {
+async function subscribeOnce(
+  { organizationId, target, signal }: ListenOptions,
+  kind: StreamKind,
+  receive: (change: Change) => void,
+  onOpen: () => void,
+): Promise<string> {
+  const stream = STREAMS[kind];
   const connection = new AbortController();
   const stop = () => connection.abort();
   signal.addEventListener('abort', stop, { once: true });
@@ -185,7 +223,7 @@ async function subscribeOnce({ organizationId, target, signal }: ListenOptions, 
     const response = await target.fetch(`${target.url}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: `Bearer ${target.token}` },
-      body: JSON.stringify({ query: print(TransactionStatusChangedDocument), variables: { organizationId } }),
+      body: JSON.stringify({ query: print(stream.document), variables: { organizationId } }),
       signal: connection.signal,
     });
     if (!response.headers.get('content-type')?.startsWith('text/event-stream') || !response.body) {
@@ -199,8 +237,8 @@ async function subscribeOnce({ organizationId, target, signal }: ListenOptions, 
       stillAlive(); // the gateway's pings count
       if (event === 'complete') return 'the gateway ended the event stream (it does after an hour, or when it stops)';
       if (event !== 'next' || !data) continue;
-      const change = (JSON.parse(data) as { data?: TransactionStatusChangedSubscription }).data?.transactionStatusChanged;
-      if (change) receive(change);
+      const change = (JSON.parse(data) as { data?: Record<string, Omit<Change, 'kind'> | undefined> }).data?.[stream.field];
+      if (change) receive({ kind, orderId: change.orderId, status: change.status, changedAt: change.changedAt });
     }
     return 'the connection to the gateway closed';
   } catch (error) {

@@ -46,6 +46,7 @@ import {
   type ProviderCallOutcome,
   type SwitchName,
   type UpdateOrganizationInput,
+  type WebhookEvent,
   type WebhookVersion,
 } from './generated/graphql.js';
 
@@ -87,6 +88,7 @@ const STATUSES = values<OrganizationStatus>({ active: true, inactive: true, bloc
 const METHODS = values<PaymentMethod>({ wave: true, orange_money: true });
 const SWITCHES = values<SwitchName>({ transactions: true, payouts: true, wave: true, orange_money: true });
 const WEBHOOK_VERSIONS = values<WebhookVersion>({ v1: true, v2: true });
+const WEBHOOK_EVENTS = values<WebhookEvent>({ payment_status: true, payout_status: true, refund_status: true, payout_batch_status: true });
 const CALL_KINDS = values<ProviderCallKind>({ PAYMENT: true, REFUND: true, PAYOUT: true, LATE_PAYMENT_RETURN: true }).map((kind) => kind.toLowerCase());
 const CALL_OUTCOMES = values<ProviderCallOutcome>({ SUCCEEDED: true, FAILED: true }).map((outcome) => outcome.toLowerCase());
 /**
@@ -94,6 +96,8 @@ const CALL_OUTCOMES = values<ProviderCallOutcome>({ SUCCEEDED: true, FAILED: tru
  * only an endpoint check sends (sendTestWebhook), never a change of state.
  */
 export const EVENTS = ['payment_status'] as const;
+/** What `listen` forwards: the events a live update tells of (payout_batch_status has none: see docs/cli.md). */
+const LISTEN_EVENTS = ['payment_status', 'payout_status', 'refund_status'] as const;
 
 /** A command: its usage line, what it does in a sentence or two, and each argument and option (for `--help`). */
 interface Command {
@@ -245,7 +249,7 @@ export const COMMANDS = {
     run: payoutReject,
   },
   'webhook create': {
-    usage: `webhook create --org ID --url URL [--version ${WEBHOOK_VERSIONS.join('|')}]`,
+    usage: `webhook create --org ID --url URL [--version ${WEBHOOK_VERSIONS.join('|')}] [--events ${WEBHOOK_EVENTS.join(',')}]`,
     summary: 'Registers a webhook endpoint of an organisation, and prints it with its signing secret, shown only this once.',
     options: [
       ['--org ID', 'the organisation (required)'],
@@ -254,6 +258,7 @@ export const COMMANDS = {
         'where deliveries go (required): private and loopback addresses are refused unless the gateway runs with WEBHOOK_ALLOW_PRIVATE_URLS=true; to receive events on this machine, see gateway listen',
       ],
       ['--version V', `the body's shape: ${WEBHOOK_VERSIONS.join(' or ')} (default v2)`],
+      ['--events LIST', `the events to send it, comma-separated: ${WEBHOOK_EVENTS.join(', ')} (default payment_status)`],
     ],
     run: webhookCreate,
   },
@@ -305,14 +310,14 @@ export const COMMANDS = {
     run: trigger,
   },
   listen: {
-    usage: `listen --org ID [--forward-to URL] [--events ${EVENTS.join(',')}]`,
+    usage: `listen --org ID [--forward-to URL] [--events ${LISTEN_EVENTS.join(',')}]`,
     summary:
       'Receives an organisation’s webhook events on this machine until Ctrl-C: each is built, signed and sent as a real delivery, ' +
       'with a secret made for this session (printed first, to check X-Signature with). Prints one JSON line per event.',
     options: [
       ['--org ID', 'the organisation whose events to receive (required)'],
       ['--forward-to URL', 'where to POST each event: any http(s) address, this machine’s included (without it, events are only printed)'],
-      ['--events LIST', `which events, comma-separated: ${EVENTS.join(', ')} (default all)`],
+      ['--events LIST', `which events, comma-separated: ${LISTEN_EVENTS.join(', ')} (default all)`],
     ],
     run: listenCommand,
   },
@@ -417,12 +422,16 @@ async function keyCreate(argv: string[], connect: Connect) {
 }
 
 async function webhookCreate(argv: string[], connect: Connect) {
-  const { values: flags } = parseArgs({ args: argv, options: { org: { type: 'string' }, url: { type: 'string' }, version: { type: 'string' } } });
+  const { values: flags } = parseArgs({
+    args: argv,
+    options: { org: { type: 'string' }, url: { type: 'string' }, version: { type: 'string' }, events: { type: 'string' } },
+  });
   if (!flags.org) throw new UsageError('--org is required');
   if (!flags.url) throw new UsageError('--url is required');
   const version = flags.version === undefined ? undefined : oneOf('--version', flags.version, WEBHOOK_VERSIONS);
+  const events = flags.events === undefined ? undefined : flags.events.split(',').map((event) => oneOf('--events', event.trim(), WEBHOOK_EVENTS));
   const { createWebhook } = await connect()
-    .request(CreateWebhookDocument, { organizationId: flags.org, url: flags.url, version })
+    .request(CreateWebhookDocument, { organizationId: flags.org, url: flags.url, version, events })
     .catch((error: unknown) => {
       // The gateway never sends to such an address: say what works instead.
       if (!(error instanceof ClientError) || error.response.errors?.[0]?.extensions?.code !== 'PRIVATE_WEBHOOK_URL') throw error;
@@ -666,7 +675,7 @@ async function trigger(argv: string[], connect: Connect) {
 async function listenCommand(argv: string[], connect: Connect, context: CommandContext): Promise<null> {
   const { values: flags } = parseArgs({ args: argv, options: { org: { type: 'string' }, 'forward-to': { type: 'string' }, events: { type: 'string' } } });
   if (!flags.org) throw new UsageError('--org is required');
-  const events = flags.events === undefined ? [...EVENTS] : flags.events.split(',').map((event) => oneOf('--events', event.trim(), EVENTS));
+  const events = flags.events === undefined ? [...LISTEN_EVENTS] : flags.events.split(',').map((event) => oneOf('--events', event.trim(), LISTEN_EVENTS));
   const forwardTo = flags['forward-to'];
   if (forwardTo !== undefined && !/^https?:$/.test(URL.canParse(forwardTo) ? new URL(forwardTo).protocol : '')) {
     throw new UsageError(`--forward-to must be an http(s) URL (got '${forwardTo}')`);

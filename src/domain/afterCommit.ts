@@ -33,3 +33,11 @@ export function afterCommit(ctx: GatewayContext, db: Db | DbTransaction, followU
   }
   followUps.get(db)?.push(followUp);
 }
+
+/**
+ * `work` inside a database transaction: `db` itself when it already is one (its caller commits),
+ * else a new one (inTransaction), so that what `work` writes commits together.
+ */
+export function withinTransaction<T>(ctx: GatewayContext, db: Db | DbTransaction, work: (tx: DbTransaction) => Promise<T>): Promise<T> {
+  return db === ctx.db ? inTransaction(ctx, work) : work(db as DbTransaction);
+}

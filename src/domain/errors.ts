@@ -213,6 +213,23 @@ export const ERROR_CATALOGUE = defineCatalogue({
     graphqlCode: 'PAYOUT_METHOD_UNAVAILABLE',
   },
   payout_not_found: { status: 404, message: 'Payout not found', graphqlCode: 'PAYOUT_NOT_FOUND' },
+  // Payout batches (an extension of this gateway: docs/payouts.md#batch-payouts)
+  payout_batch_not_found: { status: 404, message: 'Payout batch not found', graphqlCode: 'PAYOUT_BATCH_NOT_FOUND' },
+  payout_batch_not_draft: {
+    status: 409,
+    message: (status) => `This payout batch is not a draft any more: it is ${status}`,
+    graphqlCode: 'PAYOUT_BATCH_NOT_DRAFT',
+  },
+  payout_batch_has_errors: {
+    status: 400,
+    message: (detail) => `This payout batch has refused lines: ${detail}`,
+    graphqlCode: 'PAYOUT_BATCH_HAS_ERRORS',
+  },
+  payout_batch_finished: {
+    status: 409,
+    message: (status) => `This payout batch has ended: it is ${status}`,
+    graphqlCode: 'PAYOUT_BATCH_FINISHED',
+  },
   reconciliation_unavailable: {
     status: 409,
     message: (method) => `${method} uses the sandbox provider: there are no provider records to reconcile with`,

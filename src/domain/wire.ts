@@ -4,6 +4,7 @@
  * products. Each shape still chooses its own fields and their order (the spec's, per shape).
  */
 import { toWireAmount } from './money.js';
+import type { PayoutRecord } from './payouts/store.js';
 import type { TransactionRecord } from './transactions/store.js';
 
 export const wireTimestamp = (date: Date): string => date.toISOString();
@@ -39,5 +40,45 @@ export function wireOptionsAndTimes(transaction: TransactionRecord) {
     created_at: wireTimestamp(transaction.createdAt),
     updated_at: wireTimestamp(transaction.updatedAt),
     paid_at: transaction.paidAt ? wireTimestamp(transaction.paidAt) : null,
+  };
+}
+
+/** A transaction as GET /transactions/{id} reads it (also the body of `refund_status`, plus `event`). */
+export function wireTransaction(transaction: TransactionRecord) {
+  return {
+    order_id: transaction.id,
+    amount: toWireAmount(transaction.amount),
+    fees: toWireAmount(transaction.fees),
+    method_of_payment: transaction.methodOfPayment,
+    selected_payment_method: transaction.selectedPaymentMethod ?? '',
+    currency: transaction.currency,
+    transaction_status: transaction.status,
+    customer: wireCustomer(transaction),
+    products: wireProducts(transaction),
+    ...wireOptionsAndTimes(transaction),
+  };
+}
+
+/** A payout as GET /payouts/{order_id} reads it: the spec's Payout fields, without `_id` and `organization_id` (also the body of `payout_status`, plus `event`). */
+export function wirePayout(payout: PayoutRecord) {
+  return {
+    order_id: payout.id,
+    selected_payment_method: payout.selectedPaymentMethod,
+    amount: toWireAmount(payout.amount),
+    fees: toWireAmount(payout.fees),
+    currency: payout.currency,
+    recipient: {
+      first_name: payout.recipientFirstName ?? '',
+      last_name: payout.recipientLastName ?? '',
+      phone: payout.recipientPhone,
+      created_at: wireTimestamp(payout.createdAt),
+    },
+    payout_status: payout.status,
+    reason: payout.reason,
+    provider_reference: payout.providerReference,
+    created_at: wireTimestamp(payout.createdAt),
+    updated_at: wireTimestamp(payout.updatedAt),
+    paid_at: payout.paidAt ? wireTimestamp(payout.paidAt) : null,
+    is_deleted: payout.isDeleted,
   };
 }

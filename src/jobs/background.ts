@@ -13,6 +13,8 @@ import { settleStalePaymentAttempts } from '../domain/payments/attempts.js';
 import { settleOpenLateReturns } from '../domain/payments/latePayments.js';
 import { settlePendingPayouts } from '../domain/payouts/payouts.js';
 import { settlePendingRefunds } from '../domain/refunds/refunds.js';
+import { runPayoutBatches } from '../domain/payoutBatches/runPayoutBatches.js';
+import { randomUUID } from 'node:crypto';
 import { purgeOldDeliveries, rescheduleOverdueDeliveries } from '../domain/webhooks/schedule.js';
 import { startWebhookDispatcher } from '../webhooks/dispatcher.js';
 
@@ -25,7 +27,13 @@ interface Job {
 
 const reconcilePace = (ctx: GatewayContext): number => ctx.settings.reconcileIntervalMs ?? 30_000;
 
+/** This process, as a payout batch runner (a batch is held by one runner at a time: payoutBatches/store.ts). */
+const BATCH_RUNNER_ID = randomUUID();
+
 const JOBS: Job[] = [
+  // Running payout batches: one batch per run, item after item; a quarter second after one is
+  // started (or given back while a single payout holds the slot) it goes on.
+  { name: 'run payout batches', everyMs: 250, run: (ctx) => runPayoutBatches(ctx, BATCH_RUNNER_ID) },
   // Keys live 24 h; purging hourly keeps the table to about a day of keys.
   { name: 'purge expired idempotency keys', everyMs: 60 * 60 * 1000, run: purgeExpiredIdempotencyKeys },
   // The provider flow's last step (providerFlow.ts): calls left open by a timeout, an unknown answer

@@ -12,7 +12,7 @@ import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { endLiveStreams } from '../../src/domain/liveUpdates/events.js';
-import { createWebhook } from '../../src/domain/operations.js';
+import { adjustAccount, createWebhook } from '../../src/domain/operations.js';
 import { startWebhookDispatcher, type Dispatcher } from '../../src/webhooks/dispatcher.js';
 import { BIN, gatewayEnv, runCliInProcess } from '../support/cli.js';
 import { transactionBody, useGateway } from '../support/gateway.js';
@@ -106,7 +106,7 @@ describe('gateway listen', () => {
         listening: true,
         secret: expect.stringMatching(/^whsec_[A-Za-z0-9_-]{43}$/),
         organizationId: organization.id,
-        events: ['payment_status'],
+        events: ['payment_status', 'payout_status', 'refund_status'],
         forwardTo: `${receiver.url}/local`,
         gateway: gateway.url,
       });
@@ -144,6 +144,40 @@ describe('gateway listen', () => {
     expect(listening.lines.at(-1)).toEqual({ listening: false, stopped: true });
   });
 
+  it('forwards payout_status exactly as the real delivery to an endpoint subscribed to it, and only the events asked for', async () => {
+    const { organization, key } = await gateway.merchant({ payoutEnabled: true, scope: 'payout' });
+    await adjustAccount(gateway.ctx, gateway.operator, { organizationId: organization.id, amount: 100_000, reason: 'float' });
+    const real = await createWebhook(gateway.ctx, gateway.operator, {
+      organizationId: organization.id,
+      url: `${receiver.url}/real-payouts`,
+      events: ['payout_status'],
+    });
+    receiver.configure('/real-payouts', { secret: real.secret });
+    const listening = startListening(['--org', organization.id, '--forward-to', `${receiver.url}/local-payouts`, '--events', 'payout_status']);
+    try {
+      const first = await listening.line((line) => line.listening, 'the listening line');
+      expect(first.events).toEqual(['payout_status']);
+      receiver.configure('/local-payouts', { secret: first.secret });
+      await trigger(organization.id); // a payment: not asked for, not forwarded
+      const payout = await gateway.rest('POST', '/api/v2/payouts', {
+        key,
+        body: { selected_payment_method: 'wave', amount: 5_000, recipient: { phone: '+221770000001' } },
+      });
+      expect(payout.status).toBe(200);
+      const local = await eventually(() => receiver.on('/local-payouts')[0], 10_000, 'the forwarded payout event');
+      const delivered = await eventually(() => receiver.on('/real-payouts')[0], 10_000, 'the real payout delivery');
+      expect(local.signatureValid).toBe(true);
+      expect(local.headers['x-event-type']).toBe('payout_status');
+      expect(delivered.headers['x-event-type']).toBe('payout_status');
+      expect(local.raw.equals(delivered.raw)).toBe(true);
+      expect(JSON.parse(local.raw.toString('utf8'))).toMatchObject({ order_id: payout.body.order_id, payout_status: 'completed', event: 'payout_status' });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(receiver.on('/local-payouts')).toHaveLength(1);
+    } finally {
+      expect(await listening.stop()).toBe(0);
+    }
+  });
+
   it('says a status that sends no webhook is skipped, prints the receiver’s answer, and subscribes again when the stream ends', async () => {
     const { organization, key } = await gateway.merchant();
     receiver.configure('/failing', { behaviour: { statuses: [500] } });
@@ -165,7 +199,7 @@ describe('gateway listen', () => {
         reason: expect.stringMatching(/ended the event stream/),
         retryInMs: 500,
       });
-      await listening.line((line) => line.reconnected, 'the reconnection');
+      await listening.line((line) => line.reconnected && line.stream === 'transaction', 'the reconnection of the transactions’ stream');
       const paid = await trigger(organization.id);
       expect(await listening.line((line) => line.event, 'the forwarded event line')).toMatchObject({ orderId: paid.json.orderId, statusCode: 500 });
       expect(receiver.on('/failing')).toHaveLength(1);
@@ -177,13 +211,17 @@ describe('gateway listen', () => {
   it('refuses an unknown event name, a forward address that is not http(s), and an unknown organisation', async () => {
     const organization = await gateway.createOrganization();
     const [events, forward, unknown] = await Promise.all([
-      runCliInProcess(['listen', '--org', organization.id, '--events', 'payment_status,payout_status'], gatewayEnv(gateway)),
+      runCliInProcess(['listen', '--org', organization.id, '--events', 'payment_status,payout_batch_status'], gatewayEnv(gateway)),
       runCliInProcess(['listen', '--org', organization.id, '--forward-to', 'ftp://127.0.0.1/hooks'], gatewayEnv(gateway)),
       runCliInProcess(['listen', '--org', '00000000-0000-4000-8000-000000000000'], gatewayEnv(gateway)),
     ]);
     expect(events).toMatchObject({
       code: 1,
-      json: { error: expect.stringMatching(/^--events must be one of payment_status \(got 'payout_status'\) \(usage: gateway listen /) },
+      json: {
+        error: expect.stringMatching(
+          /^--events must be one of payment_status, payout_status, refund_status \(got 'payout_batch_status'\) \(usage: gateway listen /,
+        ),
+      },
     });
     expect(forward).toMatchObject({
       code: 1,

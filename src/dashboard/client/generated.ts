@@ -123,6 +123,16 @@ export type WebhookDeliveryStatus =
   /** Waiting for its next attempt (or being sent) */
   | 'pending';
 
+export type WebhookEvent =
+  /** A payment settled or escrow released (the spec’s event; the default) */
+  | 'payment_status'
+  /** A payout batch finished or was cancelled (body: the batch, plus `event`) */
+  | 'payout_batch_status'
+  /** A payout completed, failed or was cancelled (body: the payout as GET /payouts/{order_id} reads it, plus `event`) */
+  | 'payout_status'
+  /** A refund succeeded (body: the transaction as GET /transactions/{id} reads it, plus `event`) */
+  | 'refund_status';
+
 export type WebhookVersion =
   /** The legacy small body */
   | 'v1'
@@ -169,15 +179,16 @@ export type DashboardRevokeApiKeyMutation = { revokeApiKey: { id: string, revoke
 export type DashboardWebhooksQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type DashboardWebhooksQuery = { webhooks: Array<{ id: string, url: string, version: WebhookVersion, createdAt: string }> };
+export type DashboardWebhooksQuery = { webhooks: Array<{ id: string, url: string, version: WebhookVersion, events: Array<WebhookEvent>, createdAt: string }> };
 
 export type DashboardCreateWebhookMutationVariables = Exact<{
   url: string;
   version?: WebhookVersion | null | undefined;
+  events?: Array<WebhookEvent> | WebhookEvent | null | undefined;
 }>;
 
 
-export type DashboardCreateWebhookMutation = { createWebhook: { secret: string, webhook: { id: string, url: string, version: WebhookVersion } } };
+export type DashboardCreateWebhookMutation = { createWebhook: { secret: string, webhook: { id: string, url: string, version: WebhookVersion, events: Array<WebhookEvent> } } };
 
 export type DashboardRotateWebhookSecretMutationVariables = Exact<{
   id: string | number;
@@ -545,18 +556,20 @@ export const DashboardWebhooksDocument = new TypedDocumentString(`
     id
     url
     version
+    events
     createdAt
   }
 }
     `) as unknown as TypedDocumentString<DashboardWebhooksQuery, DashboardWebhooksQueryVariables>;
 export const DashboardCreateWebhookDocument = new TypedDocumentString(`
-    mutation DashboardCreateWebhook($url: String!, $version: WebhookVersion) {
-  createWebhook(url: $url, version: $version) {
+    mutation DashboardCreateWebhook($url: String!, $version: WebhookVersion, $events: [WebhookEvent!]) {
+  createWebhook(url: $url, version: $version, events: $events) {
     secret
     webhook {
       id
       url
       version
+      events
     }
   }
 }

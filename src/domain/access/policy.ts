@@ -97,6 +97,13 @@ export const ACCESS_POLICY = {
   createPayout: { scopes: ['payout'], roles: NONE, users: MONEY_MOVERS, write: true },
   getPayout: { scopes: ['payout', 'read'], roles: EVERY_ROLE, users: EVERY_USER, write: false },
   listPayouts: { scopes: ['payout', 'read'], roles: EVERY_ROLE, users: EVERY_USER, write: false },
+  // Payout batches: sent by whoever may send payouts; read by whoever may read them.
+  createPayoutBatch: { scopes: ['payout'], roles: NONE, users: MONEY_MOVERS, write: true },
+  startPayoutBatch: { scopes: ['payout'], roles: NONE, users: MONEY_MOVERS, write: true },
+  cancelPayoutBatch: { scopes: ['payout'], roles: NONE, users: MONEY_MOVERS, write: true },
+  getPayoutBatch: { scopes: ['payout', 'read'], roles: EVERY_ROLE, users: EVERY_USER, write: false },
+  listPayoutBatchItems: { scopes: ['payout', 'read'], roles: EVERY_ROLE, users: EVERY_USER, write: false },
+  exportPayoutBatchItems: { scopes: ['payout', 'read'], roles: EVERY_ROLE, users: EVERY_USER, write: false },
   listPendingPayouts: { scopes: NONE, roles: EVERY_ROLE, write: false },
   approvePayout: { scopes: NONE, roles: ADMIN_AND_SUPPORT, write: true },
   rejectPayout: { scopes: NONE, roles: ADMIN_AND_SUPPORT, write: true },

@@ -21,6 +21,11 @@ export const AUDIT_ACTIONS = [
   'webhook.redelivered',
   'transaction.refunded',
   'payout.created',
+  'payout_batch.created',
+  'payout_batch.started',
+  'payout_batch.item_sent',
+  'payout_batch.finished',
+  'payout_batch.cancelled',
   'business_profile.updated',
 ] as const;
 

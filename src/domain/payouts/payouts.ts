@@ -32,6 +32,9 @@
  */
 import type { Organization, Payout } from '../../generated/prisma/client.js';
 import { announceStatusChange } from '../liveUpdates/events.js';
+import { withinTransaction } from '../afterCommit.js';
+import { payoutStatusBody } from '../webhooks/bodies.js';
+import { enqueueEvent } from '../webhooks/store.js';
 import type { PaymentMethod, PayoutStatus } from '../../generated/prisma/enums.js';
 import type { GatewayContext } from '../context.js';
 import { PAYOUT_STATUSES, isOneOf } from '../enums.js';
@@ -58,6 +61,7 @@ import {
   listDuePayouts,
   listOpenPayouts,
   postponePayoutCheck,
+  releasePayoutLease,
   type OpenPayoutRow,
   type PayoutLease,
   type PayoutToRecord,
@@ -123,8 +127,16 @@ export async function settlePayout(
   answer: ProviderAnswer | null,
   lease: PayoutLease | null = null,
 ): Promise<PayoutRecord> {
-  const { statusBefore, payout } = await applyPayoutAnswer(ctx, db, payoutId, answer, lease);
-  if (statusBefore === 'pending' && payout.status !== 'pending') announceStatusChange(ctx, db, 'payout', payout);
+  // The settlement and its payout_status outbox rows commit together (one transaction). In a
+  // transaction of its own, the lease is released once that commits, not inside it: a payout
+  // requested meanwhile must find it held (409 at once), not wait on its row and then take it.
+  const ownTransaction = db === ctx.db;
+  const { statusBefore, payout } = await withinTransaction(ctx, db, async (tx) => {
+    const applied = await applyPayoutAnswer(ctx, tx, payoutId, answer, ownTransaction ? null : lease);
+    if (applied.statusBefore === 'pending' && applied.payout.status !== 'pending') await announcePayoutStatus(ctx, tx, applied.payout);
+    return applied;
+  });
+  if (ownTransaction) await releasePayoutLease(ctx, lease);
   const recorded = statusBefore === 'completed' ? 'succeeded' : statusBefore;
   if (statusBefore !== 'pending' && answer && answer.status !== 'pending' && answer.status !== recorded) {
     ctx.log.error(
@@ -133,6 +145,15 @@ export async function settlePayout(
     );
   }
   return payout;
+}
+
+/**
+ * A payout's status changed (settled, rejected): its `payout_status` outbox rows in `tx`, the
+ * change's own transaction, and the live update once that commits.
+ */
+export async function announcePayoutStatus(ctx: GatewayContext, tx: DbTransaction, payout: PayoutRecord): Promise<void> {
+  await enqueueEvent(tx, { organizationId: payout.organizationId, event: 'payout_status', body: payoutStatusBody(payout) }, ctx.clock.now());
+  announceStatusChange(ctx, tx, 'payout', payout);
 }
 
 /**

@@ -552,7 +552,7 @@ async function applyAnyPayoutAnswer(
  * sent), its debit is reversed (amount and fees back in `main`) and it is `cancelled`. Null when
  * it no longer awaits review (approved or rejected meanwhile).
  */
-export async function cancelAwaitingPayout(ctx: GatewayContext, payoutId: string, why: string): Promise<PayoutRecord | null> {
+export async function cancelAwaitingPayout(ctx: GatewayContext, payoutId: string, why: string, db: Db | DbTransaction = ctx.db): Promise<PayoutRecord | null> {
   const statement = Prisma.sql`
     WITH cancelled AS (
       UPDATE "Payout" p SET status = 'cancelled', "failureReason" = ${why}::text, "updatedAt" = ${ctx.clock.now()}::timestamptz
@@ -560,7 +560,7 @@ export async function cancelAwaitingPayout(ctx: GatewayContext, payoutId: string
       RETURNING p.*),
     ${payoutReversalCtes('cancelled', Prisma.sql`${`payout ${payoutId} rejected`}::text`)}
     SELECT ${payoutColumns('cancelled')} FROM cancelled`;
-  const [row] = await runStatement<PayoutRecord>(ctx.db, { name: 'gw_payout_reject', text: statement.text }, statement.values);
+  const [row] = await runStatement<PayoutRecord>(db, { name: 'gw_payout_reject', text: statement.text }, statement.values);
   return row ?? null;
 }
 

@@ -49,6 +49,9 @@ import {
   type RefundIntent,
 } from './store.js';
 import { announceStatusChange } from '../liveUpdates/events.js';
+import { withinTransaction } from '../afterCommit.js';
+import { refundStatusBody } from '../webhooks/bodies.js';
+import { enqueueEvent } from '../webhooks/store.js';
 
 export const refundIntentName = (intent: Pick<RefundIntent, 'refundId' | 'attempt'>): string => `refundTransaction:${intent.refundId}:${intent.attempt}`;
 
@@ -95,11 +98,15 @@ export async function settleRefund(
   intent: RefundIntent,
   answer: ProviderAnswer,
 ): Promise<Settlement<TransactionRecord>> {
-  const applied = await applyRefundAnswer(ctx, db, intent, answer);
-  const { refund, transaction } = applied;
-  if (refund.status !== 'pending' || refund.attempts !== intent.attempt) return settledAlready(ctx, intent, applied, answer);
+  // The settlement and its refund_status outbox rows commit together (one transaction).
+  const applied = await withinTransaction(ctx, db, async (tx) => {
+    const result = await applyRefundAnswer(ctx, tx, intent, answer);
+    if (settledHere(result, intent) && answer.status === 'succeeded') await announceRefund(ctx, tx, result.transaction);
+    return result;
+  });
+  const { transaction } = applied;
+  if (!settledHere(applied, intent)) return settledAlready(ctx, intent, applied, answer);
   // A final answer settled it here: the transaction is refunded, or (failed) back to what it was.
-  if (answer.status === 'succeeded') announceStatusChange(ctx, db, 'transaction', transaction);
   if (answer.status === 'succeeded') {
     if (transaction.status !== 'refunded') throw new Error(`refund ${intent.refundId} succeeded but transaction ${intent.transactionId} was no longer paid`);
     return { answer: transaction };
@@ -129,6 +136,19 @@ export async function currentRefundOfIntent(ctx: GatewayContext, intentName: str
 function refundFailed(reason: string | undefined): DomainError {
   const base = new DomainError('refund_failed');
   return reason?.trim() ? new DomainError('refund_failed', '', { message: `${base.message} Reason: ${reason.trim().slice(0, 300)}.` }) : base;
+}
+
+/** This attempt was still pending when `applied` was recorded: the answer settled it (or left it pending). */
+const settledHere = ({ refund }: RefundAnswerApplied, intent: RefundIntent): boolean => refund.status === 'pending' && refund.attempts === intent.attempt;
+
+/** A refund succeeded: the `refund_status` outbox rows in its own transaction `tx`, the live update once that commits. */
+async function announceRefund(ctx: GatewayContext, tx: DbTransaction, transaction: TransactionRecord): Promise<void> {
+  await enqueueEvent(
+    tx,
+    { organizationId: transaction.organizationId, event: 'refund_status', body: refundStatusBody(transaction), transactionId: transaction.id },
+    ctx.clock.now(),
+  );
+  announceStatusChange(ctx, tx, 'transaction', transaction);
 }
 
 /** Someone settled this attempt first: answer what it became (and say so if the provider disagrees). */

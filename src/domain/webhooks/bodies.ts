@@ -9,7 +9,8 @@ import { toV1MethodName } from '../paymentMethods.js';
 import { toV1TransactionStatus } from '../v1Statuses.js';
 import type { TransactionStatus } from '../../generated/prisma/enums.js';
 import type { TransactionRecord } from '../transactions/store.js';
-import { wireCustomer, wireOptionsAndTimes, wireProducts, wireTimestamp } from '../wire.js';
+import type { PayoutRecord } from '../payouts/store.js';
+import { wireCustomer, wireOptionsAndTimes, wirePayout, wireProducts, wireTimestamp, wireTransaction } from '../wire.js';
 
 export const PAYMENT_STATUS_EVENT = 'payment_status';
 /**
@@ -94,4 +95,27 @@ export function testEventBody(version: 'v1' | 'v2', now: Date): string {
     paidAt: null,
   } as unknown as TransactionRecord; // only the fields the bodies read
   return version === 'v1' ? paymentStatusBodyV1(transaction) : paymentStatusBodyV2(transaction);
+}
+
+/**
+ * The `payout_status` body: the payout exactly as GET /payouts/{order_id} reads it, then `event`.
+ * One body for v1 and v2 endpoints alike (v1 has no such event to be compatible with).
+ */
+export function payoutStatusBody(payout: PayoutRecord): string {
+  return JSON.stringify({ ...wirePayout(payout), event: 'payout_status' });
+}
+
+/** The `refund_status` body: the transaction as GET /transactions/{id} reads it after the refund, then `event`. */
+export function refundStatusBody(transaction: TransactionRecord): string {
+  return JSON.stringify({ ...wireTransaction(transaction), event: 'refund_status' });
+}
+
+/** The `payout_status` body for the payout as it is now, or null while it is pending (no event is written for it yet). `gateway listen` forwards it. */
+export function payoutStatusWebhookBodyOf(payout: PayoutRecord): string | null {
+  return payout.status === 'pending' ? null : payoutStatusBody(payout);
+}
+
+/** The `refund_status` body for the transaction as it is now, or null unless it is refunded. `gateway listen` forwards it. */
+export function refundStatusWebhookBodyOf(transaction: TransactionRecord): string | null {
+  return transaction.status === 'refunded' ? refundStatusBody(transaction) : null;
 }

@@ -1,6 +1,7 @@
 /**
  * Registers a webhook endpoint for an organisation (several allowed): URL checked (http(s), no
- * private targets unless allowed), version v2 unless v1 is asked, a new secret returned here and
+ * private targets unless allowed), version v2 unless v1 is asked, the events it is sent
+ * (`payment_status` unless others are chosen), a new secret returned here and
  * never again (stored encrypted).
  */
 import { randomUUID } from 'node:crypto';
@@ -11,6 +12,7 @@ import { findOrganization } from '../organizations/organizations.js';
 import { MAX_WEBHOOKS_PER_ORGANIZATION, webhookScope } from './access.js';
 import { checkWebhookUrl } from './addresses.js';
 import { encryptWebhookSecret, generateWebhookSecret } from './secrets.js';
+import { parseWebhookEvents } from './events.js';
 import { webhookSettingsOf } from './settings.js';
 import { countActiveWebhooks, insertWebhook, type WebhookRecord } from './store.js';
 import { recordAuditEvent } from '../audit/recordAuditEvent.js';
@@ -20,6 +22,8 @@ export interface CreateWebhookInput {
   organizationId?: string | null;
   url: string;
   version?: string | null;
+  /** The events to send it (events.ts); none: `payment_status` only. */
+  events?: readonly string[] | null;
 }
 
 export interface IssuedWebhook {
@@ -33,6 +37,7 @@ export async function createWebhook(ctx: GatewayContext, caller: Caller, input: 
   if (!organizationId) throw new DomainError('invalid_input', 'organizationId is required');
   const version = input.version ?? 'v2';
   if (version !== 'v1' && version !== 'v2') throw new DomainError('invalid_input', 'version must be v1 or v2');
+  const events = parseWebhookEvents(input.events);
   const settings = webhookSettingsOf(ctx);
   const url = await checkWebhookUrl(input.url, settings.allowPrivateUrls);
   await findOrganization(ctx.db, organizationId);
@@ -42,8 +47,15 @@ export async function createWebhook(ctx: GatewayContext, caller: Caller, input: 
   const secret = generateWebhookSecret();
   const owner = organizationId;
   const webhook = await ctx.db.$transaction(async (tx) => {
-    const created = await insertWebhook(tx, { id, organizationId: owner, url, version, encryptedSecret: encryptWebhookSecret(settings.secretKey, id, secret) });
-    await recordAuditEvent(tx, { organizationId: owner, actor: caller, action: 'webhook.created', target: id, details: { url, version } });
+    const created = await insertWebhook(tx, {
+      id,
+      organizationId: owner,
+      url,
+      version,
+      encryptedSecret: encryptWebhookSecret(settings.secretKey, id, secret),
+      events,
+    });
+    await recordAuditEvent(tx, { organizationId: owner, actor: caller, action: 'webhook.created', target: id, details: { url, version, events } });
     return created;
   });
   return { webhook, secret };

@@ -21,6 +21,7 @@ import type { KeysetSlice } from '../cursors.js';
 import type { Db, DbTransaction } from '../context.js';
 import type { TransactionRecord } from '../transactions/store.js';
 import { PAYMENT_STATUS_EVENT, paymentStatusBodyV1, paymentStatusBodyV2 } from './bodies.js';
+import type { WebhookEvent } from './events.js';
 
 /** A webhook as callers see it: never its (encrypted) secret. */
 export type WebhookRecord = Omit<Webhook, 'encryptedSecret'>;
@@ -30,6 +31,7 @@ const WEBHOOK_FIELDS = {
   url: true,
   version: true,
   isActive: true,
+  events: true,
   createdAt: true,
   updatedAt: true,
 } as const satisfies Record<keyof WebhookRecord, true>;
@@ -42,6 +44,7 @@ export interface NewWebhook {
   url: string;
   version: 'v1' | 'v2';
   encryptedSecret: string;
+  events: string[];
 }
 
 export function countActiveWebhooks(db: Pick<Db, 'webhook'>, organizationId: string): Promise<number> {
@@ -420,6 +423,7 @@ export function paymentStatusOutboxCte(source: string, transaction: TransactionR
         CASE WHEN w.version::text = 'v1' THEN ${paymentStatusBodyV1(transaction)}::text ELSE ${paymentStatusBodyV2(transaction)}::text END,
         ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz
       FROM ${from} s JOIN "Webhook" w ON w."organizationId" = s."organizationId" AND w."isActive"
+        AND ${PAYMENT_STATUS_EVENT}::text = ANY(w.events)
       RETURNING id)`;
 }
 
@@ -432,6 +436,33 @@ export async function enqueuePaymentStatus(tx: Pick<DbTransaction, '$queryRaw'>,
   const [row] = await tx.$queryRaw<{ count: number }[]>`
     WITH notified AS (SELECT ${transaction.id}::uuid AS id, ${transaction.organizationId}::uuid AS "organizationId"),
     ${paymentStatusOutboxCte('notified', transaction, now)}
+    SELECT count(*)::int AS count FROM outbox`;
+  return row?.count ?? 0;
+}
+
+/** One event of another kind than payment_status (payout_status, refund_status, payout_batch_status): the same body to every endpoint subscribed. */
+export interface OutboxEvent {
+  organizationId: string;
+  event: Exclude<WebhookEvent, 'payment_status'>;
+  /** Compact JSON, sent byte for byte (bodies.ts). */
+  body: string;
+  /** The transaction it tells of (refund_status): the delivery log filters by it. */
+  transactionId?: string | null;
+}
+
+/**
+ * Writes `event` to the outbox for every active endpoint of its organisation subscribed to it, in
+ * ONE statement: call it inside the database transaction of the change it announces. Writes
+ * nothing (and costs one index probe) when no endpoint is subscribed. Returns how many rows.
+ */
+export async function enqueueEvent(tx: Pick<DbTransaction, '$queryRaw'>, outboxEvent: OutboxEvent, now: Date): Promise<number> {
+  const [row] = await tx.$queryRaw<{ count: number }[]>`
+    WITH outbox AS (
+      INSERT INTO "WebhookDelivery" (id, "webhookId", event, "eventId", "transactionId", body, "nextAttemptAt", "createdAt", "updatedAt")
+      SELECT gen_random_uuid(), w.id, ${outboxEvent.event}::text, ${randomUUID()}::uuid, ${outboxEvent.transactionId ?? null}::uuid, ${outboxEvent.body}::text,
+        ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz
+      FROM "Webhook" w WHERE w."organizationId" = ${outboxEvent.organizationId}::uuid AND w."isActive" AND ${outboxEvent.event}::text = ANY(w.events)
+      RETURNING id)
     SELECT count(*)::int AS count FROM outbox`;
   return row?.count ?? 0;
 }

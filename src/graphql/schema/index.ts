@@ -11,6 +11,7 @@ import './refund.js';
 import './account.js';
 import './payment.js';
 import './payout.js';
+import './payoutBatch.js';
 import './webhook.js';
 import './providerCall.js';
 import './providers.js';

@@ -12,6 +12,7 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type Page } from '../../domain/pagina
 import type { ListPayoutsInput } from '../../domain/payouts/listPayouts.js';
 import { isAwaitingReview } from '../../domain/payouts/payouts.js';
 import type { PayoutRecord } from '../../domain/payouts/store.js';
+import { payoutStatusWebhookBodyOf } from '../../domain/webhooks/bodies.js';
 import { pageComplexity } from '../limits.js';
 import { orUndefined, organizationIdOf } from './arguments.js';
 import { builder, type GraphQLContext } from '../builder.js';
@@ -75,6 +76,13 @@ const PayoutRef = builder.prismaNode('Payout', {
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     paidAt: t.expose('paidAt', { type: 'DateTime', nullable: true }),
+    // Built by the outbox's own builder, so `gateway listen` forwards what a real delivery carries.
+    payoutStatusWebhookBody: t.string({
+      nullable: true,
+      description:
+        'The body of a `payout_status` webhook delivery for this payout as it is now (compact JSON, byte for byte what the gateway signs and sends); null while pending. `gateway listen` forwards it.',
+      resolve: (payout) => payoutStatusWebhookBodyOf(payout),
+    }),
   }),
 });
 

@@ -9,7 +9,7 @@ import { cancelTransaction, createTransaction, getTransaction, listTransactions,
 import { keysetSliceOf } from '../../domain/cursors.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../domain/pagination.js';
 import type { CreatedTransaction } from '../../domain/transactions/createTransaction.js';
-import { paymentStatusWebhookBodyOf } from '../../domain/webhooks/bodies.js';
+import { paymentStatusWebhookBodyOf, refundStatusWebhookBodyOf } from '../../domain/webhooks/bodies.js';
 import type { ListTransactionsInput } from '../../domain/transactions/listTransactions.js';
 import { pageComplexity } from '../limits.js';
 import { orUndefined, organizationIdOf } from './arguments.js';
@@ -90,6 +90,12 @@ export const TransactionRef = builder.prismaNode('Transaction', {
       description:
         'The body of a v2 `payment_status` webhook delivery for this transaction as it is now (compact JSON, byte for byte what the gateway signs and sends); null while its status sends none (pending, cancelled, refunded). `gateway listen` forwards it.',
       resolve: (transaction) => paymentStatusWebhookBodyOf(transaction),
+    }),
+    refundStatusWebhookBody: t.string({
+      nullable: true,
+      description:
+        'The body of a `refund_status` webhook delivery for this transaction as it is now (compact JSON, byte for byte what the gateway signs and sends); null unless refunded. `gateway listen` forwards it.',
+      resolve: (transaction) => refundStatusWebhookBodyOf(transaction),
     }),
   }),
 });

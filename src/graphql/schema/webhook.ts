@@ -19,6 +19,7 @@ import { MAX_FAILED_REDELIVERIES } from '../../domain/webhooks/redeliverFailedWe
 import type { IssuedWebhook } from '../../domain/webhooks/createWebhook.js';
 import { MAX_LISTED_ATTEMPTS, MAX_LISTED_DELIVERIES } from '../../domain/webhooks/listWebhookDeliveries.js';
 import type { WebhookRecord } from '../../domain/webhooks/store.js';
+import type { WebhookEvent } from '../../domain/webhooks/events.js';
 import { MAX_WEBHOOKS_PER_ORGANIZATION } from '../../domain/webhooks/access.js';
 import { builder } from '../builder.js';
 import { pageComplexity } from '../limits.js';
@@ -37,6 +38,15 @@ const WebhookDeliveryStatusEnum = builder.enumType('WebhookDeliveryStatus', {
   } as const,
 });
 
+export const WebhookEventEnum = builder.enumType('WebhookEvent', {
+  values: {
+    payment_status: { description: 'A payment settled or escrow released (the spec’s event; the default)' },
+    payout_status: { description: 'A payout completed, failed or was cancelled (body: the payout as GET /payouts/{order_id} reads it, plus `event`)' },
+    refund_status: { description: 'A refund succeeded (body: the transaction as GET /transactions/{id} reads it, plus `event`)' },
+    payout_batch_status: { description: 'A payout batch finished or was cancelled (body: the batch, plus `event`)' },
+  } as const satisfies Record<WebhookEvent, { description: string }>,
+});
+
 // Selected without the secret (and typed so): this type cannot reach it, whatever it is handed,
 // and the plugin never loads it.
 const WebhookRef = builder.prismaNode('Webhook', {
@@ -44,7 +54,7 @@ const WebhookRef = builder.prismaNode('Webhook', {
   // node(id): the webhook reads' rule (a management key, or operators), its own organisation's only (node.ts).
   findUnique: (id, ctx) => nodeWhere(ctx, 'Webhook', id),
   nullable: true,
-  select: { id: true, organizationId: true, url: true, version: true, isActive: true, createdAt: true, updatedAt: true } satisfies Record<
+  select: { id: true, organizationId: true, url: true, version: true, isActive: true, events: true, createdAt: true, updatedAt: true } satisfies Record<
     keyof WebhookRecord,
     true
   >,
@@ -55,6 +65,11 @@ const WebhookRef = builder.prismaNode('Webhook', {
     url: t.exposeString('url'),
     version: t.field({ type: WebhookVersionEnum, resolve: (webhook) => webhook.version }),
     active: t.boolean({ description: 'False once deleted', resolve: (webhook) => webhook.isActive }),
+    events: t.field({
+      type: [WebhookEventEnum],
+      description: 'The events sent to it (`payment_status` unless others were chosen at registration)',
+      resolve: (webhook) => webhook.events as WebhookEvent[],
+    }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
   }),
@@ -94,7 +109,7 @@ const WebhookDeliveryRef = builder.prismaObject('WebhookDelivery', {
   fields: (t) => ({
     id: t.exposeID('id'),
     webhookId: t.exposeID('webhookId'),
-    event: t.exposeString('event', { description: '`payment_status`, or `test` (sendTestWebhook)' }),
+    event: t.exposeString('event', { description: 'The event (X-Event-Type): a WebhookEvent, or `test` (sendTestWebhook)' }),
     eventId: t.exposeID('eventId', { description: 'Sent as X-Event-Id: the same for every endpoint of the event and for redeliveries' }),
     orderId: t.exposeID('transactionId', { nullable: true }),
     redeliveryOf: t.exposeID('redeliveryOf', { nullable: true, description: 'The delivery this one re-sends' }),
@@ -192,12 +207,18 @@ builder.mutationField('createWebhook', (t) =>
     type: IssuedWebhookRef,
     description: 'Registers a webhook endpoint (http(s); private addresses refused unless allowed). Operators name the organisation.',
     authScopes: { run: 'createWebhook' },
-    args: { organizationId: t.arg.id(), url: t.arg.string({ required: true }), version: t.arg({ type: WebhookVersionEnum }) },
+    args: {
+      organizationId: t.arg.id(),
+      url: t.arg.string({ required: true }),
+      version: t.arg({ type: WebhookVersionEnum }),
+      events: t.arg({ type: [WebhookEventEnum], description: 'The events to send it; omitted: payment_status only' }),
+    },
     resolve: (_root, args, ctx) =>
       createWebhook(ctx.gateway, ctx.caller, {
         organizationId: args.organizationId ? String(args.organizationId) : null,
         url: args.url,
         version: args.version ?? null,
+        events: args.events ?? null,
       }),
   }),
 );

@@ -16,7 +16,8 @@ import { authenticate, authorizeRead, singleAuthorizationHeader, type ReadAccess
 import type { Operation } from '../../domain/access/policy.js';
 import type { GatewayContext } from '../../domain/context.js';
 import { DomainError } from '../../domain/errors.js';
-import { exportPayouts, exportTransactions } from '../../domain/operations.js';
+import { exportPayoutBatchItems, exportPayouts, exportTransactions } from '../../domain/operations.js';
+import type { BatchItemRow } from '../../domain/payoutBatches/store.js';
 import type { PayoutRecord } from '../../domain/payouts/store.js';
 import type { ExportedTransactionRow } from '../../domain/transactions/store.js';
 import { enforceRateLimitOn } from '../../edge/rateLimit.js';
@@ -29,6 +30,40 @@ import { csvBody, csvField, csvLine, csvText, csvTimestamp } from './csv.js';
 
 const EXPORT_TRANSACTIONS_PATH = '/exports/transactions.csv';
 const EXPORT_PAYOUTS_PATH = '/exports/payouts.csv';
+const EXPORT_BATCH_ITEMS_PATH = '/exports/payout-batches/:id/items.csv';
+
+/** A payout batch's results: each item's line, its payout and outcome (the items' v2 fields, flattened). */
+export const BATCH_ITEM_COLUMNS = [
+  'line',
+  'order_id',
+  'payout_status',
+  'method',
+  'amount',
+  'fees',
+  'recipient_first_name',
+  'recipient_last_name',
+  'recipient_phone',
+  'reason',
+  'reference',
+  'failure_reason',
+] as const;
+
+function batchItemLine(row: BatchItemRow): string {
+  return csvLine([
+    String(row.line),
+    row.payoutId ?? '',
+    row.payoutStatus,
+    row.method,
+    String(row.amount),
+    String(row.fee),
+    csvText(row.recipientFirstName),
+    csvText(row.recipientLastName),
+    csvField(row.recipientPhone),
+    csvText(row.reason),
+    csvText(row.reference),
+    csvText(row.reasonFailed),
+  ]);
+}
 
 /** No progress on an export's socket for this long (the client stopped reading): closed. */
 const EXPORT_STALL_MS = 60_000;
@@ -196,14 +231,14 @@ export function registerExports(app: FastifyInstance, ctx: GatewayContext, optio
     what: string,
     header: readonly string[],
     line: (row: Row) => string,
-    rowsOf: (access: ReadAccess<Op>, query: Query) => AsyncGenerator<Row[], void, undefined>,
+    rowsOf: (access: ReadAccess<Op>, query: Query, params: Record<string, string>) => AsyncGenerator<Row[], void, undefined>,
   ) =>
     app.get(path, async (request, reply) => {
       await enforceRateLimitOn(ctx, request, reply, `GET ${path}`);
       const query = request.query as Query;
       const access = await authorizeExport(ctx, request, operation, options.adminToken, query);
       refusePaging(query);
-      return sendCsv(reply, what, header, rowsOf(access, query), line, ctx.clock.now(), stallMs);
+      return sendCsv(reply, what, header, rowsOf(access, query, request.params as Record<string, string>), line, ctx.clock.now(), stallMs);
     });
   route(EXPORT_TRANSACTIONS_PATH, 'exportTransactions', 'transactions', TRANSACTION_COLUMNS, transactionLine, (access, query) =>
     exportTransactions(ctx, access, parseListTransactionsQuery(query)),
@@ -211,4 +246,12 @@ export function registerExports(app: FastifyInstance, ctx: GatewayContext, optio
   route(EXPORT_PAYOUTS_PATH, 'exportPayouts', 'payouts', PAYOUT_COLUMNS, payoutLine, (access, query) =>
     exportPayouts(ctx, access, parseListPayoutsQuery(query)),
   );
+  route(EXPORT_BATCH_ITEMS_PATH, 'exportPayoutBatchItems', 'payout-batch-results', BATCH_ITEM_COLUMNS, batchItemLine, (access, _query, params) =>
+    batchItemRows(ctx, access, params.id ?? ''),
+  );
+}
+
+/** The batch's results as the items read them, by line (the batch found first: its 404 before any byte). */
+async function* batchItemRows(ctx: GatewayContext, access: ReadAccess<'exportPayoutBatchItems'>, id: string): AsyncGenerator<BatchItemRow[], void, undefined> {
+  yield* await exportPayoutBatchItems(ctx, access, id);
 }

@@ -9,7 +9,7 @@ import type { Page } from '../../domain/pagination.js';
 import { toWireAmount } from '../../domain/money.js';
 import type { PayoutRecord } from '../../domain/payouts/store.js';
 import type { TransactionRecord } from '../../domain/transactions/store.js';
-import { wireCustomer, wireOptionsAndTimes, wireProducts, wireTimestamp } from '../../domain/wire.js';
+import { wireCustomer, wireTimestamp } from '../../domain/wire.js';
 
 /** The create response: no fees, products or URLs; with checkout_url. */
 export function transactionCreated({ transaction, checkoutUrl }: CreatedTransaction) {
@@ -27,21 +27,9 @@ export function transactionCreated({ transaction, checkoutUrl }: CreatedTransact
   };
 }
 
-/** The get / list / webhook shape: everything but checkout_url. */
-export function transactionFull(transaction: TransactionRecord) {
-  return {
-    order_id: transaction.id,
-    amount: toWireAmount(transaction.amount),
-    fees: toWireAmount(transaction.fees),
-    method_of_payment: transaction.methodOfPayment,
-    selected_payment_method: transaction.selectedPaymentMethod ?? '',
-    currency: transaction.currency,
-    transaction_status: transaction.status,
-    customer: wireCustomer(transaction),
-    products: wireProducts(transaction),
-    ...wireOptionsAndTimes(transaction),
-  };
-}
+/** The get / list / webhook shape (domain/wire.ts: the webhook bodies share it). */
+export { wireTransaction as transactionFull, wirePayout as payoutFull } from '../../domain/wire.js';
+import { wirePayout as payoutFull, wireTransaction as transactionFull } from '../../domain/wire.js';
 
 /**
  * A transaction as GET /transactions and GET /transactions/{order_id} read it: the spec's shape,
@@ -76,30 +64,6 @@ export function accountShape(account: AccountRecord) {
 /** The Account stats shape. */
 export function accountStatsShape(stats: AccountStats) {
   return { total_balance: toWireAmount(stats.totalBalance), account_count: stats.accountCount, active_account_count: stats.activeAccountCount };
-}
-
-/** The get / list shape of a payout: the spec's Payout fields, without `_id` and `organization_id`. */
-export function payoutFull(payout: PayoutRecord) {
-  return {
-    order_id: payout.id,
-    selected_payment_method: payout.selectedPaymentMethod,
-    amount: toWireAmount(payout.amount),
-    fees: toWireAmount(payout.fees),
-    currency: payout.currency,
-    recipient: {
-      first_name: payout.recipientFirstName ?? '',
-      last_name: payout.recipientLastName ?? '',
-      phone: payout.recipientPhone,
-      created_at: wireTimestamp(payout.createdAt),
-    },
-    payout_status: payout.status,
-    reason: payout.reason,
-    provider_reference: payout.providerReference,
-    created_at: wireTimestamp(payout.createdAt),
-    updated_at: wireTimestamp(payout.updatedAt),
-    paid_at: payout.paidAt ? wireTimestamp(payout.paidAt) : null,
-    is_deleted: payout.isDeleted,
-  };
 }
 
 /** The create shape: `_id` and `organization_id`, then every payout field. */

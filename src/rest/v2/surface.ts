@@ -5,6 +5,7 @@ import type { RestSurface } from '../pipeline.js';
 import { accountRoutes } from './accounts.js';
 import { paymentLinkRoutes } from './paymentLinks.js';
 import { payoutRoutes } from './payouts.js';
+import { payoutBatchRoutes } from './payoutBatches.js';
 import { refundRoutes } from './refunds.js';
 import { transactionRoutes } from './transactions.js';
 
@@ -15,5 +16,5 @@ export const v2Surface: RestSurface = {
   root: V2_ROOT,
   definition: V2_DEFINITION,
   errorBody: (message) => ({ error: message }),
-  routes: { ...transactionRoutes, ...refundRoutes, ...payoutRoutes, ...accountRoutes, ...paymentLinkRoutes },
+  routes: { ...transactionRoutes, ...refundRoutes, ...payoutRoutes, ...payoutBatchRoutes, ...accountRoutes, ...paymentLinkRoutes },
 };

@@ -21,6 +21,7 @@ import {
   type ApiScope,
   type DashboardDeliveriesQuery,
   type WebhookDeliveryStatus,
+  type WebhookEvent,
   type WebhookVersion,
 } from '../generated.js';
 import { STATUS_NAMES } from '../i18n.js';
@@ -47,6 +48,7 @@ import {
 
 const SCOPES: ApiScope[] = ['checkout', 'read', 'write', 'readAndWrite', 'payout', 'management'];
 const DELIVERY_STATUSES: WebhookDeliveryStatus[] = ['pending', 'delivered', 'dropped'];
+const WEBHOOK_EVENTS: WebhookEvent[] = ['payment_status', 'payout_status', 'refund_status', 'payout_batch_status'];
 const DELIVERIES_PAGE = 25;
 
 export function IntegrationPage() {
@@ -166,6 +168,7 @@ function WebhooksSection() {
   const action = useAction();
   const [url, setUrl] = useState('');
   const [version, setVersion] = useState<WebhookVersion>('v2');
+  const [events, setEvents] = useState<WebhookEvent[]>(['payment_status']);
   const [secret, setSecret] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const act = (work: () => Promise<unknown>, message: string | null = null) =>
@@ -179,7 +182,7 @@ function WebhooksSection() {
   const add = (event: Event) => {
     event.preventDefault();
     void act(async () => {
-      setSecret((await gql(DashboardCreateWebhookDocument, { url: url.trim(), version })).createWebhook.secret);
+      setSecret((await gql(DashboardCreateWebhookDocument, { url: url.trim(), version, events })).createWebhook.secret);
       setUrl('');
     });
   };
@@ -217,7 +220,26 @@ function WebhooksSection() {
               ['v1', 'v1'],
             ]}
           />
-          <button type="submit" disabled={action.busy}>
+          <fieldset class="events">
+            <legend>{t.webhookEvents}</legend>
+            {WEBHOOK_EVENTS.map((event) => (
+              <label key={event}>
+                <input
+                  type="checkbox"
+                  name="events"
+                  value={event}
+                  checked={events.includes(event)}
+                  onChange={(e) =>
+                    setEvents(
+                      e.currentTarget.checked ? WEBHOOK_EVENTS.filter((one) => one === event || events.includes(one)) : events.filter((one) => one !== event),
+                    )
+                  }
+                />{' '}
+                <code>{event}</code>
+              </label>
+            ))}
+          </fieldset>
+          <button type="submit" disabled={action.busy || events.length === 0}>
             {t.addWebhook}
           </button>
         </form>
@@ -232,6 +254,9 @@ function WebhooksSection() {
                 <li key={hook.id} data-webhook-id={hook.id}>
                   <p>
                     <code class="wrap">{hook.url}</code> <span class="badge">{hook.version}</span>{' '}
+                    <span class="hint" data-events={hook.events.join(',')}>
+                      {hook.events.join(', ')}
+                    </span>{' '}
                     <small class="hint">
                       {t.created} <When at={hook.createdAt} />
                     </small>

@@ -1,0 +1,125 @@
+/**
+ * The batch runner (a background job of every instance: src/jobs/background.ts). It takes ONE
+ * running batch no live runner holds (store.ts claimBatch) and sends its items one at a time
+ * through the one payout flow, `createPayout`, exactly as a single payout of the merchant who
+ * started the batch: each item its own payout, with its own Idempotency-Key
+ * (`payout-batch:<batch id>:<line>`), taking the organisation's one-payout-at-a-time slot like any
+ * payout. So:
+ *
+ * - a single payout requested while an item is being sent gets the spec's 409, and an item that
+ *   finds the slot held (a single payout got it first) gives the batch up until the next run;
+ * - a runner killed mid-item leaves the item `processing`: the next runner (here or on another
+ *   instance, once the lease lapsed) sends it again under the same key, which replays the payout
+ *   the first attempt recorded (or answers 409 while that one is still with the provider, until the
+ *   reconciler settles it): an item is never recorded or sent twice;
+ * - items above 2,000,000 XOF go to manual review like single payouts (their payout is pending;
+ *   the batch moves on).
+ */
+import type { PayoutBatchItem } from '../../generated/prisma/client.js';
+import type { MerchantAccess } from '../access/auth.js';
+import type { OrganizationCaller } from '../access/caller.js';
+import { inTransaction } from '../afterCommit.js';
+import { recordAuditEvent } from '../audit/recordAuditEvent.js';
+import type { GatewayContext } from '../context.js';
+import { DomainError } from '../errors.js';
+import { findOrganization } from '../organizations/organizations.js';
+import { createPayout } from '../payouts/createPayout.js';
+import { announceBatchEnd } from './batches.js';
+import { claimBatch, claimItem, findItemPayout, markFinished, markItemDone, releaseBatch, renewLease, type PayoutBatchRecord } from './store.js';
+
+/**
+ * How long a runner holds a batch without renewing (it renews before each item). Short, so a killed
+ * runner's batch resumes within seconds elsewhere; a lapse under a live runner is harmless (the
+ * items' idempotency keys keep a second runner from sending anything twice).
+ */
+export const BATCH_LEASE_MS = 5_000;
+
+export interface BatchRun {
+  /** Which batch was run, and how far. */
+  batchId: string | null;
+  itemsSent: number;
+  outcome: 'idle' | 'finished' | 'waiting' | 'stopped';
+}
+
+/** One batch, as far as it goes now. `shouldStop`: the process is shutting down (the batch is given back). */
+export async function runPayoutBatches(
+  ctx: GatewayContext,
+  runnerId: string,
+  options: { leaseMs?: number; shouldStop?: () => boolean } = {},
+): Promise<BatchRun> {
+  const leaseMs = options.leaseMs ?? BATCH_LEASE_MS;
+  const batch = await claimBatch(ctx.db, runnerId, ctx.clock.now(), leaseMs);
+  if (!batch) return { batchId: null, itemsSent: 0, outcome: 'idle' };
+  let itemsSent = 0;
+  for (;;) {
+    if (options.shouldStop?.()) {
+      await releaseBatch(ctx.db, batch.id, runnerId);
+      return { batchId: batch.id, itemsSent, outcome: 'stopped' };
+    }
+    if (!(await renewLease(ctx.db, batch.id, runnerId, ctx.clock.now(), leaseMs))) return { batchId: batch.id, itemsSent, outcome: 'stopped' };
+    const item = await claimItem(ctx.db, batch.id, ctx.clock.now());
+    if (!item) {
+      await finishBatch(ctx, batch);
+      return { batchId: batch.id, itemsSent, outcome: 'finished' };
+    }
+    if ((await sendItem(ctx, batch, item)) === 'wait') {
+      await releaseBatch(ctx.db, batch.id, runnerId);
+      return { batchId: batch.id, itemsSent, outcome: 'waiting' };
+    }
+    itemsSent += 1;
+  }
+}
+
+/** The item through the payout flow; 'wait' when it cannot go now (the slot is held, the key still in flight, payouts switched off). */
+async function sendItem(ctx: GatewayContext, batch: PayoutBatchRecord, item: PayoutBatchItem): Promise<'sent' | 'wait'> {
+  const organization = await findOrganization(ctx.db, batch.organizationId);
+  const caller = callerOf(batch, organization);
+  const access = { operation: 'createPayout', caller, organization, organizationId: organization.id } as MerchantAccess<'createPayout'>;
+  let outcome: { payoutId: string | null; failureReason: string | null };
+  try {
+    const { value } = await createPayout(
+      ctx,
+      access,
+      {
+        selectedPaymentMethod: item.method,
+        amount: Number(item.amount),
+        recipient: { firstName: item.recipientFirstName, lastName: item.recipientLastName, phone: item.recipientPhone },
+        reason: item.reason,
+      },
+      { idempotencyKey: `payout-batch:${batch.id}:${item.line}` },
+    );
+    outcome = { payoutId: value.id, failureReason: null };
+  } catch (error) {
+    if (!(error instanceof DomainError)) throw error; // unknown (the database away): the item stays processing, resumed next run
+    const recorded = await findItemPayout(ctx.db, batch.organizationId, item);
+    if (!recorded && (error.status === 409 || error.status === 503)) return 'wait';
+    outcome = { payoutId: recorded?.id ?? null, failureReason: recorded?.failureReason ?? error.message };
+  }
+  await inTransaction(ctx, async (tx) => {
+    await markItemDone(tx, batch.id, item.line, outcome, ctx.clock.now());
+    await recordAuditEvent(tx, {
+      organizationId: batch.organizationId,
+      actor: caller,
+      action: 'payout_batch.item_sent',
+      target: batch.id,
+      details: { line: item.line, payoutId: outcome.payoutId, ...(outcome.failureReason && { failureReason: outcome.failureReason }) },
+    });
+  });
+  return 'sent';
+}
+
+async function finishBatch(ctx: GatewayContext, batch: PayoutBatchRecord): Promise<void> {
+  const organization = await findOrganization(ctx.db, batch.organizationId);
+  await inTransaction(ctx, async (tx) => {
+    const finished = await markFinished(tx, batch.id, ctx.clock.now());
+    if (finished) await announceBatchEnd(ctx, tx, finished, callerOf(batch, organization));
+  });
+}
+
+/** The merchant who started the batch, as the items' payouts' caller (their audit entries name them). */
+function callerOf(batch: PayoutBatchRecord, organization: OrganizationCaller['organization']): OrganizationCaller {
+  const by = (batch.startedBy ?? {}) as { kind?: string; id?: string; scope?: string; email?: string; role?: string };
+  if (by.kind === 'merchantUser')
+    return { kind: 'merchantUser', userId: by.id ?? '', email: by.email ?? '', role: by.role, organization, sessionId: '' } as OrganizationCaller;
+  return { kind: 'merchant', apiKeyId: by.id ?? '', scope: 'payout', organization } as OrganizationCaller;
+}
