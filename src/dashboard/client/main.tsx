@@ -12,6 +12,8 @@ import { EnrolTwoFactorPage, InvitationPage, SecondFactorPage, SignInPage } from
 import { DeliveriesPage, IntegrationPage } from './pages/integration.js';
 import { BalancesPage, NewPayoutPage, OverviewPage, PayoutPage, PayoutsPage, TransactionPage, TransactionsPage } from './pages/money.js';
 import { AuditPage, SettingsPage, TeamPage } from './pages/team.js';
+import { NewPaymentLinkPage, PaymentLinkPage, PaymentLinksPage } from './pages/links.js';
+import { LINK_MESSAGES } from './pages/linksMessages.js';
 import { Link, match, navigate, useLocation } from './router.js';
 import { AppContext, PageTitle, errorText, useApp, useMay, type AppState } from './ui.js';
 
@@ -114,6 +116,10 @@ function SignedIn({ path }: { path: string }) {
   const payout = match('/payouts/:orderId', path);
   if (payout) return <PayoutPage orderId={payout.orderId!} />;
   if (path === '/balances') return <BalancesPage />;
+  if (path === '/links') return <PaymentLinksPage />;
+  if (path === '/links/new' && may('createPaymentLink')) return <NewPaymentLinkPage />;
+  const paymentLink = match('/links/:id', path);
+  if (paymentLink) return <PaymentLinkPage id={paymentLink.id!} />;
   if (path === '/integration') return <IntegrationPage />;
   if (path === '/deliveries') return <DeliveriesPage />;
   if (path === '/team' && may('listMembers')) return <TeamPage />;
@@ -146,6 +152,7 @@ function Header() {
     ['/', t.overview, true],
     ['/transactions', t.transactions, true],
     ['/payouts', t.payouts, true],
+    ['/links', LINK_MESSAGES[lang].nav, true],
     ['/balances', t.balances, true],
     ['/integration', t.integration, true],
     ['/team', t.team, may('listMembers')],

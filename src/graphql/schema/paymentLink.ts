@@ -6,7 +6,7 @@
 import { resolveOffsetConnection } from '@pothos/plugin-relay';
 import { authorizeMerchant, authorizeRead } from '../../domain/access/auth.js';
 import { toWireAmount } from '../../domain/money.js';
-import { createPaymentLink, deactivatePaymentLink, getPaymentLink, listPaymentLinkTransactions, listPaymentLinksWindow } from '../../domain/operations.js';
+import { createPaymentLink, deactivatePaymentLink, getPaymentLink, PAYMENT_LINK_READS } from '../../domain/operations.js';
 import { PAYMENT_LINK_STATUSES } from '../../domain/paymentLinks/listPaymentLinks.js';
 import type { PaymentLinkView } from '../../domain/paymentLinks/paymentLinks.js';
 import type { LinkProduct } from '../../domain/paymentLinks/store.js';
@@ -59,7 +59,7 @@ const PaymentLinkRef = builder.objectRef<PaymentLinkView>('PaymentLink').impleme
       complexity: pageComplexity,
       args: { page: t.arg.int(), limit: t.arg.int() },
       resolve: async (link, { page, limit }, ctx) => {
-        const list = await listPaymentLinkTransactions(ctx.gateway, authorizeRead(ctx.caller, 'getPaymentLink', link.organizationId), link.id, {
+        const list = await PAYMENT_LINK_READS.getPaymentLink(ctx.gateway, authorizeRead(ctx.caller, 'getPaymentLink', link.organizationId), link.id, {
           page: orUndefined(page),
           limit: orUndefined(limit),
         });
@@ -113,7 +113,7 @@ builder.queryField('paymentLinks', (t) =>
     resolve: (_root, args, ctx) => {
       const access = authorizeRead(ctx.caller, 'listPaymentLinks', organizationIdOf(args.organizationId));
       return resolveOffsetConnection({ args, defaultSize: DEFAULT_PAGE_SIZE, maxSize: MAX_PAGE_SIZE }, async ({ offset, limit }) => {
-        const { items } = await listPaymentLinksWindow(ctx.gateway, access, { status: orUndefined(args.status), offset, limit });
+        const { items } = await PAYMENT_LINK_READS.listPaymentLinks(ctx.gateway, access, { status: orUndefined(args.status), offset, limit });
         return items;
       });
     },
