@@ -23,7 +23,7 @@ export interface CreatePaymentLinkInput {
   products?: ProductInput[] | null;
   /** ...or a fixed amount (XOF), never both. */
   amount?: number | null;
-  /** Absent or empty: every method the organisation may use. */
+  /** Absent: every method the organisation may use (an empty list is refused, as for a transaction). */
   methodOfPayment?: string[] | null;
   singleUse?: boolean | null;
   expiresAt?: Date | null;
@@ -38,7 +38,7 @@ export async function createPaymentLink(ctx: GatewayContext, access: MerchantAcc
   const name = (optionalBoundedText('name', input.name, MAX_NAME_LENGTH) ?? '').trim();
   if (!name) throw new DomainError('payment_link_invalid', 'name is required');
   const products = linkProducts(name, input);
-  const methods = input.methodOfPayment?.length ? [...new Set(input.methodOfPayment.map(parsePaymentMethod))] : organization.allowedMethods;
+  const methods = input.methodOfPayment ? [...new Set(input.methodOfPayment.map(parsePaymentMethod))] : organization.allowedMethods;
   if (input.expiresAt && input.expiresAt.getTime() <= now.getTime()) throw new DomainError('payment_link_invalid', 'expires_at must be in the future');
   const link: NewPaymentLink = {
     id: randomUUID(),

@@ -61,6 +61,7 @@ describe('POST /api/v2/payment-links', () => {
     [{ name: 'X', amount: '100' }, 'Invalid request body: amount must be an integer'],
     [{ name: 'X', products: [] }, 'Add minimum one product'],
     [{ name: 'X', amount: 100, method_of_payment: ['cash'] }, 'Unsupported payment method'],
+    [{ name: 'X', amount: 100, method_of_payment: [] }, 'Add minimum one payment method'],
     [{ name: 'X', amount: 100, expires_at: '2020-01-01T00:00:00Z' }, 'Invalid payment link: expires_at must be in the future'],
     [{ name: 'X', amount: 100, expires_at: 'tomorrow' }, 'Invalid request body: expires_at must be an RFC 3339 date-time'],
     [{ name: 'X', amount: 100, success_url: 'javascript:alert(1)' }, 'Invalid url'],

@@ -190,10 +190,10 @@ export function NewPaymentLinkPage() {
         <Field label={words.name} hint={words.nameHint} name="name" required maxLength={200} autoComplete="off" />
         <fieldset class="choices">
           <legend>{words.what}</legend>
-          <label>
+          <label class="check">
             <input type="radio" name="mode" value="amount" checked={mode === 'amount'} onChange={() => setMode('amount')} /> {words.fixedAmount}
           </label>
-          <label>
+          <label class="check">
             <input type="radio" name="mode" value="products" checked={mode === 'products'} onChange={() => setMode('products')} /> {words.products}
           </label>
         </fieldset>
@@ -243,13 +243,13 @@ export function NewPaymentLinkPage() {
         <fieldset class="choices">
           <legend>{words.methods}</legend>
           {METHODS.map((method) => (
-            <label key={method}>
+            <label class="check" key={method}>
               <input type="checkbox" name={`method_${method}`} defaultChecked /> {METHOD_NAMES[method]}
             </label>
           ))}
         </fieldset>
         <div class="field">
-          <label>
+          <label class="check">
             <input type="checkbox" name="single_use" /> {words.singleUse}
           </label>
           <small class="hint">{words.singleUseHint}</small>
@@ -260,7 +260,7 @@ export function NewPaymentLinkPage() {
           <Field label={words.successUrl} name="success_url" type="url" placeholder="https://" />
           <Field label={words.errorUrl} name="error_url" type="url" placeholder="https://" />
           <div class="field">
-            <label>
+            <label class="check">
               <input type="checkbox" name="fees_customer_side" /> {words.feesCustomerSide}
             </label>
           </div>
@@ -320,7 +320,7 @@ export function PaymentLinkPage({ id }: { id: string }) {
               <PageTitle>{link.name}</PageTitle>
               {query.get('created') && <Notice>{words.created_}</Notice>}
               <section class="card">
-                <dl class="pairs">
+                <dl class="pairs link-facts">
                   <dt>{words.status}</dt>
                   <dd>
                     <LinkStatusBadge status={link.status} />
