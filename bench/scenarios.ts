@@ -194,7 +194,13 @@ export const SCENARIOS: AnyScenario[] = [
   // Issue 30: a payment link's page (one read of the link and its organisation) and its form (the
   // link's row lock, then the one transaction-creation rule), against the get and create floors.
   { name: 'payment link page (GET /pay/{id})', request: openPaymentLink, baseline: GET_FLOOR, target: { kind: 'ratio', minReqRatio: 0.5 }, server: 'checkout' },
-  { name: 'payment link form (POST /pay/{id} -> 303)', request: fillPaymentLink, baseline: CREATE_FLOOR, target: { kind: 'ratio', minReqRatio: 0.5 }, server: 'checkout' },
+  {
+    name: 'payment link form (POST /pay/{id} -> 303)',
+    request: fillPaymentLink,
+    baseline: CREATE_FLOOR,
+    target: { kind: 'ratio', minReqRatio: 0.5 },
+    server: 'checkout',
+  },
   { name: 'refund (GET /refund/{id})', request: refund, baseline: REFUND_FLOOR, target: NEAR_FLOOR },
   { name: 'payout (500 organisations, sent at once)', request: payout, baseline: PAYOUT_FLOOR, target: NEAR_FLOOR },
   // Issue 9: a 100,000-delivery outbox backlog to a local receiver, against the receiver's floor.

@@ -87,7 +87,11 @@ function recordProblems(page: Page): string[] {
 }
 
 async function merchantPage(lang: Lang, width: number): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
-  const context = await browser.newContext({ viewport: { width, height: width === 360 ? 740 : 900 }, locale: lang === 'fr' ? 'fr-SN' : 'en-GB', isMobile: width === 360 });
+  const context = await browser.newContext({
+    viewport: { width, height: width === 360 ? 740 : 900 },
+    locale: lang === 'fr' ? 'fr-SN' : 'en-GB',
+    isMobile: width === 360,
+  });
   const page = await context.newPage();
   return { context, page, problems: recordProblems(page) };
 }
@@ -97,7 +101,13 @@ describe.each([
   ['en', 360],
 ] as const)('a payment link in %s (merchant at %i px, customer on a 360 px phone)', (lang, width) => {
   const w = WORDS[lang];
-  const shared = {} as { merchant: { context: BrowserContext; page: Page; problems: string[] }; linkUrl: string; linkPath: string; orderId: string; organizationId: string };
+  const shared = {} as {
+    merchant: { context: BrowserContext; page: Page; problems: string[] };
+    linkUrl: string;
+    linkPath: string;
+    orderId: string;
+    organizationId: string;
+  };
 
   afterAll(async () => {
     await shared.merchant?.context.close();

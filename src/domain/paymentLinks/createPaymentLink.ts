@@ -32,7 +32,11 @@ export interface CreatePaymentLinkInput {
   feesCustomerSide?: boolean | null;
 }
 
-export async function createPaymentLink(ctx: GatewayContext, access: MerchantAccess<'createPaymentLink'>, input: CreatePaymentLinkInput): Promise<PaymentLinkView> {
+export async function createPaymentLink(
+  ctx: GatewayContext,
+  access: MerchantAccess<'createPaymentLink'>,
+  input: CreatePaymentLinkInput,
+): Promise<PaymentLinkView> {
   const { organization } = access;
   const now = ctx.clock.now();
   const name = (optionalBoundedText('name', input.name, MAX_NAME_LENGTH) ?? '').trim();
@@ -66,7 +70,8 @@ function linkProducts(name: string, input: CreatePaymentLinkInput): LinkProduct[
   if (hasProducts === hasAmount) throw new DomainError('payment_link_invalid', 'give either products or amount');
   if (hasAmount) {
     const amount = input.amount!;
-    if (!Number.isSafeInteger(amount) || amount <= 0 || amount > MAXIMUM_AMOUNT) throw new DomainError('payment_link_invalid', 'amount must be a positive integer number of XOF');
+    if (!Number.isSafeInteger(amount) || amount <= 0 || amount > MAXIMUM_AMOUNT)
+      throw new DomainError('payment_link_invalid', 'amount must be a positive integer number of XOF');
     return [{ name, price: amount, quantity: 1, description: null }];
   }
   const products = input.products!;

@@ -52,7 +52,8 @@ export async function payPaymentLink(ctx: GatewayContext, payer: Principal, link
       const held = await readClaim(tx, link.claimTransactionId);
       if (held?.status === 'pending') {
         // The customer who holds it, back on the page (a reload, the back button): their own transaction.
-        if (held.customerPhone === customer.phone) return { orderId: link.claimTransactionId, checkoutUrl: checkoutUrlOf(ctx.settings, link.claimTransactionId) };
+        if (held.customerPhone === customer.phone)
+          return { orderId: link.claimTransactionId, checkoutUrl: checkoutUrlOf(ctx.settings, link.claimTransactionId) };
         throw new DomainError('payment_link_in_use');
       }
     }

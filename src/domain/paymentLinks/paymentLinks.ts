@@ -13,9 +13,9 @@ import { readPaymentLink, type PaymentLinkRecord } from './store.js';
 export type { PaymentLinkRecord, PaymentLinkStatus } from './store.js';
 
 /** A link's page, on the checkout origin: what the merchant shares. */
-export const paymentLinkUrlOf = (settings: GatewaySettings, linkId: string): string => `${settings.checkoutPublicUrl.replace(/\/+$/, '')}/pay/${linkId}`;
+const paymentLinkUrlOf = (settings: GatewaySettings, linkId: string): string => `${settings.checkoutPublicUrl.replace(/\/+$/, '')}/pay/${linkId}`;
 /** Its QR code (an SVG the gateway draws), beside the page. */
-export const paymentLinkQrUrlOf = (settings: GatewaySettings, linkId: string): string => `${paymentLinkUrlOf(settings, linkId)}/qr.svg`;
+const paymentLinkQrUrlOf = (settings: GatewaySettings, linkId: string): string => `${paymentLinkUrlOf(settings, linkId)}/qr.svg`;
 
 /** A link as the adapters show it: the record and its two addresses. */
 export interface PaymentLinkView extends PaymentLinkRecord {

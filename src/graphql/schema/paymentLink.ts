@@ -40,7 +40,11 @@ const PaymentLinkRef = builder.objectRef<PaymentLinkView>('PaymentLink').impleme
     url: t.exposeString('url', { description: 'The page to share (checkout origin).' }),
     qrCodeUrl: t.exposeString('qrCodeUrl', { description: 'An SVG QR code of url, drawn by the gateway.' }),
     status: t.field({ type: PaymentLinkStatusEnum, resolve: (link) => link.status }),
-    amount: t.field({ type: 'SafeInt', description: 'XOF, what each payment is for (before customer-side fees).', resolve: (link) => toWireAmount(link.amount) }),
+    amount: t.field({
+      type: 'SafeInt',
+      description: 'XOF, what each payment is for (before customer-side fees).',
+      resolve: (link) => toWireAmount(link.amount),
+    }),
     products: t.field({ type: [PaymentLinkProductRef], resolve: (link) => link.products }),
     methodOfPayment: t.field({ type: [PaymentMethodEnum], resolve: (link) => link.methodOfPayment }),
     singleUse: t.exposeBoolean('singleUse'),
@@ -106,7 +110,8 @@ builder.queryField('paymentLink', (t) =>
 builder.queryField('paymentLinks', (t) =>
   t.connection({
     type: PaymentLinkRef,
-    description: 'Payment links, newest first, as a Relay connection: the caller’s organisation’s; operators read every organisation’s, or one with organizationId.',
+    description:
+      'Payment links, newest first, as a Relay connection: the caller’s organisation’s; operators read every organisation’s, or one with organizationId.',
     authScopes: { run: 'listPaymentLinks' },
     complexity: pageComplexity,
     args: { status: t.arg({ type: PaymentLinkStatusEnum }), organizationId: t.arg.id() },

@@ -29,7 +29,15 @@ describe('POST /api/v2/payment-links', () => {
     const created = await gateway.rest('POST', '/api/v2/payment-links', { key, body: { name: 'Boubou', products: PRODUCTS, method_of_payment: ['wave'] } });
     expect(created.status).toBe(200);
     contract.expectConforms('createPaymentLink', 200, created.body);
-    expect(created.body).toMatchObject({ name: 'Boubou', status: 'active', amount: 20_000, single_use: false, expires_at: null, paid_count: 0, paid_amount: 0 });
+    expect(created.body).toMatchObject({
+      name: 'Boubou',
+      status: 'active',
+      amount: 20_000,
+      single_use: false,
+      expires_at: null,
+      paid_count: 0,
+      paid_amount: 0,
+    });
     expect(created.body.url).toBe(`${gateway.checkoutUrl}/pay/${created.body.id}`);
     expect(created.body.qr_code_url).toBe(`${gateway.checkoutUrl}/pay/${created.body.id}/qr.svg`);
     const stored = await gateway.ctx.db.paymentLink.findUniqueOrThrow({ where: { id: created.body.id } });
@@ -41,7 +49,14 @@ describe('POST /api/v2/payment-links', () => {
     const expiresAt = new Date(Date.now() + 86_400_000).toISOString();
     const created = await gateway.rest('POST', '/api/v2/payment-links', {
       key,
-      body: { name: 'Acompte', amount: 5_000, single_use: true, expires_at: expiresAt, success_url: 'https://shop.example.sn/merci', error_url: 'https://shop.example.sn/oups' },
+      body: {
+        name: 'Acompte',
+        amount: 5_000,
+        single_use: true,
+        expires_at: expiresAt,
+        success_url: 'https://shop.example.sn/merci',
+        error_url: 'https://shop.example.sn/oups',
+      },
     });
     expect(created.status).toBe(200);
     contract.expectConforms('createPaymentLink', 200, created.body);

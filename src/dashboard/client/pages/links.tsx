@@ -9,7 +9,23 @@ import { encode } from 'uqr';
 import { gql, type Document } from '../api.js';
 import { formatMoney, METHOD_NAMES } from '../i18n.js';
 import { Link, navigate, useLocation } from '../router.js';
-import { Alert, ConfirmButton, CopyButton, Field, Loaded, Money, Notice, PageTitle, StatusBadge, Table, When, useAction, useApp, useLoad, useMay } from '../ui.js';
+import {
+  Alert,
+  ConfirmButton,
+  CopyButton,
+  Field,
+  Loaded,
+  Money,
+  Notice,
+  PageTitle,
+  StatusBadge,
+  Table,
+  When,
+  useAction,
+  useApp,
+  useLoad,
+  useMay,
+} from '../ui.js';
 import { LINK_MESSAGES, type LinkMessages, type LinkStatus } from './linksMessages.js';
 
 const METHODS = ['wave', 'orange_money'] as const;
@@ -45,10 +61,7 @@ const doc = <R, V>(text: string): Document<R, V> => ({ toString: () => text });
 const LinksDocument = doc<{ paymentLinks: { edges: { node: PaymentLink }[] } }, Record<string, never>>(
   `query DashboardPaymentLinks { paymentLinks(first: 100) { edges { node { ${LINK_FIELDS} } } } }`,
 );
-const LinkDocument = doc<
-  { paymentLink: PaymentLink & { transactions: { transactions: LinkPayment[]; pagination: { totalCount: number } } } },
-  { id: string }
->(
+const LinkDocument = doc<{ paymentLink: PaymentLink & { transactions: { transactions: LinkPayment[]; pagination: { totalCount: number } } } }, { id: string }>(
   `query DashboardPaymentLink($id: ID!) { paymentLink(id: $id) { ${LINK_FIELDS} transactions(limit: 100) { transactions { orderId status amount createdAt customer { firstName lastName phone } } pagination { totalCount } } } }`,
 );
 interface CreateInput {
@@ -202,12 +215,17 @@ export function NewPaymentLinkPage() {
         ) : (
           <div class="products">
             {products.map((row, index) => (
-              // biome-ignore lint/suspicious/noArrayIndexKey: rows have no identity but their place; removing one re-renders the rest
               <fieldset class="product" key={index}>
                 <legend>
                   {words.productName} {index + 1}
                 </legend>
-                <Field label={words.productName} value={row.name} onInput={(event) => setProduct(index, { name: event.currentTarget.value })} required maxLength={200} />
+                <Field
+                  label={words.productName}
+                  value={row.name}
+                  onInput={(event) => setProduct(index, { name: event.currentTarget.value })}
+                  required
+                  maxLength={200}
+                />
                 <Field
                   label={words.price}
                   type="number"
