@@ -16,7 +16,7 @@ export interface PaymentLinkPage {
 
 export async function getPaymentLinkPage(ctx: GatewayContext, viewer: Principal, linkId: string): Promise<PaymentLinkPage> {
   authorize(viewer, 'getPaymentLinkPage');
-  const link = await findVisiblePaymentLink(ctx.db, null, linkId, ctx.clock.now());
+  const link = await findVisiblePaymentLink(ctx.db, null, linkId, ctx.clock.now(), { stats: false });
   const organizationName = await readLinkOrganizationName(ctx.db, link.organizationId);
   if (organizationName === null) throw new DomainError('payment_link_not_found');
   return { link: viewOf(ctx.settings, link), organizationName };

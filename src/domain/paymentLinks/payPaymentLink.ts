@@ -38,7 +38,7 @@ export interface LinkTransaction {
 export async function payPaymentLink(ctx: GatewayContext, payer: Principal, linkId: string, input: PayPaymentLinkInput): Promise<LinkTransaction> {
   authorize(payer, 'payPaymentLink');
   const customer = validCustomer(input);
-  const known = isUuid(linkId) ? await readPaymentLink(ctx.db, linkId, null, ctx.clock.now()) : null;
+  const known = isUuid(linkId) ? await readPaymentLink(ctx.db, linkId, null, ctx.clock.now(), { stats: false }) : null;
   if (!known) throw new DomainError('payment_link_not_found');
   return inTransaction(ctx, async (tx) => {
     const link = await lockPaymentLink(tx, linkId, known.singleUse, ctx.clock.now());
