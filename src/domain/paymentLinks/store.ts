@@ -189,8 +189,11 @@ export async function listLinkTransactions(
   return { transactions: rows.map(transactionRecordOf), total: counted[0]?.total ?? 0 };
 }
 
-/** The organisation's name, as the link page shows it (null: no such organisation). */
-export async function readLinkOrganizationName(db: Pick<Db, '$queryRaw'>, organizationId: string): Promise<string | null> {
-  const rows = await db.$queryRaw<{ name: string }[]>`SELECT name FROM "Organization" WHERE id = ${organizationId}::uuid`;
-  return rows[0]?.name ?? null;
+/** A link with its organisation's name, as the customer's page shows them: one statement, no paid figures. */
+export async function readLinkForPage(db: Pick<Db, '$queryRaw'>, id: string, now: Date): Promise<(PaymentLinkRecord & { organizationName: string }) | null> {
+  const rows = await db.$queryRaw<(RawLinkRow & { organizationName: string })[]>`
+    SELECT ${linkColumns(now, false)}, o.name AS "organizationName"
+    FROM ${linkSource} JOIN "Organization" o ON o.id = l."organizationId"
+    WHERE l.id = ${id}::uuid`;
+  return rows[0] ? { ...recordOf(rows[0]), organizationName: rows[0].organizationName } : null;
 }
