@@ -172,9 +172,11 @@ export function registerPaymentLinkPages(app: FastifyInstance, { ctx, tokens, la
       if (error.code === 'payment_link_not_found' || error.code === 'payment_link_gone') return withLink(request, reply, () => undefined);
       if (error.code === 'payment_link_in_use') return html(reply, 409, messagePage(lang, t.inUseTitle, t.inUseDetail), lang);
       // The transaction rule refused (limits, switches, the organisation's state): nothing was made.
+      // The customer has no credential to fix: an organisation's 401 is a 403 here, any 5xx a 503.
       request.log.info({ code: error.code, linkId }, 'payment link refused a payment');
+      const status = error.status >= 500 ? 503 : error.status === 401 ? 403 : error.status;
       return withLink(request, reply, (view, lang) =>
-        html(reply, error.status >= 500 ? 503 : error.status, messagePage(lang, t.unavailableTitle, t.unavailableDetail(view.organizationName)), lang),
+        html(reply, status, messagePage(lang, t.unavailableTitle, t.unavailableDetail(view.organizationName)), lang),
       );
     }
   });

@@ -116,6 +116,16 @@ describe('POST /pay/{id}', () => {
     expect(textOf(refused.html)).toContain('Ce lien ne peut pas être payé pour le moment');
     expect(await gateway.ctx.db.transaction.count({ where: { paymentLinkId: link.id } })).toBe(1);
   });
+
+  it('refuses, with a page and nothing made, for an organisation the operator made inactive (as its own key would be)', async () => {
+    const merchant = await gateway.merchant({ name: 'Boutique fermée', verified: true });
+    const { link } = await newLink({}, merchant);
+    await gateway.ctx.db.organization.update({ where: { id: merchant.organization.id }, data: { status: 'inactive' } });
+    const refused = await fillLink(link.url, {});
+    expect(refused.status).toBe(403);
+    expect(textOf(refused.html)).toContain('Ce lien ne peut pas être payé pour le moment');
+    expect(await gateway.ctx.db.transaction.count({ where: { paymentLinkId: link.id } })).toBe(0);
+  });
 });
 
 describe('a link that takes no more payments answers 410', () => {
