@@ -207,6 +207,25 @@ export async function prepareMoneyRows(organizationId: string): Promise<{ payabl
   });
 }
 
+/** The payment link scenario's link is named so (replaced at each run's start; its transactions stay, unlinked). */
+const BENCH_LINK_NAME = 'Bench payment link';
+
+/**
+ * A reusable payment link of the seeded organisation for this run: the link page scenarios open it
+ * and fill it (each POST makes one pending transaction, as a customer's would).
+ */
+export async function preparePaymentLink(organizationId: string): Promise<string> {
+  return withClient(benchDatabaseUrl(), async (client) => {
+    await client.query(`DELETE FROM "PaymentLink" WHERE "organizationId" = $1 AND name = $2`, [organizationId, BENCH_LINK_NAME]);
+    const made = await client.query(
+      `INSERT INTO "PaymentLink" (id, "organizationId", name, amount, products, "methodOfPayment", "updatedAt")
+       VALUES (gen_random_uuid(), $1, $2, 5000, $3::jsonb, '{wave,orange_money}', now()) RETURNING id`,
+      [organizationId, BENCH_LINK_NAME, JSON.stringify([{ name: 'Thiéboudienne', price: 2500, quantity: 2, description: null }])],
+    );
+    return made.rows[0].id as string;
+  });
+}
+
 /** The webhook dispatch scenario's organisations are named so (deleted at its end, and at the next run's start). */
 export const WEBHOOK_ORGANIZATION_NAME = 'Bench webhooks ';
 

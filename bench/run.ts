@@ -17,7 +17,17 @@ import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createFormTokens } from '../src/checkout/csrf.js';
-import { ensureDatabase, intactSeed, issueApiKey, prepareMoneyRows, preparePayoutOrganizations, sampleTransactionIds, seed, type Seed } from './database.js';
+import {
+  ensureDatabase,
+  intactSeed,
+  issueApiKey,
+  prepareMoneyRows,
+  preparePaymentLink,
+  preparePayoutOrganizations,
+  sampleTransactionIds,
+  seed,
+  type Seed,
+} from './database.js';
 import { combine, measure, measurePaired, type LoadTarget } from './load.js';
 import { rssMB, runNode } from './processes.js';
 import { summariseProfile } from './profile.js';
@@ -174,6 +184,7 @@ async function prepare(): Promise<{ seeded: Awaited<ReturnType<typeof prepareSee
     ...money,
     payoutKeys: await preparePayoutOrganizations(),
     formTokens: createFormTokens(BENCH_ADMIN_TOKEN),
+    paymentLinkId: await preparePaymentLink(seeded.organizationId),
   };
   return { seeded, data };
 }

@@ -35,6 +35,8 @@ export interface BenchData {
   payoutKeys: string[];
   /** Signs the checkout forms the payment scenario posts, as the checkout page does. */
   formTokens: FormTokens;
+  /** A reusable payment link of the seeded organisation (the link page scenarios). */
+  paymentLinkId: string;
 }
 
 /** The servers a measurement can be taken on (started on first use, stopped at the end). */

@@ -45,7 +45,7 @@ interface LinkFormState {
 }
 
 /** The link's page: the merchant, what is sold, the conditions, then the form. */
-export function renderLinkPage({ link, organizationName }: PaymentLinkPage, lang: Lang, form: LinkFormState): string {
+function renderLinkPage({ link, organizationName }: PaymentLinkPage, lang: Lang, form: LinkFormState): string {
   const t = LINK_MESSAGES[lang];
   const c = MESSAGES[lang];
   const rows = link.products
@@ -85,7 +85,7 @@ ${field('phone', escapeHtml(t.phone), form.phone, 'inputmode="tel" autocomplete=
 }
 
 /** The link's address as an SVG QR code: one path of dark runs, a 4-module quiet zone, black on white. */
-export function qrCodeSvg(text: string): string {
+function qrCodeSvg(text: string): string {
   const { data, size } = encode(text, { ecc: 'M', border: 4 });
   let path = '';
   data.forEach((row, y) => {
@@ -113,7 +113,8 @@ export function registerPaymentLinkPages(app: FastifyInstance, { ctx, tokens, la
     try {
       view = await getPaymentLinkPage(ctx, { kind: 'customer' }, request.params.linkId);
     } catch (error) {
-      if (error instanceof DomainError && error.code === 'payment_link_not_found') return html(reply, 404, messagePage(lang, MESSAGES[lang].linkInvalidTitle), lang);
+      if (error instanceof DomainError && error.code === 'payment_link_not_found')
+        return html(reply, 404, messagePage(lang, MESSAGES[lang].linkInvalidTitle), lang);
       throw error;
     }
     if (view.link.status !== 'active') return goneLink(reply, view, lang);
@@ -140,7 +141,8 @@ export function registerPaymentLinkPages(app: FastifyInstance, { ctx, tokens, la
       // The image never changes for a link: cacheable, unlike the pages.
       return reply.code(200).header('cache-control', 'public, max-age=86400').type('image/svg+xml; charset=utf-8').send(qrCodeSvg(link.url));
     } catch (error) {
-      if (error instanceof DomainError && error.code === 'payment_link_not_found') return html(reply, 404, messagePage(lang, MESSAGES[lang].linkInvalidTitle), lang);
+      if (error instanceof DomainError && error.code === 'payment_link_not_found')
+        return html(reply, 404, messagePage(lang, MESSAGES[lang].linkInvalidTitle), lang);
       throw error;
     }
   });
@@ -153,8 +155,10 @@ export function registerPaymentLinkPages(app: FastifyInstance, { ctx, tokens, la
     const back = { href: linkPathOf(encodeURIComponent(linkId)), label: c.backToPayment };
     if (!isSameOriginPost(request)) return html(reply, 403, messagePage(lang, c.crossSiteTitle, c.crossSiteDetail, back), lang);
     const form = request.body instanceof URLSearchParams ? request.body : new URLSearchParams();
-    if (LINK_FORM_FIELDS.some((field) => form.getAll(field).length > 1)) return html(reply, 400, messagePage(lang, c.badRequestTitle, c.badRequestDetail, back), lang);
-    if (!tokens.verify(form.get('csrf_token'), tokenSubject(linkId), ctx.clock.now())) return html(reply, 403, messagePage(lang, c.formExpiredTitle, c.formExpiredDetail, back), lang);
+    if (LINK_FORM_FIELDS.some((field) => form.getAll(field).length > 1))
+      return html(reply, 400, messagePage(lang, c.badRequestTitle, c.badRequestDetail, back), lang);
+    if (!tokens.verify(form.get('csrf_token'), tokenSubject(linkId), ctx.clock.now()))
+      return html(reply, 403, messagePage(lang, c.formExpiredTitle, c.formExpiredDetail, back), lang);
     const entered = { firstName: form.get('first_name') ?? '', lastName: form.get('last_name') ?? '', phone: form.get('phone') ?? '' };
     try {
       const made = await payPaymentLink(ctx, { kind: 'customer' }, linkId, entered);
@@ -168,9 +172,11 @@ export function registerPaymentLinkPages(app: FastifyInstance, { ctx, tokens, la
       if (error.code === 'payment_link_not_found' || error.code === 'payment_link_gone') return withLink(request, reply, () => undefined);
       if (error.code === 'payment_link_in_use') return html(reply, 409, messagePage(lang, t.inUseTitle, t.inUseDetail), lang);
       // The transaction rule refused (limits, switches, the organisation's state): nothing was made.
+      // The customer has no credential to fix: an organisation's 401 is a 403 here, any 5xx a 503.
       request.log.info({ code: error.code, linkId }, 'payment link refused a payment');
+      const status = error.status >= 500 ? 503 : error.status === 401 ? 403 : error.status;
       return withLink(request, reply, (view, lang) =>
-        html(reply, error.status >= 500 ? 503 : error.status, messagePage(lang, t.unavailableTitle, t.unavailableDetail(view.organizationName)), lang),
+        html(reply, status, messagePage(lang, t.unavailableTitle, t.unavailableDetail(view.organizationName)), lang),
       );
     }
   });

@@ -1,6 +1,8 @@
 /** Every operation of the gateway: the only entry points adapters call. */
 import { listTransactionsOfOrganizations } from './transactions/listTransactions.js';
 import { listPayoutsOfOrganizations } from './payouts/listPayouts.js';
+import { listPaymentLinksWindow } from './paymentLinks/listPaymentLinks.js';
+import { listPaymentLinkTransactions } from './paymentLinks/listPaymentLinkTransactions.js';
 export { createTransaction } from './transactions/createTransaction.js';
 export { getTransaction } from './transactions/getTransaction.js';
 export { listTransactions } from './transactions/listTransactions.js';
@@ -70,9 +72,8 @@ export { timeToPayStats } from './analytics/timeToPayStats.js';
 export { topOrganizations } from './analytics/topOrganizations.js';
 export { createPaymentLink } from './paymentLinks/createPaymentLink.js';
 export { getPaymentLink } from './paymentLinks/getPaymentLink.js';
-export { listPaymentLinks, listPaymentLinksWindow } from './paymentLinks/listPaymentLinks.js';
+export { listPaymentLinks } from './paymentLinks/listPaymentLinks.js';
 export { deactivatePaymentLink } from './paymentLinks/deactivatePaymentLink.js';
-export { listPaymentLinkTransactions } from './paymentLinks/listPaymentLinkTransactions.js';
 export { getPaymentLinkPage } from './paymentLinks/getPaymentLinkPage.js';
 export { payPaymentLink } from './paymentLinks/payPaymentLink.js';
 export { reconcileProvider } from './reconciliation/reconcileProvider.js';
@@ -85,4 +86,14 @@ export { reconcileProvider } from './reconciliation/reconcileProvider.js';
 export const BATCHED_READS = {
   listTransactions: listTransactionsOfOrganizations,
   listPayouts: listPayoutsOfOrganizations,
+} as const;
+
+/**
+ * Reads of payment links in another form, authorised as the operation they serve (so no row of
+ * their own): the list by offset (GraphQL's connection; listPaymentLinks) and a link's
+ * transactions (PaymentLink.transactions; getPaymentLink).
+ */
+export const PAYMENT_LINK_READS = {
+  listPaymentLinks: listPaymentLinksWindow,
+  getPaymentLink: listPaymentLinkTransactions,
 } as const;

@@ -65,12 +65,24 @@ describe('POST /pay/{id}', () => {
     const orderId = orderIdOf(made.location);
     expect(made.location).toBe(`${gateway.checkoutUrl}/checkout/${orderId}`);
     const row = await gateway.ctx.db.transaction.findUniqueOrThrow({ where: { id: orderId } });
-    expect(row).toMatchObject({ organizationId: organization.id, paymentLinkId: link.id, status: 'pending', amount: 2_000n, customerFirstName: 'Fatou', customerLastName: 'Ndiaye', successUrl: 'https://shop.example.sn/merci' });
+    expect(row).toMatchObject({
+      organizationId: organization.id,
+      paymentLinkId: link.id,
+      status: 'pending',
+      amount: 2_000n,
+      customerFirstName: 'Fatou',
+      customerLastName: 'Ndiaye',
+      successUrl: 'https://shop.example.sn/merci',
+    });
 
     const paid = await payAtCheckout(orderId);
     expect(paid.status).toBe(303);
     expect(paid.location).toBe('https://shop.example.sn/merci');
-    const [delivery] = await eventually(() => (delivering.receiver.on('/links').length ? delivering.receiver.on('/links') : null), 5_000, 'the payment_status delivery');
+    const [delivery] = await eventually(
+      () => (delivering.receiver.on('/links').length ? delivering.receiver.on('/links') : null),
+      5_000,
+      'the payment_status delivery',
+    );
     expect(delivery!.headers['x-event-type']).toBe('payment_status');
     const body = JSON.parse(delivery!.raw.toString('utf8'));
     expect(body).toMatchObject({ order_id: orderId, transaction_status: 'paid', amount: 2_000 });
@@ -103,6 +115,16 @@ describe('POST /pay/{id}', () => {
     expect(refused.status).toBe(403);
     expect(textOf(refused.html)).toContain('Ce lien ne peut pas être payé pour le moment');
     expect(await gateway.ctx.db.transaction.count({ where: { paymentLinkId: link.id } })).toBe(1);
+  });
+
+  it('refuses, with a page and nothing made, for an organisation the operator made inactive (as its own key would be)', async () => {
+    const merchant = await gateway.merchant({ name: 'Boutique fermée', verified: true });
+    const { link } = await newLink({}, merchant);
+    await gateway.ctx.db.organization.update({ where: { id: merchant.organization.id }, data: { status: 'inactive' } });
+    const refused = await fillLink(link.url, {});
+    expect(refused.status).toBe(403);
+    expect(textOf(refused.html)).toContain('Ce lien ne peut pas être payé pour le moment');
+    expect(await gateway.ctx.db.transaction.count({ where: { paymentLinkId: link.id } })).toBe(0);
   });
 });
 
@@ -158,7 +180,9 @@ describe('single use under concurrency (PostgreSQL decides)', () => {
     const page = await openPage(link.url);
     const token = formTokenOf(page.html);
     const answers = await Promise.all(
-      Array.from({ length: 8 }, (_, index) => postForm(link.url, { csrf_token: token, first_name: `Client ${index}`, phone: `+22177000${String(index).padStart(4, '0')}` })),
+      Array.from({ length: 8 }, (_, index) =>
+        postForm(link.url, { csrf_token: token, first_name: `Client ${index}`, phone: `+22177000${String(index).padStart(4, '0')}` }),
+      ),
     );
     const statuses = answers.map((answer) => answer.status).sort();
     expect(statuses).toEqual([303, 409, 409, 409, 409, 409, 409, 409]);

@@ -13,6 +13,8 @@ import { DeliveriesPage, IntegrationPage } from './pages/integration.js';
 import { HomePage, SearchBox, SearchPage } from './pages/home.js';
 import { BalancesPage, NewPayoutPage, PayoutPage, PayoutsPage, TransactionPage, TransactionsPage } from './pages/money.js';
 import { AuditPage, SettingsPage, TeamPage } from './pages/team.js';
+import { NewPaymentLinkPage, PaymentLinkPage, PaymentLinksPage } from './pages/links.js';
+import { LINK_MESSAGES } from './pages/linksMessages.js';
 import { Link, match, navigate, useLocation } from './router.js';
 import { WORDS } from './words.js';
 import { AppContext, PageTitle, errorText, useApp, useMay, type AppState } from './ui.js';
@@ -117,6 +119,10 @@ function SignedIn({ path }: { path: string }) {
   const payout = match('/payouts/:orderId', path);
   if (payout) return <PayoutPage orderId={payout.orderId!} />;
   if (path === '/balances') return <BalancesPage />;
+  if (path === '/links') return <PaymentLinksPage />;
+  if (path === '/links/new' && may('createPaymentLink')) return <NewPaymentLinkPage />;
+  const paymentLink = match('/links/:id', path);
+  if (paymentLink) return <PaymentLinkPage id={paymentLink.id!} />;
   if (path === '/integration') return <IntegrationPage />;
   if (path === '/deliveries') return <DeliveriesPage />;
   if (path === '/team' && may('listMembers')) return <TeamPage />;
@@ -149,6 +155,7 @@ function Header() {
     ['/', WORDS[lang].home, true],
     ['/transactions', t.transactions, true],
     ['/payouts', t.payouts, true],
+    ['/links', LINK_MESSAGES[lang].nav, true],
     ['/balances', t.balances, true],
     ['/integration', t.integration, true],
     ['/team', t.team, may('listMembers')],

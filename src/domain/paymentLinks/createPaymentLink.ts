@@ -23,7 +23,7 @@ export interface CreatePaymentLinkInput {
   products?: ProductInput[] | null;
   /** ...or a fixed amount (XOF), never both. */
   amount?: number | null;
-  /** Absent or empty: every method the organisation may use. */
+  /** Absent: every method the organisation may use (an empty list is refused, as for a transaction). */
   methodOfPayment?: string[] | null;
   singleUse?: boolean | null;
   expiresAt?: Date | null;
@@ -32,13 +32,17 @@ export interface CreatePaymentLinkInput {
   feesCustomerSide?: boolean | null;
 }
 
-export async function createPaymentLink(ctx: GatewayContext, access: MerchantAccess<'createPaymentLink'>, input: CreatePaymentLinkInput): Promise<PaymentLinkView> {
+export async function createPaymentLink(
+  ctx: GatewayContext,
+  access: MerchantAccess<'createPaymentLink'>,
+  input: CreatePaymentLinkInput,
+): Promise<PaymentLinkView> {
   const { organization } = access;
   const now = ctx.clock.now();
   const name = (optionalBoundedText('name', input.name, MAX_NAME_LENGTH) ?? '').trim();
   if (!name) throw new DomainError('payment_link_invalid', 'name is required');
   const products = linkProducts(name, input);
-  const methods = input.methodOfPayment?.length ? [...new Set(input.methodOfPayment.map(parsePaymentMethod))] : organization.allowedMethods;
+  const methods = input.methodOfPayment ? [...new Set(input.methodOfPayment.map(parsePaymentMethod))] : organization.allowedMethods;
   if (input.expiresAt && input.expiresAt.getTime() <= now.getTime()) throw new DomainError('payment_link_invalid', 'expires_at must be in the future');
   const link: NewPaymentLink = {
     id: randomUUID(),
@@ -66,7 +70,8 @@ function linkProducts(name: string, input: CreatePaymentLinkInput): LinkProduct[
   if (hasProducts === hasAmount) throw new DomainError('payment_link_invalid', 'give either products or amount');
   if (hasAmount) {
     const amount = input.amount!;
-    if (!Number.isSafeInteger(amount) || amount <= 0 || amount > MAXIMUM_AMOUNT) throw new DomainError('payment_link_invalid', 'amount must be a positive integer number of XOF');
+    if (!Number.isSafeInteger(amount) || amount <= 0 || amount > MAXIMUM_AMOUNT)
+      throw new DomainError('payment_link_invalid', 'amount must be a positive integer number of XOF');
     return [{ name, price: amount, quantity: 1, description: null }];
   }
   const products = input.products!;

@@ -6,8 +6,9 @@
 import { authorize, type Principal } from '../access/policy.js';
 import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
-import { findVisiblePaymentLink, viewOf, type PaymentLinkView } from './paymentLinks.js';
-import { readLinkOrganizationName } from './store.js';
+import { isUuid } from '../ids.js';
+import { viewOf, type PaymentLinkView } from './paymentLinks.js';
+import { readLinkForPage } from './store.js';
 
 export interface PaymentLinkPage {
   link: PaymentLinkView;
@@ -16,8 +17,8 @@ export interface PaymentLinkPage {
 
 export async function getPaymentLinkPage(ctx: GatewayContext, viewer: Principal, linkId: string): Promise<PaymentLinkPage> {
   authorize(viewer, 'getPaymentLinkPage');
-  const link = await findVisiblePaymentLink(ctx.db, null, linkId, ctx.clock.now());
-  const organizationName = await readLinkOrganizationName(ctx.db, link.organizationId);
-  if (organizationName === null) throw new DomainError('payment_link_not_found');
+  const found = isUuid(linkId) ? await readLinkForPage(ctx.db, linkId, ctx.clock.now()) : null;
+  if (!found) throw new DomainError('payment_link_not_found');
+  const { organizationName, ...link } = found;
   return { link: viewOf(ctx.settings, link), organizationName };
 }

@@ -12,7 +12,7 @@ export async function listPaymentLinkTransactions(
   linkId: string,
   input: PageRequest,
 ): Promise<Page<TransactionRecord>> {
-  const link = await findVisiblePaymentLink(ctx.db, access.organizationId, linkId, ctx.clock.now());
+  const link = await findVisiblePaymentLink(ctx.db, access.organizationId, linkId, ctx.clock.now(), { stats: false });
   const { page, limit, skip } = resolvePage(input);
   const { transactions, total } = await listLinkTransactions(ctx.db, link.id, { limit, skip });
   return toPage(transactions, total, page, limit);

@@ -13,13 +13,23 @@ export interface ListPaymentLinksInput extends PageRequest {
 }
 
 export function parsePaymentLinkStatus(value: string): PaymentLinkStatus {
-  if (!(PAYMENT_LINK_STATUSES as readonly string[]).includes(value)) throw new DomainError('invalid_query', `status must be one of ${PAYMENT_LINK_STATUSES.join(', ')}`);
+  if (!(PAYMENT_LINK_STATUSES as readonly string[]).includes(value))
+    throw new DomainError('invalid_query', `status must be one of ${PAYMENT_LINK_STATUSES.join(', ')}`);
   return value as PaymentLinkStatus;
 }
 
-export async function listPaymentLinks(ctx: GatewayContext, access: ReadAccess<'listPaymentLinks'>, input: ListPaymentLinksInput): Promise<Page<PaymentLinkView>> {
+export async function listPaymentLinks(
+  ctx: GatewayContext,
+  access: ReadAccess<'listPaymentLinks'>,
+  input: ListPaymentLinksInput,
+): Promise<Page<PaymentLinkView>> {
   const { page, limit, skip } = resolvePage(input);
-  const { links, total } = await listPaymentLinksPage(ctx.db, { organizationId: access.organizationId, status: input.status }, { limit, skip }, ctx.clock.now());
+  const { links, total } = await listPaymentLinksPage(
+    ctx.db,
+    { organizationId: access.organizationId, status: input.status },
+    { limit, skip },
+    ctx.clock.now(),
+  );
   return toPage(
     links.map((link) => viewOf(ctx.settings, link)),
     total,
@@ -39,6 +49,11 @@ export async function listPaymentLinksWindow(
 ): Promise<{ items: PaymentLinkView[]; totalCount: number }> {
   if (!Number.isSafeInteger(input.offset) || input.offset < 0) throw new DomainError('invalid_query', 'the cursor is not one of this list');
   const limit = Math.min(Math.max(input.limit, 1), MAX_PAGE_SIZE + 1);
-  const { links, total } = await listPaymentLinksPage(ctx.db, { organizationId: access.organizationId, status: input.status }, { limit, skip: input.offset }, ctx.clock.now());
+  const { links, total } = await listPaymentLinksPage(
+    ctx.db,
+    { organizationId: access.organizationId, status: input.status },
+    { limit, skip: input.offset },
+    ctx.clock.now(),
+  );
   return { items: links.map((link) => viewOf(ctx.settings, link)), totalCount: total };
 }

@@ -38,7 +38,7 @@ export interface LinkTransaction {
 export async function payPaymentLink(ctx: GatewayContext, payer: Principal, linkId: string, input: PayPaymentLinkInput): Promise<LinkTransaction> {
   authorize(payer, 'payPaymentLink');
   const customer = validCustomer(input);
-  const known = isUuid(linkId) ? await readPaymentLink(ctx.db, linkId, null, ctx.clock.now()) : null;
+  const known = isUuid(linkId) ? await readPaymentLink(ctx.db, linkId, null, ctx.clock.now(), { stats: false }) : null;
   if (!known) throw new DomainError('payment_link_not_found');
   return inTransaction(ctx, async (tx) => {
     const link = await lockPaymentLink(tx, linkId, known.singleUse, ctx.clock.now());
@@ -52,7 +52,8 @@ export async function payPaymentLink(ctx: GatewayContext, payer: Principal, link
       const held = await readClaim(tx, link.claimTransactionId);
       if (held?.status === 'pending') {
         // The customer who holds it, back on the page (a reload, the back button): their own transaction.
-        if (held.customerPhone === customer.phone) return { orderId: link.claimTransactionId, checkoutUrl: checkoutUrlOf(ctx.settings, link.claimTransactionId) };
+        if (held.customerPhone === customer.phone)
+          return { orderId: link.claimTransactionId, checkoutUrl: checkoutUrlOf(ctx.settings, link.claimTransactionId) };
         throw new DomainError('payment_link_in_use');
       }
     }

@@ -13,9 +13,9 @@ import { readPaymentLink, type PaymentLinkRecord } from './store.js';
 export type { PaymentLinkRecord, PaymentLinkStatus } from './store.js';
 
 /** A link's page, on the checkout origin: what the merchant shares. */
-export const paymentLinkUrlOf = (settings: GatewaySettings, linkId: string): string => `${settings.checkoutPublicUrl.replace(/\/+$/, '')}/pay/${linkId}`;
+const paymentLinkUrlOf = (settings: GatewaySettings, linkId: string): string => `${settings.checkoutPublicUrl.replace(/\/+$/, '')}/pay/${linkId}`;
 /** Its QR code (an SVG the gateway draws), beside the page. */
-export const paymentLinkQrUrlOf = (settings: GatewaySettings, linkId: string): string => `${paymentLinkUrlOf(settings, linkId)}/qr.svg`;
+const paymentLinkQrUrlOf = (settings: GatewaySettings, linkId: string): string => `${paymentLinkUrlOf(settings, linkId)}/qr.svg`;
 
 /** A link as the adapters show it: the record and its two addresses. */
 export interface PaymentLinkView extends PaymentLinkRecord {
@@ -33,8 +33,14 @@ export const viewOf = (settings: GatewaySettings, link: PaymentLinkRecord): Paym
  * A link the caller may see: of `organizationId`, or of any organisation when null. Another
  * organisation's link answers exactly like a missing one; a malformed id is one that does not exist.
  */
-export async function findVisiblePaymentLink(db: Pick<Db, '$queryRaw'>, organizationId: string | null, id: string, now: Date): Promise<PaymentLinkRecord> {
-  const link = isUuid(id) ? await readPaymentLink(db, id, organizationId, now) : null;
+export async function findVisiblePaymentLink(
+  db: Pick<Db, '$queryRaw'>,
+  organizationId: string | null,
+  id: string,
+  now: Date,
+  options: { stats?: boolean } = {},
+): Promise<PaymentLinkRecord> {
+  const link = isUuid(id) ? await readPaymentLink(db, id, organizationId, now, options) : null;
   if (!link) throw new DomainError('payment_link_not_found');
   return link;
 }

@@ -60,15 +60,21 @@ type RawLinkRow = Omit<PaymentLinkRecord, 'amount' | 'paidAmount'> & { amount: s
 
 const recordOf = (row: RawLinkRow): PaymentLinkRecord => ({ ...row, amount: BigInt(row.amount), paidAmount: BigInt(row.paidAmount) });
 
-/** A link's columns with its status at `now` and its paid figures; `l` the link, `c` its claiming transaction. */
-const linkColumns = (now: Date) => Prisma.sql`
+/**
+ * A link's columns with its status at `now` and, when asked, its paid figures (counted over its
+ * transactions: the merchant's reads; the customer's page and form need none, and a popular link
+ * would pay for them on every customer); `l` the link, `c` its claiming transaction.
+ */
+const linkColumns = (now: Date, stats = true) => Prisma.sql`
   l.id, l."organizationId", l.name, l.amount::text AS amount, l.products, l."methodOfPayment"::text[] AS "methodOfPayment",
   l."singleUse", l."expiresAt", l."successUrl", l."errorUrl", l."feesCustomerSide", l."deactivatedAt",
   l."claimTransactionId", l."createdAt", l."updatedAt",
   CASE WHEN l."deactivatedAt" IS NOT NULL THEN 'deactivated'
        WHEN l."singleUse" AND c.status IN ('paid', 'paid_and_blocked', 'refunded') THEN 'used'
        WHEN l."expiresAt" IS NOT NULL AND l."expiresAt" <= ${now}::timestamptz THEN 'expired'
-       ELSE 'active' END AS status,
+       ELSE 'active' END AS status, ${stats ? paidFigures : Prisma.sql`0 AS "paidCount", '0' AS "paidAmount"`}`;
+
+const paidFigures = Prisma.sql`
   (SELECT count(*)::int FROM "Transaction" t WHERE t."paymentLinkId" = l.id AND t.status IN ('paid', 'paid_and_blocked')) AS "paidCount",
   (SELECT COALESCE(sum(t.amount), 0)::text FROM "Transaction" t WHERE t."paymentLinkId" = l.id AND t.status IN ('paid', 'paid_and_blocked')) AS "paidAmount"`;
 
@@ -84,10 +90,19 @@ export async function insertPaymentLink(db: Pick<Db, '$queryRaw'>, link: NewPaym
   return (await readPaymentLink(db, link.id, link.organizationId, now))!;
 }
 
-/** One link, of `organizationId` (null: any organisation: operators, the customer's page). */
-export async function readPaymentLink(db: Pick<Db, '$queryRaw'>, id: string, organizationId: string | null, now: Date): Promise<PaymentLinkRecord | null> {
+/**
+ * One link, of `organizationId` (null: any organisation: operators, the customer's page).
+ * `stats: false`: paidCount and paidAmount are left at 0 (the customer's side reads no figures).
+ */
+export async function readPaymentLink(
+  db: Pick<Db, '$queryRaw'>,
+  id: string,
+  organizationId: string | null,
+  now: Date,
+  { stats = true }: { stats?: boolean } = {},
+): Promise<PaymentLinkRecord | null> {
   const rows = await db.$queryRaw<RawLinkRow[]>`
-    SELECT ${linkColumns(now)} FROM ${linkSource}
+    SELECT ${linkColumns(now, stats)} FROM ${linkSource}
     WHERE l.id = ${id}::uuid AND (${organizationId}::uuid IS NULL OR l."organizationId" = ${organizationId}::uuid)`;
   return rows[0] ? recordOf(rows[0]) : null;
 }
@@ -137,7 +152,7 @@ export async function lockPaymentLink(tx: DbTransaction, id: string, exclusive: 
     : await tx.$queryRaw<{ id: string }[]>`SELECT id FROM "PaymentLink" WHERE id = ${id}::uuid FOR SHARE`;
   if (locked.length === 0) return null;
   // A statement after the lock: under READ COMMITTED it sees what the previous holder committed.
-  return readPaymentLink(tx, id, null, now);
+  return readPaymentLink(tx, id, null, now, { stats: false });
 }
 
 /** The state of the transaction that holds a single-use link, read under the link's lock. */
@@ -174,8 +189,11 @@ export async function listLinkTransactions(
   return { transactions: rows.map(transactionRecordOf), total: counted[0]?.total ?? 0 };
 }
 
-/** The organisation's name, as the link page shows it (null: no such organisation). */
-export async function readLinkOrganizationName(db: Pick<Db, '$queryRaw'>, organizationId: string): Promise<string | null> {
-  const rows = await db.$queryRaw<{ name: string }[]>`SELECT name FROM "Organization" WHERE id = ${organizationId}::uuid`;
-  return rows[0]?.name ?? null;
+/** A link with its organisation's name, as the customer's page shows them: one statement, no paid figures. */
+export async function readLinkForPage(db: Pick<Db, '$queryRaw'>, id: string, now: Date): Promise<(PaymentLinkRecord & { organizationName: string }) | null> {
+  const rows = await db.$queryRaw<(RawLinkRow & { organizationName: string })[]>`
+    SELECT ${linkColumns(now, false)}, o.name AS "organizationName"
+    FROM ${linkSource} JOIN "Organization" o ON o.id = l."organizationId"
+    WHERE l.id = ${id}::uuid`;
+  return rows[0] ? { ...recordOf(rows[0]), organizationName: rows[0].organizationName } : null;
 }

@@ -6,7 +6,7 @@
 import { resolveOffsetConnection } from '@pothos/plugin-relay';
 import { authorizeMerchant, authorizeRead } from '../../domain/access/auth.js';
 import { toWireAmount } from '../../domain/money.js';
-import { createPaymentLink, deactivatePaymentLink, getPaymentLink, listPaymentLinkTransactions, listPaymentLinksWindow } from '../../domain/operations.js';
+import { createPaymentLink, deactivatePaymentLink, getPaymentLink, PAYMENT_LINK_READS } from '../../domain/operations.js';
 import { PAYMENT_LINK_STATUSES } from '../../domain/paymentLinks/listPaymentLinks.js';
 import type { PaymentLinkView } from '../../domain/paymentLinks/paymentLinks.js';
 import type { LinkProduct } from '../../domain/paymentLinks/store.js';
@@ -40,7 +40,11 @@ const PaymentLinkRef = builder.objectRef<PaymentLinkView>('PaymentLink').impleme
     url: t.exposeString('url', { description: 'The page to share (checkout origin).' }),
     qrCodeUrl: t.exposeString('qrCodeUrl', { description: 'An SVG QR code of url, drawn by the gateway.' }),
     status: t.field({ type: PaymentLinkStatusEnum, resolve: (link) => link.status }),
-    amount: t.field({ type: 'SafeInt', description: 'XOF, what each payment is for (before customer-side fees).', resolve: (link) => toWireAmount(link.amount) }),
+    amount: t.field({
+      type: 'SafeInt',
+      description: 'XOF, what each payment is for (before customer-side fees).',
+      resolve: (link) => toWireAmount(link.amount),
+    }),
     products: t.field({ type: [PaymentLinkProductRef], resolve: (link) => link.products }),
     methodOfPayment: t.field({ type: [PaymentMethodEnum], resolve: (link) => link.methodOfPayment }),
     singleUse: t.exposeBoolean('singleUse'),
@@ -59,7 +63,7 @@ const PaymentLinkRef = builder.objectRef<PaymentLinkView>('PaymentLink').impleme
       complexity: pageComplexity,
       args: { page: t.arg.int(), limit: t.arg.int() },
       resolve: async (link, { page, limit }, ctx) => {
-        const list = await listPaymentLinkTransactions(ctx.gateway, authorizeRead(ctx.caller, 'getPaymentLink', link.organizationId), link.id, {
+        const list = await PAYMENT_LINK_READS.getPaymentLink(ctx.gateway, authorizeRead(ctx.caller, 'getPaymentLink', link.organizationId), link.id, {
           page: orUndefined(page),
           limit: orUndefined(limit),
         });
@@ -106,14 +110,15 @@ builder.queryField('paymentLink', (t) =>
 builder.queryField('paymentLinks', (t) =>
   t.connection({
     type: PaymentLinkRef,
-    description: 'Payment links, newest first, as a Relay connection: the caller’s organisation’s; operators read every organisation’s, or one with organizationId.',
+    description:
+      'Payment links, newest first, as a Relay connection: the caller’s organisation’s; operators read every organisation’s, or one with organizationId.',
     authScopes: { run: 'listPaymentLinks' },
     complexity: pageComplexity,
     args: { status: t.arg({ type: PaymentLinkStatusEnum }), organizationId: t.arg.id() },
     resolve: (_root, args, ctx) => {
       const access = authorizeRead(ctx.caller, 'listPaymentLinks', organizationIdOf(args.organizationId));
       return resolveOffsetConnection({ args, defaultSize: DEFAULT_PAGE_SIZE, maxSize: MAX_PAGE_SIZE }, async ({ offset, limit }) => {
-        const { items } = await listPaymentLinksWindow(ctx.gateway, access, { status: orUndefined(args.status), offset, limit });
+        const { items } = await PAYMENT_LINK_READS.listPaymentLinks(ctx.gateway, access, { status: orUndefined(args.status), offset, limit });
         return items;
       });
     },

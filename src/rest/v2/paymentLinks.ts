@@ -60,7 +60,7 @@ function parseCreatePaymentLinkBody(raw: unknown): CreatePaymentLinkInput {
 }
 
 /** The PaymentLink shape of the extension: exactly these fields. */
-export function paymentLinkShape(link: PaymentLinkView) {
+function paymentLinkShape(link: PaymentLinkView) {
   return {
     id: link.id,
     name: link.name,

@@ -60,7 +60,7 @@ describe('the access table', () => {
         .filter(([, rule]) => rule.customer)
         .map(([operation]) => operation)
         .sort(),
-    ).toEqual(['getCheckout', 'payTransaction']);
+    ).toEqual(['getCheckout', 'getPaymentLinkPage', 'payPaymentLink', 'payTransaction']);
     expect(mayRun({ kind: 'customer' }, 'payTransaction')).toBe(true);
     expect(mayRun({ kind: 'customer' }, 'releaseEscrow')).toBe(false);
   });
@@ -114,7 +114,10 @@ describe('the access table for merchant dashboard users (issue 20’s roles)', (
     expect(operationsWrites).toEqual(expect.arrayContaining(['cancelTransaction', 'createPayout', 'redeliverWebhook', 'refundTransaction']));
     expect(
       operationsWrites.filter(
-        (operation) => !['cancelTransaction', 'createPayout', 'refundTransaction'].includes(operation) && !operation.startsWith('redeliver'),
+        // Selling: making and deactivating payment links (issue 30).
+        (operation) =>
+          !['cancelTransaction', 'createPayout', 'refundTransaction', 'createPaymentLink', 'deactivatePaymentLink'].includes(operation) &&
+          !operation.startsWith('redeliver'),
       ),
     ).toEqual([]);
     const developerWrites = writesOf('developer').filter((operation) => !USER_SELF_SERVICE.includes(operation));

@@ -70,6 +70,11 @@ const GRAPHQL: Partial<Record<Operation, (f: Fixture) => { query: string; variab
     variables: { id: randomUUID() },
   }),
 
+  createPaymentLink: () => ({ query: 'mutation { createPaymentLink(input: { name: "", amount: 1 }) { id } }' }),
+  deactivatePaymentLink: () => ({ query: 'mutation($id: ID!) { deactivatePaymentLink(id: $id) { id } }', variables: { id: randomUUID() } }),
+  getPaymentLink: () => ({ query: 'query($id: ID!) { paymentLink(id: $id) { id } }', variables: { id: randomUUID() } }),
+  listPaymentLinks: () => ({ query: '{ paymentLinks(first: 1) { edges { cursor } } }' }),
+
   listAccounts: () => ({ query: '{ accounts { id } }' }),
   getAccountStats: () => ({ query: '{ accountStats { __typename } }' }),
   getAccount: (f) => ({ query: 'query($id: ID!) { account(id: $id) { id } }', variables: { id: f.accountId } }),
@@ -161,6 +166,10 @@ const REST: Partial<Record<Operation, (f: Fixture) => { method: string; path: st
   createPayout: () => ({ method: 'POST', path: '/api/v2/payouts', body: {} }),
   getPayout: () => ({ method: 'GET', path: `/api/v2/payouts/${randomUUID()}` }),
   listPayouts: () => ({ method: 'GET', path: '/api/v2/payouts?limit=1' }),
+  createPaymentLink: () => ({ method: 'POST', path: '/api/v2/payment-links', body: { name: '' } }),
+  deactivatePaymentLink: () => ({ method: 'DELETE', path: `/api/v2/payment-links/${randomUUID()}` }),
+  getPaymentLink: () => ({ method: 'GET', path: `/api/v2/payment-links/${randomUUID()}` }),
+  listPaymentLinks: () => ({ method: 'GET', path: '/api/v2/payment-links?limit=1' }),
   listAccounts: () => ({ method: 'GET', path: '/api/v2/accounts' }),
   getAccountStats: () => ({ method: 'GET', path: '/api/v2/accounts/stats' }),
   getAccount: (f) => ({ method: 'GET', path: `/api/v2/accounts/${f.accountId}` }),
@@ -174,9 +183,10 @@ const EXPORTS: Partial<Record<Operation, (f: Fixture) => string>> = {
 
 /**
  * Rows no probe above reaches, and why: the checkout page's view has no principal but the customer
- * holding the order id (test/integration/... checkout tests cover it).
+ * holding the order id (test/integration/... checkout tests cover it), and so have a payment link's
+ * page and its form (test/e2e/payment-link-page.test.ts).
  */
-const NOT_ON_GRAPHQL_OR_REST: readonly Operation[] = ['getCheckout'];
+const NOT_ON_GRAPHQL_OR_REST: readonly Operation[] = ['getCheckout', 'getPaymentLinkPage', 'payPaymentLink'];
 
 /**
  * The subscriptions' operations, read from the schema: every principal subscribes to each of them

@@ -165,7 +165,11 @@ describe('openapi/v2.yaml x-scopes', () => {
     for (const pathItem of Object.values(document.paths)) {
       for (const [method, operation] of Object.entries(pathItem)) {
         if (!METHODS.includes(method)) continue;
-        const { operationId, 'x-scopes': scopes, 'x-extension': extension } = operation as { operationId?: string; 'x-scopes'?: string[]; 'x-extension'?: string };
+        const {
+          operationId,
+          'x-scopes': scopes,
+          'x-extension': extension,
+        } = operation as { operationId?: string; 'x-scopes'?: string[]; 'x-extension'?: string };
         expect(operationId, `${method} operation without operationId`).toBeTypeOf('string');
         // The gateway's own extensions (payment links) are not the spec's table: their scopes are
         // checked against the access policy in test/integration/rest-v2/payment-links.test.ts.

@@ -19,14 +19,29 @@ async function merchant(scope = 'checkout') {
 describe('createPaymentLink, paymentLink, paymentLinks, deactivatePaymentLink', () => {
   it('makes a link with products or an amount, reads it, lists it as a connection, and deactivates it, as REST does', async () => {
     const { key } = await merchant();
-    const withProducts = await gateway.graphql(CREATE, { input: { name: 'Tissus', products: [{ name: 'Wax', price: 4_000, quantity: 3 }], methodOfPayment: ['orange_money'] } }, key);
+    const withProducts = await gateway.graphql(
+      CREATE,
+      { input: { name: 'Tissus', products: [{ name: 'Wax', price: 4_000, quantity: 3 }], methodOfPayment: ['orange_money'] } },
+      key,
+    );
     expect(withProducts.body.errors).toBeUndefined();
     const link = withProducts.body.data.createPaymentLink;
-    expect(link).toMatchObject({ status: 'active', amount: 12_000, singleUse: false, paidCount: 0, methodOfPayment: ['orange_money'], products: [{ name: 'Wax', price: 4_000, quantity: 3, description: null }] });
+    expect(link).toMatchObject({
+      status: 'active',
+      amount: 12_000,
+      singleUse: false,
+      paidCount: 0,
+      methodOfPayment: ['orange_money'],
+      products: [{ name: 'Wax', price: 4_000, quantity: 3, description: null }],
+    });
     expect(link.url).toBe(`${gateway.checkoutUrl}/pay/${link.id}`);
 
     const withAmount = await gateway.graphql(CREATE, { input: { name: 'Acompte', amount: 7_500, singleUse: true } }, key);
-    expect(withAmount.body.data.createPaymentLink).toMatchObject({ amount: 7_500, singleUse: true, products: [{ name: 'Acompte', price: 7_500, quantity: 1 }] });
+    expect(withAmount.body.data.createPaymentLink).toMatchObject({
+      amount: 7_500,
+      singleUse: true,
+      products: [{ name: 'Acompte', price: 7_500, quantity: 1 }],
+    });
 
     // The REST extension reads the same link the same way.
     const rest = await gateway.rest('GET', `/api/v2/payment-links/${link.id}`, { key });
@@ -35,7 +50,11 @@ describe('createPaymentLink, paymentLink, paymentLinks, deactivatePaymentLink', 
     const listed = await gateway.graphql('{ paymentLinks(first: 1) { edges { node { id } } pageInfo { hasNextPage endCursor } } }', {}, key);
     expect(listed.body.data.paymentLinks.edges.map((edge: { node: { id: string } }) => edge.node.id)).toEqual([withAmount.body.data.createPaymentLink.id]);
     expect(listed.body.data.paymentLinks.pageInfo.hasNextPage).toBe(true);
-    const next = await gateway.graphql('query($after: String) { paymentLinks(first: 5, after: $after) { edges { node { id } } pageInfo { hasNextPage } } }', { after: listed.body.data.paymentLinks.pageInfo.endCursor }, key);
+    const next = await gateway.graphql(
+      'query($after: String) { paymentLinks(first: 5, after: $after) { edges { node { id } } pageInfo { hasNextPage } } }',
+      { after: listed.body.data.paymentLinks.pageInfo.endCursor },
+      key,
+    );
     expect(next.body.data.paymentLinks.edges.map((edge: { node: { id: string } }) => edge.node.id)).toEqual([link.id]);
 
     const deactivated = await gateway.graphql('mutation($id: ID!) { deactivatePaymentLink(id: $id) { status } }', { id: link.id }, key);

@@ -29,7 +29,15 @@ describe('POST /api/v2/payment-links', () => {
     const created = await gateway.rest('POST', '/api/v2/payment-links', { key, body: { name: 'Boubou', products: PRODUCTS, method_of_payment: ['wave'] } });
     expect(created.status).toBe(200);
     contract.expectConforms('createPaymentLink', 200, created.body);
-    expect(created.body).toMatchObject({ name: 'Boubou', status: 'active', amount: 20_000, single_use: false, expires_at: null, paid_count: 0, paid_amount: 0 });
+    expect(created.body).toMatchObject({
+      name: 'Boubou',
+      status: 'active',
+      amount: 20_000,
+      single_use: false,
+      expires_at: null,
+      paid_count: 0,
+      paid_amount: 0,
+    });
     expect(created.body.url).toBe(`${gateway.checkoutUrl}/pay/${created.body.id}`);
     expect(created.body.qr_code_url).toBe(`${gateway.checkoutUrl}/pay/${created.body.id}/qr.svg`);
     const stored = await gateway.ctx.db.paymentLink.findUniqueOrThrow({ where: { id: created.body.id } });
@@ -41,7 +49,14 @@ describe('POST /api/v2/payment-links', () => {
     const expiresAt = new Date(Date.now() + 86_400_000).toISOString();
     const created = await gateway.rest('POST', '/api/v2/payment-links', {
       key,
-      body: { name: 'Acompte', amount: 5_000, single_use: true, expires_at: expiresAt, success_url: 'https://shop.example.sn/merci', error_url: 'https://shop.example.sn/oups' },
+      body: {
+        name: 'Acompte',
+        amount: 5_000,
+        single_use: true,
+        expires_at: expiresAt,
+        success_url: 'https://shop.example.sn/merci',
+        error_url: 'https://shop.example.sn/oups',
+      },
     });
     expect(created.status).toBe(200);
     contract.expectConforms('createPaymentLink', 200, created.body);
@@ -61,6 +76,7 @@ describe('POST /api/v2/payment-links', () => {
     [{ name: 'X', amount: '100' }, 'Invalid request body: amount must be an integer'],
     [{ name: 'X', products: [] }, 'Add minimum one product'],
     [{ name: 'X', amount: 100, method_of_payment: ['cash'] }, 'Unsupported payment method'],
+    [{ name: 'X', amount: 100, method_of_payment: [] }, 'Add minimum one payment method'],
     [{ name: 'X', amount: 100, expires_at: '2020-01-01T00:00:00Z' }, 'Invalid payment link: expires_at must be in the future'],
     [{ name: 'X', amount: 100, expires_at: 'tomorrow' }, 'Invalid request body: expires_at must be an RFC 3339 date-time'],
     [{ name: 'X', amount: 100, success_url: 'javascript:alert(1)' }, 'Invalid url'],
