@@ -13,13 +13,14 @@
 ALTER TABLE "Account" ADD CONSTRAINT "Account_balance_not_negative" CHECK ("balance" >= 0);
 
 -- Every posting's entries sum to zero, checked at COMMIT (a posting's entries may be written by
--- several statements of one transaction). Row by row: a constraint trigger cannot be per statement;
+-- several statements of one transaction). Row by row: a constraint trigger cannot be per statement,
 -- each check is one scan of the posting's entries by "LedgerEntry_postingId_idx" (measured with
 -- pgbench, 3-entry postings inserted alone, no commit flush: ~25 us per entry, 4,700 -> 3,450
--- postings/s on the loaded 2-core machine; a gateway request costs far more). A refusal is
+-- postings/s on the loaded 2-core machine, where a gateway request costs far more). A refusal is
 -- check_violation (23514), naming the posting and its sum.
 -- The body is an escape string with \073 for each semicolon: the migration runner (Prisma's pg
--- adapter, executeScript) cuts a script at every semicolon, even inside a function body.
+-- adapter, executeScript) cuts a script at every semicolon, even inside a function body or a
+-- comment: no comment here has one.
 CREATE FUNCTION "ledger_posting_balanced"() RETURNS trigger LANGUAGE plpgsql AS E'
 DECLARE
   total numeric\073

@@ -67,36 +67,97 @@ const movedCteNames = (rows: PostingRows): string[] =>
  * when the statement ends.
  */
 export function ctesOfPosting(rows: PostingRows): Prisma.Sql {
-  const names = movedCteNames(rows);
-  const moves = rows.merchantMoves.map((move, index) => movedCte(names[index]!, move.account, move.amount, index === 0 ? rows.onlyIf : names[index - 1]));
-  const kind = typeof rows.kind === 'string' ? Prisma.sql`${rows.kind}::"LedgerEntryKind"` : Prisma.sql`(SELECT kind FROM ${cte(rows.kind.cte)})`;
-  const common = Prisma.sql`${rows.postingId}::uuid, ${kind}, ${rows.payoutId}::uuid, ${rows.transactionId}::uuid, ${rows.description}::text`;
-  const condition = names.length > 0 ? rows.as : rows.onlyIf;
-  const whenWritten = condition ? Prisma.sql`EXISTS (SELECT 1 FROM ${cte(condition)})` : Prisma.sql`true`;
-  const merchantEntries = rows.merchantMoves.map(
-    (move, index) => Prisma.sql`
-      SELECT gen_random_uuid(), ${common}, m.id, NULL::"GatewayAccount", ${String(move.amount)}::bigint, m.balance
-      FROM ${cte(names[index]!)} m ${names[index] === rows.as ? Prisma.empty : Prisma.sql`WHERE ${whenWritten}`}`,
+  const key = shapeOf(rows);
+  let template = templates.get(key);
+  if (!template) {
+    template = templateOf(rows);
+    templates.set(key, template);
+  }
+  return new Prisma.Sql(
+    template.strings,
+    template.reads.map((read) => read(rows)),
   );
-  // Zero sides write no entry; they only change the arrays' lengths, never the text.
-  const sides = rows.gatewaySides.filter((side) => side.amount !== 0n);
+}
+
+/**
+ * A posting's SQL text depends only on its shape (every value is a parameter), so each shape is
+ * composed once and kept: a call then only reads its values into the template's slots. Composing
+ * the nested fragments on every request cost a payout's hot statement a quarter of the gateway's
+ * CPU (docs/benchmarks-history.md, issue 18), which is why the payout and refund statements had
+ * written their entries by hand instead; with the template they compose this one builder at the
+ * cost of a flat text.
+ */
+interface PostingTemplate {
+  strings: string[];
+  reads: ((rows: PostingRows) => unknown)[];
+}
+const templates = new Map<string, PostingTemplate>();
+
+/** What the text depends on: names of CTEs, which sides are named or come from a CTE, whether the kind is given. */
+const shapeOf = (rows: PostingRows): string =>
+  JSON.stringify([
+    rows.as,
+    typeof rows.kind === 'string' ? null : rows.kind.cte,
+    rows.merchantMoves.map((move) => ('cte' in move.account ? move.account.cte : null)),
+    rows.onlyIf ?? null,
+  ]);
+
+/** A value's slot while a template is composed: how to read it from a posting of that shape. */
+class Slot {
+  constructor(readonly read: (rows: PostingRows) => unknown) {}
+}
+
+function templateOf(shape: PostingRows): PostingTemplate {
+  const sql = composeCtes(shape, (read) => new Slot(read));
+  return {
+    strings: [...sql.strings],
+    reads: sql.values.map((value) => {
+      if (!(value instanceof Slot)) throw new Error('a posting template holds a value that is not a slot');
+      return value.read;
+    }),
+  };
+}
+
+/** Zero sides write no entry; they only change the arrays' lengths, never the text. */
+const nonZeroSides = (rows: PostingRows) => rows.gatewaySides.filter((side) => side.amount !== 0n);
+
+type SlotOf = (read: (rows: PostingRows) => unknown) => Slot;
+
+/** The posting's CTEs, every value a slot (see ctesOfPosting for what they do). */
+function composeCtes(shape: PostingRows, slot: SlotOf): Prisma.Sql {
+  const names = movedCteNames(shape);
+  const moves = shape.merchantMoves.map((move, index) => movedCte(names[index]!, index, move.account, slot, index === 0 ? shape.onlyIf : names[index - 1]));
+  const kind =
+    typeof shape.kind === 'string' ? Prisma.sql`${slot((rows) => rows.kind)}::"LedgerEntryKind"` : Prisma.sql`(SELECT kind FROM ${cte(shape.kind.cte)})`;
+  const common = Prisma.sql`${slot((rows) => rows.postingId)}::uuid, ${kind}, ${slot((rows) => rows.payoutId)}::uuid, ${slot((rows) => rows.transactionId)}::uuid, ${slot((rows) => rows.description)}::text`;
+  const condition = names.length > 0 ? shape.as : shape.onlyIf;
+  const whenWritten = condition ? Prisma.sql`EXISTS (SELECT 1 FROM ${cte(condition)})` : Prisma.sql`true`;
+  const merchantEntries = shape.merchantMoves.map(
+    (_, index) => Prisma.sql`
+      SELECT gen_random_uuid(), ${common}, m.id, NULL::"GatewayAccount", ${slot((rows) => String(rows.merchantMoves[index]!.amount))}::bigint, m.balance
+      FROM ${cte(names[index]!)} m ${names[index] === shape.as ? Prisma.empty : Prisma.sql`WHERE ${whenWritten}`}`,
+  );
   const gatewayEntries = Prisma.sql`
       SELECT gen_random_uuid(), ${common}, NULL::uuid, g.account, g.amount, NULL::bigint
-      FROM unnest(${sides.map((side) => side.gateway)}::text[]::"GatewayAccount"[], ${sides.map((side) => String(side.amount))}::text[]::bigint[]) AS g(account, amount)
+      FROM unnest(${slot((rows) => nonZeroSides(rows).map((side) => side.gateway))}::text[]::"GatewayAccount"[], ${slot((rows) => nonZeroSides(rows).map((side) => String(side.amount)))}::text[]::bigint[]) AS g(account, amount)
       WHERE ${whenWritten}`;
   return Prisma.sql`
     ${moves.length > 0 ? Prisma.sql`${Prisma.join(moves, ',')},` : Prisma.empty}
-    ${cte(`${rows.as}_entries`)} AS (
+    ${cte(`${shape.as}_entries`)} AS (
       INSERT INTO "LedgerEntry" (id, "postingId", kind, "payoutId", "transactionId", description, "accountId", "gatewayAccount", amount, "balanceAfter")
       ${Prisma.join([...merchantEntries, gatewayEntries], ' UNION ALL ')})`;
 }
 
-function movedCte(name: string, account: MerchantAccountRef, amount: bigint, after: string | undefined): Prisma.Sql {
-  const by = String(amount);
+function movedCte(name: string, index: number, account: MerchantAccountRef, slot: SlotOf, after: string | undefined): Prisma.Sql {
+  const by = slot((rows) => String(rows.merchantMoves[index]!.amount));
+  const named = (rows: PostingRows) => rows.merchantMoves[index]!.account as { organizationId: string; account: AccountName };
   const [from, isAccount] =
     'cte' in account
       ? [Prisma.sql`FROM ${cte(account.cte)} s`, Prisma.sql`a."organizationId" = s."organizationId" AND a.name = s."accountName"`]
-      : [Prisma.empty, Prisma.sql`a."organizationId" = ${account.organizationId}::uuid AND a.name = ${account.account}::"AccountName"`];
+      : [
+          Prisma.empty,
+          Prisma.sql`a."organizationId" = ${slot((rows) => named(rows).organizationId)}::uuid AND a.name = ${slot((rows) => named(rows).account)}::"AccountName"`,
+        ];
   const afterCondition = after ? Prisma.sql`AND EXISTS (SELECT 1 FROM ${cte(after)})` : Prisma.empty;
   return Prisma.sql`
     ${cte(name)} AS (

@@ -12,7 +12,7 @@ import type { GatewayContext } from '../context.js';
 import type { KeysetSlice } from '../cursors.js';
 import { DomainError } from '../errors.js';
 import { isUuid } from '../ids.js';
-import { clearingAccountOf } from '../ledger/posting.js';
+import { clearingAccountOf, debitPostingCtes } from '../ledger/posting.js';
 import type { rangeConditions } from '../listFilters.js';
 import type { Db, DbTransaction, ProviderAnswer } from '../ports.js';
 import { PROVIDER_TIMEOUT_MS, settleDurably } from '../providerFlow.js';
@@ -371,14 +371,12 @@ export type PayoutToRecord = NewPayout & {
 export type PayoutAudit = Pick<AuditEventInput, 'actor'>;
 
 /**
- * Phase 1's text is written out flat rather than composed from the ledger's posting builder
- * (ledger/posting.ts debitPostingCtes): it is the payout's hottest statement, and composing the
- * nested fragments on every request cost a quarter of the gateway's CPU per payout (profile in
- * docs/benchmarks-history.md, issue 18). The entries are the posting rule's, as the builder writes them:
- * `main` debited by amount + fee (conditional UPDATE, balance after recorded), the method's clearing
- * account owed the amount, fee revenue the fee (no entry for a zero fee); the sum is zero.
- * test/domain/payouts/payout-effects.test.ts checks its entries, with a fee and without one. The
- * audit entry (`payout.created`) is written by the same statement, with the payout.
+ * Phase 1's statement composes the ledger's one posting builder (ledger/posting.ts
+ * debitPostingCtes), whose text is composed once per shape and kept (ledger/store.ts
+ * ctesOfPosting: composing it per request had cost a quarter of the gateway's CPU per payout, why
+ * this text was once written out by hand). test/domain/payouts/payout-effects.test.ts checks its
+ * entries, with a fee and without one. The audit entry (`payout.created`) is written by the same
+ * statement, with the payout.
  */
 function recordPayoutStatement(
   ctx: GatewayContext,
@@ -398,21 +396,25 @@ function recordPayoutStatement(
     details: { amount: toWireAmount(payout.amount), method: payout.method, awaitsReview: !payout.send },
     at: now,
   });
-  const debit = String(payout.amount + payout.fee);
+  // The posting's rule (ledger/posting.ts): `main` debited by amount + fee, only while it covers
+  // them and only once the lease is taken; the method's clearing account owed the amount, fee
+  // revenue the fee. Its CTE `debited` has a row iff the debit was made.
+  const debit = debitPostingCtes({
+    organizationId,
+    account: 'main',
+    kind: 'payout',
+    about: { payoutId: id },
+    description: `payout ${id}`,
+    debit: payout.amount + payout.fee,
+    gatewaySides: [
+      { gateway: clearingAccountOf(payout.method), amount: payout.amount },
+      { gateway: 'fee_revenue', amount: payout.fee },
+    ],
+    onlyIf: 'lease',
+  });
   return Prisma.sql`
     WITH lease AS (${takeLeaseSql(lease, leaseTtlMs(ctx))}),
-    debited AS (
-      UPDATE "Account" a SET balance = a.balance - ${debit}::bigint, "updatedAt" = now()
-      WHERE a."organizationId" = ${organizationId}::uuid AND a.name = 'main' AND a.balance - ${debit}::bigint >= 0 AND EXISTS (SELECT 1 FROM lease)
-      RETURNING a.id, a.balance),
-    entries AS (
-      INSERT INTO "LedgerEntry" (id, "postingId", kind, "payoutId", "transactionId", description, "accountId", "gatewayAccount", amount, "balanceAfter")
-      SELECT gen_random_uuid(), ${randomUUID()}::uuid, 'payout', ${id}::uuid, NULL, ${`payout ${id}`}::text, v.account, v.gateway::"GatewayAccount", v.amount, v.after
-      FROM debited m CROSS JOIN LATERAL (VALUES
-        (m.id, NULL::text, -${debit}::bigint, m.balance),
-        (NULL::uuid, ${clearingAccountOf(payout.method)}::text, ${String(payout.amount)}::bigint, NULL::bigint),
-        (NULL::uuid, 'fee_revenue', ${String(payout.fee)}::bigint, NULL::bigint)) AS v(account, gateway, amount, after)
-      WHERE v.amount <> 0),
+    ${debit},
     recorded AS (
       INSERT INTO "Payout" (id, "organizationId", "selectedPaymentMethod", amount, fees, "recipientFirstName", "recipientLastName", "recipientPhone",
         reason, status, "sentAt", "createdAt", "updatedAt")

@@ -20,7 +20,7 @@ import { randomUUID } from 'node:crypto';
 import { Prisma } from '../../generated/prisma/client.js';
 import type { PaymentMethod } from '../../generated/prisma/enums.js';
 import type { GatewayContext } from '../context.js';
-import { DomainError } from '../errors.js';
+import { DomainError, isErrorCode } from '../errors.js';
 import { isUuid } from '../ids.js';
 import { PAYMENT_METHOD_CATALOGUE } from '../paymentMethods.js';
 import type { Db, DbTransaction, ProviderAnswer } from '../ports.js';
@@ -70,8 +70,8 @@ const CLEARING_ACCOUNTS = METHODS.map((method) => PAYMENT_METHOD_CATALOGUE[metho
  * - `main` is debited by the amount (the provider's clearing account owes it back);
  * - the Refund row `pending`: a new one, or the next attempt of a failed one.
  * The checks read the rows this statement locked (their latest versions), so nothing is decided
- * on a stale view; the writes then cannot be refused. Nothing written: `whyRefundNotRecorded`
- * explains it, and this throws its refusal.
+ * on a stale view; the writes then cannot be refused. Nothing written: the general shape names
+ * why (refusalOfAny), and this throws that refusal.
  */
 /** Who asks for the refund: its audit entry (`transaction.refunded`) is written by the record statement, with the debit. */
 export type RefundAudit = Pick<AuditEventInput, 'actor'>;
@@ -85,9 +85,10 @@ export async function recordRefund(
 ): Promise<RefundIntent> {
   if (!isUuid(orderId)) throw new DomainError('transaction_not_found');
   // The common case first, in its lighter shape; anything it does not cover (held in escrow, a
-  // new attempt after a failed refund) wrote nothing there and is recorded by the general shape.
+  // new attempt after a failed refund, every refusal) wrote nothing there and is decided by the
+  // general shape, which records the refund or names why not.
   const row = (await recordInShape(ctx, db, organizationId, orderId, 'paid', audit)) ?? (await recordInShape(ctx, db, organizationId, orderId, 'any', audit));
-  if (!row) throw await whyRefundNotRecorded(db, organizationId, orderId);
+  if (!row) throw new DomainError('refund_in_progress');
   return {
     refundId: row.refundId,
     attempt: row.attempt,
@@ -120,7 +121,7 @@ export async function recordInShape(
   const audited = refundAuditCte(ctx, organizationId, orderId, audit);
   const statement =
     shape === 'paid' ? recordPaidRefundStatement(ctx, organizationId, orderId, audited) : recordAnyRefundStatement(ctx, organizationId, orderId, audited);
-  let row: ({ free: boolean } & { [K in keyof RecordedRow]: RecordedRow[K] | null }) | undefined;
+  let row: ({ free: boolean; refusal?: string | null } & { [K in keyof RecordedRow]: RecordedRow[K] | null }) | undefined;
   try {
     // Prepared by name: one name per text (with or without the audit entry).
     [row] = await runStatement(db, { name: `gw_refund_record_${shape}${audit ? '_audited' : ''}`, text: statement.text }, statement.values);
@@ -131,7 +132,11 @@ export async function recordInShape(
     throw error;
   }
   if (!row?.free) throw new DomainError('refund_in_progress');
-  return row.refundId ? (row as RecordedRow) : null;
+  if (row.refundId) return row as RecordedRow;
+  // The general shape names its refusal (refusalOfAny); the common one has none: null, the general shape decides.
+  if (row.refusal === 'unpayable') throw new Error(`transaction ${orderId} is paid but has no payment method or payer phone`);
+  if (row.refusal) throw new DomainError(isErrorCode(row.refusal) ? row.refusal : 'refund_in_progress');
+  return null;
 }
 
 /**
@@ -248,8 +253,33 @@ function recordAnyRefundStatement(ctx: GatewayContext, organizationId: string, o
           (p.debit, 'refund', NULL, clearing.account, c.amount, NULL)
         ) AS v(posting, kind, account, gateway, amount, after)
       WHERE v.kind = 'refund' OR c.held > 0)${audited}
-    SELECT g.free, c."refundId", c.number AS attempt, c.amount, c.method, c.phone, c."paymentReference"
+    SELECT g.free, c."refundId", c.number AS attempt, c.amount, c.method, c.phone, c."paymentReference", ${refusalOfAny(organizationId, orderId)} AS refusal
     FROM gate g LEFT JOIN (covered c CROSS JOIN recorded) ON true`;
+}
+
+/**
+ * THE refusal of a refund, named where it is decided: the general shape's statement, when it
+ * recorded nothing, says why, from the rows it locked where it has them (the refund, the accounts
+ * it checked) and the transaction as its snapshot saw it; the first rule broken, in the order the
+ * spec's errors are checked. When none is broken, the transaction changed while the statement ran
+ * (a concurrent refund, payment or settlement of it): 409, so the client tries again. `unpayable`
+ * is no client's error: a paid transaction without a method or phone is a bug, thrown as one.
+ */
+function refusalOfAny(organizationId: string, orderId: string): Prisma.Sql {
+  return Prisma.sql`(
+      SELECT CASE
+        WHEN EXISTS (SELECT 1 FROM recorded) THEN NULL
+        WHEN t.id IS NULL THEN 'transaction_not_found'
+        WHEN t.status NOT IN ('paid', 'paid_and_blocked') THEN 'cannot_refund'
+        WHEN COALESCE((SELECT p.status FROM previous p), r.status::text) = 'pending' THEN 'refund_in_progress'
+        WHEN COALESCE((SELECT p.status FROM previous p), r.status::text) = 'succeeded' THEN 'cannot_refund'
+        WHEN t."selectedPaymentMethod" IS NULL OR t."payerPhone" IS NULL THEN 'unpayable'
+        WHEN NOT EXISTS (SELECT 1 FROM "Account" a WHERE a."organizationId" = ${organizationId}::uuid AND a.name = 'main') THEN 'merchant_account_unavailable'
+        WHEN EXISTS (SELECT 1 FROM attempt) AND NOT EXISTS (SELECT 1 FROM covered) THEN 'insufficient_balance'
+        ELSE 'refund_in_progress' END
+      FROM (SELECT 1) one
+        LEFT JOIN "Transaction" t ON t.id = ${orderId}::uuid AND t."organizationId" = ${organizationId}::uuid
+        LEFT JOIN "Refund" r ON r."transactionId" = t.id)`;
 }
 
 /**
@@ -288,36 +318,6 @@ function attemptOfAny(): Prisma.Sql {
         COALESCE(p.id, ${randomUUID()}::uuid) AS "refundId", COALESCE(p.attempts, 0) + 1 AS number
       FROM found f CROSS JOIN held h LEFT JOIN previous p ON true
       WHERE p.id IS NULL OR p.status = 'failed'`;
-}
-
-/**
- * Why phase 1 wrote nothing, read as things are now (a read that explains, never a write): the
- * first rule the transaction breaks, in the order the spec's errors are checked. When it breaks
- * none, it changed while the statement ran (a concurrent refund, payment or settlement of it):
- * 409, so the client tries again.
- */
-async function whyRefundNotRecorded(db: Db | DbTransaction, organizationId: string, orderId: string): Promise<DomainError> {
-  const [row] = await db.$queryRaw<
-    { status: string; amount: bigint; payable: boolean; refundStatus: string | null; main: bigint | null; escrow: bigint | null; held: bigint }[]
-  >`
-    SELECT t.status::text AS status, t.amount, (t."selectedPaymentMethod" IS NOT NULL AND t."payerPhone" IS NOT NULL) AS payable,
-      r.status::text AS "refundStatus", m.balance AS main, e.balance AS escrow,
-      CASE WHEN t.status = 'paid_and_blocked'
-        THEN (SELECT COALESCE(SUM(l.amount), 0) FROM "LedgerEntry" l WHERE l."transactionId" = t.id AND l."accountId" = e.id) ELSE 0 END::bigint AS held
-    FROM "Transaction" t
-      LEFT JOIN "Refund" r ON r."transactionId" = t.id
-      LEFT JOIN "Account" m ON m."organizationId" = t."organizationId" AND m.name = 'main'
-      LEFT JOIN "Account" e ON e."organizationId" = t."organizationId" AND e.name = 'escrow'
-    WHERE t.id = ${orderId}::uuid AND t."organizationId" = ${organizationId}::uuid`;
-  if (!row) return new DomainError('transaction_not_found');
-  if (row.status !== 'paid' && row.status !== 'paid_and_blocked') return new DomainError('cannot_refund');
-  if (row.refundStatus === 'pending') return new DomainError('refund_in_progress');
-  if (row.refundStatus === 'succeeded') return new DomainError('cannot_refund');
-  if (!row.payable) throw new Error(`transaction ${orderId} is ${row.status} but has no payment method or payer phone`);
-  if (row.main === null) return new DomainError('merchant_account_unavailable');
-  const held = BigInt(row.held);
-  if (BigInt(row.main) + held < BigInt(row.amount) || BigInt(row.escrow ?? 0) < held) return new DomainError('insufficient_balance');
-  return new DomainError('refund_in_progress');
 }
 
 /** What phase 2 found and left: the refund as it was (locked) before, and the transaction after. */
