@@ -88,12 +88,12 @@ export async function reconcileProvider(ctx: GatewayContext, caller: Caller, inp
     throw new DomainError('invalid_input', `more than ${MAX_LEDGER_RECORDS} operations in the period: reconcile a shorter one`);
   const ours = outcome.answered.filter((record) => !record.outsideGateway);
   const outside = outcome.answered.filter((record) => record.outsideGateway);
-  const discrepancies = compare(ledger, ours);
+  const { discrepancies, matched } = compare(ledger, ours);
   return {
     method,
     from,
     to,
-    matched: ledger.length - discrepancies.filter((d) => d.issue !== 'missing_in_ledger').length,
+    matched,
     discrepancyCount: discrepancies.length,
     discrepancies: discrepancies.slice(0, MAX_DISCREPANCIES),
     providerFees: ours.reduce((sum, record) => sum + (record.fee ?? 0n), 0n),
@@ -153,12 +153,16 @@ function withOurReferences(ledger: LedgerRecord[], records: ProviderRecord[]): P
   });
 }
 
-function compare(ledger: LedgerRecord[], providerRecords: ProviderRecord[]): Discrepancy[] {
+function compare(ledger: LedgerRecord[], providerRecords: ProviderRecord[]): { discrepancies: Discrepancy[]; matched: number } {
   const provider = foldProvider(withOurReferences(ledger, providerRecords));
   const discrepancies: Discrepancy[] = [];
+  let compared = 0;
   for (const mine of ledger) {
     const theirs = provider.get(keyOf(mine));
     provider.delete(keyOf(mine));
+    // An attempt still open that the provider has not seen paid: the customer has not paid (yet).
+    if (mine.optional && theirs?.status !== 'succeeded') continue;
+    compared += 1;
     const base = { kind: mine.kind, reference: mine.reference, ledgerAmount: mine.amount, ledgerStatus: mine.status };
     if (!theirs) {
       discrepancies.push({ ...base, issue: 'missing_at_provider', providerReference: null, providerAmount: null, providerStatus: null, providerFee: null });
@@ -182,5 +186,5 @@ function compare(ledger: LedgerRecord[], providerRecords: ProviderRecord[]): Dis
       providerFee: theirs.fee ?? null,
     });
   }
-  return discrepancies;
+  return { discrepancies, matched: compared - discrepancies.filter((d) => d.issue !== 'missing_in_ledger').length };
 }
