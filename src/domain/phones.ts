@@ -13,21 +13,34 @@ export function normalizePhone(value: string): string {
   return compact;
 }
 
-/** Separators people write inside a phone number: spaces (also non-breaking), dots, dashes, brackets. */
+/** Separators people write inside a phone number: spaces (also non-breaking), dots, dashes, brackets, a plus. */
 const PHONE_WRITING = /^[+\d\s\u00a0.()-]+$/;
-/** Fewer digits than this is an amount or part of an id, not a phone worth matching by its end. */
-const MIN_PHONE_SEARCH_DIGITS = 6;
+/**
+ * Fewer digits than this is a part of a number (searched as text, by `contains`), an amount or an
+ * id, not a whole phone: the shortest national numbers of these markets have 8 digits.
+ */
+const MIN_PHONE_SEARCH_DIGITS = 8;
+/**
+ * Country codes a number written without one may belong to: the gateway's markets (Senegal, Côte
+ * d'Ivoire) and their neighbours whose wallets it may see. A number of another country is found
+ * when written with its code.
+ */
+const NATIONAL_COUNTRY_CODES = ['221', '225', '223', '226', '228', '229', '227', '224', '220', '222', '245', '237'] as const;
 
 /**
- * The digits a stored phone (international format, `+` and digits) must END with to match what a
- * person typed in a search box, in any common writing of it: `+221 77 123 45 67`, `00221771234567`,
- * `221771234567`, `771234567`, `77 123 45 67`, `77.123.45.67` all give a suffix of
- * `+221771234567`. Null when the text is not written like a phone (letters, too few digits).
- * Matching on the end lets a national number (without its country code) find the international one.
+ * The stored numbers (international format, `+` and digits) a text typed in a search box may mean,
+ * in any common writing: `+221 77 123 45 67`, `00221771234567`, `221771234567`, `771234567`,
+ * `77 123 45 67`, `77.123.45.67` all include `+221771234567`. Null when the text is not written
+ * like a phone (letters, too few digits). Exact numbers, not a pattern: a list is then searched
+ * through its (organisation, phone) index instead of reading every row (bench: search by phone).
  */
-export function phoneSearchSuffix(text: string): string | null {
+export function phoneSearchCandidates(text: string): string[] | null {
   const trimmed = text.trim();
   if (!PHONE_WRITING.test(trimmed)) return null;
   const digits = trimmed.replace(/\D/g, '').replace(/^00/, '');
-  return digits.length >= MIN_PHONE_SEARCH_DIGITS ? digits : null;
+  if (digits.length < MIN_PHONE_SEARCH_DIGITS) return null;
+  const candidates = [digits, ...NATIONAL_COUNTRY_CODES.map((code) => `${code}${digits}`)]
+    .filter((candidate) => PHONE_PATTERN.test(`+${candidate}`))
+    .map((candidate) => `+${candidate}`);
+  return candidates.length ? [...new Set(candidates)] : null;
 }

@@ -2,12 +2,11 @@
 import { describe, expect, it } from 'vitest';
 import { capabilitiesOf } from '../../src/domain/home/capabilities.js';
 import { isPaidVolume } from '../../src/domain/home/paidVolume.js';
-import { phoneSearchSuffix } from '../../src/domain/phones.js';
+import { phoneSearchCandidates } from '../../src/domain/phones.js';
 import { SWITCH_NAMES, type SwitchName } from '../../src/domain/organizations/switches.js';
 
-describe('phoneSearchSuffix', () => {
-  it('reads every common writing of a Senegalese number as a suffix of its international form', () => {
-    const stored = '+221771234567';
+describe('phoneSearchCandidates', () => {
+  it('reads every common writing of a Senegalese number as its international form', () => {
     for (const writing of [
       '+221 77 123 45 67',
       '221771234567',
@@ -18,19 +17,21 @@ describe('phoneSearchSuffix', () => {
       '77-123-45-67',
       '(+221) 77 123 45 67',
       ' 77\u00a0123\u00a045\u00a067 ',
-    ]) {
-      const suffix = phoneSearchSuffix(writing);
-      expect(suffix, writing).not.toBeNull();
-      expect(stored.endsWith(suffix!), writing).toBe(true);
-    }
+    ])
+      expect(phoneSearchCandidates(writing), writing).toContain('+221771234567');
   });
 
-  it('is null for what is not written like a phone: names, ids, too few digits', () => {
-    for (const text of ['Awa Diop', '8b9d174f-f611-4480', '12345', '', '+', '77 12', 'ord 771234567']) expect(phoneSearchSuffix(text), text).toBeNull();
+  it('reads a Côte d’Ivoire number written nationally (ten digits, its leading 0 kept)', () => {
+    expect(phoneSearchCandidates('07 01 02 03 04')).toContain('+2250701020304');
   });
 
-  it('never matches a different number that merely contains the digits in the middle', () => {
-    expect('+221771234567'.endsWith(phoneSearchSuffix('123456')!)).toBe(false);
+  it('gives exact international numbers only (E.164), never a pattern', () => {
+    for (const candidate of phoneSearchCandidates('77 123 45 67')!) expect(candidate).toMatch(/^\+[1-9]\d{7,14}$/);
+  });
+
+  it('is null for what is not a whole phone number: names, ids, a few digits (searched as text)', () => {
+    for (const text of ['Awa Diop', '8b9d174f-f611-4480', '12345', '771234', '', '+', '77 12', 'ord 771234567', '1234567890123456789'])
+      expect(phoneSearchCandidates(text), text).toBeNull();
   });
 });
 

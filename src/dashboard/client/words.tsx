@@ -41,7 +41,7 @@ const en = {
   seeAll: 'See all',
   // Search
   searchLabel: 'Search payments and payouts',
-  searchPlaceholder: 'Order id, phone or reference',
+  searchPlaceholder: 'Order, phone, reference',
   searchButton: 'Search',
   searchTitle: 'Search',
   searchFor: (text: string) => `Results for “${text}”`,
@@ -163,7 +163,7 @@ const fr: Words = {
   recentPayouts: 'Derniers virements',
   seeAll: 'Tout voir',
   searchLabel: 'Rechercher paiements et virements',
-  searchPlaceholder: 'Commande, téléphone ou référence',
+  searchPlaceholder: 'Commande, téléphone, référence',
   searchButton: 'Rechercher',
   searchTitle: 'Recherche',
   searchFor: (text: string) => `Résultats pour « ${text} »`,

@@ -18,7 +18,7 @@ import type { Db, DbTransaction, ProviderAnswer } from '../ports.js';
 import { PROVIDER_TIMEOUT_MS, settleDurably } from '../providerFlow.js';
 import { namedStatement, runStatement } from '../statements.js';
 import { escapeLike } from '../text.js';
-import { compactPhone, phoneSearchSuffix } from '../phones.js';
+import { compactPhone, phoneSearchCandidates } from '../phones.js';
 import { toWireAmount } from '../money.js';
 import { auditEventStatementPart, type AuditEventInput } from '../audit/recordAuditEvent.js';
 
@@ -204,13 +204,17 @@ function payoutListConditions(filter: PayoutListFilter): Prisma.Sql {
   if (createdAt.gte) conditions.push(Prisma.sql`p."createdAt" >= ${createdAt.gte}::timestamptz`);
   if (createdAt.lte) conditions.push(Prisma.sql`p."createdAt" <= ${createdAt.lte}::timestamptz`);
   if (filter.search) {
-    // searchConditions' five, as Prisma writes them: `contains` is LIKE '%…%' (ILIKE when insensitive).
+    // searchConditions', as Prisma writes them: `contains` is LIKE '%…%' (ILIKE when insensitive).
     const contains = `%${escapeLike(filter.search)}%`;
-    const phoneSuffix = phoneSearchSuffix(filter.search);
-    conditions.push(Prisma.sql`(${isUuid(filter.search) ? Prisma.sql`p.id = ${filter.search}::uuid OR ` : Prisma.empty}p."recipientFirstName" ILIKE ${contains}::text
+    const phones = phoneSearchCandidates(filter.search);
+    conditions.push(
+      phones
+        ? Prisma.sql`p."recipientPhone" IN (${Prisma.join(phones.map((phone) => Prisma.sql`${phone}::text`))})`
+        : Prisma.sql`(${isUuid(filter.search) ? Prisma.sql`p.id = ${filter.search}::uuid OR ` : Prisma.empty}p."recipientFirstName" ILIKE ${contains}::text
       OR p."recipientLastName" ILIKE ${contains}::text OR p."recipientPhone" LIKE ${`%${escapeLike(compactPhone(filter.search))}%`}::text
-      ${phoneSuffix ? Prisma.sql`OR p."recipientPhone" LIKE ${`%${phoneSuffix}`}::text ` : Prisma.empty}OR (p."providerReference" <> '' AND p."providerReference" = ${filter.search}::text)
-      OR p.reason ILIKE ${contains}::text)`);
+      OR (p."providerReference" <> '' AND p."providerReference" = ${filter.search}::text)
+      OR p.reason ILIKE ${contains}::text)`,
+    );
   }
   return conditions.length ? Prisma.join(conditions, ' AND ') : Prisma.sql`TRUE`;
 }
@@ -235,16 +239,20 @@ export async function* exportPayoutRows(db: Pick<Db, 'payout'>, filter: PayoutLi
   }
 }
 
-/** Free text: order id, recipient name or phone (any common writing: phoneSearchSuffix), the provider's reference (exact), reason. */
+/**
+ * Free text: order id, recipient name or phone, the provider's reference (exact), reason. A text
+ * written like a whole phone number, in any common writing, is the recipient's number
+ * (phoneSearchCandidates), matched exactly through the (organisation, recipient phone) index.
+ */
 function searchConditions(search: string): Prisma.PayoutWhereInput[] {
-  const phoneSuffix = phoneSearchSuffix(search);
+  const phones = phoneSearchCandidates(search);
+  if (phones) return [{ recipientPhone: { in: phones } }];
   const contains = { contains: escapeLike(search), mode: 'insensitive' as const };
   return [
     ...(isUuid(search) ? [{ id: search }] : []),
     { recipientFirstName: contains },
     { recipientLastName: contains },
     { recipientPhone: { contains: escapeLike(compactPhone(search)) } },
-    ...(phoneSuffix ? [{ recipientPhone: { endsWith: phoneSuffix } }] : []),
     { AND: [{ providerReference: search }, { NOT: { providerReference: '' } }] },
     { reason: contains },
   ];

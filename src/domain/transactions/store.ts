@@ -4,7 +4,7 @@ import type { PaymentMethod, TransactionStatus } from '../../generated/prisma/en
 import type { DbTransaction } from '../context.js';
 import type { KeysetSlice } from '../cursors.js';
 import { isUuid } from '../ids.js';
-import { phoneSearchSuffix } from '../phones.js';
+import { phoneSearchCandidates } from '../phones.js';
 import type { Db } from '../ports.js';
 import { escapeLike } from '../text.js';
 import { namedStatement, runStatement, type PreparedStatement } from '../statements.js';
@@ -370,17 +370,16 @@ function transactionConditions(filter: TransactionFilter): Prisma.Sql {
 
 /**
  * Free text: order id, customer name (any case) or phone, product names (any case), a provider's
- * reference of a payment attempt (exact); a text written like a phone also matches the customer's
- * and the paying wallet's numbers in any common writing (phoneSearchSuffix).
+ * reference of a payment attempt (exact). A text written like a whole phone number, in any common
+ * writing, is the customer's number (phoneSearchCandidates): an exact match through the
+ * (organisation, customer phone) index, not a read of every row a pattern would need.
  */
 function searchCondition(search: string): Prisma.Sql {
+  const phones = phoneSearchCandidates(search);
+  if (phones) return Prisma.sql`t."customerPhone" IN (${Prisma.join(phones.map((phone) => Prisma.sql`${phone}::text`))})`;
   const contains = `%${escapeLike(search)}%`;
-  const phoneSuffix = phoneSearchSuffix(search);
-  const byPhone = phoneSuffix
-    ? Prisma.sql` OR t."customerPhone" LIKE ${`%${phoneSuffix}`}::text OR t."payerPhone" LIKE ${`%${phoneSuffix}`}::text`
-    : Prisma.empty;
   return Prisma.sql`(${isUuid(search) ? Prisma.sql`t.id = ${search}::uuid OR ` : Prisma.empty}t."customerFirstName" ILIKE ${contains}::text
-    OR t."customerLastName" ILIKE ${contains}::text OR t."customerPhone" LIKE ${contains}::text${byPhone}
+    OR t."customerLastName" ILIKE ${contains}::text OR t."customerPhone" LIKE ${contains}::text
     OR EXISTS (SELECT 1 FROM "PaymentAttempt" a WHERE a."transactionId" = t.id AND a."providerReference" = ${search}::text AND a."providerReference" <> '')
     OR EXISTS (SELECT 1 FROM "TransactionProduct" p WHERE p."transactionId" = t.id AND p.name ILIKE ${contains}::text))`;
 }

@@ -4,6 +4,7 @@
  * by its recipient's phone and by the provider's reference; the home's paid volume leaves refunded
  * payments out; capabilities say why payouts are off; both are dashboard users' reads only.
  */
+import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { payTransaction } from '../../../src/domain/operations.js';
 import { signedIn, type DashboardBrowser } from '../../support/dashboard.js';
@@ -82,6 +83,34 @@ describe('the home page’s facts', () => {
     expect(merchantHome.today).toMatchObject({ count: 2, amount: 13_000 });
     expect(merchantHome.thisMonth).toMatchObject({ count: 2, amount: 13_000 });
     expect(merchantHome.capabilities.every((capability: { usable: boolean }) => capability.usable)).toBe(true);
+  });
+
+  it('lists what needs attention: events that failed for good, retrying deliveries, payouts awaiting review, late payments', async () => {
+    const { organizationId } = await gateway.ctx.db.payout.findUniqueOrThrow({ where: { id: state.payout } });
+    const db = gateway.ctx.db;
+    const review = await postPayout(gateway, state.payoutKey, payoutBody({ amount: 2_500_000, recipient: { phone: '+221770000003' } }));
+    expect(review.status, JSON.stringify(review.body)).toBe(200);
+    const webhook = await db.webhook.create({ data: { organizationId, url: 'https://hooks.example.sn/in', encryptedSecret: 'unused: nothing is sent' } });
+    const delivery = (status: 'dropped' | 'pending' | 'delivered', eventId: string, attemptCount: number) =>
+      db.webhookDelivery.create({ data: { webhookId: webhook.id, event: 'payment_status', eventId, body: '{}', status, attemptCount } });
+    const [failedForGood, resentSince, retrying] = [randomUUID(), randomUUID(), randomUUID()];
+    await delivery('dropped', failedForGood, 4);
+    // An event dropped once but delivered by a later resend needs nothing more.
+    await delivery('dropped', resentSince, 4);
+    await delivery('delivered', resentSince, 1);
+    await delivery('pending', retrying, 1);
+    await db.latePayment.create({
+      data: { attemptId: randomUUID(), transactionId: state.moussa, organizationId, method: 'wave', amount: 3_000n, outcome: 'returned' },
+    });
+    const { merchantHome } = await state.owner.data(
+      '{ merchantHome { failedDeliveries retryingDeliveries payoutsAwaitingReview latePayments { transactionId amount outcome } } }',
+    );
+    expect(merchantHome).toEqual({
+      failedDeliveries: 1,
+      retryingDeliveries: 1,
+      payoutsAwaitingReview: 1,
+      latePayments: [{ transactionId: state.moussa, amount: 3_000, outcome: 'returned' }],
+    });
   });
 
   it('says payouts are off and why once the organisation’s payouts are disabled; API keys and operators cannot read it', async () => {

@@ -96,12 +96,12 @@ function ApiKeysSection() {
             onChange={(e) => setScope(e.currentTarget.value as ApiScope)}
             options={SCOPES.map((value): [string, string] => [value, value])}
           />
-          <button type="submit" disabled={action.busy}>
-            {t.createKey}
-          </button>
           <p class="hint choice-help" aria-live="polite" data-scope-help={scope}>
             {words.scopeHelp[scope]}
           </p>
+          <button type="submit" disabled={action.busy}>
+            {t.createKey}
+          </button>
         </form>
       )}
       {may('createApiKey') && <ChoicesExplained title={words.scopesExplained} names={SCOPES} help={words.scopeHelp} />}

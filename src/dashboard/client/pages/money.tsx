@@ -333,7 +333,7 @@ function OrderTable<Row extends OrderRow>({
 }) {
   const { t } = useApp();
   return (
-    <Table caption={caption}>
+    <Table caption={caption} stacked>
       <thead>
         <tr>
           <th scope="col">{t.orderId}</th>
@@ -352,22 +352,24 @@ function OrderTable<Row extends OrderRow>({
       <tbody>
         {rows.map((node) => (
           <tr key={node.orderId} data-order-id={node.orderId}>
-            <td>
+            <td data-label={t.orderId}>
               <Link to={`${base}/${encodeURIComponent(node.orderId)}`}>
                 <ShortId id={node.orderId} />
               </Link>
             </td>
-            <td>
+            <td data-label={t.created}>
               <When at={node.createdAt} />
             </td>
-            <td class="num">
+            <td class="num" data-label={t.amount}>
               <Money amount={node.amount} />
             </td>
-            <td>
+            <td data-label={t.status}>
               <StatusBadge status={node.status} />
             </td>
             {columns.map(([header, cell]) => (
-              <td key={header}>{cell(node)}</td>
+              <td key={header} data-label={header}>
+                {cell(node)}
+              </td>
             ))}
           </tr>
         ))}

@@ -61,12 +61,12 @@ export function TeamPage() {
         <form class="inline" onSubmit={invite} method="post" action="#">
           <Field label={t.email} name="email" type="email" required maxLength={254} value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
           <Select label={t.role} name="role" value={role} onChange={(e) => setRole(e.currentTarget.value as MerchantRole)} options={roleOptions} />
-          <button type="submit" disabled={action.busy}>
-            {t.invite}
-          </button>
           <p class="hint choice-help" aria-live="polite" data-role-help={role}>
             {words.roleHelp[role]}
           </p>
+          <button type="submit" disabled={action.busy}>
+            {t.invite}
+          </button>
         </form>
         <ChoicesExplained title={words.rolesExplained} names={ROLES} help={words.roleHelp} label={(name) => t.roles[name] ?? name} />
       </section>
