@@ -63,6 +63,7 @@ export const ERROR_CATALOGUE = defineCatalogue({
     graphqlCode: 'BAD_USER_INPUT',
   },
   invalid_phone: { status: 400, message: 'Invalid phone number format', graphqlCode: 'BAD_USER_INPUT' },
+  invalid_global_id: { status: 400, message: 'Invalid id: not the nodeId of any object', graphqlCode: 'BAD_USER_INPUT' },
   unsupported_payment_method: { status: 400, message: 'Unsupported payment method', graphqlCode: 'UNSUPPORTED_PAYMENT_METHOD' },
 
   // POST /transactions

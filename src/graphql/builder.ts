@@ -11,6 +11,7 @@ import ScopeAuthPlugin, { AuthScopeFailureType, type AuthFailure } from '@pothos
 import type PrismaTypes from '../generated/pothos-types.js';
 import { getDatamodel } from '../generated/pothos-types.js';
 import type { Caller } from '../domain/access/auth.js';
+import { decodeNodeId } from './schema/node.js';
 import { authorize, type Operation } from '../domain/access/policy.js';
 import type { GatewayContext } from '../domain/context.js';
 
@@ -80,6 +81,8 @@ export const builder = new SchemaBuilder<{
     // The Node interface's global id is `nodeId`: `id` already means the row's UUID on
     // Organization, Account and Webhook (today's clients and the CLI rely on it).
     idFieldName: 'nodeId',
+    // A malformed global id is a clear input error, not Pothos's validation error (a 500).
+    decodeGlobalID: (globalID) => decodeNodeId(globalID),
     nodeQueryOptions: { description: 'Any object by its global id (`nodeId`): null when it does not exist or is not the caller’s to read.' },
     // One object at a time: `node` is enough, and each object is authorised as its type's read.
     nodesQueryOptions: false,

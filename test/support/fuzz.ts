@@ -335,6 +335,20 @@ export function leakyUrl(roots: readonly string[], secrets: readonly string[], p
     .map(([root, segments, parameters]) => `${root}/${segments.join('/')}${parameters.length ? `?${parameters.join('&')}` : ''}`);
 }
 
+/**
+ * Opaque ids a GraphQL client might forge: global ids (`node(id:)`) and connection cursors that are
+ * not base64, base64 of junk, of a type that is no node, of a node type with a bad id, empty, NUL.
+ */
+export const hostileOpaqueId: fc.Arbitrary<string> = fc.oneof(
+  hostileString,
+  fc.constantFrom('', 'a', '%00', '====', 'null', '0', '-1', 'A'.repeat(5000)),
+  fc.base64String(),
+  fc
+    .tuple(fc.constantFrom('Transaction', 'Payout', 'Organization', 'Account', 'Webhook', 'Nope', '__proto__', '', '12'), fc.oneof(hostileString, fc.uuid()))
+    .map(([type, id]) => Buffer.from(`${type}:${id}`).toString('base64')),
+  fc.string().map((text) => Buffer.from(text).toString('base64url')),
+);
+
 /** A query string over `names` (plus prototype-ish and unknown names): hostile values, repeats, brackets. */
 export function hostileQuery(names: readonly string[]): fc.Arbitrary<string> {
   const name = fc.oneof(

@@ -96,7 +96,7 @@ describe('leasedRateLimiter', () => {
 
   it('a busy key leases slots and spends them without waiting; a quiet key leases none', async () => {
     const script = heldScript(1_000);
-    let clock = 0;
+    const clock = 0;
     const limiter = leasedRateLimiter(script.inner, () => clock);
     for (let i = 0; i < 20; i++) {
       const hit = limiter.hit('busy');

@@ -5,7 +5,9 @@
  * anything is loaded, and a merchant's lookup is confined to its organisation, so another
  * organisation's object answers exactly like a missing one (null).
  */
+import { decodeGlobalID as decodePothosGlobalID } from '@pothos/plugin-relay';
 import { authorizeRead } from '../../domain/access/auth.js';
+import { DomainError } from '../../domain/errors.js';
 import type { Operation } from '../../domain/access/policy.js';
 import { isUuid } from '../../domain/ids.js';
 import type { GraphQLContext } from '../builder.js';
@@ -33,4 +35,21 @@ export function nodeWhere(ctx: GraphQLContext, type: keyof typeof NODE_OPERATION
   // An organisation is its own scope: a merchant (were it ever allowed) finds only its own.
   if (type === 'Organization') return { id: access.organizationId === null || access.organizationId === rowId ? rowId : NO_ROW };
   return access.organizationId === null ? { id: rowId } : { id: rowId, organizationId: access.organizationId };
+}
+
+/**
+ * A global id as `node(id)` reads it: base64 of `Type:uuid`. One that is not base64 of that shape,
+ * or names a type that is no node ("a", "", "%00", base64 of junk), is the client's mistake: a
+ * clear BAD_USER_INPUT error, never the 500 Pothos's own decoder surfaced as. A node type with an
+ * id that cannot be a row's still answers null (nodeWhere).
+ */
+export function decodeNodeId(globalID: string): { typename: string; id: string } {
+  let decoded: { typename: string; id: string };
+  try {
+    decoded = decodePothosGlobalID(globalID);
+  } catch {
+    throw new DomainError('invalid_global_id');
+  }
+  if (!Object.hasOwn(NODE_OPERATIONS, decoded.typename)) throw new DomainError('invalid_global_id');
+  return decoded;
 }

@@ -90,9 +90,27 @@ describe('global ids', () => {
     expect((await graphqlDataTyped(gateway, NodeDocument, { id: unknownRow })).node).toBeNull();
     const notAUuid = Buffer.from('Payout:12').toString('base64');
     expect((await graphqlDataTyped(gateway, NodeDocument, { id: notAUuid })).node).toBeNull();
-    const response = await graphqlTyped(gateway, NodeDocument, { id: 'not a global id' });
-    expect(response.status).toBeLessThan(500);
-    expect(response.body.data?.node ?? null).toBeNull();
+  });
+
+  it('refuses an id that is no global id with a clear BAD_USER_INPUT, never a 500', async () => {
+    const malformed = [
+      'not a global id',
+      'a',
+      '',
+      '%00',
+      '====',
+      Buffer.from('junk without a type').toString('base64'),
+      Buffer.from('\u0000\uffff:x').toString('base64'),
+      Buffer.from(`Nope:${randomUUID()}`).toString('base64'),
+      Buffer.from(`__proto__:${randomUUID()}`).toString('base64'),
+      Buffer.from('Transaction:').toString('base64'),
+    ];
+    for (const id of malformed) {
+      const response = await graphqlTyped(gateway, NodeDocument, { id }, gateway.adminToken);
+      expect(response.status, id).toBe(200);
+      expect(response.body.data?.node ?? null, id).toBeNull();
+      expectGraphqlError(response, 'invalid_global_id');
+    }
   });
 });
 

@@ -140,6 +140,10 @@ describe('transactionsConnection', () => {
       Buffer.from('12:not-a-uuid').toString('base64url'),
       Buffer.from('abc:6f1c1d5e-0000-4000-8000-000000000000').toString('base64url'),
       'A'.repeat(500),
+      'a',
+      '',
+      '%00',
+      Buffer.from('\u0000\uffff junk').toString('base64'),
     ];
     for (const after of forged) {
       const response = await graphqlTyped(gateway, TransactionsConnectionDocument, { first: 2, after }, key);

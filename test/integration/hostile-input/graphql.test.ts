@@ -19,6 +19,7 @@ import {
   stateFingerprint,
   hostile,
   hostileBody,
+  hostileOpaqueId,
   hostileString,
   hostileValue,
   HOSTILE_NUMBERS,
@@ -399,6 +400,37 @@ describe('GraphQL under hostile input: never 5xx, every error coded, nothing wri
     const except = operation.document.includes('idempotencyKey') ? ['IdempotencyKey'] : [];
     await fuzz(client, variables, (vars) => postJson(operation.token, { query: operation.document, variables: vars }), graphqlVerdict, { runs: 60, except });
     if (operation.name === 'setSwitch') await switchesOn();
+  });
+
+  it('forged global ids in node(id:) and forged cursors in every connection: null or a coded error, never a 500', async () => {
+    const forged: { query: string; variables: (value: string) => Record<string, unknown> }[] = [
+      { query: 'query($id: ID!) { node(id: $id) { __typename nodeId } }', variables: (id) => ({ id }) },
+      { query: 'query($a: String) { transactionsConnection(first: 2, after: $a) { edges { cursor } } }', variables: (a) => ({ a }) },
+      { query: 'query($b: String) { transactionsConnection(last: 2, before: $b) { edges { cursor } } }', variables: (b) => ({ b }) },
+      { query: 'query($a: String) { payoutsConnection(first: 2, after: $a) { edges { cursor } } }', variables: (a) => ({ a }) },
+      {
+        query: 'query($o: ID, $a: String) { transactionsConnection(organizationId: $o, first: 1, after: $a) { totalCount } }',
+        variables: (a) => ({ o: ids.victim, a }),
+      },
+    ];
+    // Each document is valid: with an honest value it answers data, so the fuzzing below is not a pass on validation errors.
+    const honest = Buffer.from(`Transaction:${ids.pendingOrder}`).toString('base64');
+    for (const document of forged) {
+      const answer = await postJson('operator', {
+        query: document.query,
+        variables: document.variables(document.query.includes('node(') ? honest : (null as never)),
+      });
+      expect(answer.body?.errors, document.query).toBeUndefined();
+    }
+    for (const token of ['operator', 'accounts'] as const) {
+      await fuzz(
+        client,
+        fc.tuple(fc.constantFrom(...forged), hostileOpaqueId),
+        ([document, value]) => postJson(token, { query: document.query, variables: document.variables(value) }),
+        graphqlVerdict,
+        { runs: 80 },
+      );
+    }
   });
 
   it('hostile literals inlined in documents (strings, numbers, lists, objects)', async () => {
