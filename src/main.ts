@@ -113,7 +113,7 @@ async function main(): Promise<void> {
   const webhooks = { ...config.webhook, allowPrivateUrls: config.webhookAllowPrivateUrls, secretKey: webhookKey.key };
 
   // Each method's real provider when its credentials are set, else the sandbox (fromEnv.ts).
-  const provider = createProviderRouter(createSandboxProvider({ db: db.prisma, latencyMs: config.sandboxLatencyMs }), providersFromEnv(process.env));
+  const provider = createProviderRouter(createSandboxProvider({ db: db.prisma, latencyMs: config.sandboxLatencyMs }), providersFromEnv(process.env, log));
   if (provider.realMethods().length) log.info({ methods: provider.realMethods() }, 'real wallet providers configured; other methods use the sandbox');
   const ctx: GatewayContext = {
     db: db.prisma,
