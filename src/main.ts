@@ -23,6 +23,7 @@ import { migrationsUpToDate } from './infra/prisma/migrationStatus.js';
 import { createSandboxProvider } from './infra/providers/sandbox.js';
 import { createProviderRouter } from './infra/providers/router.js';
 import { PROVIDER_SECRET_VARIABLES, providersFromEnv } from './infra/providers/fromEnv.js';
+import { providerStatuses } from './domain/providerCalls/providerHealth.js';
 import { openProviderCallCounts } from './domain/providerFlow.js';
 import { listenStartupError, passwordOf, startupFailureReport } from './infra/startupErrors.js';
 
@@ -140,7 +141,12 @@ async function main(): Promise<void> {
     adminToken,
     ready,
     logger: log,
-    metrics: { poolStats: db.poolStats, openProviderCalls: () => openProviderCallCounts(ctx), replica: replica && (() => replica.status()) },
+    metrics: {
+      poolStats: db.poolStats,
+      openProviderCalls: () => openProviderCallCounts(ctx),
+      providerHealth: () => providerStatuses(ctx),
+      replica: replica && (() => replica.status()),
+    },
     trustedProxies,
   });
   // Every instance must accept the forms another served (a load balancer, a restart): the form
