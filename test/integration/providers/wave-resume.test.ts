@@ -7,6 +7,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { logProvidersDown } from '../../../src/domain/providerCalls/providerHealth.js';
 import { runCli } from '../../support/cli.js';
+import { payTransaction } from '../../../src/domain/payments/payTransaction.js';
 import { settlePendingPayouts } from '../../../src/domain/payouts/payouts.js';
 import { settlePendingRefunds } from '../../../src/domain/refunds/refunds.js';
 import type { ProviderRouter } from '../../../src/infra/providers/router.js';
@@ -127,6 +128,13 @@ describe('a revoked Wave key', () => {
     expect(health).toMatchObject({ provider: 'wave', healthy: false });
     expect(health.reason).toMatch(/refuses the gateway's credentials \(HTTP 401\)/);
     expect(router.healthOf('orange_money')).toMatchObject({ provider: 'sandbox', healthy: true });
+
+    // The checkout does not send a customer into Wave now: the method is unavailable (the page offers the other one).
+    const buyer = await setup.gateway.merchant({ name: 'Boutique Panne', scope: 'readAndWrite' });
+    const { orderId } = await waveTransaction(setup.gateway, buyer.key);
+    await expect(payTransaction(setup.gateway.ctx, { kind: 'customer' }, orderId, { method: 'wave', phone: '+221771234567' })).rejects.toMatchObject({
+      code: 'payment_method_unavailable',
+    });
 
     // Operators see it: the CLI (DESIGN.md's contract), GraphQL underneath it, /healthz, /metrics, and one error line per period.
     const status = await runCli(setup.gateway, ['provider', 'status']);
