@@ -20,7 +20,7 @@ export interface ProviderStatusView extends ProviderHealth {
 }
 
 /** How often a provider that stays down is logged again as an error. */
-export const PROVIDER_DOWN_LOG_PERIOD_MS = 60_000;
+const PROVIDER_DOWN_LOG_PERIOD_MS = 60_000;
 
 interface HealthSource {
   healthOf(method: PaymentMethod): ProviderHealth & { provider: string };
