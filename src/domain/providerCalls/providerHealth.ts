@@ -36,6 +36,10 @@ export function providerStatuses(ctx: Pick<GatewayContext, 'provider'>): Provide
   });
 }
 
+/** The method runs on the sandbox (no real provider configured for it). */
+export const isSandboxed = (ctx: Pick<GatewayContext, 'provider'>, method: PaymentMethod): boolean =>
+  !hasHealth(ctx.provider) || ctx.provider.healthOf(method).provider === 'sandbox';
+
 /** The method's provider is known to be down now (the checkout offers the other method). */
 export const providerIsDown = (ctx: Pick<GatewayContext, 'provider'>, method: PaymentMethod): ProviderStatusView | undefined =>
   providerStatuses(ctx).find((status) => status.method === method && !status.healthy);
