@@ -114,3 +114,25 @@ describe('the provider transport', () => {
     expect(retryAfterMsOf('Wed, 21 Oct 2015 07:28:00 GMT', Date.parse('Wed, 21 Oct 2015 07:27:00 GMT'))).toBe(60_000);
   });
 });
+
+describe('provider health', () => {
+  it('down at once on refused credentials; down after 30 s of calls without an answer; a definite answer clears it; 429 is neither', async () => {
+    const { ProviderHealthTracker } = await import('../../src/infra/providers/providerHealth.js');
+    let now = 1_000_000;
+    const health = new ProviderHealthTracker(() => now);
+    health.record({ outcome: 'refused', status: 403, body: undefined, credentialsRefused: true });
+    expect(health.state()).toMatchObject({ healthy: false, reason: expect.stringMatching(/HTTP 403/) });
+    health.record({ outcome: 'accepted', status: 200, body: {} });
+    expect(health.state().healthy).toBe(true);
+    health.record({ outcome: 'not_sent', reason: 'ECONNREFUSED' });
+    now += 29_000;
+    health.record({ outcome: 'unknown', reason: 'no answer in time' });
+    expect(health.state().healthy).toBe(true);
+    now += 2_000;
+    expect(health.state()).toMatchObject({ healthy: false, reason: expect.stringMatching(/has not answered since/) });
+    health.record({ outcome: 'not_sent', reason: 'rate limited', status: 429 });
+    expect(health.state().healthy).toBe(false);
+    health.record({ outcome: 'refused', status: 400, body: {}, credentialsRefused: false });
+    expect(health.state().healthy).toBe(true);
+  });
+});
