@@ -23,6 +23,7 @@ import { migrationsUpToDate } from './infra/prisma/migrationStatus.js';
 import { createSandboxProvider } from './infra/providers/sandbox.js';
 import { createProviderRouter } from './infra/providers/router.js';
 import { PROVIDER_SECRET_VARIABLES, providersFromEnv } from './infra/providers/fromEnv.js';
+import { providerStatuses } from './domain/providerCalls/providerHealth.js';
 import { openProviderCallCounts } from './domain/providerFlow.js';
 import { listenStartupError, passwordOf, startupFailureReport } from './infra/startupErrors.js';
 
@@ -113,7 +114,7 @@ async function main(): Promise<void> {
   const webhooks = { ...config.webhook, allowPrivateUrls: config.webhookAllowPrivateUrls, secretKey: webhookKey.key };
 
   // Each method's real provider when its credentials are set, else the sandbox (fromEnv.ts).
-  const provider = createProviderRouter(createSandboxProvider({ db: db.prisma, latencyMs: config.sandboxLatencyMs }), providersFromEnv(process.env));
+  const provider = createProviderRouter(createSandboxProvider({ db: db.prisma, latencyMs: config.sandboxLatencyMs }), providersFromEnv(process.env, log));
   if (provider.realMethods().length) log.info({ methods: provider.realMethods() }, 'real wallet providers configured; other methods use the sandbox');
   const ctx: GatewayContext = {
     db: db.prisma,
@@ -140,7 +141,12 @@ async function main(): Promise<void> {
     adminToken,
     ready,
     logger: log,
-    metrics: { poolStats: db.poolStats, openProviderCalls: () => openProviderCallCounts(ctx), replica: replica && (() => replica.status()) },
+    metrics: {
+      poolStats: db.poolStats,
+      openProviderCalls: () => openProviderCallCounts(ctx),
+      providerHealth: () => providerStatuses(ctx),
+      replica: replica && (() => replica.status()),
+    },
     trustedProxies,
   });
   // Every instance must accept the forms another served (a load balancer, a restart): the form

@@ -25,6 +25,7 @@ import {
   OrganizationDocument,
   OrganizationsDocument,
   OpenProviderCallsDocument,
+  ProviderStatusDocument,
   ReconcileProviderDocument,
   OperatorTokensDocument,
   RedeliverWebhookDocument,
@@ -277,6 +278,12 @@ export const COMMANDS = {
       ['--to DATE', 'likewise; a day includes itself (default now)'],
     ],
     run: reconcile,
+  },
+  'provider status': {
+    usage: 'provider status',
+    summary: "Says whether each method's wallet provider is healthy, and why not (a revoked key, an outage).",
+    options: [],
+    run: providerStatus,
   },
   'provider-call list': {
     usage: `provider-call list [--kind ${CALL_KINDS.join('|')}] [--stuck]`,
@@ -610,6 +617,13 @@ function dateFlag(name: string, value: string | undefined, side: 'start' | 'end'
   const at = new Date(value);
   if (!/^\d{4}-\d{2}-\d{2}T/.test(value) || Number.isNaN(at.getTime())) throw new UsageError(`${name} must be a date (YYYY-MM-DD or RFC 3339)`);
   return at.toISOString();
+}
+
+/** Each method's wallet provider: healthy, or down and why (DESIGN.md's contract: {"providers": [{method, provider, healthy, reason}]}). */
+async function providerStatus(argv: string[], connect: Connect) {
+  parseArgs({ args: argv, options: {} });
+  const { providerStatus: providers } = await connect().request(ProviderStatusDocument, {});
+  return { providers };
 }
 
 /** Provider calls whose outcome is not known yet (oldest first), for an operator to check. */

@@ -224,7 +224,7 @@ async function currentOfOpenIntent<Intent, Reply, T>(
 ): Promise<IdempotentOutcome<T> | null> {
   if (!steps.current) return null;
   const row = await findLiveKey(ctx, ctx.db, key);
-  if (!row || row.state !== 'in_progress' || row.requestHash !== requestHash || !row.responseBody) return null;
+  if (row?.state !== 'in_progress' || row.requestHash !== requestHash || !row.responseBody) return null;
   let intentName: unknown;
   try {
     intentName = (JSON.parse(row.responseBody) as { intent?: unknown }).intent;

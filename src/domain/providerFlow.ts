@@ -187,8 +187,12 @@ const RECONCILE_AFTER_MS = 60_000;
 const RECONCILE_BATCH = 100;
 /** Backoff between questions: doubles from the first (RECONCILE_AFTER_MS), capped (a provider outage must not be hammered). */
 export const MAX_RECHECK_MS = 60 * 60 * 1000;
-/** How long one instance holds an open call it is asking about (or re-sending): past the provider timeout. */
-const CLAIM_MS = 2 * PROVIDER_TIMEOUT_MS;
+/**
+ * One instance holds an open call it asks about (or re-sends) for the provider timeout plus this:
+ * past its own deadline, so two instances never send it at once, and short, so that the call of an
+ * instance killed meanwhile is taken over soon after.
+ */
+const CLAIM_MARGIN_MS = 5_000;
 /** After this many questions without a final answer a call is "stuck": an operator should look. */
 export const STUCK_AFTER_CHECKS = 5;
 
@@ -226,7 +230,8 @@ export async function reconcileOpenCalls<Call extends OpenProviderCall>(
   const tally: ReconcileTally = { settled: 0, stillPending: 0, errors: 0 };
   for (const call of due) {
     try {
-      if (store.claim && !(await store.claim(call, now, new Date(now.getTime() + CLAIM_MS)))) continue;
+      const claimMs = (ctx.settings.providerTimeoutMs ?? PROVIDER_TIMEOUT_MS) + CLAIM_MARGIN_MS;
+      if (store.claim && !(await store.claim(call, now, new Date(now.getTime() + claimMs)))) continue;
       const outcome = await callProviderOnce(
         ctx,
         () => store.ask(call),

@@ -2,6 +2,7 @@
  * The API origin: one fastify server hosting the REST surfaces (v2, deprecated v1), GraphQL, health
  * and docs. Cross-cutting HTTP concerns live here: request ids, body limits, JSON errors, logging.
  */
+import { providerStatuses } from '../domain/providerCalls/providerHealth.js';
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
@@ -101,7 +102,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     graphql: '/graphql',
     health: '/healthz',
   }));
-  app.get('/healthz', async () => ({ status: 'ok' }));
+  // Up; and each method's wallet provider, healthy or not (why: GraphQL providerStatus, operators only).
+  app.get('/healthz', async () => ({
+    status: 'ok',
+    providers: providerStatuses(options.ctx).map(({ method, provider, healthy }) => ({ method, provider, healthy })),
+  }));
   registerDocs(app);
   registerDashboard(app);
   registerDashboardAuth(app, options.ctx);

@@ -31,6 +31,8 @@ export interface MetricsOptions {
   poolStats?: () => PoolStats;
   /** Provider calls still open and stuck per kind, as the reconcilers last counted them (providerFlow.ts). */
   openProviderCalls?: () => ReadonlyMap<string, { open: number; stuck: number }>;
+  /** Each method's provider health (1 healthy, 0 down). */
+  providerHealth?: () => { method: string; provider: string; healthy: boolean }[];
   /** The read replica's state, when there is one. */
   replica?: () => { state: string; lagMs: number | null };
 }
@@ -113,6 +115,20 @@ export function registerMetrics(app: FastifyInstance, options: MetricsOptions = 
       'Open provider calls the provider has not resolved after many questions: an operator should decide',
       (count) => count.stuck,
     );
+  }
+
+  if (options.providerHealth) {
+    const statuses = options.providerHealth;
+    new Gauge({
+      name: 'gateway_provider_healthy',
+      help: "1 when the method's wallet provider answers with the gateway's credentials, 0 when it refuses them or has been unreachable for a while",
+      labelNames: ['method', 'provider'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const status of statuses()) this.set({ method: status.method, provider: status.provider }, status.healthy ? 1 : 0);
+      },
+    });
   }
 
   app.addHook('onResponse', async (request, reply) => {

@@ -12,6 +12,7 @@ import { purgeExpiredIdempotencyKeys } from '../domain/idempotency.js';
 import { settleStalePaymentAttempts } from '../domain/payments/attempts.js';
 import { settleOpenLateReturns } from '../domain/payments/latePayments.js';
 import { settlePendingPayouts } from '../domain/payouts/payouts.js';
+import { logProvidersDown } from '../domain/providerCalls/providerHealth.js';
 import { settlePendingRefunds } from '../domain/refunds/refunds.js';
 import { runPayoutBatches } from '../domain/payoutBatches/runPayoutBatches.js';
 import { randomUUID } from 'node:crypto';
@@ -42,6 +43,8 @@ const JOBS: Job[] = [
   { name: 'reconcile stale payment attempts', everyMs: reconcilePace, run: (ctx) => settleStalePaymentAttempts(ctx) },
   { name: 'reconcile pending payouts', everyMs: reconcilePace, run: (ctx) => settlePendingPayouts(ctx) },
   { name: 'reconcile late payment returns', everyMs: reconcilePace, run: (ctx) => settleOpenLateReturns(ctx) },
+  // A provider refusing our key or unreachable is an operator's problem: said once a minute while it lasts.
+  { name: 'log providers down', everyMs: 15 * 1000, run: logProvidersDown },
   // Webhook retries the scheduler lost (Redis flushed) or an instance died sending: back from the outbox.
   { name: 'reschedule overdue webhook deliveries', everyMs: 10 * 1000, run: (ctx) => rescheduleOverdueDeliveries(ctx) },
   // The delivery log is kept 30 days.

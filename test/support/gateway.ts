@@ -24,6 +24,7 @@ import { openReplica, type Replica } from '../../src/infra/prisma/replica.js';
 import { createRedisCoordination } from '../../src/infra/redis/coordination.js';
 import { createSandboxProvider } from '../../src/infra/providers/sandbox.js';
 import { createProviderRouter, type ProvidersByMethod } from '../../src/infra/providers/router.js';
+import { providerStatuses } from '../../src/domain/providerCalls/providerHealth.js';
 import { openProviderCallCounts } from '../../src/domain/providerFlow.js';
 import { deriveWebhookSecretKey } from '../../src/domain/webhooks/secrets.js';
 import { DEFAULT_WEBHOOK_RULES } from '../../src/domain/webhooks/settings.js';
@@ -152,7 +153,12 @@ export async function startGateway(options: GatewayOptions = {}): Promise<TestGa
   ctx.switches = new SwitchCache(coordination.invalidations);
 
   const metrics = options.metrics
-    ? { poolStats: db.poolStats, openProviderCalls: () => openProviderCallCounts(ctx), replica: replica && (() => replica.status()) }
+    ? {
+        poolStats: db.poolStats,
+        openProviderCalls: () => openProviderCallCounts(ctx),
+        providerHealth: () => providerStatuses(ctx),
+        replica: replica && (() => replica.status()),
+      }
     : (false as const);
   const api = await buildApp({
     ctx,

@@ -19,6 +19,7 @@ import { callProviderOnce, settleDurably } from '../providerFlow.js';
 import { parsePaymentMethod } from '../paymentMethods.js';
 import { normalizePhone } from '../phones.js';
 import { switchStates } from '../organizations/switches.js';
+import { providerIsDown } from '../providerCalls/providerHealth.js';
 import { findVisibleTransaction } from '../transactions/transactions.js';
 import type { TransactionRecord } from '../transactions/store.js';
 import { isUuid } from '../ids.js';
@@ -138,5 +139,8 @@ async function chooseMethod(
   if (!method || !transaction.methodOfPayment.includes(method)) throw new DomainError('method_not_offered', requested ?? '');
   // Cached (invalidated at once in every instance when an operator flips a switch).
   if ((await switchStates(ctx, ctx.db)).get(method) === false) throw new DomainError('payment_method_unavailable', method);
+  // A provider known to be down (it refuses the gateway's key, or has not answered for a while):
+  // the customer is not sent into it; the checkout says so and offers the other method.
+  if (providerIsDown(ctx, method)) throw new DomainError('payment_method_unavailable', method);
   return method;
 }

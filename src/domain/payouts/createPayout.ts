@@ -16,7 +16,7 @@ import { DomainError } from '../errors.js';
 import { runIdempotentlyTwoPhase, type IdempotentOutcome } from '../idempotency.js';
 import { MAXIMUM_AMOUNT, MINIMUM_AMOUNT_EXCLUSIVE } from '../money.js';
 import { parsePaymentMethod } from '../paymentMethods.js';
-import { findPayoutOfIntent, payoutIntentName, payoutTerms, sendPayout, settlementOf, settlePayout } from './payouts.js';
+import { findPayoutOfIntent, payoutIntentName, payoutTerms, resumesPayouts, sendPayout, settlementOf, settlePayout } from './payouts.js';
 import type { NewPayout, PayoutIntent, PayoutRecord } from './store.js';
 import { newPayoutLease, recordPayout, releasePayoutLease, type PayoutLease } from './store.js';
 import { normalizePhone } from '../phones.js';
@@ -67,12 +67,12 @@ export async function createPayout(
         // On ctx.db that statement committed the release; in the key's transaction it commits
         // with it, and the release below makes sure.
         if (db === ctx.db) held.lease = null;
-        return settlementOf(payout, answer);
+        return settlementOf(ctx, payout, answer);
       },
       // A retry with the key while the payout's call is open (resumed in the background): the payout as it is now.
       current: async (intentName) => {
         const payout = await findPayoutOfIntent(ctx.db, intentName);
-        return payout && settlementOf(payout);
+        return payout && resumesPayouts(ctx, payout.selectedPaymentMethod) ? settlementOf(ctx, payout) : null;
       },
     });
   } finally {

@@ -42,7 +42,8 @@ import { DomainError } from '../errors.js';
 import { settleIntent, type Settlement } from '../idempotency.js';
 import { payoutFeeOf } from '../ledger/fees.js';
 import { paymentMethodRow } from '../paymentMethods.js';
-import type { Db, DbTransaction, ProviderAnswer } from '../ports.js';
+import { resendsSafely, type Db, type DbTransaction, type ProviderAnswer } from '../ports.js';
+import { isSandboxed } from '../providerCalls/providerHealth.js';
 import {
   answerOrPending,
   askOrResend,
@@ -157,16 +158,24 @@ export async function announcePayoutStatus(ctx: GatewayContext, tx: DbTransactio
 }
 
 /**
+ * Whether the payout's method runs on a real provider whose payouts are resumed by re-sending
+ * (Wave): its open payout answers a keyed retry with its current state, and its refusal says why.
+ * On the sandbox both stay as they were (409 while open; the spec's message alone).
+ */
+export const resumesPayouts = (ctx: GatewayContext, method: PaymentMethod): boolean => resendsSafely(ctx.provider, 'payout', method);
+const explainsRefusals = (ctx: GatewayContext, method: PaymentMethod): boolean => !isSandboxed(ctx, method);
+
+/**
  * How a settled payout answers the request that created it: `failed` is the spec's 500, kept
  * under the Idempotency-Key (final) so that a retry replays it instead of sending a new payout.
  */
-export function settlementOf(payout: PayoutRecord, answer?: ProviderAnswer | null): Settlement<PayoutRecord> {
+export function settlementOf(ctx: GatewayContext, payout: PayoutRecord, answer?: ProviderAnswer | null): Settlement<PayoutRecord> {
   // The provider could not take it (unreachable): the spec's 503, use the other method; the funds are back.
   if (payout.status === 'failed' && answer?.status === 'failed' && answer.unavailable)
     return { refusal: new DomainError('payout_method_unavailable', payout.selectedPaymentMethod), final: true };
-  if (payout.status === 'failed') return { refusal: payoutFailed(payout), final: true };
-  // Sent and not settled yet: the key stays bound to the payout, so a retry reads what it is now.
-  return { answer: payout, open: payout.status === 'pending' && payout.sentAt !== null };
+  if (payout.status === 'failed') return { refusal: payoutFailed(payout, explainsRefusals(ctx, payout.selectedPaymentMethod)), final: true };
+  // Sent and being resumed: the key stays bound to the payout, so a retry reads what it is now.
+  return { answer: payout, open: payout.status === 'pending' && payout.sentAt !== null && resumesPayouts(ctx, payout.selectedPaymentMethod) };
 }
 
 /**
@@ -175,9 +184,9 @@ export function settlementOf(payout: PayoutRecord, answer?: ProviderAnswer | nul
  * the operator can fix, said as such). The same reason is the payout's `failureReason` (GraphQL,
  * dashboard).
  */
-function payoutFailed(payout: PayoutRecord): DomainError {
+function payoutFailed(payout: PayoutRecord, explain: boolean): DomainError {
   const base = new DomainError('payout_failed', paymentMethodRow(payout.selectedPaymentMethod).payoutProviderName);
-  const reason = payout.failureReason?.trim();
+  const reason = explain ? payout.failureReason?.trim() : undefined;
   return reason ? new DomainError('payout_failed', '', { message: `${base.message} Reason: ${reason.slice(0, 300)}.` }) : base;
 }
 
@@ -238,7 +247,7 @@ async function settleOpenPayout(ctx: GatewayContext, organizationId: string, pay
   try {
     await settleIntent(ctx, organizationId, payoutIntentName(payoutId), async (tx) => {
       settled = await settlePayout(ctx, tx, payoutId, answer);
-      return settlementOf(settled);
+      return settlementOf(ctx, settled);
     });
   } catch (error) {
     if (!(error instanceof DomainError && error.code === 'payout_failed')) throw error;

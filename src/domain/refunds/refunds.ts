@@ -34,7 +34,8 @@ import {
   type OpenProviderCall,
   type ReconcileTally,
 } from '../providerFlow.js';
-import type { Db, DbTransaction, ProviderAnswer } from '../ports.js';
+import { resendsSafely, type Db, type DbTransaction, type ProviderAnswer } from '../ports.js';
+import { isSandboxed } from '../providerCalls/providerHealth.js';
 import { readTransaction, type TransactionRecord } from '../transactions/store.js';
 import {
   applyRefundAnswer,
@@ -111,7 +112,7 @@ export async function settleRefund(
     if (transaction.status !== 'refunded') throw new Error(`refund ${intent.refundId} succeeded but transaction ${intent.transactionId} was no longer paid`);
     return { answer: transaction };
   }
-  if (answer.status === 'failed') return { refusal: refundFailed(answer.reason) };
+  if (answer.status === 'failed') return { refusal: refundFailed(isSandboxed(ctx, intent.method) ? undefined : answer.reason) };
   return { unsettled: new DomainError('refund_unconfirmed') };
 }
 
@@ -124,7 +125,8 @@ export async function currentRefundOfIntent(ctx: GatewayContext, intentName: str
   const match = /^refundTransaction:([0-9a-f-]{36}):(\d+)$/.exec(intentName);
   if (!match) return null;
   const refund = await ctx.db.refund.findUnique({ where: { id: match[1]! } });
-  if (!refund) return null;
+  // Only a refund being resumed (its provider de-duplicates refunds); otherwise the retry waits (409).
+  if (!refund || !resendsSafely(ctx.provider, 'refund', refund.method)) return null;
   if (refund.attempts !== Number(match[2])) return { refusal: new DomainError('refund_in_progress') };
   if (refund.status === 'pending') return { unsettled: new DomainError('refund_unconfirmed') };
   if (refund.status === 'failed') return { refusal: new DomainError('refund_failed') };

@@ -5,6 +5,7 @@
  */
 import { listOpenProviderCalls, settleProviderCall } from '../../domain/operations.js';
 import type { ProviderCallDecision, ProviderCallView } from '../../domain/providerCalls/providerCalls.js';
+import { listProviderStatuses, type ProviderStatusView } from '../../domain/providerCalls/providerHealth.js';
 import { builder } from '../builder.js';
 
 const ProviderCallKindEnum = builder.enumType('ProviderCallKind', {
@@ -66,5 +67,28 @@ builder.mutationField('settleProviderCall', (t) =>
       reason: t.arg.string({ required: true }),
     },
     resolve: (_root, { kind, id, outcome, reason }, ctx) => settleProviderCall(ctx.gateway, ctx.caller, { kind, id: String(id), outcome }, reason),
+  }),
+);
+
+const ProviderStatusRef = builder.objectRef<ProviderStatusView>('ProviderStatus').implement({
+  description: "A payment method's wallet provider as this instance's calls see it.",
+  fields: (t) => ({
+    method: t.exposeString('method'),
+    provider: t.exposeString('provider', { description: '`wave`, `orange_money`, or `sandbox` when the method runs on the sandbox.' }),
+    healthy: t.exposeBoolean('healthy'),
+    reason: t.exposeString('reason', {
+      description: "Why it is down ('' when healthy): the provider refuses the gateway's credentials, or has not answered for a while.",
+    }),
+    since: t.field({ type: 'DateTime', nullable: true, resolve: (status) => status.since }),
+  }),
+});
+
+builder.queryField('providerStatus', (t) =>
+  t.field({
+    type: [ProviderStatusRef],
+    description:
+      "Operators: each payment method's wallet provider, healthy or down with why (a revoked key: 401/403; unreachable for a sustained period). The checkout does not send customers to a method whose provider is down.",
+    authScopes: { run: 'listOpenProviderCalls' },
+    resolve: (_root, _args, ctx) => listProviderStatuses(ctx.gateway, ctx.caller),
   }),
 );

@@ -4,7 +4,7 @@
  * and are handed to the provider clients, never logged (the start-up line names methods only).
  */
 import type { PaymentMethod } from '../../generated/prisma/enums.js';
-import type { PaymentProvider } from '../../domain/ports.js';
+import type { Logger, PaymentProvider } from '../../domain/ports.js';
 import { StartupError } from '../startupErrors.js';
 import { createWaveProvider, WAVE_DEFAULT_URL } from './wave.js';
 import { loadConfig } from '../../config.js';
@@ -25,18 +25,19 @@ function baseUrl(env: Env, name: string, fallback: string): string {
   return raw.replace(/\/+$/, '');
 }
 
-export function providersFromEnv(env: Env = process.env): Partial<Record<PaymentMethod, PaymentProvider>> {
+export function providersFromEnv(env: Env = process.env, log?: Logger): Partial<Record<PaymentMethod, PaymentProvider>> {
   const providers: Partial<Record<PaymentMethod, PaymentProvider>> = {};
   if (env.WAVE_API_KEY) {
     providers.wave = createWaveProvider({
       apiKey: env.WAVE_API_KEY,
       apiUrl: baseUrl(env, 'WAVE_API_URL', WAVE_DEFAULT_URL),
       webhookSecret: env.WAVE_WEBHOOK_SECRET || undefined,
+      ...(log && { log }),
     });
   }
   // Orange Money: ORANGE_MONEY_CLIENT_ID + ORANGE_MONEY_CLIENT_SECRET enable it (src/config.ts checks the rest).
   const orangeMoney = loadConfig(env).orangeMoney;
-  if (orangeMoney) providers.orange_money = createOrangeMoneyProvider(orangeMoney);
+  if (orangeMoney) providers.orange_money = createOrangeMoneyProvider(orangeMoney, log ? { log } : {});
   return providers;
 }
 

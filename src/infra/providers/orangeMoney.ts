@@ -25,8 +25,19 @@
  * Credentials and phone numbers never reach a log line.
  */
 import { constants, createHmac, publicEncrypt, timingSafeEqual } from 'node:crypto';
-import type { InboundNotification, PaymentProvider, ProviderAnswer, ProviderNotification, ProviderRequest, ProviderStatusAnswer } from '../../domain/ports.js';
-import { NotificationRejected, ProviderUnavailable } from '../../domain/ports.js';
+import type {
+  InboundNotification,
+  PaymentProvider,
+  ProviderAnswer,
+  ProviderNotification,
+  ProviderRecord,
+  ProviderRequest,
+  ProviderStatusAnswer,
+} from '../../domain/ports.js';
+import type { Logger, ReportsHealth } from '../../domain/ports.js';
+import { NotificationRejected, ProviderUnavailable, ProviderUnreachable } from '../../domain/ports.js';
+import { orangeRefusalReason } from './orangeMoney/refusals.js';
+import { createProviderTransport, type ProviderTransport } from './transport.js';
 import type { PaymentMethod } from '../../generated/prisma/enums.js';
 import { TokenSource } from './orangeMoney/tokens.js';
 import {
@@ -66,6 +77,9 @@ export interface OrangeMoneySettings {
 export interface OrangeMoneyDeps {
   /** The clock (token expiry, QR code age, signature freshness). */
   now?: () => number;
+  /** One log event per call goes here (transport.ts): never a secret, a body or a phone number. */
+  log?: Logger;
+  transport?: ProviderTransport;
 }
 
 type OmStatus = 'ACCEPTED' | 'CANCELLED' | 'FAILED' | 'INITIATED' | 'PENDING' | 'PRE_INITIATED' | 'REJECTED' | 'SUCCESS';
@@ -167,59 +181,43 @@ function pemOf(key: string): string {
 }
 
 /** The port, with the attempt's opening time on collectStatus (an unpaid QR code leaves no record to ask about). */
-export type OrangeMoneyProvider = Required<PaymentProvider> & {
-  collectStatus(reference: string, method?: PaymentMethod, openedAt?: Date): Promise<ProviderStatusAnswer>;
-};
+export type OrangeMoneyProvider = Required<PaymentProvider> &
+  ReportsHealth & {
+    collectStatus(reference: string, method?: PaymentMethod, openedAt?: Date): Promise<ProviderStatusAnswer>;
+  };
 
 export function createOrangeMoneyProvider(settings: OrangeMoneySettings, deps: OrangeMoneyDeps = {}): OrangeMoneyProvider {
   const base = settings.apiUrl.replace(/\/+$/, '');
   const now = deps.now ?? Date.now;
 
-  /** One HTTP exchange, bounded by our own timeout and by the caller's signal. */
-  const exchange = async (path: string, init: { method: string; headers: Record<string, string>; body?: string; signal?: AbortSignal }) => {
-    const signals = [AbortSignal.timeout(settings.timeoutMs), ...(init.signal ? [init.signal] : [])];
-    let response: Response;
-    try {
-      response = await fetch(`${base}${path}`, {
-        method: init.method,
-        headers: init.headers,
-        body: init.body,
-        signal: AbortSignal.any(signals),
-        redirect: 'error',
-      });
-    } catch (error) {
-      const reason = (error as Error).name === 'TimeoutError' || (error as Error).name === 'AbortError' ? 'no answer in time' : 'the connection failed';
-      throw new ProviderUnavailable(`Orange Money: ${reason} (${init.method} ${path.split('?')[0]})`);
-    }
-    const text = await readBounded(response);
-    let body: unknown;
-    try {
-      body = text === '' ? undefined : JSON.parse(text);
-    } catch {
-      body = undefined;
-    }
-    return { status: response.status, body };
-  };
+  const transport = deps.transport ?? createProviderTransport({ ...(deps.log && { log: deps.log }) });
 
-  /** The body, read up to MAX_RESPONSE_BYTES (a larger one is not Orange's JSON: unknown). */
-  const readBounded = async (response: Response): Promise<string> => {
-    if (!response.body) return '';
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    try {
-      for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
-        size += chunk.byteLength;
-        if (size > MAX_RESPONSE_BYTES) {
-          await response.body.cancel().catch(() => undefined);
-          throw new ProviderUnavailable('Orange Money answered more than we read');
-        }
-        chunks.push(chunk);
-      }
-    } catch (error) {
-      if (error instanceof ProviderUnavailable) throw error;
-      throw new ProviderUnavailable('Orange Money: the answer was cut off');
-    }
-    return Buffer.concat(chunks).toString('utf8');
+  /**
+   * One HTTP exchange through the provider transport (transport.ts): an answer (2xx or a 4xx) is
+   * returned; not sent throws ProviderUnreachable (nothing reached Orange, or it was rate limited
+   * past its Retry-After); unknown throws ProviderUnavailable (Orange may have acted).
+   */
+  const exchange = async (
+    path: string,
+    init: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string; signal?: AbortSignal },
+  ): Promise<{ status: number; body: unknown }> => {
+    const route = `${init.method} ${path.split('?')[0]}`;
+    const answer = await transport.send({
+      provider: 'orange_money',
+      operation: route,
+      method: init.method,
+      url: `${base}${path}`,
+      headers: init.headers,
+      ...(init.body !== undefined && { body: init.body }),
+      timeoutMs: settings.timeoutMs,
+      ...(init.signal && { signal: init.signal }),
+      maxBytes: MAX_RESPONSE_BYTES,
+    });
+    if (answer.outcome === 'accepted' || answer.outcome === 'refused') return { status: answer.status, body: answer.body };
+    // A 5xx or 408 with its body: the callers' `ok` says it unknown in Orange's (masked) words.
+    if (answer.outcome === 'unknown' && answer.status && answer.body !== undefined) return { status: answer.status, body: answer.body };
+    if (answer.outcome === 'not_sent') throw new ProviderUnreachable(`Orange Money: ${answer.reason} (${route})`, answer.status, answer.retryAfterMs);
+    throw new ProviderUnavailable(`Orange Money: ${answer.reason} (${route})`, answer.status);
   };
 
   const tokens = new TokenSource(
@@ -365,6 +363,10 @@ export function createOrangeMoneyProvider(settings: OrangeMoneySettings, deps: O
     });
     // 4003: the PIN was encrypted with a key Orange has since revoked; the next cash in fetches the new one.
     if ((answer.body as { code?: unknown } | undefined)?.code === '4003') publicKey = undefined;
+    // Refused (a 4xx: Orange read the request and did nothing; e.g. code 2000, no such account): a
+    // definite failure with its reason, funds returned. A 409 could mean the reference exists: unknown.
+    if (answer.status >= 400 && answer.status < 500 && answer.status !== 409)
+      return { status: 'failed', providerReference: '', reason: orangeRefusalReason(answer.status, answer.body) };
     const body = ok(answer, `Orange Money cash in (${kind})`);
     if (!isTransaction(body)) throw new ProviderUnavailable(`Orange Money answered a cash in (${kind}) we cannot read`);
     const status = statusOf(body.status);
@@ -432,7 +434,18 @@ export function createOrangeMoneyProvider(settings: OrangeMoneySettings, deps: O
   // -------------------------------------------------------------------------------------------
   // The port
 
-  return {
+  /** Nothing reached Orange (connection refused, rate limited past the deadline): a failure of its kind, nothing was done. */
+  const unlessNotSent = async (send: () => Promise<ProviderAnswer>): Promise<ProviderAnswer> => {
+    try {
+      return await send();
+    } catch (error) {
+      if (error instanceof ProviderUnreachable) return { status: 'failed', providerReference: '', reason: error.message, unavailable: true };
+      throw error;
+    }
+  };
+
+  const port: OrangeMoneyProvider = {
+    health: () => transport.health.state(),
     async collect(request) {
       const body = {
         code: settings.merchantCode,
@@ -509,6 +522,12 @@ export function createOrangeMoneyProvider(settings: OrangeMoneySettings, deps: O
         if (batch.length < SEARCH_PAGE_SIZE) return providerRecordsOf(items, from);
       }
     },
+  };
+  return {
+    ...port,
+    collect: (request) => unlessNotSent(() => port.collect(request)),
+    refund: (request) => unlessNotSent(() => port.refund(request)),
+    payout: (request) => unlessNotSent(() => port.payout(request)),
   };
 }
 

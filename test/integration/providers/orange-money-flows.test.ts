@@ -196,6 +196,24 @@ describe('Orange Money behind the provider flow', () => {
 });
 
 describe('Orange Money payouts', () => {
+  it('refused by Orange (code 2000, no such account): failed with its reason, amount and fees back in main, sent once', async () => {
+    const { organization, key } = await fundedMerchant(gateway, { balance: 1_000_000 });
+    simulator.unknownWallet('771119999');
+    const refused = await postPayout(
+      gateway,
+      key,
+      payoutBody({ selected_payment_method: 'orange_money', amount: 12_000, recipient: { first_name: 'Ndeye', last_name: 'Diop', phone: '+221771119999' } }),
+    );
+    expect(refused.status, JSON.stringify(refused.body)).toBe(500);
+    expect(refused.body.error).toMatch(/^Failed to withdraw.*Reason: orange money: there is no Orange Money account for this mobile number\.$/);
+    const payout = await gateway.ctx.db.payout.findFirstOrThrow({ where: { organizationId: organization.id } });
+    expect(payout.status).toBe('failed');
+    expect(payout.failureReason).toBe('orange money: there is no Orange Money account for this mobile number');
+    const main = await gateway.ctx.db.account.findFirstOrThrow({ where: { organizationId: organization.id, name: 'main' } });
+    expect(main.balance).toBe(1_000_000n);
+    expect(simulator.cashinCalls(`payout-${payout.id}`)).toBe(1);
+  });
+
   it('below the review threshold: sent at once as a cash in, completed', async () => {
     const { organization, key } = await fundedMerchant(gateway, { balance: 1_000_000 });
     const created = await postPayout(

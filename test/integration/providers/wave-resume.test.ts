@@ -4,7 +4,10 @@
  * come back), and a revoked key shows in the provider's health. Wave's pages behind each
  * behaviour: test/support/providers/waveSimulator.ts (its header) and docs/providers.md.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { logProvidersDown } from '../../../src/domain/providerCalls/providerHealth.js';
+import { runCli } from '../../support/cli.js';
+import { payTransaction } from '../../../src/domain/payments/payTransaction.js';
 import { settlePendingPayouts } from '../../../src/domain/payouts/payouts.js';
 import { settlePendingRefunds } from '../../../src/domain/refunds/refunds.js';
 import type { ProviderRouter } from '../../../src/infra/providers/router.js';
@@ -13,7 +16,7 @@ import { expectBalancedLedger } from '../../support/ledger.js';
 import { expectPayout, fundedMerchant, mainBalance, payoutBody, postPayout } from '../../support/payouts.js';
 import { expectWaveAgrees, startWaveCheckout, useWaveGateway, waveTransaction } from '../../support/providers/wave.js';
 
-const setup = useWaveGateway();
+const setup = useWaveGateway({ metrics: true });
 
 const payoutSends = (payoutId: string) =>
   setup.wave.calls.filter((call) => call.method === 'POST' && call.path === '/v1/payout' && call.idempotencyKey === payoutId);
@@ -125,5 +128,43 @@ describe('a revoked Wave key', () => {
     expect(health).toMatchObject({ provider: 'wave', healthy: false });
     expect(health.reason).toMatch(/refuses the gateway's credentials \(HTTP 401\)/);
     expect(router.healthOf('orange_money')).toMatchObject({ provider: 'sandbox', healthy: true });
+
+    // The checkout does not send a customer into Wave now: the method is unavailable (the page offers the other one).
+    const buyer = await setup.gateway.merchant({ name: 'Boutique Panne', scope: 'readAndWrite' });
+    const { orderId } = await waveTransaction(setup.gateway, buyer.key);
+    await expect(payTransaction(setup.gateway.ctx, { kind: 'customer' }, orderId, { method: 'wave', phone: '+221771234567' })).rejects.toMatchObject({
+      code: 'payment_method_unavailable',
+    });
+
+    // Operators see it: the CLI (DESIGN.md's contract), GraphQL underneath it, /healthz, /metrics, and one error line per period.
+    const status = await runCli(setup.gateway, ['provider', 'status']);
+    expect(status.code).toBe(0);
+    expect(status.json).toEqual({
+      providers: [
+        { method: 'wave', provider: 'wave', healthy: false, reason: expect.stringMatching(/credentials \(HTTP 401\)/) },
+        { method: 'orange_money', provider: 'sandbox', healthy: true, reason: '' },
+      ],
+    });
+    const healthz = await (await fetch(`${setup.gateway.url}/healthz`)).json();
+    expect(healthz).toEqual({
+      status: 'ok',
+      providers: [
+        { method: 'wave', provider: 'wave', healthy: false },
+        { method: 'orange_money', provider: 'sandbox', healthy: true },
+      ],
+    });
+    const metrics = await (await fetch(`${setup.gateway.url}/metrics`)).text();
+    expect(metrics).toMatch(/gateway_provider_healthy\{method="wave",provider="wave"\} 0/);
+    expect(metrics).toMatch(/gateway_provider_healthy\{method="orange_money",provider="sandbox"\} 1/);
+    const errors = vi.spyOn(setup.gateway.ctx.log, 'error');
+    try {
+      expect(await logProvidersDown(setup.gateway.ctx)).toBe(1);
+      expect(await logProvidersDown(setup.gateway.ctx)).toBe(1);
+      const lines = errors.mock.calls.filter(([, message]) => /a wallet provider is down/.test(String(message)));
+      expect(lines).toHaveLength(1);
+      expect(JSON.stringify(lines[0])).not.toContain(setup.wave.apiKey);
+    } finally {
+      errors.mockRestore();
+    }
   });
 });

@@ -42,6 +42,11 @@
  * `reference` is empty; the QR code's reference is in `metadata.reference`, and a search by
  * `reference` does not find it). A connector must find its payments either way.
  *
+ * Refusals (issue 28 part A): a cash in to an MSISDN that has no Orange Money account is refused with
+ * business code 2000 "customer account does not exist" (the code of Sonatel's error list the issue's
+ * probe met; the HTTP status is not documented: 400 problem+json, as the API's other request refusals),
+ * and nothing is recorded (`unknownWallet`).
+ *
  * Tests drive the customer (`pay`, `decline`), the wallets (`blockWallet`, `holdWallet`), and the
  * faults (`fault(route, ...)`: fail, slow, hang, lose the call, lose the answer; notifications
  * duplicated, delayed, lost, replayed). `transactions()` are the provider's own records.
@@ -154,6 +159,8 @@ export interface OrangeMoneySimulator {
   decline(referenceOrQrId: string, msisdn?: string): Promise<OmTransaction>;
   /** Cash ins to this wallet fail (the wallet cannot receive). */
   blockWallet(msisdn: string): void;
+  /** No Orange Money account has this MSISDN: a cash in to it is refused (code 2000), nothing recorded. */
+  unknownWallet(msisdn: string): void;
   /** Cash ins to this wallet stay PENDING until `settle`. */
   holdWallet(msisdn: string): void;
   /** Moves a PENDING transaction to its final status (and notifies). */
@@ -298,6 +305,9 @@ export async function startOrangeMoneySimulator(options: OrangeMoneySimulatorOpt
   const qrCodes: OmQrCode[] = [];
   const cashinCounts = new Map<string, number>();
   const blocked = new Set<string>();
+  // ---- issue 28 part A: refusals ----
+  const unknownWallets = new Set<string>();
+  // ---- end ----
   const held = new Set<string>();
   const callbacks = new Map<string, { url: string; apiKey?: string; name: string }>();
   if (options.callback) callbacks.set(merchantCode, { ...options.callback, name: 'preregistered' });
@@ -517,6 +527,12 @@ export async function startOrangeMoneySimulator(options: OrangeMoneySimulatorOpt
       throw new Problem(400, '4000', 'receiveNotification must be a boolean');
     if (body.requestDate !== undefined) requireString(body.requestDate, 'requestDate');
     const metadata = metadataOf(body.metadata);
+    // ---- issue 28 part A: a refusal before anything is done (counted as a call, nothing recorded) ----
+    if (unknownWallets.has(msisdn)) {
+      cashinCounts.set(reference, (cashinCounts.get(reference) ?? 0) + 1);
+      throw new Problem(400, '2000', 'customer account does not exist');
+    }
+    // ---- end ----
     cashinCounts.set(reference, (cashinCounts.get(reference) ?? 0) + 1);
     const failure = blocked.has(msisdn)
       ? 'the customer wallet cannot receive this deposit'
@@ -709,6 +725,7 @@ export async function startOrangeMoneySimulator(options: OrangeMoneySimulatorOpt
     pay: (referenceOrQrId, msisdn = '770000001') => customerPays(referenceOrQrId, msisdn, false),
     decline: (referenceOrQrId, msisdn = '770000001') => customerPays(referenceOrQrId, msisdn, true),
     blockWallet: (msisdn) => void blocked.add(msisdn),
+    unknownWallet: (msisdn) => void unknownWallets.add(msisdn),
     holdWallet: (msisdn) => void held.add(msisdn),
     async settle(transactionId, status) {
       const transaction = transactions.find((item) => item.transactionId === transactionId);
