@@ -12,6 +12,7 @@ import { EnrolTwoFactorPage, InvitationPage, SecondFactorPage, SignInPage } from
 import { DeliveriesPage, IntegrationPage } from './pages/integration.js';
 import { BalancesPage, NewPayoutPage, OverviewPage, PayoutPage, PayoutsPage, TransactionPage, TransactionsPage } from './pages/money.js';
 import { AuditPage, SettingsPage, TeamPage } from './pages/team.js';
+import { NewPayoutBatchPage, PayoutBatchPage } from './pages/batches.js';
 import { Link, match, navigate, useLocation } from './router.js';
 import { AppContext, PageTitle, errorText, useApp, useMay, type AppState } from './ui.js';
 
@@ -111,6 +112,9 @@ function SignedIn({ path }: { path: string }) {
   if (transaction) return <TransactionPage orderId={transaction.orderId!} />;
   if (path === '/payouts') return <PayoutsPage />;
   if (path === '/payouts/new' && may('createPayout')) return <NewPayoutPage />;
+  if (path === '/payouts/batch' && may('createPayoutBatch')) return <NewPayoutBatchPage />;
+  const batch = match('/payouts/batches/:id', path);
+  if (batch) return <PayoutBatchPage id={batch.id!} />;
   const payout = match('/payouts/:orderId', path);
   if (payout) return <PayoutPage orderId={payout.orderId!} />;
   if (path === '/balances') return <BalancesPage />;

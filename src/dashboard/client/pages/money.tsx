@@ -562,6 +562,11 @@ export function PayoutsPage() {
             {t.newPayout}
           </Link>
         )}
+        {may('createPayoutBatch') && (
+          <Link to="/payouts/batch" class="button secondary">
+            {t.newPayoutBatch}
+          </Link>
+        )}
         <a class="button secondary" href={exportHref('/exports/payouts.csv', query)} download data-export>
           {t.exportCsv}
         </a>
