@@ -18,7 +18,8 @@ export interface PayoutBatchScenarioOptions {
   minRatio: number;
 }
 
-const phoneOf = (index: number): string => `+22177${String(3_000_000 + index).padStart(7, '0')}`;
+/** Distinct Senegal wallets ending in 2 (the sandbox pays those: docs/sandbox.md). */
+const phoneOf = (index: number): string => `+2217${String(10_000_002 + index * 10).padStart(8, '0')}`;
 
 async function post(url: string, key: string, path: string, body: unknown): Promise<{ status: number; body: any }> {
   const response = await fetch(`${url}${path}`, {
@@ -59,7 +60,7 @@ export function payoutBatchScenario(options: PayoutBatchScenarioOptions): Backlo
         const answer = await post(gateway.url, key, '/api/v2/payouts', {
           selected_payment_method: 'wave',
           amount: 100,
-          recipient: { phone: phoneOf(900_000 + index) },
+          recipient: { phone: phoneOf(90_000 + index) },
           reason: 'bench floor',
         });
         if (answer.status !== 200) floorFailed += 1;
