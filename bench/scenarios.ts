@@ -12,6 +12,7 @@ import { randomInt } from 'node:crypto';
 import { analyticsScenario } from './analyticsScenario.js';
 import { webhookDispatch } from './webhookDispatch.js';
 import { exportScenario } from './exportScenario.js';
+import { payoutBatchScenario } from './payoutBatchScenario.js';
 import { graphScenario } from './graphScenario.js';
 import { operatorTokenScenario } from './operatorTokenScenario.js';
 import { subscriptionScenario } from './subscriptionScenario.js';
@@ -213,6 +214,8 @@ export const SCENARIOS: AnyScenario[] = [
   { name: 'payment link form (POST /pay/{id} -> 303)', request: fillPaymentLink, baseline: CREATE_FLOOR, target: { kind: 'none' }, server: 'checkout' },
   { name: 'refund (GET /refund/{id})', request: refund, baseline: REFUND_FLOOR, target: NEAR_FLOOR },
   { name: 'payout (500 organisations, sent at once)', request: payout, baseline: PAYOUT_FLOOR, target: NEAR_FLOOR },
+  // Issue 31: a batch of 5,000 payouts through the sandbox, against one organisation's single payouts one after the other.
+  payoutBatchScenario({ name: 'payout batch (5,000 items, sandbox)', items: 5_000, floorPayouts: 200, minRatio: 0.7 }),
   // Issue 9: a 100,000-delivery outbox backlog to a local receiver, against the receiver's floor.
   webhookDispatch({
     name: 'webhook dispatch (100,000-delivery backlog)',

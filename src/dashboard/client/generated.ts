@@ -52,6 +52,13 @@ export type PaymentMethod =
   | 'orange_money'
   | 'wave';
 
+export type PayoutBatchStatus =
+  | 'cancelled'
+  | 'completed'
+  | 'completed_with_failures'
+  | 'draft'
+  | 'running';
+
 export type PayoutFilter = {
   endDate?: string | null | undefined;
   includeDeleted?: boolean | null | undefined;
@@ -138,6 +145,34 @@ export type WebhookVersion =
   | 'v1'
   /** The full body (default) */
   | 'v2';
+
+export type DashboardCreatePayoutBatchFromCsvMutationVariables = Exact<{
+  csv: string;
+}>;
+
+
+export type DashboardCreatePayoutBatchFromCsvMutation = { createPayoutBatchFromCsv: { id: string } };
+
+export type DashboardPayoutBatchQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type DashboardPayoutBatchQuery = { payoutBatch: { id: string, status: PayoutBatchStatus, itemCount: number, validCount: number, totalAmount: number, totalFees: number, errors: Array<{ line: number, field: string, error: string }>, counts: { queued: number, pending: number, completed: number, failed: number, cancelled: number } } };
+
+export type DashboardStartPayoutBatchMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type DashboardStartPayoutBatchMutation = { startPayoutBatch: { id: string, status: PayoutBatchStatus } };
+
+export type DashboardCancelPayoutBatchMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type DashboardCancelPayoutBatchMutation = { cancelPayoutBatch: { id: string, status: PayoutBatchStatus } };
 
 export type DashboardHomeQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -402,6 +437,53 @@ export class TypedDocumentString<TResult, TVariables>
   }
 }
 
+export const DashboardCreatePayoutBatchFromCsvDocument = new TypedDocumentString(`
+    mutation DashboardCreatePayoutBatchFromCsv($csv: String!) {
+  createPayoutBatchFromCsv(csv: $csv) {
+    id
+  }
+}
+    `) as unknown as TypedDocumentString<DashboardCreatePayoutBatchFromCsvMutation, DashboardCreatePayoutBatchFromCsvMutationVariables>;
+export const DashboardPayoutBatchDocument = new TypedDocumentString(`
+    query DashboardPayoutBatch($id: ID!) {
+  payoutBatch(id: $id) {
+    id
+    status
+    itemCount
+    validCount
+    totalAmount
+    totalFees
+    errors {
+      line
+      field
+      error
+    }
+    counts {
+      queued
+      pending
+      completed
+      failed
+      cancelled
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<DashboardPayoutBatchQuery, DashboardPayoutBatchQueryVariables>;
+export const DashboardStartPayoutBatchDocument = new TypedDocumentString(`
+    mutation DashboardStartPayoutBatch($id: ID!) {
+  startPayoutBatch(id: $id, skipInvalidLines: true) {
+    id
+    status
+  }
+}
+    `) as unknown as TypedDocumentString<DashboardStartPayoutBatchMutation, DashboardStartPayoutBatchMutationVariables>;
+export const DashboardCancelPayoutBatchDocument = new TypedDocumentString(`
+    mutation DashboardCancelPayoutBatch($id: ID!) {
+  cancelPayoutBatch(id: $id) {
+    id
+    status
+  }
+}
+    `) as unknown as TypedDocumentString<DashboardCancelPayoutBatchMutation, DashboardCancelPayoutBatchMutationVariables>;
 export const DashboardHomeDocument = new TypedDocumentString(`
     query DashboardHome {
   merchantHome {

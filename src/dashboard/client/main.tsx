@@ -15,6 +15,7 @@ import { BalancesPage, NewPayoutPage, PayoutPage, PayoutsPage, TransactionPage, 
 import { AuditPage, SettingsPage, TeamPage } from './pages/team.js';
 import { NewPaymentLinkPage, PaymentLinkPage, PaymentLinksPage } from './pages/links.js';
 import { LINK_MESSAGES } from './pages/linksMessages.js';
+import { NewPayoutBatchPage, PayoutBatchPage } from './pages/batches.js';
 import { Link, match, navigate, useLocation } from './router.js';
 import { WORDS } from './words.js';
 import { AppContext, PageTitle, errorText, useApp, useMay, type AppState } from './ui.js';
@@ -116,6 +117,9 @@ function SignedIn({ path }: { path: string }) {
   if (transaction) return <TransactionPage orderId={transaction.orderId!} />;
   if (path === '/payouts') return <PayoutsPage />;
   if (path === '/payouts/new' && may('createPayout')) return <NewPayoutPage />;
+  if (path === '/payouts/batch' && may('createPayoutBatch')) return <NewPayoutBatchPage />;
+  const batch = match('/payouts/batches/:id', path);
+  if (batch) return <PayoutBatchPage id={batch.id!} />;
   const payout = match('/payouts/:orderId', path);
   if (payout) return <PayoutPage orderId={payout.orderId!} />;
   if (path === '/balances') return <BalancesPage />;

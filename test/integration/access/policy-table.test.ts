@@ -37,6 +37,8 @@ function expected(rule: AccessRule, principal: Principal): 'allowed' | 'permissi
 interface Fixture {
   organizationId: string;
   accountId: string;
+  /** An (empty) payout batch of the organisation: the results export streams it when allowed. */
+  batchId: string;
 }
 
 /** One GraphQL call per operation that GraphQL serves. */
@@ -58,6 +60,13 @@ const GRAPHQL: Partial<Record<Operation, (f: Fixture) => { query: string; variab
   }),
   getPayout: () => ({ query: 'query($id: ID!) { payout(orderId: $id) { orderId } }', variables: { id: randomUUID() } }),
   listPayouts: () => ({ query: '{ payouts(limit: 1) { __typename } }' }),
+  createPayoutBatch: () => ({
+    query: 'mutation($items: [PayoutBatchLineInput!]!) { createPayoutBatch(items: $items) { id } }',
+    variables: { items: [] },
+  }),
+  startPayoutBatch: () => ({ query: 'mutation($id: ID!) { startPayoutBatch(id: $id) { id } }', variables: { id: randomUUID() } }),
+  cancelPayoutBatch: () => ({ query: 'mutation($id: ID!) { cancelPayoutBatch(id: $id) { id } }', variables: { id: randomUUID() } }),
+  getPayoutBatch: () => ({ query: 'query($id: ID!) { payoutBatch(id: $id) { id } }', variables: { id: randomUUID() } }),
   listPendingPayouts: () => ({ query: '{ pendingPayouts(limit: 1) { __typename } }' }),
   approvePayout: () => ({ query: 'mutation($id: ID!) { approvePayout(orderId: $id) { orderId } }', variables: { id: randomUUID() } }),
   rejectPayout: () => ({ query: 'mutation($id: ID!) { rejectPayout(orderId: $id) { orderId } }', variables: { id: randomUUID() } }),
@@ -170,6 +179,11 @@ const REST: Partial<Record<Operation, (f: Fixture) => { method: string; path: st
   deactivatePaymentLink: () => ({ method: 'DELETE', path: `/api/v2/payment-links/${randomUUID()}` }),
   getPaymentLink: () => ({ method: 'GET', path: `/api/v2/payment-links/${randomUUID()}` }),
   listPaymentLinks: () => ({ method: 'GET', path: '/api/v2/payment-links?limit=1' }),
+  createPayoutBatch: () => ({ method: 'POST', path: '/api/v2/payout-batches', body: { items: [] } }),
+  startPayoutBatch: () => ({ method: 'POST', path: `/api/v2/payout-batches/${randomUUID()}/start` }),
+  cancelPayoutBatch: () => ({ method: 'POST', path: `/api/v2/payout-batches/${randomUUID()}/cancel` }),
+  getPayoutBatch: () => ({ method: 'GET', path: `/api/v2/payout-batches/${randomUUID()}` }),
+  listPayoutBatchItems: () => ({ method: 'GET', path: `/api/v2/payout-batches/${randomUUID()}/items` }),
   listAccounts: () => ({ method: 'GET', path: '/api/v2/accounts' }),
   getAccountStats: () => ({ method: 'GET', path: '/api/v2/accounts/stats' }),
   getAccount: (f) => ({ method: 'GET', path: `/api/v2/accounts/${f.accountId}` }),
@@ -179,6 +193,7 @@ const REST: Partial<Record<Operation, (f: Fixture) => { method: string; path: st
 const EXPORTS: Partial<Record<Operation, (f: Fixture) => string>> = {
   exportTransactions: () => '/exports/transactions.csv?search=policy-probe',
   exportPayouts: () => '/exports/payouts.csv?search=policy-probe',
+  exportPayoutBatchItems: (f) => `/exports/payout-batches/${f.batchId}/items.csv`,
 };
 
 /**
@@ -201,12 +216,15 @@ const SUBSCRIBED = new Set(
 
 const OPERATIONS = Object.keys(ACCESS_POLICY) as Operation[];
 const tokens = new Map<string, string>();
-const fixture: Fixture = { organizationId: '', accountId: '' };
+const fixture: Fixture = { organizationId: '', accountId: '', batchId: '' };
 
 beforeAll(async () => {
   const organization = await gateway.createOrganization({ name: 'Access policy walk' });
   fixture.organizationId = organization.id;
   fixture.accountId = organization.accounts.find((account) => account.name === 'main')!.id;
+  fixture.batchId = (
+    await gateway.ctx.db.payoutBatch.create({ data: { organizationId: organization.id, itemCount: 0, validCount: 0, totalAmount: 0n, totalFees: 0n } })
+  ).id;
   for (const scope of SCOPES) tokens.set(`key:${scope}`, await gateway.createKey(organization.id, scope));
   tokens.set('operator:admin', gateway.adminToken);
   for (const role of ['analyst', 'support'] as const) {

@@ -167,7 +167,13 @@ describe('payout batches (REST v2)', () => {
     let inFlight!: () => void;
     const reached = new Promise<void>((resolve) => (inFlight = resolve));
     const sandbox = gateway.ctx.provider;
-    const slowed = countingProvider(sandbox, { payout: async (request) => (inFlight(), await gate, sandbox.payout(request)) });
+    const slowed = countingProvider(sandbox, {
+      payout: async (request) => {
+        inFlight();
+        await gate;
+        return sandbox.payout(request);
+      },
+    });
     await withProvider(gateway, slowed, async () => {
       const running = runPayoutBatches(gateway.ctx, 'b0000000-0000-4000-8000-000000000001');
       await reached;

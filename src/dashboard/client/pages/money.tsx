@@ -618,6 +618,11 @@ export function PayoutsPage() {
             <Link to="/payouts/new" class="button">
               {t.newPayout}
             </Link>
+            {may('createPayoutBatch') && (
+              <Link to="/payouts/batch" class="button secondary">
+                {t.newPayoutBatch}
+              </Link>
+            )}
           </p>
         </CapabilityGate>
       )}
