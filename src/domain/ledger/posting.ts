@@ -6,7 +6,8 @@
  *
  * The rules live here: a posting balances, its merchant accounts are locked in one order, and a
  * refusal says why. Its SQL is ONE builder (store.ts ctesOfPosting): post() runs it alone, and
- * debitPostingCtes / creditPostingCtes hand it to a caller's single statement.
+ * debitPostingCtes / creditPostingCtes / statementPostingCtes hand it to a caller's single statement
+ * (the last for amounts only that statement knows, read from a named column of an earlier CTE).
  *
  * A merchant account's balance moves by a conditional UPDATE (`balance + amount >= 0`), so a
  * debit the balance cannot cover is refused by PostgreSQL itself. Every entry records the balance

@@ -10,11 +10,14 @@
  * row and waited on the Refund's unique index: PostgreSQL killed the settlement of a refund the
  * provider had executed (test/faults/refund-race.test.ts).
  *
- * The postings here are built in SQL rather than with ledger/posting.ts's builders: a refund of a
- * held transaction is two postings over one merchant account (escrow -> main, then main -> the
- * provider's clearing account), and one statement may update a row only once, so `main` moves once
- * by the net of both; the entries still record each posting as post() would have written them
- * (balanced, each with the balance after it).
+ * The common record statement (a paid transaction's first refund) composes the ledger's one
+ * posting builder (ledger/posting.ts statementPostingCtes), its amount and clearing account read
+ * from the row it locked. The general record statement and a failed refund's reversal still build
+ * their entries in SQL: a refund of a held transaction is two postings over one merchant account
+ * (escrow -> main, then main -> the provider's clearing account), one statement may update a row
+ * only once, so `main` moves once by the net of both, and the builder does not compose that yet
+ * (test/domain/ledger/one-posting-builder.test.ts names these two); the entries still record each
+ * posting as post() would have written them (balanced, each with the balance after it).
  */
 import { randomUUID } from 'node:crypto';
 import { Prisma } from '../../generated/prisma/client.js';
