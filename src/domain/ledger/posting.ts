@@ -6,7 +6,8 @@
  *
  * The rules live here: a posting balances, its merchant accounts are locked in one order, and a
  * refusal says why. Its SQL is ONE builder (store.ts ctesOfPosting): post() runs it alone, and
- * debitPostingCtes / creditPostingCtes hand it to a caller's single statement.
+ * debitPostingCtes / creditPostingCtes / statementPostingCtes hand it to a caller's single statement
+ * (the last for amounts only that statement knows, read from a named column of an earlier CTE).
  *
  * A merchant account's balance moves by a conditional UPDATE (`balance + amount >= 0`), so a
  * debit the balance cannot cover is refused by PostgreSQL itself. Every entry records the balance
@@ -19,7 +20,7 @@ import type { AccountName, GatewayAccount, LedgerEntryKind, PaymentMethod } from
 import type { DbTransaction } from '../context.js';
 import { DomainError } from '../errors.js';
 import { paymentMethodRow } from '../paymentMethods.js';
-import { ctesOfPosting, merchantAccountExists, writePosting, type FromCte, type PostingRows } from './store.js';
+import { ctesOfPosting, merchantAccountExists, writePosting, type Amount, type AmountOf, type FromCte, type GatewayRef, type PostingRows } from './store.js';
 
 type LedgerSide = { organizationId: string; account: AccountName } | { gateway: GatewayAccount };
 
@@ -48,18 +49,20 @@ export interface PostedBalance {
 export const clearingAccountOf = (method: PaymentMethod): GatewayAccount => paymentMethodRow(method).clearingAccount;
 
 type MerchantSide = Extract<LedgerSide, { organizationId: string }>;
-type MerchantMovement = Movement & { side: MerchantSide };
+type MerchantMovement = { side: MerchantSide; amount: Amount };
+/** A side of a posting in a caller's statement: the gateway account may be read by it too. */
+type StatementSide = LedgerSide | FromCte | { gateway: GatewayRef };
 
 /**
  * A posting in a caller's single statement: a side may be the merchant account named by the row of
  * an earlier CTE of that statement (only as the posting's one merchant movement: it cannot be
  * ordered before the statement runs), and the kind may be that row's "kind".
  */
-interface StatementPosting {
+export interface StatementPosting {
   /** The CTE the caller selects FROM: it has a row iff the posting was written. */
   as: string;
   kind: LedgerEntryKind | FromCte;
-  movements: { side: LedgerSide | FromCte; amount: bigint }[];
+  movements: { side: StatementSide; amount: Amount }[];
   transactionId?: string;
   payoutId?: string;
   description: string;
@@ -72,9 +75,9 @@ interface StatementPosting {
  * accounts in lock order.
  */
 function postingRowsOf(posting: StatementPosting, postingId: string): PostingRows {
-  const sum = posting.movements.reduce((total, movement) => total + movement.amount, 0n);
+  const unbalanced = unbalancedBy(posting.movements.map((movement) => movement.amount));
   // A programming error, never a user's: an unbalanced posting must not reach the database.
-  if (sum !== 0n) throw new Error(`unbalanced ${typeof posting.kind === 'string' ? posting.kind : 'statement'} posting: entries sum to ${sum}`);
+  if (unbalanced) throw new Error(`unbalanced ${typeof posting.kind === 'string' ? posting.kind : 'statement'} posting: entries sum to ${unbalanced}`);
   const gatewaySides: PostingRows['gatewaySides'] = [];
   const named: MerchantMovement[] = [];
   const fromCte: PostingRows['merchantMoves'] = [];
@@ -101,10 +104,35 @@ function postingRowsOf(posting: StatementPosting, postingId: string): PostingRow
   };
 }
 
+/**
+ * What a posting's amounts sum to when it is not zero: the given amounts' sum, or a column of an
+ * earlier CTE whose signs do not cancel (a read amount is the same value wherever it is read, so
+ * the posting balances for every row the statement reads iff each column's signs cancel).
+ */
+function unbalancedBy(amounts: Amount[]): string | null {
+  const given = amounts.reduce<bigint>((total, amount) => (typeof amount === 'bigint' ? total + amount : total), 0n);
+  if (given !== 0n) return String(given);
+  const signs = new Map<string, number>();
+  for (const amount of amounts.filter((candidate): candidate is AmountOf => typeof candidate !== 'bigint')) {
+    for (const { column, sign } of amount.terms) signs.set(`${amount.cte}.${column}`, (signs.get(`${amount.cte}.${column}`) ?? 0) + sign);
+  }
+  const uncancelled = [...signs].filter(([, sign]) => sign !== 0).map(([column, sign]) => `${sign} x ${column}`);
+  return uncancelled.length > 0 ? uncancelled.join(' + ') : null;
+}
+
 const orderKey = (side: MerchantSide): string => `${side.organizationId}:${side.account}`;
 const byAccountOrder = (a: MerchantMovement, b: MerchantMovement): number => orderKey(a.side).localeCompare(orderKey(b.side));
 
-/** A posting as CTEs of the caller's single statement (the one builder; see store.ts ctesOfPosting for what they do). */
+/**
+ * A posting as CTEs of the caller's single statement (the one builder; see store.ts ctesOfPosting
+ * for what they do): for a statement whose amounts, gateway account or merchant account are only
+ * known to it (read from rows it locked), each named by a column of an earlier CTE. Checked
+ * balanced here, like post(); CTE `as` has a row iff the posting was written.
+ */
+export function statementPostingCtes(posting: StatementPosting): Prisma.Sql {
+  return postingCtes(posting);
+}
+
 function postingCtes(posting: StatementPosting): Prisma.Sql {
   return ctesOfPosting(postingRowsOf(posting, randomUUID()));
 }

@@ -27,6 +27,23 @@ export interface FromCte {
 /** A merchant account: named, or by the row of an earlier CTE (columns "organizationId", "accountName"). */
 type MerchantAccountRef = { organizationId: string; account: AccountName } | FromCte;
 
+/**
+ * An amount only the statement knows (read from rows it locked): the sum of named columns of the
+ * one row of an earlier CTE of that statement, each counted with its sign. Typed, never SQL text,
+ * so a posting of such amounts is still checked balanced before it runs (posting.ts): per column,
+ * its signs over the posting's movements sum to zero. No row, no amount: nothing moves.
+ */
+export interface AmountOf {
+  cte: string;
+  terms: { column: string; sign: 1 | -1 }[];
+}
+
+/** Signed XOF: given, or read by the statement. */
+export type Amount = bigint | AmountOf;
+
+/** A gateway account: named, or the text of a column of the one row of an earlier CTE. */
+export type GatewayRef = GatewayAccount | { cte: string; column: string };
+
 export interface PostingRows {
   /**
    * The name of the CTE of the last merchant movement: it has a row iff the whole posting was
@@ -40,13 +57,28 @@ export interface PostingRows {
   payoutId: string | null;
   description: string;
   /** Each account once, in lock order (posting.ts decides it); none for a posting between gateway accounts. */
-  merchantMoves: { account: MerchantAccountRef; amount: bigint }[];
-  gatewaySides: { gateway: GatewayAccount; amount: bigint }[];
+  merchantMoves: { account: MerchantAccountRef; amount: Amount }[];
+  gatewaySides: { gateway: GatewayRef; amount: Amount }[];
   /** An earlier CTE of the statement: nothing moves unless it has a row. */
   onlyIf?: string;
 }
 
-const cte = (name: string): Prisma.Sql => Prisma.raw(`"${name.replace(/"/g, '')}"`);
+const quoted = (name: string): string => `"${name.replace(/"/g, '')}"`;
+const cte = (name: string): Prisma.Sql => Prisma.raw(quoted(name));
+
+/** An amount read by the statement, as a scalar subquery of its CTE's one row (NULL when it has none). */
+const amountSql = (amount: AmountOf): Prisma.Sql =>
+  Prisma.raw(
+    `(SELECT ${amount.terms.map(({ column, sign }, index) => `${sign < 0 ? '-' : index > 0 ? '+' : ''}${quoted(column)}`).join(' ')} FROM ${quoted(amount.cte)})::bigint`,
+  );
+
+/** A given amount is a value (a slot); a read one is part of the text. */
+const isGiven = (amount: Amount): amount is bigint => typeof amount === 'bigint';
+
+/** Gateway sides whose account and amount are both given go in one unnest (their count never changes the text); the others each have a row of their own. */
+const givenSides = (rows: PostingRows) =>
+  rows.gatewaySides.filter((side): side is { gateway: GatewayAccount; amount: bigint } => typeof side.gateway === 'string' && isGiven(side.amount));
+const readSides = (rows: PostingRows) => rows.gatewaySides.filter((side) => !(typeof side.gateway === 'string' && isGiven(side.amount)));
 
 /** The CTE name of each merchant movement: the last one is `as`, the earlier ones `as_1`, `as_2`... */
 const movedCteNames = (rows: PostingRows): string[] =>
@@ -98,7 +130,8 @@ const shapeOf = (rows: PostingRows): string =>
   JSON.stringify([
     rows.as,
     typeof rows.kind === 'string' ? null : rows.kind.cte,
-    rows.merchantMoves.map((move) => ('cte' in move.account ? move.account.cte : null)),
+    rows.merchantMoves.map((move) => ['cte' in move.account ? move.account.cte : null, isGiven(move.amount) ? null : move.amount]),
+    readSides(rows).map((side) => [typeof side.gateway === 'string' ? null : side.gateway, isGiven(side.amount) ? null : side.amount]),
     rows.onlyIf ?? null,
   ]);
 
@@ -119,14 +152,22 @@ function templateOf(shape: PostingRows): PostingTemplate {
 }
 
 /** Zero sides write no entry; they only change the arrays' lengths, never the text. */
-const nonZeroSides = (rows: PostingRows) => rows.gatewaySides.filter((side) => side.amount !== 0n);
+const nonZeroSides = (rows: PostingRows) => givenSides(rows).filter((side) => side.amount !== 0n);
+
+/** A movement's amount in the text: a slot when given, the subquery when read. */
+const amountOfMove = (shape: PostingRows, index: number, slot: SlotOf): Prisma.Sql => {
+  const amount = shape.merchantMoves[index]!.amount;
+  return isGiven(amount) ? Prisma.sql`${slot((rows) => String(rows.merchantMoves[index]!.amount))}::bigint` : amountSql(amount);
+};
 
 type SlotOf = (read: (rows: PostingRows) => unknown) => Slot;
 
 /** The posting's CTEs, every value a slot (see ctesOfPosting for what they do). */
 function composeCtes(shape: PostingRows, slot: SlotOf): Prisma.Sql {
   const names = movedCteNames(shape);
-  const moves = shape.merchantMoves.map((move, index) => movedCte(names[index]!, index, move.account, slot, index === 0 ? shape.onlyIf : names[index - 1]));
+  const moves = shape.merchantMoves.map((move, index) =>
+    movedCte(names[index]!, move.account, amountOfMove(shape, index, slot), index, slot, index === 0 ? shape.onlyIf : names[index - 1]),
+  );
   const kind =
     typeof shape.kind === 'string' ? Prisma.sql`${slot((rows) => rows.kind)}::"LedgerEntryKind"` : Prisma.sql`(SELECT kind FROM ${cte(shape.kind.cte)})`;
   const common = Prisma.sql`${slot((rows) => rows.postingId)}::uuid, ${kind}, ${slot((rows) => rows.payoutId)}::uuid, ${slot((rows) => rows.transactionId)}::uuid, ${slot((rows) => rows.description)}::text`;
@@ -134,22 +175,32 @@ function composeCtes(shape: PostingRows, slot: SlotOf): Prisma.Sql {
   const whenWritten = condition ? Prisma.sql`EXISTS (SELECT 1 FROM ${cte(condition)})` : Prisma.sql`true`;
   const merchantEntries = shape.merchantMoves.map(
     (_, index) => Prisma.sql`
-      SELECT gen_random_uuid(), ${common}, m.id, NULL::"GatewayAccount", ${slot((rows) => String(rows.merchantMoves[index]!.amount))}::bigint, m.balance
+      SELECT gen_random_uuid(), ${common}, m.id, NULL::"GatewayAccount", ${amountOfMove(shape, index, slot)}, m.balance
       FROM ${cte(names[index]!)} m ${names[index] === shape.as ? Prisma.empty : Prisma.sql`WHERE ${whenWritten}`}`,
   );
   const gatewayEntries = Prisma.sql`
       SELECT gen_random_uuid(), ${common}, NULL::uuid, g.account, g.amount, NULL::bigint
       FROM unnest(${slot((rows) => nonZeroSides(rows).map((side) => side.gateway))}::text[]::"GatewayAccount"[], ${slot((rows) => nonZeroSides(rows).map((side) => String(side.amount)))}::text[]::bigint[]) AS g(account, amount)
       WHERE ${whenWritten}`;
+  // A side read by the statement: its own row, written unless its amount is zero (as a given zero side is not).
+  const readEntries = readSides(shape).map((side, index) => {
+    const gateway =
+      typeof side.gateway === 'string'
+        ? Prisma.sql`${slot((rows) => readSides(rows)[index]!.gateway)}::text::"GatewayAccount"`
+        : Prisma.sql`(SELECT ${cte(side.gateway.column)} FROM ${cte(side.gateway.cte)})::text::"GatewayAccount"`;
+    const amount = isGiven(side.amount) ? Prisma.sql`${slot((rows) => String(readSides(rows)[index]!.amount))}::bigint` : amountSql(side.amount);
+    return Prisma.sql`
+      SELECT gen_random_uuid(), ${common}, NULL::uuid, ${gateway}, ${amount}, NULL::bigint
+      WHERE ${whenWritten} AND ${amount} <> 0`;
+  });
   return Prisma.sql`
     ${moves.length > 0 ? Prisma.sql`${Prisma.join(moves, ',')},` : Prisma.empty}
     ${cte(`${shape.as}_entries`)} AS (
       INSERT INTO "LedgerEntry" (id, "postingId", kind, "payoutId", "transactionId", description, "accountId", "gatewayAccount", amount, "balanceAfter")
-      ${Prisma.join([...merchantEntries, gatewayEntries], ' UNION ALL ')})`;
+      ${Prisma.join([...merchantEntries, gatewayEntries, ...readEntries], ' UNION ALL ')})`;
 }
 
-function movedCte(name: string, index: number, account: MerchantAccountRef, slot: SlotOf, after: string | undefined): Prisma.Sql {
-  const by = slot((rows) => String(rows.merchantMoves[index]!.amount));
+function movedCte(name: string, account: MerchantAccountRef, by: Prisma.Sql, index: number, slot: SlotOf, after: string | undefined): Prisma.Sql {
   const named = (rows: PostingRows) => rows.merchantMoves[index]!.account as { organizationId: string; account: AccountName };
   const [from, isAccount] =
     'cte' in account
@@ -161,8 +212,8 @@ function movedCte(name: string, index: number, account: MerchantAccountRef, slot
   const afterCondition = after ? Prisma.sql`AND EXISTS (SELECT 1 FROM ${cte(after)})` : Prisma.empty;
   return Prisma.sql`
     ${cte(name)} AS (
-      UPDATE "Account" a SET balance = a.balance + ${by}::bigint, "updatedAt" = now() ${from}
-      WHERE ${isAccount} AND a.balance + ${by}::bigint >= 0 ${afterCondition}
+      UPDATE "Account" a SET balance = a.balance + ${by}, "updatedAt" = now() ${from}
+      WHERE ${isAccount} AND a.balance + ${by} >= 0 ${afterCondition}
       RETURNING a.id, a.balance)`;
 }
 

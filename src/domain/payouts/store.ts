@@ -12,7 +12,7 @@ import type { GatewayContext } from '../context.js';
 import type { KeysetSlice } from '../cursors.js';
 import { DomainError } from '../errors.js';
 import { isUuid } from '../ids.js';
-import { clearingAccountOf, debitPostingCtes } from '../ledger/posting.js';
+import { clearingAccountOf, debitPostingCtes, statementPostingCtes } from '../ledger/posting.js';
 import type { rangeConditions } from '../listFilters.js';
 import type { Db, DbTransaction, ProviderAnswer } from '../ports.js';
 import { PROVIDER_TIMEOUT_MS, settleDurably } from '../providerFlow.js';
@@ -446,22 +446,44 @@ export async function markPayoutSent(ctx: GatewayContext, payoutId: string): Pro
 
 /**
  * Reverses a payout's debit, as CTEs of the caller's statement: amount and fees back in `main`,
- * the clearing and fee sides negated, in a posting of its own (ledgers never erase). Runs when
- * `source` (an earlier CTE with the payout's `id`) has a row. A credit: nothing can refuse it.
+ * the clearing and fee sides negated, in a posting of its own (ledgers never erase), composed by
+ * the ledger's one builder. What is reversed is what was posted: `taken` reads the debit's entries
+ * (main's account, the clearing side, the fee side when there was a fee) into one row, and the
+ * reversal's amounts are its columns. Runs when `source` (an earlier CTE with the payout's `id`)
+ * has a row. A credit: nothing can refuse it.
  */
-function payoutReversalCtes(source: string, description: Prisma.Sql): Prisma.Sql {
+function payoutReversalCtes(source: string, payoutId: string, description: string): Prisma.Sql {
   const from = Prisma.raw(`"${source}"`);
+  const column = (name: string, sign: 1 | -1) => ({ cte: 'taken', terms: [{ column: name, sign }] });
+  const reversal = statementPostingCtes({
+    as: 'returned',
+    kind: 'payout_reversal',
+    payoutId,
+    description,
+    movements: [
+      {
+        side: { cte: 'taken' },
+        amount: {
+          cte: 'taken',
+          terms: [
+            { column: 'toClearing', sign: 1 },
+            { column: 'toFees', sign: 1 },
+          ],
+        },
+      },
+      { side: { gateway: { cte: 'taken', column: 'clearing' } }, amount: column('toClearing', -1) },
+      { side: { gateway: 'fee_revenue' }, amount: column('toFees', -1) },
+    ],
+  });
   return Prisma.sql`
     taken AS MATERIALIZED (
-      SELECT e."accountId", e."gatewayAccount", e.amount, e."payoutId" FROM "LedgerEntry" e JOIN ${from} s ON e."payoutId" = s.id WHERE e.kind = 'payout'),
-    returned AS (
-      UPDATE "Account" a SET balance = a.balance - t.amount, "updatedAt" = now() FROM taken t WHERE a.id = t."accountId"
-      RETURNING a.id, a.balance),
-    reversal AS MATERIALIZED (SELECT gen_random_uuid() AS id),
-    reversal_entries AS (
-      INSERT INTO "LedgerEntry" (id, "postingId", kind, "payoutId", description, "accountId", "gatewayAccount", amount, "balanceAfter")
-      SELECT gen_random_uuid(), v.id, 'payout_reversal', t."payoutId", ${description}, t."accountId", t."gatewayAccount", -t.amount, r.balance
-      FROM taken t CROSS JOIN reversal v LEFT JOIN returned r ON r.id = t."accountId")`;
+      SELECT a."organizationId", a.name AS "accountName", c."gatewayAccount"::text AS clearing, c.amount AS "toClearing", COALESCE(f.amount, 0)::bigint AS "toFees"
+      FROM ${from} s
+        JOIN "LedgerEntry" m ON m."payoutId" = s.id AND m.kind = 'payout' AND m."accountId" IS NOT NULL
+        JOIN "Account" a ON a.id = m."accountId"
+        JOIN "LedgerEntry" c ON c."payoutId" = s.id AND c.kind = 'payout' AND c."gatewayAccount" IS NOT NULL AND c."gatewayAccount" <> 'fee_revenue'
+        LEFT JOIN "LedgerEntry" f ON f."payoutId" = s.id AND f.kind = 'payout' AND f."gatewayAccount" = 'fee_revenue'),
+    ${reversal}`;
 }
 
 /** What phase 2 found (locked, before) and left. */
@@ -547,7 +569,7 @@ async function applyAnyPayoutAnswer(
       WHERE p.id = ${payoutId}::uuid AND p.status = 'pending' AND EXISTS (SELECT 1 FROM found) AND (${outcome}::text <> 'pending' OR ${reference}::text <> '')
       RETURNING p.*),
     failed AS (SELECT id FROM settled WHERE status = 'failed'),
-    ${payoutReversalCtes('failed', Prisma.sql`${`payout ${payoutId} failed at the provider`}::text`)},
+    ${payoutReversalCtes('failed', payoutId, `payout ${payoutId} failed at the provider`)},
     current AS (
       SELECT * FROM settled UNION ALL SELECT * FROM found WHERE NOT EXISTS (SELECT 1 FROM settled))
     SELECT (SELECT status::text FROM found) AS "statusBefore", ${payoutColumns('current')} FROM current`;
@@ -568,7 +590,7 @@ export async function cancelAwaitingPayout(ctx: GatewayContext, payoutId: string
       UPDATE "Payout" p SET status = 'cancelled', "failureReason" = ${why}::text, "updatedAt" = ${ctx.clock.now()}::timestamptz
       WHERE p.id = ${payoutId}::uuid AND p.status = 'pending' AND p."sentAt" IS NULL
       RETURNING p.*),
-    ${payoutReversalCtes('cancelled', Prisma.sql`${`payout ${payoutId} rejected`}::text`)}
+    ${payoutReversalCtes('cancelled', payoutId, `payout ${payoutId} rejected`)}
     SELECT ${payoutColumns('cancelled')} FROM cancelled`;
   const [row] = await runStatement<PayoutRecord>(db, { name: 'gw_payout_reject', text: statement.text }, statement.values);
   return row ?? null;

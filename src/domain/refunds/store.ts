@@ -10,11 +10,14 @@
  * row and waited on the Refund's unique index: PostgreSQL killed the settlement of a refund the
  * provider had executed (test/faults/refund-race.test.ts).
  *
- * The postings here are built in SQL rather than with ledger/posting.ts's builders: a refund of a
- * held transaction is two postings over one merchant account (escrow -> main, then main -> the
- * provider's clearing account), and one statement may update a row only once, so `main` moves once
- * by the net of both; the entries still record each posting as post() would have written them
- * (balanced, each with the balance after it).
+ * The common record statement (a paid transaction's first refund) composes the ledger's one
+ * posting builder (ledger/posting.ts statementPostingCtes), its amount and clearing account read
+ * from the row it locked. The general record statement and a failed refund's reversal still build
+ * their entries in SQL: a refund of a held transaction is two postings over one merchant account
+ * (escrow -> main, then main -> the provider's clearing account), one statement may update a row
+ * only once, so `main` moves once by the net of both, and the builder does not compose that yet
+ * (test/domain/ledger/one-posting-builder.test.ts names these two); the entries still record each
+ * posting as post() would have written them (balanced, each with the balance after it).
  */
 import { randomUUID } from 'node:crypto';
 import { Prisma } from '../../generated/prisma/client.js';
@@ -22,6 +25,7 @@ import type { PaymentMethod } from '../../generated/prisma/enums.js';
 import type { GatewayContext } from '../context.js';
 import { DomainError, isErrorCode } from '../errors.js';
 import { isUuid } from '../ids.js';
+import { statementPostingCtes } from '../ledger/posting.js';
 import { PAYMENT_METHOD_CATALOGUE } from '../paymentMethods.js';
 import type { Db, DbTransaction, ProviderAnswer } from '../ports.js';
 import { isUniqueViolation, runStatement } from '../statements.js';
@@ -161,11 +165,27 @@ function refundAuditCte(ctx: GatewayContext, organizationId: string, orderId: st
 
 function recordPaidRefundStatement(ctx: GatewayContext, organizationId: string, orderId: string, audited: Prisma.Sql): Prisma.Sql {
   const now = ctx.clock.now();
+  const refundId = randomUUID();
+  // The debit decides, on main's latest version: a balance that cannot cover it writes nothing.
+  // Its posting (tagged as postingTagOf tags it): main debited by the transaction's amount, the
+  // method's clearing account owed it; both read from `fresh`, the row this statement locked.
+  const amount = (sign: 1 | -1) => ({ cte: 'fresh', terms: [{ column: 'amount', sign }] });
+  const debit = statementPostingCtes({
+    as: 'moved',
+    kind: 'refund',
+    transactionId: orderId,
+    description: postingTagOf({ refundId, attempt: 1 }),
+    movements: [
+      { side: { organizationId, account: 'main' }, amount: amount(-1) },
+      { side: { gateway: { cte: 'fresh', column: 'clearing' } }, amount: amount(1) },
+    ],
+    onlyIf: 'fresh',
+  });
   return Prisma.sql`
     WITH gate AS MATERIALIZED (
       SELECT pg_try_advisory_xact_lock(hashtextextended(${`refund:${orderId}`}::text, 0)) AS free),
     found AS MATERIALIZED (
-      SELECT t.id AS "transactionId", t.amount, t."selectedPaymentMethod"::text AS method, t."payerPhone" AS phone, ${randomUUID()}::uuid AS "refundId", 1 AS number,
+      SELECT t.id AS "transactionId", t.amount, t."selectedPaymentMethod"::text AS method, t."payerPhone" AS phone, ${refundId}::uuid AS "refundId", 1 AS number,
         ${Prisma.raw(PAYMENT_REFERENCE_OF_T)} AS "paymentReference"
       FROM "Transaction" t
       WHERE t.id = ${orderId}::uuid AND t."organizationId" = ${organizationId}::uuid AND (SELECT free FROM gate)
@@ -174,25 +194,15 @@ function recordPaidRefundStatement(ctx: GatewayContext, organizationId: string, 
     -- Never refunded, checked once the row is locked: a settlement that held it is then waited for
     -- (and a transaction it made held again is no longer found above).
     fresh AS MATERIALIZED (
-      SELECT f.* FROM found f WHERE NOT EXISTS (SELECT 1 FROM "Refund" r WHERE r."transactionId" = f."transactionId")),
-    -- The debit decides, on main's latest version: a balance that cannot cover it writes nothing.
-    moved AS (
-      UPDATE "Account" a SET balance = a.balance - f.amount, "updatedAt" = now()
-      FROM fresh f
-      WHERE a."organizationId" = ${organizationId}::uuid AND a.name = 'main' AND a.balance - f.amount >= 0
-      RETURNING a.id, a.balance),
+      SELECT f.*, clearing.account AS clearing FROM found f
+        JOIN unnest(${METHODS}::text[], ${CLEARING_ACCOUNTS}::text[]) AS clearing(method, account) ON clearing.method = f.method
+      WHERE NOT EXISTS (SELECT 1 FROM "Refund" r WHERE r."transactionId" = f."transactionId")),
+    ${debit},
     recorded AS (
       INSERT INTO "Refund" (id, "transactionId", "organizationId", amount, method, status, attempts, "createdAt", "updatedAt")
       SELECT f."refundId", f."transactionId", ${organizationId}::uuid, f.amount, f.method::"PaymentMethod", 'pending', 1, ${now}::timestamptz, ${now}::timestamptz
       FROM fresh f CROSS JOIN moved
-      RETURNING id, amount, attempts),
-    -- The debit's posting, tagged as postingTagOf tags it.
-    entries AS (
-      INSERT INTO "LedgerEntry" (id, "postingId", kind, "transactionId", description, "accountId", "gatewayAccount", amount, "balanceAfter")
-      SELECT gen_random_uuid(), p.id, 'refund', f."transactionId", 'refund ' || f."refundId" || ' attempt 1', v.account, v.gateway::"GatewayAccount", v.amount, v.after
-      FROM fresh f CROSS JOIN moved m CROSS JOIN (SELECT gen_random_uuid() AS id) p
-        JOIN unnest(${METHODS}::text[], ${CLEARING_ACCOUNTS}::text[]) AS clearing(method, account) ON clearing.method = f.method
-        CROSS JOIN LATERAL (VALUES (m.id, NULL, -f.amount, m.balance), (NULL, clearing.account, f.amount, NULL)) AS v(account, gateway, amount, after))${audited}
+      RETURNING id, amount, attempts)${audited}
     SELECT g.free, f."refundId", f.number AS attempt, f.amount, f.method, f.phone, f."paymentReference"
     FROM gate g LEFT JOIN (fresh f CROSS JOIN recorded) ON true`;
 }
