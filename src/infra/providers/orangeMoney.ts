@@ -30,7 +30,6 @@ import type {
   PaymentProvider,
   ProviderAnswer,
   ProviderNotification,
-  ProviderRecord,
   ProviderRequest,
   ProviderStatusAnswer,
 } from '../../domain/ports.js';
