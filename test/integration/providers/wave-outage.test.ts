@@ -3,12 +3,14 @@
  * closed, then calls that hang) for longer than the health period while customers and merchants
  * keep calling; operators see it down with a reason (`gateway provider status`, GraphQL
  * `providerStatus`, /metrics, /healthz), the checkout does not send a customer into Wave, and once
- * Wave answers again the next definite answer makes it healthy. The health period (30 s in
+ * Wave answers again the next definite answer makes it healthy. The merchant's dashboard home lists
+ * the method under "what needs attention" from the same signal (issue 30 item 2). The health period (30 s in
  * src/infra/providers/providerHealth.ts) runs on the transport's injected clock: no real waiting.
  */
 import { describe, expect, it } from 'vitest';
 import { createProviderTransport } from '../../../src/infra/providers/transport.js';
 import { runCli } from '../../support/cli.js';
+import { signedIn } from '../../support/dashboard.js';
 import { transactionBody } from '../../support/gateway.js';
 import { settlePendingPayouts } from '../../../src/domain/payouts/payouts.js';
 import { expectPayout, fundedMerchant, payoutBody, postPayout } from '../../support/payouts.js';
@@ -41,7 +43,9 @@ async function newCheckout(key: string): Promise<string> {
   return created.body.checkout_url;
 }
 
-/** What each operator surface says of Wave now. */
+const HOME = '{ merchantHome { capabilities { capability usable blockedBy } } }';
+
+/** What operators see of Wave now. */
 async function operatorViews() {
   const cli = await runCli(setup.gateway, ['provider', 'status']);
   expect(cli.code).toBe(0);
@@ -61,6 +65,9 @@ async function operatorViews() {
 describe('Wave unreachable for longer than the health period', () => {
   it('is shown down with its reason, keeps customers out of Wave, and is healthy again once Wave answers', async () => {
     const merchant = await setup.gateway.merchant({ name: 'Boutique Coupure', scope: 'readAndWrite' });
+    const owner = await signedIn(setup.gateway, merchant.organization.id, 'owner');
+    const homeSays = async () => (await owner.data(HOME)).merchantHome.capabilities;
+    expect(await homeSays()).toContainEqual({ capability: 'wave', usable: true, blockedBy: null });
     const { key } = await fundedMerchant(setup.gateway, { balance: 100_000 });
     expect((await operatorViews()).metric).toBe('1');
 
@@ -89,6 +96,13 @@ describe('Wave unreachable for longer than the health period', () => {
     expect(down.graphql).toEqual({ method: 'wave', provider: 'wave', healthy: false, reason });
     expect(down.metric).toBe('0');
     expect(down.healthz).toEqual({ method: 'wave', provider: 'wave', healthy: false });
+    // The merchant's home says it too, under what needs attention; Orange Money is still usable.
+    expect(await homeSays()).toEqual(
+      expect.arrayContaining([
+        { capability: 'wave', usable: false, blockedBy: 'provider_down' },
+        { capability: 'orange_money', usable: true, blockedBy: null },
+      ]),
+    );
 
     // The checkout does not send the next customer into Wave: it says so and offers the other method.
     const callsBefore = setup.wave.calls.length;
@@ -107,6 +121,7 @@ describe('Wave unreachable for longer than the health period', () => {
     expect(back.graphql).toMatchObject({ healthy: true, reason: '' });
     expect(back.metric).toBe('1');
     expect(back.healthz).toMatchObject({ healthy: true });
+    expect(await homeSays()).toContainEqual({ capability: 'wave', usable: true, blockedBy: null });
     expect((await chooseWave(await newCheckout(merchant.key))).status).toBe(200);
   });
 });
