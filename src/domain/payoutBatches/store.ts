@@ -212,5 +212,3 @@ export async function mainBalanceOf(db: Pick<Db, 'account'>, organizationId: str
   const account = await db.account.findUnique({ where: { organizationId_name: { organizationId, name: 'main' } }, select: { balance: true } });
   return account?.balance ?? 0n;
 }
-
-export type { PayoutBatchStatus };
