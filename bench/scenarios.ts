@@ -15,6 +15,7 @@ import { exportScenario } from './exportScenario.js';
 import { payoutBatchScenario } from './payoutBatchScenario.js';
 import { graphScenario } from './graphScenario.js';
 import { operatorTokenScenario } from './operatorTokenScenario.js';
+import { providerTransportScenario } from './providerTransportScenario.js';
 import { subscriptionScenario } from './subscriptionScenario.js';
 import type { AnyScenario, Baseline, BenchData, BenchRequest, RequestFactory, Target } from './shapes.js';
 
@@ -234,6 +235,9 @@ export const SCENARIOS: AnyScenario[] = [
   }),
   // Issue 19: an issued operator token (cached like API keys, read by digest on a miss) against the bootstrap token, 1 connection.
   operatorTokenScenario({ name: 'operator token lookup, 1 connection (issued vs bootstrap token)', maxAddedP99Ms: 1 }),
+  // Issue 28: the one provider transport's overhead per call (a Wave payout to a local answering
+  // server), against the same call as a bare fetch; 1 ms at p99 is small beside any real provider's round trip.
+  providerTransportScenario({ name: 'provider transport: Wave payout call (transport vs bare fetch)', calls: 2_000, maxAddedP99Ms: 1 }),
   // Issue 19: 1,000 SSE subscribers of one organisation, 100 payments at 5/s; delay from commit to each subscriber.
   subscriptionScenario({
     name: 'live updates: 1,000 SSE subscribers, 100 payments at 5/s',

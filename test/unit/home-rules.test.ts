@@ -65,4 +65,11 @@ describe('capabilitiesOf', () => {
     });
     expect(blocked(capabilitiesOf({ ...organization, status: 'blocked' }, allOn)).transactions).toBe('organization_inactive');
   });
+
+  it('a method whose provider is down needs attention, unless the organisation does not use it anyway', () => {
+    const down = new Set(['wave' as const]);
+    expect(blocked(capabilitiesOf(organization, allOn, down))).toEqual({ transactions: null, payouts: null, wave: 'provider_down', orange_money: null });
+    expect(blocked(capabilitiesOf({ ...organization, allowedMethods: ['orange_money'] }, allOn, down)).wave).toBe('not_enabled');
+    expect(blocked(capabilitiesOf(organization, new Map(allOn).set('wave', false), down)).wave).toBe('paused_by_gateway');
+  });
 });

@@ -33,6 +33,7 @@ const en = {
     not_enabled: 'not enabled for your organisation. Ask the gateway’s operator to enable it.',
     business_profile_incomplete: 'waiting for your business profile: the owner completes it in Settings.',
     organization_inactive: 'your organisation is suspended. Contact the gateway’s operator.',
+    provider_down: 'the provider is not answering: your customers are offered the other method until it is back. The gateway’s operator has been told.',
   } as Record<string, string>,
   capabilityOff: (name: string, why: string) => `${name}: ${why}`,
   completeProfile: 'Complete the business profile',
@@ -156,6 +157,8 @@ const fr: Words = {
     not_enabled: 'non activé pour votre organisation. Demandez à l’opérateur de la passerelle de l’activer.',
     business_profile_incomplete: 'en attente de votre profil d’entreprise : le propriétaire le complète dans Paramètres.',
     organization_inactive: 'votre organisation est suspendue. Contactez l’opérateur de la passerelle.',
+    provider_down:
+      'le fournisseur ne répond pas : vos clients se voient proposer l’autre moyen de paiement jusqu’à son retour. L’opérateur de la passerelle est prévenu.',
   },
   capabilityOff: (name: string, why: string) => `${name} : ${why}`,
   completeProfile: 'Compléter le profil d’entreprise',

@@ -1,7 +1,8 @@
 /**
  * What an organisation can use right now, and why not: said BEFORE a form (the dashboard's payout
  * form, the home page), from the same facts the creation paths refuse on (createTransaction,
- * createPayout): the gateway's switches, the organisation's settings, its business profile.
+ * createPayout, the checkout's choice of method): the gateway's switches, the organisation's
+ * settings, its business profile, and the provider health (a method whose provider is down).
  */
 import type { PaymentMethod } from '../../generated/prisma/enums.js';
 import { PAYMENT_METHODS } from '../enums.js';
@@ -17,8 +18,10 @@ type Capability = 'transactions' | 'payouts' | PaymentMethod;
  * - `not_enabled`: not enabled for this organisation; ask the gateway's operator.
  * - `business_profile_incomplete`: the owner completes the business profile (Settings).
  * - `organization_inactive`: the organisation is suspended or blocked; contact the operator.
+ * - `provider_down`: the method's wallet provider is down (src/domain/providerCalls/providerHealth.ts):
+ *   customers cannot pay with it until it answers again; the operator has been told.
  */
-type CapabilityBlock = 'paused_by_gateway' | 'not_enabled' | 'business_profile_incomplete' | 'organization_inactive';
+type CapabilityBlock = 'paused_by_gateway' | 'not_enabled' | 'business_profile_incomplete' | 'organization_inactive' | 'provider_down';
 
 export interface CapabilityState {
   capability: Capability;
@@ -29,7 +32,11 @@ export interface CapabilityState {
 type OrganizationFacts = Pick<OrganizationRecord, 'status' | 'payoutEnabled' | 'allowedMethods' | 'businessSector'>;
 
 /** Every capability in a fixed order (collections, payouts, then each method), usable or with its first reason. */
-export function capabilitiesOf(organization: OrganizationFacts, switches: SwitchStates): CapabilityState[] {
+export function capabilitiesOf(
+  organization: OrganizationFacts,
+  switches: SwitchStates,
+  providersDown: ReadonlySet<PaymentMethod> = new Set(),
+): CapabilityState[] {
   const common = (capability: Capability): CapabilityBlock | null => {
     if (switches.get(capability) === false) return 'paused_by_gateway';
     if (organization.status !== 'active') return 'organization_inactive';
@@ -41,7 +48,8 @@ export function capabilitiesOf(organization: OrganizationFacts, switches: Switch
     { capability: 'payouts', blockedBy: needsProfile(common('payouts') ?? (organization.payoutEnabled ? null : 'not_enabled')) },
   ];
   for (const method of PAYMENT_METHODS) {
-    states.push({ capability: method, blockedBy: common(method) ?? (organization.allowedMethods.includes(method) ? null : 'not_enabled') });
+    const enabled = organization.allowedMethods.includes(method);
+    states.push({ capability: method, blockedBy: common(method) ?? (!enabled ? 'not_enabled' : providersDown.has(method) ? 'provider_down' : null) });
   }
   return states;
 }

@@ -1,12 +1,13 @@
 /**
  * The dashboard's home (issue 30): what was paid today and this month, and what needs attention
  * (failed webhook deliveries, payouts awaiting review, payments confirmed late, a capability that
- * is off and why). Days and months are UTC: the gateway's markets (Senegal, Côte d'Ivoire) keep
+ * is off and why, a method whose provider is down). Days and months are UTC: the gateway's markets (Senegal, Côte d'Ivoire) keep
  * GMT all year, so a UTC day is the merchant's day.
  */
 import type { Caller } from '../access/caller.js';
 import { authorizeMerchant } from '../access/auth.js';
 import { laggingReads, type GatewayContext } from '../context.js';
+import { providerStatuses } from '../providerCalls/providerHealth.js';
 import { findOrganization } from '../organizations/organizations.js';
 import { switchStates } from '../organizations/switches.js';
 import { capabilitiesOf, type CapabilityState } from './capabilities.js';
@@ -67,5 +68,11 @@ export async function getCapabilities(ctx: GatewayContext, caller: Caller): Prom
 async function organizationCapabilities(ctx: GatewayContext, organizationId: string): Promise<CapabilityState[]> {
   // Read fresh, not from the caller cache: an operator who just enabled payouts is believed at once.
   const [organization, switches] = await Promise.all([findOrganization(ctx.db, organizationId), switchStates(ctx, ctx.db)]);
-  return capabilitiesOf(organization, switches);
+  // The same health signal operators read (providerStatus, /metrics) and the checkout refuses on.
+  const providersDown = new Set(
+    providerStatuses(ctx)
+      .filter((status) => !status.healthy)
+      .map((status) => status.method),
+  );
+  return capabilitiesOf(organization, switches, providersDown);
 }

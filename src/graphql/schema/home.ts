@@ -25,7 +25,8 @@ const CapabilityRef = builder.objectRef<CapabilityState>('Capability').implement
     usable: t.boolean({ resolve: (state) => state.blockedBy === null }),
     blockedBy: t.exposeString('blockedBy', {
       nullable: true,
-      description: 'paused_by_gateway (the operator switched it off) | not_enabled (ask the operator) | business_profile_incomplete | organization_inactive',
+      description:
+        'paused_by_gateway (the operator switched it off) | not_enabled (ask the operator) | business_profile_incomplete | organization_inactive | provider_down (the method’s wallet provider is down: customers cannot pay with it until it answers again)',
     }),
   }),
 });

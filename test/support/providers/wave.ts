@@ -1,6 +1,6 @@
 /** A test gateway whose `wave` method is served by the real Wave connector talking to the Wave simulator. */
 import { afterAll, beforeAll, expect } from 'vitest';
-import { createWaveProvider } from '../../../src/infra/providers/wave.js';
+import { createWaveProvider, type WaveOptions } from '../../../src/infra/providers/wave.js';
 import { startGateway, transactionBody, type GatewayOptions, type TestGateway } from '../gateway.js';
 import { ReconcileProviderDocument } from '../graphql/generated.js';
 import { graphqlTyped } from '../graphql/typed.js';
@@ -12,21 +12,24 @@ export interface WaveSetup {
 }
 
 /** Starts the simulator, then a gateway whose Wave provider points at it, and tells the simulator where webhooks go. */
-async function startWaveGateway(options: GatewayOptions = {}, simulator: WaveSimulatorOptions = {}): Promise<WaveSetup> {
+/** What a test may change in the Wave connector (e.g. a transport whose health clock it drives). */
+type ConnectorOptions = Pick<WaveOptions, 'transport'>;
+
+async function startWaveGateway(options: GatewayOptions = {}, simulator: WaveSimulatorOptions = {}, connector: ConnectorOptions = {}): Promise<WaveSetup> {
   const wave = await startWaveSimulator(simulator);
   const gateway = await startGateway({
     ...options,
-    providers: { wave: createWaveProvider({ apiKey: wave.apiKey, apiUrl: wave.url, webhookSecret: wave.webhookSecret }) },
+    providers: { wave: createWaveProvider({ apiKey: wave.apiKey, apiUrl: wave.url, webhookSecret: wave.webhookSecret, ...connector }) },
   });
   wave.webhookUrl = `${gateway.url}/providers/wave/webhook`;
   return { gateway, wave };
 }
 
 /** One setup per test file (like useGateway). */
-export function useWaveGateway(options: GatewayOptions = {}, simulator: WaveSimulatorOptions = {}): WaveSetup {
+export function useWaveGateway(options: GatewayOptions = {}, simulator: WaveSimulatorOptions = {}, connector: ConnectorOptions = {}): WaveSetup {
   let current: WaveSetup | undefined;
   beforeAll(async () => {
-    current = await startWaveGateway(options, simulator);
+    current = await startWaveGateway(options, simulator, connector);
   }, 60_000);
   afterAll(async () => {
     await current?.gateway.close();

@@ -231,6 +231,37 @@ export class WaveSimulator {
 
   private keyRevoked = false;
 
+  /**
+   * Wave stops answering (an outage): `closed` refuses every connection (nothing listens on its
+   * port), `hanging` takes every request and never answers (each call runs into its deadline).
+   */
+  async stopAnswering(how: 'closed' | 'hanging'): Promise<void> {
+    if (how === 'hanging') {
+      await this.listenAgain();
+      this.hangEverything = true;
+      return;
+    }
+    this.server!.closeAllConnections();
+    await new Promise<void>((resolve) => this.server!.close(() => resolve()));
+  }
+
+  /** Wave answers again, at the same address. */
+  async answerAgain(): Promise<void> {
+    this.hangEverything = false;
+    for (const response of this.hanging) response.destroy();
+    this.hanging.clear();
+    await this.listenAgain();
+  }
+
+  private async listenAgain(): Promise<void> {
+    if (this.server?.listening) return;
+    const port = Number(new URL(this.url).port);
+    this.server = createServer((request, response) => void this.handle(request, response));
+    await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
+  }
+
+  private hangEverything = false;
+
   // ---- end of issue 28 part A faults -------------------------------------------------------------
 
   private takeFault(signature: string): Fault | null {
@@ -347,7 +378,7 @@ export class WaveSimulator {
     const idempotencyKey = header(request, 'idempotency-key');
     const call: RecordedCall = { method: request.method ?? '', path: url.pathname + url.search, idempotencyKey, body: rawBody, status: 0 };
 
-    const fault = this.takeFault(signature);
+    const fault = this.hangEverything ? 'lose-call' : this.takeFault(signature);
     if (fault === 'lose-call') {
       this.hanging.add(response);
       return;
