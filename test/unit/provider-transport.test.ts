@@ -6,6 +6,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keepsCustomersOut } from '../../src/domain/providerCalls/providerHealth.js';
 import { createProviderTransport, retryAfterMsOf } from '../../src/infra/providers/transport.js';
 import { freePort } from '../support/processes.js';
 
@@ -134,5 +135,33 @@ describe('provider health', () => {
     expect(health.state().healthy).toBe(false);
     health.record({ outcome: 'refused', status: 400, body: {}, credentialsRefused: false });
     expect(health.state().healthy).toBe(true);
+  });
+});
+
+describe('the checkout and a provider that is down', () => {
+  const downSince = Date.parse('2026-11-27T10:00:00Z');
+  const providerDown = (healthy: boolean) => ({
+    provider: {
+      healthOf: (method: string) =>
+        method === 'wave'
+          ? { provider: 'wave', healthy, reason: healthy ? '' : 'unreachable', since: healthy ? null : new Date(downSince) }
+          : { provider: 'sandbox', healthy: true, reason: '', since: null },
+    },
+  });
+
+  it('keeps customers out, but for one trial customer per 30 s from when it went down (how its recovery is noticed)', () => {
+    const ctx = providerDown(false) as unknown as Parameters<typeof keepsCustomersOut>[0];
+    expect(keepsCustomersOut(ctx, 'wave', downSince + 1_000)).toBe(true);
+    expect(keepsCustomersOut(ctx, 'wave', downSince + 29_999)).toBe(true);
+    expect(keepsCustomersOut(ctx, 'wave', downSince + 30_000)).toBe(false);
+    expect(keepsCustomersOut(ctx, 'wave', downSince + 30_001)).toBe(true);
+    expect(keepsCustomersOut(ctx, 'wave', downSince + 59_999)).toBe(true);
+    expect(keepsCustomersOut(ctx, 'wave', downSince + 60_000)).toBe(false);
+    expect(keepsCustomersOut(ctx, 'orange_money', downSince + 1_000)).toBe(false);
+  });
+
+  it('never keeps them out of a healthy provider', () => {
+    const ctx = providerDown(true) as unknown as Parameters<typeof keepsCustomersOut>[0];
+    expect(keepsCustomersOut(ctx, 'wave', downSince)).toBe(false);
   });
 });

@@ -19,7 +19,7 @@ import { callProviderOnce, settleDurably } from '../providerFlow.js';
 import { parsePaymentMethod } from '../paymentMethods.js';
 import { normalizePhone } from '../phones.js';
 import { switchStates } from '../organizations/switches.js';
-import { providerIsDown } from '../providerCalls/providerHealth.js';
+import { keepsCustomersOut } from '../providerCalls/providerHealth.js';
 import { findVisibleTransaction } from '../transactions/transactions.js';
 import type { TransactionRecord } from '../transactions/store.js';
 import { isUuid } from '../ids.js';
@@ -140,7 +140,8 @@ async function chooseMethod(
   // Cached (invalidated at once in every instance when an operator flips a switch).
   if ((await switchStates(ctx, ctx.db)).get(method) === false) throw new DomainError('payment_method_unavailable', method);
   // A provider known to be down (it refuses the gateway's key, or has not answered for a while):
-  // the customer is not sent into it; the checkout says so and offers the other method.
-  if (providerIsDown(ctx, method)) throw new DomainError('payment_method_unavailable', method);
+  // the customer is not sent into it; the checkout says so and offers the other method (but for
+  // one trial customer per period, how a recovered provider is noticed).
+  if (keepsCustomersOut(ctx, method)) throw new DomainError('payment_method_unavailable', method);
   return method;
 }

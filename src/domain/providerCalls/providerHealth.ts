@@ -41,8 +41,33 @@ export const isSandboxed = (ctx: Pick<GatewayContext, 'provider'>, method: Payme
   !hasHealth(ctx.provider) || ctx.provider.healthOf(method).provider === 'sandbox';
 
 /** The method's provider is known to be down now (the checkout offers the other method). */
-export const providerIsDown = (ctx: Pick<GatewayContext, 'provider'>, method: PaymentMethod): ProviderStatusView | undefined =>
+const providerIsDown = (ctx: Pick<GatewayContext, 'provider'>, method: PaymentMethod): ProviderStatusView | undefined =>
   providerStatuses(ctx).find((status) => status.method === method && !status.healthy);
+
+/**
+ * How often one customer is let through to a provider that is down, as a trial. Nothing else
+ * would tell this process that the provider is back when no call of its own is open (health is
+ * learnt from calls): without trials a recovered provider would stay "down", and its method off,
+ * until a restart. One customer per period may meet the outage and choose the other method.
+ */
+const TRIAL_PERIOD_MS = 30_000;
+const lastTrial = new WeakMap<object, Map<PaymentMethod, number>>();
+
+/**
+ * Whether the checkout keeps a customer out of this method: its provider is down, and this is not
+ * the one customer per TRIAL_PERIOD_MS let through as a trial (the first trial comes a period after
+ * the provider went down). The trial's answer, through the transport, clears the outage or keeps it.
+ */
+export function keepsCustomersOut(ctx: Pick<GatewayContext, 'provider'>, method: PaymentMethod, nowMs: number = Date.now()): boolean {
+  const down = providerIsDown(ctx, method);
+  if (!down) return false;
+  const trials = lastTrial.get(ctx.provider) ?? new Map<PaymentMethod, number>();
+  lastTrial.set(ctx.provider, trials);
+  const since = trials.get(method) ?? down.since?.getTime() ?? nowMs;
+  if (nowMs - since < TRIAL_PERIOD_MS) return true;
+  trials.set(method, nowMs);
+  return false;
+}
 
 /** GraphQL and the CLI: operators only (the reason names the gateway's own credentials). */
 export function listProviderStatuses(ctx: GatewayContext, caller: Caller): ProviderStatusView[] {
