@@ -74,6 +74,7 @@ const PayoutBatchRef = builder.objectRef<BatchView>('PayoutBatch').implement({
     items: t.field({
       type: ItemPageRef,
       description: 'Its items by line (a page); `status` filters.',
+      authScopes: { run: 'listPayoutBatchItems' },
       args: { page: t.arg.int(), limit: t.arg.int(), status: t.arg.string() },
       resolve: ({ batch }, args, ctx) =>
         listPayoutBatchItems(ctx.gateway, authorizeRead(ctx.caller, 'listPayoutBatchItems'), batch.id, {

@@ -114,9 +114,18 @@ describe('the access table for merchant dashboard users (issue 20’s roles)', (
     expect(operationsWrites).toEqual(expect.arrayContaining(['cancelTransaction', 'createPayout', 'redeliverWebhook', 'refundTransaction']));
     expect(
       operationsWrites.filter(
-        // Selling: making and deactivating payment links (issue 30).
+        // Selling: making and deactivating payment links (issue 30); paying many: payout batches (issue 31).
         (operation) =>
-          !['cancelTransaction', 'createPayout', 'refundTransaction', 'createPaymentLink', 'deactivatePaymentLink'].includes(operation) &&
+          ![
+            'cancelTransaction',
+            'createPayout',
+            'refundTransaction',
+            'createPaymentLink',
+            'deactivatePaymentLink',
+            'createPayoutBatch',
+            'startPayoutBatch',
+            'cancelPayoutBatch',
+          ].includes(operation) &&
           !operation.startsWith('redeliver'),
       ),
     ).toEqual([]);
