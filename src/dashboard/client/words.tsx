@@ -5,6 +5,7 @@
  * names and the home page's sentences.
  */
 import { Fragment, type ComponentChildren } from 'preact';
+import type { AuditAction } from '../../domain/audit/actions.js';
 import type { Lang } from './i18n.js';
 import { useApp } from './ui.js';
 
@@ -98,8 +99,16 @@ const en = {
     'webhook.redelivered': 'Webhook resent',
     'transaction.refunded': 'Payment refunded',
     'payout.created': 'Payout created',
+    'payout_batch.created': 'Payout batch created',
+    'payout_batch.started': 'Payout batch started',
+    'payout_batch.item_sent': 'Payout of a batch sent',
+    'payout_batch.finished': 'Payout batch finished',
+    'payout_batch.cancelled': 'Payout batch cancelled',
     'business_profile.updated': 'Business profile updated',
-  } as Record<string, string>,
+    'payment_link.created': 'Payment link created',
+    'payment_link.deactivated': 'Payment link deactivated',
+    // Every action named in both languages: tsc refuses a new action left untranslated.
+  } satisfies Record<AuditAction, string> as Record<string, string>,
   ledgerKinds: {
     payment: 'Payment',
     escrow_hold: 'Held in escrow',
@@ -216,8 +225,15 @@ const fr: Words = {
     'webhook.redelivered': 'Webhook renvoyé',
     'transaction.refunded': 'Paiement remboursé',
     'payout.created': 'Virement créé',
+    'payout_batch.created': 'Lot de virements créé',
+    'payout_batch.started': 'Lot de virements lancé',
+    'payout_batch.item_sent': 'Virement d’un lot envoyé',
+    'payout_batch.finished': 'Lot de virements terminé',
+    'payout_batch.cancelled': 'Lot de virements annulé',
     'business_profile.updated': 'Profil d’entreprise modifié',
-  },
+    'payment_link.created': 'Lien de paiement créé',
+    'payment_link.deactivated': 'Lien de paiement désactivé',
+  } satisfies Record<AuditAction, string>,
   ledgerKinds: {
     payment: 'Paiement',
     escrow_hold: 'Mis sous séquestre',
