@@ -40,15 +40,16 @@ const en = {
   recentPayments: 'Recent payments',
   recentPayouts: 'Recent payouts',
   seeAll: 'See all',
+  throughLink: 'through a payment link',
   // Search
-  searchLabel: 'Search payments and payouts',
+  searchLabel: 'Search payments, payouts and payment links',
   searchPlaceholder: 'Order, phone, reference',
   searchButton: 'Search',
   searchTitle: 'Search',
   searchFor: (text: string) => `Results for “${text}”`,
-  searchHelp: 'An order id, a customer’s or recipient’s phone (written any way: +221 77 123 45 67, 771234567…), a name or a provider’s reference.',
+  searchHelp:
+    'An order id, a customer’s or recipient’s phone (written any way: +221 77 123 45 67, 771234567…), a name, a payment link’s name or a provider’s reference.',
   noResults: 'Nothing found.',
-  // Payment links live on another branch: the search names them here once they exist.
   // Deliveries
   deliveryWaiting: 'Waiting to retry',
   deliveryQueued: 'Queued',
@@ -171,13 +172,14 @@ const fr: Words = {
   recentPayments: 'Derniers paiements',
   recentPayouts: 'Derniers virements',
   seeAll: 'Tout voir',
-  searchLabel: 'Rechercher paiements et virements',
+  throughLink: 'par un lien de paiement',
+  searchLabel: 'Rechercher paiements, virements et liens de paiement',
   searchPlaceholder: 'Commande, téléphone, référence',
   searchButton: 'Rechercher',
   searchTitle: 'Recherche',
   searchFor: (text: string) => `Résultats pour « ${text} »`,
   searchHelp:
-    'Un identifiant de commande, le téléphone d’un client ou d’un bénéficiaire (écrit comme vous voulez : +221 77 123 45 67, 771234567…), un nom ou la référence d’un fournisseur.',
+    'Un identifiant de commande, le téléphone d’un client ou d’un bénéficiaire (écrit comme vous voulez : +221 77 123 45 67, 771234567…), un nom, le nom d’un lien de paiement ou la référence d’un fournisseur.',
   noResults: 'Aucun résultat.',
   deliveryWaiting: 'En attente d’un nouvel essai',
   deliveryQueued: 'En file d’attente',

@@ -416,4 +416,3 @@ const headerOf = (input: InboundNotification, name: string): string | undefined 
   const value = input.headers[name];
   return Array.isArray(value) ? value[0] : value;
 };
-
