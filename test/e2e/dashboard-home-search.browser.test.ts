@@ -424,6 +424,8 @@ describe('the dashboard’s home, search and the walk’s findings (issue 30)', 
     expect(french).toContain('Lien de paiement créé');
     expect(french).toContain('Lien de paiement désactivé');
     expect(french).not.toContain('payment_link.');
+    expect(french).toContain('Un seul paiement\nnon');
+    expect(french).not.toContain('singleUse');
     expect(await splitWords(page)).toEqual([]);
     await shot(page, 'audit-links-fr-360');
   });

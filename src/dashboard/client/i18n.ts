@@ -483,6 +483,7 @@ export const AUDIT_DETAIL_NAMES: Record<Lang, Record<string, string>> = {
     retried: 'Retried now',
     since: 'Failed since',
     webhookId: 'Webhook',
+    singleUse: 'One payment only',
   },
   fr: {
     step: 'Étape',
@@ -508,6 +509,7 @@ export const AUDIT_DETAIL_NAMES: Record<Lang, Record<string, string>> = {
     retried: 'Réessayées',
     since: 'Échouées depuis',
     webhookId: 'Webhook',
+    singleUse: 'Un seul paiement',
   },
 };
 

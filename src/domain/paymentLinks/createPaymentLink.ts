@@ -10,7 +10,7 @@ import type { MerchantAccess } from '../access/auth.js';
 import { recordAuditEvent } from '../audit/recordAuditEvent.js';
 import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
-import { MAXIMUM_AMOUNT } from '../money.js';
+import { MAXIMUM_AMOUNT, toWireAmount } from '../money.js';
 import { parsePaymentMethod } from '../paymentMethods.js';
 import { MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH, optionalBoundedText } from '../text.js';
 import { checkTransactionInput, type ProductInput } from '../transactions/createTransaction.js';
@@ -68,7 +68,7 @@ export async function createPaymentLink(
       actor: access.caller,
       action: 'payment_link.created',
       target: link.id,
-      details: { name, amount: String(link.amount), singleUse: link.singleUse },
+      details: { name, amount: toWireAmount(link.amount), singleUse: link.singleUse },
     });
     return record;
   });
