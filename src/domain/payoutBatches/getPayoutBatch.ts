@@ -15,7 +15,7 @@ export interface ListBatchItemsInput extends PageRequest {
   status?: string;
 }
 
-export function parseItemStatus(value: string): ItemStatus {
+function parseItemStatus(value: string): ItemStatus {
   if (!(ITEM_STATUSES as readonly string[]).includes(value)) throw new DomainError('invalid_query', `status must be one of ${ITEM_STATUSES.join(', ')}`);
   return value as ItemStatus;
 }

@@ -22,10 +22,10 @@ export const MAX_CSV_LINE_LENGTH = 512;
 /** A merchant's own reference of a line (kept, and in the results). */
 const MAX_REFERENCE_LENGTH = 100;
 /** Refused lines kept and shown at most (beyond: the count says how many more). */
-export const MAX_REPORTED_ERRORS = 1_000;
+const MAX_REPORTED_ERRORS = 1_000;
 
 /** The CSV header, exactly (docs/payouts.md). */
-export const CSV_COLUMNS = ['method', 'amount', 'phone', 'first_name', 'last_name', 'reason', 'reference'] as const;
+const CSV_COLUMNS = ['method', 'amount', 'phone', 'first_name', 'last_name', 'reason', 'reference'] as const;
 
 /**
  * Where each method pays out, as international prefixes and the national number's digits: the

@@ -32,7 +32,7 @@ import { claimBatch, claimItem, findItemPayout, markFinished, markItemDone, rele
  * runner's batch resumes within seconds elsewhere; a lapse under a live runner is harmless (the
  * items' idempotency keys keep a second runner from sending anything twice).
  */
-export const BATCH_LEASE_MS = 5_000;
+const BATCH_LEASE_MS = 5_000;
 
 export interface BatchRun {
   /** Which batch was run, and how far. */

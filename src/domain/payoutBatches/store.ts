@@ -11,7 +11,6 @@
  */
 import { Prisma } from '../../generated/prisma/client.js';
 import type { PayoutBatch, PayoutBatchItem } from '../../generated/prisma/client.js';
-import type { PayoutBatchStatus } from '../../generated/prisma/enums.js';
 import type { Db, DbTransaction } from '../context.js';
 import type { BatchLineError, ValidItem } from './rules.js';
 
@@ -212,5 +211,3 @@ export async function mainBalanceOf(db: Pick<Db, 'account'>, organizationId: str
   const account = await db.account.findUnique({ where: { organizationId_name: { organizationId, name: 'main' } }, select: { balance: true } });
   return account?.balance ?? 0n;
 }
-
-export type { PayoutBatchStatus };

@@ -5,9 +5,9 @@
  */
 import { DomainError } from '../errors.js';
 
-export const WEBHOOK_EVENTS = ['payment_status', 'payout_status', 'refund_status', 'payout_batch_status'] as const;
+const WEBHOOK_EVENTS = ['payment_status', 'payout_status', 'refund_status', 'payout_batch_status'] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
-export const DEFAULT_WEBHOOK_EVENTS: readonly WebhookEvent[] = ['payment_status'];
+const DEFAULT_WEBHOOK_EVENTS: readonly WebhookEvent[] = ['payment_status'];
 
 const isWebhookEvent = (value: string): value is WebhookEvent => (WEBHOOK_EVENTS as readonly string[]).includes(value);
 

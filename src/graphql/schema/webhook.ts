@@ -38,7 +38,7 @@ const WebhookDeliveryStatusEnum = builder.enumType('WebhookDeliveryStatus', {
   } as const,
 });
 
-export const WebhookEventEnum = builder.enumType('WebhookEvent', {
+const WebhookEventEnum = builder.enumType('WebhookEvent', {
   values: {
     payment_status: { description: 'A payment settled or escrow released (the spec’s event; the default)' },
     payout_status: { description: 'A payout completed, failed or was cancelled (body: the payout as GET /payouts/{order_id} reads it, plus `event`)' },

@@ -33,7 +33,7 @@ const EXPORT_PAYOUTS_PATH = '/exports/payouts.csv';
 const EXPORT_BATCH_ITEMS_PATH = '/exports/payout-batches/:id/items.csv';
 
 /** A payout batch's results: each item's line, its payout and outcome (the items' v2 fields, flattened). */
-export const BATCH_ITEM_COLUMNS = [
+const BATCH_ITEM_COLUMNS = [
   'line',
   'order_id',
   'payout_status',

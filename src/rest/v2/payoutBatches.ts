@@ -11,7 +11,7 @@ import { queryInteger, queryString } from '../query.js';
 import { pagination } from './shapes.js';
 
 /** 5,000 items of ~250 bytes each, with room: the one route allowed past the server's 100 kB. */
-export const MAX_BATCH_BODY_BYTES = 2 * 1024 * 1024;
+const MAX_BATCH_BODY_BYTES = 2 * 1024 * 1024;
 
 /** The body's shape (an object with an array of objects); each line's values are the domain's rules, refused per line. */
 function parseItems(raw: unknown): BatchLineInput[] {
@@ -30,7 +30,7 @@ function parseItems(raw: unknown): BatchLineInput[] {
   });
 }
 
-export function wireBatchItem(item: BatchItemRow) {
+function wireBatchItem(item: BatchItemRow) {
   return {
     line: item.line,
     order_id: item.payoutId,
