@@ -7,7 +7,9 @@
  * receiver that is down show "waiting" with the next attempt, and "Resend failed" retries them
  * (it answered "0 sent"); the two-step secret survives a reload; audit actions, actors and ledger
  * kinds are translated, French words stay whole at 360 px, `?lang=` switches the whole page;
- * scopes and roles are explained where chosen; the phone's navigation reaches every page.
+ * scopes and roles are explained where chosen; the phone's navigation reaches every page; the
+ * search finds a payment link and its payment by the customer's phone, the home page shows a
+ * payment made through a link, and the audit log names the link's creation and deactivation.
  * Screenshots in test-artifacts/dashboard-home/ (git-ignored). The steps share one merchant.
  */
 import { createServer, type Server } from 'node:http';
@@ -19,6 +21,7 @@ import { totpCodeAt } from '../../src/domain/users/secondFactor.js';
 import { startWebhookDispatcher, type Dispatcher } from '../../src/webhooks/dispatcher.js';
 import { newPhonePage, saveScreenshot, sharedBrowser } from '../support/browser.js';
 import { DashboardBrowser, PASSWORD, member } from '../support/dashboard.js';
+import { fillLink } from '../support/paymentLinks.js';
 import { startGateway, transactionBody, type TestGateway } from '../support/gateway.js';
 
 let gateway: TestGateway;
@@ -170,9 +173,10 @@ describe('the dashboard’s home, search and the walk’s findings (issue 30)', 
     const volumeTicks = await page.locator('.chart [data-chart="volume"] text.axis-label').allTextContents();
     expect(volumeTicks).toEqual(expect.arrayContaining(['0', '20K', '10K']));
 
-    // Every page of the navigation is on the phone's screen.
+    // Every page of the navigation is on the phone's screen, payment links among them.
     const links = page.getByRole('navigation', { name: 'Main' }).getByRole('link');
-    expect(await links.count()).toBe(8);
+    expect(await links.count()).toBe(9);
+    expect(await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Payment links' }).count()).toBe(1);
     for (const box of await links.evaluateAll((anchors) => anchors.map((anchor) => anchor.getBoundingClientRect().toJSON())))
       expect(box.right, 'a navigation entry off screen').toBeLessThanOrEqual(360);
     await bothWidths(page, 'home-en');
@@ -195,7 +199,7 @@ describe('the dashboard’s home, search and the walk’s findings (issue 30)', 
     await page.goto(url('/balances?lang=en'));
     await heading(page, 'Balances');
     for (const writing of ['+221 77 123 45 67', '221771234567', '771234567', '77 123 45 67']) {
-      await page.getByLabel('Search payments and payouts').fill(writing);
+      await page.getByLabel('Search payments, payouts and payment links').fill(writing);
       await page.getByRole('button', { name: 'Search', exact: true }).click();
       await heading(page, `Results for “${writing}”`);
       const found = page.locator('[data-found="transactions"] tr[data-order-id]');
@@ -206,10 +210,10 @@ describe('the dashboard’s home, search and the walk’s findings (issue 30)', 
     expect(await page.locator('[data-found="transactions"] tbody').innerText()).toContain('Awa Diop · +221771234567');
     await bothWidths(page, 'search-phone');
     // By order id, and nothing for a stranger's number.
-    await page.getByLabel('Search payments and payouts').fill(state.otherOrderId);
+    await page.getByLabel('Search payments, payouts and payment links').fill(state.otherOrderId);
     await page.getByRole('button', { name: 'Search', exact: true }).click();
     await expect.poll(() => page.locator('[data-found="transactions"] tr[data-order-id]').getAttribute('data-order-id')).toBe(state.otherOrderId);
-    await page.getByLabel('Search payments and payouts').fill('+221 70 000 00 00');
+    await page.getByLabel('Search payments, payouts and payment links').fill('+221 70 000 00 00');
     await page.getByRole('button', { name: 'Search', exact: true }).click();
     await page.locator('[data-no-results]').waitFor();
 
@@ -346,5 +350,83 @@ describe('the dashboard’s home, search and the walk’s findings (issue 30)', 
     expect(await page.locator('[data-role-help="viewer"]').innerText()).toBe('Consultation seule : aucun secret, aucun mouvement d’argent.');
     await page.getByText('Ce que chaque rôle permet').click();
     await bothWidths(page, 'roles-fr');
+  });
+
+  it('payment links: the search finds a link and its payment by the customer’s phone (French, 360 px; English, 1280 px); the home shows the payment through its link; the audit log names it', async () => {
+    // A seller of the team (the owner turned two-step verification on above).
+    const seller = await member(gateway, state.organizationId, 'operations');
+    const api = new DashboardBrowser(gateway);
+    await api.signIn(seller.email);
+    const made = (await api.data('mutation { createPaymentLink(input: { name: "Boubou brodé", amount: 15000 }) { id url } }')).createPaymentLink;
+    const filled = await fillLink(made.url, { first_name: 'Coumba', last_name: 'Faye', phone: '+221765554433' });
+    const orderId = filled.location!.split('/').pop()!;
+    const paid = await payTransaction(gateway.ctx, { kind: 'customer' }, orderId, { method: 'wave', phone: '+221765554433' });
+    expect(paid.outcome).toBe('paid');
+    const other = (await api.data('mutation { createPaymentLink(input: { name: "Acompte mariage", amount: 50000 }) { id } }')).createPaymentLink;
+    await api.data('mutation($id: ID!) { deactivatePaymentLink(id: $id) { status } }', { id: other.id });
+
+    const { page } = state.phone;
+    await page.goto(url('/links?lang=fr'));
+    await heading(page, 'Liens de paiement');
+    // French, 360 px: the customer's number written as a person says it.
+    await page.getByLabel('Rechercher paiements, virements et liens de paiement').fill('76 555 44 33');
+    await page.getByRole('button', { name: 'Rechercher', exact: true }).click();
+    await heading(page, 'Résultats pour « 76 555 44 33 »');
+    const foundLinks = page.locator('[data-found="links"] tr[data-link-id]');
+    await expect.poll(() => foundLinks.evaluateAll((rows) => rows.map((row) => row.getAttribute('data-link-id')))).toEqual([made.id]);
+    expect(await page.locator('[data-found="links"] h2').innerText()).toBe('Liens de paiement (1)');
+    expect(await foundLinks.innerText()).toContain('Boubou brodé');
+    expect(await foundLinks.innerText()).toContain('Actif');
+    expect(await page.locator('[data-found="transactions"] tr[data-order-id]').getAttribute('data-order-id')).toBe(orderId);
+    expect(await foundLinks.locator('a').getAttribute('href')).toBe(`/dashboard/links/${made.id}`);
+    await shot(page, 'search-link-phone-fr-360');
+    expect(await page.evaluate(() => document.documentElement.scrollWidth), 'fits 360 px').toBeLessThanOrEqual(360);
+
+    // English, 1280 px: by the link's name, and by its payment's order id.
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto(url('/?lang=en'));
+    await heading(page, 'Home');
+    // The home's recent payments: the link's payment says it came through the link, and leads to it.
+    const through = page.locator(`[data-recent-transaction="${orderId}"] [data-through-link]`);
+    await through.waitFor();
+    expect(await through.innerText()).toBe('through a payment link');
+    expect(await through.getAttribute('href')).toBe(`/dashboard/links/${made.id}`);
+    await shot(page, 'home-link-payment-en-1280');
+    for (const [text, expected] of [
+      ['boubou', [made.id]],
+      [orderId, [made.id]],
+      ['+221 76 555 44 33', [made.id]],
+      ['mariage', [other.id]],
+    ] as const) {
+      await page.getByLabel('Search payments, payouts and payment links').fill(text);
+      await page.getByRole('button', { name: 'Search', exact: true }).click();
+      await heading(page, `Results for “${text}”`);
+      await expect.poll(() => foundLinks.evaluateAll((rows) => rows.map((row) => row.getAttribute('data-link-id'))), { message: text }).toEqual(expected);
+    }
+    expect(await foundLinks.innerText()).toContain('Deactivated');
+    await page.getByLabel('Search payments, payouts and payment links').fill('+221 76 555 44 33');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await expect.poll(() => page.locator('[data-found="links"] h2').innerText()).toBe('Payment links (1)');
+    await shot(page, 'search-link-phone-en-1280');
+
+    // The audit log, in both languages: the link's creation and its deactivation by the owner.
+    await page.goto(url('/audit?lang=en'));
+    await heading(page, 'Audit log');
+    await page.locator('tr[data-action]').first().waitFor();
+    const english = await page.locator('main').innerText();
+    expect(english).toContain('Payment link created');
+    expect(english).toContain('Payment link deactivated');
+    await page.setViewportSize({ width: 360, height: 740 });
+    await page.goto(url('/audit?lang=fr'));
+    await heading(page, 'Journal d’audit');
+    await page.locator('tr[data-action]').first().waitFor();
+    const french = await page.locator('main').innerText();
+    expect(french).toContain('Lien de paiement créé');
+    expect(french).toContain('Lien de paiement désactivé');
+    expect(french).not.toContain('payment_link.');
+    expect(french).toContain('Un seul paiement\nnon');
+    expect(french).not.toContain('singleUse');
+    expect(await splitWords(page)).toEqual([]);
+    await shot(page, 'audit-links-fr-360');
   });
 });

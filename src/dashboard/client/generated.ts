@@ -48,6 +48,13 @@ export type PaymentAttemptState =
   | 'succeeded'
   | 'unconfirmed';
 
+/** used: a single-use link that was paid; expired: past expiresAt; deactivated: by the merchant. Only active takes a payment. */
+export type PaymentLinkStatus =
+  | 'active'
+  | 'deactivated'
+  | 'expired'
+  | 'used';
+
 export type PaymentMethod =
   | 'orange_money'
   | 'wave';
@@ -177,7 +184,7 @@ export type DashboardCancelPayoutBatchMutation = { cancelPayoutBatch: { id: stri
 export type DashboardHomeQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type DashboardHomeQuery = { merchantHome: { failedDeliveries: number, retryingDeliveries: number, payoutsAwaitingReview: number, today: { count: number, amount: number, fees: number }, thisMonth: { count: number, amount: number, fees: number }, latePayments: Array<{ transactionId: string, amount: number, outcome: string, createdAt: string }>, capabilities: Array<{ capability: string, usable: boolean, blockedBy: string | null }> }, accounts: Array<{ id: string, name: string, balance: number }>, transactionsConnection: { edges: Array<{ node: { orderId: string, createdAt: string, amount: number, status: TransactionStatus, selectedPaymentMethod: PaymentMethod | null, customer: { firstName: string | null, lastName: string | null, phone: string | null } } }> }, payoutsConnection: { edges: Array<{ node: { orderId: string, createdAt: string, amount: number, status: PayoutStatus, awaitingReview: boolean, recipient: { firstName: string | null, lastName: string | null, phone: string | null } } }> } };
+export type DashboardHomeQuery = { merchantHome: { failedDeliveries: number, retryingDeliveries: number, payoutsAwaitingReview: number, today: { count: number, amount: number, fees: number }, thisMonth: { count: number, amount: number, fees: number }, latePayments: Array<{ transactionId: string, amount: number, outcome: string, createdAt: string }>, capabilities: Array<{ capability: string, usable: boolean, blockedBy: string | null }> }, accounts: Array<{ id: string, name: string, balance: number }>, transactionsConnection: { edges: Array<{ node: { orderId: string, createdAt: string, amount: number, status: TransactionStatus, selectedPaymentMethod: PaymentMethod | null, paymentLinkId: string | null, customer: { firstName: string | null, lastName: string | null, phone: string | null } } }> }, payoutsConnection: { edges: Array<{ node: { orderId: string, createdAt: string, amount: number, status: PayoutStatus, awaitingReview: boolean, recipient: { firstName: string | null, lastName: string | null, phone: string | null } } }> } };
 
 export type DashboardCapabilitiesQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -190,7 +197,7 @@ export type DashboardSearchQueryVariables = Exact<{
 }>;
 
 
-export type DashboardSearchQuery = { transactionsConnection: { totalCount: number, edges: Array<{ node: { orderId: string, createdAt: string, amount: number, status: TransactionStatus, selectedPaymentMethod: PaymentMethod | null, customer: { firstName: string | null, lastName: string | null, phone: string | null } } }> }, payoutsConnection: { totalCount: number, edges: Array<{ node: { orderId: string, createdAt: string, amount: number, status: PayoutStatus, selectedPaymentMethod: PaymentMethod, recipient: { firstName: string | null, lastName: string | null, phone: string | null } } }> } };
+export type DashboardSearchQuery = { transactionsConnection: { totalCount: number, edges: Array<{ node: { orderId: string, createdAt: string, amount: number, status: TransactionStatus, selectedPaymentMethod: PaymentMethod | null, customer: { firstName: string | null, lastName: string | null, phone: string | null } } }> }, payoutsConnection: { totalCount: number, edges: Array<{ node: { orderId: string, createdAt: string, amount: number, status: PayoutStatus, selectedPaymentMethod: PaymentMethod, recipient: { firstName: string | null, lastName: string | null, phone: string | null } } }> }, paymentLinks: { totalCount: number, edges: Array<{ node: { id: string, name: string, status: PaymentLinkStatus, amount: number, paidCount: number, createdAt: string } }> } };
 
 export type DashboardApiKeysQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -525,6 +532,7 @@ export const DashboardHomeDocument = new TypedDocumentString(`
         amount
         status
         selectedPaymentMethod
+        paymentLinkId
         customer {
           firstName
           lastName
@@ -593,6 +601,19 @@ export const DashboardSearchDocument = new TypedDocumentString(`
           lastName
           phone
         }
+      }
+    }
+  }
+  paymentLinks(search: $search, first: $first) {
+    totalCount
+    edges {
+      node {
+        id
+        name
+        status
+        amount
+        paidCount
+        createdAt
       }
     }
   }

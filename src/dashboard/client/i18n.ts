@@ -529,6 +529,7 @@ export const AUDIT_DETAIL_NAMES: Record<Lang, Record<string, string>> = {
     retried: 'Retried now',
     since: 'Failed since',
     webhookId: 'Webhook',
+    singleUse: 'One payment only',
   },
   fr: {
     step: 'Étape',
@@ -554,6 +555,7 @@ export const AUDIT_DETAIL_NAMES: Record<Lang, Record<string, string>> = {
     retried: 'Réessayées',
     since: 'Échouées depuis',
     webhookId: 'Webhook',
+    singleUse: 'Un seul paiement',
   },
 };
 

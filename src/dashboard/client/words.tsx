@@ -5,6 +5,7 @@
  * names and the home page's sentences.
  */
 import { Fragment, type ComponentChildren } from 'preact';
+import type { AuditAction } from '../../domain/audit/actions.js';
 import type { Lang } from './i18n.js';
 import { useApp } from './ui.js';
 
@@ -40,15 +41,16 @@ const en = {
   recentPayments: 'Recent payments',
   recentPayouts: 'Recent payouts',
   seeAll: 'See all',
+  throughLink: 'through a payment link',
   // Search
-  searchLabel: 'Search payments and payouts',
+  searchLabel: 'Search payments, payouts and payment links',
   searchPlaceholder: 'Order, phone, reference',
   searchButton: 'Search',
   searchTitle: 'Search',
   searchFor: (text: string) => `Results for “${text}”`,
-  searchHelp: 'An order id, a customer’s or recipient’s phone (written any way: +221 77 123 45 67, 771234567…), a name or a provider’s reference.',
+  searchHelp:
+    'An order id, a customer’s or recipient’s phone (written any way: +221 77 123 45 67, 771234567…), a name, a payment link’s name or a provider’s reference.',
   noResults: 'Nothing found.',
-  // Payment links live on another branch: the search names them here once they exist.
   // Deliveries
   deliveryWaiting: 'Waiting to retry',
   deliveryQueued: 'Queued',
@@ -99,8 +101,16 @@ const en = {
     'webhook.redelivered': 'Webhook resent',
     'transaction.refunded': 'Payment refunded',
     'payout.created': 'Payout created',
+    'payout_batch.created': 'Payout batch created',
+    'payout_batch.started': 'Payout batch started',
+    'payout_batch.item_sent': 'Payout of a batch sent',
+    'payout_batch.finished': 'Payout batch finished',
+    'payout_batch.cancelled': 'Payout batch cancelled',
     'business_profile.updated': 'Business profile updated',
-  } as Record<string, string>,
+    'payment_link.created': 'Payment link created',
+    'payment_link.deactivated': 'Payment link deactivated',
+    // Every action named in both languages: tsc refuses a new action left untranslated.
+  } satisfies Record<AuditAction, string> as Record<string, string>,
   ledgerKinds: {
     payment: 'Payment',
     escrow_hold: 'Held in escrow',
@@ -165,13 +175,14 @@ const fr: Words = {
   recentPayments: 'Derniers paiements',
   recentPayouts: 'Derniers virements',
   seeAll: 'Tout voir',
-  searchLabel: 'Rechercher paiements et virements',
+  throughLink: 'par un lien de paiement',
+  searchLabel: 'Rechercher paiements, virements et liens de paiement',
   searchPlaceholder: 'Commande, téléphone, référence',
   searchButton: 'Rechercher',
   searchTitle: 'Recherche',
   searchFor: (text: string) => `Résultats pour « ${text} »`,
   searchHelp:
-    'Un identifiant de commande, le téléphone d’un client ou d’un bénéficiaire (écrit comme vous voulez : +221 77 123 45 67, 771234567…), un nom ou la référence d’un fournisseur.',
+    'Un identifiant de commande, le téléphone d’un client ou d’un bénéficiaire (écrit comme vous voulez : +221 77 123 45 67, 771234567…), un nom, le nom d’un lien de paiement ou la référence d’un fournisseur.',
   noResults: 'Aucun résultat.',
   deliveryWaiting: 'En attente d’un nouvel essai',
   deliveryQueued: 'En file d’attente',
@@ -219,8 +230,15 @@ const fr: Words = {
     'webhook.redelivered': 'Webhook renvoyé',
     'transaction.refunded': 'Paiement remboursé',
     'payout.created': 'Virement créé',
+    'payout_batch.created': 'Lot de virements créé',
+    'payout_batch.started': 'Lot de virements lancé',
+    'payout_batch.item_sent': 'Virement d’un lot envoyé',
+    'payout_batch.finished': 'Lot de virements terminé',
+    'payout_batch.cancelled': 'Lot de virements annulé',
     'business_profile.updated': 'Profil d’entreprise modifié',
-  },
+    'payment_link.created': 'Lien de paiement créé',
+    'payment_link.deactivated': 'Lien de paiement désactivé',
+  } satisfies Record<AuditAction, string>,
   ledgerKinds: {
     payment: 'Paiement',
     escrow_hold: 'Mis sous séquestre',

@@ -27,6 +27,8 @@ export const AUDIT_ACTIONS = [
   'payout_batch.finished',
   'payout_batch.cancelled',
   'business_profile.updated',
+  'payment_link.created',
+  'payment_link.deactivated',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -7,9 +7,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { MerchantAccess } from '../access/auth.js';
+import { recordAuditEvent } from '../audit/recordAuditEvent.js';
 import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
-import { MAXIMUM_AMOUNT } from '../money.js';
+import { MAXIMUM_AMOUNT, toWireAmount } from '../money.js';
 import { parsePaymentMethod } from '../paymentMethods.js';
 import { MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH, optionalBoundedText } from '../text.js';
 import { checkTransactionInput, type ProductInput } from '../transactions/createTransaction.js';
@@ -60,7 +61,18 @@ export async function createPaymentLink(
   // The transaction this link will make, through the creation rule's own checks (methods the
   // organisation may use, products, total, the organisation's amount limits, the URLs).
   checkTransactionInput(ctx, organization, transactionInputOf(link, { firstName: name, lastName: null, phone: '' }));
-  return viewOf(ctx.settings, await insertPaymentLink(ctx.db, link, now));
+  const made = await ctx.db.$transaction(async (tx) => {
+    const record = await insertPaymentLink(tx, link, now);
+    await recordAuditEvent(tx, {
+      organizationId: organization.id,
+      actor: access.caller,
+      action: 'payment_link.created',
+      target: link.id,
+      details: { name, amount: toWireAmount(link.amount), singleUse: link.singleUse },
+    });
+    return record;
+  });
+  return viewOf(ctx.settings, made);
 }
 
 /** The products each transaction lists: the ones given, or one line of the fixed amount named after the link. */

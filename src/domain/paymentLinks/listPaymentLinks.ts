@@ -3,6 +3,7 @@ import type { ReadAccess } from '../access/auth.js';
 import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import { MAX_PAGE_SIZE, resolvePage, toPage, type Page, type PageRequest } from '../pagination.js';
+import { MAX_SEARCH_LENGTH, filterText } from '../text.js';
 import { viewOf, type PaymentLinkStatus, type PaymentLinkView } from './paymentLinks.js';
 import { listPaymentLinksPage } from './store.js';
 
@@ -45,13 +46,15 @@ export async function listPaymentLinks(
 export async function listPaymentLinksWindow(
   ctx: GatewayContext,
   access: ReadAccess<'listPaymentLinks'>,
-  input: { status?: PaymentLinkStatus; offset: number; limit: number },
+  input: { status?: PaymentLinkStatus; search?: string; offset: number; limit: number },
 ): Promise<{ items: PaymentLinkView[]; totalCount: number }> {
   if (!Number.isSafeInteger(input.offset) || input.offset < 0) throw new DomainError('invalid_query', 'the cursor is not one of this list');
   const limit = Math.min(Math.max(input.limit, 1), MAX_PAGE_SIZE + 1);
+  // The dashboard's search (issue 30): the same text, the same limits as the transactions' search.
+  const search = filterText('search', input.search?.trim(), MAX_SEARCH_LENGTH);
   const { links, total } = await listPaymentLinksPage(
     ctx.db,
-    { organizationId: access.organizationId, status: input.status },
+    { organizationId: access.organizationId, status: input.status, search },
     { limit, skip: input.offset },
     ctx.clock.now(),
   );

@@ -6,8 +6,10 @@
 import { Prisma } from '../../generated/prisma/client.js';
 import type { PaymentMethod, TransactionStatus } from '../../generated/prisma/enums.js';
 import type { Db, DbTransaction } from '../ports.js';
+import { isUuid } from '../ids.js';
+import { escapeLike } from '../text.js';
 import { transactionRecordOf, transactionWithProductsColumns, type RawTransactionRow } from '../transactions/transactions.js';
-import type { TransactionRecord } from '../transactions/store.js';
+import { searchCondition as transactionSearchCondition, type TransactionRecord } from '../transactions/store.js';
 
 export type PaymentLinkStatus = 'active' | 'expired' | 'used' | 'deactivated';
 
@@ -110,6 +112,20 @@ export async function readPaymentLink(
 export interface LinkFilter {
   organizationId: string | null;
   status?: PaymentLinkStatus;
+  /** Free text (linkSearchCondition). */
+  search?: string;
+}
+
+/**
+ * Free text: the link's name (any case) or id, or any of its transactions the transactions'
+ * search finds (order id, the customer's phone in any writing, name, a provider's reference): a
+ * merchant who knows only the customer's number finds the link they paid through.
+ */
+function linkSearchCondition(search: string, organizationId: string | null): Prisma.Sql {
+  const contains = `%${escapeLike(search)}%`;
+  return Prisma.sql`(s.name ILIKE ${contains}::text${isUuid(search) ? Prisma.sql` OR s.id = ${search}::uuid` : Prisma.empty}
+    OR s.id IN (SELECT t."paymentLinkId" FROM "Transaction" t WHERE t."paymentLinkId" IS NOT NULL
+      AND (${organizationId}::uuid IS NULL OR t."organizationId" = ${organizationId}::uuid) AND ${transactionSearchCondition(search)}))`;
 }
 
 /** A page of links, newest first, with the count of all that match. */
@@ -120,7 +136,8 @@ export async function listPaymentLinksPage(
   now: Date,
 ): Promise<{ links: PaymentLinkRecord[]; total: number }> {
   const where = Prisma.sql`(${filter.organizationId}::uuid IS NULL OR s."organizationId" = ${filter.organizationId}::uuid)
-    AND (${filter.status ?? null}::text IS NULL OR s.status = ${filter.status ?? null}::text)`;
+    AND (${filter.status ?? null}::text IS NULL OR s.status = ${filter.status ?? null}::text)
+    AND ${filter.search ? linkSearchCondition(filter.search, filter.organizationId) : Prisma.sql`TRUE`}`;
   const rows = await db.$queryRaw<(RawLinkRow & { total: number })[]>`
     SELECT s.*, count(*) OVER ()::int AS total FROM (SELECT ${linkColumns(now)} FROM ${linkSource}) s
     WHERE ${where} ORDER BY s."createdAt" DESC, s.id DESC LIMIT ${page.limit} OFFSET ${page.skip}`;
@@ -132,12 +149,24 @@ export async function listPaymentLinksPage(
   return { links: rows.map(({ total: _total, ...row }) => recordOf(row)), total: rows[0]?.total ?? 0 };
 }
 
-/** Deactivates a link (once: a second deactivation keeps the first time). Null when it is not the organisation's. */
-export async function markPaymentLinkDeactivated(db: Pick<Db, '$executeRaw'>, id: string, organizationId: string | null): Promise<boolean> {
-  const changed = await db.$executeRaw`
-    UPDATE "PaymentLink" SET "deactivatedAt" = COALESCE("deactivatedAt", now()), "updatedAt" = now()
-    WHERE id = ${id}::uuid AND (${organizationId}::uuid IS NULL OR "organizationId" = ${organizationId}::uuid)`;
-  return changed > 0;
+/**
+ * Deactivates a link (once: a second deactivation keeps the first time). Null when it is not the
+ * organisation's; else whether this call deactivated it (the row locked first, so of two at once
+ * only one is told it did: the audit log records one deactivation).
+ */
+export async function markPaymentLinkDeactivated(
+  db: Pick<Db, '$queryRaw'>,
+  id: string,
+  organizationId: string | null,
+): Promise<{ organizationId: string; name: string; newly: boolean } | null> {
+  const rows = await db.$queryRaw<{ organizationId: string; name: string; newly: boolean }[]>`
+    WITH before AS (
+      SELECT id, "deactivatedAt" FROM "PaymentLink"
+      WHERE id = ${id}::uuid AND (${organizationId}::uuid IS NULL OR "organizationId" = ${organizationId}::uuid) FOR UPDATE)
+    UPDATE "PaymentLink" l SET "deactivatedAt" = COALESCE(l."deactivatedAt", now()), "updatedAt" = now()
+    FROM before WHERE l.id = before.id
+    RETURNING l."organizationId", l.name, before."deactivatedAt" IS NULL AS newly`;
+  return rows[0] ?? null;
 }
 
 /**

@@ -374,7 +374,7 @@ function transactionConditions(filter: TransactionFilter): Prisma.Sql {
  * writing, is the customer's number (phoneSearchCandidates): an exact match through the
  * (organisation, customer phone) index, not a read of every row a pattern would need.
  */
-function searchCondition(search: string): Prisma.Sql {
+export function searchCondition(search: string): Prisma.Sql {
   const phones = phoneSearchCandidates(search);
   if (phones) return Prisma.sql`t."customerPhone" IN (${Prisma.join(phones.map((phone) => Prisma.sql`${phone}::text`))})`;
   const contains = `%${escapeLike(search)}%`;

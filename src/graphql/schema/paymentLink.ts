@@ -13,6 +13,7 @@ import type { LinkProduct } from '../../domain/paymentLinks/store.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../domain/pagination.js';
 import { builder } from '../builder.js';
 import { pageComplexity } from '../limits.js';
+import { countedConnection } from './pagination.js';
 import { orUndefined, organizationIdOf } from './arguments.js';
 import { PaymentMethodEnum } from './enums.js';
 import { TransactionPageRef } from './transaction.js';
@@ -73,6 +74,8 @@ const PaymentLinkRef = builder.objectRef<PaymentLinkView>('PaymentLink').impleme
   }),
 });
 
+const PaymentLinkConnectionRef = countedConnection(PaymentLinkRef, 'PaymentLink', 'payment links');
+
 const PaymentLinkProductInput = builder.inputType('PaymentLinkProductInput', {
   fields: (t) => ({
     name: t.string({ required: true }),
@@ -108,21 +111,32 @@ builder.queryField('paymentLink', (t) =>
 );
 
 builder.queryField('paymentLinks', (t) =>
-  t.connection({
-    type: PaymentLinkRef,
-    description:
-      'Payment links, newest first, as a Relay connection: the caller’s organisation’s; operators read every organisation’s, or one with organizationId.',
-    authScopes: { run: 'listPaymentLinks' },
-    complexity: pageComplexity,
-    args: { status: t.arg({ type: PaymentLinkStatusEnum }), organizationId: t.arg.id() },
-    resolve: (_root, args, ctx) => {
-      const access = authorizeRead(ctx.caller, 'listPaymentLinks', organizationIdOf(args.organizationId));
-      return resolveOffsetConnection({ args, defaultSize: DEFAULT_PAGE_SIZE, maxSize: MAX_PAGE_SIZE }, async ({ offset, limit }) => {
-        const { items } = await PAYMENT_LINK_READS.listPaymentLinks(ctx.gateway, access, { status: orUndefined(args.status), offset, limit });
-        return items;
-      });
+  t.connection(
+    {
+      type: PaymentLinkRef,
+      description:
+        'Payment links, newest first, as a Relay connection: the caller’s organisation’s; operators read every organisation’s, or one with organizationId. search: the link’s name or id, or a transaction it made (order id, the customer’s phone in any writing, name, a provider’s reference).',
+      authScopes: { run: 'listPaymentLinks' },
+      complexity: pageComplexity,
+      args: { status: t.arg({ type: PaymentLinkStatusEnum }), search: t.arg.string(), organizationId: t.arg.id() },
+      resolve: async (_root, args, ctx) => {
+        const access = authorizeRead(ctx.caller, 'listPaymentLinks', organizationIdOf(args.organizationId));
+        let totalCount = 0;
+        const connection = await resolveOffsetConnection({ args, defaultSize: DEFAULT_PAGE_SIZE, maxSize: MAX_PAGE_SIZE }, async ({ offset, limit }) => {
+          const list = await PAYMENT_LINK_READS.listPaymentLinks(ctx.gateway, access, {
+            status: orUndefined(args.status),
+            search: orUndefined(args.search),
+            offset,
+            limit,
+          });
+          totalCount = list.totalCount;
+          return list.items;
+        });
+        return { ...connection, totalCount };
+      },
     },
-  }),
+    PaymentLinkConnectionRef,
+  ),
 );
 
 builder.mutationField('createPaymentLink', (t) =>

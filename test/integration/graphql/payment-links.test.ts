@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { useGateway } from '../../support/gateway.js';
+import { signedIn } from '../../support/dashboard.js';
 import { fillLink } from '../../support/paymentLinks.js';
 
 const gateway = useGateway();
@@ -118,5 +119,81 @@ describe('createPaymentLink, paymentLink, paymentLinks, deactivatePaymentLink', 
     expect(transactions.pagination.totalCount).toBe(2);
     expect(transactions.transactions.map((row: { customer: { firstName: string } }) => row.customer.firstName)).toEqual(['Khady', 'Ibrahima']);
     expect(transactions.transactions[1]).toMatchObject({ orderId, status: 'paid', paymentLinkId: link.id });
+  });
+});
+
+describe('paymentLinks(search:) — the dashboard search across links (issue 30 item 3)', () => {
+  const SEARCH = 'query($q: String) { paymentLinks(search: $q, first: 10) { totalCount edges { node { id name } } } }';
+  const found = async (q: string, key: string) => {
+    const answer = await gateway.graphql(SEARCH, { q }, key);
+    expect(answer.body.errors, JSON.stringify(answer.body.errors)).toBeUndefined();
+    return answer.body.data.paymentLinks.edges.map((edge: { node: { name: string } }) => edge.node.name).sort();
+  };
+
+  it('finds a link by its name, its id, or a payment of it by order id or the customer’s phone in any writing; only the caller’s', async () => {
+    const { key, organization } = await merchant();
+    const thieb = (await gateway.graphql(CREATE, { input: { name: 'Thiéboudienne du vendredi', amount: 3_000 } }, key)).body.data.createPaymentLink;
+    await gateway.graphql(CREATE, { input: { name: 'Bissap 1 L', amount: 1_000 } }, key);
+    const made = await fillLink(thieb.url, { first_name: 'Mariama', phone: '+221775550123' });
+    const orderId = made.location!.split('/').pop()!;
+
+    expect(await found('thiéboudienne', key)).toEqual(['Thiéboudienne du vendredi']);
+    expect(await found(thieb.id, key)).toEqual(['Thiéboudienne du vendredi']);
+    expect(await found(orderId, key)).toEqual(['Thiéboudienne du vendredi']);
+    expect(await found('77 555 01 23', key)).toEqual(['Thiéboudienne du vendredi']);
+    expect(await found('00221775550123', key)).toEqual(['Thiéboudienne du vendredi']);
+    expect(await found('Mariama', key)).toEqual(['Thiéboudienne du vendredi']);
+    expect(await found('770000000', key)).toEqual([]);
+    expect((await gateway.graphql(SEARCH, { q: '%' }, key)).body.data.paymentLinks.totalCount).toBe(0);
+    expect((await gateway.graphql(SEARCH, { q: '' }, key)).body.data.paymentLinks.totalCount).toBe(2);
+
+    // Another organisation's search never sees them; a key that may not read links is refused.
+    const other = await merchant();
+    expect(await found('77 555 01 23', other.key)).toEqual([]);
+    expect(await found(thieb.id, other.key)).toEqual([]);
+    const payoutKey = await gateway.createKey(organization.id, 'payout');
+    expect((await gateway.graphql(SEARCH, { q: 'Bissap' }, payoutKey)).body.errors[0].extensions.code).toBe('FORBIDDEN');
+    // Too long a text is a 400, as for transactions.
+    const tooLong = await gateway.graphql(SEARCH, { q: 'x'.repeat(101) }, key);
+    expect(tooLong.body.errors[0].extensions.status).toBe(400);
+  });
+});
+
+describe('the audit log of payment links (issue 30)', () => {
+  const LOG = 'query($org: ID) { auditEvents(organizationId: $org, first: 20) { nodes { action actorKind actorLabel target details } } }';
+
+  it('records who made a link and who deactivated it, once, with the change', async () => {
+    const organization = await gateway.createOrganization({ verified: true });
+    const owner = await signedIn(gateway, organization.id, 'owner');
+    const key = await gateway.createKey(organization.id, 'checkout');
+    const made = (await owner.data(`mutation { createPaymentLink(input: { name: "Pagne", amount: 9000, singleUse: true }) { id } }`)).createPaymentLink;
+    const byKey = (await gateway.graphql(CREATE, { input: { name: 'Par API', amount: 500 } }, key)).body.data.createPaymentLink;
+    await owner.data('mutation($id: ID!) { deactivatePaymentLink(id: $id) { status } }', { id: made.id });
+    await owner.data('mutation($id: ID!) { deactivatePaymentLink(id: $id) { status } }', { id: made.id });
+    // A refused creation records nothing.
+    await gateway.graphql(CREATE, { input: { name: 'Refusé', amount: -1 } }, key);
+
+    const { nodes } = (await owner.data(LOG)).auditEvents;
+    const linkRows = nodes.filter((row: { action: string }) => row.action.startsWith('payment_link.'));
+    expect(linkRows).toEqual([
+      { action: 'payment_link.deactivated', actorKind: 'merchantUser', actorLabel: owner.email, target: made.id, details: '{"name":"Pagne"}' },
+      {
+        action: 'payment_link.created',
+        actorKind: 'merchant',
+        actorLabel: 'API key (checkout)',
+        target: byKey.id,
+        details: expect.stringContaining('"name":"Par API"'),
+      },
+      {
+        action: 'payment_link.created',
+        actorKind: 'merchantUser',
+        actorLabel: owner.email,
+        target: made.id,
+        details: expect.stringContaining('"amount":9000'),
+      },
+    ]);
+    expect(JSON.parse(linkRows[2].details)).toEqual({ name: 'Pagne', amount: 9000, singleUse: true });
+    // The audit page's filter knows the new actions.
+    expect((await owner.data('{ auditEvents(action: "payment_link.created") { nodes { target } } }')).auditEvents.nodes).toHaveLength(2);
   });
 });

@@ -17,6 +17,8 @@ import { formatMoney, METHOD_NAMES } from '../i18n.js';
 import { Link, navigate, useLocation } from '../router.js';
 import { Loaded, Money, PageTitle, StatusBadge, Table, When, useApp, useLoad, useMay } from '../ui.js';
 import { useWords } from '../words.js';
+import { LinkStatusBadge } from './links.js';
+import { LINK_MESSAGES } from './linksMessages.js';
 import { BalanceCards, ChartSection } from './money.js';
 
 type Home = DashboardHomeQuery['merchantHome'];
@@ -143,6 +145,14 @@ function RecentActivity({ data }: { data: DashboardHomeQuery }) {
                   <Money amount={node.amount} />
                 </Link>{' '}
                 <StatusBadge status={node.status} /> <span class="who-paid">{personOf(node.customer) || '—'}</span> <When at={node.createdAt} />
+                {node.paymentLinkId && (
+                  <>
+                    {' '}
+                    <Link to={`/links/${encodeURIComponent(node.paymentLinkId)}`} data-through-link={node.paymentLinkId}>
+                      {words.throughLink}
+                    </Link>
+                  </>
+                )}
               </li>
             ))}
           </ul>
@@ -261,7 +271,8 @@ function SearchResults({ data }: { data: DashboardSearchQuery }) {
   const { t } = useApp();
   const transactions = data.transactionsConnection;
   const payouts = data.payoutsConnection;
-  if (transactions.totalCount === 0 && payouts.totalCount === 0) return <p data-no-results>{words.noResults}</p>;
+  const links = data.paymentLinks;
+  if (transactions.totalCount === 0 && payouts.totalCount === 0 && links.totalCount === 0) return <p data-no-results>{words.noResults}</p>;
   return (
     <>
       <section class="card" aria-labelledby="found-transactions" data-found="transactions">
@@ -284,8 +295,62 @@ function SearchResults({ data }: { data: DashboardSearchQuery }) {
           <FoundTable base="/payouts" rows={payouts.edges.map(({ node }) => ({ ...node, person: node.recipient }))} />
         )}
       </section>
-      {/* Extension point: payment links (issue 30 item 1, another branch) join the search here once they exist. */}
+      <FoundLinks links={links} />
     </>
+  );
+}
+
+/** The payment links found: by their name or id, or by a payment of theirs (its order id, the customer's phone...). */
+function FoundLinks({ links }: { links: DashboardSearchQuery['paymentLinks'] }) {
+  const { lang } = useApp();
+  const words = LINK_MESSAGES[lang];
+  const { noResults } = useWords();
+  return (
+    <section class="card" aria-labelledby="found-links" data-found="links">
+      <h2 id="found-links">
+        {words.title} ({links.totalCount})
+      </h2>
+      {links.edges.length === 0 ? (
+        <p>{noResults}</p>
+      ) : (
+        <Table caption={words.title} stacked>
+          <thead>
+            <tr>
+              <th scope="col">{words.name}</th>
+              <th scope="col">{words.created}</th>
+              <th scope="col" class="num">
+                {words.amount}
+              </th>
+              <th scope="col">{words.status}</th>
+              <th scope="col" class="num">
+                {words.paidCount}
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {links.edges.map(({ node }) => (
+              <tr key={node.id} data-link-id={node.id}>
+                <td data-label={words.name}>
+                  <Link to={`/links/${encodeURIComponent(node.id)}`}>{node.name}</Link>
+                </td>
+                <td data-label={words.created}>
+                  <When at={node.createdAt} />
+                </td>
+                <td data-label={words.amount} class="num">
+                  <Money amount={node.amount} />
+                </td>
+                <td data-label={words.status}>
+                  <LinkStatusBadge status={node.status} />
+                </td>
+                <td data-label={words.paidCount} class="num">
+                  {node.paidCount}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </Table>
+      )}
+    </section>
   );
 }
 

@@ -84,7 +84,7 @@ const DeactivateDocument = doc<{ deactivatePaymentLink: { status: LinkStatus } }
 
 const useLinkWords = (): LinkMessages => LINK_MESSAGES[useApp().lang];
 
-function LinkStatusBadge({ status }: { status: LinkStatus }) {
+export function LinkStatusBadge({ status }: { status: LinkStatus }) {
   const words = useLinkWords();
   return (
     <span class="badge" data-status={status === 'active' ? 'paid' : 'cancelled'} data-link-status={status}>
