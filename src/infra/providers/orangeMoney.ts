@@ -25,14 +25,7 @@
  * Credentials and phone numbers never reach a log line.
  */
 import { constants, createHmac, publicEncrypt, timingSafeEqual } from 'node:crypto';
-import type {
-  InboundNotification,
-  PaymentProvider,
-  ProviderAnswer,
-  ProviderNotification,
-  ProviderRequest,
-  ProviderStatusAnswer,
-} from '../../domain/ports.js';
+import type { InboundNotification, PaymentProvider, ProviderAnswer, ProviderNotification, ProviderRequest, ProviderStatusAnswer } from '../../domain/ports.js';
 import type { Logger, ReportsHealth } from '../../domain/ports.js';
 import { NotificationRejected, ProviderUnavailable, ProviderUnreachable } from '../../domain/ports.js';
 import { orangeRefusalReason } from './orangeMoney/refusals.js';

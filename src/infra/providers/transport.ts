@@ -86,7 +86,7 @@ const defaultSleep = (ms: number, signal?: AbortSignal): Promise<void> =>
   });
 
 /** Retry-After in ms: seconds or an HTTP date; undefined when absent or unreadable. */
-function retryAfterMsOf(value: string | null, now = Date.now()): number | undefined {
+export function retryAfterMsOf(value: string | null, now = Date.now()): number | undefined {
   if (!value) return undefined;
   if (/^\d{1,6}$/.test(value.trim())) return Number(value.trim()) * 1000;
   const at = Date.parse(value);

@@ -125,8 +125,7 @@ describe('the access table for merchant dashboard users (issue 20’s roles)', (
             'createPayoutBatch',
             'startPayoutBatch',
             'cancelPayoutBatch',
-          ].includes(operation) &&
-          !operation.startsWith('redeliver'),
+          ].includes(operation) && !operation.startsWith('redeliver'),
       ),
     ).toEqual([]);
     const developerWrites = writesOf('developer').filter((operation) => !USER_SELF_SERVICE.includes(operation));
