@@ -18,7 +18,14 @@ if (!reportFile) {
 }
 const report = JSON.parse(readFileSync(reportFile, 'utf8'));
 const rows = report.testResults
-  .map((file) => [path.relative(root, file.name).split(path.sep).join('/'), Math.round((file.endTime - file.startTime) / 100) / 10])
+  // Paths from the report's own checkout (a CI clone may live elsewhere): from its test/ folder on.
+  .map((file) => [
+    file.name
+      .split(path.sep)
+      .join('/')
+      .replace(/^.*?\/(test\/)/, '$1'),
+    Math.round((file.endTime - file.startTime) / 100) / 10,
+  ])
   .sort((a, b) => b[1] - a[1]);
 writeFileSync(path.join(root, 'test', 'durations.json'), `${JSON.stringify(Object.fromEntries(rows), null, 1)}\n`);
 console.log(`test/durations.json: ${rows.length} files, ${Math.round(rows.reduce((sum, [, s]) => sum + s, 0))} s in all`);

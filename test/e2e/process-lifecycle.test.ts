@@ -72,7 +72,14 @@ describe('the gateway process', () => {
     expect(output).toContain(`Gateway API      ${base}`);
     expect(output).toContain(`Dashboard        ${base}/dashboard`);
     expect(output).toContain('embedded PGlite');
-    expect(await (await fetch(`${base}/healthz`)).json()).toEqual({ status: 'ok' });
+    // Up, and each method's wallet provider (issue 28: /healthz says which is down; no reason, it is public).
+    expect(await (await fetch(`${base}/healthz`)).json()).toEqual({
+      status: 'ok',
+      providers: [
+        { method: 'wave', provider: 'sandbox', healthy: true },
+        { method: 'orange_money', provider: 'sandbox', healthy: true },
+      ],
+    });
     const ready = await fetch(`${base}/readyz`);
     expect(ready.status).toBe(200);
     expect(await ready.json()).toEqual({ status: 'ready', checks: { database: true, coordinator: true } });

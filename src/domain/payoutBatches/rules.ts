@@ -11,6 +11,7 @@ import { DomainError } from '../errors.js';
 import { payoutFeeOf } from '../ledger/fees.js';
 import { MAXIMUM_AMOUNT, MINIMUM_AMOUNT_EXCLUSIVE } from '../money.js';
 import { PAYMENT_METHODS } from '../enums.js';
+import { PAYMENT_METHOD_CATALOGUE } from '../paymentMethods.js';
 import { compactPhone } from '../phones.js';
 import { MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH } from '../text.js';
 
@@ -132,7 +133,7 @@ function phoneErrorOf(method: PaymentMethod, phone: string): string | null {
   const countries = PAYOUT_COUNTRIES[method];
   const country = countries.find((one) => phone.startsWith(one.prefix));
   const where = countries.map((one) => one.prefix).join(', ');
-  if (!country) return `a ${method} phone starts with one of ${where}`;
+  if (!country) return `${PAYMENT_METHOD_CATALOGUE[method].displayName} pays out to numbers starting with ${where}`;
   const national = phone.slice(country.prefix.length);
   if (!/^\d+$/.test(national) || !country.digits.includes(national.length))
     return `a ${country.prefix} number has ${country.digits.join(' or ')} digits after the prefix`;

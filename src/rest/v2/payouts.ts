@@ -8,7 +8,7 @@ import { parsePayoutStatus } from '../../domain/payouts/payouts.js';
 import { parseJsonObject, type JsonObject } from '../body.js';
 import { bind } from '../pipeline.js';
 import { queryBoolean, queryDate, queryEnum, queryInteger, queryString, type Query } from '../query.js';
-import { pagination, payoutCreated, payoutFull } from './shapes.js';
+import { pagination, payoutCreated, payoutRead } from './shapes.js';
 
 const present = (value: unknown): boolean => value !== undefined && value !== null;
 
@@ -75,14 +75,14 @@ export const payoutRoutes = {
 
   getPayout: bind({
     operation: 'getPayout',
-    handle: async (ctx, access, { params }) => ({ body: payoutFull(await getPayout(ctx, access, params.order_id ?? '')) }),
+    handle: async (ctx, access, { params }) => ({ body: payoutRead(await getPayout(ctx, access, params.order_id ?? '')) }),
   }),
 
   listPayouts: bind({
     operation: 'listPayouts',
     handle: async (ctx, access, { query }) => {
       const page = await listPayouts(ctx, access, parseListPayoutsQuery(query));
-      return { body: { payouts: page.items.map(payoutFull), pagination: pagination(page) } };
+      return { body: { payouts: page.items.map(payoutRead), pagination: pagination(page) } };
     },
   }),
 };

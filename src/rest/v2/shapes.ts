@@ -28,7 +28,7 @@ export function transactionCreated({ transaction, checkoutUrl }: CreatedTransact
 }
 
 /** The get / list / webhook shape (domain/wire.ts: the webhook bodies share it). */
-export { wireTransaction as transactionFull, wirePayout as payoutFull } from '../../domain/wire.js';
+export { wireTransaction as transactionFull } from '../../domain/wire.js';
 import { wirePayout as payoutFull, wireTransaction as transactionFull } from '../../domain/wire.js';
 
 /**
@@ -40,6 +40,17 @@ import { wirePayout as payoutFull, wireTransaction as transactionFull } from '..
 export function transactionRead(transaction: TransactionRecord) {
   const shape = transactionFull(transaction);
   return transaction.paymentLinkId ? { ...shape, payment_link_id: transaction.paymentLinkId } : shape;
+}
+
+/**
+ * A payout as GET /payouts and GET /payouts/{order_id} read it: the spec's shape, plus
+ * `failure_reason` ONLY on a failed payout whose provider said why (the extension's one field on
+ * this shape; openapi/v2.yaml lists it as optional). Every other payout reads exactly as the spec
+ * says; the payout_status webhook body is the spec's shape.
+ */
+export function payoutRead(payout: PayoutRecord) {
+  const shape = payoutFull(payout);
+  return payout.status === 'failed' && payout.failureReason ? { ...shape, failure_reason: payout.failureReason } : shape;
 }
 
 export function pagination(page: Page<unknown>) {

@@ -209,6 +209,12 @@ describe('Orange Money payouts', () => {
     const payout = await gateway.ctx.db.payout.findFirstOrThrow({ where: { organizationId: organization.id } });
     expect(payout.status).toBe('failed');
     expect(payout.failureReason).toBe('orange money: there is no Orange Money account for this mobile number');
+    // REST reads carry it as the extension field failure_reason (only on a failed payout with a reason).
+    const read = await gateway.rest('GET', `/api/v2/payouts/${payout.id}`, { key });
+    expect(read.status).toBe(200);
+    expect(read.body.failure_reason).toBe('orange money: there is no Orange Money account for this mobile number');
+    const listed = await gateway.rest('GET', '/api/v2/payouts', { key });
+    expect(listed.body.payouts[0].failure_reason).toBe(read.body.failure_reason);
     const main = await gateway.ctx.db.account.findFirstOrThrow({ where: { organizationId: organization.id, name: 'main' } });
     expect(main.balance).toBe(1_000_000n);
     expect(simulator.cashinCalls(`payout-${payout.id}`)).toBe(1);

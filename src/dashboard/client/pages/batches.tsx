@@ -95,7 +95,7 @@ export function PayoutBatchPage({ id }: { id: string }) {
       <PageTitle>{t.payoutBatch}</PageTitle>
       <p>
         <StatusBadge status={batch.status} /> {t.batchLines(batch.itemCount, batch.validCount)} · <Money amount={batch.totalAmount} /> +{' '}
-        <Money amount={batch.totalFees} />
+        <Money amount={batch.totalFees} /> {t.batchFees}
       </p>
       <Alert error={action.error} />
       {batch.errors.length > 0 && (
