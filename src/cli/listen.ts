@@ -80,7 +80,12 @@ const RETRYABLE_CODES = new Set(['TOO_MANY_SUBSCRIPTIONS', 'LIVE_UPDATES_UNAVAIL
 class Refused extends Error {}
 
 export async function listen(options: ListenOptions): Promise<void> {
-  const { organizationId, forwardTo, events, client, target, write, signal } = options;
+  const { organizationId, forwardTo, events, client, target, write } = options;
+  // The caller's stop, and ours: when one stream fails for good (a refusal), the others stop too
+  // (else a second stream would stay open, reconnecting, after the command has failed).
+  const stopAll = new AbortController();
+  const signal = AbortSignal.any([options.signal, stopAll.signal]);
+  const streamOptions: ListenOptions = { ...options, signal };
   // An unknown organisation or a refused token is said now, not by a stream that never speaks.
   await client.request(OrganizationDocument, { id: organizationId });
   const secret = generateWebhookSecret();
@@ -167,7 +172,7 @@ export async function listen(options: ListenOptions): Promise<void> {
   const follow = async (kind: StreamKind) => {
     let failures = 0;
     while (!signal.aborted) {
-      const reason = await subscribeOnce(options, kind, receive, () => {
+      const reason = await subscribeOnce(streamOptions, kind, receive, () => {
         write(
           listening
             ? { listening: true, reconnected: true, stream: kind }
@@ -184,7 +189,16 @@ export async function listen(options: ListenOptions): Promise<void> {
     }
   };
   try {
-    await Promise.all(kinds.map(follow));
+    const followed = await Promise.allSettled(
+      kinds.map((kind) =>
+        follow(kind).catch((error: unknown) => {
+          stopAll.abort();
+          throw error;
+        }),
+      ),
+    );
+    const failed = followed.find((result) => result.status === 'rejected');
+    if (failed) throw failed.reason;
   } finally {
     // Stopping: what is being forwarded finishes (within its deadline), what waits is dropped.
     open = false;

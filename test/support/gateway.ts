@@ -221,13 +221,35 @@ export async function startGateway(options: GatewayOptions = {}): Promise<TestGa
         body: JSON.stringify({ query, variables }),
       }),
     close: async () => {
-      await Promise.allSettled([api.close(), checkout.close()]);
+      await Promise.allSettled([closeWithin(api, CLOSE_GRACE_MS), closeWithin(checkout, CLOSE_GRACE_MS)]);
       await coordination.health.close();
       await replica?.close();
       await db.close();
       await clone?.drop();
     },
   };
+}
+
+/**
+ * How long a test gateway's close waits for its open connections before cutting them. Found in
+ * test/e2e/cli-listen.test.ts: after its seven tests a few keep-alive connections of the in-process
+ * CLI stayed open and Fastify's close waited for ever (the hook timed out at 60 s); which client
+ * leaves them is not found yet (docs/development.md). A production gateway's shutdown is tested
+ * by the process tests, which this does not touch.
+ */
+const CLOSE_GRACE_MS = 5_000;
+
+async function closeWithin(app: { close(): Promise<unknown>; server: { closeAllConnections(): void } }, graceMs: number): Promise<void> {
+  const closing = app.close();
+  const cut = setTimeout(() => {
+    process.stderr.write(`test gateway: connections still open ${graceMs} ms into close: cutting them\n`);
+    app.server.closeAllConnections();
+  }, graceMs);
+  try {
+    await closing;
+  } finally {
+    clearTimeout(cut);
+  }
 }
 
 /**
