@@ -4,7 +4,6 @@
  * bounded in time and tracked, so a test file can kill whatever is left in afterAll.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { freePort } from '../support/processes.js';
 
 export interface FinishedProcess {
   code: number | null;
@@ -18,8 +17,9 @@ const running = new Set<ChildProcess>();
 
 /** Runs the gateway as `npm start` does (dist/main.js) until it exits, or kills it after `timeoutMs`. */
 export async function runGatewayUntilExit(env: Record<string, string>, timeoutMs = 30_000): Promise<FinishedProcess> {
-  const [port, checkoutPort] = [await freePort(), await freePort()];
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), CHECKOUT_PORT: String(checkoutPort), LOG_LEVEL: 'warn', ...env };
+  // Port 0: the system picks a port nobody holds. A port found free and passed on could be taken by
+  // another test's process before this one binds it, and the start would fail for the wrong reason.
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, PORT: '0', CHECKOUT_PORT: '0', LOG_LEVEL: 'warn', ...env };
   for (const name of ['DATABASE_URL', 'REDIS_URL'] as const) if (!(name in env)) delete childEnv[name];
   const started = Date.now();
   const child = spawn(process.execPath, ['dist/main.js'], { cwd: process.cwd(), env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -64,6 +64,19 @@ export interface GatewayProcess {
  * (compiled to JavaScript first).
  */
 export async function startGatewayProcess(env: Record<string, string>, nodeArgs: string[] = []): Promise<GatewayProcess> {
+  // A port found free can be taken by another test's process before the gateway binds it; when the
+  // test did not choose the ports, that is not what it tests, so it starts again on other ports.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startGatewayProcessOnce(env, nodeArgs);
+    } catch (error) {
+      const portsAreOurs = !('PORT' in env) && !('CHECKOUT_PORT' in env);
+      if (!portsAreOurs || attempt === 3 || !String(error).includes('is already in use')) throw error;
+    }
+  }
+}
+
+async function startGatewayProcessOnce(env: Record<string, string>, nodeArgs: string[]): Promise<GatewayProcess> {
   const [port, checkoutPort] = [await freePort(), await freePort()];
   const childEnv: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), CHECKOUT_PORT: String(checkoutPort), LOG_LEVEL: 'warn', ...env };
   for (const name of ['DATABASE_URL', 'REDIS_URL'] as const) if (!(name in env)) delete childEnv[name];
