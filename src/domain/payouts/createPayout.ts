@@ -63,7 +63,7 @@ export async function createPayout(
       intentName: (intent) => payoutIntentName(intent.payoutId),
       call: async (intent) => (intent.send ? sendPayout(ctx, intent) : null),
       settle: async (db, intent, answer) => {
-        const payout = await settlePayout(ctx, db, intent.payoutId, answer, held.lease);
+        const payout = await settlePayout(ctx, db, intent.payoutId, answer, held.lease, intent.recorded);
         // On ctx.db that statement committed the release; in the key's transaction it commits
         // with it, and the release below makes sure.
         if (db === ctx.db) held.lease = null;

@@ -56,6 +56,7 @@ import {
 import {
   applyPayoutAnswer,
   claimPayoutCheck,
+  completePendingPayout,
   countOpenPayouts,
   findOpenPayout,
   findPayout,
@@ -127,7 +128,10 @@ export async function settlePayout(
   payoutId: string,
   answer: ProviderAnswer | null,
   lease: PayoutLease | null = null,
+  recorded: PayoutRecord | null = null,
 ): Promise<PayoutRecord> {
+  const completed = answer?.status === 'succeeded' && recorded ? await completeAsRecorded(ctx, db, recorded, answer, lease) : null;
+  if (completed) return completed;
   // The settlement and its payout_status outbox rows commit together (one transaction). In a
   // transaction of its own, the lease is released once that commits, not inside it: a payout
   // requested meanwhile must find it held (409 at once), not wait on its row and then take it.
@@ -138,14 +142,45 @@ export async function settlePayout(
     return applied;
   });
   if (ownTransaction) await releasePayoutLease(ctx, lease);
-  const recorded = statusBefore === 'completed' ? 'succeeded' : statusBefore;
-  if (statusBefore !== 'pending' && answer && answer.status !== 'pending' && answer.status !== recorded) {
+  const settledAs = statusBefore === 'completed' ? 'succeeded' : statusBefore;
+  if (statusBefore !== 'pending' && answer && answer.status !== 'pending' && answer.status !== settledAs) {
     ctx.log.error(
       { payoutId, recorded: statusBefore, provider: answer.status },
       'the provider answered a payout differently from how it was settled: check it with the provider',
     );
   }
   return payout;
+}
+
+/**
+ * The request's common case, sent and completed, with the payout as phase 1 recorded it in hand:
+ * ONE statement completes it, releases the lease and writes its payout_status outbox rows, whose
+ * body is projected from `recorded` (a pending payout changes only by its settlement, which the
+ * lease and the status condition make this one). As phase 1 and phase 2 were before events
+ * existed: the bench's payout row (one statement each) pays for no extra round trip. Null when the
+ * payout was no longer pending (settled meanwhile): the general path reads it.
+ */
+async function completeAsRecorded(
+  ctx: GatewayContext,
+  db: Db | DbTransaction,
+  recorded: PayoutRecord,
+  answer: ProviderAnswer,
+  lease: PayoutLease | null,
+): Promise<PayoutRecord | null> {
+  let projected: PayoutRecord | null = null;
+  const completed = await completePendingPayout(ctx, db, recorded.id, answer, lease, (completedAt) => {
+    projected = { ...recorded, status: 'completed', paidAt: completedAt, providerReference: answer.providerReference ?? '', updatedAt: completedAt };
+    return payoutStatusBody(projected);
+  });
+  if (!completed) return null;
+  if (projected && payoutStatusBody(projected) !== payoutStatusBody(completed)) {
+    // The names of the differing fields, never their values (the body holds the recipient's phone).
+    const [before, after] = [projected, completed].map((payout) => JSON.parse(payoutStatusBody(payout)) as Record<string, unknown>);
+    const differingFields = Object.keys({ ...before, ...after }).filter((key) => JSON.stringify(before![key]) !== JSON.stringify(after![key]));
+    ctx.log.error({ payoutId: completed.id, differingFields }, 'payout_status webhook body differs from the completed payout: fix completeAsRecorded');
+  }
+  announceStatusChange(ctx, db, 'payout', completed);
+  return completed;
 }
 
 /**

@@ -18,6 +18,7 @@ import type { Db, DbTransaction, ProviderAnswer } from '../ports.js';
 import { PROVIDER_TIMEOUT_MS, settleDurably } from '../providerFlow.js';
 import { namedStatement, runStatement } from '../statements.js';
 import { escapeLike } from '../text.js';
+import { eventOutboxCte } from '../webhooks/store.js';
 import { compactPhone, phoneSearchCandidates } from '../phones.js';
 import { toWireAmount } from '../money.js';
 import { auditEventStatementPart, type AuditEventInput } from '../audit/recordAuditEvent.js';
@@ -43,6 +44,8 @@ export interface PayoutIntent {
   amount: bigint;
   /** false: above the review threshold, it waits for the operator and is not sent now. */
   send: boolean;
+  /** The payout as phase 1's statement wrote it: its settlement projects the payout_status body from it. */
+  recorded: PayoutRecord;
 }
 
 /** The per-organisation lease outlives the provider call's own timeout (PROVIDER_TIMEOUT_MS), so it normally covers it. */
@@ -359,13 +362,22 @@ export async function recordPayout(
 ): Promise<PayoutIntent> {
   const id = randomUUID();
   const statement = recordPayoutStatement(ctx, organizationId, id, payout, lease, audit);
-  const [row] = await runStatement<{ leased: boolean; id: string | null }>(db, { name: 'gw_payout_record', text: statement.text }, statement.values);
+  const [row] = await runStatement<{ leased: boolean } & Partial<PayoutRecord>>(db, { name: 'gw_payout_record', text: statement.text }, statement.values);
   if (row?.leased !== true) throw new DomainError('payout_in_progress');
-  if (!row.id) {
+  const { leased: _, ...recorded } = row;
+  if (!recorded.id) {
     await releasePayoutLease(ctx, lease, db);
     throw new DomainError('insufficient_balance');
   }
-  return { payoutId: id, organizationId, method: payout.method, phone: payout.recipientPhone, amount: payout.amount, send: payout.send };
+  return {
+    payoutId: id,
+    organizationId,
+    method: payout.method,
+    phone: payout.recipientPhone,
+    amount: payout.amount,
+    send: payout.send,
+    recorded: recorded as PayoutRecord,
+  };
 }
 
 /** A payout with its terms as the rules decided them (payouts.ts payoutTerms). */
@@ -430,9 +442,9 @@ function recordPayoutStatement(
         ${payout.recipientFirstName}::text, ${payout.recipientLastName}::text, ${payout.recipientPhone}::text, ${payout.reason}::text, 'pending',
         ${payout.send ? now : null}::timestamptz, ${now}::timestamptz, ${now}::timestamptz
       FROM debited
-      RETURNING id),
+      RETURNING *),
     ${audited}
-    SELECT EXISTS (SELECT 1 FROM lease) AS leased, (SELECT id FROM recorded) AS id`;
+    SELECT EXISTS (SELECT 1 FROM lease) AS leased, ${payoutColumns('recorded')} FROM (SELECT 1) AS one LEFT JOIN recorded ON true`;
 }
 
 /** An approved payout is handed to the provider: `sentAt`, only while it still awaits review (of two approvals, or an approval and a rejection, one wins). */
@@ -516,16 +528,21 @@ export async function applyPayoutAnswer(
  * The provider sent it and the payout is still pending: `completed` and the lease released, by
  * one conditional UPDATE of each (no locking read first: a row locked by a SELECT and then updated
  * is written twice, and the bench's payouts wait on the WAL). Null, having changed nothing, when
- * the payout is no longer pending.
+ * the payout is no longer pending. With `payoutStatusBodyAt` (the payout_status body of the payout
+ * as this statement leaves it, completed at the time given), its outbox rows are written by the
+ * same statement.
  */
-async function completePendingPayout(
+export async function completePendingPayout(
   ctx: GatewayContext,
   db: Db | DbTransaction,
   payoutId: string,
   answer: ProviderAnswer,
   lease: PayoutLease | null,
+  payoutStatusBodyAt: ((completedAt: Date) => string) | null = null,
 ): Promise<PayoutRecord | null> {
   const now = ctx.clock.now();
+  const outbox =
+    payoutStatusBodyAt === null ? Prisma.empty : Prisma.sql`, ${eventOutboxCte('completed', { event: 'payout_status', body: payoutStatusBodyAt(now) }, now)}`;
   const statement = Prisma.sql`
     WITH released AS (
       UPDATE "PayoutLease" SET "expiresAt" = '-infinity' WHERE "organizationId" = ${lease?.organizationId ?? null}::uuid AND holder = ${lease?.holder ?? null}::uuid
@@ -534,9 +551,10 @@ async function completePendingPayout(
     completed AS (
       UPDATE "Payout" p SET status = 'completed', "paidAt" = ${now}::timestamptz, "providerReference" = ${answer.providerReference ?? ''}::text, "updatedAt" = ${now}::timestamptz
       WHERE p.id = ${payoutId}::uuid AND p.status = 'pending' AND (SELECT count(*) FROM released) >= 0
-      RETURNING p.*)
+      RETURNING p.*)${outbox}
     SELECT ${payoutColumns('completed')} FROM completed`;
-  const [row] = await runStatement<PayoutRecord>(db, { name: 'gw_payout_complete', text: statement.text }, statement.values);
+  const name = payoutStatusBodyAt === null ? 'gw_payout_complete' : 'gw_payout_complete_announced';
+  const [row] = await runStatement<PayoutRecord>(db, { name, text: statement.text }, statement.values);
   return row ?? null;
 }
 

@@ -451,18 +451,31 @@ export interface OutboxEvent {
 }
 
 /**
+ * The rows of `event` as a CTE (`outbox`) of the caller's single statement: one per active endpoint
+ * subscribed to it of the organisation of the row in the earlier CTE `source` (columns id,
+ * "organizationId"), none when `source` is empty. The body is built before the statement runs, so
+ * it must be the row exactly as that statement leaves it (payouts/payouts.ts checks it).
+ */
+export function eventOutboxCte(source: string, outboxEvent: Omit<OutboxEvent, 'organizationId'>, now: Date): Prisma.Sql {
+  const from = Prisma.raw(`"${source.replace(/"/g, '')}"`);
+  return Prisma.sql`
+    outbox AS (
+      INSERT INTO "WebhookDelivery" (id, "webhookId", event, "eventId", "transactionId", body, "nextAttemptAt", "createdAt", "updatedAt")
+      SELECT gen_random_uuid(), w.id, ${outboxEvent.event}::text, ${randomUUID()}::uuid, ${outboxEvent.transactionId ?? null}::uuid, ${outboxEvent.body}::text,
+        ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz
+      FROM ${from} s JOIN "Webhook" w ON w."organizationId" = s."organizationId" AND w."isActive" AND ${outboxEvent.event}::text = ANY(w.events)
+      RETURNING id)`;
+}
+
+/**
  * Writes `event` to the outbox for every active endpoint of its organisation subscribed to it, in
  * ONE statement: call it inside the database transaction of the change it announces. Writes
  * nothing (and costs one index probe) when no endpoint is subscribed. Returns how many rows.
  */
 export async function enqueueEvent(tx: Pick<DbTransaction, '$queryRaw'>, outboxEvent: OutboxEvent, now: Date): Promise<number> {
   const [row] = await tx.$queryRaw<{ count: number }[]>`
-    WITH outbox AS (
-      INSERT INTO "WebhookDelivery" (id, "webhookId", event, "eventId", "transactionId", body, "nextAttemptAt", "createdAt", "updatedAt")
-      SELECT gen_random_uuid(), w.id, ${outboxEvent.event}::text, ${randomUUID()}::uuid, ${outboxEvent.transactionId ?? null}::uuid, ${outboxEvent.body}::text,
-        ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz
-      FROM "Webhook" w WHERE w."organizationId" = ${outboxEvent.organizationId}::uuid AND w."isActive" AND ${outboxEvent.event}::text = ANY(w.events)
-      RETURNING id)
+    WITH announced AS (SELECT ${outboxEvent.organizationId}::uuid AS "organizationId"),
+    ${eventOutboxCte('announced', outboxEvent, now)}
     SELECT count(*)::int AS count FROM outbox`;
   return row?.count ?? 0;
 }
