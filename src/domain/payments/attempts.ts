@@ -22,7 +22,7 @@ import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import { closesCollections, type ProviderAnswer } from '../ports.js';
 import { callProviderOnce, reconcileOpenCalls, settleDurably, type OpenCallStore, type OpenProviderCall, type ReconcileTally } from '../providerFlow.js';
-import { paymentStatusBodyV1, paymentStatusBodyV2 } from '../webhooks/bodies.js';
+import { differingBodyFields, paymentStatusBodyV1, paymentStatusBodyV2 } from '../webhooks/bodies.js';
 import { isUuid } from '../ids.js';
 import { announceStatusChange } from '../liveUpdates/events.js';
 import type { TransactionRecord } from '../transactions/store.js';
@@ -158,14 +158,8 @@ function checkProjection(ctx: GatewayContext, projected: TransactionRecord, sett
 }
 
 function differingFields(projected: TransactionRecord, settled: TransactionRecord): string[] {
-  const fields = new Set<string>();
-  for (const body of [paymentStatusBodyV2, paymentStatusBodyV1]) {
-    const [before, after] = [JSON.parse(body(projected)), JSON.parse(body(settled))] as Record<string, unknown>[];
-    for (const key of new Set([...Object.keys(before!), ...Object.keys(after!)])) {
-      if (JSON.stringify(before![key]) !== JSON.stringify(after![key])) fields.add(key);
-    }
-  }
-  return [...fields];
+  const fields = [paymentStatusBodyV2, paymentStatusBodyV1].flatMap((body) => differingBodyFields(body(projected), body(settled)));
+  return [...new Set(fields)];
 }
 
 /** An attempt left `collecting` (a crash, or no answer in time): the wallet may or may not have collected. */

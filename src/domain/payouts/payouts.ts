@@ -33,7 +33,7 @@
 import type { Organization, Payout } from '../../generated/prisma/client.js';
 import { announceStatusChange } from '../liveUpdates/events.js';
 import { withinTransaction } from '../afterCommit.js';
-import { payoutStatusBody } from '../webhooks/bodies.js';
+import { differingBodyFields, payoutStatusBody } from '../webhooks/bodies.js';
 import { enqueueEvent } from '../webhooks/store.js';
 import type { PaymentMethod, PayoutStatus } from '../../generated/prisma/enums.js';
 import type { GatewayContext } from '../context.js';
@@ -173,12 +173,9 @@ async function completeAsRecorded(
     return payoutStatusBody(projected);
   });
   if (!completed) return null;
-  if (projected && payoutStatusBody(projected) !== payoutStatusBody(completed)) {
-    // The names of the differing fields, never their values (the body holds the recipient's phone).
-    const [before, after] = [projected, completed].map((payout) => JSON.parse(payoutStatusBody(payout)) as Record<string, unknown>);
-    const differingFields = Object.keys({ ...before, ...after }).filter((key) => JSON.stringify(before![key]) !== JSON.stringify(after![key]));
+  const differingFields = projected ? differingBodyFields(payoutStatusBody(projected), payoutStatusBody(completed)) : [];
+  if (differingFields.length > 0)
     ctx.log.error({ payoutId: completed.id, differingFields }, 'payout_status webhook body differs from the completed payout: fix completeAsRecorded');
-  }
   announceStatusChange(ctx, db, 'payout', completed);
   return completed;
 }

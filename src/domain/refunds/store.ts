@@ -32,6 +32,7 @@ import { isUniqueViolation, runStatement } from '../statements.js';
 import { transactionRecordOf, transactionWithProductsColumns, type RawTransactionRow } from '../transactions/transactions.js';
 import type { TransactionRecord } from '../transactions/store.js';
 import { auditEventStatementPart, type AuditEventInput } from '../audit/recordAuditEvent.js';
+import { eventOutboxCte } from '../webhooks/store.js';
 
 /** What phase 1 recorded: everything the call and the settlement need (rebuildable from the Refund row). */
 export interface RefundIntent {
@@ -50,6 +51,12 @@ export interface RefundIntent {
    * records the refund, so sending it costs no extra round trip.
    */
   paymentReference: string;
+  /**
+   * The transaction as phase 1 found it, paid, when the common shape recorded the refund (absent
+   * when rebuilt from the Refund row, or recorded by the general shape): its success projects the
+   * refund_status body from it and settles in ONE statement.
+   */
+  paidTransaction?: TransactionRecord;
 }
 
 /** The provider's reference of the attempt that paid transaction `t` (a subquery: `t` is the outer row). */
@@ -102,6 +109,7 @@ export async function recordRefund(
     phone: row.phone,
     amount: BigInt(row.amount),
     paymentReference: row.paymentReference,
+    ...(row.paidTransaction && { paidTransaction: row.paidTransaction }),
   };
 }
 
@@ -111,7 +119,15 @@ export async function recordRefund(
  * Null when the statement wrote nothing.
  */
 export type RecordShape = 'paid' | 'any';
-type RecordedRow = { refundId: string; attempt: number; amount: bigint; method: PaymentMethod; phone: string; paymentReference: string };
+type RecordedRow = {
+  refundId: string;
+  attempt: number;
+  amount: bigint;
+  method: PaymentMethod;
+  phone: string;
+  paymentReference: string;
+  paidTransaction?: TransactionRecord;
+};
 
 /** One shape alone (exported for the test that proves the general shape's snapshot guard). */
 export async function recordInShape(
@@ -136,6 +152,7 @@ export async function recordInShape(
     throw error;
   }
   if (!row?.free) throw new DomainError('refund_in_progress');
+  if (row.refundId && shape === 'paid') return recordedPaidRow(row as unknown as PaidRecordedRow);
   if (row.refundId) return row as RecordedRow;
   // The general shape names its refusal (refusalOfAny); the common one has none: null, the general shape decides.
   if (row.refusal === 'unpayable') throw new Error(`transaction ${orderId} is paid but has no payment method or payer phone`);
@@ -161,6 +178,24 @@ function refundAuditCte(ctx: GatewayContext, organizationId: string, orderId: st
   const event = { organizationId, actor: audit.actor, action: 'transaction.refunded' as const, target: orderId, at: ctx.clock.now() };
   return Prisma.sql`,
     ${auditEventStatementPart('audited', 'recorded', event, Prisma.sql`jsonb_build_object('refundId', s.id, 'attempt', s.attempts, 'amount', s.amount)`)}`;
+}
+
+/** What the common shape returns: the refund, and the paid transaction it refunds (its columns). */
+type PaidRecordedRow = Pick<RecordedRow, 'refundId' | 'attempt' | 'paymentReference'> & RawTransactionRow;
+
+function recordedPaidRow({ refundId, attempt, paymentReference, ...transaction }: PaidRecordedRow): RecordedRow {
+  const paidTransaction = transactionRecordOf(transaction);
+  if (!paidTransaction.selectedPaymentMethod || !paidTransaction.payerPhone)
+    throw new Error(`transaction ${paidTransaction.id} is paid without a method or payer phone`);
+  return {
+    refundId,
+    attempt,
+    paymentReference,
+    amount: BigInt(paidTransaction.amount),
+    method: paidTransaction.selectedPaymentMethod,
+    phone: paidTransaction.payerPhone,
+    paidTransaction,
+  };
 }
 
 function recordPaidRefundStatement(ctx: GatewayContext, organizationId: string, orderId: string, audited: Prisma.Sql): Prisma.Sql {
@@ -203,8 +238,8 @@ function recordPaidRefundStatement(ctx: GatewayContext, organizationId: string, 
       SELECT f."refundId", f."transactionId", ${organizationId}::uuid, f.amount, f.method::"PaymentMethod", 'pending', 1, ${now}::timestamptz, ${now}::timestamptz
       FROM fresh f CROSS JOIN moved
       RETURNING id, amount, attempts)${audited}
-    SELECT g.free, f."refundId", f.number AS attempt, f.amount, f.method, f.phone, f."paymentReference"
-    FROM gate g LEFT JOIN (fresh f CROSS JOIN recorded) ON true`;
+    SELECT g.free, f."refundId", f.number AS attempt, f."paymentReference", ${transactionWithProductsColumns(Prisma.raw('"TransactionProduct"'))}
+    FROM gate g LEFT JOIN (fresh f CROSS JOIN recorded JOIN "Transaction" t ON t.id = f."transactionId") ON true`;
 }
 
 /** The general shape: any refundable case (held in escrow, a new attempt after a failed refund). */
@@ -351,12 +386,14 @@ export async function applyRefundAnswer(
   db: Db | DbTransaction,
   intent: RefundIntent,
   answer: ProviderAnswer,
+  refundStatusBodyAt: ((refundedAt: Date) => string) | null = null,
 ): Promise<RefundAnswerApplied> {
-  const statement = applyRefundAnswerStatement(ctx, intent, answer);
+  const statement = applyRefundAnswerStatement(ctx, intent, answer, refundStatusBodyAt);
+  const announced = answer.status === 'succeeded' && refundStatusBodyAt ? '_announced' : '';
   const [row] = await runStatement<RawTransactionRow & { refundStatus: string; refundAttempts: number }>(
     db,
-    // One statement text per outcome (see applyRefundAnswerStatement).
-    { name: `gw_refund_settle_${answer.status}`, text: statement.text },
+    // One statement text per outcome (see applyRefundAnswerStatement), with or without the outbox.
+    { name: `gw_refund_settle_${answer.status}${announced}`, text: statement.text },
     statement.values,
   );
   if (!row) throw new Error(`refund ${intent.refundId} vanished before it was settled`);
@@ -364,7 +401,16 @@ export async function applyRefundAnswer(
   return { refund: { status: refundStatus, attempts: refundAttempts }, transaction: transactionRecordOf(transaction) };
 }
 
-function applyRefundAnswerStatement(ctx: GatewayContext, intent: RefundIntent, answer: ProviderAnswer): Prisma.Sql {
+/**
+ * With `refundStatusBodyAt` (the refund_status body of the transaction as a success leaves it,
+ * refunded at the time given), a success also writes its outbox rows, in this same statement.
+ */
+function applyRefundAnswerStatement(
+  ctx: GatewayContext,
+  intent: RefundIntent,
+  answer: ProviderAnswer,
+  refundStatusBodyAt: ((refundedAt: Date) => string) | null,
+): Prisma.Sql {
   const now = ctx.clock.now();
   const outcome = answer.status;
   const reference = answer.providerReference ?? '';
@@ -389,7 +435,8 @@ function applyRefundAnswerStatement(ctx: GatewayContext, intent: RefundIntent, a
   // Each outcome's statement holds only the writes that outcome makes: a statement names (and
   // locks) fewer tables and indexes, which under one merchant's load keeps PostgreSQL's lock
   // manager out of the way (the bench's refunds).
-  const effects = outcome === 'succeeded' ? refundedEffects(intent, now) : outcome === 'failed' ? reversalEffects(intent, now, tag) : Prisma.empty;
+  const effects =
+    outcome === 'succeeded' ? refundedEffects(intent, now, refundStatusBodyAt) : outcome === 'failed' ? reversalEffects(intent, now, tag) : Prisma.empty;
   const current =
     outcome === 'succeeded'
       ? Prisma.sql`current AS (SELECT * FROM refunded UNION ALL SELECT * FROM locked WHERE NOT EXISTS (SELECT 1 FROM refunded))`
@@ -402,13 +449,20 @@ function applyRefundAnswerStatement(ctx: GatewayContext, intent: RefundIntent, a
     FROM found f CROSS JOIN current t`;
 }
 
-/** `succeeded`: the transaction `refunded` (only while still paid). Ends with a comma: more CTEs follow. */
-function refundedEffects(intent: RefundIntent, now: Date): Prisma.Sql {
+/**
+ * `succeeded`: the transaction `refunded` (only while still paid), and its refund_status outbox
+ * rows when a body is given. Ends with a comma: more CTEs follow.
+ */
+function refundedEffects(intent: RefundIntent, now: Date, refundStatusBodyAt: ((refundedAt: Date) => string) | null): Prisma.Sql {
+  const outbox = refundStatusBodyAt
+    ? Prisma.sql`${eventOutboxCte('refunded', { event: 'refund_status', body: refundStatusBodyAt(now), transactionId: intent.transactionId }, now)},`
+    : Prisma.empty;
   return Prisma.sql`
     refunded AS (
       UPDATE "Transaction" t SET status = 'refunded', "refundedAt" = ${now}::timestamptz, "updatedAt" = ${now}::timestamptz
       WHERE t.id = ${intent.transactionId}::uuid AND EXISTS (SELECT 1 FROM open)
-      RETURNING t.*),`;
+      RETURNING t.*),
+    ${outbox}`;
 }
 
 /**

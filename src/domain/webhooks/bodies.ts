@@ -119,3 +119,12 @@ export function payoutStatusWebhookBodyOf(payout: PayoutRecord): string | null {
 export function refundStatusWebhookBodyOf(transaction: TransactionRecord): string | null {
   return transaction.status === 'refunded' ? refundStatusBody(transaction) : null;
 }
+
+/**
+ * The top-level fields whose values differ between two JSON bodies: a body projected before its
+ * statement ran and the one the written row gives. Names only, never values (bodies hold phones).
+ */
+export function differingBodyFields(projected: string, written: string): string[] {
+  const [before, after] = [projected, written].map((body) => JSON.parse(body) as Record<string, unknown>);
+  return Object.keys({ ...before, ...after }).filter((key) => JSON.stringify(before![key]) !== JSON.stringify(after![key]));
+}
