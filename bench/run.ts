@@ -202,7 +202,7 @@ async function main(): Promise<void> {
   const scenarios = selectScenarios();
   const profiling = flags['cpu-prof'] !== undefined;
   const { seeded, data } = await prepare();
-  const servers = new Servers(data, profiling ? ['--cpu-prof', '--cpu-prof-dir', PROFILE_DIR] : []);
+  const servers = new Servers(data, profiling ? ['--cpu-prof', '--cpu-prof-dir', PROFILE_DIR] : process.env.COUNTQ ? ['--require', process.env.COUNTQ] : []);
   try {
     const idle = await idleRss(servers);
     const cli = await measureCli((await servers.get('gateway')).url, BENCH_ADMIN_TOKEN);

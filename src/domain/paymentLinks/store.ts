@@ -21,18 +21,8 @@ export interface LinkProduct {
   description: string | null;
 }
 
-export interface PaymentLinkRecord {
-  id: string;
-  organizationId: string;
-  name: string;
-  amount: bigint;
-  products: LinkProduct[];
-  methodOfPayment: PaymentMethod[];
-  singleUse: boolean;
-  expiresAt: Date | null;
-  successUrl: string | null;
-  errorUrl: string | null;
-  feesCustomerSide: boolean;
+/** A link as read: what it was created with, its state, and what it has collected. */
+export interface PaymentLinkRecord extends NewPaymentLink {
   deactivatedAt: Date | null;
   claimTransactionId: string | null;
   createdAt: Date;
