@@ -241,6 +241,9 @@ describe('the dashboard’s sign-in, driven hostile over HTTP, its log captured'
     // The session and second-factor endpoints, a credential as the cookie and the code.
     for (const [method, path, headers, body] of [
       ['GET', '/dashboard/auth/session', { cookie: `gateway_session=${key}`, 'x-request-id': sessionToken }, undefined],
+      // A phone as the request id: its digits are hex, and still not kept.
+      ['GET', '/dashboard/auth/session', { 'x-request-id': phones[2]! }, undefined],
+      ['GET', '/dashboard/auth/session', { 'x-request-id': `221${phones[0]}` }, undefined],
       [
         'POST',
         '/dashboard/auth/second-factor',
