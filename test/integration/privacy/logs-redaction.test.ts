@@ -77,18 +77,29 @@ describe('the log of a gateway process at LOG_LEVEL=info', () => {
   }, 60_000);
 });
 
-/** One request with the path sent byte for byte (fetch would normalise it); its status, 0 if refused on the wire. */
-function rawGet(path: string, headers: Record<string, string>): Promise<{ status: number; requestId: string | undefined }> {
+/** One request sent byte for byte (fetch would normalise the path): its status (0 if refused on the wire), echoed request id, headers and body. */
+function rawRequest(
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<{ status: number; requestId: string | undefined; headers: http.IncomingHttpHeaders; body: string }> {
   const { hostname, port } = new URL(instance.url);
   return new Promise((resolve) => {
-    const request = http.request({ hostname, port, path, method: 'GET', headers }, (response) => {
-      response.resume();
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, requestId: response.headers['x-request-id'] as string | undefined }));
+    const request = http.request({ hostname, port, path, method, headers }, (response) => {
+      let text = '';
+      response.on('data', (chunk) => (text += chunk));
+      response.on('end', () =>
+        resolve({ status: response.statusCode ?? 0, requestId: response.headers['x-request-id'] as string | undefined, headers: response.headers, body: text }),
+      );
     });
-    request.on('error', () => resolve({ status: 0, requestId: undefined }));
-    request.end();
+    request.on('error', () => resolve({ status: 0, requestId: undefined, headers: {}, body: '' }));
+    request.end(body);
   });
 }
+
+/** A GET sent byte for byte: its status and echoed request id. */
+const rawGet = (path: string, headers: Record<string, string>) => rawRequest('GET', path, headers);
 
 const completions = (log: string): number => log.split('\n').filter((line) => line.includes('"msg":"request completed"')).length;
 
@@ -152,27 +163,6 @@ describe('a hostile pass over every surface, its log captured', () => {
     }
   }, 120_000);
 });
-
-/** One request sent byte for byte: its status (0 if refused on the wire), echoed request id and headers. */
-function rawRequest(
-  method: string,
-  path: string,
-  headers: Record<string, string>,
-  body?: string,
-): Promise<{ status: number; requestId: string | undefined; headers: http.IncomingHttpHeaders; body: string }> {
-  const { hostname, port } = new URL(instance.url);
-  return new Promise((resolve) => {
-    const request = http.request({ hostname, port, path, method, headers }, (response) => {
-      let text = '';
-      response.on('data', (chunk) => (text += chunk));
-      response.on('end', () =>
-        resolve({ status: response.statusCode ?? 0, requestId: response.headers['x-request-id'] as string | undefined, headers: response.headers, body: text }),
-      );
-    });
-    request.on('error', () => resolve({ status: 0, requestId: undefined, headers: {}, body: '' }));
-    request.end(body);
-  });
-}
 
 describe('the dashboard’s sign-in, driven hostile over HTTP, its log captured', () => {
   it('answers every wrong password, hostile email, phone and body with a 4xx, and logs no key, token, password or phone', async () => {
