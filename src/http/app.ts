@@ -49,13 +49,15 @@ const BODY_LIMIT_BYTES = 100 * 1024;
  * (8-4-4-4-12 hex digits, any case) or 8 to 64 hex digits (nginx's $request_id is 32). API keys,
  * operator tokens and webhook secrets carry a `gw_sk_`, `gw_op_` or `whsec_` prefix and base64url
  * text, so they never match; the one credential that could be hex, a GATEWAY_ADMIN_TOKEN chosen
- * as such, is refused by name. Anything else is replaced by a fresh UUID, and neither logged nor
- * echoed back (a client that sent its key as the request id must not find it in the logs).
+ * as such, is refused by name. Decimal digits alone are hex too, and are a phone number's shape
+ * (`771234567`, `221771234567`): refused, as no generator of request ids makes them. Anything else
+ * is replaced by a fresh UUID, and neither logged nor echoed back (a client that sent its key or
+ * its phone as the request id must not find it in the logs).
  */
 const REQUEST_ID_SHAPE = /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{8,64})$/i;
 
 export function acceptedRequestId(incoming: unknown, adminToken: string | null): string | null {
-  if (typeof incoming !== 'string' || !REQUEST_ID_SHAPE.test(incoming)) return null;
+  if (typeof incoming !== 'string' || !REQUEST_ID_SHAPE.test(incoming) || /^\d+$/.test(incoming)) return null;
   return adminToken !== null && incoming.toLowerCase() === adminToken.toLowerCase() ? null : incoming;
 }
 /** Bounds on slow clients: a request must arrive within this, and idle sockets are reaped. */

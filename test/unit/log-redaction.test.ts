@@ -87,7 +87,7 @@ describe('errors carrying personal data in any field', () => {
 });
 
 describe('X-Request-Id', () => {
-  it('is kept only as a UUID or 8 to 64 hex digits, never a credential', async () => {
+  it('is kept only as a UUID or 8 to 64 hex digits (not decimal digits alone: a phone), never a credential', async () => {
     const { acceptedRequestId } = await import('../../src/http/app.js');
     const token = 'a'.repeat(40);
     expect(acceptedRequestId('3f1e1a0c-8c4b-4c9e-9f43-0a4d2b2f0c11', null)).toBe('3f1e1a0c-8c4b-4c9e-9f43-0a4d2b2f0c11');
@@ -98,6 +98,9 @@ describe('X-Request-Id', () => {
       'trace-abc.123',
       'abc',
       'f'.repeat(65),
+      // A phone number's digits are hex too.
+      '771230001',
+      '221771230001',
       '',
       ['a', 'b'],
       undefined,

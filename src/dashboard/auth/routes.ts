@@ -9,12 +9,14 @@
  *
  * Every POST must be JSON (a cross-site form cannot send it without a preflight) from the API's own
  * Origin when the browser names one; those the session cookie authenticates (second-factor,
- * sign-out) also carry the session's X-CSRF-Token. Refusals are `{"error": "..."}` with the
+ * sign-out) also carry the session's X-CSRF-Token. A body meets the text rule every API body meets
+ * (src/domain/text.ts: no NUL, no lone surrogate), else 400. Refusals are `{"error": "..."}` with the
  * catalogue's wording; a throttled sign-in is 429 with Retry-After.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { GatewayContext } from '../../domain/context.js';
 import { DomainError } from '../../domain/errors.js';
+import { requestJsonProblem } from '../../domain/text.js';
 import { acceptInvitation } from '../../domain/users/acceptInvitation.js';
 import { authenticateSession, liveSession, type IssuedSession } from '../../domain/users/sessions.js';
 import { signIn } from '../../domain/users/signIn.js';
@@ -38,6 +40,9 @@ export function registerDashboardAuth(app: FastifyInstance, ctx: GatewayContext)
       if (mediaType !== 'application/json') throw new DomainError('unsupported_media_type');
       const body = request.body && typeof request.body === 'object' && !Array.isArray(request.body) ? (request.body as Body) : null;
       if (!body) throw new DomainError('invalid_request_body');
+      // The text rule every API body meets (no NUL, no lone surrogate: PostgreSQL refuses them with a 500 otherwise).
+      const problem = requestJsonProblem(body);
+      if (problem) throw new DomainError('invalid_request_body', problem);
       try {
         return await handle(request, reply, body);
       } catch (error) {

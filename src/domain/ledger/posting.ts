@@ -7,7 +7,8 @@
  * The rules live here: a posting balances, its merchant accounts are locked in one order, and a
  * refusal says why. Its SQL is ONE builder (store.ts ctesOfPosting): post() runs it alone, and
  * debitPostingCtes / creditPostingCtes / statementPostingCtes hand it to a caller's single statement
- * (the last for amounts only that statement knows, read from a named column of an earlier CTE).
+ * (the last for amounts only that statement knows, read from a named column of an earlier CTE), and
+ * statementPostingsCtes several postings of one statement over shared merchant accounts.
  *
  * A merchant account's balance moves by a conditional UPDATE (`balance + amount >= 0`), so a
  * debit the balance cannot cover is refused by PostgreSQL itself. Every entry records the balance
@@ -20,7 +21,19 @@ import type { AccountName, GatewayAccount, LedgerEntryKind, PaymentMethod } from
 import type { DbTransaction } from '../context.js';
 import { DomainError } from '../errors.js';
 import { paymentMethodRow } from '../paymentMethods.js';
-import { ctesOfPosting, merchantAccountExists, writePosting, type Amount, type AmountOf, type FromCte, type GatewayRef, type PostingRows } from './store.js';
+import {
+  ctesOfPosting,
+  merchantAccountExists,
+  writePosting,
+  type Amount,
+  type AmountOf,
+  type FromCte,
+  type GatewayRef,
+  type MerchantAccountRef,
+  type PostingPart,
+  type PostingRows,
+  type TextRef,
+} from './store.js';
 
 type LedgerSide = { organizationId: string; account: AccountName } | { gateway: GatewayAccount };
 
@@ -49,7 +62,6 @@ export interface PostedBalance {
 export const clearingAccountOf = (method: PaymentMethod): GatewayAccount => paymentMethodRow(method).clearingAccount;
 
 type MerchantSide = Extract<LedgerSide, { organizationId: string }>;
-type MerchantMovement = { side: MerchantSide; amount: Amount };
 /** A side of a posting in a caller's statement: the gateway account may be read by it too. */
 type StatementSide = LedgerSide | FromCte | { gateway: GatewayRef };
 
@@ -65,44 +77,79 @@ export interface StatementPosting {
   movements: { side: StatementSide; amount: Amount }[];
   transactionId?: string;
   payoutId?: string;
-  description: string;
+  /** Given, or a column of the one row of an earlier CTE. */
+  description: TextRef;
   /** An earlier CTE of the statement: nothing moves unless it has a row. */
   onlyIf?: string;
 }
 
 /**
- * The posting's rows for the store: checked balanced, each merchant account once, merchant
- * accounts in lock order.
+ * Several postings in a caller's single statement, over shared merchant accounts (a refund of a
+ * held transaction: escrow -> main, then main -> the provider's clearing account): one statement
+ * may update a row only once, so each merchant account moves once, by the sum of its amounts over
+ * the postings; each posting is balanced by itself, has its own id and kind, and its entries record
+ * the balance after it, as if the postings had been posted one after another in the order given.
+ * An entry of a zero amount is not written: a posting whose amounts the statement reads as 0 (one
+ * its rows do not call for, such as a release of nothing held) writes nothing.
  */
-function postingRowsOf(posting: StatementPosting, postingId: string): PostingRows {
-  const unbalanced = unbalancedBy(posting.movements.map((movement) => movement.amount));
-  // A programming error, never a user's: an unbalanced posting must not reach the database.
-  if (unbalanced) throw new Error(`unbalanced ${typeof posting.kind === 'string' ? posting.kind : 'statement'} posting: entries sum to ${unbalanced}`);
-  const gatewaySides: PostingRows['gatewaySides'] = [];
-  const named: MerchantMovement[] = [];
-  const fromCte: PostingRows['merchantMoves'] = [];
-  for (const { side, amount } of posting.movements) {
-    if ('gateway' in side) gatewaySides.push({ gateway: side.gateway, amount });
-    else if ('cte' in side) fromCte.push({ account: side, amount });
-    else named.push({ side, amount });
+export interface StatementPostings {
+  /** The CTE the caller selects FROM: it has a row iff the postings were written. */
+  as: string;
+  postings: Omit<StatementPosting, 'as' | 'onlyIf'>[];
+  /** An earlier CTE of the statement: nothing moves unless it has a row. */
+  onlyIf?: string;
+}
+
+/**
+ * The postings' rows for the store: each checked balanced, each merchant account once per
+ * posting, the statement's merchant accounts (each once) in lock order.
+ */
+function postingRowsOf(statement: StatementPostings, postingIdOf: (index: number) => string): PostingRows {
+  if (statement.postings.length === 0) throw new Error('a statement posts at least one posting');
+  const named = new Map<string, MerchantSide>();
+  const fromCte = new Set<string>();
+  for (const posting of statement.postings) {
+    const unbalanced = unbalancedBy(posting.movements.map((movement) => movement.amount));
+    // A programming error, never a user's: an unbalanced posting must not reach the database.
+    if (unbalanced) throw new Error(`unbalanced ${typeof posting.kind === 'string' ? posting.kind : 'statement'} posting: entries sum to ${unbalanced}`);
+    const merchant = posting.movements.map(({ side }) => side).filter((side): side is MerchantSide | FromCte => !('gateway' in side));
+    const keys = merchant.map((side) => ('cte' in side ? `cte:${side.cte}` : orderKey(side)));
+    if (new Set(keys).size !== keys.length) throw new Error('a posting moves each merchant account once');
+    for (const side of merchant) {
+      if ('cte' in side) fromCte.add(side.cte);
+      else named.set(orderKey(side), side);
+    }
   }
-  if (fromCte.length > 0 && fromCte.length + named.length > 1) throw new Error('an account named by a CTE must be its posting’s only merchant account');
-  if (new Set(named.map((movement) => orderKey(movement.side))).size !== named.length) throw new Error('a posting moves each merchant account once');
+  if (fromCte.size > 0 && fromCte.size + named.size > 1) throw new Error('an account named by a CTE must be its posting’s only merchant account');
   // Always lock merchant accounts in one order (organisation, then name): two postings over the
   // same accounts can then never deadlock.
-  const ordered = [...named].sort(byAccountOrder).map(({ side, amount }) => ({ account: side, amount }));
-  return {
-    as: posting.as,
-    postingId,
-    kind: posting.kind,
-    transactionId: posting.transactionId ?? null,
-    payoutId: posting.payoutId ?? null,
-    description: posting.description,
-    merchantMoves: [...fromCte, ...ordered],
-    gatewaySides,
-    onlyIf: posting.onlyIf,
-  };
+  const accounts: MerchantAccountRef[] = [...[...fromCte].map((name) => ({ cte: name })), ...[...named.values()].sort(byAccountOrder)];
+  const indexOf = (side: MerchantSide | FromCte): number =>
+    accounts.findIndex((account) =>
+      'cte' in side ? 'cte' in account && account.cte === side.cte : !('cte' in account) && orderKey(account) === orderKey(side),
+    );
+  const postings = statement.postings.map((posting, index): PostingPart => {
+    const gatewaySides: PostingPart['gatewaySides'] = [];
+    const merchantMoves: PostingPart['merchantMoves'] = [];
+    for (const { side, amount } of posting.movements) {
+      if ('gateway' in side) gatewaySides.push({ gateway: side.gateway, amount });
+      else merchantMoves.push({ account: indexOf(side), amount });
+    }
+    return {
+      postingId: postingIdOf(index),
+      kind: posting.kind,
+      transactionId: posting.transactionId ?? null,
+      payoutId: posting.payoutId ?? null,
+      description: posting.description,
+      merchantMoves: merchantMoves.sort((a, b) => a.account - b.account),
+      gatewaySides,
+    };
+  });
+  return { as: statement.as, accounts, postings, onlyIf: statement.onlyIf };
 }
+
+/** One posting of a statement: the statement's only one. */
+const alone = ({ as, onlyIf, ...posting }: StatementPosting): StatementPostings => ({ as, onlyIf, postings: [posting] });
 
 /**
  * What a posting's amounts sum to when it is not zero: the given amounts' sum, or a column of an
@@ -121,7 +168,7 @@ function unbalancedBy(amounts: Amount[]): string | null {
 }
 
 const orderKey = (side: MerchantSide): string => `${side.organizationId}:${side.account}`;
-const byAccountOrder = (a: MerchantMovement, b: MerchantMovement): number => orderKey(a.side).localeCompare(orderKey(b.side));
+const byAccountOrder = (a: MerchantSide, b: MerchantSide): number => orderKey(a).localeCompare(orderKey(b));
 
 /**
  * A posting as CTEs of the caller's single statement (the one builder; see store.ts ctesOfPosting
@@ -133,8 +180,17 @@ export function statementPostingCtes(posting: StatementPosting): Prisma.Sql {
   return postingCtes(posting);
 }
 
+/**
+ * Several postings as CTEs of the caller's single statement (see StatementPostings): each merchant
+ * account moves once, by the sum of its amounts over them. Each is checked balanced here, like
+ * post(); CTE `as` has a row iff they were written.
+ */
+export function statementPostingsCtes(statement: StatementPostings): Prisma.Sql {
+  return ctesOfPosting(postingRowsOf(statement, () => randomUUID()));
+}
+
 function postingCtes(posting: StatementPosting): Prisma.Sql {
-  return ctesOfPosting(postingRowsOf(posting, randomUUID()));
+  return ctesOfPosting(postingRowsOf(alone(posting), () => randomUUID()));
 }
 
 /**
@@ -149,9 +205,9 @@ export async function post(tx: DbTransaction, posting: Posting): Promise<{ posti
   const postingId = randomUUID();
   const movements = posting.movements.filter((movement) => movement.amount !== 0n);
   if (movements.length === 0) return { postingId, balances: [] };
-  const rows = postingRowsOf({ ...posting, as: 'moved', movements, description: posting.description ?? '' }, postingId);
+  const rows = postingRowsOf(alone({ ...posting, as: 'moved', movements, description: posting.description ?? '' }), () => postingId);
   // post() names every merchant account (no CTE of a caller's statement names one here).
-  const accounts = rows.merchantMoves.map((move) => move.account as MerchantSide);
+  const accounts = rows.accounts as MerchantSide[];
   const moved = await writePosting(tx, rows);
   const refused = accounts.findIndex((_, index) => !moved[index]);
   if (refused >= 0) throw await whyNotMoved(tx, accounts[refused]!);

@@ -25,7 +25,7 @@ export interface FromCte {
 }
 
 /** A merchant account: named, or by the row of an earlier CTE (columns "organizationId", "accountName"). */
-type MerchantAccountRef = { organizationId: string; account: AccountName } | FromCte;
+export type MerchantAccountRef = { organizationId: string; account: AccountName } | FromCte;
 
 /**
  * An amount only the statement knows (read from rows it locked): the sum of named columns of the
@@ -44,21 +44,39 @@ export type Amount = bigint | AmountOf;
 /** A gateway account: named, or the text of a column of the one row of an earlier CTE. */
 export type GatewayRef = GatewayAccount | { cte: string; column: string };
 
+/** A text: given, or a column of the one row of an earlier CTE. */
+export type TextRef = string | { cte: string; column: string };
+
+/** One posting of a statement: its own id, kind and entries. */
+export interface PostingPart {
+  postingId: string;
+  /** The entries' kind, or the "kind" column of an earlier CTE's row. */
+  kind: LedgerEntryKind | FromCte;
+  transactionId: string | null;
+  payoutId: string | null;
+  description: TextRef;
+  /** This posting's amount on some of the statement's merchant accounts (`account`: an index into PostingRows.accounts), each at most once. */
+  merchantMoves: { account: number; amount: Amount }[];
+  gatewaySides: { gateway: GatewayRef; amount: Amount }[];
+}
+
+/**
+ * What one statement posts: one posting, or several over shared merchant accounts (a refund of a
+ * held transaction: escrow -> main, then main -> the provider's clearing account). One statement
+ * may update a row only once, so each merchant account moves ONCE, by the sum of its amounts over
+ * the postings, and each posting's entries record the balance after that posting (as if they had
+ * been posted one after another, in the order given).
+ */
 export interface PostingRows {
   /**
    * The name of the CTE of the last merchant movement: it has a row iff the whole posting was
    * written, so the caller's own rows select FROM it.
    */
   as: string;
-  postingId: string;
-  /** The entries' kind, or the "kind" column of an earlier CTE's row. */
-  kind: LedgerEntryKind | FromCte;
-  transactionId: string | null;
-  payoutId: string | null;
-  description: string;
-  /** Each account once, in lock order (posting.ts decides it); none for a posting between gateway accounts. */
-  merchantMoves: { account: MerchantAccountRef; amount: Amount }[];
-  gatewaySides: { gateway: GatewayRef; amount: Amount }[];
+  /** Each merchant account once, in lock order (posting.ts decides it); none for postings between gateway accounts only. */
+  accounts: MerchantAccountRef[];
+  /** In the order they are posted (at least one). */
+  postings: PostingPart[];
   /** An earlier CTE of the statement: nothing moves unless it has a row. */
   onlyIf?: string;
 }
@@ -76,16 +94,15 @@ const amountSql = (amount: AmountOf): Prisma.Sql =>
 const isGiven = (amount: Amount): amount is bigint => typeof amount === 'bigint';
 
 /** Gateway sides whose account and amount are both given go in one unnest (their count never changes the text); the others each have a row of their own. */
-const givenSides = (rows: PostingRows) =>
-  rows.gatewaySides.filter((side): side is { gateway: GatewayAccount; amount: bigint } => typeof side.gateway === 'string' && isGiven(side.amount));
-const readSides = (rows: PostingRows) => rows.gatewaySides.filter((side) => !(typeof side.gateway === 'string' && isGiven(side.amount)));
+const givenSides = (part: PostingPart) =>
+  part.gatewaySides.filter((side): side is { gateway: GatewayAccount; amount: bigint } => typeof side.gateway === 'string' && isGiven(side.amount));
+const readSides = (part: PostingPart) => part.gatewaySides.filter((side) => !(typeof side.gateway === 'string' && isGiven(side.amount)));
 
-/** The CTE name of each merchant movement: the last one is `as`, the earlier ones `as_1`, `as_2`... */
-const movedCteNames = (rows: PostingRows): string[] =>
-  rows.merchantMoves.map((_, index, all) => (index === all.length - 1 ? rows.as : `${rows.as}_${index + 1}`));
+/** The CTE name of each merchant account's movement: the last one is `as`, the earlier ones `as_1`, `as_2`... */
+const movedCteNames = (rows: PostingRows): string[] => rows.accounts.map((_, index, all) => (index === all.length - 1 ? rows.as : `${rows.as}_${index + 1}`));
 
 /**
- * The posting as CTEs of one statement. Each merchant account moves by a conditional UPDATE
+ * The postings as CTEs of one statement. Each merchant account moves by a conditional UPDATE
  * (`balance + amount >= 0`), so a debit the balance cannot cover is refused by PostgreSQL itself,
  * whatever ran concurrently; the row lock that UPDATE takes serialises movements of one account
  * until the transaction ends. Each movement runs only once the one before it moved (PostgreSQL
@@ -97,6 +114,10 @@ const movedCteNames = (rows: PostingRows): string[] =>
  * only (nothing it moves can be refused) writes its entries unconditionally, or when `onlyIf` has a
  * row. Entries may reference a row the same statement inserts (a payout): foreign keys are checked
  * when the statement ends.
+ *
+ * Several postings: an account moves by the sum of its amounts over them (a movement by 0 still
+ * runs, and locks the account), and an entry of a zero amount is not written, so a posting whose
+ * amounts the statement reads as 0 (one its rows do not call for) writes nothing.
  */
 export function ctesOfPosting(rows: PostingRows): Prisma.Sql {
   const key = shapeOf(rows);
@@ -125,13 +146,19 @@ interface PostingTemplate {
 }
 const templates = new Map<string, PostingTemplate>();
 
-/** What the text depends on: names of CTEs, which sides are named or come from a CTE, whether the kind is given. */
+const readOrNull = <T>(value: T | string): T | null => (typeof value === 'string' ? null : value);
+
+/** What the text depends on: names of CTEs, which sides, kinds and descriptions are given or read, and from where. */
 const shapeOf = (rows: PostingRows): string =>
   JSON.stringify([
     rows.as,
-    typeof rows.kind === 'string' ? null : rows.kind.cte,
-    rows.merchantMoves.map((move) => ['cte' in move.account ? move.account.cte : null, isGiven(move.amount) ? null : move.amount]),
-    readSides(rows).map((side) => [typeof side.gateway === 'string' ? null : side.gateway, isGiven(side.amount) ? null : side.amount]),
+    rows.accounts.map((account) => ('cte' in account ? account.cte : null)),
+    rows.postings.map((part) => [
+      readOrNull(part.kind),
+      readOrNull(part.description),
+      part.merchantMoves.map((move) => [move.account, isGiven(move.amount) ? null : move.amount]),
+      readSides(part).map((side) => [readOrNull(side.gateway), isGiven(side.amount) ? null : side.amount]),
+    ]),
     rows.onlyIf ?? null,
   ]);
 
@@ -152,56 +179,96 @@ function templateOf(shape: PostingRows): PostingTemplate {
 }
 
 /** Zero sides write no entry; they only change the arrays' lengths, never the text. */
-const nonZeroSides = (rows: PostingRows) => givenSides(rows).filter((side) => side.amount !== 0n);
-
-/** A movement's amount in the text: a slot when given, the subquery when read. */
-const amountOfMove = (shape: PostingRows, index: number, slot: SlotOf): Prisma.Sql => {
-  const amount = shape.merchantMoves[index]!.amount;
-  return isGiven(amount) ? Prisma.sql`${slot((rows) => String(rows.merchantMoves[index]!.amount))}::bigint` : amountSql(amount);
-};
+const nonZeroSides = (part: PostingPart) => givenSides(part).filter((side) => side.amount !== 0n);
 
 type SlotOf = (read: (rows: PostingRows) => unknown) => Slot;
 
-/** The posting's CTEs, every value a slot (see ctesOfPosting for what they do). */
+/** Where a merchant amount is in the shape: posting `part`, its movement `move`. */
+interface MoveAt {
+  part: number;
+  move: number;
+}
+
+/** A merchant movement's amount in the text: a slot when given, the subquery when read. */
+const amountAt = (shape: PostingRows, { part, move }: MoveAt, slot: SlotOf): Prisma.Sql => {
+  const amount = shape.postings[part]!.merchantMoves[move]!.amount;
+  return isGiven(amount) ? Prisma.sql`${slot((rows) => String(rows.postings[part]!.merchantMoves[move]!.amount))}::bigint` : amountSql(amount);
+};
+
+/** The sum of merchant amounts: the one amount as it is, several given ones in one slot, read ones added to it. */
+function sumAt(shape: PostingRows, at: MoveAt[], slot: SlotOf): Prisma.Sql {
+  if (at.length === 1) return amountAt(shape, at[0]!, slot);
+  const given = at.filter(({ part, move }) => isGiven(shape.postings[part]!.merchantMoves[move]!.amount));
+  const read = at.filter((where) => !given.includes(where)).map((where) => amountAt(shape, where, slot));
+  const givenSum = (rows: PostingRows) =>
+    String(given.reduce((total, { part, move }) => total + (rows.postings[part]!.merchantMoves[move]!.amount as bigint), 0n));
+  const terms = given.length > 0 ? [Prisma.sql`${slot(givenSum)}::bigint`, ...read] : read;
+  return Prisma.sql`(${Prisma.join(terms, ' + ')})`;
+}
+
+/** Every movement of merchant account `account` over the postings, in posting order. */
+const movesOn = (shape: PostingRows, account: number): MoveAt[] =>
+  shape.postings.flatMap((part, partIndex) =>
+    part.merchantMoves.flatMap((move, moveIndex) => (move.account === account ? [{ part: partIndex, move: moveIndex }] : [])),
+  );
+
+/** The postings' CTEs, every value a slot (see ctesOfPosting for what they do). */
 function composeCtes(shape: PostingRows, slot: SlotOf): Prisma.Sql {
   const names = movedCteNames(shape);
-  const moves = shape.merchantMoves.map((move, index) =>
-    movedCte(names[index]!, move.account, amountOfMove(shape, index, slot), index, slot, index === 0 ? shape.onlyIf : names[index - 1]),
+  const several = shape.postings.length > 1;
+  const moves = shape.accounts.map((account, index) =>
+    movedCte(names[index]!, account, sumAt(shape, movesOn(shape, index), slot), index, slot, index === 0 ? shape.onlyIf : names[index - 1]),
   );
-  const kind =
-    typeof shape.kind === 'string' ? Prisma.sql`${slot((rows) => rows.kind)}::"LedgerEntryKind"` : Prisma.sql`(SELECT kind FROM ${cte(shape.kind.cte)})`;
-  const common = Prisma.sql`${slot((rows) => rows.postingId)}::uuid, ${kind}, ${slot((rows) => rows.payoutId)}::uuid, ${slot((rows) => rows.transactionId)}::uuid, ${slot((rows) => rows.description)}::text`;
   const condition = names.length > 0 ? shape.as : shape.onlyIf;
   const whenWritten = condition ? Prisma.sql`EXISTS (SELECT 1 FROM ${cte(condition)})` : Prisma.sql`true`;
-  const merchantEntries = shape.merchantMoves.map(
-    (_, index) => Prisma.sql`
-      SELECT gen_random_uuid(), ${common}, m.id, NULL::"GatewayAccount", ${amountOfMove(shape, index, slot)}, m.balance
-      FROM ${cte(names[index]!)} m ${names[index] === shape.as ? Prisma.empty : Prisma.sql`WHERE ${whenWritten}`}`,
-  );
-  const gatewayEntries = Prisma.sql`
+  const entries = shape.postings.flatMap((part, partIndex) => {
+    const ofPart = (rows: PostingRows) => rows.postings[partIndex]!;
+    const kind =
+      typeof part.kind === 'string'
+        ? Prisma.sql`${slot((rows) => ofPart(rows).kind)}::"LedgerEntryKind"`
+        : Prisma.sql`(SELECT kind FROM ${cte(part.kind.cte)})`;
+    const description =
+      typeof part.description === 'string'
+        ? Prisma.sql`${slot((rows) => ofPart(rows).description)}::text`
+        : Prisma.sql`(SELECT ${cte(part.description.column)} FROM ${cte(part.description.cte)})::text`;
+    const common = Prisma.sql`${slot((rows) => ofPart(rows).postingId)}::uuid, ${kind}, ${slot((rows) => ofPart(rows).payoutId)}::uuid, ${slot((rows) => ofPart(rows).transactionId)}::uuid, ${description}`;
+    const merchantEntries = part.merchantMoves.map((move, moveIndex) => {
+      const at = { part: partIndex, move: moveIndex };
+      const amount = amountAt(shape, at, slot);
+      // The balance after this posting: the final one, less what the later postings moved it by.
+      const later = movesOn(shape, move.account).filter((other) => other.part > partIndex);
+      const after = later.length > 0 ? Prisma.sql`m.balance - ${sumAt(shape, later, slot)}` : Prisma.sql`m.balance`;
+      const conditions = [...(names[move.account] === shape.as ? [] : [whenWritten]), ...(several ? [Prisma.sql`${amount} <> 0`] : [])];
+      return Prisma.sql`
+      SELECT gen_random_uuid(), ${common}, m.id, NULL::"GatewayAccount", ${amount}, ${after}
+      FROM ${cte(names[move.account]!)} m ${conditions.length > 0 ? Prisma.sql`WHERE ${Prisma.join(conditions, ' AND ')}` : Prisma.empty}`;
+    });
+    const gatewayEntries = Prisma.sql`
       SELECT gen_random_uuid(), ${common}, NULL::uuid, g.account, g.amount, NULL::bigint
-      FROM unnest(${slot((rows) => nonZeroSides(rows).map((side) => side.gateway))}::text[]::"GatewayAccount"[], ${slot((rows) => nonZeroSides(rows).map((side) => String(side.amount)))}::text[]::bigint[]) AS g(account, amount)
+      FROM unnest(${slot((rows) => nonZeroSides(ofPart(rows)).map((side) => side.gateway))}::text[]::"GatewayAccount"[], ${slot((rows) => nonZeroSides(ofPart(rows)).map((side) => String(side.amount)))}::text[]::bigint[]) AS g(account, amount)
       WHERE ${whenWritten}`;
-  // A side read by the statement: its own row, written unless its amount is zero (as a given zero side is not).
-  const readEntries = readSides(shape).map((side, index) => {
-    const gateway =
-      typeof side.gateway === 'string'
-        ? Prisma.sql`${slot((rows) => readSides(rows)[index]!.gateway)}::text::"GatewayAccount"`
-        : Prisma.sql`(SELECT ${cte(side.gateway.column)} FROM ${cte(side.gateway.cte)})::text::"GatewayAccount"`;
-    const amount = isGiven(side.amount) ? Prisma.sql`${slot((rows) => String(readSides(rows)[index]!.amount))}::bigint` : amountSql(side.amount);
-    return Prisma.sql`
+    // A side read by the statement: its own row, written unless its amount is zero (as a given zero side is not).
+    const readEntries = readSides(part).map((side, index) => {
+      const gateway =
+        typeof side.gateway === 'string'
+          ? Prisma.sql`${slot((rows) => readSides(ofPart(rows))[index]!.gateway)}::text::"GatewayAccount"`
+          : Prisma.sql`(SELECT ${cte(side.gateway.column)} FROM ${cte(side.gateway.cte)})::text::"GatewayAccount"`;
+      const amount = isGiven(side.amount) ? Prisma.sql`${slot((rows) => String(readSides(ofPart(rows))[index]!.amount))}::bigint` : amountSql(side.amount);
+      return Prisma.sql`
       SELECT gen_random_uuid(), ${common}, NULL::uuid, ${gateway}, ${amount}, NULL::bigint
       WHERE ${whenWritten} AND ${amount} <> 0`;
+    });
+    return [...merchantEntries, gatewayEntries, ...readEntries];
   });
   return Prisma.sql`
     ${moves.length > 0 ? Prisma.sql`${Prisma.join(moves, ',')},` : Prisma.empty}
     ${cte(`${shape.as}_entries`)} AS (
       INSERT INTO "LedgerEntry" (id, "postingId", kind, "payoutId", "transactionId", description, "accountId", "gatewayAccount", amount, "balanceAfter")
-      ${Prisma.join([...merchantEntries, gatewayEntries, ...readEntries], ' UNION ALL ')})`;
+      ${Prisma.join(entries, ' UNION ALL ')})`;
 }
 
 function movedCte(name: string, account: MerchantAccountRef, by: Prisma.Sql, index: number, slot: SlotOf, after: string | undefined): Prisma.Sql {
-  const named = (rows: PostingRows) => rows.merchantMoves[index]!.account as { organizationId: string; account: AccountName };
+  const named = (rows: PostingRows) => rows.accounts[index] as { organizationId: string; account: AccountName };
   const [from, isAccount] =
     'cte' in account
       ? [Prisma.sql`FROM ${cte(account.cte)} s`, Prisma.sql`a."organizationId" = s."organizationId" AND a.name = s."accountName"`]
@@ -223,7 +290,7 @@ export interface MovedAccount {
   balance: bigint;
 }
 
-/** Runs ctesOfPosting alone: per merchant movement (in the order given), the account it moved, or undefined when it did not move. */
+/** Runs ctesOfPosting alone: per merchant account (in the order given), the account as it moved it, or undefined when it did not move. */
 export async function writePosting(tx: DbTransaction, rows: PostingRows): Promise<(MovedAccount | undefined)[]> {
   const names = movedCteNames(rows);
   const moved = names.map((name, index) => Prisma.sql`SELECT ${index}::int AS move, id, balance FROM ${cte(name)}`);

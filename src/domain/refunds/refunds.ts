@@ -42,6 +42,7 @@ import {
   claimRefundCheck,
   countOpenRefunds,
   findOpenRefund,
+  findRefund,
   listDueRefunds,
   listOpenRefunds,
   postponeRefundCheck,
@@ -128,7 +129,7 @@ export async function settleRefund(
 export async function currentRefundOfIntent(ctx: GatewayContext, intentName: string): Promise<Settlement<TransactionRecord> | null> {
   const match = /^refundTransaction:([0-9a-f-]{36}):(\d+)$/.exec(intentName);
   if (!match) return null;
-  const refund = await ctx.db.refund.findUnique({ where: { id: match[1]! } });
+  const refund = await findRefund(ctx.db, match[1]!);
   // Only a refund being resumed (its provider de-duplicates refunds); otherwise the retry waits (409).
   if (!refund || !resendsSafely(ctx.provider, 'refund', refund.method)) return null;
   if (refund.attempts !== Number(match[2])) return { refusal: new DomainError('refund_in_progress') };

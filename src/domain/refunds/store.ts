@@ -10,14 +10,13 @@
  * row and waited on the Refund's unique index: PostgreSQL killed the settlement of a refund the
  * provider had executed (test/faults/refund-race.test.ts).
  *
- * The common record statement (a paid transaction's first refund) composes the ledger's one
- * posting builder (ledger/posting.ts statementPostingCtes), its amount and clearing account read
- * from the row it locked. The general record statement and a failed refund's reversal still build
- * their entries in SQL: a refund of a held transaction is two postings over one merchant account
- * (escrow -> main, then main -> the provider's clearing account), one statement may update a row
- * only once, so `main` moves once by the net of both, and the builder does not compose that yet
- * (test/domain/ledger/one-posting-builder.test.ts names these two); the entries still record each
- * posting as post() would have written them (balanced, each with the balance after it).
+ * Every statement's postings compose the ledger's one posting builder (ledger/posting.ts): the
+ * common record statement (a paid transaction's first refund) one posting, its amount and clearing
+ * account read from the row it locked (statementPostingCtes); the general record statement and a
+ * failed refund's reversal two postings over one merchant account (a refund of a held transaction
+ * is escrow -> main, then main -> the provider's clearing account; its reversal undoes both), where
+ * one statement may update a row only once: `main` moves once, by their net, and each posting's
+ * entries record the balance after it (statementPostingsCtes).
  */
 import { randomUUID } from 'node:crypto';
 import { Prisma } from '../../generated/prisma/client.js';
@@ -25,7 +24,7 @@ import type { PaymentMethod } from '../../generated/prisma/enums.js';
 import type { GatewayContext } from '../context.js';
 import { DomainError, isErrorCode } from '../errors.js';
 import { isUuid } from '../ids.js';
-import { statementPostingCtes } from '../ledger/posting.js';
+import { statementPostingCtes, statementPostingsCtes } from '../ledger/posting.js';
 import { PAYMENT_METHOD_CATALOGUE } from '../paymentMethods.js';
 import type { Db, DbTransaction, ProviderAnswer } from '../ports.js';
 import { isUniqueViolation, runStatement } from '../statements.js';
@@ -242,9 +241,44 @@ function recordPaidRefundStatement(ctx: GatewayContext, organizationId: string, 
     FROM gate g LEFT JOIN (fresh f CROSS JOIN recorded JOIN "Transaction" t ON t.id = f."transactionId") ON true`;
 }
 
-/** The general shape: any refundable case (held in escrow, a new attempt after a failed refund). */
+/**
+ * The general shape: any refundable case (held in escrow, a new attempt after a failed refund).
+ * Its two postings (the escrow release, written only when something is held, then the debit)
+ * are composed by the ledger's one builder (statementPostingsCtes): `main` moves once, by their
+ * net, and each posting's entries record the balance after it. Both accounts are locked and
+ * checked first, in lock order (escrow, main), on their latest versions: only then is the Refund
+ * row written (its conflict may still refuse it: nothing moves unless it was), and the moves
+ * that follow it cannot be refused.
+ */
 function recordAnyRefundStatement(ctx: GatewayContext, organizationId: string, orderId: string, audited: Prisma.Sql): Prisma.Sql {
   const now = ctx.clock.now();
+  // Amounts, clearing account and tag read from `covered`, the attempt this statement checked.
+  const read = (column: 'held' | 'amount', sign: 1 | -1) => ({ cte: 'covered', terms: [{ column, sign }] });
+  const description = { cte: 'covered', column: 'tag' };
+  const postings = statementPostingsCtes({
+    as: 'moved',
+    onlyIf: 'recorded',
+    postings: [
+      {
+        kind: 'escrow_release',
+        transactionId: orderId,
+        description,
+        movements: [
+          { side: { organizationId, account: 'escrow' }, amount: read('held', -1) },
+          { side: { organizationId, account: 'main' }, amount: read('held', 1) },
+        ],
+      },
+      {
+        kind: 'refund',
+        transactionId: orderId,
+        description,
+        movements: [
+          { side: { organizationId, account: 'main' }, amount: read('amount', -1) },
+          { side: { gateway: { cte: 'covered', column: 'clearing' } }, amount: read('amount', 1) },
+        ],
+      },
+    ],
+  });
   return Prisma.sql`
     WITH gate AS MATERIALIZED (
       SELECT pg_try_advisory_xact_lock(hashtextextended(${`refund:${orderId}`}::text, 0)) AS free),
@@ -253,13 +287,16 @@ function recordAnyRefundStatement(ctx: GatewayContext, organizationId: string, o
       ${attemptOfAny()}),
     accounts AS MATERIALIZED (
       SELECT a.id, a.name::text AS name, a.balance FROM "Account" a
-      WHERE a."organizationId" = ${organizationId}::uuid AND EXISTS (SELECT 1 FROM attempt)
-        AND (a.name = 'main' OR (a.name = 'escrow' AND (SELECT held FROM attempt) > 0))
+      WHERE a."organizationId" = ${organizationId}::uuid AND EXISTS (SELECT 1 FROM attempt) AND a.name IN ('main', 'escrow')
       ORDER BY a.name::text
       FOR UPDATE),
+    -- The attempt, when the locked accounts cover it, with what its postings read: the method's
+    -- clearing account and the tag postingTagOf gives them.
     covered AS MATERIALIZED (
-      SELECT x.* FROM attempt x JOIN accounts m ON m.name = 'main' LEFT JOIN accounts e ON e.name = 'escrow'
-      WHERE m.balance + x.held - x.amount >= 0 AND (x.held = 0 OR e.balance - x.held >= 0)),
+      SELECT x.*, clearing.account AS clearing, 'refund ' || x."refundId" || ' attempt ' || x.number AS tag
+      FROM attempt x JOIN accounts m ON m.name = 'main' JOIN accounts e ON e.name = 'escrow'
+        JOIN unnest(${METHODS}::text[], ${CLEARING_ACCOUNTS}::text[]) AS clearing(method, account) ON clearing.method = x.method
+      WHERE m.balance + x.held - x.amount >= 0 AND e.balance - x.held >= 0),
     -- On conflict: a refund of this transaction exists (or committed after this statement's
     -- snapshot); only a failed one takes a new attempt; otherwise nothing is written.
     recorded AS (
@@ -274,30 +311,8 @@ function recordAnyRefundStatement(ctx: GatewayContext, organizationId: string, o
     released AS (
       UPDATE "Transaction" t SET status = 'paid', "updatedAt" = ${now}::timestamptz
       FROM covered c WHERE t.id = c."transactionId" AND c.held > 0 AND t.status = 'paid_and_blocked' AND EXISTS (SELECT 1 FROM recorded)),
-    -- Covered above, on the rows this statement locked: these moves cannot take an account below zero.
-    moved AS (
-      UPDATE "Account" a SET balance = a.balance + (CASE WHEN l.name = 'main' THEN c.held - c.amount ELSE -c.held END), "updatedAt" = now()
-      FROM accounts l, covered c
-      WHERE a.id = l.id AND EXISTS (SELECT 1 FROM recorded)
-      RETURNING a.id, l.name, a.balance),
-    postings AS MATERIALIZED (
-      SELECT gen_random_uuid() AS release, gen_random_uuid() AS debit),
-    -- Both postings' entries, tagged as postingTagOf tags them; main's balance after the release
-    -- is its final balance plus the debit that follows it.
-    entries AS (
-      INSERT INTO "LedgerEntry" (id, "postingId", kind, "transactionId", description, "accountId", "gatewayAccount", amount, "balanceAfter")
-      SELECT gen_random_uuid(), v.posting, v.kind::"LedgerEntryKind", c."transactionId", 'refund ' || c."refundId" || ' attempt ' || c.number,
-        v.account, v.gateway::"GatewayAccount", v.amount, v.after
-      FROM covered c CROSS JOIN postings p
-        JOIN unnest(${METHODS}::text[], ${CLEARING_ACCOUNTS}::text[]) AS clearing(method, account) ON clearing.method = c.method
-        JOIN moved main ON main.name = 'main' LEFT JOIN moved escrow ON escrow.name = 'escrow'
-        CROSS JOIN LATERAL (VALUES
-          (p.release, 'escrow_release', escrow.id, NULL, -c.held, escrow.balance),
-          (p.release, 'escrow_release', main.id, NULL, c.held, main.balance + c.amount),
-          (p.debit, 'refund', main.id, NULL, -c.amount, main.balance),
-          (p.debit, 'refund', NULL, clearing.account, c.amount, NULL)
-        ) AS v(posting, kind, account, gateway, amount, after)
-      WHERE v.kind = 'refund' OR c.held > 0)${audited}
+    -- Covered above, on the rows this statement locked: these moves cannot be refused.
+    ${postings}${audited}
     SELECT g.free, c."refundId", c.number AS attempt, c.amount, c.method, c.phone, c."paymentReference", ${refusalOfAny(organizationId, orderId)} AS refusal
     FROM gate g LEFT JOIN (covered c CROSS JOIN recorded) ON true`;
 }
@@ -319,7 +334,7 @@ function refusalOfAny(organizationId: string, orderId: string): Prisma.Sql {
         WHEN COALESCE((SELECT p.status FROM previous p), r.status::text) = 'pending' THEN 'refund_in_progress'
         WHEN COALESCE((SELECT p.status FROM previous p), r.status::text) = 'succeeded' THEN 'cannot_refund'
         WHEN t."selectedPaymentMethod" IS NULL OR t."payerPhone" IS NULL THEN 'unpayable'
-        WHEN NOT EXISTS (SELECT 1 FROM "Account" a WHERE a."organizationId" = ${organizationId}::uuid AND a.name = 'main') THEN 'merchant_account_unavailable'
+        WHEN (SELECT COUNT(*) FROM "Account" a WHERE a."organizationId" = ${organizationId}::uuid AND a.name IN ('main', 'escrow')) < 2 THEN 'merchant_account_unavailable'
         WHEN EXISTS (SELECT 1 FROM attempt) AND NOT EXISTS (SELECT 1 FROM covered) THEN 'insufficient_balance'
         ELSE 'refund_in_progress' END
       FROM (SELECT 1) one
@@ -390,14 +405,18 @@ export async function applyRefundAnswer(
 ): Promise<RefundAnswerApplied> {
   const statement = applyRefundAnswerStatement(ctx, intent, answer, refundStatusBodyAt);
   const announced = answer.status === 'succeeded' && refundStatusBodyAt ? '_announced' : '';
-  const [row] = await runStatement<RawTransactionRow & { refundStatus: string; refundAttempts: number }>(
+  const [row] = await runStatement<RawTransactionRow & { refundStatus: string; refundAttempts: number; reversed?: boolean }>(
     db,
     // One statement text per outcome (see applyRefundAnswerStatement), with or without the outbox.
     { name: `gw_refund_settle_${answer.status}${announced}`, text: statement.text },
     statement.values,
   );
   if (!row) throw new Error(`refund ${intent.refundId} vanished before it was settled`);
-  const { refundStatus, refundAttempts, ...transaction } = row;
+  const { refundStatus, refundAttempts, reversed, ...transaction } = row;
+  // Settled failed here, its debit not returned: never leave it so (the caller's transaction rolls back; the reconciler asks again).
+  if (reversed === false && refundStatus === 'pending' && refundAttempts === intent.attempt) {
+    throw new Error(`refund ${intent.refundId} failed but phase 1's postings were not reversed`);
+  }
   return { refund: { status: refundStatus, attempts: refundAttempts }, transaction: transactionRecordOf(transaction) };
 }
 
@@ -441,11 +460,13 @@ function applyRefundAnswerStatement(
     outcome === 'succeeded'
       ? Prisma.sql`current AS (SELECT * FROM refunded UNION ALL SELECT * FROM locked WHERE NOT EXISTS (SELECT 1 FROM refunded))`
       : Prisma.sql`current AS (SELECT * FROM locked)`;
+  // A failed outcome says whether its reversal moved the money back (applyRefundAnswer checks it).
+  const reversed = outcome === 'failed' ? Prisma.sql`EXISTS (SELECT 1 FROM returned) AS reversed, ` : Prisma.empty;
   return Prisma.sql`
     ${head},
     ${effects}
     ${current}
-    SELECT f.status AS "refundStatus", f.attempts AS "refundAttempts", ${transactionWithProductsColumns(Prisma.raw('"TransactionProduct"'))}
+    SELECT f.status AS "refundStatus", f.attempts AS "refundAttempts", ${reversed}${transactionWithProductsColumns(Prisma.raw('"TransactionProduct"'))}
     FROM found f CROSS JOIN current t`;
 }
 
@@ -467,35 +488,62 @@ function refundedEffects(intent: RefundIntent, now: Date, refundStatusBodyAt: ((
 
 /**
  * `failed`: phase 1's postings reversed (the debit, then the escrow release: the proceeds of a
- * held transaction go back to escrow and it is paid_and_blocked again). Ends with a comma.
+ * held transaction go back to escrow and it is paid_and_blocked again), each by a posting of its
+ * own composed by the ledger's one builder (statementPostingsCtes: `main` moves once, by their
+ * net). What is reversed is what was posted: `undone` reads phase 1's entries (tagged) into one
+ * row, and the reversals' amounts and clearing account are its columns; with nothing held, the
+ * release's reversal reads 0 and writes nothing. Reversing a debit and a release credits both
+ * accounts back: nothing here can be refused. Ends with a comma.
  */
 function reversalEffects(intent: RefundIntent, now: Date, tag: string): Prisma.Sql {
+  const read = (column: 'debited' | 'released', sign: 1 | -1) => ({ cte: 'undone', terms: [{ column, sign }] });
+  const common = { kind: 'refund_reversal' as const, transactionId: intent.transactionId, description: `${tag} failed` };
+  const { organizationId } = intent;
+  // The debit's reversal comes first, the release's last (as phase 1 posted them the other way round).
+  const reversals = statementPostingsCtes({
+    as: 'returned',
+    onlyIf: 'undone',
+    postings: [
+      {
+        ...common,
+        movements: [
+          { side: { organizationId, account: 'main' }, amount: read('debited', 1) },
+          { side: { gateway: { cte: 'undone', column: 'clearing' } }, amount: read('debited', -1) },
+        ],
+      },
+      {
+        ...common,
+        movements: [
+          { side: { organizationId, account: 'escrow' }, amount: read('released', 1) },
+          { side: { organizationId, account: 'main' }, amount: read('released', -1) },
+        ],
+      },
+    ],
+  });
   return Prisma.sql`
     taken AS MATERIALIZED (
-      SELECT e."postingId", e.kind::text AS kind, e."accountId", e."gatewayAccount", e.amount FROM "LedgerEntry" e
+      SELECT e.kind::text AS kind, a.name::text AS account, e."gatewayAccount"::text AS "gatewayAccount", e.amount FROM "LedgerEntry" e
+        LEFT JOIN "Account" a ON a.id = e."accountId"
       WHERE e."transactionId" = ${intent.transactionId}::uuid AND e.description = ${tag}::text AND e.kind IN ('refund', 'escrow_release')
         AND EXISTS (SELECT 1 FROM open)),
-    accounts AS MATERIALIZED (
-      SELECT a.id FROM "Account" a WHERE a.id IN (SELECT "accountId" FROM taken) ORDER BY a.name::text FOR UPDATE),
-    -- Reversing a debit and a release credits both accounts back: nothing can be refused here.
-    returned AS (
-      UPDATE "Account" a SET balance = a.balance - d.amount, "updatedAt" = now()
-      FROM (SELECT "accountId", SUM(amount)::bigint AS amount FROM taken WHERE "accountId" IS NOT NULL GROUP BY "accountId") d
-      WHERE a.id = d."accountId" AND a.id IN (SELECT id FROM accounts)
-      RETURNING a.id, a.balance),
-    reversals AS MATERIALIZED (
-      SELECT "postingId", gen_random_uuid() AS id FROM taken GROUP BY "postingId"),
-    -- The debit's reversal comes first, the release's last (post() in that order would leave
-    -- main one release above its final balance after the first).
-    reversal_entries AS (
-      INSERT INTO "LedgerEntry" (id, "postingId", kind, "transactionId", description, "accountId", "gatewayAccount", amount, "balanceAfter")
-      SELECT gen_random_uuid(), v.id, 'refund_reversal', ${intent.transactionId}::uuid, ${`${tag} failed`}::text, e."accountId", e."gatewayAccount", -e.amount,
-        r.balance + CASE WHEN e.kind = 'refund'
-          THEN (SELECT COALESCE(SUM(x.amount), 0) FROM taken x WHERE x.kind = 'escrow_release' AND x."accountId" = e."accountId") ELSE 0 END::bigint
-      FROM taken e JOIN reversals v ON v."postingId" = e."postingId" LEFT JOIN returned r ON r.id = e."accountId"),
+    undone AS MATERIALIZED (
+      SELECT (-SUM(amount) FILTER (WHERE kind = 'refund' AND account = 'main'))::bigint AS debited,
+        COALESCE(-SUM(amount) FILTER (WHERE kind = 'escrow_release' AND account = 'escrow'), 0)::bigint AS released,
+        MIN("gatewayAccount") FILTER (WHERE kind = 'refund') AS clearing
+      FROM taken HAVING COUNT(*) > 0),
+    ${reversals},
     reheld AS (
       UPDATE "Transaction" t SET status = 'paid_and_blocked', "updatedAt" = ${now}::timestamptz
       WHERE t.id = ${intent.transactionId}::uuid AND t.status = 'paid' AND EXISTS (SELECT 1 FROM taken WHERE kind = 'escrow_release')),`;
+}
+
+/** A refund as resuming an intent reads it (refunds.ts currentRefundOfIntent); null when there is none. */
+export async function findRefund(
+  db: Db,
+  id: string,
+): Promise<{ method: PaymentMethod; attempts: number; status: string; transactionId: string; organizationId: string } | null> {
+  if (!isUuid(id)) return null;
+  return db.refund.findUnique({ where: { id }, select: { method: true, attempts: true, status: true, transactionId: true, organizationId: true } });
 }
 
 /** A pending refund as the reconciler and the operator see it. */

@@ -19,7 +19,7 @@ import { Prisma } from '../../../src/generated/prisma/client.js';
 import { authorizeMerchant } from '../../../src/domain/access/auth.js';
 import { DomainError } from '../../../src/domain/errors.js';
 import { createTransaction } from '../../../src/domain/operations.js';
-import { creditPostingCtes, debitPostingCtes, post, type Movement, type Posting } from '../../../src/domain/ledger/posting.js';
+import { creditPostingCtes, debitPostingCtes, post, statementPostingsCtes, type Movement, type Posting } from '../../../src/domain/ledger/posting.js';
 import { runStatement } from '../../../src/domain/statements.js';
 import { useGateway } from '../../support/gateway.js';
 import { balanceOf, expectBalancedLedger } from '../../support/ledger.js';
@@ -238,5 +238,145 @@ describe('a posting refused', () => {
     expect(await balanceOf(gateway.db.prisma, organization.id, 'main')).toBe(40n);
     expect(await gateway.db.prisma.ledgerEntry.count({ where: { transactionId: value.transaction.id } })).toBe(entries);
     await expectBalancedLedger(gateway.db.prisma);
+  });
+});
+
+/**
+ * Several postings in one statement (statementPostingsCtes, as a refund of a held transaction and
+ * a failed refund's reversal post them): random postings sharing merchant accounts, their amounts
+ * given or read by the statement (an earlier CTE's columns), some of them zero. Against the model:
+ * refused exactly when an account's net movement exceeds its balance (then nothing changes);
+ * accepted, each account moves by its net, each posting balances by itself, and each entry records
+ * the balance after its own posting (zero amounts write no entry).
+ */
+interface RandomMove {
+  account: number;
+  amount: number;
+  read: boolean;
+}
+const randomCompound: fc.Arbitrary<RandomMove[][]> = fc.array(
+  fc.uniqueArray(fc.record({ account: fc.nat(3), amount: fc.oneof(fc.constant(0), fc.integer({ min: -1_500, max: 1_500 })), read: fc.boolean() }), {
+    selector: (move) => move.account,
+    minLength: 1,
+    maxLength: 2,
+  }),
+  { minLength: 2, maxLength: 3 },
+);
+
+describe('several postings in one statement', () => {
+  it('move each account once by its net, balance each posting, and record the balance after each; refused exactly when a net exceeds its balance', async () => {
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(randomCompound, { minLength: 3, maxLength: 10 }), async (compounds) => {
+        const world = await newWorld();
+        for (const compound of compounds) {
+          run += 1;
+          const column = (part: number, move: number) => `p${part}m${move}`;
+          const read = compound.flatMap((moves, part) =>
+            moves.flatMap((move, index) => (move.read ? [{ name: column(part, index), amount: move.amount }] : [])),
+          );
+          const description = (part: number) => `compound ${run} posting ${part}`;
+          const ctes = statementPostingsCtes({
+            as: 'moved',
+            onlyIf: 'src',
+            postings: compound.map((moves, part) => ({
+              kind: 'adjustment' as const,
+              description: description(part),
+              movements: [
+                ...moves.map((move, index) => ({
+                  side: world.accounts[move.account]!,
+                  amount: move.read ? { cte: 'src', terms: [{ column: column(part, index), sign: 1 as const }] } : BigInt(move.amount),
+                })),
+                {
+                  side: { gateway: 'adjustments' as const },
+                  amount: -moves.filter((move) => !move.read).reduce((total, move) => total + BigInt(move.amount), 0n),
+                },
+                ...moves.flatMap((move, index) =>
+                  move.read
+                    ? [{ side: { gateway: 'fee_revenue' as const }, amount: { cte: 'src', terms: [{ column: column(part, index), sign: -1 as const }] } }]
+                    : [],
+                ),
+              ],
+            })),
+          });
+          const source =
+            read.length > 0
+              ? Prisma.sql`SELECT ${Prisma.join(read.map((column) => Prisma.sql`${String(column.amount)}::bigint AS ${Prisma.raw(`"${column.name}"`)}`))}`
+              : Prisma.sql`SELECT 1`;
+          const before = await balancesOf(world);
+          const entriesBefore = await entriesOf(world);
+          const nets = world.accounts.map((_, account) =>
+            compound.flat().reduce((total, move) => (move.account === account ? total + BigInt(move.amount) : total), 0n),
+          );
+          const covered = nets.every((net, account) => before[account]! + net >= 0n);
+          const refused = new Error('refused');
+          const outcome = await gateway.ctx.db
+            .$transaction(async (tx) => {
+              const rows = await tx.$queryRaw<{ id: string }[]>`WITH src AS (${source}), ${ctes} SELECT id FROM moved`;
+              if (rows.length === 0) throw refused;
+            })
+            .then(
+              () => 'accepted',
+              (error: unknown) => {
+                if (error !== refused) throw error;
+                return 'refused';
+              },
+            );
+          expect(outcome).toBe(covered ? 'accepted' : 'refused');
+          if (!covered) {
+            expect(await balancesOf(world)).toEqual(before);
+            expect(await entriesOf(world)).toBe(entriesBefore);
+            continue;
+          }
+          expect(await balancesOf(world)).toEqual(before.map((balance, account) => balance + nets[account]!));
+          const running = [...before];
+          for (const [part, moves] of compound.entries()) {
+            for (const move of moves) running[move.account]! += BigInt(move.amount);
+            const entries = await gateway.db.prisma.ledgerEntry.findMany({ where: { description: description(part) } });
+            expect(new Set(entries.map((entry) => entry.postingId)).size).toBeLessThanOrEqual(1);
+            expect(entries.reduce((total, entry) => total + entry.amount, 0n)).toBe(0n);
+            const merchant = entries
+              .filter((entry) => entry.accountId !== null)
+              .map((entry) => [entry.accountId, entry.amount, entry.balanceAfter])
+              .sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+            const ids = await Promise.all(
+              moves
+                .filter((move) => move.amount !== 0)
+                .map(async (move) => {
+                  const side = world.accounts[move.account]!;
+                  const account = await gateway.db.prisma.account.findUniqueOrThrow({
+                    where: { organizationId_name: { organizationId: side.organizationId, name: side.account } },
+                  });
+                  return [account.id, BigInt(move.amount), running[move.account]!];
+                }),
+            );
+            expect(merchant).toEqual(ids.sort((a, b) => String(a[0]).localeCompare(String(b[0]))));
+          }
+        }
+        await expectBalancedLedger(gateway.db.prisma);
+      }),
+      { numRuns: 15 },
+    );
+  }, 120_000);
+
+  it('are each checked balanced before they run', () => {
+    const side = { organizationId: '00000000-0000-4000-8000-000000000001', account: 'main' as const };
+    expect(() =>
+      statementPostingsCtes({
+        as: 'moved',
+        postings: [
+          {
+            kind: 'adjustment',
+            description: 'first',
+            movements: [
+              { side, amount: 5n },
+              { side: { gateway: 'adjustments' }, amount: -5n },
+            ],
+          },
+          // Balanced with the first, not by itself.
+          { kind: 'adjustment', description: 'second', movements: [{ side: { gateway: 'adjustments' }, amount: 5n }] },
+        ],
+      }),
+    ).toThrow(/unbalanced adjustment posting: entries sum to 5/);
   });
 });

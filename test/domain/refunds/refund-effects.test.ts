@@ -252,3 +252,24 @@ describe('the common shape of the record statement, when a refund of the transac
     expect((await entriesOf(gateway, orderId)).filter((entry) => entry.kind === 'refund')).toEqual([]);
   });
 });
+
+describe('a merchant without its escrow account (accounts are created with the organisation; older data may lack one)', () => {
+  it('is refused a refund by the general shape (merchant_account_unavailable), and a failed settlement that could not return the money changes nothing', async () => {
+    const { organization, key } = await gateway.merchant({ verified: true });
+    const first = await paidTransaction(gateway, key, { price: 3000, feesCustomerSide: true });
+    const second = await paidTransaction(gateway, key, { price: 2000, feesCustomerSide: true });
+    const intent = await recordRefund(gateway.ctx, gateway.ctx.db, organization.id, first);
+    expect(await balances(gateway, organization.id)).toEqual({ main: 2000n, escrow: 0n });
+    await gateway.ctx.db.account.delete({ where: { organizationId_name: { organizationId: organization.id, name: 'escrow' } } });
+
+    // Both postings of the general shape move both accounts (main once, by their net).
+    await expect(recordInShape(gateway.ctx, gateway.ctx.db, organization.id, second, 'any')).rejects.toMatchObject({ code: 'merchant_account_unavailable' });
+    // The reversal cannot move main back without escrow: the settlement rolls back, the refund stays pending (the reconciler asks again).
+    await expect(settleRefund(gateway.ctx, gateway.ctx.db, intent, { status: 'failed', providerReference: '', reason: 'refused' })).rejects.toThrow(
+      /not reversed/,
+    );
+    expect(await gateway.ctx.db.refund.findUniqueOrThrow({ where: { id: intent.refundId } })).toMatchObject({ status: 'pending', attempts: 1 });
+    expect(await balances(gateway, organization.id)).toEqual({ main: 2000n, escrow: 0n });
+    await expectLedgerConsistent(gateway, organization.id);
+  });
+});

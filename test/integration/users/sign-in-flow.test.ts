@@ -90,3 +90,20 @@ describe('signing in to the dashboard', () => {
     expect(wrong.headers.get('set-cookie')).toBeNull();
   });
 });
+
+describe('a session endpoint’s body', () => {
+  it('meets the text rule every API body meets: a NUL or a lone surrogate in any field is 400, never a 500 from PostgreSQL', async () => {
+    const email = newEmail();
+    for (const body of [
+      { email: `${email}\u0000x`, password: PASSWORD },
+      { email: `\ud800${email}`, password: PASSWORD },
+      { email, password: `${PASSWORD}\u0000` },
+    ]) {
+      const answer = await new DashboardBrowser(gateway).post('sign-in', body);
+      expect(answer.status, JSON.stringify(body)).toBe(400);
+      expect(answer.body.error).toMatch(/^Invalid request body: (email|password) (contains a NUL character|is not well-formed Unicode)/);
+    }
+    const invitation = await new DashboardBrowser(gateway).post('accept-invitation', { token: 'x\u0000', password: PASSWORD });
+    expect(invitation.status).toBe(400);
+  });
+});
