@@ -18,7 +18,8 @@ export interface Config {
   dataDir: string;
   redisUrl: string | undefined;
   adminToken: string | undefined;
-  rateLimit: { max: number; windowMs: number };
+  /** enabled: false only when RATE_LIMIT_ENABLED says so (a proxy in front enforces the limit). */
+  rateLimit: { max: number; windowMs: number; enabled: boolean };
   webhook: { timeoutMs: number; retryDelayMs: number; maxRetries: number; claimMarginMs: number };
   sandboxLatencyMs: number;
   /** The provider flow's bounds (providerFlow.ts): a request's wait, and the reconcilers' pace. */
@@ -149,6 +150,14 @@ function flag(env: Env, name: string): boolean {
   return ['1', 'true', 'yes', 'on'].includes((env[name] ?? '').toLowerCase());
 }
 
+/** A setting on by default: only an explicit false/0/no/off turns it off; anything else unknown is refused. */
+function onUnlessSwitchedOff(env: Env, name: string): boolean {
+  const raw = (env[name] ?? '').trim().toLowerCase();
+  if (raw === '' || ['1', 'true', 'yes', 'on'].includes(raw)) return true;
+  if (['0', 'false', 'no', 'off'].includes(raw)) return false;
+  throw new StartupError(`${name} must be true or false (got "${env[name]}")`);
+}
+
 const withoutTrailingSlash = (url: string): string => url.replace(/\/+$/, '');
 
 /** Two settings that only make sense together: both or neither. */
@@ -224,7 +233,11 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir: dataDirOf(env),
     redisUrl: env.REDIS_URL || undefined,
     adminToken: env.GATEWAY_ADMIN_TOKEN || undefined,
-    rateLimit: { max: integer(env, 'RATE_LIMIT_MAX', 100, 1), windowMs: integer(env, 'RATE_LIMIT_WINDOW_MS', 60_000, 1) },
+    rateLimit: {
+      max: integer(env, 'RATE_LIMIT_MAX', 100, 1),
+      windowMs: integer(env, 'RATE_LIMIT_WINDOW_MS', 60_000, 1),
+      enabled: onUnlessSwitchedOff(env, 'RATE_LIMIT_ENABLED'),
+    },
     webhook: {
       timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', DEFAULT_WEBHOOK_TIMEOUT_MS, 1),
       retryDelayMs: integer(env, 'WEBHOOK_RETRY_DELAY_MS', 300_000),

@@ -92,6 +92,8 @@ async function main(): Promise<void> {
     : createLocalCoordination({ rateLimit: config.rateLimit });
   openedSoFar.push(() => coordination.health.close());
   if (coordination.kind === 'local') log.warn('REDIS_URL is unset: in-process coordination, valid for ONE instance only');
+  if (!config.rateLimit.enabled)
+    log.warn('RATE_LIMIT_ENABLED=false: the API rate limit is left to a proxy in front of the gateway (sign-in throttling stays on)');
 
   // Secrets every host sharing the database must share: checked against the fingerprints the
   // first host recorded there (sharedSecrets.ts); a host that would use its own refuses to start.
@@ -128,6 +130,7 @@ async function main(): Promise<void> {
       providerTimeoutMs: config.providerFlow.timeoutMs,
       reconcileAfterMs: config.providerFlow.reconcileAfterMs,
       reconcileIntervalMs: config.providerFlow.reconcileIntervalMs,
+      apiRateLimit: config.rateLimit.enabled,
     },
     log,
     provider,

@@ -39,6 +39,11 @@ export interface GatewaySettings {
   reconcileIntervalMs?: number;
   /** Webhook delivery rules and the key webhook secrets are stored under (defaults: webhooks/settings.ts). */
   webhooks?: WebhookSettings;
+  /**
+   * false: the API's per-IP limit is left to a proxy in front (RATE_LIMIT_ENABLED=false); sign-in
+   * throttling is never off. Default on.
+   */
+  apiRateLimit?: boolean;
 }
 
 /**

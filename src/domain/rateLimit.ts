@@ -42,6 +42,8 @@ const outages = new WeakMap<object, Outage>();
  * is logged once when it begins, then at most once per OUTAGE_WARNING_INTERVAL_MS, and its end once.
  */
 export async function enforceRateLimit(ctx: GatewayContext, clientIp: string, endpoint: string): Promise<RateLimitDecision | null> {
+  // Switched off by the operator (RATE_LIMIT_ENABLED=false): a proxy in front enforces it.
+  if (ctx.settings.apiRateLimit === false) return null;
   let decision: RateLimitDecision;
   try {
     decision = await ctx.coordination.rateLimiter.hit(`rl:${endpoint}:${clientIp}`);

@@ -79,8 +79,9 @@ export interface GatewayOptions {
   redis?: boolean;
   /** Share Redis keys with another test gateway (two instances of one deployment). */
   redisKeyPrefix?: string;
-  /** The rate limit; tests default to one no test reaches. */
+  /** The rate limit; tests default to one no test reaches. `apiRateLimit: false` is RATE_LIMIT_ENABLED=false. */
   rateLimit?: { max: number; windowMs: number };
+  apiRateLimit?: boolean;
   /** Log sink (default: silent). */
   log?: GatewayContext['log'];
   /** Serve /metrics (off by default: every gateway would sample the event loop). */
@@ -143,7 +144,12 @@ export async function startGateway(options: GatewayOptions = {}): Promise<TestGa
   const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
   // The checkout address must be known before the apps exist: reserve it with a placeholder and
   // fill it in once the checkout server has its port.
-  const settings = { checkoutPublicUrl: '', publicUrl: '', webhooks: { ...DEFAULT_WEBHOOK_RULES, ...options.webhooks, secretKey: TEST_WEBHOOK_SECRET_KEY } };
+  const settings = {
+    checkoutPublicUrl: '',
+    publicUrl: '',
+    webhooks: { ...DEFAULT_WEBHOOK_RULES, ...options.webhooks, secretKey: TEST_WEBHOOK_SECRET_KEY },
+    apiRateLimit: options.apiRateLimit,
+  };
   const sandbox = createSandboxProvider({ db: db.prisma, latencyMs: options.sandboxLatencyMs ?? 0 });
   const provider = options.providers ? createProviderRouter(sandbox, options.providers) : sandbox;
   const log = options.log ?? silent;

@@ -4,10 +4,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { loadConfig } from '../../../src/config.js';
 import { createLocalCoordination } from '../../../src/infra/local/coordination.js';
 import { startGateway, transactionBody, type TestGateway } from '../../support/gateway.js';
 import { TypenameDocument } from '../../support/graphql/generated.js';
 import { graphqlTyped } from '../../support/graphql/typed.js';
+import { SIGN_IN_PER_ACCOUNT } from '../../../src/domain/users/throttle.js';
+import { DashboardBrowser, PASSWORD, newEmail } from '../../support/dashboard.js';
 
 const gateways: TestGateway[] = [];
 afterEach(async () => {
@@ -88,5 +91,30 @@ describe('rate limit', () => {
     const { key } = await gateway.merchant();
     for (let i = 0; i < 3; i++) expect((await gateway.rest('GET', '/api/v2/transactions', { key })).status).toBe(200);
     expect(warn).toHaveBeenCalledWith(expect.objectContaining({ endpoint: 'GET /api/v2/transactions' }), 'rate limiter unavailable: request let through');
+  });
+
+  it('is off for the API when RATE_LIMIT_ENABLED=false (a proxy enforces it), while sign-in throttling stays on', async () => {
+    const gateway = await gatewayWith({ rateLimit: { max: 2, windowMs: 60_000 }, apiRateLimit: false });
+    const { key } = await gateway.merchant();
+    for (let i = 0; i < 4; i++) {
+      const read = await gateway.rest('GET', '/api/v2/transactions', { key });
+      expect(read.status).toBe(200);
+      expect(read.headers.get('ratelimit-limit')).toBeNull();
+    }
+    expect((await graphqlTyped(gateway, TypenameDocument, {}, key)).status).toBe(200);
+    expect((await graphqlTyped(gateway, TypenameDocument, {}, key)).status).toBe(200);
+    expect((await graphqlTyped(gateway, TypenameDocument, {}, key)).status).toBe(200);
+
+    const email = newEmail('throttled');
+    const statuses: number[] = [];
+    for (let attempt = 0; attempt <= SIGN_IN_PER_ACCOUNT.max; attempt += 1) statuses.push((await new DashboardBrowser(gateway).signIn(email, PASSWORD)).status);
+    expect(statuses.at(-1)).toBe(429);
+  });
+
+  it('reads RATE_LIMIT_ENABLED strictly: on unless false/0/no/off, and a start refused on anything else', () => {
+    expect(loadConfig({}).rateLimit.enabled).toBe(true);
+    expect(loadConfig({ RATE_LIMIT_ENABLED: 'true' }).rateLimit.enabled).toBe(true);
+    for (const off of ['false', '0', 'no', 'OFF']) expect(loadConfig({ RATE_LIMIT_ENABLED: off }).rateLimit.enabled).toBe(false);
+    expect(() => loadConfig({ RATE_LIMIT_ENABLED: 'disabled' })).toThrow('RATE_LIMIT_ENABLED must be true or false (got "disabled")');
   });
 });
