@@ -345,6 +345,9 @@ export interface ProviderRecord {
    * an entry that lacks our reference: matched to the attempt whose provider reference it is.
    */
   collectionReference?: string;
-  /** Money the provider moved that the gateway never asked for (Wave: a payment to the QR code): counted, not a difference. */
+  /**
+   * Money the provider moved that the gateway never asked for (Wave: a payment to the QR code;
+   * Orange Money: a record under none of our references, e.g. a till payment): counted, not a difference.
+   */
   outsideGateway?: boolean;
 }
