@@ -244,8 +244,8 @@ export const closesCollections = (provider: PaymentProvider): provider is Paymen
   typeof (provider as Partial<ClosesCollections>).cancelCollection === 'function';
 
 /**
- * A provider whose API de-duplicates a call by our reference (Wave's payout `idempotency-key`,
- * its checkout refund's `Idempotency-Key`): a call left without an answer (timeout, 5xx, a crash
+ * A provider whose API de-duplicates a call (Wave's payout by our `idempotency-key`, its checkout
+ * refund by the refunded session: a session is refunded at most once): a call left without an answer (timeout, 5xx, a crash
  * between record and send) is sent AGAIN with the same reference until the provider answers,
  * instead of only being asked about (providerFlow.ts `askOrResend`). A capability beside the port.
  */

@@ -46,6 +46,23 @@ describe('the Wave simulator, as strict as Wave', () => {
     await expectWaveAgrees(setup.gateway);
   });
 
+  it('refunds a session once however often the refund is sent, whatever its Idempotency-Key (idempotent on the session, docs.wave.com/checkout)', async () => {
+    const line = setup.wave.bookForeignCheckout(1_000n);
+    const sessionId = line.checkout_api_session_id!;
+    const refund = (key?: string) =>
+      fetch(`${setup.wave.url}/v1/checkout/sessions/${sessionId}/refund`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${setup.wave.apiKey}`, ...(key && { 'idempotency-key': key }) },
+      });
+    const answers = [await refund('first'), await refund('second'), await refund()];
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200]);
+    expect(await answers[0]!.text()).toBe('');
+    expect(setup.wave.linesOf(sessionId).map((item) => item.transaction_type)).toEqual(['api_checkout', 'api_checkout_refund']);
+    // (Made outside the gateway: the simulator's books drop them again.)
+    for (const item of setup.wave.linesOf(sessionId)) setup.wave.removeLine(item.transaction_id);
+    setup.wave.sessions.delete(sessionId);
+  });
+
   it('answers the same idempotency key and body with the first answer, and refuses it with another body (409 idempotency-mismatch)', async () => {
     const send = (body: object) =>
       fetch(`${setup.wave.url}/v1/payout`, {

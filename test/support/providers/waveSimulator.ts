@@ -22,11 +22,21 @@
  *                                              HMAC-SHA256(secret, t + raw body); or the shared-secret strategy
  *                                              (`Authorization: Bearer <secret>`)
  *
+ * Refunds (https://docs.wave.com/checkout, "Refund a checkout session", POST /v1/checkout/sessions/:id/refund):
+ * no request body; HTTP 200 with an empty body; the whole session amount goes back; and the call is
+ * idempotent ON THE SESSION: refunding a session again refunds nothing more and answers 200. The page
+ * documents no Idempotency-Key for this call, so the simulator de-duplicates refunds by the session
+ * alone and ignores any Idempotency-Key sent with one (`refundSession`): a connector that re-sends an
+ * unanswered refund is safe because the session is refunded at most once, not because of its key.
+ * (We could not load the page itself here; its reading is that of three independent public
+ * summaries of it, which agree: "idempotent: calling it twice creates one refund", "a repeated
+ * refund answers 200 and debits nothing", and a simulator answering an already refunded session 200.)
+ *
  * Where those pages are silent we chose (and the connector must survive either way):
  *   - an idempotency key sent again with a DIFFERENT body: 409 `idempotency-mismatch`; the same body: the
- *     first answer again, nothing done twice (also for Idempotency-Key on checkout sessions and refunds);
- *   - refund of a session that is not complete+succeeded: 409 `checkout-refund-failed`; a second refund of
- *     one already refunded: 200 again (it is done);
+ *     first answer again, nothing done twice (payouts, where docs.wave.com/payout documents the key, and
+ *     the Idempotency-Key on checkout sessions; not refunds, above);
+ *   - refund of a session that is not complete+succeeded: 409 `checkout-refund-failed`;
  *   - expire of a session that is not open: 409 `checkout-session-not-open`;
  *   - amounts are strings of whole XOF; anything else 400 `request-validation-error`;
  *   - fees (the pages give the field, not the rates): a checkout payment costs the merchant 1 % (the
@@ -403,8 +413,10 @@ export class WaveSimulator {
         return this.answer(call, response, 400, { code: 'request-validation-error', message: 'Body is not JSON' }, fault);
       }
     }
-    // Idempotency: the same key and body answer the first answer; another body is refused.
-    const idempotencyScope = idempotencyKey && request.method === 'POST' ? `${signature} ${idempotencyKey}` : null;
+    // Idempotency: the same key and body answer the first answer; another body is refused. A refund
+    // is idempotent by its session instead (docs.wave.com/checkout): its key plays no part.
+    const isRefund = /^POST \/v1\/checkout\/sessions\/[^/]+\/refund$/.test(signature);
+    const idempotencyScope = idempotencyKey && request.method === 'POST' && !isRefund ? `${signature} ${idempotencyKey}` : null;
     if (idempotencyScope) {
       const earlier = this.idempotency.get(idempotencyScope);
       if (earlier && earlier.fingerprint !== rawBody)
@@ -519,6 +531,7 @@ export class WaveSimulator {
     return [200, this.wireSession(session)];
   }
 
+  /** docs.wave.com/checkout: 200 with an empty body; idempotent on the session (a refunded one answers 200, refunds nothing). */
   private refundSession(id: string): [number, unknown] {
     const session = this.sessions.get(id);
     if (!session) return notFound('checkout session');
