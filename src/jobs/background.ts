@@ -38,7 +38,8 @@ const JOBS: Job[] = [
   // Keys live 24 h; purging hourly keeps the table to about a day of keys.
   { name: 'purge expired idempotency keys', everyMs: 60 * 60 * 1000, run: purgeExpiredIdempotencyKeys },
   // The provider flow's last step (providerFlow.ts): calls left open by a timeout, an unknown answer
-  // or a crash between the phases are asked about (never sent again), with backoff.
+  // or a crash between the phases are asked about with backoff; one the provider de-duplicates and
+  // does not know is sent again with the same reference (providerFlow.ts askOrResend).
   { name: 'reconcile pending refunds', everyMs: reconcilePace, run: (ctx) => settlePendingRefunds(ctx) },
   { name: 'reconcile stale payment attempts', everyMs: reconcilePace, run: (ctx) => settleStalePaymentAttempts(ctx) },
   { name: 'reconcile pending payouts', everyMs: reconcilePace, run: (ctx) => settlePendingPayouts(ctx) },
