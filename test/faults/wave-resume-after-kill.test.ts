@@ -29,7 +29,13 @@ let merchant: FaultMerchant;
 beforeAll(async () => {
   wave = await startWaveSimulator();
   // A short provider deadline: the claim of a killed instance on an open call lapses soon after it.
-  env = { WAVE_API_KEY: wave.apiKey, WAVE_API_URL: wave.url, WAVE_WEBHOOK_SECRET: wave.webhookSecret, PROVIDER_TIMEOUT_MS: '3000' };
+  env = {
+    WAVE_API_KEY: wave.apiKey,
+    WAVE_API_URL: wave.url,
+    WAVE_WEBHOOK_SECRET: wave.webhookSecret,
+    CHECKOUT_PUBLIC_URL: 'https://127.0.0.1:{CHECKOUT_PORT}',
+    PROVIDER_TIMEOUT_MS: '3000',
+  };
   survivor = await cluster.start('survivor', { env });
   wave.webhookUrl = `${survivor.url}/providers/wave/webhook`;
   merchant = await faultMerchant(cluster.gateway);

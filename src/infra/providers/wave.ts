@@ -46,6 +46,7 @@ import {
 } from '../../domain/ports.js';
 import { findCheckoutRefund, historyPageOf, readWaveRecords, type ReadWaveHistoryPage } from './records/wave.js';
 import { createProviderTransport, type ProviderTransport } from './transport.js';
+import { isHttpsUrl, waveXofMobileProblem } from './wave/addresses.js';
 import { waveRefusalReason } from './wave/refusals.js';
 
 export interface WaveOptions {
@@ -213,6 +214,14 @@ export function createWaveProvider(options: WaveOptions): PaymentProvider & Clos
 
   const collect = async (request: ProviderRequest): Promise<ProviderAnswer> => {
     if (!request.returnUrls) throw new Error('a Wave collection needs the gateway return pages (returnUrls)');
+    // docs.wave.com/checkout: Wave sends the customer back to https addresses only (wave/addresses.ts).
+    if (!isHttpsUrl(request.returnUrls.success) || !isHttpsUrl(request.returnUrls.error))
+      return {
+        status: 'failed',
+        providerReference: '',
+        unavailable: true,
+        reason: 'wave sends customers back to https addresses only: CHECKOUT_PUBLIC_URL must be https (nothing was sent)',
+      };
     const answer = await call('POST', '/v1/checkout/sessions', {
       idempotencyKey: request.reference,
       signal: request.signal,
@@ -285,6 +294,9 @@ export function createWaveProvider(options: WaveOptions): PaymentProvider & Clos
   };
 
   const payout = async (request: ProviderRequest): Promise<ProviderAnswer> => {
+    // docs.wave.com/payout: `mobile` in E.164, a wallet Wave can pay in XOF (wave/addresses.ts).
+    const mobileProblem = waveXofMobileProblem(request.phone);
+    if (mobileProblem) return { status: 'failed', providerReference: '', reason: `wave: ${mobileProblem}; nothing was sent` };
     const answer = await call('POST', '/v1/payout', {
       idempotencyKey: request.reference,
       idempotencyHeader: 'idempotency-key',
