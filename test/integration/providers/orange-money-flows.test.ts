@@ -100,6 +100,8 @@ describe('Orange Money behind the provider flow', () => {
     await eventually(async () => (await statusOf(orderId)) === 'paid', 10_000, 'the callback settling the payment');
     const settled = await gateway.ctx.db.paymentAttempt.findUniqueOrThrow({ where: { id: attempt.id } });
     expect(settled).toMatchObject({ state: 'succeeded', providerReference: paid.transactionId });
+    // The payment can be settled before the simulator has read the callback's answer: wait for it.
+    await simulator.notificationsSettled();
     const delivered = simulator.sentNotifications().filter((item) => item.body.includes(paid.transactionId));
     expect(delivered.map((item) => item.answeredStatus)).toEqual([200]);
     paidOrder = orderId;
