@@ -262,6 +262,10 @@ export interface ProviderHealth {
   /** Why it is down, for an operator ('' when healthy). */
   reason: string;
   since: Date | null;
+  /** This process's last definite answer from the provider (another instance's later one clears its outage). */
+  lastAnsweredAt?: Date | null;
+  /** This process's last call refused for the credentials or left unanswered. */
+  lastFailedAt?: Date | null;
 }
 
 /** A real provider reports its health; the sandbox does not (always healthy). */
