@@ -1,5 +1,6 @@
 /** Runtime configuration from the environment (docs/configuration.md), validated once at start. */
 import { isIP } from 'node:net';
+import { senegalMsisdn } from './infra/providers/orangeMoney/msisdn.js';
 import { StartupError } from './infra/startupErrors.js';
 
 export interface Config {
@@ -180,10 +181,10 @@ function orangeMoney(env: Env, publicUrl: string): OrangeMoneyConfig | undefined
   const merchantCode = env.ORANGE_MONEY_MERCHANT_CODE ?? '';
   if (!/^\d{6}$/.test(merchantCode)) throw new StartupError('ORANGE_MONEY_MERCHANT_CODE must be your 6-digit Orange Money merchant code');
   const partner = pair(env, 'ORANGE_MONEY_PARTNER_MSISDN', 'ORANGE_MONEY_PARTNER_PIN');
-  const msisdn = partner?.[0].replace(/^(\+|00)?221/, '');
-  if (partner && (!/^\d{9}$/.test(msisdn ?? '') || !/^\d{4,8}$/.test(partner[1]))) {
+  const msisdn = partner && senegalMsisdn(partner[0]);
+  if (partner && (!msisdn || !/^\d{4,8}$/.test(partner[1]))) {
     throw new StartupError(
-      'ORANGE_MONEY_PARTNER_MSISDN must be a Senegal wallet number (9 digits, +221 optional) and ORANGE_MONEY_PARTNER_PIN its PIN (digits)',
+      'ORANGE_MONEY_PARTNER_MSISDN must be a Senegal mobile wallet number (7X XXX XX XX, +221 optional) and ORANGE_MONEY_PARTNER_PIN its PIN (digits)',
     );
   }
   const webhookSecret = env.ORANGE_MONEY_WEBHOOK_SECRET || undefined;

@@ -244,8 +244,8 @@ export const closesCollections = (provider: PaymentProvider): provider is Paymen
   typeof (provider as Partial<ClosesCollections>).cancelCollection === 'function';
 
 /**
- * A provider whose API de-duplicates a call by our reference (Wave's payout `idempotency-key`,
- * its checkout refund's `Idempotency-Key`): a call left without an answer (timeout, 5xx, a crash
+ * A provider whose API de-duplicates a call (Wave's payout by our `idempotency-key`, its checkout
+ * refund by the refunded session: a session is refunded at most once): a call left without an answer (timeout, 5xx, a crash
  * between record and send) is sent AGAIN with the same reference until the provider answers,
  * instead of only being asked about (providerFlow.ts `askOrResend`). A capability beside the port.
  */
@@ -262,6 +262,10 @@ export interface ProviderHealth {
   /** Why it is down, for an operator ('' when healthy). */
   reason: string;
   since: Date | null;
+  /** This process's last definite answer from the provider (another instance's later one clears its outage). */
+  lastAnsweredAt?: Date | null;
+  /** This process's last call refused for the credentials or left unanswered. */
+  lastFailedAt?: Date | null;
 }
 
 /** A real provider reports its health; the sandbox does not (always healthy). */
@@ -345,6 +349,9 @@ export interface ProviderRecord {
    * an entry that lacks our reference: matched to the attempt whose provider reference it is.
    */
   collectionReference?: string;
-  /** Money the provider moved that the gateway never asked for (Wave: a payment to the QR code): counted, not a difference. */
+  /**
+   * Money the provider moved that the gateway never asked for (Wave: a payment to the QR code;
+   * Orange Money: a record under none of our references, e.g. a till payment): counted, not a difference.
+   */
   outsideGateway?: boolean;
 }

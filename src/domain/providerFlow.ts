@@ -8,8 +8,9 @@
  *   3. settle the answer, retried on a transient database failure (`settleDurably`): settling is
  *      conditional on the intent still being open, so applying an outcome twice changes nothing;
  *   4. reconcile what stayed open (`reconcileOpenCalls`): ask the provider what became of the
- *      call (never send it again), with backoff, until it says succeeded or failed, or an operator
- *      decides (GraphQL `settleProviderCall`, CLI `gateway provider-call settle`).
+ *      call, with backoff, until it says succeeded or failed, or an operator decides (GraphQL
+ *      `settleProviderCall`, CLI `gateway provider-call settle`); a call the provider de-duplicates
+ *      and does not know is sent again with the same reference (`askOrResend`), any other is only asked.
  *
  * "Unknown" is never "failed": a timeout, a thrown call, a provider that answers "pending" or
  * "not found" (a real provider may not see an accepted call for a while; a crash may have come
@@ -275,9 +276,10 @@ export async function reconcileOpenCalls<Call extends OpenProviderCall>(
 // Resuming calls the provider de-duplicates
 
 /**
- * The reconciler's question about an open payout or refund. A provider whose API de-duplicates the
- * call by our reference (ports.ts ResendsSafely: Wave's payout idempotency-key, its checkout refund's
- * Idempotency-Key) and that does not know the call (`not_found`: the first send got a 5xx that
+ * The reconciler's question about an open payout or refund (a late payment's return is a refund).
+ * A provider whose API de-duplicates the call (ports.ts ResendsSafely: Wave's payout by its
+ * idempotency-key, its checkout refund by the session, refunded at most once) and that does not know
+ * the call (`not_found`: the first send got a 5xx that
  * created nothing, timed out before arriving, or the gateway died between recording and sending)
  * gets it SENT AGAIN with the same reference: the provider does it once whatever the number of
  * sends, and Wave's payout documentation asks for exactly that (retry with the same key, with
@@ -291,12 +293,14 @@ export async function reconcileOpenCalls<Call extends OpenProviderCall>(
  */
 export async function askOrResend(
   ctx: GatewayContext,
-  call: { kind: 'payout' | 'refund'; id: string; method: PaymentMethod },
+  call: { kind: 'payout' | 'refund' | 'late_payment_return'; id: string; method: PaymentMethod },
   ask: () => Promise<ProviderStatusAnswer>,
   resend: (signal: AbortSignal) => Promise<ProviderAnswer>,
 ): Promise<ProviderStatusAnswer> {
   const asked = await ask();
-  if (asked.status !== 'not_found' || !resendsSafely(ctx.provider, call.kind, call.method)) return asked;
+  // A late payment's return is a refund at the provider.
+  const sentAs = call.kind === 'payout' ? 'payout' : 'refund';
+  if (asked.status !== 'not_found' || !resendsSafely(ctx.provider, sentAs, call.method)) return asked;
   ctx.log.info({ kind: call.kind, id: call.id, method: call.method }, 'the provider does not know an open call: sending it again with the same key');
   const outcome = await callProviderOnce(ctx, resend, { kind: call.kind, id: call.id }, 'sending an open call again failed; it stays open');
   if (!('answered' in outcome)) return { status: 'processing', providerReference: '', reason: outcome.unknown };

@@ -12,7 +12,7 @@ import { purgeExpiredIdempotencyKeys } from '../domain/idempotency.js';
 import { settleStalePaymentAttempts } from '../domain/payments/attempts.js';
 import { settleOpenLateReturns } from '../domain/payments/latePayments.js';
 import { settlePendingPayouts } from '../domain/payouts/payouts.js';
-import { logProvidersDown } from '../domain/providerCalls/providerHealth.js';
+import { logProvidersDown, purgeOldProviderHealthReports, SHARE_HEALTH_EVERY_MS, shareProviderHealth } from '../domain/providerCalls/providerHealth.js';
 import { settlePendingRefunds } from '../domain/refunds/refunds.js';
 import { runPayoutBatches } from '../domain/payoutBatches/runPayoutBatches.js';
 import { randomUUID } from 'node:crypto';
@@ -38,11 +38,16 @@ const JOBS: Job[] = [
   // Keys live 24 h; purging hourly keeps the table to about a day of keys.
   { name: 'purge expired idempotency keys', everyMs: 60 * 60 * 1000, run: purgeExpiredIdempotencyKeys },
   // The provider flow's last step (providerFlow.ts): calls left open by a timeout, an unknown answer
-  // or a crash between the phases are asked about (never sent again), with backoff.
+  // or a crash between the phases are asked about with backoff; one the provider de-duplicates and
+  // does not know is sent again with the same reference (providerFlow.ts askOrResend).
   { name: 'reconcile pending refunds', everyMs: reconcilePace, run: (ctx) => settlePendingRefunds(ctx) },
   { name: 'reconcile stale payment attempts', everyMs: reconcilePace, run: (ctx) => settleStalePaymentAttempts(ctx) },
   { name: 'reconcile pending payouts', everyMs: reconcilePace, run: (ctx) => settlePendingPayouts(ctx) },
   { name: 'reconcile late payment returns', everyMs: reconcilePace, run: (ctx) => settleOpenLateReturns(ctx) },
+  // What this instance learnt of each real provider's health, shared with the others through
+  // PostgreSQL (and theirs read): an outage one instance met keeps every checkout's customers out.
+  { name: 'share provider health', everyMs: SHARE_HEALTH_EVERY_MS, run: shareProviderHealth },
+  { name: 'purge old provider health reports', everyMs: 60 * 60 * 1000, run: purgeOldProviderHealthReports },
   // A provider refusing our key or unreachable is an operator's problem: said once a minute while it lasts.
   { name: 'log providers down', everyMs: 15 * 1000, run: logProvidersDown },
   // Webhook retries the scheduler lost (Redis flushed) or an instance died sending: back from the outbox.

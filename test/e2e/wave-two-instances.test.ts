@@ -12,6 +12,7 @@ import { TEST_REDIS_URL } from '../support/env.js';
 import { TEST_WEBHOOK_SERVER_KEY, transactionBody, useGateway, type TestGateway } from '../support/gateway.js';
 import { fundedMerchant, payoutBody } from '../support/payouts.js';
 import { startGatewayProcess, type GatewayProcess } from '../support/processes.js';
+import { throughTlsProxy } from '../support/providers/wave.js';
 import { startWaveSimulator, type WaveSimulator } from '../support/providers/waveSimulator.js';
 import { eventually } from '../support/webhookReceiver.js';
 
@@ -34,6 +35,8 @@ beforeAll(async () => {
     WAVE_API_KEY: wave.apiKey,
     WAVE_API_URL: wave.url,
     WAVE_WEBHOOK_SECRET: wave.webhookSecret,
+    // Wave returns customers to https only: the checkout's public address, as behind a TLS proxy.
+    CHECKOUT_PUBLIC_URL: 'https://127.0.0.1:{CHECKOUT_PORT}',
     PROVIDER_TIMEOUT_MS: '1500',
     RECONCILE_AFTER_MS: '2000',
     RECONCILE_INTERVAL_MS: '200',
@@ -63,7 +66,7 @@ async function rest(instance: GatewayProcess, method: string, path: string, key:
 async function checkoutOnFirst(key: string) {
   const created = await rest(instances[0]!, 'POST', '/api/v2/transactions', key, transactionBody({ method_of_payment: ['wave'] }));
   expect(created.status, JSON.stringify(created.body)).toBe(200);
-  const url: string = created.body.checkout_url;
+  const url = throughTlsProxy(created.body.checkout_url);
   const page = await (await fetch(url)).text();
   const posted = await fetch(url, {
     method: 'POST',

@@ -30,7 +30,12 @@ let merchant: FaultMerchant;
 
 beforeAll(async () => {
   wave = await startWaveSimulator();
-  env = { WAVE_API_KEY: wave.apiKey, WAVE_API_URL: wave.url, WAVE_WEBHOOK_SECRET: wave.webhookSecret };
+  env = {
+    WAVE_API_KEY: wave.apiKey,
+    WAVE_API_URL: wave.url,
+    WAVE_WEBHOOK_SECRET: wave.webhookSecret,
+    CHECKOUT_PUBLIC_URL: 'https://127.0.0.1:{CHECKOUT_PORT}',
+  };
   survivor = await cluster.start('survivor', { env });
   wave.webhookUrl = `${survivor.url}/providers/wave/webhook`;
   merchant = await faultMerchant(cluster.gateway);

@@ -1,9 +1,10 @@
 /**
  * kill -9 of a gateway process BETWEEN recording a Wave call and sending it (the call never reaches
- * Wave: the merchant is debited, nothing is at Wave). Wave de-duplicates payouts and checkout
- * refunds by their idempotency key (docs.wave.com/payout, docs.wave.com/checkout), so the other
- * instance's reconciler, finding nothing at Wave under our reference, sends the call again with the
- * SAME key: the payout completes and the refund succeeds, exactly once at Wave; the merchant's
+ * Wave: the merchant is debited, nothing is at Wave). Wave de-duplicates payouts by their
+ * idempotency key (docs.wave.com/payout) and checkout refunds by their session, refunded at most
+ * once (docs.wave.com/checkout), so the other instance's reconciler, finding nothing at Wave under
+ * our reference, sends the call again with the SAME reference: the payout completes and the refund
+ * succeeds, exactly once at Wave; the merchant's
  * keyed retry meanwhile answers the call's current state, never 409 for ever.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -28,7 +29,13 @@ let merchant: FaultMerchant;
 beforeAll(async () => {
   wave = await startWaveSimulator();
   // A short provider deadline: the claim of a killed instance on an open call lapses soon after it.
-  env = { WAVE_API_KEY: wave.apiKey, WAVE_API_URL: wave.url, WAVE_WEBHOOK_SECRET: wave.webhookSecret, PROVIDER_TIMEOUT_MS: '3000' };
+  env = {
+    WAVE_API_KEY: wave.apiKey,
+    WAVE_API_URL: wave.url,
+    WAVE_WEBHOOK_SECRET: wave.webhookSecret,
+    CHECKOUT_PUBLIC_URL: 'https://127.0.0.1:{CHECKOUT_PORT}',
+    PROVIDER_TIMEOUT_MS: '3000',
+  };
   survivor = await cluster.start('survivor', { env });
   wave.webhookUrl = `${survivor.url}/providers/wave/webhook`;
   merchant = await faultMerchant(cluster.gateway);

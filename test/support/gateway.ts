@@ -98,6 +98,11 @@ export interface GatewayOptions {
    * what may lag through the replica, by the rule of src/infra/prisma/replica.ts.
    */
   replica?: { primaryUrl: string; url: string; maxLagMs: number; checkIntervalMs: number };
+  /**
+   * The database of another test gateway (`its.databaseUrl`), used as it is: two in-process
+   * instances of one deployment. The gateway that cloned it drops it.
+   */
+  sharedDatabaseUrl?: string;
 }
 
 /** The server key of test gateways: one for all, so two "instances" of one deployment agree. */
@@ -131,8 +136,8 @@ const listen = async (app: FastifyInstance): Promise<string> => {
 };
 
 export async function startGateway(options: GatewayOptions = {}): Promise<TestGateway> {
-  const clone = options.embedded || options.replica ? null : await cloneTemplateDatabase();
-  const primaryUrl = clone ? databaseUrl(clone.name) : options.replica?.primaryUrl;
+  const clone = options.embedded || options.replica || options.sharedDatabaseUrl ? null : await cloneTemplateDatabase();
+  const primaryUrl = clone ? databaseUrl(clone.name) : (options.sharedDatabaseUrl ?? options.replica?.primaryUrl);
   const db = await openDatabase(primaryUrl ? { url: primaryUrl, poolMax: 4 } : { dataDir: 'memory://' });
   if (!primaryUrl) await applyMigrations(db.adapterFactory);
 

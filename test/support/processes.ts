@@ -61,7 +61,9 @@ export interface GatewayProcess {
 /**
  * Starts the gateway as `npm start` does (the compiled dist/main.js, built by the test run's global
  * setup), with `env` on top of a clean environment. `nodeArgs` may preload TypeScript test hooks
- * (compiled to JavaScript first).
+ * (compiled to JavaScript first). `{PORT}` and `{CHECKOUT_PORT}` in a value of `env` become the ports
+ * the process listens on (e.g. `CHECKOUT_PUBLIC_URL: 'https://127.0.0.1:{CHECKOUT_PORT}'`, the
+ * address a TLS-terminating proxy would give it).
  */
 export async function startGatewayProcess(env: Record<string, string>, nodeArgs: string[] = []): Promise<GatewayProcess> {
   // A port found free can be taken by another test's process before the gateway binds it; when the
@@ -78,7 +80,10 @@ export async function startGatewayProcess(env: Record<string, string>, nodeArgs:
 
 async function startGatewayProcessOnce(env: Record<string, string>, nodeArgs: string[]): Promise<GatewayProcess> {
   const [port, checkoutPort] = [await freePort(), await freePort()];
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), CHECKOUT_PORT: String(checkoutPort), LOG_LEVEL: 'warn', ...env };
+  const withPorts = Object.fromEntries(
+    Object.entries(env).map(([name, value]) => [name, value.replaceAll('{CHECKOUT_PORT}', String(checkoutPort)).replaceAll('{PORT}', String(port))]),
+  );
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), CHECKOUT_PORT: String(checkoutPort), LOG_LEVEL: 'warn', ...withPorts };
   for (const name of ['DATABASE_URL', 'REDIS_URL'] as const) if (!(name in env)) delete childEnv[name];
   const args = nodeArgs.map((arg) => (arg.endsWith('.ts') ? compiledPreload(arg) : arg));
   const child = spawn(process.execPath, ['--enable-source-maps', ...args, 'dist/main.js'], {

@@ -107,5 +107,19 @@ describe("Orange Money's records as records", () => {
     expect(ourReferenceOf(record({ type: 'CASHIN', metadata: { reference: 'pay-a4' } }))).toBeUndefined();
     const [filed] = providerRecordsOf([record({ reference: '', metadata: { reference: 'pay-a5' } })], new Date(at));
     expect(filed).toMatchObject({ kind: 'payment', reference: 'a5', amount: 1_200n, status: 'succeeded' });
+    expect(filed?.outsideGateway).toBeUndefined();
+  });
+
+  it('under none of our references (a till payment, another application, a cash in by hand) are outside the gateway', () => {
+    const records = providerRecordsOf(
+      [record({ reference: 'till-7' }), record({ reference: undefined }), record({ type: 'CASHIN', reference: 'manual-1' }), record({ reference: 'pay-a6' })],
+      new Date(at),
+    );
+    expect(records.map(({ reference, outsideGateway }) => ({ reference, outsideGateway }))).toEqual([
+      { reference: '', outsideGateway: true },
+      { reference: '', outsideGateway: true },
+      { reference: '', outsideGateway: true },
+      { reference: 'a6', outsideGateway: undefined },
+    ]);
   });
 });

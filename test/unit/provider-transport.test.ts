@@ -6,7 +6,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keepsCustomersOut } from '../../src/domain/providerCalls/providerHealth.js';
+import { combinedHealth, keepsCustomersOut } from '../../src/domain/providerCalls/providerHealth.js';
 import { createProviderTransport, retryAfterMsOf } from '../../src/infra/providers/transport.js';
 import { freePort } from '../support/processes.js';
 
@@ -141,6 +141,7 @@ describe('provider health', () => {
 describe('the checkout and a provider that is down', () => {
   const downSince = Date.parse('2026-11-27T10:00:00Z');
   const providerDown = (healthy: boolean) => ({
+    clock: { now: () => new Date(downSince) },
     provider: {
       healthOf: (method: string) =>
         method === 'wave'
@@ -163,5 +164,38 @@ describe('the checkout and a provider that is down', () => {
   it('never keeps them out of a healthy provider', () => {
     const ctx = providerDown(true) as unknown as Parameters<typeof keepsCustomersOut>[0];
     expect(keepsCustomersOut(ctx, 'wave', downSince)).toBe(false);
+  });
+});
+
+describe("several instances' views of one provider, combined", () => {
+  const at = (second: number) => new Date(Date.parse('2026-11-27T10:00:00Z') + second * 1_000);
+  const down = (reason: string, since: number, lastFailed: number, lastAnswered: number | null = null) => ({
+    healthy: false,
+    reason,
+    since: at(since),
+    lastFailedAt: at(lastFailed),
+    lastAnsweredAt: lastAnswered === null ? null : at(lastAnswered),
+  });
+  const up = (lastAnswered: number | null) => ({
+    healthy: true,
+    reason: '',
+    since: null,
+    lastAnsweredAt: lastAnswered === null ? null : at(lastAnswered),
+    lastFailedAt: null,
+  });
+
+  it('down when one instance saw it down and none got an answer since its last failed call', () => {
+    expect(combinedHealth([up(null), down('key revoked', 10, 40)])).toEqual({ healthy: false, reason: 'key revoked', since: at(10) });
+    // An answer before that instance's last failure does not clear it.
+    expect(combinedHealth([up(30), down('unreachable', 10, 40)])).toMatchObject({ healthy: false });
+  });
+
+  it("healthy again once any instance got a definite answer after the failing one's last failure", () => {
+    expect(combinedHealth([up(41), down('unreachable', 10, 40)])).toEqual({ healthy: true, reason: '', since: null });
+  });
+
+  it('says the outage that began first when several are down', () => {
+    expect(combinedHealth([down('unreachable', 20, 50), down('key revoked', 5, 45)])).toEqual({ healthy: false, reason: 'key revoked', since: at(5) });
+    expect(combinedHealth([up(null)])).toEqual({ healthy: true, reason: '', since: null });
   });
 });

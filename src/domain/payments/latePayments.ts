@@ -7,10 +7,13 @@
  *     reopened and settled as paid by the ordinary settlement (ledger, webhooks), noted `recorded`;
  *   - it cannot (paid by another attempt, cancelled, refunded, or another payment under way): the
  *     money goes back to the payer through the provider flow: the return is recorded first
- *     (`returning`, once per attempt), sent once with its own reference as the provider's
- *     idempotency key, settled (`returned` / `return_failed`), and left open to the reconciler
- *     when the answer is unknown (an open provider call of kind `late_payment_return`, which an
- *     operator sees and may decide like any other).
+ *     (`returning`, once per attempt), sent with its own reference as the provider's idempotency
+ *     key, settled (`returned` / `return_failed`), and left open to the reconciler when the answer
+ *     is unknown (an open provider call of kind `late_payment_return`, which an operator sees and
+ *     may decide like any other). A return is a refund at the provider, resumed as refunds are
+ *     (providerFlow.ts askOrResend): asked about, and sent again with the same reference when the
+ *     provider does not know it and its refunds are de-duplicated (Wave: a checkout session is
+ *     refunded at most once); only asked about otherwise (Orange Money: a cash in is never re-sent).
  *
  * Either way it is logged for operators and listed by GraphQL `latePayments`.
  */
@@ -21,6 +24,7 @@ import { isUuid } from '../ids.js';
 import type { ProviderAnswer } from '../ports.js';
 import {
   answerOrPending,
+  askOrResend,
   callProviderOnce,
   reconcileOpenCalls,
   settleDurably,
@@ -30,10 +34,12 @@ import {
 } from '../providerFlow.js';
 import { settleAttempt } from './attempts.js';
 import {
+  claimLateReturnCheck,
   claimStateOf,
   collectingAttempt,
   countLateReturns,
   dueLateReturns,
+  lateAttemptOf,
   listLatePaymentRows,
   openLateReturn,
   openLateReturns,
@@ -81,12 +87,21 @@ async function whyNotPayable(ctx: GatewayContext, attempt: LateAttempt): Promise
   return 'the attempt was settled meanwhile';
 }
 
+/** The return as the provider is asked to do it (the same request whenever it is sent). */
+const returnRequestOf = (row: LatePaymentRow, phone: string, signal: AbortSignal) => ({
+  method: row.method,
+  phone,
+  amount: row.amount,
+  reference: row.returnReference,
+  paymentReference: row.providerReference,
+  signal,
+});
+
 /** The return, once, bounded; a final answer settles it, anything else leaves it to the reconciler. */
 async function sendLateReturn(ctx: GatewayContext, row: LatePaymentRow, phone: string): Promise<LatePaymentOutcome> {
   const outcome = await callProviderOnce(
     ctx,
-    (signal) =>
-      ctx.provider.refund({ method: row.method, phone, amount: row.amount, reference: row.returnReference, paymentReference: row.providerReference, signal }),
+    (signal) => ctx.provider.refund(returnRequestOf(row, phone, signal)),
     { attemptId: row.attemptId },
     'returning a late payment to the provider failed; the reconciler will ask what became of it',
   );
@@ -124,7 +139,11 @@ const openLateReturnOf = (row: LatePaymentRow): OpenLateReturn => ({
   row,
 });
 
-/** The store side of the late returns' reconciler (providerFlow.ts): asked about, never sent again. */
+/**
+ * The store side of the late returns' reconciler (providerFlow.ts): asked about; sent again with
+ * the same reference when the provider does not know it and de-duplicates refunds (askOrResend),
+ * under a claim in PostgreSQL so that two instances never send it at once.
+ */
 export const openLateReturnCalls = (ctx: GatewayContext): OpenCallStore<OpenLateReturn> => ({
   kind: 'late_payment_return',
   listDue: async (now, openedBefore, limit) => (await dueLateReturns(ctx.db, now, openedBefore, limit)).map(openLateReturnOf),
@@ -133,7 +152,14 @@ export const openLateReturnCalls = (ctx: GatewayContext): OpenCallStore<OpenLate
     const row = isUuid(id) ? await openLateReturn(ctx.db, id) : null;
     return row && openLateReturnOf(row);
   },
-  ask: (call) => ctx.provider.refundStatus(call.reference, call.row.method, call.row.providerReference),
+  ask: (call) =>
+    askOrResend(
+      ctx,
+      { kind: 'late_payment_return', id: call.id, method: call.row.method },
+      () => ctx.provider.refundStatus(call.reference, call.row.method, call.row.providerReference),
+      async (signal) => ctx.provider.refund(returnRequestOf(call.row, (await lateAttemptOf(ctx.db, call.id))?.phone ?? '', signal)),
+    ),
+  claim: (call, now, until) => claimLateReturnCheck(ctx.db, call.id, now, until),
   settle: async (call, answer) => {
     await settleReturn(ctx, call.row, answer);
   },

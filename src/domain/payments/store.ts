@@ -354,6 +354,19 @@ export async function openLateReturn(db: Db, attemptId: string): Promise<LatePay
   return (await db.latePayment.findFirst({ where: returningWhere({ attemptId }) })) as LatePaymentRow | null;
 }
 
+/**
+ * One instance's claim on an open return for one question or re-send (see claimRefundCheck): the
+ * return's next check moves to `until` only when it is due, so two instances never send it at once,
+ * and a killed instance's claim lapses at `until`.
+ */
+export async function claimLateReturnCheck(db: Db, attemptId: string, now: Date, until: Date): Promise<boolean> {
+  const { count } = await db.latePayment.updateMany({
+    where: { attemptId, outcome: 'returning', OR: [{ nextProviderCheckAt: null }, { nextProviderCheckAt: { lte: now } }] },
+    data: { nextProviderCheckAt: until },
+  });
+  return count === 1;
+}
+
 export async function postponeLateReturn(db: Db, attemptId: string, nextCheckAt: Date): Promise<void> {
   await db.latePayment.updateMany({ where: { attemptId, outcome: 'returning' }, data: { providerChecks: { increment: 1 }, nextProviderCheckAt: nextCheckAt } });
 }

@@ -13,7 +13,8 @@
  * line without it is matched by the provider's id of the payment (Wave: checkout_api_session_id),
  * which the attempt recorded. Amounts compared are gross (what the operation moved); the
  * provider's fees are reported apart (`providerFees`), and money the provider moved outside the
- * gateway (Wave: a payment to the merchant's QR code) is counted apart, not a difference. Nothing is
+ * gateway (Wave: a payment to the merchant's QR code; Orange Money: a record under none of our
+ * references, such as a payment at the merchant's till) is counted apart, not a difference. Nothing is
  * changed: the open-call reconcilers settle what is open; an operator acts on the rest.
  * Operations within seconds of the period's edges may fall on different sides of it in the two
  * books (the provider's time and ours): reconcile whole days, or re-run over a wider period.
@@ -59,7 +60,7 @@ export interface ReconciliationReport {
   discrepancies: Discrepancy[];
   /** The provider's fees on the gateway's operations of the period, as it reports them. */
   providerFees: bigint;
-  /** What the provider moved that the gateway never asked for (Wave: payments to the QR code). */
+  /** What the provider moved that the gateway never asked for (Wave: payments to the QR code; Orange Money: till payments, other applications). */
   outsideGateway: { count: number; amount: bigint };
 }
 
@@ -87,7 +88,8 @@ export async function reconcileProvider(ctx: GatewayContext, caller: Caller, inp
   if (ledger.length > MAX_LEDGER_RECORDS)
     throw new DomainError('invalid_input', `more than ${MAX_LEDGER_RECORDS} operations in the period: reconcile a shorter one`);
   const ours = outcome.answered.filter((record) => !record.outsideGateway);
-  const outside = outcome.answered.filter((record) => record.outsideGateway);
+  // A record outside the gateway that moved nothing (a refused till payment) is not money moved.
+  const outside = outcome.answered.filter((record) => record.outsideGateway && record.status === 'succeeded');
   const { discrepancies, matched } = compare(ledger, ours);
   return {
     method,

@@ -208,10 +208,11 @@ interface OpenRefund extends OpenProviderCall {
 }
 
 /**
- * The store side of the refund reconciler (providerFlow.ts): pending refunds are asked about, never
- * sent again. A refund the provider says it never received stays pending (unknown is not
- * failed: it may yet appear, or the process crashed before sending it); after STUCK_AFTER_CHECKS
- * questions an operator decides (settleOpenRefund).
+ * The store side of the refund reconciler (providerFlow.ts): pending refunds are asked about; one
+ * the provider does not know is sent again when its API de-duplicates refunds (Wave: a session is
+ * refunded once), else it stays pending (unknown is not failed: it may yet appear, or the process
+ * crashed before sending it); after STUCK_AFTER_CHECKS questions an operator is told, and decides
+ * (settleOpenRefund).
  */
 export const openRefunds = (ctx: GatewayContext): OpenCallStore<OpenRefund> => ({
   kind: 'refund',

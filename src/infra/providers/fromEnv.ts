@@ -7,6 +7,7 @@ import type { PaymentMethod } from '../../generated/prisma/enums.js';
 import type { Logger, PaymentProvider } from '../../domain/ports.js';
 import { StartupError } from '../startupErrors.js';
 import { createWaveProvider, WAVE_DEFAULT_URL } from './wave.js';
+import { isHttpsUrl } from './wave/addresses.js';
 import { loadConfig } from '../../config.js';
 import { createOrangeMoneyProvider } from './orangeMoney.js';
 
@@ -28,6 +29,12 @@ function baseUrl(env: Env, name: string, fallback: string): string {
 export function providersFromEnv(env: Env = process.env, log?: Logger): Partial<Record<PaymentMethod, PaymentProvider>> {
   const providers: Partial<Record<PaymentMethod, PaymentProvider>> = {};
   if (env.WAVE_API_KEY) {
+    // docs.wave.com/checkout: Wave sends customers back (to the checkout's return page) on https only.
+    const checkout = loadConfig(env).checkoutPublicUrl;
+    if (!isHttpsUrl(checkout))
+      throw new StartupError(
+        `Wave sends customers back to https addresses only: set CHECKOUT_PUBLIC_URL to the checkout's https address (now ${checkout}); behind a TLS-terminating proxy the gateway itself may listen on http`,
+      );
     providers.wave = createWaveProvider({
       apiKey: env.WAVE_API_KEY,
       apiUrl: baseUrl(env, 'WAVE_API_URL', WAVE_DEFAULT_URL),

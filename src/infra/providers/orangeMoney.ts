@@ -28,6 +28,7 @@ import { constants, createHmac, publicEncrypt, timingSafeEqual } from 'node:cryp
 import type { InboundNotification, PaymentProvider, ProviderAnswer, ProviderNotification, ProviderRequest, ProviderStatusAnswer } from '../../domain/ports.js';
 import type { Logger, ReportsHealth } from '../../domain/ports.js';
 import { NotificationRejected, ProviderUnavailable, ProviderUnreachable } from '../../domain/ports.js';
+import { senegalMsisdn } from './orangeMoney/msisdn.js';
 import { orangeRefusalReason } from './orangeMoney/refusals.js';
 import { createProviderTransport, type ProviderTransport } from './transport.js';
 import type { PaymentMethod } from '../../generated/prisma/enums.js';
@@ -106,13 +107,6 @@ const MAX_RESPONSE_BYTES = 2 * 1024 * 1024;
 
 const SUCCEEDED = new Set(['SUCCESS']);
 const FAILED = new Set(['FAILED', 'CANCELLED', 'REJECTED']);
-
-/** +221 7X XXX XX XX -> the 9-digit MSISDN the API takes; undefined when not a Senegal number. */
-function senegalMsisdn(phone: string): string | undefined {
-  const digits = phone.replace(/[\s().-]/g, '');
-  const match = /^(?:\+|00)?221(\d{9})$/.exec(digits) ?? /^(\d{9})$/.exec(digits);
-  return match?.[1];
-}
 
 /** Orange's words may name a wallet: numbers that look like one are masked (no phone number in a log line). */
 const withoutPhoneNumbers = (text: string): string => text.replace(/\+?\d[\d ]{7,}\d/g, '<number>');
@@ -379,7 +373,8 @@ export function createOrangeMoneyProvider(settings: OrangeMoneySettings, deps: O
       );
       const payer = payment?.customer?.id;
       const attemptId = payment && ourReferenceOf(payment)?.reference;
-      if (payer && /^\d{9}$/.test(payer)) return { msisdn: payer, ...(attemptId && { attemptId }) };
+      const payerMsisdn = payer && senegalMsisdn(payer);
+      if (payerMsisdn) return { msisdn: payerMsisdn, ...(attemptId && { attemptId }) };
     }
     return { msisdn: senegalMsisdn(request.phone) };
   };
@@ -485,7 +480,8 @@ export function createOrangeMoneyProvider(settings: OrangeMoneySettings, deps: O
     },
     async refund(request) {
       const { msisdn, attemptId } = await paymentRefunded(request);
-      if (!msisdn) return { status: 'failed', providerReference: '', reason: 'the payer is not an Orange Money Senegal wallet (+221): nothing was sent' };
+      if (!msisdn)
+        return { status: 'failed', providerReference: '', reason: 'the payer is not an Orange Money Senegal wallet (+221 7X XXX XX XX): nothing was sent' };
       return cashIn('refund', request, msisdn, attemptId ? { [REFUND_OF]: attemptId } : undefined);
     },
     async refundStatus(reference) {
@@ -493,7 +489,8 @@ export function createOrangeMoneyProvider(settings: OrangeMoneySettings, deps: O
     },
     async payout(request) {
       const msisdn = senegalMsisdn(request.phone);
-      if (!msisdn) return { status: 'failed', providerReference: '', reason: 'the recipient is not an Orange Money Senegal wallet (+221): nothing was sent' };
+      if (!msisdn)
+        return { status: 'failed', providerReference: '', reason: 'the recipient is not an Orange Money Senegal wallet (+221 7X XXX XX XX): nothing was sent' };
       return cashIn('payout', request, msisdn);
     },
     async payoutStatus(reference) {

@@ -7,7 +7,9 @@
  *                customer there. Wave sends the customer back to the gateway's own return pages
  *                (returnUrls), which settle through the provider flow and redirect to the merchant.
  *   status    -> GET /v1/checkout/sessions/search?client_reference=<attempt id>
- *   refund    -> POST /v1/checkout/sessions/<session id>/refund (Idempotency-Key = our refund reference)
+ *   refund    -> POST /v1/checkout/sessions/<session id>/refund: idempotent on the session (docs.wave.com/checkout:
+ *                a session refunded again refunds nothing and answers 200); our refund reference goes along
+ *                as Idempotency-Key, which the page does not document for this call and nothing relies on
  *   payout    -> POST /v1/payout (idempotency-key = our payout id, client_reference = it too);
  *                status: GET /v1/payouts/search?client_reference=<payout id>
  *   webhooks  -> Wave-Signature (t=..,v1=..: HMAC-SHA256 of timestamp + raw body) or the shared-secret
@@ -15,9 +17,10 @@
  *   records   -> GET /v1/transactions?date=YYYY-MM-DD (paged), read by records/wave.ts (reconciliation,
  *                and a refund's status: its `api_checkout_refund` line)
  *
- * Errors: a network failure, a timeout, 429 and 5xx are "unknown" (thrown: the flow leaves the
- * call open and asks later; it is never sent again); a 4xx refusal of a request is a definite
- * "failed" (Wave did nothing). The API key goes only into the Authorization header: it is never
+ * Errors: a network failure, a timeout and 5xx are "unknown" (thrown: the flow leaves the call open
+ * and asks later; a payout or a refund Wave does not know then is sent again, safely: `resendsSafely`);
+ * a 429 past the request's deadline leaves a payout or refund pending; a 4xx refusal of a request is
+ * a definite "failed" (Wave did nothing). The API key goes only into the Authorization header: it is never
  * logged nor put into an error message, and Wave's answers are not logged whole (they carry phones).
  *
  * Where Wave's pages are silent we chose the safe side (docs/providers.md lists each choice):
@@ -43,6 +46,7 @@ import {
 } from '../../domain/ports.js';
 import { findCheckoutRefund, historyPageOf, readWaveRecords, type ReadWaveHistoryPage } from './records/wave.js';
 import { createProviderTransport, type ProviderTransport } from './transport.js';
+import { isHttpsUrl, waveXofMobileProblem } from './wave/addresses.js';
 import { waveRefusalReason } from './wave/refusals.js';
 
 export interface WaveOptions {
@@ -210,6 +214,14 @@ export function createWaveProvider(options: WaveOptions): PaymentProvider & Clos
 
   const collect = async (request: ProviderRequest): Promise<ProviderAnswer> => {
     if (!request.returnUrls) throw new Error('a Wave collection needs the gateway return pages (returnUrls)');
+    // docs.wave.com/checkout: Wave sends the customer back to https addresses only (wave/addresses.ts).
+    if (!isHttpsUrl(request.returnUrls.success) || !isHttpsUrl(request.returnUrls.error))
+      return {
+        status: 'failed',
+        providerReference: '',
+        unavailable: true,
+        reason: 'wave sends customers back to https addresses only: CHECKOUT_PUBLIC_URL must be https (nothing was sent)',
+      };
     const answer = await call('POST', '/v1/checkout/sessions', {
       idempotencyKey: request.reference,
       signal: request.signal,
@@ -282,6 +294,9 @@ export function createWaveProvider(options: WaveOptions): PaymentProvider & Clos
   };
 
   const payout = async (request: ProviderRequest): Promise<ProviderAnswer> => {
+    // docs.wave.com/payout: `mobile` in E.164, a wallet Wave can pay in XOF (wave/addresses.ts).
+    const mobileProblem = waveXofMobileProblem(request.phone);
+    if (mobileProblem) return { status: 'failed', providerReference: '', reason: `wave: ${mobileProblem}; nothing was sent` };
     const answer = await call('POST', '/v1/payout', {
       idempotencyKey: request.reference,
       idempotencyHeader: 'idempotency-key',
@@ -357,7 +372,8 @@ export function createWaveProvider(options: WaveOptions): PaymentProvider & Clos
     parseNotification,
     listRecords,
     // docs.wave.com/payout: several requests with the same idempotency key never send money more
-    // than once; the checkout refund takes an Idempotency-Key too (docs.wave.com/checkout).
+    // than once. docs.wave.com/checkout: a checkout refund is idempotent on its session (refunding
+    // it again refunds nothing), so re-sending the refund of one session is safe whatever its key.
     resendsSafely: (kind) => kind === 'payout' || kind === 'refund',
     health: () => transport.health.state(),
   };

@@ -3,7 +3,10 @@
  * the Orange Money simulator: a payment is found whether Orange carries our reference in the
  * record's `reference` or only in its `metadata` (by callback and by the status question), and
  * `gateway reconcile --method orange_money` finds nothing on books that agree and each kind of
- * disagreement as itself.
+ * disagreement as itself. Money Orange moved that was not the gateway's (a payment at the merchant's
+ * till, another application's QR code on the same merchant code: a record under none of our
+ * references) is counted apart, never the gateway's missing ledger entry, as Wave's merchant
+ * payments are; a record under one of our references that the ledger lacks is one.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -88,7 +91,24 @@ async function reconcile(since: Date) {
     new Date(Date.now() + 60_000).toISOString(),
   ]);
   expect(result.code, result.stdout).toBe(0);
-  return result.json as { matched: number; discrepancies: Array<Record<string, unknown>> };
+  return result.json as { matched: number; discrepancies: Array<Record<string, unknown>>; outsideGateway: { count: number; amount: number } };
+}
+
+/** A QR code made on the gateway's merchant code by someone else (a till, another application), paid. */
+async function paidElsewhere(reference: string, value: number) {
+  const token = await fetch(`${simulator.url}/oauth/v1/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: simulator.clientId, client_secret: simulator.clientSecret }),
+  });
+  const { access_token: accessToken } = (await token.json()) as { access_token: string };
+  const made = await fetch(`${simulator.url}/api/eWallet/v4/qrcode`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ code: simulator.merchantCode, name: 'till', amount: { unit: 'XOF', value }, validity: 60, reference }),
+  });
+  expect(made.status, await made.clone().text()).toBeLessThan(300);
+  return simulator.pay(reference, '780000017');
 }
 
 describe('Orange Money payments carrying our reference in metadata', () => {
@@ -152,18 +172,26 @@ describe('gateway reconcile --method orange_money', () => {
     }
     const funded = await fundedMerchant(gateway, { balance: 100_000 });
     const payout = expectPayout(await postPayout(gateway, funded.key, payoutBody({ amount: 5_000, selected_payment_method: 'orange_money' })), 'completed');
+    // Paid at the merchant's till, and through another application's QR code: not the gateway's.
+    await paidElsewhere(`till-${randomUUID().slice(0, 8)}`, 700);
+    await paidElsewhere(`shop-app-${randomUUID().slice(0, 8)}`, 300);
     const agreeing = await reconcile(start);
     expect(agreeing.discrepancies).toEqual([]);
     expect(agreeing.matched).toBe(4);
+    expect(agreeing.outsideGateway).toEqual({ count: 2, amount: 1_000 });
 
     simulator.alterRecord(changed.transactionId, { amount: 1_500 });
     simulator.removeRecord(missing.transactionId);
     const cashIn = simulator.transactions().find((item) => item.reference === `payout-${payout.order_id}`)!;
     simulator.alterRecord(cashIn.transactionId, { status: 'FAILED' });
+    // A payment Orange holds under one of our references that the gateway never recorded.
+    const unrecorded = await paidElsewhere(`pay-${randomUUID()}`, 900);
     const report = await reconcile(start);
-    expect(report.discrepancies).toHaveLength(3);
+    expect(report.discrepancies).toHaveLength(4);
+    expect(report.outsideGateway).toEqual({ count: 2, amount: 1_000 });
     expect(report.discrepancies).toEqual(
       expect.arrayContaining([
+        expect.objectContaining({ issue: 'missing_in_ledger', kind: 'payment', providerReference: unrecorded.transactionId, providerAmount: 900 }),
         expect.objectContaining({ issue: 'amount_mismatch', kind: 'payment', ledgerAmount: 1_000, providerAmount: 1_500 }),
         expect.objectContaining({ issue: 'missing_at_provider', kind: 'payment', ledgerAmount: 1_100 }),
         expect.objectContaining({ issue: 'status_mismatch', kind: 'payout', reference: payout.order_id, ledgerStatus: 'succeeded', providerStatus: 'failed' }),

@@ -9,6 +9,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { settleProviderCall } from '../../../src/domain/operations.js';
+import { settleOpenLateReturns } from '../../../src/domain/payments/latePayments.js';
 import { createOrangeMoneyProvider } from '../../../src/infra/providers/orangeMoney.js';
 import { startGateway, transactionBody, type TestGateway } from '../../support/gateway.js';
 import { ReconcileProviderDocument } from '../../support/graphql/generated.js';
@@ -169,5 +171,33 @@ describe('an Orange Money checkout', () => {
       'the return settled',
     );
     await expectOrangeAgrees();
+  });
+
+  it('a return whose cash in never reached Orange is only asked about, never sent again: a cash in is not de-duplicated', async () => {
+    const { orderId, checkoutUrl } = await newTransaction(1_300);
+    const first = await chooseOrangeMoney(checkoutUrl);
+    await simulator.decline(first.qrId);
+    const firstAttempt = first.reference!.slice('pay-'.length);
+    await eventually(async () => (await gateway.ctx.db.paymentAttempt.findUniqueOrThrow({ where: { id: firstAttempt } })).state === 'failed');
+    const second = await chooseOrangeMoney(checkoutUrl);
+    await simulator.pay(second.qrId, '771230001');
+    await eventually(async () => (await statusOf(orderId)) === 'paid');
+
+    const cashIns = simulator.calls.cashin;
+    simulator.fault('cashin', { kind: 'dropRequest' });
+    await simulator.pay(first.qrId, '779998878');
+    const late = () => gateway.ctx.db.latePayment.findFirst({ where: { attemptId: firstAttempt } });
+    await eventually(
+      async () => (await late())?.outcome === 'returning' && simulator.calls.cashin === cashIns + 1,
+      10_000,
+      'the return sent, its cash in lost',
+    );
+    await settleOpenLateReturns(gateway.ctx, { olderThanMs: 0 });
+    expect((await late())?.outcome).toBe('returning');
+    expect(simulator.calls.cashin).toBe(cashIns + 1);
+    expect(simulator.transactions().filter((item) => item.reference === `refund-${firstAttempt}:return`)).toEqual([]);
+    // Left to an operator, who checks with Orange and decides (here: it never happened).
+    await settleProviderCall(gateway.ctx, gateway.operator, { kind: 'late_payment_return', id: firstAttempt, outcome: 'failed' }, 'Orange has no such cash in');
+    expect((await late())?.outcome).toBe('return_failed');
   });
 });

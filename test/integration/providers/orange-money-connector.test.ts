@@ -4,7 +4,7 @@
  * duplicate / forged / replayed callbacks, payouts whose answer is lost reconciled by a status
  * question (never sent again), refunds as cash ins to the wallet that paid, and the history.
  */
-import { randomUUID } from 'node:crypto';
+import { constants, publicEncrypt, randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { NotificationRejected, ProviderUnavailable, type InboundNotification } from '../../../src/domain/ports.js';
 import { createOrangeMoneyProvider, type OrangeMoneySettings } from '../../../src/infra/providers/orangeMoney.js';
@@ -380,16 +380,15 @@ describe('payouts (cash in)', () => {
     expect(await provider.payoutStatus(reference)).toMatchObject({ status: 'succeeded' });
   });
 
-  it('sends nothing for a wallet outside Senegal, or without cash-in credentials', async () => {
+  it('sends nothing for a wallet outside Senegal, a number that is not a Senegal mobile, or without cash-in credentials', async () => {
     const before = simulator.calls.cashin;
-    expect(
-      await createOrangeMoneyProvider(settingsFor(simulator)).payout({
-        method: 'orange_money',
-        phone: '+2250700000000',
-        amount: 1_000n,
-        reference: randomUUID(),
-      }),
-    ).toMatchObject({ status: 'failed' });
+    // Côte d'Ivoire; a Dakar fixed line (33); eight digits.
+    for (const phone of ['+2250700000000', '+221338221234', '+22177000000']) {
+      expect(
+        await createOrangeMoneyProvider(settingsFor(simulator)).payout({ method: 'orange_money', phone, amount: 1_000n, reference: randomUUID() }),
+        phone,
+      ).toMatchObject({ status: 'failed', reason: 'the recipient is not an Orange Money Senegal wallet (+221 7X XXX XX XX): nothing was sent' });
+    }
     expect(
       await createOrangeMoneyProvider(settingsFor(simulator, { partner: undefined })).payout({
         method: 'orange_money',
@@ -399,6 +398,38 @@ describe('payouts (cash in)', () => {
       }),
     ).toMatchObject({ status: 'failed' });
     expect(simulator.calls.cashin).toBe(before);
+  });
+});
+
+describe("the simulator's numbers (Sonatel's formats)", () => {
+  it('takes a wallet as the 9-digit Senegal mobile MSISDN only: with its country code, a fixed line or another length is a 400 problem', async () => {
+    const token = await fetch(`${simulator.url}/oauth/v1/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: simulator.clientId, client_secret: simulator.clientSecret }),
+    });
+    const authorization = `Bearer ${((await token.json()) as { access_token: string }).access_token}`;
+    const { key } = (await (await fetch(`${simulator.url}/api/account/v1/publicKeys`, { headers: { authorization } })).json()) as { key: string };
+    const pem = `-----BEGIN PUBLIC KEY-----\n${key.match(/.{1,64}/g)!.join('\n')}\n-----END PUBLIC KEY-----`;
+    const encryptedPinCode = publicEncrypt({ key: pem, padding: constants.RSA_PKCS1_PADDING }, Buffer.from(simulator.partnerPin)).toString('base64');
+    const cashIn = (customer: string) =>
+      fetch(`${simulator.url}/api/eWallet/v1/cashins`, {
+        method: 'POST',
+        headers: { authorization, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          partner: { idType: 'MSISDN', id: simulator.partnerMsisdn, encryptedPinCode },
+          customer: { idType: 'MSISDN', id: customer, walletType: 'PRINCIPAL' },
+          amount: { unit: 'XOF', value: 100 },
+          reference: `direct-${randomUUID()}`,
+        }),
+      });
+    const recorded = simulator.transactions().length;
+    for (const customer of ['221770000001', '+221770000001', '338221234', '77000000', '7700000012']) {
+      const refused = await cashIn(customer);
+      expect(refused.status, customer).toBe(400);
+      expect(await refused.json()).toMatchObject({ code: '4000' });
+    }
+    expect(simulator.transactions().length).toBe(recorded);
   });
 });
 

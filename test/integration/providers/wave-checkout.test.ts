@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { settleStalePaymentAttempts } from '../../../src/domain/payments/attempts.js';
-import { expectWaveAgrees, returnFromWave, startWaveCheckout, useWaveGateway, waveTransaction } from '../../support/providers/wave.js';
+import { expectWaveAgrees, returnFromWave, startWaveCheckout, throughTlsProxy, useWaveGateway, waveTransaction } from '../../support/providers/wave.js';
 
 const setup = useWaveGateway();
 
@@ -171,9 +171,9 @@ describe('a Wave checkout', () => {
     const { session } = await startWaveCheckout(setup, checkoutUrl);
     setup.wave.loseNextWebhook = true;
     await setup.wave.completeSession(session.id);
-    const page = await (await fetch(checkoutUrl)).text();
+    const page = await (await fetch(throughTlsProxy(checkoutUrl))).text();
     const token = /name="csrf_token" value="([^"]+)"/.exec(page)?.[1] ?? '';
-    const posted = await fetch(checkoutUrl, {
+    const posted = await fetch(throughTlsProxy(checkoutUrl), {
       method: 'POST',
       redirect: 'manual',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },

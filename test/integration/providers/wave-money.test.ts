@@ -1,8 +1,9 @@
 /**
  * Refunds, payouts and late payments with Wave, against the Wave simulator: each goes through the
  * provider flow with Wave's idempotency key set to our reference, a timeout leaves the call open
- * to be reconciled by a status question (never sent again), and after each the gateway's ledger
- * and Wave's own books agree.
+ * to be reconciled by a status question (sent again with the same reference only when Wave does
+ * not know it: payouts by their idempotency-key, refunds and late payments' returns because a
+ * session is refunded at most once), and after each the gateway's ledger and Wave's own books agree.
  */
 import { describe, expect, it } from 'vitest';
 import { adjustAccount, approvePayout, settleProviderCall } from '../../../src/domain/operations.js';
@@ -215,6 +216,34 @@ describe('a Wave payment confirmed after the gateway closed its attempt', () => 
     await settleOpenLateReturns(setup.gateway.ctx, { olderThanMs: 0 });
     expect((await setup.gateway.ctx.db.latePayment.findUniqueOrThrow({ where: { attemptId: session.client_reference! } })).outcome).toBe('returned');
     expect(setup.wave.calls.filter((call) => call.path === `/v1/checkout/sessions/${session.id}/refund`)).toHaveLength(1);
+    await expectWaveAgrees(setup.gateway);
+  });
+
+  it('whose return never reached Wave is sent again by the reconciler (the session is refunded once), not stranded', async () => {
+    const { key, session, read } = await closedAttempt();
+    await setup.gateway.rest('DELETE', `/api/v2/transactions/${(await read()).order_id}`, { key });
+    const refundPath = `/v1/checkout/sessions/${session.id}/refund`;
+    setup.gateway.ctx.settings.providerTimeoutMs = 500;
+    setup.wave.loseNextCall(new RegExp(`POST ${refundPath}`));
+    try {
+      await setup.wave.completeSession(session.id);
+    } finally {
+      setup.gateway.ctx.settings.providerTimeoutMs = undefined;
+    }
+    const late = () => setup.gateway.ctx.db.latePayment.findUniqueOrThrow({ where: { attemptId: session.client_reference! } });
+    expect((await late()).outcome).toBe('returning');
+    expect(setup.wave.sessions.get(session.id)?.refunded).toBeUndefined();
+    // Two reconcilers at once (two instances): one claims it and sends; the other leaves it.
+    const runs = await Promise.all([
+      settleOpenLateReturns(setup.gateway.ctx, { olderThanMs: 0 }),
+      settleOpenLateReturns(setup.gateway.ctx, { olderThanMs: 0 }),
+    ]);
+    expect(runs.map((run) => run.settled).sort()).toEqual([0, 1]);
+    expect((await late()).outcome).toBe('returned');
+    expect(setup.wave.sessions.get(session.id)?.refunded).toBe(true);
+    // Wave saw one refund call (the first never reached it), and the customer is refunded once.
+    expect(setup.wave.calls.filter((call) => call.path === refundPath)).toHaveLength(1);
+    expect(setup.wave.linesOf(session.id).filter((line) => line.transaction_type === 'api_checkout_refund')).toHaveLength(1);
     await expectWaveAgrees(setup.gateway);
   });
 });

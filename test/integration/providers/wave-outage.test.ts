@@ -14,7 +14,7 @@ import { signedIn } from '../../support/dashboard.js';
 import { transactionBody } from '../../support/gateway.js';
 import { settlePendingPayouts } from '../../../src/domain/payouts/payouts.js';
 import { expectPayout, fundedMerchant, payoutBody, postPayout } from '../../support/payouts.js';
-import { useWaveGateway } from '../../support/providers/wave.js';
+import { throughTlsProxy, useWaveGateway } from '../../support/providers/wave.js';
 
 let clockMs = Date.now();
 const setup = useWaveGateway({ metrics: true }, {}, { transport: createProviderTransport({ now: () => clockMs }) });
@@ -24,8 +24,8 @@ const tokenOf = (html: string): string => /name="csrf_token" value="([^"]+)"/.ex
 
 /** The customer chooses Wave on the checkout page; the page's status and HTML. */
 async function chooseWave(checkoutUrl: string): Promise<{ status: number; html: string }> {
-  const page = await (await fetch(checkoutUrl)).text();
-  const response = await fetch(checkoutUrl, {
+  const page = await (await fetch(throughTlsProxy(checkoutUrl))).text();
+  const response = await fetch(throughTlsProxy(checkoutUrl), {
     method: 'POST',
     redirect: 'manual',
     headers: { 'content-type': 'application/x-www-form-urlencoded', 'accept-language': 'en' },

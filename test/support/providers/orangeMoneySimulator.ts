@@ -33,7 +33,13 @@
  *   - access tokens expire after `tokenTtlSeconds` (production announces 299 s) and any call with
  *     an expired or unknown token answers 401 `invalid_token` without doing anything;
  *   - request bodies are checked field by field: an unknown field, a wrong type, a non-integer XOF
- *     amount or a number that is not a 9-digit Senegal MSISDN is a 400 problem.
+ *     amount or a number that is not a Senegal mobile MSISDN is a 400 problem.
+ *
+ * Numbers (Sonatel's formats): the API names a wallet by `idType: MSISDN` and its `id`, the national
+ * number without the country code (the OpenAPI's examples and the public clients: 9 digits,
+ * `77xxxxxxx`), in Senegal's numbering plan (ARTP): 9 digits, mobiles starting with 7 (70, 75, 76,
+ * 77, 78). `+221…`, `00221…`, a fixed line (`33…`) or another length is a 400 problem (code 4000),
+ * for the customer of a cash in and for the distributor (partner) alike.
  *
  * Bookkeeping (the records GET /api/eWallet/v1/transactions answers): a QR-code payment record
  * carries the QR code's metadata (the QR-code page: the answer and the records echo `metadata`);
@@ -186,7 +192,8 @@ const MAX_QR_VALIDITY_SECONDS = 86_400;
 const MAX_METADATA_KEYS = 10;
 const MAX_PAGE_SIZE = 100;
 const MAX_BODY_BYTES = 64 * 1024;
-const MSISDN = /^\d{9}$/;
+/** A Senegal mobile number as Sonatel's API takes it (the header's "Numbers"). */
+const MSISDN = /^7[05-8]\d{7}$/;
 const REFERENCE = /^[\w.:-]{1,64}$/;
 
 type Json = Record<string, unknown>;

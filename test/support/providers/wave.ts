@@ -11,16 +11,32 @@ export interface WaveSetup {
   wave: WaveSimulator;
 }
 
-/** Starts the simulator, then a gateway whose Wave provider points at it, and tells the simulator where webhooks go. */
 /** What a test may change in the Wave connector (e.g. a transport whose health clock it drives). */
 type ConnectorOptions = Pick<WaveOptions, 'transport'>;
 
+/**
+ * The checkout's public address as Wave needs it (docs.wave.com/checkout: https only), for a
+ * gateway that listens on http on 127.0.0.1: as in production behind a TLS-terminating proxy.
+ */
+const httpsPublicAddress = (plainUrl: string): string => plainUrl.replace(/^http:\/\/127\.0\.0\.1:/, 'https://127.0.0.1:');
+
+/**
+ * The test's TLS-terminating proxy: a gateway's public https address on 127.0.0.1 (checkout_url,
+ * the return page Wave sends the customer to) reached on the http port the gateway listens on.
+ */
+export const throughTlsProxy = (url: string): string => url.replace(/^https:\/\/127\.0\.0\.1:/, 'http://127.0.0.1:');
+
+/**
+ * Starts the simulator, then a gateway whose Wave provider points at it and whose checkout's public
+ * address is https (what Wave accepts), and tells the simulator where webhooks go.
+ */
 async function startWaveGateway(options: GatewayOptions = {}, simulator: WaveSimulatorOptions = {}, connector: ConnectorOptions = {}): Promise<WaveSetup> {
   const wave = await startWaveSimulator(simulator);
   const gateway = await startGateway({
     ...options,
     providers: { wave: createWaveProvider({ apiKey: wave.apiKey, apiUrl: wave.url, webhookSecret: wave.webhookSecret, ...connector }) },
   });
+  gateway.ctx.settings.checkoutPublicUrl = httpsPublicAddress(gateway.checkoutUrl);
   wave.webhookUrl = `${gateway.url}/providers/wave/webhook`;
   return { gateway, wave };
 }
@@ -63,8 +79,8 @@ export async function waveTransaction(
  * session's launch URL). Returns that URL and the session the simulator holds for it.
  */
 export async function startWaveCheckout(setup: WaveSetup, checkoutUrl: string, phone = '+221771234567') {
-  const page = await (await fetch(checkoutUrl)).text();
-  const response = await fetch(checkoutUrl, {
+  const page = await (await fetch(throughTlsProxy(checkoutUrl))).text();
+  const response = await fetch(throughTlsProxy(checkoutUrl), {
     method: 'POST',
     redirect: 'manual',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -81,7 +97,7 @@ export async function startWaveCheckout(setup: WaveSetup, checkoutUrl: string, p
 
 /** Where Wave sends the customer back (the session's success_url or error_url), followed once. */
 export async function returnFromWave(url: string): Promise<{ status: number; location: string | null; html: string }> {
-  const response = await fetch(url, { redirect: 'manual' });
+  const response = await fetch(throughTlsProxy(url), { redirect: 'manual' });
   return { status: response.status, location: response.headers.get('location'), html: await response.text() };
 }
 

@@ -22,11 +22,33 @@
  *                                              HMAC-SHA256(secret, t + raw body); or the shared-secret strategy
  *                                              (`Authorization: Bearer <secret>`)
  *
+ * Refunds (https://docs.wave.com/checkout, "Refund a checkout session", POST /v1/checkout/sessions/:id/refund):
+ * no request body; HTTP 200 with an empty body; the whole session amount goes back; and the call is
+ * idempotent ON THE SESSION: refunding a session again refunds nothing more and answers 200. The page
+ * documents no Idempotency-Key for this call, so the simulator de-duplicates refunds by the session
+ * alone and ignores any Idempotency-Key sent with one (`refundSession`): a connector that re-sends an
+ * unanswered refund is safe because the session is refunded at most once, not because of its key.
+ * (We could not load the page itself here; its reading is that of three independent public
+ * summaries of it, which agree: "idempotent: calling it twice creates one refund", "a repeated
+ * refund answers 200 and debits nothing", and a simulator answering an already refunded session 200.)
+ *
+ * Addresses and numbers, as the pages ask for them:
+ *   - docs.wave.com/checkout: `success_url` and `error_url` are https URLs (Wave sends the customer's
+ *     browser there); anything else is 400 `request-validation-error`, and no session is made;
+ *   - docs.wave.com/payout: `mobile` is the recipient's number in E.164 (`+` country code, national
+ *     number). The simulator checks it per country, with each country's national numbering plan
+ *     (ITU-T E.164 assignments, the national regulators' plans) for the countries where Wave runs
+ *     XOF wallets (wave.com: Senegal, Côte d'Ivoire, Mali, Burkina Faso): +221 and 9 digits starting
+ *     with 7 (ARTP), +225 and 10 digits starting 01, 05 or 07 (ARTCI, since 2021), +223 and 8 digits,
+ *     +226 and 8 digits. A number that is not that is 400 `request-validation-error`; a Wave country
+ *     of another currency (The Gambia +220, Uganda +256) cannot receive an XOF payout: 400
+ *     `request-validation-error` too (the pages name no code for it: our choice), nothing created.
+ *
  * Where those pages are silent we chose (and the connector must survive either way):
  *   - an idempotency key sent again with a DIFFERENT body: 409 `idempotency-mismatch`; the same body: the
- *     first answer again, nothing done twice (also for Idempotency-Key on checkout sessions and refunds);
- *   - refund of a session that is not complete+succeeded: 409 `checkout-refund-failed`; a second refund of
- *     one already refunded: 200 again (it is done);
+ *     first answer again, nothing done twice (payouts, where docs.wave.com/payout documents the key, and
+ *     the Idempotency-Key on checkout sessions; not refunds, above);
+ *   - refund of a session that is not complete+succeeded: 409 `checkout-refund-failed`;
  *   - expire of a session that is not open: 409 `checkout-session-not-open`;
  *   - amounts are strings of whole XOF; anything else 400 `request-validation-error`;
  *   - fees (the pages give the field, not the rates): a checkout payment costs the merchant 1 % (the
@@ -403,8 +425,10 @@ export class WaveSimulator {
         return this.answer(call, response, 400, { code: 'request-validation-error', message: 'Body is not JSON' }, fault);
       }
     }
-    // Idempotency: the same key and body answer the first answer; another body is refused.
-    const idempotencyScope = idempotencyKey && request.method === 'POST' ? `${signature} ${idempotencyKey}` : null;
+    // Idempotency: the same key and body answer the first answer; another body is refused. A refund
+    // is idempotent by its session instead (docs.wave.com/checkout): its key plays no part.
+    const isRefund = /^POST \/v1\/checkout\/sessions\/[^/]+\/refund$/.test(signature);
+    const idempotencyScope = idempotencyKey && request.method === 'POST' && !isRefund ? `${signature} ${idempotencyKey}` : null;
     if (idempotencyScope) {
       const earlier = this.idempotency.get(idempotencyScope);
       if (earlier && earlier.fingerprint !== rawBody)
@@ -492,8 +516,9 @@ export class WaveSimulator {
     const { amount, currency, success_url, error_url, client_reference } = body;
     if (typeof amount !== 'string' || !WHOLE_XOF.test(amount)) return validation('amount must be a string of whole XOF');
     if (currency !== 'XOF') return validation('currency must be XOF');
-    if (typeof success_url !== 'string' || !isHttpUrl(success_url)) return validation('success_url must be a URL');
-    if (typeof error_url !== 'string' || !isHttpUrl(error_url)) return validation('error_url must be a URL');
+    // docs.wave.com/checkout: the customer is sent back to https URLs only.
+    if (typeof success_url !== 'string' || !isHttpsUrl(success_url)) return validation('success_url must be an https URL');
+    if (typeof error_url !== 'string' || !isHttpsUrl(error_url)) return validation('error_url must be an https URL');
     if (client_reference !== undefined && (typeof client_reference !== 'string' || client_reference.length > 255))
       return validation('client_reference must be a string of at most 255 characters');
     const id = newId('cos-');
@@ -519,6 +544,7 @@ export class WaveSimulator {
     return [200, this.wireSession(session)];
   }
 
+  /** docs.wave.com/checkout: 200 with an empty body; idempotent on the session (a refunded one answers 200, refunds nothing). */
   private refundSession(id: string): [number, unknown] {
     const session = this.sessions.get(id);
     if (!session) return notFound('checkout session');
@@ -534,7 +560,9 @@ export class WaveSimulator {
     const { currency, receive_amount, mobile, name, client_reference, payment_reason } = body;
     if (currency !== 'XOF') return validation('currency must be XOF');
     if (typeof receive_amount !== 'string' || !WHOLE_XOF.test(receive_amount)) return validation('receive_amount must be a string of whole XOF');
-    if (typeof mobile !== 'string' || !/^\+[1-9][0-9]{7,14}$/.test(mobile)) return validation('mobile must be in international format');
+    if (typeof mobile !== 'string') return validation('mobile must be a string');
+    const mobileProblem = xofMobileProblem(mobile);
+    if (mobileProblem) return validation(mobileProblem);
     if (name !== undefined && typeof name !== 'string') return validation('name must be a string');
     if (client_reference !== undefined && (typeof client_reference !== 'string' || client_reference.length > 255))
       return validation('client_reference must be a string');
@@ -737,13 +765,39 @@ const header = (request: IncomingMessage, name: string): string | undefined => {
 };
 const validation = (message: string): [number, unknown] => [400, { code: 'request-validation-error', message }];
 const notFound = (what: string): [number, unknown] => [404, { code: 'not-found', message: `No such ${what}` }];
-const isHttpUrl = (value: string): boolean => {
+const isHttpsUrl = (value: string): boolean => {
   try {
-    return ['http:', 'https:'].includes(new URL(value).protocol);
+    return new URL(value).protocol === 'https:';
   } catch {
     return false;
   }
 };
+
+/**
+ * Wave's countries by calling code: the national number's length and, where the plan reserves a
+ * range for mobiles, its start; and the wallets' currency (see the header for the sources).
+ */
+const WAVE_COUNTRIES: Record<string, { digits: number; mobile?: RegExp; currency: string }> = {
+  '221': { digits: 9, mobile: /^7/, currency: 'XOF' }, // Senegal
+  '225': { digits: 10, mobile: /^0[157]/, currency: 'XOF' }, // Côte d'Ivoire
+  '223': { digits: 8, currency: 'XOF' }, // Mali
+  '226': { digits: 8, currency: 'XOF' }, // Burkina Faso
+  '220': { digits: 7, currency: 'GMD' }, // The Gambia
+  '256': { digits: 9, mobile: /^7/, currency: 'UGX' }, // Uganda
+};
+
+/** Why `mobile` cannot receive an XOF payout (E.164, per country), or null when it can. */
+function xofMobileProblem(mobile: string): string | null {
+  if (!/^\+[1-9][0-9]{7,14}$/.test(mobile)) return 'mobile must be an E.164 number (+ country code and number, no spaces)';
+  const code = Object.keys(WAVE_COUNTRIES).find((prefix) => mobile.startsWith(`+${prefix}`));
+  if (!code) return 'mobile is not a number of a country Wave serves';
+  const country = WAVE_COUNTRIES[code]!;
+  const national = mobile.slice(1 + code.length);
+  if (national.length !== country.digits || (country.mobile && !country.mobile.test(national)))
+    return `mobile is not a valid mobile number of +${code} (${country.digits} digits after the country code)`;
+  if (country.currency !== 'XOF') return `an XOF payout cannot go to a ${country.currency} wallet (+${code})`;
+  return null;
+}
 
 export async function startWaveSimulator(options: WaveSimulatorOptions = {}): Promise<WaveSimulator> {
   return new WaveSimulator(options).start();

@@ -13,6 +13,14 @@
  * of the record's type; `reference` wins when both do. A refund's cash in also names the payment it
  * returns in `metadata.refundOf` (reconciliation files a refund under that payment).
  *
+ * A record that carries none of our references was not made through the gateway: a payment at the
+ * merchant's till or its static QR code, a QR code another application made on the same merchant
+ * code, a cash in the distributor made by hand. Orange's records do not say through which channel
+ * money moved, so our prefix is the only sign; such a record is counted apart (`outsideGateway`),
+ * as Wave's `merchant_payment` lines (payments to the QR code or the app) are, never listed as the
+ * gateway's missing ledger entry. A record under one of our prefixed references that the ledger
+ * lacks is still a difference (`missing_in_ledger`).
+ *
  * This module only interprets records; the HTTP calls are the connector's.
  */
 import type { ProviderRecord } from '../../../domain/ports.js';
@@ -83,6 +91,8 @@ export function providerRecordsOf(items: OmRecord[], periodStart: Date): Provide
       amount: BigInt(item.amount.value),
       status: statusOf(item.status),
       at: new Date(item.createdAt ?? periodStart),
+      // Not made through the gateway (a till payment, another application's QR code): counted apart.
+      ...(!ours && { outsideGateway: true }),
     };
   });
   return withoutFailedTries(records);
