@@ -14,7 +14,7 @@
 import type { Logger } from './ports.js';
 
 /** How often a held lease is renewed: four times per life, so one late or failed renewal does not lose it. */
-export const renewalEveryMs = (lifeMs: number): number => Math.max(1, Math.floor(lifeMs / 4));
+const renewalEveryMs = (lifeMs: number): number => Math.max(1, Math.floor(lifeMs / 4));
 
 export interface LeaseKeeper {
   /** Stops renewing (the work ended; releasing is the caller's). */
