@@ -25,7 +25,7 @@ import { DomainError } from '../errors.js';
 import { findOrganization } from '../organizations/organizations.js';
 import { createPayout } from '../payouts/createPayout.js';
 import { keepLease } from '../leases.js';
-import { announceBatchEnd } from './batches.js';
+import { announceBatchEnd, announceBatchProgress } from './batches.js';
 import { claimBatch, claimItem, findItemPayout, markFinished, markItemDone, releaseBatch, renewLease, type PayoutBatchRecord } from './store.js';
 
 /**
@@ -117,6 +117,7 @@ async function sendItem(ctx: GatewayContext, batch: PayoutBatchRecord, item: Pay
   }
   await inTransaction(ctx, async (tx) => {
     await markItemDone(tx, batch.id, item.line, outcome, ctx.clock.now());
+    announceBatchProgress(ctx, tx, batch);
     await recordAuditEvent(tx, {
       organizationId: batch.organizationId,
       actor: caller,
