@@ -23,6 +23,7 @@ import type { GraphQLClient } from 'graphql-request';
 import { DEFAULT_WEBHOOK_TIMEOUT_MS } from '../config.js';
 import { deliveryHeaders } from '../domain/webhooks/headers.js';
 import { generateWebhookSecret } from '../domain/webhooks/secrets.js';
+import { serverSentEvents } from '../edge/serverSentEvents.js';
 import { postWebhook } from '../webhooks/http.js';
 import {
   OrganizationDocument,
@@ -300,28 +301,4 @@ function refusalOf(status: number, text: string): { message: string; final: bool
   const message = first?.message ?? `the gateway answered HTTP ${status} instead of an event stream`;
   const final = !(status === 429 || status >= 500 || RETRYABLE_CODES.has(first?.extensions?.code ?? ''));
   return { message, final };
-}
-
-/** The events of a text/event-stream body (WHATWG's format): comments (the gateway's pings) come as empty ones. */
-async function* serverSentEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<{ event: string; data: string }> {
-  const decoder = new TextDecoder();
-  let buffered = '';
-  for await (const chunk of body) {
-    buffered += decoder.decode(chunk, { stream: true }).replace(/\r\n?/g, '\n');
-    for (let end = buffered.indexOf('\n\n'); end >= 0; end = buffered.indexOf('\n\n')) {
-      const block = buffered.slice(0, end);
-      buffered = buffered.slice(end + 2);
-      let event = 'message';
-      const data: string[] = [];
-      for (const line of block.split('\n')) {
-        if (line.startsWith(':')) continue;
-        const colon = line.indexOf(':');
-        const field = colon < 0 ? line : line.slice(0, colon);
-        const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
-        if (field === 'event') event = value;
-        else if (field === 'data') data.push(value);
-      }
-      yield { event, data: data.join('\n') };
-    }
-  }
 }
