@@ -1,8 +1,9 @@
 /**
  * Payout batches (docs/payouts.md#batch-payouts): the same operations as REST v2's
- * /payout-batches, plus the dashboard's CSV upload (createPayoutBatchFromCsv: the header
- * `method,amount,phone,first_name,last_name,reason,reference`). Rules are the domain's
- * (domain/payoutBatches/).
+ * /payout-batches, plus a CSV file's text (createPayoutBatchFromCsv: the header
+ * `method,amount,phone,first_name,last_name,reason,reference`; the dashboard uploads its files to
+ * POST /dashboard/uploads/payout-batch instead, past GraphQL's 100 kB bodies), and a batch's live
+ * progress (payoutBatchProgress). Rules are the domain's (domain/payoutBatches/).
  */
 import { authorizeMerchant, authorizeRead } from '../../domain/access/auth.js';
 import { cancelPayoutBatch, createPayoutBatch, getPayoutBatch, listPayoutBatchItems, payoutBatchProgress, startPayoutBatch } from '../../domain/operations.js';
@@ -132,7 +133,7 @@ builder.mutationField('createPayoutBatch', (t) =>
 builder.mutationField('createPayoutBatchFromCsv', (t) =>
   t.field({
     type: PayoutBatchRef,
-    description: `The same from a CSV file: header \`method,amount,phone,first_name,last_name,reason,reference\`, at most ${MAX_BATCH_ITEMS} lines of ${MAX_CSV_LINE_LENGTH} characters, ${MAX_CSV_BYTES} bytes (and the API's 100 kB request body: ~1,000 lines; larger batches go through REST).`,
+    description: `The same from a CSV file: header \`method,amount,phone,first_name,last_name,reason,reference\`, at most ${MAX_BATCH_ITEMS} lines of ${MAX_CSV_LINE_LENGTH} characters, ${MAX_CSV_BYTES} bytes (and the API's 100 kB request body: ~1,000 lines; larger batches go through REST v2's POST /api/v2/payout-batches, or the dashboard's upload).`,
     authScopes: { run: 'createPayoutBatch' },
     args: { csv: t.arg.string({ required: true }), idempotencyKey: t.arg.string() },
     resolve: (_root, { csv, idempotencyKey }, ctx) => {
