@@ -3,9 +3,11 @@
  *
  * The gateway never sends to a private or loopback address (SSRF: domain/webhooks/addresses.ts),
  * so the CLI does it from the developer's own machine: it holds the organisation's live updates
- * (the GraphQL subscriptions transactionStatusChanged and, for payout_status, payoutStatusChanged,
- * over Server-Sent Events), and for each status change reads the body a real delivery carries
- * (Transaction.paymentStatusWebhookBody / refundStatusWebhookBody, Payout.payoutStatusWebhookBody,
+ * (the GraphQL subscriptions transactionStatusChanged for payment_status and refund_status,
+ * payoutStatusChanged for payout_status, payoutBatchStatusChanged for payout_batch_status, over
+ * Server-Sent Events: every event a webhook endpoint can subscribe to), and for each status change
+ * reads the body a real delivery carries (Transaction.paymentStatusWebhookBody /
+ * refundStatusWebhookBody, Payout.payoutStatusWebhookBody, PayoutBatch.payoutBatchStatusWebhookBody,
  * built by the outbox's own builders: never a second format here), signs it with a secret made for
  * this session and POSTs it with the dispatcher's headers (domain/webhooks/headers.ts) and through
  * its sender (webhooks/http.ts: no redirects followed, the same deadline).
@@ -21,40 +23,56 @@ import type { GraphQLClient } from 'graphql-request';
 import { DEFAULT_WEBHOOK_TIMEOUT_MS } from '../config.js';
 import { deliveryHeaders } from '../domain/webhooks/headers.js';
 import { generateWebhookSecret } from '../domain/webhooks/secrets.js';
+import { serverSentEvents } from '../edge/serverSentEvents.js';
 import { postWebhook } from '../webhooks/http.js';
 import {
   OrganizationDocument,
   PaymentStatusWebhookBodyDocument,
+  PayoutBatchStatusChangedDocument,
+  PayoutBatchStatusWebhookBodyDocument,
   PayoutStatusChangedDocument,
   PayoutStatusWebhookBodyDocument,
   TransactionStatusChangedDocument,
+  type WebhookEvent,
 } from './generated/graphql.js';
 import type { Target } from './main.js';
 
-/** What a live update tells: a transaction's or a payout's new status. */
+/** What a live update tells: a transaction's, a payout's or a payout batch's new status (`orderId`: the batch's id for a batch). */
 interface Change {
   kind: StreamKind;
   orderId: string;
   status: string;
   changedAt: string;
 }
-type StreamKind = 'transaction' | 'payout';
+type StreamKind = 'transaction' | 'payout' | 'payoutBatch';
 
 /**
  * The live updates each event is built from: payment_status and refund_status from the
- * transactions' (a payment settled; a refund made it `refunded`), payout_status from the payouts'.
+ * transactions' (a payment settled; a refund made it `refunded`), payout_status from the payouts',
+ * payout_batch_status from the batches' (one ended). Every event a webhook can subscribe to has
+ * its stream: a new one in the schema does not compile until it has.
  */
+const STREAM_OF_EVENT: Record<WebhookEvent, StreamKind> = {
+  payment_status: 'transaction',
+  refund_status: 'transaction',
+  payout_status: 'payout',
+  payout_batch_status: 'payoutBatch',
+};
 const STREAMS = {
-  transaction: { document: TransactionStatusChangedDocument, field: 'transactionStatusChanged', events: ['payment_status', 'refund_status'] },
-  payout: { document: PayoutStatusChangedDocument, field: 'payoutStatusChanged', events: ['payout_status'] },
+  transaction: { document: TransactionStatusChangedDocument, field: 'transactionStatusChanged' },
+  payout: { document: PayoutStatusChangedDocument, field: 'payoutStatusChanged' },
+  payoutBatch: { document: PayoutBatchStatusChangedDocument, field: 'payoutBatchStatusChanged' },
 } as const;
+/** How a line names what changed. */
+const ID_NAME: Record<StreamKind, string> = { transaction: 'orderId', payout: 'orderId', payoutBatch: 'batchId' };
+const NOUN: Record<StreamKind, string> = { transaction: 'transaction', payout: 'payout', payoutBatch: 'payout batch' };
 
 export interface ListenOptions {
   organizationId: string;
   /** Where each event is POSTed; none: events are only printed. */
   forwardTo: string | undefined;
   /** Known event names (main.ts checked them). */
-  events: readonly string[];
+  events: readonly WebhookEvent[];
   client: GraphQLClient;
   target: Target;
   /** One JSON object per line. */
@@ -106,7 +124,7 @@ export async function listen(options: ListenOptions): Promise<void> {
   const receive = (change: Change) => {
     if (waiting.length >= MAX_WAITING) {
       write({
-        orderId: change.orderId,
+        [ID_NAME[change.kind]]: change.orderId,
         status: change.status,
         notForwarded: `more than ${MAX_WAITING} events are waiting for the receiver: this one is dropped`,
       });
@@ -117,7 +135,11 @@ export async function listen(options: ListenOptions): Promise<void> {
   };
 
   /** The event a change sends, with its body as a real delivery carries it; null when it sends none this listener wants. */
-  async function eventOf(change: Change): Promise<{ event: string; body: string | null; status: string }> {
+  async function eventOf(change: Change): Promise<{ event: WebhookEvent; body: string | null; status: string }> {
+    if (change.kind === 'payoutBatch') {
+      const { payoutBatch } = await client.request(PayoutBatchStatusWebhookBodyDocument, { id: change.orderId });
+      return { event: 'payout_batch_status', body: payoutBatch?.payoutBatchStatusWebhookBody ?? null, status: payoutBatch?.status ?? change.status };
+    }
     if (change.kind === 'payout') {
       const { payout } = await client.request(PayoutStatusWebhookBodyDocument, { orderId: change.orderId });
       return { event: 'payout_status', body: payout?.payoutStatusWebhookBody ?? null, status: payout?.status ?? change.status };
@@ -132,8 +154,9 @@ export async function listen(options: ListenOptions): Promise<void> {
     try {
       const { event, body, status } = await eventOf(change);
       if (!events.includes(event)) return;
+      const id = { [ID_NAME[change.kind]]: change.orderId };
       if (!body) {
-        write({ orderId: change.orderId, status, skipped: `a ${change.kind} that becomes ${status} sends no webhook event` });
+        write({ ...id, status, skipped: `a ${NOUN[change.kind]} that becomes ${status} sends no webhook event` });
         return;
       }
       const bytes = Buffer.from(body, 'utf8');
@@ -146,7 +169,7 @@ export async function listen(options: ListenOptions): Promise<void> {
         deliveryId: randomUUID(),
         attempt: 1,
       });
-      const line = { event, eventId: headers['x-event-id'], orderId: change.orderId, status };
+      const line = { event, eventId: headers['x-event-id'], ...id, status };
       if (!forwardTo) {
         write(line);
         return;
@@ -162,13 +185,13 @@ export async function listen(options: ListenOptions): Promise<void> {
         ...(outcome.error !== null && { notForwarded: outcome.error }),
       });
     } catch (error) {
-      write({ orderId: change.orderId, status: change.status, notForwarded: error instanceof Error ? error.message : String(error) });
+      write({ [ID_NAME[change.kind]]: change.orderId, status: change.status, notForwarded: error instanceof Error ? error.message : String(error) });
     }
   }
 
   let listening = false;
   // One stream per kind of live update the chosen events need, each reconnecting on its own.
-  const kinds = (Object.keys(STREAMS) as StreamKind[]).filter((kind) => STREAMS[kind].events.some((event) => events.includes(event)));
+  const kinds = [...new Set(events.map((event) => STREAM_OF_EVENT[event]))];
   const follow = async (kind: StreamKind) => {
     let failures = 0;
     while (!signal.aborted) {
@@ -278,28 +301,4 @@ function refusalOf(status: number, text: string): { message: string; final: bool
   const message = first?.message ?? `the gateway answered HTTP ${status} instead of an event stream`;
   const final = !(status === 429 || status >= 500 || RETRYABLE_CODES.has(first?.extensions?.code ?? ''));
   return { message, final };
-}
-
-/** The events of a text/event-stream body (WHATWG's format): comments (the gateway's pings) come as empty ones. */
-async function* serverSentEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<{ event: string; data: string }> {
-  const decoder = new TextDecoder();
-  let buffered = '';
-  for await (const chunk of body) {
-    buffered += decoder.decode(chunk, { stream: true }).replace(/\r\n?/g, '\n');
-    for (let end = buffered.indexOf('\n\n'); end >= 0; end = buffered.indexOf('\n\n')) {
-      const block = buffered.slice(0, end);
-      buffered = buffered.slice(end + 2);
-      let event = 'message';
-      const data: string[] = [];
-      for (const line of block.split('\n')) {
-        if (line.startsWith(':')) continue;
-        const colon = line.indexOf(':');
-        const field = colon < 0 ? line : line.slice(0, colon);
-        const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
-        if (field === 'event') event = value;
-        else if (field === 'data') data.push(value);
-      }
-      yield { event, data: data.join('\n') };
-    }
-  }
 }

@@ -97,8 +97,8 @@ const CALL_OUTCOMES = values<ProviderCallOutcome>({ SUCCEEDED: true, FAILED: tru
  * only an endpoint check sends (sendTestWebhook), never a change of state.
  */
 export const EVENTS = ['payment_status'] as const;
-/** What `listen` forwards: the events a live update tells of (payout_batch_status has none: see docs/cli.md). */
-const LISTEN_EVENTS = ['payment_status', 'payout_status', 'refund_status'] as const;
+/** What `listen` forwards: every event a webhook endpoint can subscribe to (listen.ts holds a live update for each). */
+const LISTEN_EVENTS = WEBHOOK_EVENTS;
 
 /** A command: its usage line, what it does in a sentence or two, and each argument and option (for `--help`). */
 interface Command {

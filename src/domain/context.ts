@@ -24,8 +24,8 @@ export interface GatewaySettings {
    */
   publicUrl?: string;
   /**
-   * How long the "one payout per organisation" lock lives (default PAYOUT_LOCK_TTL_MS, past the
-   * provider call's timeout). Tests shorten it to prove the money rules hold without the lock.
+   * How long the "one payout per organisation" lease lives past its last renewal (default 5 s;
+   * its holder renews it four times per life while its request runs). Tests shorten it.
    */
   payoutLockTtlMs?: number;
   /** How long a request waits for the wallet provider (default PROVIDER_TIMEOUT_MS, 30 s); tests shorten it. */

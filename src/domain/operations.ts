@@ -63,6 +63,8 @@ export { setTeamTwoFactorRequired } from './users/setTeamTwoFactorRequired.js';
 export { listAuditEvents } from './audit/listAuditEvents.js';
 export { transactionStatusChanged } from './liveUpdates/transactionStatusChanged.js';
 export { payoutStatusChanged } from './liveUpdates/payoutStatusChanged.js';
+export { payoutBatchStatusChanged } from './liveUpdates/payoutBatchStatusChanged.js';
+export { payoutBatchProgress } from './payoutBatches/payoutBatchProgress.js';
 export { transactionStats } from './analytics/transactionStats.js';
 export { getCapabilities, getMerchantHome } from './home/merchantHome.js';
 export { payoutStats } from './analytics/payoutStats.js';

@@ -24,7 +24,7 @@ import { DomainError } from './errors.js';
 import { resendsSafely, type ProviderAnswer, type ProviderStatusAnswer } from './ports.js';
 
 /** Longest a request waits for the provider (the reconcilers take over after). Settings may shorten it. */
-export const PROVIDER_TIMEOUT_MS = 30_000;
+const PROVIDER_TIMEOUT_MS = 30_000;
 
 export type ProviderCallOutcome<T> = { answered: T } | { unknown: 'no answer from the provider in time' | 'the provider call failed' };
 

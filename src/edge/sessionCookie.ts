@@ -1,6 +1,6 @@
 /**
  * The dashboard session's transport, shared by the surfaces that accept it (the session endpoints
- * of src/dashboard/auth and /graphql): the `gateway_session` cookie (HttpOnly, SameSite=Strict,
+ * of src/dashboard/auth, /graphql, the CSV upload of src/dashboard/uploads.ts, the exports' downloads): the `gateway_session` cookie (HttpOnly, SameSite=Strict,
  * Path=/, Secure when PUBLIC_URL is https), the X-CSRF-Token comparison, and the Origin check.
  * The cookie's value is never logged (src/http/logging.ts censors cookies).
  */

@@ -7,9 +7,9 @@
  */
 import { GraphQLError } from 'graphql';
 import { createYoga as createYogaServer, useErrorHandler } from 'graphql-yoga';
-import { authenticate, singleAuthorizationHeader, type Caller } from '../domain/access/auth.js';
-import { authenticateSession } from '../domain/users/sessions.js';
-import { sameCsrfToken, sameOrigin, sessionTokenOf } from '../edge/sessionCookie.js';
+import { authenticate, singleAuthorizationHeader } from '../domain/access/auth.js';
+import { sessionCaller } from '../edge/sessionCaller.js';
+import { sessionTokenOf } from '../edge/sessionCookie.js';
 import type { GatewayContext } from '../domain/context.js';
 import { DomainError } from '../domain/errors.js';
 import { unavailableIfDatabaseFailed } from '../domain/providerFlow.js';
@@ -38,18 +38,6 @@ function toGraphQLError(error: DomainError, source?: GraphQLError, atAuthenticat
 /** Whether the request names any Authorization header (a bearer token then decides, never a cookie). */
 const sendsAuthorization = (rawHeaders: readonly string[]): boolean =>
   rawHeaders.some((value, index) => index % 2 === 0 && value.toLowerCase() === 'authorization');
-
-/**
- * A dashboard session's caller: the cookie's session, used only with its CSRF token in
- * X-CSRF-Token (and, when the browser names one, from the API's own Origin), so a page elsewhere
- * cannot act, or read, with the user's cookie.
- */
-async function sessionCaller(ctx: GatewayContext, token: string, request: Request): Promise<Caller> {
-  if (!sameOrigin(request.headers.get('origin') ?? undefined, ctx.settings.publicUrl)) throw new DomainError('cross_origin_refused');
-  const session = await authenticateSession(ctx, token);
-  if (!sameCsrfToken(request.headers.get('x-csrf-token') ?? undefined, session.csrfToken)) throw new DomainError('csrf_refused');
-  return session.caller;
-}
 
 /**
  * Recognised by shape, not `instanceof`: a second copy of graphql (its ESM and CJS builds) must
@@ -99,7 +87,10 @@ export function createYoga({ ctx, adminToken }: YogaOptions) {
       try {
         const sessionToken = sendsAuthorization(rawHeaders) ? undefined : sessionTokenOf(request.headers.get('cookie') ?? undefined);
         const caller = sessionToken
-          ? await sessionCaller(ctx, sessionToken, request)
+          ? await sessionCaller(ctx, sessionToken, {
+              origin: request.headers.get('origin') ?? undefined,
+              csrfToken: request.headers.get('x-csrf-token') ?? undefined,
+            })
           : await authenticate(ctx, singleAuthorizationHeader(rawHeaders), { adminToken, allowOperators: true });
         return { gateway: ctx, caller, requestId, responseHeaders, idempotencyKey: request.headers.get('idempotency-key') ?? undefined };
       } catch (error) {

@@ -23,6 +23,7 @@ import { endLiveStreams } from '../domain/liveUpdates/events.js';
 import { registerDocs } from './docs.js';
 import { registerDashboard } from '../dashboard/app.js';
 import { registerDashboardAuth } from '../dashboard/auth/routes.js';
+import { registerDashboardUploads } from '../dashboard/uploads.js';
 import { registerMetrics, type MetricsOptions } from './metrics.js';
 import { registerWebhookMetrics } from '../webhooks/metrics.js';
 import { enforceRateLimitOn } from '../edge/rateLimit.js';
@@ -112,6 +113,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerDocs(app);
   registerDashboard(app);
   registerDashboardAuth(app, options.ctx);
+  await registerDashboardUploads(app, options.ctx);
   app.get('/readyz', async (_request, reply) => {
     const checks = await options.ready();
     const ready = checks.database && checks.coordinator;

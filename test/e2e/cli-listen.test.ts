@@ -13,9 +13,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { endLiveStreams } from '../../src/domain/liveUpdates/events.js';
 import { adjustAccount, createWebhook } from '../../src/domain/operations.js';
+import { runPayoutBatches } from '../../src/domain/payoutBatches/runPayoutBatches.js';
 import { startWebhookDispatcher, type Dispatcher } from '../../src/webhooks/dispatcher.js';
 import { BIN, gatewayEnv, runCliInProcess } from '../support/cli.js';
 import { transactionBody, useGateway } from '../support/gateway.js';
+import { paidTransaction, refund } from '../support/refunds.js';
 import { eventually, startWebhookReceiver, type WebhookReceiver } from '../support/webhookReceiver.js';
 
 const gateway = useGateway({ webhooks: { allowPrivateUrls: true } });
@@ -106,7 +108,7 @@ describe('gateway listen', () => {
         listening: true,
         secret: expect.stringMatching(/^whsec_[A-Za-z0-9_-]{43}$/),
         organizationId: organization.id,
-        events: ['payment_status', 'payout_status', 'refund_status'],
+        events: ['payment_status', 'payout_status', 'refund_status', 'payout_batch_status'],
         forwardTo: `${receiver.url}/local`,
         gateway: gateway.url,
       });
@@ -178,6 +180,64 @@ describe('gateway listen', () => {
     }
   });
 
+  it('forwards every event a webhook can subscribe to (a batch’s payout_status per item and its payout_batch_status, a refund_status) exactly as the real deliveries, each with its X-Event-Type', async () => {
+    const { organization, key: payoutKey } = await gateway.merchant({ payoutEnabled: true, scope: 'payout' });
+    const key = await gateway.createKey(organization.id, 'readAndWrite');
+    await adjustAccount(gateway.ctx, gateway.operator, { organizationId: organization.id, amount: 100_000, reason: 'float' });
+    const real = await createWebhook(gateway.ctx, gateway.operator, {
+      organizationId: organization.id,
+      url: `${receiver.url}/real-every`,
+      events: ['payment_status', 'payout_status', 'refund_status', 'payout_batch_status'],
+    });
+    receiver.configure('/real-every', { secret: real.secret });
+    const listening = startListening(['--org', organization.id, '--forward-to', `${receiver.url}/local-every`]);
+    try {
+      const first = await listening.line((line) => line.listening, 'the listening line');
+      receiver.configure('/local-every', { secret: first.secret });
+
+      const orderId = await paidTransaction(gateway, key);
+      expect((await refund(gateway, key, orderId)).status).toBe(200);
+      const items = [1, 2].map((line) => ({ selected_payment_method: 'wave', amount: 1_000 + line, recipient: { phone: `+22177000000${line + 1}` } }));
+      const draft = await gateway.rest('POST', '/api/v2/payout-batches', { key: payoutKey, body: { items } });
+      expect(draft.status, JSON.stringify(draft.body)).toBe(200);
+      expect((await gateway.rest('POST', `/api/v2/payout-batches/${draft.body.id}/start`, { key: payoutKey })).status).toBe(200);
+      // The background job's function, run here: the two items, then the batch's end.
+      while ((await runPayoutBatches(gateway.ctx, 'e0000000-0000-4000-8000-000000000031')).outcome !== 'finished');
+
+      const EVENTS = ['payment_status', 'refund_status', 'payout_status', 'payout_status', 'payout_batch_status'];
+      const byType = (path: string) => receiver.on(path).map((delivery) => delivery.headers['x-event-type']);
+      await eventually(() => byType('/real-every').length === EVENTS.length, 10_000, 'the five real deliveries');
+      await eventually(() => byType('/local-every').length === EVENTS.length, 10_000, 'the five forwarded events');
+      expect(byType('/local-every').sort()).toEqual([...EVENTS].sort());
+      for (const event of ['refund_status', 'payout_batch_status']) {
+        const [local] = receiver.on('/local-every').filter((delivery) => delivery.headers['x-event-type'] === event);
+        const [delivered] = receiver.on('/real-every').filter((delivery) => delivery.headers['x-event-type'] === event);
+        expect(local!.signatureValid, event).toBe(true);
+        expect(local!.raw.equals(delivered!.raw), `${event}: the forwarded body is the real one, byte for byte`).toBe(true);
+      }
+      const batchBody = JSON.parse(
+        receiver
+          .on('/local-every')
+          .find((delivery) => delivery.headers['x-event-type'] === 'payout_batch_status')!
+          .raw.toString(),
+      );
+      expect(batchBody).toMatchObject({ id: draft.body.id, status: 'completed', counts: { completed: 2 }, event: 'payout_batch_status' });
+      // The batch's start sends no webhook: said, not forwarded; its end is forwarded with its id.
+      expect(await listening.line((line) => line.batchId && line.skipped, 'the skipped start')).toEqual({
+        batchId: draft.body.id,
+        status: 'running',
+        skipped: 'a payout batch that becomes running sends no webhook event',
+      });
+      expect(await listening.line((line) => line.event === 'payout_batch_status', 'the forwarded batch event')).toMatchObject({
+        batchId: draft.body.id,
+        status: 'completed',
+        statusCode: 200,
+      });
+    } finally {
+      expect(await listening.stop()).toBe(0);
+    }
+  });
+
   it('says a status that sends no webhook is skipped, prints the receiver’s answer, and subscribes again when the stream ends', async () => {
     const { organization, key } = await gateway.merchant();
     receiver.configure('/failing', { behaviour: { statuses: [500] } });
@@ -211,7 +271,7 @@ describe('gateway listen', () => {
   it('refuses an unknown event name, a forward address that is not http(s), and an unknown organisation', async () => {
     const organization = await gateway.createOrganization();
     const [events, forward, unknown] = await Promise.all([
-      runCliInProcess(['listen', '--org', organization.id, '--events', 'payment_status,payout_batch_status'], gatewayEnv(gateway)),
+      runCliInProcess(['listen', '--org', organization.id, '--events', 'payment_status,test'], gatewayEnv(gateway)),
       runCliInProcess(['listen', '--org', organization.id, '--forward-to', 'ftp://127.0.0.1/hooks'], gatewayEnv(gateway)),
       runCliInProcess(['listen', '--org', '00000000-0000-4000-8000-000000000000'], gatewayEnv(gateway)),
     ]);
@@ -219,7 +279,7 @@ describe('gateway listen', () => {
       code: 1,
       json: {
         error: expect.stringMatching(
-          /^--events must be one of payment_status, payout_status, refund_status \(got 'payout_batch_status'\) \(usage: gateway listen /,
+          /^--events must be one of payment_status, payout_status, refund_status, payout_batch_status \(got 'test'\) \(usage: gateway listen /,
         ),
       },
     });

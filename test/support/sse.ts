@@ -143,3 +143,5 @@ export async function subscribe<T = any>(
 
 export const TRANSACTION_STATUS_CHANGED = `subscription ($organizationId: ID) { transactionStatusChanged(organizationId: $organizationId) { orderId organizationId status changedAt } }`;
 export const PAYOUT_STATUS_CHANGED = `subscription ($organizationId: ID) { payoutStatusChanged(organizationId: $organizationId) { orderId organizationId status changedAt } }`;
+export const PAYOUT_BATCH_STATUS_CHANGED = `subscription ($organizationId: ID) { payoutBatchStatusChanged(organizationId: $organizationId) { batchId organizationId status changedAt } }`;
+export const PAYOUT_BATCH_PROGRESS = `subscription ($id: ID!) { payoutBatchProgress(id: $id) { id status validCount counts { queued pending completed failed cancelled } } }`;

@@ -69,6 +69,13 @@ export type PaymentOutcomeKind =
   /** The wallet has not confirmed: nothing moved, the transaction stays pending. */
   | 'pending';
 
+export type PayoutBatchStatus =
+  | 'cancelled'
+  | 'completed'
+  | 'completed_with_failures'
+  | 'draft'
+  | 'running';
+
 export type PayoutStatus =
   | 'cancelled'
   | 'completed'
@@ -373,6 +380,20 @@ export type PayoutStatusWebhookBodyQueryVariables = Exact<{
 
 export type PayoutStatusWebhookBodyQuery = { payout: { status: PayoutStatus, payoutStatusWebhookBody: string | null } };
 
+export type PayoutBatchStatusChangedSubscriptionVariables = Exact<{
+  organizationId?: string | number | null | undefined;
+}>;
+
+
+export type PayoutBatchStatusChangedSubscription = { payoutBatchStatusChanged: { organizationId: string, status: PayoutBatchStatus, changedAt: string, orderId: string } };
+
+export type PayoutBatchStatusWebhookBodyQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type PayoutBatchStatusWebhookBodyQuery = { payoutBatch: { status: PayoutBatchStatus, payoutBatchStatusWebhookBody: string | null } };
+
 export type ProviderStatusQueryVariables = Exact<{ [key: string]: never; }>;
 
 
@@ -409,4 +430,6 @@ export const TransactionStatusChangedDocument = {"kind":"Document","definitions"
 export const PaymentStatusWebhookBodyDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"PaymentStatusWebhookBody"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"orderId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"transaction"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"orderId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"orderId"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"paymentStatusWebhookBody"}},{"kind":"Field","name":{"kind":"Name","value":"refundStatusWebhookBody"}}]}}]}}]} as unknown as DocumentNode<PaymentStatusWebhookBodyQuery, PaymentStatusWebhookBodyQueryVariables>;
 export const PayoutStatusChangedDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"subscription","name":{"kind":"Name","value":"PayoutStatusChanged"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"organizationId"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"payoutStatusChanged"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"organizationId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"organizationId"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"orderId"}},{"kind":"Field","name":{"kind":"Name","value":"organizationId"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"changedAt"}}]}}]}}]} as unknown as DocumentNode<PayoutStatusChangedSubscription, PayoutStatusChangedSubscriptionVariables>;
 export const PayoutStatusWebhookBodyDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"PayoutStatusWebhookBody"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"orderId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"payout"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"orderId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"orderId"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"payoutStatusWebhookBody"}}]}}]}}]} as unknown as DocumentNode<PayoutStatusWebhookBodyQuery, PayoutStatusWebhookBodyQueryVariables>;
+export const PayoutBatchStatusChangedDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"subscription","name":{"kind":"Name","value":"PayoutBatchStatusChanged"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"organizationId"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"payoutBatchStatusChanged"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"organizationId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"organizationId"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","alias":{"kind":"Name","value":"orderId"},"name":{"kind":"Name","value":"batchId"}},{"kind":"Field","name":{"kind":"Name","value":"organizationId"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"changedAt"}}]}}]}}]} as unknown as DocumentNode<PayoutBatchStatusChangedSubscription, PayoutBatchStatusChangedSubscriptionVariables>;
+export const PayoutBatchStatusWebhookBodyDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"PayoutBatchStatusWebhookBody"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"payoutBatch"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"payoutBatchStatusWebhookBody"}}]}}]}}]} as unknown as DocumentNode<PayoutBatchStatusWebhookBodyQuery, PayoutBatchStatusWebhookBodyQueryVariables>;
 export const ProviderStatusDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"ProviderStatus"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"providerStatus"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"method"}},{"kind":"Field","name":{"kind":"Name","value":"provider"}},{"kind":"Field","name":{"kind":"Name","value":"healthy"}},{"kind":"Field","name":{"kind":"Name","value":"reason"}}]}}]}}]} as unknown as DocumentNode<ProviderStatusQuery, ProviderStatusQueryVariables>;

@@ -3,6 +3,7 @@
  * POST /graphql with the session cookie (same origin) and the session's CSRF token in X-CSRF-Token
  * on every request (docs/dashboard.md). Nothing here decides who may do what: the server does.
  */
+import { serverSentEvents } from '../../edge/serverSentEvents.js';
 import type { MerchantRole } from './generated.js';
 
 interface SessionUser {
@@ -52,6 +53,7 @@ interface GraphqlError {
 
 /** The JSON the gateway answers: a session, a sign-in step, a refusal ({error}) or a GraphQL result. */
 interface Answer {
+  id?: string;
   user?: Partial<SessionUser>;
   csrfToken?: string;
   next?: SignInStep;
@@ -139,4 +141,60 @@ export async function gql<TResult, TVariables>(
     throw new ApiError(error?.message ?? response.statusText, error?.extensions?.status ?? response.status, code);
   }
   return body.data as TResult;
+}
+
+/**
+ * A GraphQL subscription, live (docs/graphql.md#live-updates): POST /graphql asking for Server-Sent
+ * Events, with the session's cookie and CSRF token like every request. `onData` gets each result's
+ * data as it comes. Resolves when the server completes the stream; rejects (ApiError) when it is
+ * refused or an event carries an error, and (Error) when the connection fails or drops: the caller
+ * then reads otherwise.
+ */
+export async function subscribe<TResult, TVariables>(
+  document: Document<TResult, TVariables>,
+  variables: TVariables,
+  onData: (data: TResult) => void,
+  signal: AbortSignal,
+): Promise<void> {
+  const response = await fetch('/graphql', {
+    method: 'POST',
+    credentials: 'same-origin',
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'x-csrf-token': csrfToken },
+    body: JSON.stringify({ query: document.toString(), variables }),
+    signal,
+  });
+  if (!response.ok || !response.body || !response.headers.get('content-type')?.startsWith('text/event-stream')) {
+    const body = await readJson(response);
+    const error = Array.isArray(body.errors) ? body.errors[0] : null;
+    if (response.status === 401 || error?.extensions?.code === 'UNAUTHENTICATED') onSessionLost();
+    throw new ApiError(error?.message ?? response.statusText, error?.extensions?.status ?? response.status, error?.extensions?.code);
+  }
+  for await (const { event, data } of serverSentEvents(response.body)) {
+    if (event === 'complete') return;
+    if (event !== 'next' || !data) continue;
+    const result = JSON.parse(data) as Answer;
+    const error = Array.isArray(result.errors) ? result.errors[0] : null;
+    if (error) throw new ApiError(error.message ?? 'Error', error.extensions?.status ?? 500, error.extensions?.code);
+    onData(result.data as TResult);
+  }
+  throw new Error('the live connection closed');
+}
+
+/** Where the dashboard uploads a payout batch's CSV file (src/dashboard/uploads.ts: larger than GraphQL's bodies may be). */
+const PAYOUT_BATCH_UPLOAD = '/dashboard/uploads/payout-batch';
+
+/** Uploads a payout batch's CSV file as it is: the draft's id, or the refusal (ApiError: too large, a bad header...). */
+export async function uploadPayoutBatchCsv(file: Blob): Promise<{ id: string }> {
+  const response = await fetch(PAYOUT_BATCH_UPLOAD, {
+    method: 'POST',
+    credentials: 'same-origin',
+    headers: { 'content-type': 'text/csv', accept: 'application/json', 'x-csrf-token': csrfToken },
+    body: file,
+  });
+  const body = await readJson(response);
+  if (!response.ok) {
+    if (response.status === 401) onSessionLost();
+    throw refusal(response, body);
+  }
+  return { id: String(body.id) };
 }

@@ -153,12 +153,7 @@ export type WebhookVersion =
   /** The full body (default) */
   | 'v2';
 
-export type DashboardCreatePayoutBatchFromCsvMutationVariables = Exact<{
-  csv: string;
-}>;
-
-
-export type DashboardCreatePayoutBatchFromCsvMutation = { createPayoutBatchFromCsv: { id: string } };
+export type DashboardPayoutBatchFieldsFragment = { id: string, status: PayoutBatchStatus, itemCount: number, validCount: number, totalAmount: number, totalFees: number, errors: Array<{ line: number, field: string, error: string }>, counts: { queued: number, pending: number, completed: number, failed: number, cancelled: number } };
 
 export type DashboardPayoutBatchQueryVariables = Exact<{
   id: string | number;
@@ -166,6 +161,13 @@ export type DashboardPayoutBatchQueryVariables = Exact<{
 
 
 export type DashboardPayoutBatchQuery = { payoutBatch: { id: string, status: PayoutBatchStatus, itemCount: number, validCount: number, totalAmount: number, totalFees: number, errors: Array<{ line: number, field: string, error: string }>, counts: { queued: number, pending: number, completed: number, failed: number, cancelled: number } } };
+
+export type DashboardPayoutBatchProgressSubscriptionVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type DashboardPayoutBatchProgressSubscription = { payoutBatchProgress: { id: string, status: PayoutBatchStatus, itemCount: number, validCount: number, totalAmount: number, totalFees: number, errors: Array<{ line: number, field: string, error: string }>, counts: { queued: number, pending: number, completed: number, failed: number, cancelled: number } } };
 
 export type DashboardStartPayoutBatchMutationVariables = Exact<{
   id: string | number;
@@ -443,38 +445,80 @@ export class TypedDocumentString<TResult, TVariables>
     return this.value;
   }
 }
-
-export const DashboardCreatePayoutBatchFromCsvDocument = new TypedDocumentString(`
-    mutation DashboardCreatePayoutBatchFromCsv($csv: String!) {
-  createPayoutBatchFromCsv(csv: $csv) {
-    id
+export const DashboardPayoutBatchFieldsFragmentDoc = new TypedDocumentString(`
+    fragment DashboardPayoutBatchFields on PayoutBatch {
+  id
+  status
+  itemCount
+  validCount
+  totalAmount
+  totalFees
+  errors {
+    line
+    field
+    error
+  }
+  counts {
+    queued
+    pending
+    completed
+    failed
+    cancelled
   }
 }
-    `) as unknown as TypedDocumentString<DashboardCreatePayoutBatchFromCsvMutation, DashboardCreatePayoutBatchFromCsvMutationVariables>;
+    `, {"fragmentName":"DashboardPayoutBatchFields"}) as unknown as TypedDocumentString<DashboardPayoutBatchFieldsFragment, unknown>;
 export const DashboardPayoutBatchDocument = new TypedDocumentString(`
     query DashboardPayoutBatch($id: ID!) {
   payoutBatch(id: $id) {
-    id
-    status
-    itemCount
-    validCount
-    totalAmount
-    totalFees
-    errors {
-      line
-      field
-      error
-    }
-    counts {
-      queued
-      pending
-      completed
-      failed
-      cancelled
-    }
+    ...DashboardPayoutBatchFields
   }
 }
-    `) as unknown as TypedDocumentString<DashboardPayoutBatchQuery, DashboardPayoutBatchQueryVariables>;
+    fragment DashboardPayoutBatchFields on PayoutBatch {
+  id
+  status
+  itemCount
+  validCount
+  totalAmount
+  totalFees
+  errors {
+    line
+    field
+    error
+  }
+  counts {
+    queued
+    pending
+    completed
+    failed
+    cancelled
+  }
+}`) as unknown as TypedDocumentString<DashboardPayoutBatchQuery, DashboardPayoutBatchQueryVariables>;
+export const DashboardPayoutBatchProgressDocument = new TypedDocumentString(`
+    subscription DashboardPayoutBatchProgress($id: ID!) {
+  payoutBatchProgress(id: $id) {
+    ...DashboardPayoutBatchFields
+  }
+}
+    fragment DashboardPayoutBatchFields on PayoutBatch {
+  id
+  status
+  itemCount
+  validCount
+  totalAmount
+  totalFees
+  errors {
+    line
+    field
+    error
+  }
+  counts {
+    queued
+    pending
+    completed
+    failed
+    cancelled
+  }
+}`) as unknown as TypedDocumentString<DashboardPayoutBatchProgressSubscription, DashboardPayoutBatchProgressSubscriptionVariables>;
 export const DashboardStartPayoutBatchDocument = new TypedDocumentString(`
     mutation DashboardStartPayoutBatch($id: ID!) {
   startPayoutBatch(id: $id, skipInvalidLines: true) {

@@ -112,9 +112,10 @@ const en = {
   newPayout: 'New payout',
   newPayoutBatch: 'Payout batch (CSV)',
   payoutBatch: 'Payout batch',
-  payoutBatchHelp:
-    'Up to 5,000 payouts in one CSV file (at most 100 kB here, lines of 512 characters): every line is checked before anything is sent. Its header:',
+  payoutBatchHelp: 'Up to 5,000 payouts in one CSV file (at most 1 MiB, lines of 512 characters): every line is checked before anything is sent. Its header:',
   csvFile: 'CSV file',
+  csvTooLarge: (bytes: number) =>
+    `This file is ${bytes.toLocaleString('en-GB')} bytes: a payout batch's CSV file is at most 1 MiB (1,048,576 bytes). Split it into several batches.`,
   checkFile: 'Check the file',
   batchLines: (lines: number, valid: number) => `${lines} lines, ${valid} valid`,
   batchFees: 'fees',
@@ -346,8 +347,10 @@ const fr: Messages = {
   newPayoutBatch: 'Virements groupés (CSV)',
   payoutBatch: 'Virements groupés',
   payoutBatchHelp:
-    "Jusqu'à 5 000 virements dans un fichier CSV (100 ko au plus ici, lignes de 512 caractères) : chaque ligne est vérifiée avant tout envoi. Son en-tête :",
+    "Jusqu'à 5 000 virements dans un fichier CSV (1 Mio au plus, lignes de 512 caractères) : chaque ligne est vérifiée avant tout envoi. Son en-tête :",
   csvFile: 'Fichier CSV',
+  csvTooLarge: (bytes: number) =>
+    `Ce fichier fait ${bytes.toLocaleString('fr-FR')} octets : le fichier CSV d'un lot de virements fait au plus 1 Mio (1 048 576 octets). Répartissez-le en plusieurs lots.`,
   checkFile: 'Vérifier le fichier',
   batchLines: (lines: number, valid: number) => `${lines} lignes, ${valid} valides`,
   batchFees: 'frais',

@@ -183,6 +183,9 @@ export const ACCESS_POLICY = {
   exportPayouts: { scopes: ['payout', 'read'], roles: EVERY_ROLE, users: EVERY_USER, write: false },
   transactionStatusChanged: { scopes: CHECKOUT_READ, roles: EVERY_ROLE, users: EVERY_USER, write: false },
   payoutStatusChanged: { scopes: ['payout', 'read'], roles: EVERY_ROLE, users: EVERY_USER, write: false },
+  // Who may read a batch may watch it: its status changes (gateway listen), its progress (the dashboard's bar).
+  payoutBatchStatusChanged: { scopes: ['payout', 'read'], roles: EVERY_ROLE, users: EVERY_USER, write: false },
+  payoutBatchProgress: { scopes: ['payout', 'read'], roles: EVERY_ROLE, users: EVERY_USER, write: false },
 } as const satisfies Record<string, AccessRule>;
 
 export type Operation = keyof typeof ACCESS_POLICY;

@@ -1,7 +1,9 @@
 /**
- * Live updates (docs/graphql.md#live-updates: the GraphQL subscriptions transactionStatusChanged and
- * payoutStatusChanged): every committed status change of a transaction or a payout is told to the
- * subscribers watching its organisation (or all of them: operators), on every instance.
+ * Live updates (docs/graphql.md#live-updates: the GraphQL subscriptions transactionStatusChanged,
+ * payoutStatusChanged, payoutBatchStatusChanged and payoutBatchProgress): every committed status
+ * change of a transaction, a payout or a payout batch, and each item of a running batch answered,
+ * is told to the subscribers watching its organisation (or all of them: operators), on every
+ * instance.
  *
  * The path: the capability that changed a status announces it once its statement committed
  * (`announce*`, through afterCommit: a subscriber never sees a change that rolled back), as ONE
@@ -35,7 +37,7 @@
  * after a gap in its Redis subscription: live events of the gap were lost too, so the client
  * re-reads). It subscribes again, and is authorised again.
  */
-import type { PayoutStatus, TransactionStatus } from '../../generated/prisma/enums.js';
+import type { PayoutBatchStatus, PayoutStatus, TransactionStatus } from '../../generated/prisma/enums.js';
 import { invalidationsOf } from '../access/callerCache.js';
 import type { ReadAccess } from '../access/auth.js';
 import { afterCommit } from '../afterCommit.js';
@@ -74,12 +76,18 @@ export const UNREAD_GRACE_MS = 10_000;
 /** The longest a stream lasts before the client must subscribe (and authenticate) again. */
 const MAX_LIFETIME_MS = 60 * 60_000;
 
-export type LiveKind = 'transaction' | 'payout';
-type LiveOperation = 'transactionStatusChanged' | 'payoutStatusChanged';
+/**
+ * What changed: a transaction's status, a payout's, a payout batch's (`payoutBatch`: started,
+ * ended), or an item of a running batch was answered (`payoutBatchItem`: its progress; the
+ * batch's id and status, `running`).
+ */
+const LIVE_KINDS = ['transaction', 'payout', 'payoutBatch', 'payoutBatchItem'] as const;
+export type LiveKind = (typeof LIVE_KINDS)[number];
+type LiveOperation = 'transactionStatusChanged' | 'payoutStatusChanged' | 'payoutBatchStatusChanged' | 'payoutBatchProgress';
 
 export interface StatusChange<Status extends string = string> {
   organizationId: string;
-  /** The transaction's or the payout's id (its orderId). */
+  /** The transaction's or the payout's id (its orderId), or the payout batch's. */
   orderId: string;
   status: Status;
   /** When the change was announced, right after it committed. */
@@ -87,6 +95,8 @@ export interface StatusChange<Status extends string = string> {
 }
 export type TransactionStatusChange = StatusChange<TransactionStatus>;
 export type PayoutStatusChange = StatusChange<PayoutStatus>;
+
+export type PayoutBatchStatusChange = StatusChange<PayoutBatchStatus>;
 
 interface LiveEvent extends StatusChange {
   kind: LiveKind;
@@ -122,9 +132,8 @@ function parseEvent(message: string): LiveEvent | null {
   if (message.length > MAX_MESSAGE_LENGTH) return null;
   try {
     const { k, o, i, s, t } = JSON.parse(message) as Record<string, unknown>;
-    if ((k !== 'transaction' && k !== 'payout') || typeof o !== 'string' || typeof i !== 'string' || typeof s !== 'string' || typeof t !== 'number')
-      return null;
-    return { kind: k, organizationId: o, orderId: i, status: s, changedAt: new Date(t) };
+    if (!LIVE_KINDS.includes(k as LiveKind) || typeof o !== 'string' || typeof i !== 'string' || typeof s !== 'string' || typeof t !== 'number') return null;
+    return { kind: k as LiveKind, organizationId: o, orderId: i, status: s, changedAt: new Date(t) };
   } catch {
     return null;
   }
@@ -251,17 +260,26 @@ class LiveHub {
     for (const watching of [...this.watchers.values()]) for (const subscription of [...watching]) subscription.close();
   }
 
-  async open(kind: LiveKind, organizationId: string | null, endsOn: readonly string[]): Promise<Subscription> {
-    const key = watchKey(kind, organizationId);
-    const watching = this.watchers.get(key) ?? new Set<Subscription>();
-    if (this.count >= MAX_SUBSCRIBERS || watching.size >= MAX_SUBSCRIBERS_PER_ORGANIZATION) throw new DomainError('too_many_subscriptions');
+  /** One subscriber to the changes of `kinds` (one stream, one place in the bounds whatever the kinds). */
+  async open(kinds: readonly LiveKind[], organizationId: string | null, endsOn: readonly string[]): Promise<Subscription> {
+    const keys = kinds.map((kind) => watchKey(kind, organizationId));
+    const sets = keys.map((key) => this.watchers.get(key) ?? new Set<Subscription>());
+    if (this.count >= MAX_SUBSCRIBERS || sets.some((watching) => watching.size >= MAX_SUBSCRIBERS_PER_ORGANIZATION))
+      throw new DomainError('too_many_subscriptions');
     // Filed before waiting for the bus: a change announced once it listens is not missed.
     const subscription = new Subscription(endsOn, (closed) => {
-      if (watching.delete(closed)) this.count -= 1;
-      if (watching.size === 0 && this.watchers.get(key) === watching) this.watchers.delete(key);
+      let filed = false;
+      keys.forEach((key, index) => {
+        const watching = sets[index]!;
+        if (watching.delete(closed)) filed = true;
+        if (watching.size === 0 && this.watchers.get(key) === watching) this.watchers.delete(key);
+      });
+      if (filed) this.count -= 1;
     });
-    watching.add(subscription);
-    this.watchers.set(key, watching);
+    keys.forEach((key, index) => {
+      sets[index]!.add(subscription);
+      this.watchers.set(key, sets[index]!);
+    });
     this.count += 1;
     try {
       await withTimeout(this.listen(), LISTEN_TIMEOUT_MS);
@@ -285,11 +303,15 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 const hubs = new WeakMap<Coordination, LiveHub>();
 
 /**
- * The status changes of `kind` in the organisation `access` reads (or every one: an operator's
- * null), from now on, until the consumer stops (or stalls, or its access changes: see above).
- * Resolves once this instance is listening.
+ * The changes of `kinds` (one, or several in one stream) in the organisation `access` reads (or
+ * every one: an operator's null), from now on, until the consumer stops (or stalls, or its access
+ * changes: see above). Resolves once this instance is listening.
  */
-export function watchStatusChanges(ctx: GatewayContext, kind: LiveKind, access: ReadAccess<LiveOperation>): Promise<AsyncIterableIterator<StatusChange>> {
+export function watchStatusChanges(
+  ctx: GatewayContext,
+  kinds: LiveKind | readonly LiveKind[],
+  access: ReadAccess<LiveOperation>,
+): Promise<AsyncIterableIterator<StatusChange>> {
   let hub = hubs.get(ctx.coordination);
   if (!hub) {
     hub = new LiveHub(ctx.coordination);
@@ -299,7 +321,7 @@ export function watchStatusChanges(ctx: GatewayContext, kind: LiveKind, access: 
   // signed out, removed or given another role, an issued operator token; the bootstrap token is
   // not revocable: its stream ends with the hour).
   const endsOn = invalidationsOf(access.caller);
-  return hub.open(kind, access.organizationId, endsOn);
+  return hub.open(typeof kinds === 'string' ? [kinds] : kinds, access.organizationId, endsOn);
 }
 
 /** Subscriptions open in this process (metrics, tests): each ends when its client goes away. */

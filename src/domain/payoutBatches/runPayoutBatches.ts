@@ -24,13 +24,15 @@ import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import { findOrganization } from '../organizations/organizations.js';
 import { createPayout } from '../payouts/createPayout.js';
-import { announceBatchEnd } from './batches.js';
+import { keepLease } from '../leases.js';
+import { announceBatchEnd, announceBatchProgress } from './batches.js';
 import { claimBatch, claimItem, findItemPayout, markFinished, markItemDone, releaseBatch, renewLease, type PayoutBatchRecord } from './store.js';
 
 /**
- * How long a runner holds a batch without renewing (it renews before each item). Short, so a killed
- * runner's batch resumes within seconds elsewhere; a lapse under a live runner is harmless (the
- * items' idempotency keys keep a second runner from sending anything twice).
+ * How long a runner holds a batch past its last renewal (it renews before each item, and in the
+ * background while an item is sent: ../leases.ts). Short, so a killed runner's batch resumes within
+ * seconds elsewhere; a lapse under a live runner is harmless (the items' idempotency keys keep a
+ * second runner from sending anything twice).
  */
 const BATCH_LEASE_MS = 5_000;
 
@@ -50,6 +52,21 @@ export async function runPayoutBatches(
   const leaseMs = options.leaseMs ?? BATCH_LEASE_MS;
   const batch = await claimBatch(ctx.db, runnerId, ctx.clock.now(), leaseMs);
   if (!batch) return { batchId: null, itemsSent: 0, outcome: 'idle' };
+  const keeper = keepLease(leaseMs, () => renewLease(ctx.db, batch.id, runnerId, ctx.clock.now(), leaseMs), ctx.log, { batchId: batch.id });
+  try {
+    return await runClaimed(ctx, batch, runnerId, leaseMs, options);
+  } finally {
+    keeper.stop();
+  }
+}
+
+async function runClaimed(
+  ctx: GatewayContext,
+  batch: PayoutBatchRecord,
+  runnerId: string,
+  leaseMs: number,
+  options: { shouldStop?: () => boolean },
+): Promise<BatchRun> {
   let itemsSent = 0;
   for (;;) {
     if (options.shouldStop?.()) {
@@ -93,10 +110,14 @@ async function sendItem(ctx: GatewayContext, batch: PayoutBatchRecord, item: Pay
     if (!(error instanceof DomainError)) throw error; // unknown (the database away): the item stays processing, resumed next run
     const recorded = await findItemPayout(ctx.db, batch.organizationId, item);
     if (!recorded && (error.status === 409 || error.status === 503)) return 'wait';
-    outcome = { payoutId: recorded?.id ?? null, failureReason: recorded?.failureReason ?? error.message };
+    // A 409 with a payout recorded: the item's own payout, still with the provider (a runner died
+    // in its call); it is no failure, and the reconciler settles it.
+    const failureReason = recorded && error.status === 409 ? recorded.failureReason : (recorded?.failureReason ?? error.message);
+    outcome = { payoutId: recorded?.id ?? null, failureReason };
   }
   await inTransaction(ctx, async (tx) => {
     await markItemDone(tx, batch.id, item.line, outcome, ctx.clock.now());
+    announceBatchProgress(ctx, tx, batch);
     await recordAuditEvent(tx, {
       organizationId: batch.organizationId,
       actor: caller,

@@ -12,7 +12,7 @@ import { inTransaction } from '../afterCommit.js';
 import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import { releasePayoutLease, takePayoutLease } from '../payouts/store.js';
-import { announceBatchEnd, findVisibleBatch, viewOf, type BatchView } from './batches.js';
+import { announceBatchEnd, announceBatchStatus, findVisibleBatch, viewOf, type BatchView } from './batches.js';
 import { mainBalanceOf, markCancelled, markRunning } from './store.js';
 
 export async function startPayoutBatch(
@@ -37,6 +37,7 @@ export async function startPayoutBatch(
     const running = await markRunning(tx, batch.id, startedByOf(access), ctx.clock.now());
     if (!running) return null;
     await recordAuditEvent(tx, { organizationId: access.organizationId, actor: access.caller, action: 'payout_batch.started', target: batch.id });
+    announceBatchStatus(ctx, tx, running);
     return running;
   });
   if (!started) throw new DomainError('payout_batch_not_draft', (await findVisibleBatch(ctx.db, access.organizationId, id)).status);

@@ -14,7 +14,7 @@ import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import { refuseUnlessAwaitingReview, sendPayout, settlePayout } from './payouts.js';
 import type { PayoutRecord } from './store.js';
-import { findVisiblePayout, markPayoutSent, releasePayoutLease, takePayoutLease, type PayoutLease } from './store.js';
+import { findVisiblePayout, keepPayoutLease, markPayoutSent, releasePayoutLease, takePayoutLease, type PayoutLease } from './store.js';
 import { settleDurably } from '../providerFlow.js';
 import { switchStates } from '../organizations/switches.js';
 
@@ -29,6 +29,8 @@ export async function approvePayout(ctx: GatewayContext, caller: Caller, orderId
 
   const lease = await takePayoutLease(ctx, payout.organizationId);
   let held: PayoutLease | null = lease;
+  // Renewed while the provider is called, however long that takes (leases.ts).
+  const keeper = keepPayoutLease(ctx, lease);
   try {
     if (!(await markPayoutSent(ctx, payout.id))) {
       // Approved or rejected meanwhile by someone else: say what it became, and never send it.
@@ -41,6 +43,7 @@ export async function approvePayout(ctx: GatewayContext, caller: Caller, orderId
     held = null;
     return settled;
   } finally {
+    keeper.stop();
     await releasePayoutLease(ctx, held);
   }
 }

@@ -18,7 +18,8 @@ import { MAXIMUM_AMOUNT, MINIMUM_AMOUNT_EXCLUSIVE } from '../money.js';
 import { parsePaymentMethod } from '../paymentMethods.js';
 import { findPayoutOfIntent, payoutIntentName, payoutTerms, resumesPayouts, sendPayout, settlementOf, settlePayout } from './payouts.js';
 import type { NewPayout, PayoutIntent, PayoutRecord } from './store.js';
-import { newPayoutLease, recordPayout, releasePayoutLease, type PayoutLease } from './store.js';
+import { keepPayoutLease, newPayoutLease, recordPayout, releasePayoutLease, type PayoutLease } from './store.js';
+import type { LeaseKeeper } from '../leases.js';
 import { normalizePhone } from '../phones.js';
 import type { Db, ProviderAnswer } from '../ports.js';
 import { switchStates } from '../organizations/switches.js';
@@ -48,8 +49,9 @@ export async function createPayout(
     keepRefusals: !options.idempotencyKeyDerived,
   };
   // The organisation's lease (one payout at a time), taken by phase 1's statement (so a replayed
-  // key never waits for it) and released by the settling statement, or when the request ends.
-  const held: { lease: PayoutLease | null } = { lease: null };
+  // key never waits for it), renewed while the provider is called (however long that takes), and
+  // released by the settling statement, or when the request ends.
+  const held: { lease: PayoutLease | null; keeper: LeaseKeeper | null } = { lease: null, keeper: null };
   try {
     return await runIdempotentlyTwoPhase<PayoutIntent, ProviderAnswer | null, PayoutRecord>(ctx, scope, {
       // Phase 1's one statement also writes the audit entry (payout.created by this caller).
@@ -61,7 +63,10 @@ export async function createPayout(
         return intent;
       },
       intentName: (intent) => payoutIntentName(intent.payoutId),
-      call: async (intent) => (intent.send ? sendPayout(ctx, intent) : null),
+      call: async (intent) => {
+        if (held.lease) held.keeper = keepPayoutLease(ctx, held.lease);
+        return intent.send ? sendPayout(ctx, intent) : null;
+      },
       settle: async (db, intent, answer) => {
         const payout = await settlePayout(ctx, db, intent.payoutId, answer, held.lease, intent.recorded);
         // On ctx.db that statement committed the release; in the key's transaction it commits
@@ -76,6 +81,7 @@ export async function createPayout(
       },
     });
   } finally {
+    held.keeper?.stop();
     await releasePayoutLease(ctx, held.lease);
   }
 }

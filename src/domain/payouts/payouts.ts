@@ -25,10 +25,11 @@
  *
  * "One payout per organisation at a time" is a lease in PostgreSQL (PayoutLease) taken by the
  * operations (createPayout, approvePayout): it answers a concurrent request 409 at once, from any
- * instance, whether Redis answers or not. It lapses at its ttl (past the provider timeout), so a
- * killed process cannot hold it forever. Money never rests on it: if it lapses mid-payout, each
- * payout still debits its own amount under PostgreSQL's conditional update and is sent once, under
- * its own reference.
+ * instance, whether Redis answers or not. It lives 5 s past its last renewal, and its holder renews
+ * it while the provider is called (../leases.ts), so a live request keeps it however long the call
+ * lasts and a killed process's lease lapses within 5 s. Money never rests on it: if it lapses
+ * mid-payout, each payout still debits its own amount under PostgreSQL's conditional update and is
+ * sent once, under its own reference.
  */
 import type { Organization, Payout } from '../../generated/prisma/client.js';
 import { announceStatusChange } from '../liveUpdates/events.js';

@@ -15,7 +15,8 @@ import { isUuid } from '../ids.js';
 import { clearingAccountOf, debitPostingCtes, statementPostingCtes } from '../ledger/posting.js';
 import type { rangeConditions } from '../listFilters.js';
 import type { Db, DbTransaction, ProviderAnswer } from '../ports.js';
-import { PROVIDER_TIMEOUT_MS, settleDurably } from '../providerFlow.js';
+import { settleDurably } from '../providerFlow.js';
+import { keepLease, type LeaseKeeper } from '../leases.js';
 import { namedStatement, runStatement } from '../statements.js';
 import { escapeLike } from '../text.js';
 import { eventOutboxCte } from '../webhooks/store.js';
@@ -48,8 +49,12 @@ export interface PayoutIntent {
   recorded: PayoutRecord;
 }
 
-/** The per-organisation lease outlives the provider call's own timeout (PROVIDER_TIMEOUT_MS), so it normally covers it. */
-const PAYOUT_LOCK_TTL_MS = 45_000;
+/**
+ * The per-organisation lease's life past its last renewal. Its holder renews it while its request
+ * runs (keepPayoutLease: a provider call of any length keeps it), so this is how long a dead
+ * holder's lease (a killed process) keeps the organisation's other payouts waiting (409).
+ */
+const PAYOUT_LEASE_LIFE_MS = 5_000;
 
 /** The Payout row's columns as Prisma reads them (enums as text, as its own reads return them). */
 const payoutColumns = (alias: string): Prisma.Sql => {
@@ -319,10 +324,31 @@ export async function takePayoutLease(ctx: GatewayContext, organizationId: strin
   return lease;
 }
 
-/** The lease outlives the provider call it covers: PROVIDER_TIMEOUT_MS may be set above the default. */
-const LEASE_PAST_PROVIDER_TIMEOUT_MS = 15_000;
-const leaseTtlMs = (ctx: GatewayContext): number =>
-  ctx.settings.payoutLockTtlMs ?? Math.max(PAYOUT_LOCK_TTL_MS, (ctx.settings.providerTimeoutMs ?? PROVIDER_TIMEOUT_MS) + LEASE_PAST_PROVIDER_TIMEOUT_MS);
+const leaseTtlMs = (ctx: GatewayContext): number => ctx.settings.payoutLockTtlMs ?? PAYOUT_LEASE_LIFE_MS;
+
+/**
+ * Extends the lease by another life, only while this holder still holds it and it has not lapsed
+ * (a lapsed lease is never revived: another payout may have taken it, or may be about to).
+ */
+const RENEW_LEASE = {
+  name: 'gw_payout_lease_renew',
+  text: `UPDATE "PayoutLease" SET "expiresAt" = now() + $3::int * interval '1 millisecond'
+    WHERE "organizationId" = $1::uuid AND holder = $2::uuid AND "expiresAt" > now() RETURNING holder`,
+};
+
+/**
+ * Renews the held lease while the request runs (leases.ts): call once the lease is taken, stop
+ * when the request ends. A renewal that finds the lease gone (released, or lapsed) stops renewing.
+ */
+export function keepPayoutLease(ctx: GatewayContext, lease: PayoutLease): LeaseKeeper {
+  const ttlMs = leaseTtlMs(ctx);
+  return keepLease(
+    ttlMs,
+    async () => (await runStatement<{ holder: string }>(ctx.db, RENEW_LEASE, [lease.organizationId, lease.holder, ttlMs])).length > 0,
+    ctx.log,
+    { organizationId: lease.organizationId },
+  );
+}
 
 /** Releases the lease if this request still holds it; a release that fails only lets it lapse at its ttl. */
 export async function releasePayoutLease(ctx: GatewayContext, lease: PayoutLease | null, db: Db | DbTransaction = ctx.db): Promise<void> {

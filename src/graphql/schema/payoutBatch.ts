@@ -1,22 +1,20 @@
 /**
  * Payout batches (docs/payouts.md#batch-payouts): the same operations as REST v2's
- * /payout-batches, plus the dashboard's CSV upload (createPayoutBatchFromCsv: the header
- * `method,amount,phone,first_name,last_name,reason,reference`). Rules are the domain's
- * (domain/payoutBatches/).
+ * /payout-batches, plus a CSV file's text (createPayoutBatchFromCsv: the header
+ * `method,amount,phone,first_name,last_name,reason,reference`; the dashboard uploads its files to
+ * POST /dashboard/uploads/payout-batch instead, past GraphQL's 100 kB bodies), and a batch's live
+ * progress (payoutBatchProgress). Rules are the domain's (domain/payoutBatches/).
  */
 import { authorizeMerchant, authorizeRead } from '../../domain/access/auth.js';
-import { cancelPayoutBatch, createPayoutBatch, getPayoutBatch, listPayoutBatchItems, startPayoutBatch } from '../../domain/operations.js';
-import type { BatchView } from '../../domain/payoutBatches/batches.js';
+import { cancelPayoutBatch, createPayoutBatch, getPayoutBatch, listPayoutBatchItems, payoutBatchProgress, startPayoutBatch } from '../../domain/operations.js';
+import { payoutBatchStatusWebhookBodyOf, type BatchView } from '../../domain/payoutBatches/batches.js';
 import { MAX_BATCH_ITEMS, MAX_CSV_BYTES, MAX_CSV_LINE_LENGTH, type BatchLineError } from '../../domain/payoutBatches/rules.js';
 import type { BatchItemRow } from '../../domain/payoutBatches/store.js';
 import type { Page } from '../../domain/pagination.js';
 import { builder } from '../builder.js';
 import { announcingReplays, idempotencyKeyOf } from '../idempotency.js';
+import { PayoutBatchStatusEnum } from './enums.js';
 import { PageInfoRef } from './pagination.js';
-
-const PayoutBatchStatusEnum = builder.enumType('PayoutBatchStatus', {
-  values: ['draft', 'running', 'completed', 'completed_with_failures', 'cancelled'] as const,
-});
 
 const LineErrorRef = builder.objectRef<BatchLineError>('PayoutBatchLineError').implement({
   description: 'A refused line: its number (1 = the first item; 0 = the batch as a whole, e.g. the balance), the field and why.',
@@ -71,6 +69,13 @@ const PayoutBatchRef = builder.objectRef<BatchView>('PayoutBatch').implement({
     createdAt: t.field({ type: 'DateTime', resolve: ({ batch }) => batch.createdAt }),
     startedAt: t.field({ type: 'DateTime', nullable: true, resolve: ({ batch }) => batch.startedAt }),
     finishedAt: t.field({ type: 'DateTime', nullable: true, resolve: ({ batch }) => batch.finishedAt }),
+    // Built by the outbox's own builder, so `gateway listen` forwards what a real delivery carries.
+    payoutBatchStatusWebhookBody: t.string({
+      nullable: true,
+      description:
+        'The body of a `payout_batch_status` webhook delivery for this batch as it is now (compact JSON, byte for byte what the gateway signs and sends); null until it has ended. `gateway listen` forwards it.',
+      resolve: (view) => payoutBatchStatusWebhookBodyOf(view),
+    }),
     items: t.field({
       type: ItemPageRef,
       description: 'Its items by line (a page); `status` filters.',
@@ -128,7 +133,7 @@ builder.mutationField('createPayoutBatch', (t) =>
 builder.mutationField('createPayoutBatchFromCsv', (t) =>
   t.field({
     type: PayoutBatchRef,
-    description: `The same from a CSV file: header \`method,amount,phone,first_name,last_name,reason,reference\`, at most ${MAX_BATCH_ITEMS} lines of ${MAX_CSV_LINE_LENGTH} characters, ${MAX_CSV_BYTES} bytes (and the API's 100 kB request body: ~1,000 lines; larger batches go through REST).`,
+    description: `The same from a CSV file: header \`method,amount,phone,first_name,last_name,reason,reference\`, at most ${MAX_BATCH_ITEMS} lines of ${MAX_CSV_LINE_LENGTH} characters, ${MAX_CSV_BYTES} bytes (and the API's 100 kB request body: ~1,000 lines; larger batches go through REST v2's POST /api/v2/payout-batches, or the dashboard's upload).`,
     authScopes: { run: 'createPayoutBatch' },
     args: { csv: t.arg.string({ required: true }), idempotencyKey: t.arg.string() },
     resolve: (_root, { csv, idempotencyKey }, ctx) => {
@@ -157,5 +162,17 @@ builder.mutationField('cancelPayoutBatch', (t) =>
     authScopes: { run: 'cancelPayoutBatch' },
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, { id }, ctx) => cancelPayoutBatch(ctx.gateway, authorizeMerchant(ctx.caller, 'cancelPayoutBatch'), String(id)),
+  }),
+);
+
+builder.subscriptionField('payoutBatchProgress', (t) =>
+  t.field({
+    type: PayoutBatchRef,
+    description:
+      'One payout batch as it moves (scopes: payout, read): the batch at once, then again after each change (started, an item answered, ended; at most 5 times a second); the stream completes once the batch has ended. Best effort: when the stream ends early, read payoutBatch.',
+    authScopes: { run: 'payoutBatchProgress' },
+    args: { id: t.arg.id({ required: true }) },
+    subscribe: (_root, { id }, ctx) => payoutBatchProgress(ctx.gateway, authorizeRead(ctx.caller, 'payoutBatchProgress'), String(id)),
+    resolve: (view) => view,
   }),
 );

@@ -1,7 +1,8 @@
 /**
  * Live updates over SSE at /graphql, through Redis pub/sub: a committed status change reaches the
  * subscribers of its organisation within a second; a merchant hears only its own organisation
- * (naming another is refused like the queries), an operator every one; payouts too; no token, 401.
+ * (naming another is refused like the queries), an operator every one; payouts too, and payout
+ * batches (their status changes, and one batch's progress until it ends); no token, 401.
  */
 import { describe, expect, it } from 'vitest';
 import { pendingTransaction, sandboxPay } from '../../support/accounts.js';
@@ -9,7 +10,8 @@ import { useGateway } from '../../support/gateway.js';
 import { RejectPayoutWithReasonDocument, ReleaseEscrowDocument } from '../../support/graphql/generated.js';
 import { graphqlDataTyped } from '../../support/graphql/typed.js';
 import { fundedMerchant, PHONES, postPayout, payoutBody } from '../../support/payouts.js';
-import { PAYOUT_STATUS_CHANGED, TRANSACTION_STATUS_CHANGED, subscribe } from '../../support/sse.js';
+import { runPayoutBatches } from '../../../src/domain/payoutBatches/runPayoutBatches.js';
+import { PAYOUT_BATCH_PROGRESS, PAYOUT_BATCH_STATUS_CHANGED, PAYOUT_STATUS_CHANGED, TRANSACTION_STATUS_CHANGED, subscribe } from '../../support/sse.js';
 
 const gateway = useGateway({ redis: true });
 
@@ -174,6 +176,88 @@ describe('payoutStatusChanged', () => {
       expect(await live.quiet(300)).toEqual([]);
     } finally {
       live.close();
+    }
+  });
+});
+
+describe('payoutBatchStatusChanged and payoutBatchProgress', () => {
+  /** A draft of `count` valid items (nothing sent). */
+  async function draftBatch(key: string, count: number): Promise<string> {
+    const items = Array.from({ length: count }, (_, index) => ({
+      selected_payment_method: 'wave',
+      amount: 1_000 + index,
+      recipient: { phone: `+2217700${String(10_002 + index * 10).padStart(5, '0')}` },
+    }));
+    const draft = await gateway.rest('POST', '/api/v2/payout-batches', { key, body: { items } });
+    expect(draft.status, JSON.stringify(draft.body)).toBe(200);
+    return draft.body.id;
+  }
+  const runUntilFinished = async () => {
+    while ((await runPayoutBatches(gateway.ctx, 'e0000000-0000-4000-8000-00000000b0b0')).outcome !== 'finished');
+  };
+
+  it('streams a batch’s progress from its draft to its end, then completes; tells the organisation’s watchers it started and ended', async () => {
+    const { organization, key } = await fundedMerchant(gateway);
+    const batchId = await draftBatch(key, 4);
+    const statuses = await subscribe(gateway.url, PAYOUT_BATCH_STATUS_CHANGED, {}, await gateway.createKey(organization.id, 'read'));
+    const progress = await subscribe(gateway.url, PAYOUT_BATCH_PROGRESS, { id: batchId }, key);
+    try {
+      // The batch at once, as it is.
+      expect((await progress.next(WITHIN_MS)).payload.data.payoutBatchProgress).toEqual({
+        id: batchId,
+        status: 'draft',
+        validCount: 4,
+        counts: { queued: 4, pending: 0, completed: 0, failed: 0, cancelled: 0 },
+      });
+      expect((await gateway.rest('POST', `/api/v2/payout-batches/${batchId}/start`, { key })).status).toBe(200);
+      expect((await statuses.next(WITHIN_MS)).payload.data.payoutBatchStatusChanged).toMatchObject({
+        batchId,
+        organizationId: organization.id,
+        status: 'running',
+      });
+      expect((await progress.next(WITHIN_MS)).payload.data.payoutBatchProgress).toMatchObject({ status: 'running', counts: { queued: 4 } });
+
+      await runUntilFinished();
+      expect((await statuses.next(WITHIN_MS)).payload.data.payoutBatchStatusChanged).toMatchObject({ batchId, status: 'completed' });
+      // Each item answered moved it (changes closer than 200 ms apart are folded into one read); the last read is the end, and the stream completes.
+      const seen: any[] = [];
+      for (let next = await progress.next(WITHIN_MS).catch(() => null); next; next = await progress.next(WITHIN_MS).catch(() => null))
+        seen.push(next.payload.data.payoutBatchProgress);
+      expect(progress.ended, 'the stream completed after the end').toBe(true);
+      expect(seen.at(-1)).toEqual({
+        id: batchId,
+        status: 'completed',
+        validCount: 4,
+        counts: { queued: 0, pending: 0, completed: 4, failed: 0, cancelled: 0 },
+      });
+      expect(seen.slice(0, -1).every((view) => view.status === 'running')).toBe(true);
+      // The status watchers heard nothing of the items (only the batch's status changes).
+      expect(await statuses.quiet(100)).toEqual([]);
+    } finally {
+      statuses.close();
+      progress.close();
+    }
+  });
+
+  it('completes at once for a batch that has ended; another organisation’s batch is not found, and a key that may not read batches is refused', async () => {
+    const { key } = await fundedMerchant(gateway);
+    const batchId = await draftBatch(key, 1);
+    expect((await gateway.rest('POST', `/api/v2/payout-batches/${batchId}/cancel`, { key })).status).toBe(200);
+    const ended = await subscribe(gateway.url, PAYOUT_BATCH_PROGRESS, { id: batchId }, key);
+    expect((await ended.next(WITHIN_MS)).payload.data.payoutBatchProgress).toMatchObject({ status: 'cancelled', counts: { cancelled: 1 } });
+    await expect.poll(() => ended.ended, { timeout: WITHIN_MS }).toBe(true);
+
+    const other = await fundedMerchant(gateway);
+    const foreign = await subscribe(gateway.url, PAYOUT_BATCH_PROGRESS, { id: batchId }, other.key);
+    const checkout = await subscribe(gateway.url, PAYOUT_BATCH_PROGRESS, { id: batchId }, await gateway.createKey(other.organization.id, 'checkout'));
+    try {
+      const notFound = foreign.body ?? (await foreign.next(WITHIN_MS)).payload;
+      expect(notFound.errors?.[0]).toMatchObject({ message: 'Payout batch not found', extensions: { code: 'PAYOUT_BATCH_NOT_FOUND' } });
+      const refused = checkout.body ?? (await checkout.next(WITHIN_MS)).payload;
+      expect(refused.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    } finally {
+      foreign.close();
+      checkout.close();
     }
   });
 });

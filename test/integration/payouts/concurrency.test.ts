@@ -1,7 +1,8 @@
 /**
  * One payout per organisation at a time (a lease in PostgreSQL): 20 concurrent payouts of one
  * organisation -> exactly one runs, the others get 409 at once, and the balance is exact, whether
- * Redis answers or not. When the lease expires mid-payout (a short TTL and a slow provider)
+ * Redis answers or not. A payout whose provider call outlasts the lease's life keeps it (its
+ * request renews it). When the lease lapses mid-payout anyway (a holder that stopped renewing)
  * payouts overlap, and still main never goes below zero (the conditional debit in PostgreSQL) and
  * no payout is sent twice.
  */
@@ -83,10 +84,27 @@ describe('concurrent payouts of one organisation', () => {
     await expectBalancedLedger(gateway.db.prisma);
   });
 
-  it('the lock expiring mid-payout: payouts overlap, main never goes below zero, nothing is sent twice', async () => {
+  it('a payout whose provider call outlasts the lease’s life keeps it: its request renews it, the others get 409 throughout', async () => {
+    const { organization, key } = await fundedMerchant(gateway, { balance: 100_000 });
+    // A life of 150 ms against a 600 ms call: without renewal the lease would lapse four times over.
+    gateway.ctx.settings.payoutLockTtlMs = 150;
+    const started = Date.now();
+    const first = postPayout(gateway, key, payoutBody({ amount: 10_000 }));
+    const others: number[] = [];
+    for (const at of [200, 350, 500]) {
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, started + at - Date.now())));
+      others.push((await postPayout(gateway, key, payoutBody({ amount: 10_001 + others.length }))).status);
+    }
+    expect((await first).status).toBe(200);
+    expect(others).toEqual([409, 409, 409]);
+    // Once the request ended (released, renewals stopped), the next payout goes at once.
+    expect((await postPayout(gateway, key, payoutBody({ amount: 10_005 }))).status).toBe(200);
+    expect(await gateway.ctx.db.payout.count({ where: { organizationId: organization.id } })).toBe(2);
+  });
+
+  it('the lease lapsing mid-payout (a holder that stopped renewing): payouts overlap, main never goes below zero, nothing is sent twice', async () => {
     // Covers 3 payouts of 10,000 + 100 fee, not 4.
     const { organization, key } = await fundedMerchant(gateway, { balance: 35_000 });
-    gateway.ctx.settings.payoutLockTtlMs = 50;
     const provider = countingProvider(gateway.ctx.provider);
     let lowest = 35_000n;
     let watching = true;
@@ -94,10 +112,13 @@ describe('concurrent payouts of one organisation', () => {
       while (watching) {
         const balance = await mainBalance(gateway, organization.id);
         if (balance < lowest) lowest = balance;
+        // What a frozen or cut-off holder's lease does once its life passes unrenewed: it lapses
+        // (a lapsed lease is never renewed again, so the holder does not get it back).
+        await gateway.ctx.db.$executeRaw`UPDATE "PayoutLease" SET "expiresAt" = '-infinity' WHERE "organizationId" = ${organization.id}::uuid`;
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     })();
-    // Every 80 ms a new one: the previous one's lock (50 ms) has lapsed, its provider call (600 ms) has not.
+    // Every 80 ms a new one: the previous one's lease has lapsed, its provider call (600 ms) has not.
     const responses = await withProvider(gateway, provider, () =>
       Promise.all(
         Array.from({ length: 8 }, async (_, index) => {

@@ -5,10 +5,16 @@
  * the money, and the gateway dies before it hears the answer. Whatever recovers it must ask the
  * provider, never send again, and settle it exactly once.
  *
+ * With FAULT_CRASH_ARMED_BY (a file's path) it lets calls through until that file exists, then
+ * dies inside the next one: the test chooses the moment (a batch's item once the batch is under way).
+ *
  * Nothing in the gateway knows about it: it wraps the database driver the sandbox writes its books
  * through (pg's Client#query on PostgreSQL, PGlite#query when embedded).
  */
+import { existsSync } from 'node:fs';
+
 const kind = process.env.FAULT_CRASH_KIND ?? '';
+const armedBy = process.env.FAULT_CRASH_ARMED_BY;
 const RECORDS_A_CALL = /INSERT INTO "(public"\.")?SandboxProviderCall"/;
 
 const die = (): never => {
@@ -21,7 +27,8 @@ const valuesOf = (args: unknown[]): unknown[] =>
   (Array.isArray(args[1]) ? args[1] : ((args[0] as { values?: unknown[] } | undefined)?.values ?? [])) as unknown[];
 
 /** The sandbox's statement recording a call of our kind (the kind is its first parameter). */
-const recordsOurCall = (args: unknown[]): boolean => RECORDS_A_CALL.test(textOf(args[0])) && valuesOf(args)[0] === kind;
+const recordsOurCall = (args: unknown[]): boolean =>
+  RECORDS_A_CALL.test(textOf(args[0])) && valuesOf(args)[0] === kind && (armedBy === undefined || existsSync(armedBy));
 
 if (process.env.DATABASE_URL) {
   const { default: pg } = await import('pg');
