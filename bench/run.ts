@@ -10,7 +10,8 @@
  *
  * Flags: --fresh (drop and reseed), --only <text> (scenarios whose name contains it),
  * --cpu-prof <text> (the first matching scenario only, gateway under --cpu-prof: the profile
- * lands in bench/profiles/ and its top functions are printed). The whole run is bounded by
+ * lands in bench/profiles/ and its top functions are printed), --count-statements (the gateway
+ * tallies its SQL statements into bench/profiles/statements-<pid>.json: countStatements.cjs). The whole run is bounded by
  * LIMITS.totalMs.
  */
 import { readdir } from 'node:fs/promises';
@@ -45,7 +46,9 @@ const DAY_MS = 86_400_000;
 /** Quiet time after start before the idle RSS is read. */
 const IDLE_SETTLE_MS = 2_000;
 
-const { values: flags } = parseArgs({ options: { fresh: { type: 'boolean' }, only: { type: 'string' }, 'cpu-prof': { type: 'string' } } });
+const { values: flags } = parseArgs({
+  options: { fresh: { type: 'boolean' }, only: { type: 'string' }, 'cpu-prof': { type: 'string' }, 'count-statements': { type: 'boolean' } },
+});
 
 /** Migrated and seeded, or reused: the seed and how long this run spent on it. */
 async function prepareSeed(fresh: boolean): Promise<Seed & { reused: boolean; seconds: number }> {
@@ -202,7 +205,8 @@ async function main(): Promise<void> {
   const scenarios = selectScenarios();
   const profiling = flags['cpu-prof'] !== undefined;
   const { seeded, data } = await prepare();
-  const servers = new Servers(data, profiling ? ['--cpu-prof', '--cpu-prof-dir', PROFILE_DIR] : process.env.COUNTQ ? ['--require', process.env.COUNTQ] : []);
+  const counting = flags['count-statements'] ? ['--require', path.join(ROOT, 'bench', 'countStatements.cjs')] : [];
+  const servers = new Servers(data, profiling ? ['--cpu-prof', '--cpu-prof-dir', PROFILE_DIR] : counting);
   try {
     const idle = await idleRss(servers);
     const cli = await measureCli((await servers.get('gateway')).url, BENCH_ADMIN_TOKEN);
