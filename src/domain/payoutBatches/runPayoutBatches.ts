@@ -15,11 +15,10 @@
  * - items above 2,000,000 XOF go to manual review like single payouts (their payout is pending;
  *   the batch moves on).
  */
-import type { PayoutBatchItem } from '../../generated/prisma/client.js';
+import type { Organization, PayoutBatchItem } from '../../generated/prisma/client.js';
 import type { MerchantAccess } from '../access/auth.js';
 import type { OrganizationCaller } from '../access/caller.js';
 import { inTransaction } from '../afterCommit.js';
-import { recordAuditEvent } from '../audit/recordAuditEvent.js';
 import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import { findOrganization } from '../organizations/organizations.js';
@@ -68,6 +67,7 @@ async function runClaimed(
   options: { shouldStop?: () => boolean },
 ): Promise<BatchRun> {
   let itemsSent = 0;
+  const organizationOf = freshWithin(ORGANIZATION_FRESH_MS, () => findOrganization(ctx.db, batch.organizationId));
   for (;;) {
     if (options.shouldStop?.()) {
       await releaseBatch(ctx.db, batch.id, runnerId);
@@ -79,7 +79,7 @@ async function runClaimed(
       await finishBatch(ctx, batch);
       return { batchId: batch.id, itemsSent, outcome: 'finished' };
     }
-    if ((await sendItem(ctx, batch, item)) === 'wait') {
+    if ((await sendItem(ctx, batch, item, await organizationOf())) === 'wait') {
       await releaseBatch(ctx.db, batch.id, runnerId);
       return { batchId: batch.id, itemsSent, outcome: 'waiting' };
     }
@@ -88,8 +88,7 @@ async function runClaimed(
 }
 
 /** The item through the payout flow; 'wait' when it cannot go now (the slot is held, the key still in flight, payouts switched off). */
-async function sendItem(ctx: GatewayContext, batch: PayoutBatchRecord, item: PayoutBatchItem): Promise<'sent' | 'wait'> {
-  const organization = await findOrganization(ctx.db, batch.organizationId);
+async function sendItem(ctx: GatewayContext, batch: PayoutBatchRecord, item: PayoutBatchItem, organization: Organization): Promise<'sent' | 'wait'> {
   const caller = callerOf(batch, organization);
   const access = { operation: 'createPayout', caller, organization, organizationId: organization.id } as MerchantAccess<'createPayout'>;
   let outcome: { payoutId: string | null; failureReason: string | null };
@@ -115,18 +114,33 @@ async function sendItem(ctx: GatewayContext, batch: PayoutBatchRecord, item: Pay
     const failureReason = recorded && error.status === 409 ? recorded.failureReason : (recorded?.failureReason ?? error.message);
     outcome = { payoutId: recorded?.id ?? null, failureReason };
   }
-  await inTransaction(ctx, async (tx) => {
-    await markItemDone(tx, batch.id, item.line, outcome, ctx.clock.now());
-    announceBatchProgress(ctx, tx, batch);
-    await recordAuditEvent(tx, {
-      organizationId: batch.organizationId,
-      actor: caller,
-      action: 'payout_batch.item_sent',
-      target: batch.id,
-      details: { line: item.line, payoutId: outcome.payoutId, ...(outcome.failureReason && { failureReason: outcome.failureReason }) },
-    });
+  const now = ctx.clock.now();
+  await markItemDone(ctx.db, batch.id, item.line, outcome, now, {
+    organizationId: batch.organizationId,
+    actor: caller,
+    action: 'payout_batch.item_sent',
+    target: batch.id,
+    details: { line: item.line, payoutId: outcome.payoutId, ...(outcome.failureReason && { failureReason: outcome.failureReason }) },
+    at: now,
   });
+  announceBatchProgress(ctx, ctx.db, batch);
   return 'sent';
+}
+
+/**
+ * How long the runner trusts its read of the organisation (payouts enabled, limits, fees) before
+ * reading it again: an operator's change reaches the batch within a second, and a batch of 5,000
+ * items does not read the same row 5,000 times.
+ */
+const ORGANIZATION_FRESH_MS = 1_000;
+
+/** `read`'s last answer while younger than `maxAgeMs`, else a new read. */
+function freshWithin<T>(maxAgeMs: number, read: () => Promise<T>): () => Promise<T> {
+  let last: { value: T; at: number } | null = null;
+  return async () => {
+    if (!last || performance.now() - last.at > maxAgeMs) last = { value: await read(), at: performance.now() };
+    return last.value;
+  };
 }
 
 async function finishBatch(ctx: GatewayContext, batch: PayoutBatchRecord): Promise<void> {

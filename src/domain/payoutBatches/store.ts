@@ -13,6 +13,7 @@ import { Prisma } from '../../generated/prisma/client.js';
 import type { PayoutBatch, PayoutBatchItem } from '../../generated/prisma/client.js';
 import type { Db, DbTransaction } from '../context.js';
 import type { BatchLineError, ValidItem } from './rules.js';
+import { auditEventStatementPart, type AuditEventInput } from '../audit/recordAuditEvent.js';
 
 export type PayoutBatchRecord = PayoutBatch;
 
@@ -166,13 +167,22 @@ export async function claimItem(db: Pick<Db, '$queryRaw'>, batchId: string, now:
 
 /** The item was answered by the payout flow: its payout (if one was recorded) and why it failed (if it did). */
 export async function markItemDone(
-  tx: Pick<DbTransaction, 'payoutBatchItem'>,
+  db: Pick<Db, '$queryRaw'>,
   batchId: string,
   line: number,
   outcome: { payoutId: string | null; failureReason: string | null },
   now: Date,
+  audit: AuditEventInput,
 ): Promise<void> {
-  await tx.payoutBatchItem.updateMany({ where: { batchId, line, state: 'processing' }, data: { state: 'done', ...outcome, updatedAt: now } });
+  // ONE statement, the item and its audit entry (written only when the item was this runner's to
+  // mark): no transaction of its own, which cost the runner two more round trips per item.
+  await db.$queryRaw`
+    WITH done AS (
+      UPDATE "PayoutBatchItem" SET state = 'done', "payoutId" = ${outcome.payoutId}::uuid, "failureReason" = ${outcome.failureReason}::text, "updatedAt" = ${now}
+      WHERE "batchId" = ${batchId}::uuid AND line = ${line}::int AND state = 'processing'
+      RETURNING line),
+    ${auditEventStatementPart('audited', 'done', audit)}
+    SELECT count(*)::int AS count FROM done`;
 }
 
 /**
