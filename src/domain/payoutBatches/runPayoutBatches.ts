@@ -2,16 +2,18 @@
  * The batch runner (a background job of every instance: src/jobs/background.ts). It takes ONE
  * running batch no live runner holds (store.ts claimBatch) and sends its items one at a time
  * through the one payout flow, `createPayout`, exactly as a single payout of the merchant who
- * started the batch: each item its own payout, with its own Idempotency-Key
- * (`payout-batch:<batch id>:<line>`), taking the organisation's one-payout-at-a-time slot like any
- * payout. So:
+ * started the batch: each item its own payout, taking the organisation's one-payout-at-a-time slot
+ * like any payout. The item is its payout's idempotency (as an Idempotency-Key is a single
+ * payout's, without the key's two transactions an item): phase 1's statement records the payout
+ * only while the item has none, its row locked, and links it (payouts/store.ts BatchItemRef). So:
  *
  * - a single payout requested while an item is being sent gets the spec's 409, and an item that
  *   finds the slot held (a single payout got it first) gives the batch up until the next run;
  * - a runner killed mid-item leaves the item `processing`: the next runner (here or on another
- *   instance, once the lease lapsed) sends it again under the same key, which replays the payout
- *   the first attempt recorded (or answers 409 while that one is still with the provider, until the
- *   reconciler settles it): an item is never recorded or sent twice;
+ *   instance, once the lease lapsed) finds the payout linked to it, if the first got that far, and
+ *   takes its state (the reconciler settles one still with the provider) instead of sending
+ *   anything; two runners on one item wait on its row, and the second records nothing: an item is
+ *   never recorded or sent twice;
  * - items above 2,000,000 XOF go to manual review like single payouts (their payout is pending;
  *   the batch moves on).
  */
@@ -25,7 +27,7 @@ import { findOrganization } from '../organizations/organizations.js';
 import { createPayout } from '../payouts/createPayout.js';
 import { keepLease } from '../leases.js';
 import { announceBatchEnd, announceBatchProgress } from './batches.js';
-import { claimBatch, claimItem, findItemPayout, markFinished, markItemDone, releaseBatch, renewLease, type PayoutBatchRecord } from './store.js';
+import { claimBatch, claimItem, findLinkedPayout, markFinished, markItemDone, releaseBatch, renewLease, type PayoutBatchRecord } from './store.js';
 
 /**
  * How long a runner holds a batch past its last renewal (it renews before each item, and in the
@@ -92,27 +94,33 @@ async function sendItem(ctx: GatewayContext, batch: PayoutBatchRecord, item: Pay
   const caller = callerOf(batch, organization);
   const access = { operation: 'createPayout', caller, organization, organizationId: organization.id } as MerchantAccess<'createPayout'>;
   let outcome: { payoutId: string | null; failureReason: string | null };
-  try {
-    const { value } = await createPayout(
-      ctx,
-      access,
-      {
-        selectedPaymentMethod: item.method,
-        amount: Number(item.amount),
-        recipient: { firstName: item.recipientFirstName, lastName: item.recipientLastName, phone: item.recipientPhone },
-        reason: item.reason,
-      },
-      { idempotencyKey: `payout-batch:${batch.id}:${item.line}` },
-    );
-    outcome = { payoutId: value.id, failureReason: null };
-  } catch (error) {
-    if (!(error instanceof DomainError)) throw error; // unknown (the database away): the item stays processing, resumed next run
-    const recorded = await findItemPayout(ctx.db, batch.organizationId, item);
-    if (!recorded && (error.status === 409 || error.status === 503)) return 'wait';
-    // A 409 with a payout recorded: the item's own payout, still with the provider (a runner died
-    // in its call); it is no failure, and the reconciler settles it.
-    const failureReason = recorded && error.status === 409 ? recorded.failureReason : (recorded?.failureReason ?? error.message);
-    outcome = { payoutId: recorded?.id ?? null, failureReason };
+  // Resumed after a runner died past phase 1: the item's payout exists (linked by the statement
+  // that recorded it) and is never sent again; its state is the item's outcome.
+  const linkedBefore = item.payoutId ? await findLinkedPayout(ctx.db, batch.id, item.line) : null;
+  if (linkedBefore) outcome = outcomeOf(linkedBefore);
+  else {
+    try {
+      const { value } = await createPayout(
+        ctx,
+        access,
+        {
+          selectedPaymentMethod: item.method,
+          amount: Number(item.amount),
+          recipient: { firstName: item.recipientFirstName, lastName: item.recipientLastName, phone: item.recipientPhone },
+          reason: item.reason,
+        },
+        { batchItem: { batchId: batch.id, line: item.line } },
+      );
+      outcome = { payoutId: value.id, failureReason: null };
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error; // unknown (the database away): the item stays processing, resumed next run
+      const linked = await findLinkedPayout(ctx.db, batch.id, item.line);
+      // Nothing recorded for it: the organisation's slot is held (a single payout, or the item's
+      // statement waited on another runner's), or payouts are switched off: try again later.
+      if (!linked && (error.status === 409 || error.status === 503)) return 'wait';
+      // The payout flow refused it (its reason), or the provider failed its payout (the payout's reason).
+      outcome = linked ? outcomeOf(linked, error.message) : { payoutId: null, failureReason: error.message };
+    }
   }
   const now = ctx.clock.now();
   await markItemDone(ctx.db, batch.id, item.line, outcome, now, {
@@ -125,6 +133,15 @@ async function sendItem(ctx: GatewayContext, batch: PayoutBatchRecord, item: Pay
   });
   announceBatchProgress(ctx, ctx.db, batch);
   return 'sent';
+}
+
+/**
+ * An item's outcome from its payout: a failed one's reason (or the flow's refusal when the payout
+ * has none); none while it is with the provider or awaiting review (the reconciler or the operator
+ * settles it, and its payout_status webhook says how).
+ */
+function outcomeOf(payout: { id: string; status: string; failureReason: string | null }, refusal?: string): { payoutId: string; failureReason: string | null } {
+  return { payoutId: payout.id, failureReason: payout.status === 'failed' ? (payout.failureReason ?? refusal ?? null) : null };
 }
 
 /**

@@ -185,21 +185,16 @@ export async function markItemDone(
     SELECT count(*)::int AS count FROM done`;
 }
 
-/**
- * The payout a refused item recorded (the flow records it, then the provider failed it): the
- * organisation's payout to that phone and amount created since the item was claimed. One payout
- * of an organisation runs at a time, so there is at most one such.
- */
-export async function findItemPayout(
-  db: Pick<Db, 'payout'>,
-  organizationId: string,
-  item: PayoutBatchItem,
-): Promise<{ id: string; failureReason: string | null } | null> {
-  return db.payout.findFirst({
-    where: { organizationId, recipientPhone: item.recipientPhone, amount: item.amount, createdAt: { gte: item.claimedAt ?? new Date(0) } },
-    orderBy: { createdAt: 'desc' },
-    select: { id: true, failureReason: true },
-  });
+/** The payout linked to an item (store.ts of payouts: BatchItemRef), or null when it has none. */
+export async function findLinkedPayout(
+  db: Pick<Db, '$queryRaw'>,
+  batchId: string,
+  line: number,
+): Promise<{ id: string; status: string; failureReason: string | null } | null> {
+  const [row] = await db.$queryRaw<{ id: string; status: string; failureReason: string | null }[]>`
+    SELECT p.id, p.status::text AS status, p."failureReason" FROM "PayoutBatchItem" i JOIN "Payout" p ON p.id = i."payoutId"
+    WHERE i."batchId" = ${batchId}::uuid AND i.line = ${line}::int`;
+  return row ?? null;
 }
 
 /** Running -> completed (or completed_with_failures when an item failed), once no item is left; null when items remain or it stopped. */

@@ -17,7 +17,7 @@ import { runIdempotentlyTwoPhase, type IdempotentOutcome } from '../idempotency.
 import { MAXIMUM_AMOUNT, MINIMUM_AMOUNT_EXCLUSIVE } from '../money.js';
 import { parsePaymentMethod } from '../paymentMethods.js';
 import { findPayoutOfIntent, payoutIntentName, payoutTerms, resumesPayouts, sendPayout, settlementOf, settlePayout } from './payouts.js';
-import type { NewPayout, PayoutIntent, PayoutRecord } from './store.js';
+import type { BatchItemRef, NewPayout, PayoutIntent, PayoutRecord } from './store.js';
 import { keepPayoutLease, newPayoutLease, recordPayout, releasePayoutLease, type PayoutLease } from './store.js';
 import type { LeaseKeeper } from '../leases.js';
 import { normalizePhone } from '../phones.js';
@@ -34,11 +34,14 @@ export interface CreatePayoutInput {
   reason?: string | null;
 }
 
+/** A payout batch's runner names the item instead of an Idempotency-Key (store.ts BatchItemRef). */
+export type CreatePayoutOptions = OperationOptions & { batchItem?: BatchItemRef };
+
 export async function createPayout(
   ctx: GatewayContext,
   access: MerchantAccess<'createPayout'>,
   input: CreatePayoutInput,
-  options: OperationOptions = {},
+  options: CreatePayoutOptions = {},
 ): Promise<IdempotentOutcome<PayoutRecord>> {
   const { organization } = access;
   const scope = {
@@ -58,7 +61,7 @@ export async function createPayout(
       record: async (db) => {
         const lease = newPayoutLease(organization.id);
         const terms = payoutTerms(organization, await checkPayout(ctx, db, organization, input));
-        const intent = await recordPayout(ctx, db, organization.id, terms, lease, { actor: access.caller });
+        const intent = await recordPayout(ctx, db, organization.id, terms, lease, { actor: access.caller }, options.batchItem ?? null);
         held.lease = lease;
         return intent;
       },

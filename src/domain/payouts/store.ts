@@ -298,9 +298,11 @@ export const newPayoutLease = (organizationId: string): PayoutLease => ({ organi
  * clock, the same for every instance). RETURNING says whether this request got it. One fragment:
  * a statement of its own (takePayoutLease) or the first CTE of phase 1's statement.
  */
-const takeLeaseSql = (lease: PayoutLease, ttlMs: number): Prisma.Sql => Prisma.sql`
+/** Takes the lease; with `onlyIfRowsIn`, only when that earlier CTE has a row. */
+const takeLeaseSql = (lease: PayoutLease, ttlMs: number, onlyIfRowsIn?: string): Prisma.Sql => Prisma.sql`
   INSERT INTO "PayoutLease" ("organizationId", holder, "expiresAt")
-  VALUES (${lease.organizationId}::uuid, ${lease.holder}::uuid, now() + ${ttlMs}::int * interval '1 millisecond')
+  SELECT ${lease.organizationId}::uuid, ${lease.holder}::uuid, now() + ${ttlMs}::int * interval '1 millisecond'
+  ${onlyIfRowsIn ? Prisma.raw(`WHERE EXISTS (SELECT 1 FROM "${onlyIfRowsIn}")`) : Prisma.empty}
   ON CONFLICT ("organizationId") DO UPDATE SET holder = EXCLUDED.holder, "expiresAt" = EXCLUDED."expiresAt"
   WHERE "PayoutLease"."expiresAt" < now()
   RETURNING holder`;
@@ -385,10 +387,12 @@ export async function recordPayout(
   payout: PayoutToRecord,
   lease: PayoutLease,
   audit: PayoutAudit,
+  batchItem: BatchItemRef | null = null,
 ): Promise<PayoutIntent> {
   const id = randomUUID();
-  const statement = recordPayoutStatement(ctx, organizationId, id, payout, lease, audit);
-  const [row] = await runStatement<{ leased: boolean } & Partial<PayoutRecord>>(db, { name: 'gw_payout_record', text: statement.text }, statement.values);
+  const statement = recordPayoutStatement(ctx, organizationId, id, payout, lease, audit, batchItem);
+  const name = batchItem ? 'gw_payout_record_batch_item' : 'gw_payout_record';
+  const [row] = await runStatement<{ leased: boolean } & Partial<PayoutRecord>>(db, { name, text: statement.text }, statement.values);
   if (row?.leased !== true) throw new DomainError('payout_in_progress');
   const { leased: _, ...recorded } = row;
   if (!recorded.id) {
@@ -413,6 +417,17 @@ export type PayoutToRecord = NewPayout & {
   send: boolean;
 };
 
+/**
+ * A payout batch's item the payout is made for: phase 1's statement records the payout only while
+ * the item is `processing` and has none yet (its row locked), and links it, so an item gets at most
+ * one payout whatever runs it twice (a runner resumed after a crash, two runners): the item is the
+ * payout's idempotency, as an Idempotency-Key is a single payout's.
+ */
+export interface BatchItemRef {
+  batchId: string;
+  line: number;
+}
+
 /** Who asks for the payout: its audit entry (`payout.created`) is written by phase 1's statement, with the payout. */
 export type PayoutAudit = Pick<AuditEventInput, 'actor'>;
 
@@ -431,6 +446,7 @@ function recordPayoutStatement(
   payout: PayoutToRecord,
   lease: PayoutLease,
   audit: PayoutAudit,
+  batchItem: BatchItemRef | null,
 ): Prisma.Sql {
   const now = ctx.clock.now();
   const audited = auditEventStatementPart('audited', 'recorded', {
@@ -458,8 +474,21 @@ function recordPayoutStatement(
     ],
     onlyIf: 'lease',
   });
+  // For a batch item: the item first (locked; a second statement for it waits, then finds it linked
+  // and takes nothing), the lease only while it is free, the link once the payout is recorded.
+  const item = batchItem
+    ? Prisma.sql`item AS MATERIALIZED (
+      SELECT 1 FROM "PayoutBatchItem" WHERE "batchId" = ${batchItem.batchId}::uuid AND line = ${batchItem.line}::int
+        AND state = 'processing' AND "payoutId" IS NULL FOR UPDATE),`
+    : Prisma.empty;
+  const takeLease = batchItem ? takeLeaseSql(lease, leaseTtlMs(ctx), 'item') : takeLeaseSql(lease, leaseTtlMs(ctx));
+  const linked = batchItem
+    ? Prisma.sql`
+    linked AS (
+      UPDATE "PayoutBatchItem" i SET "payoutId" = r.id FROM recorded r WHERE i."batchId" = ${batchItem.batchId}::uuid AND i.line = ${batchItem.line}::int),`
+    : Prisma.empty;
   return Prisma.sql`
-    WITH lease AS (${takeLeaseSql(lease, leaseTtlMs(ctx))}),
+    WITH ${item} lease AS (${takeLease}),
     ${debit},
     recorded AS (
       INSERT INTO "Payout" (id, "organizationId", "selectedPaymentMethod", amount, fees, "recipientFirstName", "recipientLastName", "recipientPhone",
@@ -468,7 +497,7 @@ function recordPayoutStatement(
         ${payout.recipientFirstName}::text, ${payout.recipientLastName}::text, ${payout.recipientPhone}::text, ${payout.reason}::text, 'pending',
         ${payout.send ? now : null}::timestamptz, ${now}::timestamptz, ${now}::timestamptz
       FROM debited
-      RETURNING *),
+      RETURNING *),${linked}
     ${audited}
     SELECT EXISTS (SELECT 1 FROM lease) AS leased, ${payoutColumns('recorded')} FROM (SELECT 1) AS one LEFT JOIN recorded ON true`;
 }

@@ -7,7 +7,9 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
+import { authorizeMerchant, type MerchantCaller } from '../../../src/domain/access/auth.js';
 import { createWebhook } from '../../../src/domain/operations.js';
+import { createPayout } from '../../../src/domain/payouts/createPayout.js';
 import { runPayoutBatches } from '../../../src/domain/payoutBatches/runPayoutBatches.js';
 import { releasePayoutLease, takePayoutLease } from '../../../src/domain/payouts/store.js';
 import { useGateway } from '../../support/gateway.js';
@@ -227,5 +229,40 @@ describe('payout batches (REST v2)', () => {
     expect([...cancelling.sent.values()]).toEqual([1, 1]);
     expect((await gateway.rest('POST', `/api/v2/payout-batches/${batch.body.id}/cancel`, { key })).status).toBe(409);
     expect((await gateway.rest('GET', `/api/v2/payout-batches/${crypto.randomUUID()}`, { key })).status).toBe(404);
+  });
+
+  it('an item is its payout’s idempotency: a second send of one item records and sends nothing, and a runner resuming it takes its payout', async () => {
+    const { organization, key } = await fundedMerchant(gateway, { balance: 1_000_000 });
+    const batch = await gateway.rest('POST', '/api/v2/payout-batches', { key, body: { items: [line(7_000, '+221770000201')] } });
+    await gateway.rest('POST', `/api/v2/payout-batches/${batch.body.id}/start`, { key });
+    // A runner claimed the item (as claimItem does) and died before recording anything.
+    await gateway.ctx.db.payoutBatchItem.updateMany({ where: { batchId: batch.body.id }, data: { state: 'processing', claimedAt: new Date() } });
+
+    const provider = countingProvider(gateway.ctx.provider);
+    const access = authorizeMerchant({ kind: 'merchant', apiKeyId: 'runner', scope: 'payout', organization } satisfies MerchantCaller, 'createPayout');
+    const input = { selectedPaymentMethod: 'wave', amount: 7_000, recipient: { phone: '+221770000201' } };
+    // One after the other: the first completes (the organisation's lease released); the second
+    // finds the item linked and records nothing, though the lease was free.
+    const send = () => createPayout(gateway.ctx, access, input, { batchItem: { batchId: batch.body.id, line: 1 } });
+    await withProvider(gateway, provider, async () => {
+      expect((await send()).value.status).toBe('completed');
+      await expect(send()).rejects.toMatchObject({ code: 'payout_in_progress' });
+    });
+    const payouts = await gateway.ctx.db.payout.findMany({ where: { organizationId: organization.id } });
+    expect(payouts).toHaveLength(1);
+    expect([...provider.sent.values()]).toEqual([1]);
+    const item = await gateway.ctx.db.payoutBatchItem.findFirstOrThrow({ where: { batchId: batch.body.id } });
+    expect(item).toMatchObject({ state: 'processing', payoutId: payouts[0]!.id });
+
+    // The next runner finds the item's payout and takes its state; nothing more is sent.
+    await withProvider(gateway, provider, () => runUntilEnded('e0000000-0000-4000-8000-000000000001'));
+    const ended = await gateway.rest('GET', `/api/v2/payout-batches/${batch.body.id}`, { key });
+    expect(ended.body).toMatchObject({ status: 'completed', counts: { completed: 1 } });
+    expect(await gateway.ctx.db.payoutBatchItem.findFirstOrThrow({ where: { batchId: batch.body.id } })).toMatchObject({
+      state: 'done',
+      payoutId: payouts[0]!.id,
+    });
+    expect([...provider.sent.values()]).toEqual([1]);
+    await expectBalancedLedger(gateway.ctx.db);
   });
 });
