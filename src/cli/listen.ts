@@ -194,14 +194,15 @@ export async function listen(options: ListenOptions): Promise<void> {
   const kinds = [...new Set(events.map((event) => STREAM_OF_EVENT[event]))];
   const follow = async (kind: StreamKind) => {
     let failures = 0;
+    // Whether this stream was open before: only its own second opening is a reconnection (the
+    // first stream to open prints the listening line; the others' first openings print nothing).
+    let openedBefore = false;
     while (!signal.aborted) {
       const reason = await subscribeOnce(streamOptions, kind, receive, () => {
-        write(
-          listening
-            ? { listening: true, reconnected: true, stream: kind }
-            : { listening: true, secret, organizationId, events, forwardTo: forwardTo ?? null, gateway: target.url },
-        );
+        if (!listening) write({ listening: true, secret, organizationId, events, forwardTo: forwardTo ?? null, gateway: target.url });
+        else if (openedBefore) write({ listening: true, reconnected: true, stream: kind });
         listening = true;
+        openedBefore = true;
         failures = 0;
       });
       if (signal.aborted) break;

@@ -252,6 +252,8 @@ describe('gateway listen', () => {
         skipped: 'a transaction that becomes cancelled sends no webhook event',
       });
 
+      // Every stream's first opening is no reconnection.
+      expect(listening.lines.filter((line) => line.reconnected)).toEqual([]);
       // The gateway ends every stream (as when it stops, or after an hour): listen subscribes again.
       endLiveStreams(gateway.ctx);
       expect(await listening.line((line) => line.listening === false, 'the drop')).toMatchObject({
