@@ -5,6 +5,10 @@
  */
 export type Lang = 'fr' | 'en';
 
+/** Counts as each language writes them (5,000 / 5 000), like amounts. */
+const countEn = (count: number): string => count.toLocaleString('en-US');
+const countFr = (count: number): string => count.toLocaleString('fr-FR');
+
 const en = {
   appName: 'Dashboard',
   skipToContent: 'Skip to content',
@@ -117,19 +121,19 @@ const en = {
   csvTooLarge: (bytes: number) =>
     `This file is ${bytes.toLocaleString('en-GB')} bytes: a payout batch's CSV file is at most 1 MiB (1,048,576 bytes). Split it into several batches.`,
   checkFile: 'Check the file',
-  batchLines: (lines: number, valid: number) => `${lines} lines, ${valid} valid`,
+  batchLines: (lines: number, valid: number) => `${countEn(lines)} lines, ${countEn(valid)} valid`,
   batchFees: 'fees',
   refusedLines: 'Refused lines',
   line: 'Line',
   field: 'Field',
   problem: 'Problem',
   wholeBatch: 'whole batch',
-  startValidLines: (valid: number) => `Send the ${valid} valid lines`,
-  startBatch: (valid: number) => `Send the ${valid} payouts`,
+  startValidLines: (valid: number) => `Send the ${countEn(valid)} valid lines`,
+  startBatch: (valid: number) => `Send the ${countEn(valid)} payouts`,
   discardBatch: 'Discard',
   discardBatchQuestion: 'Discard this batch? Nothing has been sent.',
   progress: 'Progress',
-  batchProgress: (done: number, total: number) => `${done} of ${total} handled`,
+  batchProgress: (done: number, total: number) => `${countEn(done)} of ${countEn(total)} handled`,
   batchCounts: (counts: { completed: number; failed: number; pending: number; cancelled: number; queued: number }) =>
     `${counts.completed} completed, ${counts.failed} failed, ${counts.pending} pending, ${counts.cancelled} cancelled, ${counts.queued} waiting`,
   cancelBatch: 'Stop the batch',
@@ -352,19 +356,19 @@ const fr: Messages = {
   csvTooLarge: (bytes: number) =>
     `Ce fichier fait ${bytes.toLocaleString('fr-FR')} octets : le fichier CSV d'un lot de virements fait au plus 1 Mio (1 048 576 octets). Répartissez-le en plusieurs lots.`,
   checkFile: 'Vérifier le fichier',
-  batchLines: (lines: number, valid: number) => `${lines} lignes, ${valid} valides`,
+  batchLines: (lines: number, valid: number) => `${countFr(lines)} lignes, ${countFr(valid)} valides`,
   batchFees: 'frais',
   refusedLines: 'Lignes refusées',
   line: 'Ligne',
   field: 'Champ',
   problem: 'Problème',
   wholeBatch: 'tout le lot',
-  startValidLines: (valid: number) => `Envoyer les ${valid} lignes valides`,
-  startBatch: (valid: number) => `Envoyer les ${valid} virements`,
+  startValidLines: (valid: number) => `Envoyer les ${countFr(valid)} lignes valides`,
+  startBatch: (valid: number) => `Envoyer les ${countFr(valid)} virements`,
   discardBatch: 'Abandonner',
   discardBatchQuestion: "Abandonner ce lot ? Rien n'a été envoyé.",
   progress: 'Progression',
-  batchProgress: (done: number, total: number) => `${done} sur ${total} traités`,
+  batchProgress: (done: number, total: number) => `${countFr(done)} sur ${countFr(total)} traités`,
   batchCounts: (counts: { completed: number; failed: number; pending: number; cancelled: number; queued: number }) =>
     `${counts.completed} effectués, ${counts.failed} échoués, ${counts.pending} en attente, ${counts.cancelled} annulés, ${counts.queued} à venir`,
   cancelBatch: 'Arrêter le lot',
