@@ -99,7 +99,12 @@ export function isTransientDatabaseError(error: unknown): boolean {
   if (code === 'P2010' && typeof failure.meta?.code === 'string' && TRANSIENT_SQLSTATES.has(failure.meta.code)) return true;
   if (['ECONNRESET', 'ECONNREFUSED', 'EPIPE'].includes(code)) return true;
   const message = typeof failure.message === 'string' ? failure.message : '';
-  if (/Connection terminated|terminating connection|deadlock detected|server closed the connection|Client has encountered a connection error/i.test(message))
+  // pg-pool's wait for a free connection ran out (every one busy): the request ran nothing.
+  if (
+    /Connection terminated|terminating connection|deadlock detected|server closed the connection|Client has encountered a connection error|timeout exceeded when trying to connect/i.test(
+      message,
+    )
+  )
     return true;
   return failure.cause !== undefined && failure.cause !== error && isTransientDatabaseError(failure.cause);
 }
