@@ -9,6 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registerOrangeMoneyCallback } from '../support/providers/orangeMoney.js';
 import { startOrangeMoneySimulator, type OrangeMoneySimulator } from '../support/providers/orangeMoneySimulator.js';
 import { eventually } from '../support/webhookReceiver.js';
 import { call, FAULT_ADMIN_TOKEN, operatorGraphql, useCluster, type Instance } from '../support/faults/cluster.js';
@@ -49,18 +50,7 @@ beforeAll(async () => {
   };
   [a, b] = await Promise.all([cluster.start('a', { env }), cluster.start('b', { env })]);
   // The operator's one-time step: Orange sends cash-in callbacks to the registered URL (instance a).
-  const token = await fetch(`${simulator.url}/oauth/v1/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: simulator.clientId, client_secret: simulator.clientSecret }),
-  });
-  const { access_token: accessToken } = (await token.json()) as { access_token: string };
-  const registered = await fetch(`${simulator.url}/api/notification/v1/merchantcallback`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ code: simulator.merchantCode, name: 'gateway', callbackUrl: `${a.url}/providers/orange_money/callback`, apiKey: CALLBACK_API_KEY }),
-  });
-  expect(registered.status).toBe(201);
+  expect(await registerOrangeMoneyCallback(simulator, `${a.url}/providers/orange_money/callback`, CALLBACK_API_KEY)).toBe(201);
   merchant = await faultMerchant(cluster.gateway);
 }, 90_000);
 

@@ -12,11 +12,11 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settleStalePaymentAttempts } from '../../../src/domain/payments/attempts.js';
 import { payTransaction } from '../../../src/domain/payments/payTransaction.js';
-import { createOrangeMoneyProvider } from '../../../src/infra/providers/orangeMoney.js';
 import { runCli } from '../../support/cli.js';
 import { startGateway, transactionBody, type TestGateway } from '../../support/gateway.js';
 import { expectBalancedLedger } from '../../support/ledger.js';
 import { expectPayout, fundedMerchant, payoutBody, postPayout } from '../../support/payouts.js';
+import { orangeMoneyProviderOf, registerOrangeMoneyCallback } from '../../support/providers/orangeMoney.js';
 import { startOrangeMoneySimulator, type OrangeMoneySimulator } from '../../support/providers/orangeMoneySimulator.js';
 import { eventually } from '../../support/webhookReceiver.js';
 
@@ -26,36 +26,9 @@ let gateway: TestGateway;
 
 beforeAll(async () => {
   simulator = await startOrangeMoneySimulator({ notificationRetryDelaysMs: [100] });
-  const orangeMoney = createOrangeMoneyProvider({
-    apiUrl: simulator.url,
-    clientId: simulator.clientId,
-    clientSecret: simulator.clientSecret,
-    merchantCode: simulator.merchantCode,
-    merchantName: 'Boutique Awa',
-    partner: { msisdn: simulator.partnerMsisdn, pin: simulator.partnerPin },
-    webhookSecret: simulator.webhookSecret,
-    callbackApiKey: CALLBACK_API_KEY,
-    qrValiditySeconds: 600,
-    timeoutMs: 1_500,
-  });
+  const orangeMoney = orangeMoneyProviderOf(simulator, CALLBACK_API_KEY, 1_500);
   gateway = await startGateway({ providers: { orange_money: orangeMoney } });
-  const token = await fetch(`${simulator.url}/oauth/v1/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: simulator.clientId, client_secret: simulator.clientSecret }),
-  });
-  const { access_token: accessToken } = (await token.json()) as { access_token: string };
-  const registered = await fetch(`${simulator.url}/api/notification/v1/merchantcallback`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' },
-    body: JSON.stringify({
-      code: simulator.merchantCode,
-      name: 'gateway',
-      callbackUrl: `${gateway.url}/providers/orange_money/callback`,
-      apiKey: CALLBACK_API_KEY,
-    }),
-  });
-  expect(registered.status).toBe(201);
+  expect(await registerOrangeMoneyCallback(simulator, `${gateway.url}/providers/orange_money/callback`, CALLBACK_API_KEY)).toBe(201);
 }, 60_000);
 
 afterAll(async () => {

@@ -11,10 +11,10 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settleProviderCall } from '../../../src/domain/operations.js';
 import { settleOpenLateReturns } from '../../../src/domain/payments/latePayments.js';
-import { createOrangeMoneyProvider } from '../../../src/infra/providers/orangeMoney.js';
 import { startGateway, transactionBody, type TestGateway } from '../../support/gateway.js';
 import { ReconcileProviderDocument } from '../../support/graphql/generated.js';
 import { graphqlTyped } from '../../support/graphql/typed.js';
+import { orangeMoneyProviderOf, registerOrangeMoneyCallback } from '../../support/providers/orangeMoney.js';
 import { startOrangeMoneySimulator, type OrangeMoneySimulator } from '../../support/providers/orangeMoneySimulator.js';
 import { eventually } from '../../support/webhookReceiver.js';
 
@@ -27,36 +27,10 @@ beforeAll(async () => {
   simulator = await startOrangeMoneySimulator({ notificationRetryDelaysMs: [100, 300] });
   gateway = await startGateway({
     providers: {
-      orange_money: createOrangeMoneyProvider({
-        apiUrl: simulator.url,
-        clientId: simulator.clientId,
-        clientSecret: simulator.clientSecret,
-        merchantCode: simulator.merchantCode,
-        merchantName: 'Boutique Awa',
-        partner: { msisdn: simulator.partnerMsisdn, pin: simulator.partnerPin },
-        webhookSecret: simulator.webhookSecret,
-        callbackApiKey: CALLBACK_API_KEY,
-        qrValiditySeconds: 600,
-        timeoutMs: 5_000,
-      }),
+      orange_money: orangeMoneyProviderOf(simulator, CALLBACK_API_KEY, 5_000),
     },
   });
-  const token = await fetch(`${simulator.url}/oauth/v1/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: simulator.clientId, client_secret: simulator.clientSecret }),
-  });
-  const { access_token: accessToken } = (await token.json()) as { access_token: string };
-  await fetch(`${simulator.url}/api/notification/v1/merchantcallback`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' },
-    body: JSON.stringify({
-      code: simulator.merchantCode,
-      name: 'gateway',
-      callbackUrl: `${gateway.url}/providers/orange_money/callback`,
-      apiKey: CALLBACK_API_KEY,
-    }),
-  });
+  expect(await registerOrangeMoneyCallback(simulator, `${gateway.url}/providers/orange_money/callback`, CALLBACK_API_KEY)).toBe(201);
   key = (await gateway.merchant({ name: 'Boutique Awa' })).key;
 });
 

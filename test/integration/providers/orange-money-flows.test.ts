@@ -14,10 +14,10 @@ import { settleStalePaymentAttempts } from '../../../src/domain/payments/attempt
 import { payTransaction } from '../../../src/domain/payments/payTransaction.js';
 import { settlePendingRefunds } from '../../../src/domain/refunds/refunds.js';
 import { reconcileProvider } from '../../../src/domain/reconciliation/reconcileProvider.js';
-import { createOrangeMoneyProvider } from '../../../src/infra/providers/orangeMoney.js';
 import { startGateway, transactionBody, type TestGateway } from '../../support/gateway.js';
 import { expectBalancedLedger, moneyMismatches } from '../../support/ledger.js';
 import { fundedMerchant, payoutBody, postPayout } from '../../support/payouts.js';
+import { orangeMoneyProviderOf, registerOrangeMoneyCallback } from '../../support/providers/orangeMoney.js';
 import { startOrangeMoneySimulator, type OrangeMoneySimulator } from '../../support/providers/orangeMoneySimulator.js';
 import { eventually } from '../../support/webhookReceiver.js';
 
@@ -26,39 +26,12 @@ const CALLBACK_API_KEY = `om-callback-${randomUUID()}`;
 let simulator: OrangeMoneySimulator;
 let gateway: TestGateway;
 
-/** What an operator does once: register the gateway's callback URL for the merchant code. */
-async function registerCallback(sim: OrangeMoneySimulator, callbackUrl: string): Promise<void> {
-  const token = await fetch(`${sim.url}/oauth/v1/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: sim.clientId, client_secret: sim.clientSecret }),
-  });
-  const { access_token: accessToken } = (await token.json()) as { access_token: string };
-  const registered = await fetch(`${sim.url}/api/notification/v1/merchantcallback`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ code: sim.merchantCode, name: 'gateway', callbackUrl, apiKey: CALLBACK_API_KEY }),
-  });
-  expect(registered.status).toBe(201);
-}
-
 beforeAll(async () => {
   simulator = await startOrangeMoneySimulator({ notificationRetryDelaysMs: [100, 300] });
-  const orangeMoney = createOrangeMoneyProvider({
-    apiUrl: simulator.url,
-    clientId: simulator.clientId,
-    clientSecret: simulator.clientSecret,
-    merchantCode: simulator.merchantCode,
-    merchantName: 'Boutique Awa',
-    partner: { msisdn: simulator.partnerMsisdn, pin: simulator.partnerPin },
-    webhookSecret: simulator.webhookSecret,
-    callbackApiKey: CALLBACK_API_KEY,
-    qrValiditySeconds: 600,
-    // Short, so that a hung cash in is a timeout well inside the provider flow's own deadline.
-    timeoutMs: 1_500,
-  });
+  // A short call deadline, so that a hung cash in is a timeout well inside the provider flow's own deadline.
+  const orangeMoney = orangeMoneyProviderOf(simulator, CALLBACK_API_KEY, 1_500);
   gateway = await startGateway({ providers: { orange_money: orangeMoney } });
-  await registerCallback(simulator, `${gateway.url}/providers/orange_money/callback`);
+  expect(await registerOrangeMoneyCallback(simulator, `${gateway.url}/providers/orange_money/callback`, CALLBACK_API_KEY)).toBe(201);
 });
 
 afterAll(async () => {
