@@ -186,7 +186,7 @@ export function createOrangeMoneyProvider(settings: OrangeMoneySettings, deps: O
   const exchange = async (
     path: string,
     init: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string; signal?: AbortSignal },
-  ): Promise<{ status: number; body: unknown }> => {
+  ): Promise<{ status: number; body: unknown; refused: boolean }> => {
     const route = `${init.method} ${path.split('?')[0]}`;
     const answer = await transport.send({
       provider: 'orange_money',
@@ -199,9 +199,12 @@ export function createOrangeMoneyProvider(settings: OrangeMoneySettings, deps: O
       ...(init.signal && { signal: init.signal }),
       maxBytes: MAX_RESPONSE_BYTES,
     });
-    if (answer.outcome === 'accepted' || answer.outcome === 'refused') return { status: answer.status, body: answer.body };
+    // `refused`: the transport's one classification (a 4xx Orange read and did nothing on), which
+    // callers decide by, never the status alone (a 408 is a 4xx and unknown).
+    if (answer.outcome === 'accepted' || answer.outcome === 'refused')
+      return { status: answer.status, body: answer.body, refused: answer.outcome === 'refused' };
     // A 5xx or 408 with its body: the callers' `ok` says it unknown in Orange's (masked) words.
-    if (answer.outcome === 'unknown' && answer.status && answer.body !== undefined) return { status: answer.status, body: answer.body };
+    if (answer.outcome === 'unknown' && answer.status && answer.body !== undefined) return { status: answer.status, body: answer.body, refused: false };
     if (answer.outcome === 'not_sent') throw new ProviderUnreachable(`Orange Money: ${answer.reason} (${route})`, answer.status, answer.retryAfterMs);
     throw new ProviderUnavailable(`Orange Money: ${answer.reason} (${route})`, answer.status);
   };
@@ -351,8 +354,7 @@ export function createOrangeMoneyProvider(settings: OrangeMoneySettings, deps: O
     if ((answer.body as { code?: unknown } | undefined)?.code === '4003') publicKey = undefined;
     // Refused (a 4xx: Orange read the request and did nothing; e.g. code 2000, no such account): a
     // definite failure with its reason, funds returned. A 409 could mean the reference exists: unknown.
-    if (answer.status >= 400 && answer.status < 500 && answer.status !== 409)
-      return { status: 'failed', providerReference: '', reason: orangeRefusalReason(answer.status, answer.body) };
+    if (answer.refused && answer.status !== 409) return { status: 'failed', providerReference: '', reason: orangeRefusalReason(answer.status, answer.body) };
     const body = ok(answer, `Orange Money cash in (${kind})`);
     if (!isTransaction(body)) throw new ProviderUnavailable(`Orange Money answered a cash in (${kind}) we cannot read`);
     const status = statusOf(body.status);

@@ -331,7 +331,7 @@ describe('payouts (cash in)', () => {
     expect(simulator.cashinCalls(`payout-${lost}`)).toBe(0);
   });
 
-  it('a slow answer within the bound is waited for; a 5xx is unknown', async () => {
+  it('a slow answer within the bound is waited for; a 5xx or a 408 is unknown', async () => {
     const provider = createOrangeMoneyProvider(settingsFor(simulator));
     simulator.fault('cashin', { kind: 'slow', delayMs: 300 });
     expect((await provider.payout({ method: 'orange_money', phone: '+221770009988', amount: 1_000n, reference: randomUUID() })).status).toBe('succeeded');
@@ -339,6 +339,12 @@ describe('payouts (cash in)', () => {
     simulator.fault('cashin', { kind: 'fail', status: 500 });
     await expect(provider.payout({ method: 'orange_money', phone: '+221770009988', amount: 1_000n, reference })).rejects.toMatchObject({ httpStatus: 500 });
     expect(simulator.cashinCalls(`payout-${reference}`)).toBe(0);
+    // A 408 is a 4xx but no refusal: Orange may have acted on it, so it is unknown, never failed.
+    const timedOut = randomUUID();
+    simulator.fault('cashin', { kind: 'fail', status: 408 });
+    await expect(provider.payout({ method: 'orange_money', phone: '+221770009988', amount: 1_000n, reference: timedOut })).rejects.toMatchObject({
+      httpStatus: 408,
+    });
   });
 
   it("masks wallet numbers in Orange's words, and refuses an answer larger than it reads (both unknown)", async () => {
