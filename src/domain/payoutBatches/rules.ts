@@ -13,7 +13,7 @@ import { MAXIMUM_AMOUNT, MINIMUM_AMOUNT_EXCLUSIVE } from '../money.js';
 import { PAYMENT_METHODS } from '../enums.js';
 import { PAYMENT_METHOD_CATALOGUE } from '../paymentMethods.js';
 import { compactPhone } from '../phones.js';
-import { MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH } from '../text.js';
+import { boundedInputText, MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH } from '../text.js';
 
 /** Items in one batch at most. */
 export const MAX_BATCH_ITEMS = 5_000;
@@ -195,6 +195,9 @@ export function validateBatch(organization: Organization, lines: readonly BatchL
  */
 export function parseBatchCsv(csv: string): BatchLineInput[] {
   if (Buffer.byteLength(csv, 'utf8') > MAX_CSV_BYTES) throw new DomainError('invalid_input', `the CSV file is larger than ${MAX_CSV_BYTES} bytes (1 MiB)`);
+  // The text rule every stored text meets (no NUL, no lone surrogate), on the file as a whole: the
+  // dashboard's upload brings it as raw text, which no JSON body check has seen.
+  boundedInputText('the CSV file', csv, MAX_CSV_BYTES);
   const rows = csv.replace(/^\uFEFF/, '').split(/\r?\n/);
   const header = splitCsvLine(rows[0] ?? '', 1).map((name) => name.trim().toLowerCase());
   if (header.join(',') !== CSV_COLUMNS.join(',')) throw new DomainError('invalid_input', `the CSV header must be exactly ${CSV_COLUMNS.join(',')}`);

@@ -63,7 +63,7 @@ describe('the dashboard’s payout batch CSV upload', () => {
     expect(await gateway.ctx.db.payout.count({ where: { organizationId: organization.id } })).toBe(0);
   });
 
-  it('refuses, saying the limit: a file past 1 MiB (413), 5,001 lines, a line past 512 characters, a wrong header (400), another media type (415)', async () => {
+  it('refuses, saying the limit: a file past 1 MiB (413), 5,001 lines, a line past 512 characters, a wrong header or a NUL (400), another media type (415)', async () => {
     const { organization, browser } = await owner();
     const tooLarge = await upload(browser, `${HEADER}\n${'x'.repeat(MAX_CSV_BYTES)}\n`);
     expect(tooLarge).toEqual({ status: 413, body: { error: 'The CSV file is larger than 1048576 bytes (1 MiB): split it into several batches' } });
@@ -74,6 +74,9 @@ describe('the dashboard’s payout batch CSV upload', () => {
     });
     expect((await upload(browser, 'amount,method,phone\nwave,100,+221770000001\n')).body.error).toMatch(/the CSV header must be exactly method,amount,phone/);
     expect((await upload(browser, csvOf(1), { 'content-type': 'application/json' })).status).toBe(415);
+    // Text PostgreSQL cannot store (a NUL, in a name or as a method): 400, not the 500 of a failed insert.
+    for (const row of ['wave,100,+221770000001,Awa\u0000,,,', 'wave\u0000,100,+221770000001,,,,'])
+      expect(await upload(browser, `${HEADER}\n${row}\n`)).toEqual({ status: 400, body: { error: 'Invalid input: the CSV file contains a NUL character' } });
     expect(await gateway.ctx.db.payoutBatch.count({ where: { organizationId: organization.id } })).toBe(0);
   });
 
