@@ -97,5 +97,5 @@ export const BATCHED_READS = {
  */
 export const PAYMENT_LINK_READS = {
   listPaymentLinks: listPaymentLinksWindow,
-  getPaymentLink: listPaymentLinkTransactions,
+  linkTransactions: listPaymentLinkTransactions,
 } as const;

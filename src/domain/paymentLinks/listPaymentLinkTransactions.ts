@@ -8,7 +8,7 @@ import { listLinkTransactions } from './store.js';
 
 export async function listPaymentLinkTransactions(
   ctx: GatewayContext,
-  access: ReadAccess<'getPaymentLink'>,
+  access: ReadAccess<'listTransactions'>,
   linkId: string,
   input: PageRequest,
 ): Promise<Page<TransactionRecord>> {

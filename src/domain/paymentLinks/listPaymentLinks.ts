@@ -1,5 +1,6 @@
 /** GET /api/v2/payment-links: the caller's links, newest first, by status, paginated. */
 import type { ReadAccess } from '../access/auth.js';
+import { mayRun } from '../access/policy.js';
 import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import { MAX_PAGE_SIZE, resolvePage, toPage, type Page, type PageRequest } from '../pagination.js';
@@ -54,7 +55,9 @@ export async function listPaymentLinksWindow(
   const search = filterText('search', input.search?.trim(), MAX_SEARCH_LENGTH);
   const { links, total } = await listPaymentLinksPage(
     ctx.db,
-    { organizationId: access.organizationId, status: input.status, search },
+    // Through the links' transactions (a customer's phone, an order id) only for a caller who may
+    // read transactions: a `write` key reads links, not who paid them.
+    { organizationId: access.organizationId, status: input.status, search, searchTransactions: mayRun(access.caller, 'listTransactions') },
     { limit, skip: input.offset },
     ctx.clock.now(),
   );

@@ -104,6 +104,8 @@ export interface LinkFilter {
   status?: PaymentLinkStatus;
   /** Free text (linkSearchCondition). */
   search?: string;
+  /** Whether the search also looks through the links' transactions (only for a caller who may read them). */
+  searchTransactions?: boolean;
 }
 
 /**
@@ -111,11 +113,13 @@ export interface LinkFilter {
  * search finds (order id, the customer's phone in any writing, name, a provider's reference): a
  * merchant who knows only the customer's number finds the link they paid through.
  */
-function linkSearchCondition(search: string, organizationId: string | null): Prisma.Sql {
+function linkSearchCondition(search: string, organizationId: string | null, searchTransactions: boolean): Prisma.Sql {
   const contains = `%${escapeLike(search)}%`;
-  return Prisma.sql`(s.name ILIKE ${contains}::text${isUuid(search) ? Prisma.sql` OR s.id = ${search}::uuid` : Prisma.empty}
-    OR s.id IN (SELECT t."paymentLinkId" FROM "Transaction" t WHERE t."paymentLinkId" IS NOT NULL
-      AND (${organizationId}::uuid IS NULL OR t."organizationId" = ${organizationId}::uuid) AND ${transactionSearchCondition(search)}))`;
+  const throughTransactions = searchTransactions
+    ? Prisma.sql` OR s.id IN (SELECT t."paymentLinkId" FROM "Transaction" t WHERE t."paymentLinkId" IS NOT NULL
+      AND (${organizationId}::uuid IS NULL OR t."organizationId" = ${organizationId}::uuid) AND ${transactionSearchCondition(search)})`
+    : Prisma.empty;
+  return Prisma.sql`(s.name ILIKE ${contains}::text${isUuid(search) ? Prisma.sql` OR s.id = ${search}::uuid` : Prisma.empty}${throughTransactions})`;
 }
 
 /** A page of links, newest first, with the count of all that match. */
@@ -127,7 +131,7 @@ export async function listPaymentLinksPage(
 ): Promise<{ links: PaymentLinkRecord[]; total: number }> {
   const where = Prisma.sql`(${filter.organizationId}::uuid IS NULL OR s."organizationId" = ${filter.organizationId}::uuid)
     AND (${filter.status ?? null}::text IS NULL OR s.status = ${filter.status ?? null}::text)
-    AND ${filter.search ? linkSearchCondition(filter.search, filter.organizationId) : Prisma.sql`TRUE`}`;
+    AND ${filter.search ? linkSearchCondition(filter.search, filter.organizationId, filter.searchTransactions ?? false) : Prisma.sql`TRUE`}`;
   const rows = await db.$queryRaw<(RawLinkRow & { total: number })[]>`
     SELECT s.*, count(*) OVER ()::int AS total FROM (SELECT ${linkColumns(now)} FROM ${linkSource}) s
     WHERE ${where} ORDER BY s."createdAt" DESC, s.id DESC LIMIT ${page.limit} OFFSET ${page.skip}`;

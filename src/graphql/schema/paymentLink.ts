@@ -59,12 +59,12 @@ const PaymentLinkRef = builder.objectRef<PaymentLinkView>('PaymentLink').impleme
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     transactions: t.field({
       type: TransactionPageRef,
-      description: 'The transactions its page made, newest first (its payments among them).',
-      authScopes: { run: 'getPaymentLink' },
+      description: 'The transactions its page made, newest first (its payments among them): for callers who may read transactions.',
+      authScopes: { run: 'listTransactions' },
       complexity: pageComplexity,
       args: { page: t.arg.int(), limit: t.arg.int() },
       resolve: async (link, { page, limit }, ctx) => {
-        const list = await PAYMENT_LINK_READS.getPaymentLink(ctx.gateway, authorizeRead(ctx.caller, 'getPaymentLink', link.organizationId), link.id, {
+        const list = await PAYMENT_LINK_READS.linkTransactions(ctx.gateway, authorizeRead(ctx.caller, 'listTransactions', link.organizationId), link.id, {
           page: orUndefined(page),
           limit: orUndefined(limit),
         });

@@ -120,6 +120,23 @@ describe('createPaymentLink, paymentLink, paymentLinks, deactivatePaymentLink', 
     expect(transactions.transactions.map((row: { customer: { firstName: string } }) => row.customer.firstName)).toEqual(['Khady', 'Ibrahima']);
     expect(transactions.transactions[1]).toMatchObject({ orderId, status: 'paid', paymentLinkId: link.id });
   });
+
+  it('keeps who paid a link from a key that reads links but not transactions (write): no transactions, no search through them', async () => {
+    const { key, organization } = await merchant();
+    const link = (await gateway.graphql(CREATE, { input: { name: 'Mafé', amount: 2_000 } }, key)).body.data.createPaymentLink;
+    await fillLink(link.url, { first_name: 'Fatou', phone: '+221770004777' });
+    const writeKey = await gateway.createKey(organization.id, 'write');
+    const TRANSACTIONS = 'query($id: ID!) { paymentLink(id: $id) { name transactions { transactions { customer { phone } } } } }';
+    const byWrite = await gateway.graphql(TRANSACTIONS, { id: link.id }, writeKey);
+    expect(byWrite.body.errors[0].extensions.code).toBe('FORBIDDEN');
+    expect((await gateway.graphql('query($id: ID!) { paymentLink(id: $id) { name } }', { id: link.id }, writeKey)).body.data.paymentLink.name).toBe('Mafé');
+
+    const SEARCH = 'query($q: String) { paymentLinks(search: $q, first: 10) { totalCount } }';
+    const count = async (q: string, asKey: string) => (await gateway.graphql(SEARCH, { q }, asKey)).body.data.paymentLinks.totalCount;
+    expect(await count('770004777', key)).toBe(1);
+    expect(await count('770004777', writeKey)).toBe(0);
+    expect(await count('Mafé', writeKey)).toBe(1);
+  });
 });
 
 describe('paymentLinks(search:) — the dashboard search across links (issue 30 item 3)', () => {
