@@ -43,6 +43,7 @@ import {
   providerRecordsOf,
   statusOf,
 } from './records/orangeMoney.js';
+import { withoutPhoneNumbers } from './withoutPhoneNumbers.js';
 
 export interface OrangeMoneySettings {
   /** ORANGE_MONEY_API_URL: https://api.orange-sonatel.com (production) or the sandbox. */
@@ -107,9 +108,6 @@ const MAX_RESPONSE_BYTES = 2 * 1024 * 1024;
 
 const SUCCEEDED = new Set(['SUCCESS']);
 const FAILED = new Set(['FAILED', 'CANCELLED', 'REJECTED']);
-
-/** Orange's words may name a wallet: numbers that look like one are masked (no phone number in a log line). */
-const withoutPhoneNumbers = (text: string): string => text.replace(/\+?\d[\d ]{7,}\d/g, '<number>');
 
 const describe = (status: number, body: unknown): string => {
   const problem = (body ?? {}) as { detail?: unknown; code?: unknown; error_description?: unknown; error?: unknown };

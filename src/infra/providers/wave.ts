@@ -48,6 +48,7 @@ import { findCheckoutRefund, historyPageOf, readWaveRecords, type ReadWaveHistor
 import { createProviderTransport, type ProviderTransport } from './transport.js';
 import { isHttpsUrl, waveXofMobileProblem } from './wave/addresses.js';
 import { waveRefusalReason } from './wave/refusals.js';
+import { withoutPhoneNumbers } from './withoutPhoneNumbers.js';
 
 export interface WaveOptions {
   apiKey: string;
@@ -151,7 +152,8 @@ async function pendingWhenRateLimited(send: () => Promise<ProviderAnswer>): Prom
 /** Wave's error body: {code, message}. */
 const errorOf = (answer: WaveAnswer): string => {
   const code = typeof answer.body?.code === 'string' ? answer.body.code : `http-${answer.status}`;
-  const message = typeof answer.body?.message === 'string' ? `: ${answer.body.message.slice(0, 200)}` : '';
+  // Wave's words may echo the mobile: masked, since this text reaches errors and log lines.
+  const message = typeof answer.body?.message === 'string' ? `: ${withoutPhoneNumbers(answer.body.message).slice(0, 200)}` : '';
   return `wave ${code}${message}`;
 };
 

@@ -182,7 +182,8 @@ describe('what the connector sends Wave', () => {
 describe('logs', () => {
   it('never carry the API key, the webhook secret nor a phone number, whatever failed', async () => {
     const { key } = await fundedMerchant(setup.gateway, { balance: 100_000 });
-    setup.wave.failNext(/^POST \/v1\/payout$/, 500);
+    // Wave's message echoing the mobile: its words reach the error the flow logs, masked.
+    setup.wave.failNext(/^POST \/v1\/payout$/, 500, 'internal-server-error', 'could not pay +221776543210');
     setup.gateway.ctx.settings.providerTimeoutMs = 800;
     setup.wave.loseNextAnswer(/^GET \/v1\/payouts\/search/);
     try {

@@ -5,6 +5,7 @@
  * not exist" (issue 28, from Sonatel's error list). Codes we know get a sentence of ours; any other
  * keeps Orange's code and detail, without numbers that could be a wallet.
  */
+import { withoutPhoneNumbers } from '../withoutPhoneNumbers.js';
 
 const OPERATOR = 'the gateway operator must act';
 
@@ -15,14 +16,12 @@ const MESSAGES: Record<string, string> = {
   '4031': `the gateway's Orange Money distributor PIN was refused (${OPERATOR})`,
 };
 
-const withoutNumbers = (text: string): string => text.replace(/\+?\d[\d ]{7,}\d/g, '<number>');
-
 export function orangeRefusalReason(httpStatus: number, body: unknown): string {
   const problem = (body ?? {}) as { code?: unknown; detail?: unknown };
   const code = typeof problem.code === 'string' || typeof problem.code === 'number' ? String(problem.code) : undefined;
   const known = code ? MESSAGES[code] : undefined;
   if (known) return `orange money: ${known}`;
   if (httpStatus === 401 || httpStatus === 403) return `orange money refused the gateway's credentials (HTTP ${httpStatus}; ${OPERATOR})`;
-  const detail = typeof problem.detail === 'string' ? withoutNumbers(problem.detail).slice(0, 200) : '';
+  const detail = typeof problem.detail === 'string' ? withoutPhoneNumbers(problem.detail).slice(0, 200) : '';
   return `orange money refused the request (HTTP ${httpStatus}${code ? `, code ${code}` : ''}${detail ? `: ${detail}` : ''})`;
 }

@@ -6,6 +6,7 @@
  * could be a phone). A cause only the operator can fix (the business wallet is empty, the key is
  * revoked or lacks a permission) says so, so that the merchant knows it is not their input.
  */
+import { withoutPhoneNumbers } from '../withoutPhoneNumbers.js';
 
 const OPERATOR = 'the gateway operator must act';
 
@@ -37,6 +38,6 @@ const MESSAGES: Record<string, string> = {
 export function waveRefusalReason(code: string | undefined, message: string | undefined, httpStatus: number): string {
   const known = code ? MESSAGES[code] : undefined;
   if (known) return `wave: ${known}`;
-  const words = [code, message?.replace(/\+?\d[\d ]{7,}\d/g, '<number>').slice(0, 200)].filter(Boolean).join(': ');
+  const words = [code, message === undefined ? undefined : withoutPhoneNumbers(message).slice(0, 200)].filter(Boolean).join(': ');
   return `wave refused the request (HTTP ${httpStatus}${words ? `, ${words}` : ''})`;
 }
