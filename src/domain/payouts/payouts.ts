@@ -61,6 +61,7 @@ import {
   countOpenPayouts,
   findOpenPayout,
   findPayout,
+  findPayoutIfAny,
   listDuePayouts,
   listOpenPayouts,
   postponePayoutCheck,
@@ -79,7 +80,7 @@ export const payoutIntentName = (payoutId: string): string => `createPayout:${pa
 /** The payout an intent name (payoutIntentName) stands for, or null. */
 export async function findPayoutOfIntent(db: Db, intentName: string): Promise<PayoutRecord | null> {
   const id = /^createPayout:([0-9a-f-]{36})$/.exec(intentName)?.[1];
-  return id ? db.payout.findUnique({ where: { id } }) : null;
+  return id ? findPayoutIfAny(db, id) : null;
 }
 
 /** What phase 1 writes: the organisation's payout fee, and whether it is sent now (at or below the review threshold). */
@@ -103,13 +104,25 @@ export function parsePayoutStatus(value: string): PayoutStatus {
 }
 
 /**
+ * The payout call: the same on the first send and on a re-send under the same reference (a
+ * provider that de-duplicates by key, Wave, refuses a re-send whose request differs).
+ */
+const payoutRequestOf = (payout: { method: PaymentMethod; phone: string; amount: bigint; reference: string }, signal: AbortSignal) => ({
+  method: payout.method,
+  phone: payout.phone,
+  amount: payout.amount,
+  reference: payout.reference,
+  signal,
+});
+
+/**
  * The provider, once, bounded in time. A throw or no answer in time is "not known yet"
  * (pending), never "failed": the money may have left.
  */
 export async function sendPayout(ctx: GatewayContext, intent: Pick<PayoutIntent, 'payoutId' | 'method' | 'phone' | 'amount'>): Promise<ProviderAnswer> {
   const outcome = await callProviderOnce(
     ctx,
-    (signal) => ctx.provider.payout({ method: intent.method, phone: intent.phone, amount: intent.amount, reference: intent.payoutId, signal }),
+    (signal) => ctx.provider.payout(payoutRequestOf({ ...intent, reference: intent.payoutId }, signal)),
     { payoutId: intent.payoutId },
     'payout call to the provider failed; the reconciler will ask what became of it',
   );
@@ -248,7 +261,7 @@ export const openPayouts = (ctx: GatewayContext): OpenCallStore<OpenPayout> => (
       ctx,
       { kind: 'payout', id: call.id, method: call.method },
       () => ctx.provider.payoutStatus(call.reference, call.method),
-      (signal) => ctx.provider.payout({ method: call.method, phone: call.phone, amount: call.amount, reference: call.reference, signal }),
+      (signal) => ctx.provider.payout(payoutRequestOf(call, signal)),
     ),
   claim: (call, now, until) => claimPayoutCheck(ctx.db, call.id, now, until),
   settle: async (call, answer) => {

@@ -729,3 +729,6 @@ export async function countOpenPayouts(db: Db, stuckAfterChecks: number): Promis
 
 /** A payout by id (it exists: the caller holds its intent). */
 export const findPayout = (db: Db, payoutId: string): Promise<PayoutRecord> => db.payout.findUniqueOrThrow({ where: { id: payoutId } });
+
+/** The payout of this id, or null. */
+export const findPayoutIfAny = (db: Db, payoutId: string): Promise<PayoutRecord | null> => db.payout.findUnique({ where: { id: payoutId } });

@@ -134,7 +134,8 @@ export async function currentRefundOfIntent(ctx: GatewayContext, intentName: str
   if (!refund || !resendsSafely(ctx.provider, 'refund', refund.method)) return null;
   if (refund.attempts !== Number(match[2])) return { refusal: new DomainError('refund_in_progress') };
   if (refund.status === 'pending') return { unsettled: new DomainError('refund_unconfirmed') };
-  if (refund.status === 'failed') return { refusal: new DomainError('refund_failed') };
+  // The same answer the request that settled it gave: the refusal with the provider's reason.
+  if (refund.status === 'failed') return { refusal: refundFailed(isSandboxed(ctx, refund.method) ? undefined : (refund.failureReason ?? undefined)) };
   const transaction = await readTransaction(ctx.db, refund.transactionId, refund.organizationId);
   return transaction ? { answer: transaction } : null;
 }

@@ -541,9 +541,12 @@ function reversalEffects(intent: RefundIntent, now: Date, tag: string): Prisma.S
 export async function findRefund(
   db: Db,
   id: string,
-): Promise<{ method: PaymentMethod; attempts: number; status: string; transactionId: string; organizationId: string } | null> {
+): Promise<{ method: PaymentMethod; attempts: number; status: string; transactionId: string; organizationId: string; failureReason: string | null } | null> {
   if (!isUuid(id)) return null;
-  return db.refund.findUnique({ where: { id }, select: { method: true, attempts: true, status: true, transactionId: true, organizationId: true } });
+  return db.refund.findUnique({
+    where: { id },
+    select: { method: true, attempts: true, status: true, transactionId: true, organizationId: true, failureReason: true },
+  });
 }
 
 /** A pending refund as the reconciler and the operator see it. */
