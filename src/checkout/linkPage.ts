@@ -169,7 +169,10 @@ export function registerPaymentLinkPages(app: FastifyInstance, { ctx, tokens, la
         const message = error.code === 'invalid_phone' ? t.errors.invalid_phone : t.errors.first_name;
         return withLink(request, reply, (view, lang) => sendForm(request, reply, view, lang, 400, { ...entered, error: message }));
       }
-      if (error.code === 'payment_link_not_found' || error.code === 'payment_link_gone') return withLink(request, reply, () => undefined);
+      // Gone, as the fresh read below shows it; read as still active (it lapsed between the two, at
+      // its expiry), it is answered gone all the same, never left without an answer.
+      if (error.code === 'payment_link_not_found' || error.code === 'payment_link_gone')
+        return withLink(request, reply, (view, lang) => goneLink(reply, view, lang));
       if (error.code === 'payment_link_in_use') return html(reply, 409, messagePage(lang, t.inUseTitle, t.inUseDetail), lang);
       // The transaction rule refused (limits, switches, the organisation's state): nothing was made.
       // The customer has no credential to fix: an organisation's 401 is a 403 here, any 5xx a 503.
