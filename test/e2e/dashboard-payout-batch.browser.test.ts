@@ -123,6 +123,10 @@ describe('a payout batch in the dashboard', () => {
       expect(await page.locator('[data-refused-line="143"]').innerText()).toMatch(/\+221/);
       expect(await gateway.ctx.db.payout.count({ where: { organizationId } })).toBe(0);
       await saveScreenshot(page, 'dashboard', 'payout-batch-draft');
+      // At a phone's width too: the refused lines and the buttons stay readable.
+      await page.setViewportSize({ width: 360, height: 740 });
+      await saveScreenshot(page, 'dashboard', 'payout-batch-draft-360');
+      await page.setViewportSize({ width: 1280, height: 900 });
       // A mark in this document: a reload would lose it.
       await page.evaluate(() => Object.assign(window, { sameDocument: true }));
 
