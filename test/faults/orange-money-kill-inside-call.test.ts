@@ -15,6 +15,8 @@ import { createTransaction, faultMerchant, type FaultMerchant } from '../support
 import { expectBalancedLedger, moneyMismatches } from '../support/ledger.js';
 
 const SETTLED_WITHIN_MS = 20_000;
+/** A fresh process's first provider call (token, then the call) on a loaded 2-core machine. */
+const CALL_REACHES_WITHIN_MS = 20_000;
 const CALLBACK_API_KEY = `om-${randomUUID()}`;
 const PAY = `mutation($orderId: ID!, $phone: String) {
   sandboxPay(orderId: $orderId, method: orange_money, phone: $phone) { outcome }
@@ -54,9 +56,14 @@ async function killDuringCall(name: string, route: 'cashin' | 'qrcode', send: (v
   simulator.fault(route, { kind: 'hang' });
   const before = simulator.calls[route];
   const request = send(victim);
-  await eventually(() => simulator.calls[route] > before, 10_000, `the ${route} call reaching Orange`);
+  // The request must not be answered before its call reaches Orange (it hangs there): an answer
+  // first fails the test with that answer, instead of a bare timeout that hides why.
+  const answeredFirst = request.then((answer) => {
+    if (simulator.calls[route] <= before) throw new Error(`answered before the ${route} call reached Orange: ${JSON.stringify(answer)}`);
+  });
+  await Promise.race([eventually(() => simulator.calls[route] > before, CALL_REACHES_WITHIN_MS, `the ${route} call reaching Orange`), answeredFirst]);
   await cluster.kill(victim);
-  await request;
+  await answeredFirst;
 }
 
 describe('kill -9 inside an Orange Money call', () => {

@@ -45,6 +45,9 @@ afterAll(async () => {
   await wave?.close();
 });
 
+/** A fresh process's first provider call on a loaded 2-core machine. */
+const CALL_REACHES_WITHIN_MS = 20_000;
+
 const db = () => cluster.gateway.ctx.db;
 
 /** A victim instance, the request sent to it, and its death once Wave has done the call (its answer never comes). */
@@ -52,14 +55,16 @@ async function killDuringCall(name: string, route: RegExp, send: (victim: Instan
   const victim = await cluster.start(name, { env });
   wave.loseNextAnswer(route);
   const before = wave.calls.length;
+  const reached = () => wave.calls.slice(before).some((recorded) => route.test(`${recorded.method} ${recorded.path.split('?')[0]}`));
   const request = send(victim);
-  await eventually(
-    () => wave.calls.slice(before).some((recorded) => route.test(`${recorded.method} ${recorded.path.split('?')[0]}`)),
-    10_000,
-    `the call reaching Wave`,
-  );
+  // An answer before the call reaches Wave (whose answer is lost) fails the test with that answer,
+  // instead of a bare timeout that hides why.
+  const answeredFirst = request.then((answer) => {
+    if (!reached()) throw new Error(`answered before the call reached Wave: ${JSON.stringify(answer)}`);
+  });
+  await Promise.race([eventually(reached, CALL_REACHES_WITHIN_MS, `the call reaching Wave`), answeredFirst]);
   await cluster.kill(victim);
-  await request.catch(() => undefined);
+  await answeredFirst;
   return victim;
 }
 
