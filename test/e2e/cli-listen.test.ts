@@ -49,7 +49,7 @@ function startListening(args: string[]) {
   return {
     lines,
     /** The first printed line that matches, waiting for it. */
-    line: (match: (line: any) => boolean, what: string) => eventually(() => lines.find(match), 10_000, what),
+    line: (match: (line: any) => boolean, what: string) => eventually(() => lines.find(match), 20_000, what),
     stop: async () => {
       abort.abort();
       return done;
@@ -117,8 +117,8 @@ describe('gateway listen', () => {
 
       const paid = await trigger(organization.id);
       expect(paid.code).toBe(0);
-      const local = await eventually(() => receiver.on('/local')[0], 10_000, 'the forwarded event');
-      const delivered = await eventually(() => receiver.on('/real')[0], 10_000, 'the real delivery');
+      const local = await eventually(() => receiver.on('/local')[0], 20_000, 'the forwarded event');
+      const delivered = await eventually(() => receiver.on('/real')[0], 20_000, 'the real delivery');
       // The receiver checked X-Signature over the exact bytes with the printed secret (and the real one with its own).
       expect(local.signatureValid).toBe(true);
       expect(delivered.signatureValid).toBe(true);
@@ -166,8 +166,8 @@ describe('gateway listen', () => {
         body: { selected_payment_method: 'wave', amount: 5_000, recipient: { phone: '+221770000001' } },
       });
       expect(payout.status).toBe(200);
-      const local = await eventually(() => receiver.on('/local-payouts')[0], 10_000, 'the forwarded payout event');
-      const delivered = await eventually(() => receiver.on('/real-payouts')[0], 10_000, 'the real payout delivery');
+      const local = await eventually(() => receiver.on('/local-payouts')[0], 20_000, 'the forwarded payout event');
+      const delivered = await eventually(() => receiver.on('/real-payouts')[0], 20_000, 'the real payout delivery');
       expect(local.signatureValid).toBe(true);
       expect(local.headers['x-event-type']).toBe('payout_status');
       expect(delivered.headers['x-event-type']).toBe('payout_status');
@@ -206,8 +206,8 @@ describe('gateway listen', () => {
 
       const EVENTS = ['payment_status', 'refund_status', 'payout_status', 'payout_status', 'payout_batch_status'];
       const byType = (path: string) => receiver.on(path).map((delivery) => delivery.headers['x-event-type']);
-      await eventually(() => byType('/real-every').length === EVENTS.length, 10_000, 'the five real deliveries');
-      await eventually(() => byType('/local-every').length === EVENTS.length, 10_000, 'the five forwarded events');
+      await eventually(() => byType('/real-every').length === EVENTS.length, 20_000, 'the five real deliveries');
+      await eventually(() => byType('/local-every').length === EVENTS.length, 20_000, 'the five forwarded events');
       expect(byType('/local-every').sort()).toEqual([...EVENTS].sort());
       for (const event of ['refund_status', 'payout_batch_status']) {
         const [local] = receiver.on('/local-every').filter((delivery) => delivery.headers['x-event-type'] === event);

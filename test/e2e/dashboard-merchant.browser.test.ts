@@ -503,7 +503,7 @@ describe('a merchant on its phone, from the operator’s invitation to a teammat
     const hook = page.locator('[data-webhook-id]');
     await hook.getByRole('button', { name: 'Send a test event' }).click();
     await expect.poll(() => page.getByRole('status').first().innerText()).toContain('Test event sent');
-    const test = await eventually(() => receiver.on('/hooks/dakar').find((delivery) => delivery.headers['x-event-type'] === 'test'), 10_000, 'the test event');
+    const test = await eventually(() => receiver.on('/hooks/dakar').find((delivery) => delivery.headers['x-event-type'] === 'test'), 20_000, 'the test event');
     expect(test.signatureValid).toBe(true);
 
     await hook.getByRole('button', { name: 'Rotate the secret' }).click();
@@ -514,7 +514,7 @@ describe('a merchant on its phone, from the operator’s invitation to a teammat
     await hook.getByRole('button', { name: 'Send a test event' }).click();
     await eventually(
       () => receiver.on('/hooks/dakar').filter((delivery) => delivery.headers['x-event-type'] === 'test').length === 2,
-      10_000,
+      20_000,
       'a test event signed with the new secret',
     );
     expect(receiver.on('/hooks/dakar').at(-1)!.signatureValid).toBe(true);

@@ -70,7 +70,7 @@ describe('a gateway process with DATABASE_REPLICA_URL', () => {
     const key: string = createApiKey.key;
     // The rule serving lists from the standby (the process logs each change of its state).
     const serving = () => gateway.output().lastIndexOf('read replica serves lagging reads') > gateway.output().lastIndexOf('read replica skipped');
-    await waitFor(async () => serving(), 10_000, gateway.output);
+    await waitFor(async () => serving(), 20_000, gateway.output);
 
     await cluster.pauseReplay();
     const created = await call('POST', `${gateway.url}/api/v2/transactions`, key, {

@@ -43,7 +43,7 @@ describe('kill -9 of the instance sending a webhook', () => {
       receiver.configure('/held', { behaviour: { delayMs: 30_000 } });
       const orderId = await paidOn(b, merchant.checkoutKey, 1_500);
 
-      const first = await eventually(() => receiver.on('/held')[0], 10_000, 'the first delivery attempt');
+      const first = await eventually(() => receiver.on('/held')[0], 20_000, 'the first delivery attempt');
       const port = Number(new URL(receiver.url).port);
       const senderPid = await eventually(() => pidConnectedTo(port, [a.pid, b.pid]), 2_000, 'the instance sending it');
       const [sender, other] = senderPid === a.pid ? [a, b] : [b, a];

@@ -120,7 +120,7 @@ describe('kill -9 of an instance inside a provider call; the other instance reco
     );
     expect(await db.refund.findUniqueOrThrow({ where: { id: pending.id } })).toMatchObject({ status: 'succeeded' });
 
-    const retried = await retryWhileUnsettled(() => refund(survivor, merchant.checkoutKey, orderId, { headers }), 10_000);
+    const retried = await retryWhileUnsettled(() => refund(survivor, merchant.checkoutKey, orderId, { headers }), 20_000);
     expect(retried.status, JSON.stringify(retried.body)).toBe(200);
     expect(retried.headers?.get('idempotent-replayed')).toBe('true');
     const fresh = await refund(survivor, merchant.checkoutKey, orderId);
@@ -149,7 +149,7 @@ describe('kill -9 of an instance inside a provider call; the other instance reco
       RECOVERY_MS,
       'the survivor settling the payout',
     );
-    const retried = await retryWhileUnsettled(() => postPayout(survivor, merchant.payoutKey, 40_000, { headers }), 10_000);
+    const retried = await retryWhileUnsettled(() => postPayout(survivor, merchant.payoutKey, 40_000, { headers }), 20_000);
     expect(retried.status, JSON.stringify(retried.body)).toBe(200);
     expect(retried.headers?.get('idempotent-replayed')).toBe('true');
     expect(retried.body).toMatchObject({ _id: payout!.id, payout_status: 'completed', amount: 40_000 });
@@ -235,7 +235,7 @@ describe('on PGlite (one embedded process)', () => {
       'the restarted process settling the payout',
     );
     expect(listed).toHaveLength(1);
-    const retried = await retryWhileUnsettled(() => postPayout(restarted, issued.key, 30_000, { headers }), 10_000);
+    const retried = await retryWhileUnsettled(() => postPayout(restarted, issued.key, 30_000, { headers }), 20_000);
     expect(retried.status, JSON.stringify(retried.body)).toBe(200);
     expect(retried.body).toMatchObject({ _id: listed[0].order_id, payout_status: 'completed' });
     expect(retried.headers?.get('idempotent-replayed')).toBe('true');

@@ -84,7 +84,7 @@ describe('Orange Money on two instances, configured by the environment', () => {
   it('a payment started on b is confirmed by the signed callback Orange sends to b', async () => {
     const { orderId, orangeReference } = await startPayment(b, 3_000);
     await simulator.pay(orangeReference, '776665544');
-    await eventually(async () => (await statusOf(orderId)) === 'paid', 10_000, 'the callback settling the payment');
+    await eventually(async () => (await statusOf(orderId)) === 'paid', 20_000, 'the callback settling the payment');
     await simulator.notificationsSettled();
     const toB = simulator.sentNotifications().filter((sent) => sent.url.startsWith(b.url));
     expect(

@@ -60,7 +60,7 @@ describe('a provider slower than the request’s deadline', () => {
     );
     expect(await providerCalls('payout', id)).toEqual([{ status: 'succeeded', calls: 1 }]);
     expect(await mainBalanceOf(cluster.gateway, merchant.organizationId)).toBe(before - 25_000n - payoutFeeOf(25_000));
-    const retried = await retryWhileUnsettled(() => postPayout(b, merchant.payoutKey, 25_000, { headers }), 10_000);
+    const retried = await retryWhileUnsettled(() => postPayout(b, merchant.payoutKey, 25_000, { headers }), 20_000);
     expect(retried.status).toBe(200);
     expect(retried.body).toMatchObject({ _id: id });
     expect(await providerCalls('payout', id)).toEqual([{ status: 'succeeded', calls: 1 }]);

@@ -52,7 +52,7 @@ async function killBeforeTheCallArrives(name: string, route: RegExp, recorded: (
   const victim = await cluster.start(name, { env });
   wave.loseNextCall(route);
   const request = send(victim);
-  await eventually(recorded, 10_000, 'the intent recorded');
+  await eventually(recorded, 20_000, 'the intent recorded');
   await cluster.kill(victim);
   await request.catch(() => undefined);
 }
@@ -93,7 +93,7 @@ describe('kill -9 between recording a Wave call and sending it', () => {
     await operatorGraphql(survivor, PAY, { orderId, phone: '+221770000001' }, 30_000);
     const session = [...wave.sessions.values()].at(-1)!;
     await wave.completeSession(session.id);
-    await eventually(async () => (await db().transaction.findUniqueOrThrow({ where: { id: orderId } })).status === 'paid', 10_000, 'paid');
+    await eventually(async () => (await db().transaction.findUniqueOrThrow({ where: { id: orderId } })).status === 'paid', 20_000, 'paid');
     const headers = { 'idempotency-key': 'kill-before-send-refund' };
     await killBeforeTheCallArrives(
       'refund-victim',

@@ -45,8 +45,8 @@ describe('payment_status webhooks', () => {
     await addWebhook(gateway, delivering.receiver, organization.id, '/pay/v1', 'v1');
     const paid = await paidTransaction(gateway, key, { price: 12_500 });
 
-    const [v2] = await eventually(() => (delivering.receiver.on('/pay/v2').length ? delivering.receiver.on('/pay/v2') : null), 5_000, 'the v2 delivery');
-    const [v1] = await eventually(() => (delivering.receiver.on('/pay/v1').length ? delivering.receiver.on('/pay/v1') : null), 5_000, 'the v1 delivery');
+    const [v2] = await eventually(() => (delivering.receiver.on('/pay/v2').length ? delivering.receiver.on('/pay/v2') : null), 10_000, 'the v2 delivery');
+    const [v1] = await eventually(() => (delivering.receiver.on('/pay/v1').length ? delivering.receiver.on('/pay/v1') : null), 10_000, 'the v1 delivery');
     for (const request of [v1!, v2!]) {
       expect(request.signatureValid).toBe(true);
       expect(request.headers['content-type']).toBe('application/json');

@@ -88,7 +88,7 @@ describe('webhook event subscriptions', () => {
     expect(byType('payment_status')).toHaveLength(1);
 
     // The legacy endpoint: the payment only, byte for byte as the builder of before makes it.
-    await eventually(() => delivering.receiver.on('/legacy').length >= 1, 5_000, 'the legacy delivery');
+    await eventually(() => delivering.receiver.on('/legacy').length >= 1, 10_000, 'the legacy delivery');
     await new Promise((resolve) => setTimeout(resolve, 300));
     const legacy = delivering.receiver.on('/legacy');
     expect(legacy).toHaveLength(1);
