@@ -29,24 +29,31 @@ const PROVIDER_TIMEOUT_MS = 30_000;
 export type ProviderCallOutcome<T> = { answered: T } | { unknown: 'no answer from the provider in time' | 'the provider call failed' };
 
 /**
- * `call`, once, bounded by the provider timeout. At the deadline its signal is aborted (a real
- * provider stops its HTTP request) and the outcome is unknown; a throw is logged with `logFields`
- * and is unknown too: the request may have reached the wallet.
+ * `call`, once, bounded by the provider timeout, and by `within` when given (an enclosing call's
+ * deadline: a re-send inside the reconciler's question must not outlive the question's claim). At
+ * the deadline its signal is aborted (a real provider stops its HTTP request) and the outcome is
+ * unknown; a throw is logged with `logFields` and is unknown too: the request may have reached the wallet.
  */
 export async function callProviderOnce<T>(
   ctx: GatewayContext,
   call: (signal: AbortSignal) => Promise<T>,
   logFields: Record<string, unknown>,
   logMessage: string,
+  within?: AbortSignal,
 ): Promise<ProviderCallOutcome<T>> {
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
+  let endedOutside: (() => void) | undefined;
   const deadline = new Promise<ProviderCallOutcome<T>>((resolve) => {
-    timer = setTimeout(() => {
+    const stop = () => {
       controller.abort();
       resolve({ unknown: 'no answer from the provider in time' });
-    }, ctx.settings.providerTimeoutMs ?? PROVIDER_TIMEOUT_MS);
+    };
+    timer = setTimeout(stop, ctx.settings.providerTimeoutMs ?? PROVIDER_TIMEOUT_MS);
     timer.unref();
+    if (within?.aborted) stop();
+    endedOutside = stop;
+    within?.addEventListener('abort', stop, { once: true });
   });
   const answered = call(controller.signal).then((answer): ProviderCallOutcome<T> => ({ answered: answer }));
   // After the deadline the call's own fate no longer matters (an abort rejects it): not unhandled.
@@ -58,6 +65,7 @@ export async function callProviderOnce<T>(
     return { unknown: 'the provider call failed' };
   } finally {
     clearTimeout(timer);
+    if (endedOutside) within?.removeEventListener('abort', endedOutside);
   }
 }
 
@@ -167,7 +175,8 @@ export interface OpenCallStore<Call extends OpenProviderCall> {
   /** Open calls due for a question: first once older than `openedBefore`, then at their next check time. */
   listDue(now: Date, openedBefore: Date, limit: number): Promise<Call[]>;
   /** Asks the provider (never sends). */
-  ask(call: Call): Promise<ProviderStatusAnswer>;
+  /** `signal`: the question's deadline; a re-send made while asking (askOrResend) ends with it. */
+  ask(call: Call, signal: AbortSignal): Promise<ProviderStatusAnswer>;
   /** Applies a final answer (succeeded / failed); a no-op when someone settled it first. */
   settle(call: Call, answer: ProviderAnswer): Promise<void>;
   /** Still open: counts the question and sets when to ask next. */
@@ -234,13 +243,17 @@ export async function reconcileOpenCalls<Call extends OpenProviderCall>(
   const openedBefore = new Date(now.getTime() - firstAskAfterMs);
   const due = await store.listDue(now, openedBefore, Math.min(options.limit ?? RECONCILE_BATCH, RECONCILE_BATCH));
   const tally: ReconcileTally = { settled: 0, stillPending: 0, errors: 0 };
+  const claimMs = (ctx.settings.providerTimeoutMs ?? PROVIDER_TIMEOUT_MS) + CLAIM_MARGIN_MS;
   for (const call of due) {
     try {
-      const claimMs = (ctx.settings.providerTimeoutMs ?? PROVIDER_TIMEOUT_MS) + CLAIM_MARGIN_MS;
-      if (store.claim && !(await store.claim(call, now, new Date(now.getTime() + claimMs)))) continue;
+      // The claim runs from when it is taken, not from the run's start: a run asks up to
+      // RECONCILE_BATCH calls one after another, and a claim dated from the start could lapse
+      // before its question (and a re-send in it) ends, letting another instance send it too.
+      const claimedAt = ctx.clock.now();
+      if (store.claim && !(await store.claim(call, claimedAt, new Date(claimedAt.getTime() + claimMs)))) continue;
       const outcome = await callProviderOnce(
         ctx,
-        () => store.ask(call),
+        (signal) => store.ask(call, signal),
         { kind: call.kind, id: call.id },
         'asking the provider about an open call failed; asking again later',
       );
@@ -301,13 +314,15 @@ export async function askOrResend(
   call: { kind: 'payout' | 'refund' | 'late_payment_return'; id: string; method: PaymentMethod },
   ask: () => Promise<ProviderStatusAnswer>,
   resend: (signal: AbortSignal) => Promise<ProviderAnswer>,
+  questionEnds: AbortSignal,
 ): Promise<ProviderStatusAnswer> {
   const asked = await ask();
   // A late payment's return is a refund at the provider.
   const sentAs = call.kind === 'payout' ? 'payout' : 'refund';
   if (asked.status !== 'not_found' || !resendsSafely(ctx.provider, sentAs, call.method)) return asked;
   ctx.log.info({ kind: call.kind, id: call.id, method: call.method }, 'the provider does not know an open call: sending it again with the same key');
-  const outcome = await callProviderOnce(ctx, resend, { kind: call.kind, id: call.id }, 'sending an open call again failed; it stays open');
+  // Bounded by the question's deadline too: the claim that lets this instance send covers the question, no more.
+  const outcome = await callProviderOnce(ctx, resend, { kind: call.kind, id: call.id }, 'sending an open call again failed; it stays open', questionEnds);
   if (!('answered' in outcome)) return { status: 'processing', providerReference: '', reason: outcome.unknown };
   const answer = outcome.answered;
   // Not taken (unreachable, rate limited): nothing was done, it is sent again later; never "failed".

@@ -152,12 +152,13 @@ export const openLateReturnCalls = (ctx: GatewayContext): OpenCallStore<OpenLate
     const row = isUuid(id) ? await openLateReturn(ctx.db, id) : null;
     return row && openLateReturnOf(row);
   },
-  ask: (call) =>
+  ask: (call, questionEnds) =>
     askOrResend(
       ctx,
       { kind: 'late_payment_return', id: call.id, method: call.row.method },
       () => ctx.provider.refundStatus(call.reference, call.row.method, call.row.providerReference),
       async (signal) => ctx.provider.refund(returnRequestOf(call.row, (await lateAttemptOf(ctx.db, call.id))?.phone ?? '', signal)),
+      questionEnds,
     ),
   claim: (call, now, until) => claimLateReturnCheck(ctx.db, call.id, now, until),
   settle: async (call, answer) => {

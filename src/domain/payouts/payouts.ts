@@ -256,12 +256,13 @@ export const openPayouts = (ctx: GatewayContext): OpenCallStore<OpenPayout> => (
     return row && openPayoutOf(row);
   },
   // Asked; re-sent with the same reference when the provider de-duplicates payouts and does not know it.
-  ask: (call) =>
+  ask: (call, questionEnds) =>
     askOrResend(
       ctx,
       { kind: 'payout', id: call.id, method: call.method },
       () => ctx.provider.payoutStatus(call.reference, call.method),
       (signal) => ctx.provider.payout(payoutRequestOf(call, signal)),
+      questionEnds,
     ),
   claim: (call, now, until) => claimPayoutCheck(ctx.db, call.id, now, until),
   settle: async (call, answer) => {

@@ -224,12 +224,13 @@ export const openRefunds = (ctx: GatewayContext): OpenCallStore<OpenRefund> => (
     return row && openRefundOf(row);
   },
   // Asked; re-sent with the same reference when the provider de-duplicates refunds and does not know it.
-  ask: (call) =>
+  ask: (call, questionEnds) =>
     askOrResend(
       ctx,
       { kind: 'refund', id: call.id, method: call.intent.method },
       () => ctx.provider.refundStatus(call.reference, call.intent.method, call.intent.paymentReference),
       (signal) => ctx.provider.refund(refundRequestOf(call.intent, signal)),
+      questionEnds,
     ),
   claim: (call, now, until) => claimRefundCheck(ctx.db, call.id, call.intent.attempt, now, until),
   settle: (call, answer) => settleOpenRefund(ctx, call.intent, answer),
