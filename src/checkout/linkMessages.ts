@@ -21,7 +21,9 @@ export interface LinkMessages {
   inUseDetail: string;
   unavailableTitle: string;
   unavailableDetail: (merchant: string) => string;
-  errors: { invalid_phone: string; first_name: string };
+  throttledTitle: string;
+  throttledDetail: (minutes: number) => string;
+  errors: { invalid_phone: string; first_name: string; first_name_invalid: string; last_name_invalid: string };
 }
 
 const fr: LinkMessages = {
@@ -47,9 +49,13 @@ const fr: LinkMessages = {
   inUseDetail: 'Il ne peut être payé qu’une seule fois. Rien n’a été débité. Réessayez plus tard ou contactez le marchand.',
   unavailableTitle: 'Ce lien ne peut pas être payé pour le moment',
   unavailableDetail: (merchant) => `Rien n’a été débité. Réessayez plus tard ou contactez ${merchant}.`,
+  throttledTitle: 'Trop de tentatives depuis votre connexion',
+  throttledDetail: (minutes) => `Rien n’a été débité. Réessayez dans ${minutes}\u00a0minute${minutes > 1 ? 's' : ''}.`,
   errors: {
     invalid_phone: 'Numéro invalide. Utilisez le format international, par exemple +221\u00a077\u00a0123\u00a045\u00a067.',
     first_name: 'Indiquez votre prénom.',
+    first_name_invalid: 'Prénom trop long ou illisible (200\u00a0caractères au plus).',
+    last_name_invalid: 'Nom trop long ou illisible (200\u00a0caractères au plus).',
   },
 };
 
@@ -76,9 +82,13 @@ const en: LinkMessages = {
   inUseDetail: 'It can be paid only once. Nothing was charged. Try again later or contact the merchant.',
   unavailableTitle: 'This link cannot be paid right now',
   unavailableDetail: (merchant) => `Nothing was charged. Try again later or contact ${merchant}.`,
+  throttledTitle: 'Too many attempts from your connection',
+  throttledDetail: (minutes) => `Nothing was charged. Try again in ${minutes}\u00a0minute${minutes > 1 ? 's' : ''}.`,
   errors: {
     invalid_phone: 'Invalid phone number. Use the international format, e.g. +221\u00a077\u00a0123\u00a045\u00a067.',
     first_name: 'Enter your first name.',
+    first_name_invalid: 'First name too long or unreadable (200\u00a0characters at most).',
+    last_name_invalid: 'Last name too long or unreadable (200\u00a0characters at most).',
   },
 };
 

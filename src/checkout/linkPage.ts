@@ -14,10 +14,11 @@ import { encode } from 'uqr';
 import type { GatewayContext } from '../domain/context.js';
 import { DomainError } from '../domain/errors.js';
 import { getPaymentLinkPage, payPaymentLink } from '../domain/operations.js';
+import { PaymentLinkThrottledError } from '../domain/paymentLinks/payPaymentLink.js';
 import type { PaymentLinkPage } from '../domain/paymentLinks/getPaymentLinkPage.js';
 import type { FormTokens } from './csrf.js';
 import { METHOD_NAMES, MESSAGES, formatDate, type Lang } from './i18n.js';
-import { LINK_MESSAGES } from './linkMessages.js';
+import { LINK_MESSAGES, type LinkMessages } from './linkMessages.js';
 import { amountHtml, escapeHtml, formatXof, messagePage, page, sep } from './render.js';
 
 type LinkRequest = FastifyRequest<{ Params: { linkId: string }; Querystring: { lang?: string } }>;
@@ -100,6 +101,14 @@ function qrCodeSvg(text: string): string {
   return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${size} ${size}" width="${size * 8}" height="${size * 8}" shape-rendering="crispEdges"><rect width="${size}" height="${size}" fill="#fff"/><path d="${path}" fill="#000"/></svg>`;
 }
 
+/** Which of the form's messages a refusal of what the customer typed calls for; null: not the form's fault. */
+function formProblemOf(error: DomainError): keyof LinkMessages['errors'] | null {
+  if (error.code === 'invalid_phone') return 'invalid_phone';
+  if (error.code === 'payment_link_invalid') return 'first_name';
+  if (error.code === 'invalid_request_body') return error.message.includes('last_name') ? 'last_name_invalid' : 'first_name_invalid';
+  return null;
+}
+
 export function registerPaymentLinkPages(app: FastifyInstance, { ctx, tokens, langOf, html, isSameOriginPost }: LinkPageHelpers): void {
   const formActionOf = (request: LinkRequest, linkId: string): string => {
     const lang = request.query?.lang;
@@ -161,12 +170,18 @@ export function registerPaymentLinkPages(app: FastifyInstance, { ctx, tokens, la
       return html(reply, 403, messagePage(lang, c.formExpiredTitle, c.formExpiredDetail, back), lang);
     const entered = { firstName: form.get('first_name') ?? '', lastName: form.get('last_name') ?? '', phone: form.get('phone') ?? '' };
     try {
-      const made = await payPaymentLink(ctx, { kind: 'customer' }, linkId, entered);
+      const made = await payPaymentLink(ctx, { kind: 'customer' }, linkId, { ...entered, clientAddress: request.ip });
       return reply.redirect(made.checkoutUrl, 303);
     } catch (error) {
+      if (error instanceof PaymentLinkThrottledError) {
+        const seconds = Math.max(1, Math.ceil(error.retryAfterMs / 1000));
+        reply.header('retry-after', seconds);
+        return html(reply, 429, messagePage(lang, t.throttledTitle, t.throttledDetail(Math.ceil(seconds / 60)), back), lang);
+      }
       if (!(error instanceof DomainError)) throw error;
-      if (error.code === 'invalid_phone' || error.code === 'payment_link_invalid' || error.code === 'invalid_request_body') {
-        const message = error.code === 'invalid_phone' ? t.errors.invalid_phone : t.errors.first_name;
+      const fieldProblem = formProblemOf(error);
+      if (fieldProblem) {
+        const message = t.errors[fieldProblem];
         return withLink(request, reply, (view, lang) => sendForm(request, reply, view, lang, 400, { ...entered, error: message }));
       }
       // Gone, as the fresh read below shows it; read as still active (it lapsed between the two, at

@@ -136,6 +136,11 @@ export const ERROR_CATALOGUE = defineCatalogue({
     message: (state) => `This payment link takes no more payments: it is ${state}`,
     graphqlCode: 'PAYMENT_LINK_GONE',
   },
+  payment_link_throttled: {
+    status: 429,
+    message: 'Too many orders through this payment link from this address. Try again later.',
+    graphqlCode: 'RATE_LIMITED',
+  },
   payment_link_in_use: {
     status: 409,
     message: 'This single-use payment link is being paid by another customer',

@@ -5,7 +5,7 @@
  */
 import type { GatewayContext } from './context.js';
 import { DomainError } from './errors.js';
-import type { RateLimitDecision } from './ports.js';
+import type { RateLimitDecision, RateLimitRule } from './ports.js';
 
 export class RateLimitedError extends DomainError {
   constructor(readonly decision: RateLimitDecision) {
@@ -93,4 +93,24 @@ function duringOutage(ctx: GatewayContext, endpoint: string, mode: 'local' | 'op
     },
     mode === 'local' ? 'rate limiter: coordinator unavailable, limiting per instance' : 'rate limiter unavailable: request let through',
   );
+}
+
+/**
+ * A throttle of its own (sign-in, a payment link's form): one hit of `key` under `rule`. When the
+ * coordinator cannot be asked the attempt goes on, logged under `throttle`: an outage must not
+ * lock customers or merchants out, and the throttle bounds abuse, not money.
+ */
+export async function hitThrottle(ctx: GatewayContext, throttle: string, key: string, rule: RateLimitRule): Promise<RateLimitDecision | null> {
+  try {
+    return await ctx.coordination.rateLimiter.hit(key, rule);
+  } catch (error) {
+    ctx.log.warn({ err: error, throttle }, 'throttle unavailable: attempt let through');
+    return null;
+  }
+}
+
+/** How long to wait (ms) before the longest of the refused hits lets one through; null: none refused. */
+export function retryAfterOfRefused(decisions: (RateLimitDecision | null)[]): number | null {
+  const refused = decisions.filter((decision): decision is RateLimitDecision => decision !== null && !decision.allowed);
+  return refused.length ? Math.max(...refused.map((decision) => decision.retryAfterMs)) : null;
 }

@@ -107,6 +107,37 @@ describe('POST /pay/{id}', () => {
     expect(await gateway.ctx.db.transaction.count({ where: { paymentLinkId: link.id } })).toBe(0);
   });
 
+  it('names the field at fault for a name too long: the last name, not the first', async () => {
+    const { link } = await newLink({});
+    const longLast = await fillLink(link.url, { last_name: 'D'.repeat(201) });
+    expect(longLast.status).toBe(400);
+    expect(textOf(longLast.html)).toContain('Nom trop long ou illisible');
+    expect(textOf(longLast.html)).not.toContain('Indiquez votre prénom');
+    const longFirst = await fillLink(`${link.url}?lang=en`, { first_name: 'A'.repeat(201) });
+    expect(textOf(longFirst.html)).toContain('First name too long or unreadable');
+    expect(await gateway.ctx.db.transaction.count({ where: { paymentLinkId: link.id } })).toBe(0);
+  });
+
+  it('throttles orders through one link from one address: the 31st in 10 minutes gets 429 with Retry-After and a page, and makes nothing; another link is not affected', async () => {
+    const { link, key } = await newLink({});
+    const page = await openPage(link.url);
+    const token = formTokenOf(page.html);
+    const post = (url: string, phone: string) => postForm(url, { csrf_token: token, first_name: 'Awa', phone });
+    const answers = [];
+    // Invalid forms count too: the limiter cannot tell a typo from a script.
+    for (let index = 0; index < 30; index += 1) answers.push(await post(link.url, index % 3 === 0 ? '12' : `+2217700${String(index).padStart(5, '0')}`));
+    expect(answers.filter((answer) => answer.status === 303)).toHaveLength(20);
+    expect(answers.filter((answer) => answer.status === 400)).toHaveLength(10);
+    const refused = await post(link.url, '+221770009999');
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(textOf(refused.html)).toContain('Trop de tentatives depuis votre connexion');
+    expect(textOf(refused.html)).toContain('Rien n’a été débité');
+    expect(await gateway.ctx.db.transaction.count({ where: { paymentLinkId: link.id } })).toBe(20);
+    const other = await newLink({ name: 'Jus de gingembre' }, { key });
+    expect((await fillLink(other.link.url, {})).status).toBe(303);
+  });
+
   it('applies the unverified monthly limit as to any transaction: refused with a page, nothing made', async () => {
     const merchant = await gateway.merchant({ name: 'Petite boutique', verified: false });
     const { link } = await newLink({ amount: 150_000 }, merchant);

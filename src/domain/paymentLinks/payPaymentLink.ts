@@ -10,6 +10,10 @@
  * transaction is pending (the same phone gets its own transaction back), and the link answers
  * `used` (410) once it is paid. A claim is released only by cancelling its transaction (which
  * can then never be paid), so a single-use link is paid at most once.
+ *
+ * The page is public (anyone holding the link may post it), so orders through one link from one
+ * client address are throttled (LINK_ORDERS_PER_ADDRESS): without it a script could make pending
+ * transactions without bound, or take a single-use link by posting any phone.
  */
 import type { Organization } from '../../generated/prisma/client.js';
 import { authorize, refuseForOrganizationState, type Principal } from '../access/policy.js';
@@ -17,7 +21,9 @@ import { inTransaction } from '../afterCommit.js';
 import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import { isUuid } from '../ids.js';
+import type { RateLimitRule } from '../ports.js';
 import { normalizePhone } from '../phones.js';
+import { hitThrottle, retryAfterOfRefused } from '../rateLimit.js';
 import { MAX_NAME_LENGTH, optionalBoundedText } from '../text.js';
 import { createTransactionOf } from '../transactions/createTransaction.js';
 import { checkoutUrlOf } from '../transactions/transactions.js';
@@ -28,6 +34,23 @@ export interface PayPaymentLinkInput {
   firstName: string;
   lastName?: string | null;
   phone: string;
+  /** The customer's address as the checkout origin sees it (the throttle's key, never stored). */
+  clientAddress: string;
+}
+
+/**
+ * Per link and client address: room for a customer's typing mistakes and for several customers
+ * of one link behind a mobile operator's shared address (carrier NAT is the rule in West Africa),
+ * while one address makes at most 30 transactions through a link in 10 minutes. Invalid forms
+ * count too (the limiter has no undo).
+ */
+export const LINK_ORDERS_PER_ADDRESS: RateLimitRule = { max: 30, windowMs: 10 * 60_000 };
+
+/** 429 with the time to wait (the page's Retry-After). */
+export class PaymentLinkThrottledError extends DomainError {
+  constructor(readonly retryAfterMs: number) {
+    super('payment_link_throttled');
+  }
 }
 
 export interface LinkTransaction {
@@ -37,6 +60,10 @@ export interface LinkTransaction {
 
 export async function payPaymentLink(ctx: GatewayContext, payer: Principal, linkId: string, input: PayPaymentLinkInput): Promise<LinkTransaction> {
   authorize(payer, 'payPaymentLink');
+  const retryAfterMs = retryAfterOfRefused([
+    await hitThrottle(ctx, 'payment-link', `link:${linkId.slice(0, 64)}:${input.clientAddress}`, LINK_ORDERS_PER_ADDRESS),
+  ]);
+  if (retryAfterMs !== null) throw new PaymentLinkThrottledError(retryAfterMs);
   const customer = validCustomer(input);
   const known = isUuid(linkId) ? await readPaymentLink(ctx.db, linkId, null, ctx.clock.now(), { stats: false }) : null;
   if (!known) throw new DomainError('payment_link_not_found');

@@ -11,6 +11,7 @@ import { sha256Hex } from '../access/auth.js';
 import type { GatewayContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import type { RateLimitDecision, RateLimitRule } from '../ports.js';
+import { hitThrottle, retryAfterOfRefused } from '../rateLimit.js';
 
 const WINDOW_MS = 15 * 60 * 1000;
 export const SIGN_IN_PER_ACCOUNT: RateLimitRule = { max: 10, windowMs: WINDOW_MS };
@@ -24,23 +25,12 @@ export class SignInThrottledError extends DomainError {
   }
 }
 
-/**
- * Counts one hit; refuses when over. When the coordinator cannot be asked the attempt goes on
- * (like the request limit): argon2's cost still bounds guessing, and an outage must not lock every
- * merchant out. Logged.
- */
-async function hit(ctx: GatewayContext, key: string, rule: RateLimitRule): Promise<RateLimitDecision | null> {
-  try {
-    return await ctx.coordination.rateLimiter.hit(key, rule);
-  } catch (error) {
-    ctx.log.warn({ err: error, limiter: key.split(':').slice(0, 2).join(':') }, 'sign-in throttle unavailable: attempt let through');
-    return null;
-  }
-}
+/** The sign-in throttle's hit: an outage lets the attempt through (argon2's cost still bounds guessing). */
+const hit = (ctx: GatewayContext, key: string, rule: RateLimitRule) => hitThrottle(ctx, 'sign-in', key, rule);
 
 function refuseIfOver(decisions: (RateLimitDecision | null)[]): void {
-  const refused = decisions.filter((decision): decision is RateLimitDecision => decision !== null && !decision.allowed);
-  if (refused.length) throw new SignInThrottledError(Math.max(...refused.map((decision) => decision.retryAfterMs)));
+  const retryAfterMs = retryAfterOfRefused(decisions);
+  if (retryAfterMs !== null) throw new SignInThrottledError(retryAfterMs);
 }
 
 export async function throttleSignIn(ctx: GatewayContext, email: string, clientAddress: string): Promise<void> {
