@@ -160,6 +160,26 @@ async function main(): Promise<void> {
     () => checkout.close(),
   );
 
+  // The handlers are in place before the first answer: a SIGTERM right after the gateway starts
+  // answering (an orchestrator's quick restart) stops it gracefully, as it would later, instead of
+  // killing it by the signal's default action with the database open.
+  let stopBackgroundJobs: (() => Promise<unknown>) | undefined;
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down: no new requests, finishing in-flight ones');
+    const jobsStopped = stopBackgroundJobs?.();
+    const forceExit = setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS);
+    forceExit.unref();
+    await Promise.allSettled([api.close(), checkout.close(), jobsStopped]);
+    await Promise.allSettled([coordination.health.close(), replica?.close(), db.close()]);
+    log.info('stopped');
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+
   const { host } = config;
   await api.listen({ host, port: config.port }).catch((error: unknown) => {
     throw listenStartupError(error, { host, port: config.port, variable: 'PORT' });
@@ -170,7 +190,7 @@ async function main(): Promise<void> {
   await announceGatewayInDataFolder({ embedded: db.kind === 'pglite', dataDir: config.dataDir, url: config.publicUrl, log });
   // Once both servers listen: their first queries (and Prisma's engine, which the first one loads)
   // no longer delay the listen, and a start that fails to listen has no job to stop.
-  const stopBackgroundJobs = startBackgroundJobs(ctx);
+  if (!stopping) stopBackgroundJobs = startBackgroundJobs(ctx);
   process.stdout.write(
     [
       `Gateway API      ${config.publicUrl}  (REST ${config.publicUrl}/api/v2, GraphQL ${config.publicUrl}/graphql)`,
@@ -181,22 +201,6 @@ async function main(): Promise<void> {
       '',
     ].join('\n'),
   );
-
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal }, 'shutting down: no new requests, finishing in-flight ones');
-    const jobsStopped = stopBackgroundJobs();
-    const forceExit = setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS);
-    forceExit.unref();
-    await Promise.allSettled([api.close(), checkout.close(), jobsStopped]);
-    await Promise.allSettled([coordination.health.close(), replica?.close(), db.close()]);
-    log.info('stopped');
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
 }
 
 /** Closes, newest first, whatever the failed start had opened; bounded so a stuck close cannot hang the exit. */

@@ -5,11 +5,13 @@
  * (src/infra/prisma/database.ts, closableClient). Three rounds: it failed 3 times in 4 without
  * the fix.
  */
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startGatewayProcess } from '../support/processes.js';
+import { freePort, startGatewayProcess } from '../support/processes.js';
 
 /** Far above a stop's real duration (~1-2 s), far below "for ever". */
 const STOP_BOUND_MS = 20_000;
@@ -29,6 +31,43 @@ describe('an embedded gateway stopped right after it answers', () => {
       const outcome = await Promise.race([gateway.exited, bound]);
       if (outcome === 'still running') await gateway.stop();
       expect(outcome, gateway.output()).toEqual({ code: 0, signal: null });
+    }
+  }, 180_000);
+
+  it('exits 0 on a SIGTERM sent the moment its API port accepts a connection (before any answer)', async () => {
+    for (let round = 0; round < 3; round++) {
+      const dataDir = await mkdtemp(path.join(tmpdir(), 'gateway-stop-'));
+      folders.push(dataDir);
+      const [port, checkoutPort] = [await freePort(), await freePort()];
+      const env: NodeJS.ProcessEnv = {
+        ...process.env,
+        GATEWAY_DATA_DIR: dataDir,
+        GATEWAY_ADMIN_TOKEN: `gw_op_listen_${round}_0123456789abcdef`,
+        PORT: String(port),
+        CHECKOUT_PORT: String(checkoutPort),
+        LOG_LEVEL: 'warn',
+      };
+      for (const name of ['DATABASE_URL', 'REDIS_URL']) delete env[name];
+      const child = spawn(process.execPath, ['dist/main.js'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let output = '';
+      child.stdout.on('data', (chunk) => (output += chunk));
+      child.stderr.on('data', (chunk) => (output += chunk));
+      const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+      const accepts = () =>
+        new Promise<boolean>((resolve) => {
+          const socket = connect({ host: '127.0.0.1', port }, () => {
+            socket.destroy();
+            resolve(true);
+          });
+          socket.on('error', () => resolve(false));
+        });
+      const deadline = Date.now() + 60_000;
+      while (!(await accepts()) && child.exitCode === null && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 2));
+      child.kill('SIGTERM');
+      const bound = new Promise<'still running'>((resolve) => setTimeout(() => resolve('still running'), STOP_BOUND_MS).unref());
+      const outcome = await Promise.race([exited, bound]);
+      if (outcome === 'still running') child.kill('SIGKILL');
+      expect(outcome, output).toEqual({ code: 0, signal: null });
     }
   }, 180_000);
 });
