@@ -10,12 +10,12 @@
  * link another customer holds answers 409. The rules are the domain's; this renders and parses.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { encode } from 'uqr';
 import type { GatewayContext } from '../domain/context.js';
 import { DomainError } from '../domain/errors.js';
 import { getPaymentLinkPage, payPaymentLink } from '../domain/operations.js';
 import { PaymentLinkThrottledError } from '../domain/paymentLinks/payPaymentLink.js';
 import type { PaymentLinkPage } from '../domain/paymentLinks/getPaymentLinkPage.js';
+import { qrDrawing } from '../edge/qrCode.js';
 import type { FormTokens } from './csrf.js';
 import { METHOD_NAMES, MESSAGES, formatDate, type Lang } from './i18n.js';
 import { LINK_MESSAGES, type LinkMessages } from './linkMessages.js';
@@ -87,17 +87,7 @@ ${field('phone', escapeHtml(t.phone), form.phone, 'inputmode="tel" autocomplete=
 
 /** The link's address as an SVG QR code: one path of dark runs, a 4-module quiet zone, black on white. */
 function qrCodeSvg(text: string): string {
-  const { data, size } = encode(text, { ecc: 'M', border: 4 });
-  let path = '';
-  data.forEach((row, y) => {
-    for (let x = 0; x < row.length; x++) {
-      if (!row[x]) continue;
-      let end = x;
-      while (row[end + 1]) end++;
-      path += `M${x} ${y}h${end - x + 1}v1h-${end - x + 1}z`;
-      x = end;
-    }
-  });
+  const { path, size } = qrDrawing(text, 4);
   return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${size} ${size}" width="${size * 8}" height="${size * 8}" shape-rendering="crispEdges"><rect width="${size}" height="${size}" fill="#fff"/><path d="${path}" fill="#000"/></svg>`;
 }
 

@@ -4,7 +4,7 @@
  * in a Referer or a log); turning two-step verification on (secret, setup link, QR code).
  */
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { encode } from 'uqr';
+import { qrDrawing } from '../../../edge/qrCode.js';
 import { authPost, gql } from '../api.js';
 import { ConfirmTwoFactorEnrolmentDocument, StartTwoFactorEnrolmentDocument } from '../generated.js';
 import { useWords } from '../words.js';
@@ -165,17 +165,7 @@ const QR_MODULE_PX = 4;
 
 /** The otpauth URL as a QR code: one SVG path, a run of dark modules per segment (no script, no image request). */
 function QrCode({ text, label }: { text: string; label: string }) {
-  const { data, size } = useMemo(() => encode(text, { ecc: 'M', border: 2 }), [text]);
-  let path = '';
-  data.forEach((row, y) => {
-    for (let x = 0; x < row.length; x++) {
-      if (!row[x]) continue;
-      let end = x;
-      while (row[end + 1]) end++;
-      path += `M${x} ${y}h${end - x + 1}v1h-${end - x + 1}z`;
-      x = end;
-    }
-  });
+  const { path, size } = useMemo(() => qrDrawing(text, 2), [text]);
   return (
     <svg
       class="qr"

@@ -5,7 +5,7 @@
  * deactivation. A client of /graphql like every page; the server decides who may do what.
  */
 import { useState } from 'preact/hooks';
-import { encode } from 'uqr';
+import { qrDrawing } from '../../../edge/qrCode.js';
 import { gql, type Document } from '../api.js';
 import { formatMoney, METHOD_NAMES } from '../i18n.js';
 import { Link, navigate, useLocation } from '../router.js';
@@ -294,17 +294,7 @@ export function NewPaymentLinkPage() {
 
 /** The link's address as a QR code: one SVG path of dark runs (drawn here: no image request, no outside service). */
 function LinkQrCode({ text, label }: { text: string; label: string }) {
-  const { data, size } = encode(text, { ecc: 'M', border: 4 });
-  let path = '';
-  data.forEach((row, y) => {
-    for (let x = 0; x < row.length; x++) {
-      if (!row[x]) continue;
-      let end = x;
-      while (row[end + 1]) end++;
-      path += `M${x} ${y}h${end - x + 1}v1h-${end - x + 1}z`;
-      x = end;
-    }
-  });
+  const { path, size } = qrDrawing(text, 4);
   return (
     <svg class="qr link-qr" viewBox={`0 0 ${size} ${size}`} width={size * 4} height={size * 4} role="img" aria-label={label} shape-rendering="crispEdges">
       <rect width={size} height={size} class="qr-light" />
