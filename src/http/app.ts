@@ -12,7 +12,7 @@ import type { GatewayContext } from '../domain/context.js';
 import { DomainError, ERROR_CATALOGUE } from '../domain/errors.js';
 import { RateLimitedError } from '../domain/rateLimit.js';
 import { requestJsonProblem } from '../domain/text.js';
-import { retryAfterSecondsOf, toPublicError, type PublicError } from '../rest/errors.js';
+import { publicErrorOfRequest, type PublicError } from '../rest/errors.js';
 import { readContract } from '../rest/contract.js';
 import { registerRestSurface, type RestSurface } from '../rest/pipeline.js';
 import { V1_ROOT, v1Surface } from '../rest/v1/surface.js';
@@ -276,13 +276,7 @@ function errorBodyFor(url: string, publicError: PublicError): { body: unknown; h
  * never detailed.
  */
 function sendError(request: FastifyRequest, reply: FastifyReply, error: unknown) {
-  const publicError = toPublicError(error);
-  if (publicError.unexpected) request.log.error({ err: error, requestId: request.id }, 'unexpected error');
-  const retryAfter = retryAfterSecondsOf(publicError);
-  if (retryAfter !== undefined) {
-    reply.header('retry-after', retryAfter);
-    request.log.warn({ err: error, requestId: request.id }, 'the database link failed under the request: answered 503, to be retried');
-  }
+  const publicError = publicErrorOfRequest(request, reply, error);
   const { body, headers } = errorBodyFor(request.url, publicError);
   if (headers) reply.headers(headers);
   return reply.code(publicError.status).send(body);

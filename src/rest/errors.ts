@@ -2,6 +2,7 @@
  * Turns any thrown value into (status, public message). Domain errors carry their own; anything
  * else is a bug: logged with the request id, answered 500 `Internal server error`, never a stack.
  */
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, ERROR_CATALOGUE, type ErrorCode } from '../domain/errors.js';
 import { unavailableIfDatabaseFailed } from '../domain/providerFlow.js';
 
@@ -38,4 +39,20 @@ export function toPublicError(error: unknown): PublicError & { unexpected: boole
  */
 export function retryAfterSecondsOf(publicError: PublicError): number | undefined {
   return publicError.code === 'database_unavailable' ? 1 : undefined;
+}
+
+/**
+ * The public error of a request's failure, with what every surface does alike before rendering it
+ * in its own shape: an unexpected error is logged (never detailed to the client), and a retryable
+ * 503 gets its Retry-After and a warning line.
+ */
+export function publicErrorOfRequest(request: FastifyRequest, reply: FastifyReply, error: unknown): PublicError {
+  const publicError = toPublicError(error);
+  if (publicError.unexpected) request.log.error({ err: error, requestId: request.id }, 'unexpected error');
+  const retryAfter = retryAfterSecondsOf(publicError);
+  if (retryAfter !== undefined) {
+    reply.header('retry-after', retryAfter);
+    request.log.warn({ err: error, requestId: request.id }, 'the database link failed under the request: answered 503, to be retried');
+  }
+  return publicError;
 }

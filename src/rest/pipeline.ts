@@ -17,7 +17,7 @@ import type { GatewayContext } from '../domain/context.js';
 import { DomainError } from '../domain/errors.js';
 import type { Operation } from '../domain/access/policy.js';
 import { MERCHANT_OPERATIONS, type MerchantOperation } from '../domain/access/scopes.js';
-import { retryAfterSecondsOf, toPublicError } from './errors.js';
+import { publicErrorOfRequest } from './errors.js';
 import type { Query } from './query.js';
 import { enforceRateLimitOn } from '../edge/rateLimit.js';
 
@@ -155,13 +155,7 @@ const sendJson = (reply: FastifyReply, status: number, body: unknown) => reply.c
 
 /** Every error leaves in the surface's shape; unexpected ones are logged, never detailed. */
 function sendError(surface: RestSurface, request: FastifyRequest, reply: FastifyReply, error: unknown) {
-  const publicError = toPublicError(error);
-  if (publicError.unexpected) request.log.error({ err: error, requestId: request.id }, 'unexpected error');
-  const retryAfter = retryAfterSecondsOf(publicError);
-  if (retryAfter !== undefined) {
-    reply.header('retry-after', retryAfter);
-    request.log.warn({ err: error, requestId: request.id }, 'the database link failed under the request: answered 503, to be retried');
-  }
+  const publicError = publicErrorOfRequest(request, reply, error);
   if (error instanceof DomainError && error.replayed) reply.header('idempotent-replayed', 'true');
   return sendJson(reply, publicError.status, surface.errorBody(publicError.message));
 }
