@@ -39,6 +39,7 @@ export { exportPayouts } from './payouts/exportPayouts.js';
 export { approvePayout } from './payouts/approvePayout.js';
 export { rejectPayout } from './payouts/rejectPayout.js';
 export { listOpenProviderCalls, settleProviderCall } from './providerCalls/providerCalls.js';
+export { listProviderStatuses } from './providerCalls/providerHealth.js';
 export { listLatePayments } from './payments/latePayments.js';
 export { listPendingPayouts } from './payouts/listPendingPayouts.js';
 export { createWebhook } from './webhooks/createWebhook.js';

@@ -108,6 +108,8 @@ export const ACCESS_POLICY = {
   approvePayout: { scopes: NONE, roles: ADMIN_AND_SUPPORT, write: true },
   rejectPayout: { scopes: NONE, roles: ADMIN_AND_SUPPORT, write: true },
   listOpenProviderCalls: { scopes: NONE, roles: EVERY_ROLE, write: false },
+  // Each method's provider, healthy or down with why (public /healthz says only healthy or not).
+  listProviderStatuses: { scopes: NONE, roles: EVERY_ROLE, write: false },
   settleProviderCall: { scopes: NONE, roles: ADMIN, write: true },
   listLatePayments: { scopes: NONE, roles: EVERY_ROLE, write: false },
   reconcileProvider: { scopes: NONE, roles: EVERY_ROLE, write: false },

@@ -174,7 +174,7 @@ export function keepsCustomersOut(ctx: Pick<GatewayContext, 'provider' | 'clock'
  * read up to SHARE_HEALTH_EVERY_MS ago.
  */
 export async function listProviderStatuses(ctx: GatewayContext, caller: Caller): Promise<ProviderStatusView[]> {
-  authorize(caller, 'listOpenProviderCalls');
+  authorize(caller, 'listProviderStatuses');
   const methods = realMethods(ctx);
   if (methods.length) await readOthersReports(ctx, methods);
   return providerStatuses(ctx);

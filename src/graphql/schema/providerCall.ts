@@ -3,9 +3,9 @@
  * phases): what the reconcilers keep asking the provider about, and the operator's decision on one
  * the provider cannot resolve. Rules are the domain's (domain/providerFlow.ts, domain/providerCalls/).
  */
-import { listOpenProviderCalls, settleProviderCall } from '../../domain/operations.js';
+import { listOpenProviderCalls, listProviderStatuses, settleProviderCall } from '../../domain/operations.js';
 import type { ProviderCallDecision, ProviderCallView } from '../../domain/providerCalls/providerCalls.js';
-import { listProviderStatuses, type ProviderStatusView } from '../../domain/providerCalls/providerHealth.js';
+import type { ProviderStatusView } from '../../domain/providerCalls/providerHealth.js';
 import { builder } from '../builder.js';
 
 const ProviderCallKindEnum = builder.enumType('ProviderCallKind', {
@@ -88,7 +88,7 @@ builder.queryField('providerStatus', (t) =>
     type: [ProviderStatusRef],
     description:
       "Operators: each payment method's wallet provider, healthy or down with why (a revoked key: 401/403; unreachable for a sustained period). The checkout does not send customers to a method whose provider is down.",
-    authScopes: { run: 'listOpenProviderCalls' },
+    authScopes: { run: 'listProviderStatuses' },
     resolve: (_root, _args, ctx) => listProviderStatuses(ctx.gateway, ctx.caller),
   }),
 );

@@ -143,6 +143,7 @@ describe('the access table for merchant dashboard users (issue 20’s roles)', (
       'approvePayout',
       'rejectPayout',
       'listOpenProviderCalls',
+      'listProviderStatuses',
       'settleProviderCall',
       'adjustAccount',
       'payTransaction',

@@ -71,6 +71,7 @@ const GRAPHQL: Partial<Record<Operation, (f: Fixture) => { query: string; variab
   approvePayout: () => ({ query: 'mutation($id: ID!) { approvePayout(orderId: $id) { orderId } }', variables: { id: randomUUID() } }),
   rejectPayout: () => ({ query: 'mutation($id: ID!) { rejectPayout(orderId: $id) { orderId } }', variables: { id: randomUUID() } }),
   listOpenProviderCalls: () => ({ query: '{ openProviderCalls { __typename } }' }),
+  listProviderStatuses: () => ({ query: '{ providerStatus { __typename } }' }),
   listLatePayments: () => ({ query: '{ latePayments { __typename } }' }),
   // With the sandbox there are no provider records to compare: an allowed caller gets that refusal, not an access one.
   reconcileProvider: () => ({ query: '{ reconcileProvider(method: wave) { __typename } }' }),
