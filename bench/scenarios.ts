@@ -135,18 +135,28 @@ const openPaymentLink =
   (data: BenchData): RequestFactory =>
   () => ({ method: 'GET', path: `/pay/${data.paymentLinkId}` });
 
-/** ...and fills it: one pending transaction per POST, then 303 into its checkout. Every customer differs. */
+/**
+ * ...and fills it: one pending transaction per POST, then 303 into its checkout. Every customer
+ * differs, and comes from its own address through the loopback proxy (the form's throttle allows
+ * 30 posts per link and address in 10 minutes: one address would be refused after 30).
+ */
 const fillPaymentLink = (data: BenchData): RequestFactory => {
   let n = 0;
   return () => {
     n += 1;
+    const customerAddress = `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
     const body = new URLSearchParams({
       first_name: 'Awa',
       last_name: 'Diop',
       phone: `+22177${String(n % 10_000_000).padStart(7, '0')}`,
       csrf_token: data.formTokens.issue(`payment-link:${data.paymentLinkId}`, new Date()),
     }).toString();
-    return { method: 'POST', path: `/pay/${data.paymentLinkId}`, body, headers: { 'content-type': 'application/x-www-form-urlencoded' } };
+    return {
+      method: 'POST',
+      path: `/pay/${data.paymentLinkId}`,
+      body,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': customerAddress },
+    };
   };
 };
 

@@ -36,6 +36,9 @@ export function gatewayEnv(redisUrl: string, extra: Record<string, string> = {})
     // The webhook dispatch scenario's receiver is on 127.0.0.1 (only that scenario has endpoints).
     WEBHOOK_SECRET_KEY: BENCH_WEBHOOK_SECRET_KEY,
     WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+    // The link form scenario's customers come through a proxy on loopback, each from its own
+    // address (X-Forwarded-For): the form's throttle counts per address, as behind a real proxy.
+    TRUSTED_PROXIES: 'loopback',
     ...extra,
   };
 }
