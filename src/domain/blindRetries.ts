@@ -28,7 +28,7 @@
 import { createHash } from 'node:crypto';
 import type { GatewayContext } from './context.js';
 import { DomainError } from './errors.js';
-import { answeredAtOf, canonicalJson } from './idempotency.js';
+import { answeredAtOf, canonicalJson, newestKeyAmong } from './idempotency.js';
 
 /** NabooPay's public documentation answers 409 to a second payout to the same phone within 5 minutes. */
 export const REPEAT_REFUSED_MS = 5 * 60 * 1000;
@@ -50,12 +50,7 @@ export async function blindRetryKey(ctx: GatewayContext, organizationId: string,
   const now = ctx.clock.now().getTime();
   const bucket = Math.floor(now / REPEAT_REFUSED_MS);
   const keyOf = (n: number) => `blind-retry:${kind}:${digest}:${n}`;
-  const [earlier] = await ctx.db.idempotencyKey.findMany({
-    where: { organizationId, key: { in: [keyOf(bucket), keyOf(bucket - 1)] }, createdAt: { gt: new Date(now - REPEAT_REFUSED_MS) } },
-    orderBy: { createdAt: 'desc' },
-    take: 1,
-    select: { key: true, state: true, createdAt: true, expiresAt: true },
-  });
+  const earlier = await newestKeyAmong(ctx, organizationId, [keyOf(bucket), keyOf(bucket - 1)], new Date(now - REPEAT_REFUSED_MS));
   if (!earlier) return keyOf(bucket);
   const answeredAt = answeredAtOf(earlier);
   if (answeredAt === null || now - answeredAt.getTime() < SDK_RETRY_WINDOW_MS) return earlier.key;

@@ -349,6 +349,20 @@ function replay<T>(row: IdempotencyKey, requestHash: string): IdempotentOutcome<
   return { value: answer.value as T, replayed: true };
 }
 
+/**
+ * The newest of `keys` (an organisation's) created after `since`, with when it was answered
+ * (blindRetries.ts: a blind retry meets the key its first request made).
+ */
+export async function newestKeyAmong(ctx: GatewayContext, organizationId: string, keys: string[], since: Date) {
+  const [newest] = await ctx.db.idempotencyKey.findMany({
+    where: { organizationId, key: { in: keys }, createdAt: { gt: since } },
+    orderBy: { createdAt: 'desc' },
+    take: 1,
+    select: { key: true, state: true, createdAt: true, expiresAt: true },
+  });
+  return newest ?? null;
+}
+
 async function findLiveKey(ctx: GatewayContext, db: Pick<DbTransaction, 'idempotencyKey'>, key: { organizationId: string; key: string }) {
   const row = await db.idempotencyKey.findUnique({ where: { organizationId_key: key } });
   return row && row.expiresAt > ctx.clock.now() ? row : null;
