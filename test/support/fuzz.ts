@@ -395,17 +395,41 @@ export async function sendRaw(
  * tables to leave out too): equal before and after a refused request means the refusal changed nothing.
  */
 export async function stateFingerprint(client: pg.Client, except: readonly string[] = []): Promise<string> {
-  const tables = await client.query<{ name: string }>(
-    `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' AND table_name <> '_prisma_migrations' ORDER BY table_name`,
-  );
-  const parts = tables.rows
-    .filter(({ name }) => !except.includes(name))
-    .map(
-      ({ name }) =>
-        `SELECT '${name}' AS t, count(*) AS n, md5(coalesce(string_agg((to_jsonb(x) - 'lastUsedAt')::text, '|' ORDER BY (to_jsonb(x) - 'lastUsedAt')::text), '')) AS h FROM "${name}" x`,
-    );
-  const result = await client.query<{ t: string; n: string; h: string }>(parts.join(' UNION ALL '));
+  const result = await client.query<{ t: string; n: string; h: string }>({
+    name: `state-fingerprint:${except.join(',')}`,
+    text: await fingerprintSql(client, except),
+  });
   return result.rows.map((row) => `${row.t}:${row.n}:${row.h}`).join('\n');
+}
+
+/**
+ * The fingerprint's statement, built once per connection and exclusion list: a test compares
+ * hundreds of fingerprints, and PostgreSQL then plans the statement once (a named prepared
+ * statement) instead of parsing some 40 table reads for every one.
+ */
+const fingerprintStatements = new WeakMap<pg.Client, Map<string, Promise<string>>>();
+function fingerprintSql(client: pg.Client, except: readonly string[]): Promise<string> {
+  const byExclusion = fingerprintStatements.get(client) ?? new Map<string, Promise<string>>();
+  fingerprintStatements.set(client, byExclusion);
+  const key = except.join(',');
+  let sql = byExclusion.get(key);
+  if (!sql) {
+    sql = client
+      .query<{ name: string }>(
+        `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' AND table_name <> '_prisma_migrations' ORDER BY table_name`,
+      )
+      .then((tables) =>
+        tables.rows
+          .filter(({ name }) => !except.includes(name))
+          .map(
+            ({ name }) =>
+              `SELECT '${name}' AS t, count(*) AS n, md5(coalesce(string_agg((to_jsonb(x) - 'lastUsedAt')::text, '|' ORDER BY (to_jsonb(x) - 'lastUsedAt')::text), '')) AS h FROM "${name}" x`,
+          )
+          .join(' UNION ALL '),
+      );
+    byExclusion.set(key, sql);
+  }
+  return sql;
 }
 
 /** A connection for fingerprints, to the test gateway's own database. */
