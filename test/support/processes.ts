@@ -78,6 +78,9 @@ export async function startGatewayProcess(env: Record<string, string>, nodeArgs:
   }
 }
 
+/** The first line of the banner src/main.ts prints once both of its servers listen. */
+const LISTENING_BANNER = 'Gateway API ';
+
 async function startGatewayProcessOnce(env: Record<string, string>, nodeArgs: string[]): Promise<GatewayProcess> {
   const [port, checkoutPort] = [await freePort(), await freePort()];
   const withPorts = Object.fromEntries(
@@ -100,7 +103,10 @@ async function startGatewayProcessOnce(env: Record<string, string>, nodeArgs: st
   const url = `http://127.0.0.1:${port}`;
   await Promise.race([
     waitFor(
-      async () => (await fetch(`${url}/healthz`)).ok,
+      // Its banner first (printed once both its servers listen): a /healthz answer alone may come
+      // from another test's gateway that took the port found free before this one bound it, and
+      // a test then talked to the wrong gateway (a valid key answered 401, seen in a full run).
+      async () => output.includes(LISTENING_BANNER) && (await fetch(`${url}/healthz`)).ok,
       60_000,
       () => output,
     ),
