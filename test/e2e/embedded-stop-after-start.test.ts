@@ -67,6 +67,11 @@ describe('an embedded gateway stopped right after it answers', () => {
       const bound = new Promise<'still running'>((resolve) => setTimeout(() => resolve('still running'), STOP_BOUND_MS).unref());
       const outcome = await Promise.race([exited, bound]);
       if (outcome === 'still running') child.kill('SIGKILL');
+      // A port found free that another test's process took first is not what this tests: again.
+      if (output.includes('is already in use')) {
+        round--;
+        continue;
+      }
       expect(outcome, output).toEqual({ code: 0, signal: null });
     }
   }, 180_000);
