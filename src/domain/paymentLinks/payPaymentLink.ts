@@ -44,7 +44,7 @@ export interface PayPaymentLinkInput {
  * while one address makes at most 30 transactions through a link in 10 minutes. Invalid forms
  * count too (the limiter has no undo).
  */
-export const LINK_ORDERS_PER_ADDRESS: RateLimitRule = { max: 30, windowMs: 10 * 60_000 };
+const LINK_ORDERS_PER_ADDRESS: RateLimitRule = { max: 30, windowMs: 10 * 60_000 };
 
 /** 429 with the time to wait (the page's Retry-After). */
 export class PaymentLinkThrottledError extends DomainError {
