@@ -14,7 +14,8 @@
  *
  * What it cannot promise: live updates are best effort, so a change during a reconnection is
  * missed (the gateway's webhooks stay the durable channel), and the body is the transaction as it
- * is when the change is handled (an escrow released within that moment reads `paid` twice).
+ * is when the change is handled, with the change's status (a payment refunded within that moment
+ * is forwarded as its payment_status, then its refund_status; its updated_at is the refund's).
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -33,6 +34,7 @@ import {
   PayoutStatusChangedDocument,
   PayoutStatusWebhookBodyDocument,
   TransactionStatusChangedDocument,
+  type TransactionStatus,
   type WebhookEvent,
 } from './generated/graphql.js';
 import type { Target } from './main.js';
@@ -144,10 +146,11 @@ export async function listen(options: ListenOptions): Promise<void> {
       const { payout } = await client.request(PayoutStatusWebhookBodyDocument, { orderId: change.orderId });
       return { event: 'payout_status', body: payout?.payoutStatusWebhookBody ?? null, status: payout?.status ?? change.status };
     }
-    const { transaction } = await client.request(PaymentStatusWebhookBodyDocument, { orderId: change.orderId });
-    const status = transaction?.status ?? change.status;
-    if (transaction?.refundStatusWebhookBody) return { event: 'refund_status', body: transaction.refundStatusWebhookBody, status };
-    return { event: 'payment_status', body: transaction?.paymentStatusWebhookBody ?? null, status };
+    // The event is the change's (what happened), not the transaction's now: a payment refunded
+    // at once is read after its refund, and is still a payment_status, with the body written then.
+    const { transaction } = await client.request(PaymentStatusWebhookBodyDocument, { orderId: change.orderId, asStatus: change.status as TransactionStatus });
+    if (change.status === 'refunded') return { event: 'refund_status', body: transaction?.refundStatusWebhookBody ?? null, status: change.status };
+    return { event: 'payment_status', body: transaction?.paymentStatusWebhookBody ?? null, status: change.status };
   }
 
   async function forward(change: Change): Promise<void> {

@@ -88,8 +88,9 @@ export const TransactionRef = builder.prismaNode('Transaction', {
     paymentStatusWebhookBody: t.string({
       nullable: true,
       description:
-        'The body of a v2 `payment_status` webhook delivery for this transaction as it is now (compact JSON, byte for byte what the gateway signs and sends); null while its status sends none (pending, cancelled, refunded). `gateway listen` forwards it.',
-      resolve: (transaction) => paymentStatusWebhookBodyOf(transaction),
+        'The body of a v2 `payment_status` webhook delivery for this transaction as it is now (compact JSON, byte for byte what the gateway signs and sends); null while its status sends none (pending, cancelled, refunded). `gateway listen` forwards it. `asStatus`: the body of the delivery written when it became that status, for a change read after the next one (paid, then refunded at once): the status is that one, every other field as it is now.',
+      args: { asStatus: t.arg({ type: TransactionStatusEnum, required: false }) },
+      resolve: (transaction, { asStatus }) => paymentStatusWebhookBodyOf(asStatus ? { ...transaction, status: asStatus } : transaction),
     }),
     refundStatusWebhookBody: t.string({
       nullable: true,

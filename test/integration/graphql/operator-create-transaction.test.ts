@@ -6,13 +6,16 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { adjustAccount } from '../../../src/domain/operations.js';
 import { useGateway } from '../../support/gateway.js';
 import {
   CreateTransactionForDocument,
   CreateWebhookDocument,
   MerchantCancelTransactionDocument,
+  RefundTransactionDocument,
   ReleaseEscrowDocument,
   SandboxPayDocument,
+  TransactionWebhookBodyAsDocument,
   TransactionWebhookBodyDocument,
   TransactionsOfOrganizationDocument,
 } from '../../support/graphql/generated.js';
@@ -108,6 +111,25 @@ describe('Transaction.paymentStatusWebhookBody', () => {
     const released = await bodyOf(orderId);
     expect(released.status).toBe('paid');
     expect(await outboxBodies(orderId)).toEqual([held.paymentStatusWebhookBody, released.paymentStatusWebhookBody]);
+  });
+
+  it('asStatus: a payment refunded since reads as the body written when it was paid, but for updated_at (gateway listen reading a change late)', async () => {
+    const { organization, key } = await gateway.merchant();
+    // The refund gives back the amount; the fees stay with the gateway, so main needs a float.
+    await adjustAccount(gateway.ctx, gateway.operator, { organizationId: organization.id, amount: 10_000, reason: 'float' });
+    await graphqlDataTyped(gateway, CreateWebhookDocument, { organizationId: organization.id, url: 'http://127.0.0.1:9/hooks', version: 'v2' });
+    const { createTransaction } = await graphqlDataTyped(gateway, CreateTransactionForDocument, { organizationId: organization.id, input: INPUT });
+    const { orderId } = createTransaction.transaction;
+    await graphqlDataTyped(gateway, SandboxPayDocument, { orderId });
+    const [written] = await outboxBodies(orderId);
+    await graphqlDataTyped(gateway, RefundTransactionDocument, { orderId }, key);
+    expect(await bodyOf(orderId)).toEqual({ status: 'refunded', paymentStatusWebhookBody: null });
+    const asPaid = (await graphqlDataTyped(gateway, TransactionWebhookBodyAsDocument, { orderId, asStatus: 'paid' })).transaction;
+    const { updated_at: _then, ...thenBody } = JSON.parse(written!);
+    const { updated_at: _now, ...asPaidBody } = JSON.parse(asPaid.paymentStatusWebhookBody!);
+    expect(asPaidBody).toEqual(thenBody);
+    expect(Object.keys(JSON.parse(asPaid.paymentStatusWebhookBody!))).toEqual(Object.keys(JSON.parse(written!)));
+    expect((await graphqlDataTyped(gateway, TransactionWebhookBodyAsDocument, { orderId, asStatus: 'refunded' })).transaction.paymentStatusWebhookBody).toBeNull();
   });
 
   it('is null for a cancelled transaction (no delivery is written for it)', async () => {
