@@ -90,6 +90,8 @@ export const TransactionRef = builder.prismaNode('Transaction', {
       description:
         'The body of a v2 `payment_status` webhook delivery for this transaction as it is now (compact JSON, byte for byte what the gateway signs and sends); null while its status sends none (pending, cancelled, refunded). `gateway listen` forwards it. `asStatus`: the body of the delivery written when it became that status, for a change read after the next one (paid, then refunded at once): the status is that one, every other field as it is now.',
       args: { asStatus: t.arg({ type: TransactionStatusEnum, required: false }) },
+      // The transaction itself, projected: whoever reads the transaction reads its body.
+      authScopes: { run: 'getTransaction' },
       resolve: (transaction, { asStatus }) => paymentStatusWebhookBodyOf(asStatus ? { ...transaction, status: asStatus } : transaction),
     }),
     refundStatusWebhookBody: t.string({

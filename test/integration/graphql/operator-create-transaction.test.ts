@@ -129,7 +129,9 @@ describe('Transaction.paymentStatusWebhookBody', () => {
     const { updated_at: _now, ...asPaidBody } = JSON.parse(asPaid.paymentStatusWebhookBody!);
     expect(asPaidBody).toEqual(thenBody);
     expect(Object.keys(JSON.parse(asPaid.paymentStatusWebhookBody!))).toEqual(Object.keys(JSON.parse(written!)));
-    expect((await graphqlDataTyped(gateway, TransactionWebhookBodyAsDocument, { orderId, asStatus: 'refunded' })).transaction.paymentStatusWebhookBody).toBeNull();
+    expect(
+      (await graphqlDataTyped(gateway, TransactionWebhookBodyAsDocument, { orderId, asStatus: 'refunded' })).transaction.paymentStatusWebhookBody,
+    ).toBeNull();
   });
 
   it('is null for a cancelled transaction (no delivery is written for it)', async () => {
