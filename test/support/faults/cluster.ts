@@ -294,6 +294,7 @@ export async function startRedisServer(): Promise<RedisServer> {
     }
   };
   const launch = async () => {
+    output = '';
     child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'no'], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -301,7 +302,13 @@ export async function startRedisServer(): Promise<RedisServer> {
     current.stdout?.on('data', (chunk) => (output += chunk));
     current.stderr?.on('data', (chunk) => (output += chunk));
     exited = new Promise((resolve) => current.on('exit', () => resolve()));
-    await waitFor(ping, 10_000, () => output);
+    // Its own "ready" line first: a PONG alone may come from another test's redis-server that took
+    // the port found free before this one bound it.
+    await waitFor(
+      async () => output.includes('Ready to accept connections') && (await ping()),
+      10_000,
+      () => output,
+    );
   };
   const signal = (name: NodeJS.Signals) => {
     if (child && child.exitCode === null && child.signalCode === null) child.kill(name);
