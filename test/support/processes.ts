@@ -11,7 +11,7 @@ import { buildSync } from 'esbuild';
  * hooks' bare imports (`pg`) resolve as they do from test/support.
  */
 const compiledPreloads = new Map<string, string>();
-function compiledPreload(file: string): string {
+export function compiledPreload(file: string): string {
   let compiled = compiledPreloads.get(file);
   if (!compiled) {
     compiled = path.resolve('node_modules/.cache/test-preloads', `${process.pid}-${path.basename(file, '.ts')}.mjs`);
