@@ -16,7 +16,7 @@ import { runCli } from '../../support/cli.js';
 import { startGateway, transactionBody, type TestGateway } from '../../support/gateway.js';
 import { expectBalancedLedger } from '../../support/ledger.js';
 import { expectPayout, fundedMerchant, payoutBody, postPayout } from '../../support/payouts.js';
-import { orangeMoneyProviderOf, registerOrangeMoneyCallback } from '../../support/providers/orangeMoney.js';
+import { orangeMoneyAccessToken, orangeMoneyProviderOf, registerOrangeMoneyCallback } from '../../support/providers/orangeMoney.js';
 import { startOrangeMoneySimulator, type OrangeMoneySimulator } from '../../support/providers/orangeMoneySimulator.js';
 import { eventually } from '../../support/webhookReceiver.js';
 
@@ -69,12 +69,7 @@ async function reconcile(since: Date) {
 
 /** A QR code made on the gateway's merchant code by someone else (a till, another application), paid. */
 async function paidElsewhere(reference: string, value: number) {
-  const token = await fetch(`${simulator.url}/oauth/v1/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: simulator.clientId, client_secret: simulator.clientSecret }),
-  });
-  const { access_token: accessToken } = (await token.json()) as { access_token: string };
+  const accessToken = await orangeMoneyAccessToken(simulator);
   const made = await fetch(`${simulator.url}/api/eWallet/v4/qrcode`, {
     method: 'POST',
     headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' },

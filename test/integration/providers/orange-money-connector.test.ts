@@ -8,6 +8,7 @@ import { constants, publicEncrypt, randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { NotificationRejected, ProviderUnavailable, type InboundNotification } from '../../../src/domain/ports.js';
 import { createOrangeMoneyProvider, type OrangeMoneySettings } from '../../../src/infra/providers/orangeMoney.js';
+import { orangeMoneyAccessToken } from '../../support/providers/orangeMoney.js';
 import { signOrangeMoneyNotification, startOrangeMoneySimulator, type OrangeMoneySimulator } from '../../support/providers/orangeMoneySimulator.js';
 import { eventually, startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from '../../support/webhookReceiver.js';
 
@@ -485,12 +486,7 @@ describe('history (reconciliation)', () => {
       const payouts: string[] = Array.from({ length: 205 }, () => randomUUID());
       for (const reference of payouts) await provider.payout({ method: 'orange_money', phone: '+221770000002', amount: 100n, reference });
       // A QR code another application made on the same merchant account.
-      const foreign = await fetch(`${sim.url}/oauth/v1/token`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ grant_type: 'client_credentials', client_id: sim.clientId, client_secret: sim.clientSecret }),
-      });
-      const { access_token: token } = (await foreign.json()) as { access_token: string };
+      const token = await orangeMoneyAccessToken(sim);
       await fetch(`${sim.url}/api/eWallet/v4/qrcode`, {
         method: 'POST',
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },

@@ -21,14 +21,19 @@ export function orangeMoneyProviderOf(simulator: OrangeMoneySimulator, callbackA
   });
 }
 
-/** What an operator does once: register the gateway's callback URL for the merchant code. Returns the HTTP status (201). */
-export async function registerOrangeMoneyCallback(simulator: OrangeMoneySimulator, callbackUrl: string, apiKey: string): Promise<number> {
+/** An access token of the simulator's own client (what an operator's or another application's call carries). */
+export async function orangeMoneyAccessToken(simulator: OrangeMoneySimulator): Promise<string> {
   const token = await fetch(`${simulator.url}/oauth/v1/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ grant_type: 'client_credentials', client_id: simulator.clientId, client_secret: simulator.clientSecret }),
   });
-  const { access_token: accessToken } = (await token.json()) as { access_token: string };
+  return ((await token.json()) as { access_token: string }).access_token;
+}
+
+/** What an operator does once: register the gateway's callback URL for the merchant code. Returns the HTTP status (201). */
+export async function registerOrangeMoneyCallback(simulator: OrangeMoneySimulator, callbackUrl: string, apiKey: string): Promise<number> {
+  const accessToken = await orangeMoneyAccessToken(simulator);
   const registered = await fetch(`${simulator.url}/api/notification/v1/merchantcallback`, {
     method: 'POST',
     headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' },
