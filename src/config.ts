@@ -2,6 +2,7 @@
 import { isIP } from 'node:net';
 import { senegalMsisdn } from './infra/providers/orangeMoney/msisdn.js';
 import { StartupError } from './infra/startupErrors.js';
+import { DEFAULT_WEBHOOK_SWEEP_MS } from './domain/webhooks/settings.js';
 
 export interface Config {
   host: string;
@@ -21,7 +22,7 @@ export interface Config {
   adminToken: string | undefined;
   /** enabled: false only when RATE_LIMIT_ENABLED says so (a proxy in front enforces the limit). */
   rateLimit: { max: number; windowMs: number; enabled: boolean };
-  webhook: { timeoutMs: number; retryDelayMs: number; maxRetries: number; claimMarginMs: number };
+  webhook: { timeoutMs: number; retryDelayMs: number; maxRetries: number; claimMarginMs: number; sweepEveryMs: number };
   sandboxLatencyMs: number;
   /** The provider flow's bounds (providerFlow.ts): a request's wait, and the reconcilers' pace. */
   providerFlow: { timeoutMs: number; reconcileAfterMs: number; reconcileIntervalMs: number };
@@ -244,6 +245,7 @@ export function loadConfig(env: Env = process.env): Config {
       retryDelayMs: integer(env, 'WEBHOOK_RETRY_DELAY_MS', 300_000),
       maxRetries: integer(env, 'WEBHOOK_MAX_RETRIES', 3),
       claimMarginMs: integer(env, 'WEBHOOK_CLAIM_MARGIN_MS', 60_000, 0, 3_600_000),
+      sweepEveryMs: integer(env, 'WEBHOOK_SWEEP_MS', DEFAULT_WEBHOOK_SWEEP_MS, 100, 600_000),
     },
     sandboxLatencyMs: integer(env, 'SANDBOX_LATENCY_MS', 0),
     providerFlow: {

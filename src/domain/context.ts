@@ -67,6 +67,12 @@ export interface WebhookSettings {
    * froze that long, loses its claims. Tests shorten it.
    */
   claimMarginMs?: number;
+  /**
+   * How often the outbox sweep looks for retries overdue by more than this, and schedules them
+   * again (WEBHOOK_SWEEP_MS, default 10 s): the longest an event waits after a dead instance's claim
+   * runs out or Redis lost its schedule. Tests shorten it.
+   */
+  sweepEveryMs?: number;
 }
 
 export interface GatewayContext {

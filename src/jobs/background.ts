@@ -16,7 +16,7 @@ import { logProvidersDown, purgeOldProviderHealthReports, SHARE_HEALTH_EVERY_MS,
 import { settlePendingRefunds } from '../domain/refunds/refunds.js';
 import { runPayoutBatches } from '../domain/payoutBatches/runPayoutBatches.js';
 import { randomUUID } from 'node:crypto';
-import { purgeOldDeliveries, rescheduleOverdueDeliveries } from '../domain/webhooks/schedule.js';
+import { purgeOldDeliveries, rescheduleOverdueDeliveries, webhookSweepEveryMs } from '../domain/webhooks/schedule.js';
 import { startWebhookDispatcher } from '../webhooks/dispatcher.js';
 
 interface Job {
@@ -51,7 +51,7 @@ const JOBS: Job[] = [
   // A provider refusing our key or unreachable is an operator's problem: said once a minute while it lasts.
   { name: 'log providers down', everyMs: 15 * 1000, run: logProvidersDown },
   // Webhook retries the scheduler lost (Redis flushed) or an instance died sending: back from the outbox.
-  { name: 'reschedule overdue webhook deliveries', everyMs: 10 * 1000, run: (ctx) => rescheduleOverdueDeliveries(ctx) },
+  { name: 'reschedule overdue webhook deliveries', everyMs: webhookSweepEveryMs, run: (ctx) => rescheduleOverdueDeliveries(ctx) },
   // The delivery log is kept 30 days.
   { name: 'purge old webhook deliveries', everyMs: 60 * 60 * 1000, run: (ctx) => purgeOldDeliveries(ctx) },
   // The analytics rollup's change log (a row per transaction change) folded in every 10 s: the log

@@ -15,12 +15,13 @@ import { faultMerchant, paidOn, type FaultMerchant } from '../support/faults/mon
 
 /**
  * A claimed attempt is handed to another instance only after its claim's lease (the dispatcher's:
- * WEBHOOK_TIMEOUT_MS x 9 + WEBHOOK_CLAIM_MARGIN_MS, 10 s here) and the sweep (every 10 s, for
- * retries overdue by 10 s); the test waits at most that long, with room.
+ * WEBHOOK_TIMEOUT_MS x 9 + WEBHOOK_CLAIM_MARGIN_MS, 5 s here) and the sweep (every second here,
+ * for retries overdue by a second); the test waits at most REDELIVERY_MS, with room for a loaded
+ * machine. (At the defaults the sweep alone took 10-20 s of the suite's wall clock.)
  */
 const REDELIVERY_MS = 60_000;
 
-const cluster = useCluster({ env: { WEBHOOK_TIMEOUT_MS: '1000', WEBHOOK_CLAIM_MARGIN_MS: '1000' } });
+const cluster = useCluster({ env: { WEBHOOK_TIMEOUT_MS: '500', WEBHOOK_CLAIM_MARGIN_MS: '500', WEBHOOK_SWEEP_MS: '1000' } });
 let a: Instance;
 let b: Instance;
 let receiver: WebhookReceiver;

@@ -144,6 +144,16 @@ describe('webhook secrets', () => {
   });
 });
 
+describe('the outbox sweep’s pace (WEBHOOK_SWEEP_MS)', () => {
+  it('is 10 s unless set, and refuses to start outside 100 ms to 10 minutes', async () => {
+    const { loadConfig } = await import('../../src/config.js');
+    expect(loadConfig({}).webhook.sweepEveryMs).toBe(10_000);
+    expect(loadConfig({ WEBHOOK_SWEEP_MS: '1000' }).webhook.sweepEveryMs).toBe(1_000);
+    expect(() => loadConfig({ WEBHOOK_SWEEP_MS: '50' })).toThrow(/WEBHOOK_SWEEP_MS/);
+    expect(() => loadConfig({ WEBHOOK_SWEEP_MS: '600001' })).toThrow(/WEBHOOK_SWEEP_MS/);
+  });
+});
+
 describe('the server key of webhook secrets', () => {
   it('comes from WEBHOOK_SECRET_KEY (32+ characters), else is generated once into the data folder and reused', async () => {
     const { loadConfig } = await import('../../src/config.js');

@@ -6,10 +6,14 @@
  * keeps one entry per id and the claim in PostgreSQL lets one instance send each attempt.
  */
 import type { GatewayContext } from '../context.js';
+import { DEFAULT_WEBHOOK_SWEEP_MS } from './settings.js';
 import { deleteFinishedDeliveries, overdueRetries } from './store.js';
 
-/** Overdue by more than this before the sweep steps in: the scheduler normally runs them on time. */
-const SWEEP_GRACE_MS = 10_000;
+/**
+ * How often the sweep runs, and how overdue a retry must be before it steps in (the scheduler
+ * normally runs them on time): WEBHOOK_SWEEP_MS.
+ */
+export const webhookSweepEveryMs = (ctx: Pick<GatewayContext, 'settings'>): number => ctx.settings.webhooks?.sweepEveryMs ?? DEFAULT_WEBHOOK_SWEEP_MS;
 /** Most deliveries one sweep reschedules (the next sweep takes the rest). */
 const SWEEP_BATCH = 1_000;
 const SCHEDULE_CHUNK = 50;
@@ -17,7 +21,7 @@ const SCHEDULE_CHUNK = 50;
 export async function rescheduleOverdueDeliveries(ctx: GatewayContext, options: { graceMs?: number } = {}): Promise<number> {
   if (!ctx.settings.webhooks) return 0;
   const now = ctx.clock.now();
-  const ids = (await overdueRetries(ctx.db, now, options.graceMs ?? SWEEP_GRACE_MS, SWEEP_BATCH)).map((due) => due.id);
+  const ids = (await overdueRetries(ctx.db, now, options.graceMs ?? webhookSweepEveryMs(ctx), SWEEP_BATCH)).map((due) => due.id);
   for (let start = 0; start < ids.length; start += SCHEDULE_CHUNK) {
     await Promise.all(ids.slice(start, start + SCHEDULE_CHUNK).map((id) => ctx.coordination.scheduler.schedule({ id, dueAt: now.getTime() })));
   }

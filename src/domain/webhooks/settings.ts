@@ -4,6 +4,9 @@
  */
 import type { GatewayContext, WebhookSettings } from '../context.js';
 
+/** WEBHOOK_SWEEP_MS unset: the outbox sweep's pace (schedule.ts). */
+export const DEFAULT_WEBHOOK_SWEEP_MS = 10_000;
+
 export const DEFAULT_WEBHOOK_RULES = { timeoutMs: 5_000, retryDelayMs: 300_000, maxRetries: 3, allowPrivateUrls: false } as const;
 
 export function webhookSettingsOf(ctx: Pick<GatewayContext, 'settings'>): WebhookSettings {
