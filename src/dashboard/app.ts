@@ -11,15 +11,17 @@
  * access policy's, enforced by the GraphQL API.
  */
 import { readFile } from 'node:fs/promises';
+import { pathToFileURL } from 'node:url';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { pickLanguage } from '../checkout/i18n.js';
 import { DomainError } from '../domain/errors.js';
+import { projectPath } from '../infra/projectFiles.js';
 
 const DASHBOARD_ROOT = '/dashboard';
 const ASSETS_PATH = `${DASHBOARD_ROOT}/assets`;
 
-/** dist/dashboard/assets/, from src/dashboard/ (tests) and dist/dashboard/ (npm start) alike. */
-const ASSETS_DIR = new URL('../../dist/dashboard/assets/', import.meta.url);
+/** What scripts/build.mjs bundled for the browser (the tests, from src/, serve it too). */
+const ASSETS_DIR = pathToFileURL(`${projectPath('dist', 'dashboard', 'assets')}/`);
 
 /**
  * Strict policy: our own script and stylesheet only (no inline script or style attribute), no

@@ -1,10 +1,9 @@
 /** The printed SDL of the schema, as committed in schema/schema.graphql for clients and codegen. */
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { projectPath } from '../infra/projectFiles.js';
 import { lexicographicSortSchema, printSchema } from 'graphql';
 import { schema } from './schema/index.js';
 
-export const SCHEMA_FILE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../schema/schema.graphql');
+export const SCHEMA_FILE = projectPath('schema', 'schema.graphql');
 
 export function printSchemaFile(): string {
   return `# Generated from the Pothos schema by \`npm run schema:print\`. Do not edit by hand.\n\n${printSchema(lexicographicSortSchema(schema))}\n`;

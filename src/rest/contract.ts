@@ -16,6 +16,7 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { projectPath } from '../infra/projectFiles.js';
 
 export interface ContractRoute {
   operationId: string;
@@ -51,7 +52,7 @@ const contractSourceHash = (yamlText: string): string => createHash('sha256').up
 
 async function parsedContract(definition: string): Promise<unknown> {
   const text = await readFile(definition, 'utf8');
-  const compiledFile = new URL(`../contracts/${path.basename(definition, path.extname(definition))}.json`, import.meta.url);
+  const compiledFile = projectPath('dist', 'contracts', `${path.basename(definition, path.extname(definition))}.json`);
   const compiled = await readFile(compiledFile, 'utf8').then(
     (json) => JSON.parse(json) as CompiledContract,
     () => undefined,

@@ -16,13 +16,13 @@ import { copyFileSync, cpSync, existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+
 import type { PGlite } from '@electric-sql/pglite';
+import { projectPath } from '../projectFiles.js';
 import { MIGRATIONS_DIR } from './migrationsFolder.js';
 
-const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 /** A cache, not a source: anything here can be deleted, and is made again by the next build. */
-const TEMPLATES_DIR = path.join(projectRoot, 'node_modules', '.cache', 'xof-gateway', 'pglite-templates');
+const TEMPLATES_DIR = projectPath('node_modules', '.cache', 'xof-gateway', 'pglite-templates');
 
 /**
  * PostgreSQL's shared buffers: 32 MB instead of the 128 MB of PGlite's postgresql.conf. PGlite

@@ -2,8 +2,7 @@
  * REST v1, deprecated: the v2 operations behind the v1 SDKs' shapes (openapi/v1.yaml). Every route
  * converts its shape and calls the operation its v2 twin calls; nothing here decides a rule.
  */
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { projectPath } from '../../infra/projectFiles.js';
 import { countRestV1Call } from './metrics.js';
 import type { RestSurface, RouteBinding } from '../pipeline.js';
 import { V2_ROOT } from '../v2/surface.js';
@@ -12,7 +11,7 @@ import { cashoutRoutes } from './cashout.js';
 import { transactionRoutes } from './transactions.js';
 
 export const V1_ROOT = '/api/v1';
-export const V1_DEFINITION = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../openapi/v1.yaml');
+export const V1_DEFINITION = projectPath('openapi', 'v1.yaml');
 
 /**
  * v1 is deprecated from the day this gateway first served it (2026-11-23) and may stop answering

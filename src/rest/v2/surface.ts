@@ -1,6 +1,5 @@
 /** REST v2, the published API: its contract, root, error shape and routes. */
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { projectPath } from '../../infra/projectFiles.js';
 import type { RestSurface } from '../pipeline.js';
 import { accountRoutes } from './accounts.js';
 import { paymentLinkRoutes } from './paymentLinks.js';
@@ -10,7 +9,7 @@ import { refundRoutes } from './refunds.js';
 import { transactionRoutes } from './transactions.js';
 
 export const V2_ROOT = '/api/v2';
-export const V2_DEFINITION = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../openapi/v2.yaml');
+export const V2_DEFINITION = projectPath('openapi', 'v2.yaml');
 
 export const v2Surface: RestSurface = {
   root: V2_ROOT,

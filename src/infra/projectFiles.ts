@@ -1,0 +1,21 @@
+/**
+ * The project's own files (the REST contracts, prisma/migrations, the built dashboard assets...)
+ * found from the folder that holds package.json, never from a module's own place: `npm start` runs
+ * one bundled dist/main.js (its chunks in dist/chunks/), the CLI runs dist/ file by file, and the
+ * tests run src/ — three depths below the root, one root above them all.
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+function folderWithPackageJson(start: string): string {
+  for (let folder = start; ; folder = path.dirname(folder)) {
+    if (existsSync(path.join(folder, 'package.json'))) return folder;
+    if (path.dirname(folder) === folder) throw new Error(`no package.json above ${start}: the gateway must run from its project folder`);
+  }
+}
+
+const PROJECT_ROOT = folderWithPackageJson(path.dirname(fileURLToPath(import.meta.url)));
+
+/** A path inside the project: `projectPath('openapi', 'v2.yaml')`. */
+export const projectPath = (...segments: string[]): string => path.join(PROJECT_ROOT, ...segments);
