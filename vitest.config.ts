@@ -32,11 +32,15 @@ export default defineConfig({
     exclude: fastLoop ? [...configDefaults.exclude, ...NEEDS_PROCESSES] : configDefaults.exclude,
     globalSetup: ['test/support/globalSetup.ts'],
     // Each test file gets its own database cloned from a migrated template, so files run in
-    // parallel safely; two workers match the machine's two cores.
+    // parallel safely. Three workers on two cores: a third of a worker's time is spent waiting on
+    // other processes (gateways killed and restarted, claims running out, PostgreSQL, Chromium),
+    // and the third fills it (measured: docs/development.md).
     pool: 'forks',
     isolate: false,
-    maxWorkers: 2,
+    maxWorkers: 3,
     sequence: { sequencer: LongestFirstSequencer },
+    // How long each file held its worker, for the sequencer's list (scripts/test-durations.mjs).
+    reporters: ['default', './test/support/fileDurations.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },
