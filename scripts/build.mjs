@@ -33,24 +33,15 @@ const CONTRACTS = ['openapi/v2.yaml', 'openapi/v1.yaml'];
 const OTHER_INPUTS = ['scripts/build.mjs', 'package-lock.json', 'tsconfig.json', ...CONTRACTS];
 
 /**
- * The server (`npm start` runs dist/main.js) as one file with its dependencies: a start loaded
- * ~1,600 files one by one (resolve, stat, read, compile each) and spent about 2 s of CPU before
- * /healthz answered, 1.3 s as one bundle (measured: docs/development.md). What is loaded only
- * when first used (GraphiQL's 9 MB page, the YAML parser, the migrator, Redis) stays out of the
- * start, in dist/chunks/. The CLI and the build's own imports use the file-by-file dist/ above.
+ * The server (`npm start` runs dist/main.js) as one file of our own code: a start read ~300 files
+ * of dist/ one by one (resolve, stat, read, compile each). Its dependencies stay packages in
+ * node_modules: bundled too, a start took 1.3 s of CPU instead of 2.1, but a payout took ~20%
+ * more CPU in the bench (0.93-0.99 against 0.73-0.84 ms per request, measured back to back;
+ * docs/development.md), so they are not. What is loaded only when first used (the migrator,
+ * Redis) stays out of the start, in dist/chunks/. The CLI and the build's own imports use the
+ * file-by-file dist/ below.
  */
 const SERVER_ENTRY = 'main.ts';
-/** Packages that read files beside their own code, or are native: loaded from node_modules as they are. */
-const NOT_BUNDLED = [
-  '@electric-sql/pglite', // its .wasm and .data files, found from its own module's URL
-  '@node-rs/argon2', // a native addon
-  '@prisma/schema-engine-wasm', // its .wasm file; loaded only to migrate
-  'swagger-ui-dist', // served as files from its folder (src/http/docs.ts)
-  'pg-native', // pg's optional native driver, never installed
-  // The PostgreSQL driver (15 files): the crash tests' preloads wrap pg's Client#query in the
-  // process they kill (test/support/crash-*.ts), which they can only reach as a package of its own.
-  'pg',
-];
 
 // npm 11 may skip the project's own postinstall: generate the Prisma client here if it is missing.
 if (!existsSync(path.join(src, 'generated', 'prisma', 'client.ts'))) {
@@ -98,18 +89,13 @@ async function bundleServer(build) {
     entryPoints: { main: path.join(src, SERVER_ENTRY) },
     outdir: dist,
     bundle: true,
+    packages: 'external',
     splitting: true,
     chunkNames: 'chunks/[name]-[hash]',
-    external: NOT_BUNDLED,
     format: 'esm',
     platform: 'node',
     target: 'node20',
-    // Stack traces name src/ files and lines (npm start passes --enable-source-maps); without the
-    // sources' text the map is a tenth of the size, and Node reads it at every start.
     sourcemap: 'linked',
-    sourcesContent: false,
-    // CommonJS dependencies in an ES module bundle still call require() for Node's own modules.
-    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
     logLevel: 'warning',
   });
 }
