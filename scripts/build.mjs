@@ -32,17 +32,6 @@ const quiet = process.argv.includes('--quiet');
 const CONTRACTS = ['openapi/v2.yaml', 'openapi/v1.yaml'];
 const OTHER_INPUTS = ['scripts/build.mjs', 'package-lock.json', 'tsconfig.json', ...CONTRACTS];
 
-/**
- * The server (`npm start` runs dist/main.js) as one file of our own code: a start read ~300 files
- * of dist/ one by one (resolve, stat, read, compile each). Its dependencies stay packages in
- * node_modules: bundled too, a start took 1.3 s of CPU instead of 2.1, but a payout took ~20%
- * more CPU in the bench (0.93-0.99 against 0.73-0.84 ms per request, measured back to back;
- * docs/development.md), so they are not. What is loaded only when first used (the migrator,
- * Redis) stays out of the start, in dist/chunks/. The CLI and the build's own imports use the
- * file-by-file dist/ below.
- */
-const SERVER_ENTRY = 'main.ts';
-
 // npm 11 may skip the project's own postinstall: generate the Prisma client here if it is missing.
 if (!existsSync(path.join(src, 'generated', 'prisma', 'client.ts'))) {
   const generated = spawnSync(process.execPath, [path.join(root, 'scripts', 'prisma-generate.mjs')], { stdio: 'inherit' });
@@ -58,8 +47,8 @@ async function buildDist(inputs) {
   const entryPoints = readdirSync(src, { recursive: true })
     .map(String)
     .filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))
-    // The dashboard's browser code is bundled on its own below, not run by node; so is the server's entry.
-    .filter((file) => !file.startsWith(path.join('dashboard', 'client')) && file !== SERVER_ENTRY)
+    // The dashboard's browser code is bundled on its own below, not run by node.
+    .filter((file) => !file.startsWith(path.join('dashboard', 'client')))
     .map((file) => path.join(src, file));
 
   const started = performance.now();
@@ -76,28 +65,11 @@ async function buildDist(inputs) {
     sourcemap: 'linked',
     logLevel: 'warning',
   });
-  await bundleServer(build);
   // Guarded while the client is being written (a build must not fail for every other test meanwhile).
   if (existsSync(path.join(src, 'dashboard', 'client', 'main.tsx'))) await buildDashboardClient(build);
   await compileContracts();
   writeFileSync(stampFile, JSON.stringify({ inputs, outputs: filesUnder(dist) }));
   if (!quiet) console.log(`built ${entryPoints.length} files into dist/ in ${Math.round(performance.now() - started)} ms`);
-}
-
-async function bundleServer(build) {
-  await build({
-    entryPoints: { main: path.join(src, SERVER_ENTRY) },
-    outdir: dist,
-    bundle: true,
-    packages: 'external',
-    splitting: true,
-    chunkNames: 'chunks/[name]-[hash]',
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    sourcemap: 'linked',
-    logLevel: 'warning',
-  });
 }
 
 /**

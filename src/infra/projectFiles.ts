@@ -1,8 +1,8 @@
 /**
  * The project's own files (the REST contracts, prisma/migrations, the built dashboard assets...)
- * found from the folder that holds package.json, never from a module's own place: `npm start` runs
- * one bundled dist/main.js (its chunks in dist/chunks/), the CLI runs dist/ file by file, and the
- * tests run src/ — three depths below the root, one root above them all.
+ * found from the folder that holds package.json, never from a module's own place: a module runs
+ * from dist/ (npm start, the CLI) or from src/ (the tests, `npm run dev`), and a relative path
+ * like `../../..` silently meant something else once a module moved, or if dist/ were bundled.
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
