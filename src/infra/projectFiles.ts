@@ -8,7 +8,8 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-function folderWithPackageJson(start: string): string {
+/** The nearest folder at or above `start` that holds a package.json (the project's, or a dependency's). */
+export function folderWithPackageJson(start: string): string {
   for (let folder = start; ; folder = path.dirname(folder)) {
     if (existsSync(path.join(folder, 'package.json'))) return folder;
     if (path.dirname(folder) === folder) throw new Error(`no package.json above ${start}: the gateway must run from its project folder`);

@@ -16,9 +16,8 @@ import { copyFileSync, cpSync, existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-
 import type { PGlite } from '@electric-sql/pglite';
-import { projectPath } from '../projectFiles.js';
+import { folderWithPackageJson, projectPath } from '../projectFiles.js';
 import { MIGRATIONS_DIR } from './migrationsFolder.js';
 
 /** A cache, not a source: anything here can be deleted, and is made again by the next build. */
@@ -43,9 +42,7 @@ export async function createPGlite(dataDir: string): Promise<PGlite> {
 
 /** PGlite's version (its package.json, which its exports do not list: found beside its entry point). */
 async function pgliteVersion(): Promise<string> {
-  const entry = createRequire(import.meta.url).resolve('@electric-sql/pglite');
-  let folder = path.dirname(entry);
-  while (!existsSync(path.join(folder, 'package.json'))) folder = path.dirname(folder);
+  const folder = folderWithPackageJson(path.dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite')));
   return (JSON.parse(await readFile(path.join(folder, 'package.json'), 'utf8')) as { version: string }).version;
 }
 
