@@ -47,6 +47,29 @@ export function paymentStatusWebhookBodyOf(transaction: TransactionRecord): stri
 }
 
 /**
+ * The statuses a transaction can have had by the time it has `status` (its own included): a
+ * transaction is created pending, settles paid (or paid_and_blocked, escrow, later released to
+ * paid), or is cancelled while pending; only a settled one is refunded.
+ */
+const STATUSES_UP_TO: Record<TransactionStatus, readonly TransactionStatus[]> = {
+  pending: ['pending'],
+  cancelled: ['pending', 'cancelled'],
+  paid_and_blocked: ['pending', 'paid_and_blocked'],
+  paid: ['pending', 'paid_and_blocked', 'paid'],
+  refunded: ['pending', 'paid_and_blocked', 'paid', 'refunded'],
+};
+
+/**
+ * The v2 body the delivery written when the transaction became `status` carried, for a change read
+ * after the next one (paid, then refunded at once: `gateway listen`): every field as it is now but
+ * the status. Null for a status no delivery is written for, and for one the transaction cannot
+ * have had (a pending transaction asked as paid): never a body of a payment that did not happen.
+ */
+export function paymentStatusWebhookBodyAs(transaction: TransactionRecord, status: TransactionStatus): string | null {
+  return STATUSES_UP_TO[transaction.status].includes(status) ? paymentStatusWebhookBodyOf({ ...transaction, status }) : null;
+}
+
+/**
  * The legacy body: order_id, amount, currency, created_at, transaction_status, payment_method.
  * `payment_method` is the method used in v1's spelling (uppercase: WAVE, ORANGE_MONEY) and
  * `transaction_status` the v1 vocabulary (`paid_and_blocked` is `paid`: v1Statuses.ts), as v1

@@ -9,7 +9,7 @@ import { cancelTransaction, createTransaction, getTransaction, listTransactions,
 import { keysetSliceOf } from '../../domain/cursors.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../domain/pagination.js';
 import type { CreatedTransaction } from '../../domain/transactions/createTransaction.js';
-import { paymentStatusWebhookBodyOf, refundStatusWebhookBodyOf } from '../../domain/webhooks/bodies.js';
+import { paymentStatusWebhookBodyAs, paymentStatusWebhookBodyOf, refundStatusWebhookBodyOf } from '../../domain/webhooks/bodies.js';
 import type { ListTransactionsInput } from '../../domain/transactions/listTransactions.js';
 import { pageComplexity } from '../limits.js';
 import { orUndefined, organizationIdOf } from './arguments.js';
@@ -88,11 +88,11 @@ export const TransactionRef = builder.prismaNode('Transaction', {
     paymentStatusWebhookBody: t.string({
       nullable: true,
       description:
-        'The body of a v2 `payment_status` webhook delivery for this transaction as it is now (compact JSON, byte for byte what the gateway signs and sends); null while its status sends none (pending, cancelled, refunded). `gateway listen` forwards it. `asStatus`: the body of the delivery written when it became that status, for a change read after the next one (paid, then refunded at once): the status is that one, every other field as it is now.',
+        'The body of a v2 `payment_status` webhook delivery for this transaction as it is now (compact JSON, byte for byte what the gateway signs and sends); null while its status sends none (pending, cancelled, refunded). `gateway listen` forwards it. `asStatus`: the body of the delivery written when it became that status, for a change read after the next one (paid, then refunded at once): the status is that one, every other field as it is now; null for a status the transaction cannot have had (a pending one asked as paid).',
       args: { asStatus: t.arg({ type: TransactionStatusEnum, required: false }) },
       // The transaction itself, projected: whoever reads the transaction reads its body.
       authScopes: { run: 'getTransaction' },
-      resolve: (transaction, { asStatus }) => paymentStatusWebhookBodyOf(asStatus ? { ...transaction, status: asStatus } : transaction),
+      resolve: (transaction, { asStatus }) => (asStatus ? paymentStatusWebhookBodyAs(transaction, asStatus) : paymentStatusWebhookBodyOf(transaction)),
     }),
     refundStatusWebhookBody: t.string({
       nullable: true,

@@ -140,4 +140,34 @@ describe('Transaction.paymentStatusWebhookBody', () => {
     await graphqlDataTyped(gateway, MerchantCancelTransactionDocument, { orderId: createTransaction.transaction.orderId }, key);
     expect(await bodyOf(createTransaction.transaction.orderId)).toEqual({ status: 'cancelled', paymentStatusWebhookBody: null });
   });
+
+  it('asStatus: never the body of a payment that did not happen (a pending or cancelled transaction asked as paid)', async () => {
+    const { organization, key } = await gateway.merchant();
+    const { createTransaction } = await graphqlDataTyped(gateway, CreateTransactionForDocument, { organizationId: organization.id, input: INPUT });
+    const { orderId } = createTransaction.transaction;
+    for (const asStatus of ['paid', 'paid_and_blocked'] as const) {
+      expect((await graphqlDataTyped(gateway, TransactionWebhookBodyAsDocument, { orderId, asStatus })).transaction).toEqual({
+        status: 'pending',
+        paymentStatusWebhookBody: null,
+      });
+    }
+    await graphqlDataTyped(gateway, MerchantCancelTransactionDocument, { orderId }, key);
+    expect((await graphqlDataTyped(gateway, TransactionWebhookBodyAsDocument, { orderId, asStatus: 'paid' })).transaction.paymentStatusWebhookBody).toBeNull();
+  });
+
+  it('asStatus: a value that is not a transaction status is refused with 400 and a code, and reads nothing', async () => {
+    const { organization } = await gateway.merchant();
+    const { createTransaction } = await graphqlDataTyped(gateway, CreateTransactionForDocument, { organizationId: organization.id, input: INPUT });
+    for (const asStatus of ['PAID', 'settled', '', 7, null]) {
+      const answer = await gateway.graphql(
+        'query ($orderId: ID!, $asStatus: TransactionStatus!) { transaction(orderId: $orderId) { paymentStatusWebhookBody(asStatus: $asStatus) } }',
+        { orderId: createTransaction.transaction.orderId, asStatus },
+        gateway.adminToken,
+      );
+      expect(answer.status, JSON.stringify(asStatus)).toBe(400);
+      expect(answer.body.data).toBeUndefined();
+      expect(answer.body.errors[0].extensions.code).toEqual(expect.any(String));
+      expect(answer.body.errors[0].extensions.code).not.toBe('INTERNAL_SERVER_ERROR');
+    }
+  });
 });
