@@ -138,7 +138,7 @@ async function main(): Promise<void> {
   ctx.callers = new CallerCache(coordination.invalidations);
   ctx.switches = new SwitchCache(coordination.invalidations);
   const ready = async () => ({ database: await db.ping(), coordinator: await coordination.health.ping() });
-  const { trustedProxies } = config;
+  const { trustedProxies, graphqlPreload } = config;
   const api = await buildApp({
     ctx,
     adminToken,
@@ -151,6 +151,7 @@ async function main(): Promise<void> {
       replica: replica && (() => replica.status()),
     },
     trustedProxies,
+    graphqlPreload,
   });
   // Every instance must accept the forms another served (a load balancer, a restart): the form
   // token key is derived from the one secret all instances share.

@@ -41,6 +41,8 @@ export interface AppOptions {
   metrics?: MetricsOptions | false;
   /** TRUSTED_PROXIES: whose X-Forwarded-For gives request.ip (rate limit, logs); none by default. */
   trustedProxies?: string[];
+  /** GRAPHQL_PRELOAD: load the GraphQL API before listening (the default), or on its first request. */
+  graphqlPreload?: boolean;
 }
 
 /** Largest request body accepted: a transaction of 100 products is a few kB; refuse before parsing. */
@@ -125,11 +127,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await registerProviderNotificationRoutes(app, options.ctx);
 
   const yoga = graphqlServer(options);
-  // Loaded before the server listens, not after: loading it is ~1 s of synchronous module
-  // evaluation, and a gateway that already answered /healthz then held every request that long
-  // (a payout past its provider deadline answered in 2.5 s instead of 1.2; a provider's callback
-  // timed out). Start-up pays for it instead (docs/operations.md, "Start-up time and memory").
-  await yoga();
+  // Loaded before the server listens by default, not after: loading it is ~1 s of synchronous
+  // module evaluation, and a gateway that already answered /healthz then held every request that
+  // long (a payout past its provider deadline answered in 2.5 s instead of 1.2; a provider's
+  // callback timed out). Start-up pays for it instead (docs/operations.md, "Start-up time and
+  // memory"). GRAPHQL_PRELOAD=false leaves it to the first /graphql request: for instances that
+  // serve REST only, and the test suite's gateway processes that never ask GraphQL.
+  if (options.graphqlPreload ?? true) await yoga();
   // Live updates' SSE responses never finish by themselves: complete them when the server closes.
   app.addHook('preClose', async () => endLiveStreams(options.ctx));
   await app.register(async (scope) => {

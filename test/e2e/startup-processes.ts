@@ -19,7 +19,7 @@ const running = new Set<ChildProcess>();
 export async function runGatewayUntilExit(env: Record<string, string>, timeoutMs = 30_000): Promise<FinishedProcess> {
   // Port 0: the system picks a port nobody holds. A port found free and passed on could be taken by
   // another test's process before this one binds it, and the start would fail for the wrong reason.
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, PORT: '0', CHECKOUT_PORT: '0', LOG_LEVEL: 'warn', ...env };
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, PORT: '0', CHECKOUT_PORT: '0', LOG_LEVEL: 'warn', GRAPHQL_PRELOAD: 'false', ...env };
   for (const name of ['DATABASE_URL', 'REDIS_URL'] as const) if (!(name in env)) delete childEnv[name];
   const started = Date.now();
   const child = spawn(process.execPath, ['dist/main.js'], { cwd: process.cwd(), env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });

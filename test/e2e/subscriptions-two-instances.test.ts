@@ -24,7 +24,14 @@ let a: GatewayProcess;
 let b: GatewayProcess;
 
 beforeAll(async () => {
-  const env = { DATABASE_URL: gateway.databaseUrl, REDIS_URL, GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN, WEBHOOK_SECRET_KEY: TEST_WEBHOOK_SERVER_KEY };
+  // GraphQL loaded before listening, as production's default does (the other process tests load it when first asked).
+  const env = {
+    DATABASE_URL: gateway.databaseUrl,
+    REDIS_URL,
+    GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
+    WEBHOOK_SECRET_KEY: TEST_WEBHOOK_SERVER_KEY,
+    GRAPHQL_PRELOAD: 'true',
+  };
   [a, b] = await Promise.all([startGatewayProcess(env), startGatewayProcess(env)]);
 }, 90_000);
 afterAll(async () => {

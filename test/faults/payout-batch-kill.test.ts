@@ -24,6 +24,12 @@ const CRASH_INSIDE_PROVIDER_CALL = './test/support/faults/crash-inside-provider-
 /** Once this file exists, a dies inside its next payout call (crash-inside-provider-call.ts). */
 const ARM_FILE = path.join(tmpdir(), `payout-batch-kill-${randomUUID()}`);
 /**
+ * While this file exists, a's next payout call waits before the provider records it: a stays alive
+ * (its leases renewed) while b starts, however long a start takes on a loaded machine. Without it,
+ * a once finished all 80 items before b was up (the full suite, 2 cores).
+ */
+const HOLD_FILE = path.join(tmpdir(), `payout-batch-hold-${randomUUID()}`);
+/**
  * From a's death to b's first item: the leases' 5 s life, then b's runner (every 250 ms). Before
  * the leases were renewed by their holder, the payout lease lived 45 s and this took ~45 s.
  */
@@ -34,10 +40,16 @@ let a: Instance;
 let merchant: FaultMerchant;
 
 beforeAll(async () => {
-  a = await cluster.start('a', { nodeArgs: ['--import', CRASH_INSIDE_PROVIDER_CALL], env: { FAULT_CRASH_KIND: 'payout', FAULT_CRASH_ARMED_BY: ARM_FILE } });
+  a = await cluster.start('a', {
+    nodeArgs: ['--import', CRASH_INSIDE_PROVIDER_CALL],
+    env: { FAULT_CRASH_KIND: 'payout', FAULT_CRASH_ARMED_BY: ARM_FILE, FAULT_CRASH_HOLD_WHILE: HOLD_FILE },
+  });
   merchant = await faultMerchant(cluster.gateway, { float: 10_000_000 });
 }, 90_000);
-afterAll(() => rmSync(ARM_FILE, { force: true }));
+afterAll(() => {
+  rmSync(ARM_FILE, { force: true });
+  rmSync(HOLD_FILE, { force: true });
+});
 
 const doneItems = (batchId: string) => cluster.gateway.ctx.db.payoutBatchItem.count({ where: { batchId, state: 'done' } });
 
@@ -58,12 +70,19 @@ describe('a payout batch when its runner is killed', () => {
       20_000,
       () => 'a sends the first items',
     );
+    const db = cluster.gateway.ctx.db;
+    const runnerOf = async () => (await db.payoutBatch.findUniqueOrThrow({ where: { id: batchId } })).runnerId;
+    writeFileSync(HOLD_FILE, '');
+    const aRunner = await runnerOf();
+    expect(aRunner, 'a runs the batch').not.toBeNull();
     const b = await cluster.start('b');
     expect(await doneItems(batchId), 'a was still sending when b started').toBeLessThan(ITEMS);
-    const db = cluster.gateway.ctx.db;
-    expect((await db.payoutBatch.findUniqueOrThrow({ where: { id: batchId } })).runnerId, 'b has not taken the batch from a live a').not.toBeNull();
+    // b has been polling for batches while a, alive, holds this one (a's payout call waits on HOLD_FILE).
+    await sleep(1_000);
+    expect(await runnerOf(), 'b has not taken the batch from a live a').toBe(aRunner);
 
     writeFileSync(ARM_FILE, '');
+    rmSync(HOLD_FILE);
     expect((await a.exited).signal).toBe('SIGKILL');
     const killedAt = Date.now();
     const atKill = await doneItems(batchId);

@@ -88,6 +88,8 @@ export interface GatewayOptions {
   apiRateLimit?: boolean;
   /** Log sink (default: silent). */
   log?: GatewayContext['log'];
+  /** GRAPHQL_PRELOAD: false makes the GraphQL server when /graphql is first asked (default: before listening). */
+  graphqlPreload?: boolean;
   /** Serve /metrics (off by default: every gateway would sample the event loop). */
   metrics?: boolean;
   /** The sandbox provider's artificial latency (SANDBOX_LATENCY_MS). */
@@ -184,6 +186,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<TestGa
     adminToken,
     logger: false,
     metrics,
+    graphqlPreload: options.graphqlPreload,
     ready: async () => ({ database: await db.ping(), coordinator: await coordination.health.ping() }),
   });
   const checkout = await buildCheckoutApp({ ctx, logger: false });

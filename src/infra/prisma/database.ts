@@ -7,7 +7,6 @@ import pg from 'pg';
 import { parse as parseConnectionString } from 'pg-connection-string';
 import type { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
-import { PrismaPGlite } from 'pglite-prisma-adapter';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { PrismaClient } from '../../generated/prisma/client.js';
 import { registerDirectStatements, type DirectStatementRunner } from '../../domain/statements.js';
@@ -348,6 +347,8 @@ async function openPGlite(dataDir: string, onLockTakenOver?: (description: strin
     throw error;
   }
   const closable = closableClient(client);
+  // Imported here, not at the top: it loads PGlite's modules, which a gateway on PostgreSQL never needs.
+  const { PrismaPGlite } = await import('pglite-prisma-adapter');
   const adapterFactory = new PrismaPGlite(closable.client);
   const prisma = new PrismaClient({ adapter: adapterFactory, transactionOptions: TRANSACTION_OPTIONS });
   return {
