@@ -28,7 +28,15 @@ const ANSWER_WITHIN_MS = 1_200;
 const SETTLED_WITHIN_MS = 15_000;
 
 const cluster = useCluster({
-  env: { SANDBOX_LATENCY_MS: String(LATENCY_MS), PROVIDER_TIMEOUT_MS: String(PROVIDER_TIMEOUT_MS), RECONCILE_AFTER_MS: '2000', RECONCILE_INTERVAL_MS: '300' },
+  env: {
+    SANDBOX_LATENCY_MS: String(LATENCY_MS),
+    PROVIDER_TIMEOUT_MS: String(PROVIDER_TIMEOUT_MS),
+    RECONCILE_AFTER_MS: '2000',
+    RECONCILE_INTERVAL_MS: '300',
+    // Payments are paid through GraphQL's sandboxPay and timed: GraphQL is loaded before the listen,
+    // as by default, not by the first timed request (test/support/processes.ts).
+    GRAPHQL_PRELOAD: 'true',
+  },
 });
 let a: Instance;
 let b: Instance;
