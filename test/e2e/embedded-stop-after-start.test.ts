@@ -48,6 +48,7 @@ describe('an embedded gateway stopped right after it answers', () => {
         PORT: '0',
         CHECKOUT_PORT: '0',
         LOG_LEVEL: 'warn',
+        GRAPHQL_PRELOAD: 'false',
       };
       for (const name of ['DATABASE_URL', 'REDIS_URL']) delete env[name];
       const child = spawn(process.execPath, ['--import', preload, 'dist/main.js'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
