@@ -74,7 +74,14 @@ export function recordOutsideRequests(page: Page, origin: string): string[] {
 const ARTIFACTS_DIR = join(fileURLToPath(new URL('../..', import.meta.url)), 'test-artifacts');
 
 /** A full-page screenshot kept as a test artifact; returns its path. */
-export async function saveScreenshot(page: Page, folder: string, name: string): Promise<string> {
+/**
+ * Saves what the page shows when TEST_SCREENSHOTS=1 (`TEST_SCREENSHOTS=1 npx vitest run
+ * test/e2e/*.browser.test.ts`); otherwise does nothing. Nothing asserts on them, and full-page
+ * shots cost Chromium about 10 CPU-seconds in two of the browser files alone (measured back to
+ * back), which a full run on two cores pays for pictures nobody opens.
+ */
+export async function saveScreenshot(page: Page, folder: string, name: string): Promise<string | undefined> {
+  if (process.env.TEST_SCREENSHOTS !== '1') return undefined;
   const path = join(ARTIFACTS_DIR, folder, `${name}.png`);
   await mkdir(dirname(path), { recursive: true });
   await page.screenshot({ path, fullPage: true });
