@@ -6,6 +6,7 @@
  * not 429; a second burst in the same window is refused on both. Each process leases slots from
  * Redis ahead (leasedRateLimiter), so the count is only exact if the leases are.
  */
+import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, useCluster, type Instance } from '../support/faults/cluster.js';
 
@@ -19,18 +20,24 @@ beforeAll(async () => {
 }, 90_000);
 
 /** `count` requests at once to one endpoint, alternating between the instances; their statuses per instance. */
-async function burst(count: number): Promise<number[][]> {
+async function burst(count: number, path = '/api/v2/transactions?limit=1'): Promise<number[][]> {
   const answers = await Promise.all(
-    Array.from({ length: count }, (_, i) =>
-      call(instances[i % 2]!, 'GET', '/api/v2/transactions?limit=1', { key }).then((answer) => ({ instance: i % 2, status: answer.status })),
-    ),
+    Array.from({ length: count }, (_, i) => call(instances[i % 2]!, 'GET', path, { key }).then((answer) => ({ instance: i % 2, status: answer.status }))),
   );
   return instances.map((_, index) => answers.filter((answer) => answer.instance === index).map((answer) => answer.status));
 }
 
 describe('two gateway processes sharing Redis', () => {
   it('150 requests at once, split between them, get exactly 100 answers that are not 429; the next burst only 429', async () => {
+    // Warm processes first (the key's authentication cached, the code compiled), on another
+    // endpoint and so another budget. Once, in a fresh-clone CI run on a loaded machine, cold
+    // processes got 89 answers, not 100: slots one instance leases ahead are spent within
+    // LEASE_MS (1 s) or given back, and while they are held the other instance is refused (the
+    // strict side; never more than the limit). Warm, the burst takes ~0.3-0.5 s, not ~0.4-0.8.
+    expect(new Set((await burst(20, `/api/v2/transactions/${randomUUID()}`)).flat())).toEqual(new Set([404]));
+    const started = performance.now();
     const statuses = await burst(150);
+    console.info(`rate limit: the burst of 150 took ${Math.round(performance.now() - started)} ms`);
     expect(statuses.map((one) => one.length)).toEqual([75, 75]);
     const all = statuses.flat();
     // Every request was answered (no lost connection, no 5xx): 200 or 429.
