@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { compiledPreload, startGatewayProcess } from '../support/processes.js';
+import { compiledPreload, startGatewayProcess, TEST_PROCESS_SETTINGS } from '../support/processes.js';
 
 /** Far above a stop's real duration (~1-2 s), far below "for ever". */
 const STOP_BOUND_MS = 20_000;
@@ -47,8 +47,7 @@ describe('an embedded gateway stopped right after it answers', () => {
         GATEWAY_ADMIN_TOKEN: `gw_op_listen_${round}_0123456789abcdef`,
         PORT: '0',
         CHECKOUT_PORT: '0',
-        LOG_LEVEL: 'warn',
-        GRAPHQL_PRELOAD: 'false',
+        ...TEST_PROCESS_SETTINGS,
       };
       for (const name of ['DATABASE_URL', 'REDIS_URL']) delete env[name];
       const child = spawn(process.execPath, ['--import', preload, 'dist/main.js'], { env, stdio: ['ignore', 'pipe', 'pipe'] });

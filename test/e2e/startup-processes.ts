@@ -4,6 +4,7 @@
  * bounded in time and tracked, so a test file can kill whatever is left in afterAll.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { TEST_PROCESS_SETTINGS } from '../support/processes.js';
 
 export interface FinishedProcess {
   code: number | null;
@@ -19,7 +20,7 @@ const running = new Set<ChildProcess>();
 export async function runGatewayUntilExit(env: Record<string, string>, timeoutMs = 30_000): Promise<FinishedProcess> {
   // Port 0: the system picks a port nobody holds. A port found free and passed on could be taken by
   // another test's process before this one binds it, and the start would fail for the wrong reason.
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, PORT: '0', CHECKOUT_PORT: '0', LOG_LEVEL: 'warn', GRAPHQL_PRELOAD: 'false', ...env };
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, PORT: '0', CHECKOUT_PORT: '0', ...TEST_PROCESS_SETTINGS, ...env };
   for (const name of ['DATABASE_URL', 'REDIS_URL'] as const) if (!(name in env)) delete childEnv[name];
   const started = Date.now();
   const child = spawn(process.execPath, ['dist/main.js'], { cwd: process.cwd(), env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });

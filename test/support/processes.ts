@@ -30,6 +30,14 @@ export function compiledPreload(file: string): string {
   return compiled;
 }
 
+/**
+ * What every gateway process a test starts runs with, unless the test says otherwise: warnings and
+ * errors only, and GraphQL loaded by the process's first /graphql request rather than before it
+ * listens (about a third of a start's CPU; a run starts ~85). A test that times GraphQL answers,
+ * or is about the default, sets GRAPHQL_PRELOAD to 'true'.
+ */
+export const TEST_PROCESS_SETTINGS = { LOG_LEVEL: 'warn', GRAPHQL_PRELOAD: 'false' } as const;
+
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer().listen(0, '127.0.0.1', () => {
@@ -86,15 +94,11 @@ async function startGatewayProcessOnce(env: Record<string, string>, nodeArgs: st
   const withPorts = Object.fromEntries(
     Object.entries(env).map(([name, value]) => [name, value.replaceAll('{CHECKOUT_PORT}', String(checkoutPort)).replaceAll('{PORT}', String(port))]),
   );
-  // GraphQL is loaded on a process's first /graphql request rather than before it listens (about a
-  // third of a start's CPU, ~85 starts a run): most of these processes are killed and restarted for
-  // REST money flows and never asked GraphQL. A test that is about the default sets it to 'true'.
   const childEnv: NodeJS.ProcessEnv = {
     ...process.env,
     PORT: String(port),
     CHECKOUT_PORT: String(checkoutPort),
-    LOG_LEVEL: 'warn',
-    GRAPHQL_PRELOAD: 'false',
+    ...TEST_PROCESS_SETTINGS,
     ...withPorts,
   };
   for (const name of ['DATABASE_URL', 'REDIS_URL'] as const) if (!(name in env)) delete childEnv[name];
