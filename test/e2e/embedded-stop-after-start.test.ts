@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { compiledPreload, startGatewayProcess, TEST_PROCESS_SETTINGS } from '../support/processes.js';
+import { compiledPreload, startGatewayProcess, TEST_NODE_FLAGS, TEST_PROCESS_SETTINGS } from '../support/processes.js';
 
 /** Far above a stop's real duration (~1-2 s), far below "for ever". */
 const STOP_BOUND_MS = 20_000;
@@ -50,7 +50,7 @@ describe('an embedded gateway stopped right after it answers', () => {
         ...TEST_PROCESS_SETTINGS,
       };
       for (const name of ['DATABASE_URL', 'REDIS_URL']) delete env[name];
-      const child = spawn(process.execPath, ['--import', preload, 'dist/main.js'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [...TEST_NODE_FLAGS, '--import', preload, 'dist/main.js'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
       let output = '';
       child.stdout.on('data', (chunk) => (output += chunk));
       child.stderr.on('data', (chunk) => (output += chunk));

@@ -4,7 +4,7 @@
  * bounded in time and tracked, so a test file can kill whatever is left in afterAll.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { TEST_PROCESS_SETTINGS } from '../support/processes.js';
+import { TEST_NODE_FLAGS, TEST_PROCESS_SETTINGS } from '../support/processes.js';
 
 export interface FinishedProcess {
   code: number | null;
@@ -23,7 +23,7 @@ export async function runGatewayUntilExit(env: Record<string, string>, timeoutMs
   const childEnv: NodeJS.ProcessEnv = { ...process.env, PORT: '0', CHECKOUT_PORT: '0', ...TEST_PROCESS_SETTINGS, ...env };
   for (const name of ['DATABASE_URL', 'REDIS_URL'] as const) if (!(name in env)) delete childEnv[name];
   const started = Date.now();
-  const child = spawn(process.execPath, ['dist/main.js'], { cwd: process.cwd(), env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...TEST_NODE_FLAGS, 'dist/main.js'], { cwd: process.cwd(), env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(child);
   let stdout = '';
   let stderr = '';

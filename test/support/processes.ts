@@ -38,6 +38,17 @@ export function compiledPreload(file: string): string {
  */
 export const TEST_PROCESS_SETTINGS = { LOG_LEVEL: 'warn', GRAPHQL_PRELOAD: 'false' } as const;
 
+/**
+ * Node flags of every gateway process a test starts (before its preloads and dist/main.js).
+ * `--liftoff-only` keeps V8 from recompiling WebAssembly with its optimising compiler: Prisma's
+ * query compiler (and PGlite, when embedded) is WebAssembly, and tiering it up cost a start about
+ * 0.7 s of its 2.5 s of CPU (node dist/main.js to /healthz, three runs each way, on PostgreSQL and
+ * on an embedded folder; docs/development.md). A test process lives seconds, not the hours that
+ * pay the optimised code back; the WebAssembly's results are the same either way. Tests only:
+ * `npm start` keeps V8's defaults.
+ */
+export const TEST_NODE_FLAGS = ['--enable-source-maps', '--liftoff-only'] as const;
+
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer().listen(0, '127.0.0.1', () => {
@@ -103,7 +114,7 @@ async function startGatewayProcessOnce(env: Record<string, string>, nodeArgs: st
   };
   for (const name of ['DATABASE_URL', 'REDIS_URL'] as const) if (!(name in env)) delete childEnv[name];
   const args = nodeArgs.map((arg) => (arg.endsWith('.ts') ? compiledPreload(arg) : arg));
-  const child = spawn(process.execPath, ['--enable-source-maps', ...args, 'dist/main.js'], {
+  const child = spawn(process.execPath, [...TEST_NODE_FLAGS, ...args, 'dist/main.js'], {
     cwd: process.cwd(),
     env: childEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
