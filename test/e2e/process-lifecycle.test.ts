@@ -59,7 +59,9 @@ beforeAll(async () => {
   child.stdout?.on('data', (chunk) => (output += chunk));
   child.stderr?.on('data', (chunk) => (output += chunk));
   exitCode = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
-  await waitFor(async () => (await fetch(`${base}/healthz`)).ok, 60_000);
+  // The banner too: /healthz can answer before main.ts prints it (once both servers listen), and
+  // the first test read the output in that gap once (a full run).
+  await waitFor(async () => output.includes('Gateway API ') && (await fetch(`${base}/healthz`)).ok, 60_000);
 }, 90_000);
 
 afterAll(async () => {
