@@ -73,7 +73,6 @@ async function buildDist(inputs) {
   if (!quiet) console.log(`built ${entryPoints.length} files into dist/ in ${Math.round(performance.now() - started)} ms`);
 }
 
-
 /**
  * Packages left out of the bundle stay in node_modules, loaded by Node as they are:
  * - pg: the crash tests' preloads patch pg.Client.prototype from their own `import pg`; a copy of
@@ -85,15 +84,7 @@ async function buildDist(inputs) {
  *   build's, never loaded by the gateway).
  */
 function packagesLeftOutOfTheBundle() {
-  return [
-    'pg',
-    '@electric-sql/pglite',
-    'pglite-prisma-adapter',
-    '@prisma/schema-engine-wasm',
-    '@node-rs/argon2',
-    'pino',
-    'esbuild',
-  ];
+  return ['pg', '@electric-sql/pglite', 'pglite-prisma-adapter', '@prisma/schema-engine-wasm', '@node-rs/argon2', 'pino', 'esbuild'];
 }
 
 /**
