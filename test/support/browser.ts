@@ -73,10 +73,9 @@ export function recordOutsideRequests(page: Page, origin: string): string[] {
 /** Where browser tests keep what they saw (git-ignored): test-artifacts/<folder>/<name>.png. */
 const ARTIFACTS_DIR = join(fileURLToPath(new URL('../..', import.meta.url)), 'test-artifacts');
 
-/** A full-page screenshot kept as a test artifact; returns its path. */
 /**
- * Saves what the page shows when TEST_SCREENSHOTS=1 (`TEST_SCREENSHOTS=1 npx vitest run
- * test/e2e/*.browser.test.ts`); otherwise does nothing. Nothing asserts on them, and full-page
+ * A full-page screenshot kept as a test artifact (its path returned) when TEST_SCREENSHOTS=1
+ * (`TEST_SCREENSHOTS=1 npx vitest run test/e2e/*.browser.test.ts`); otherwise nothing. Nothing asserts on them, and full-page
  * shots cost Chromium about 10 CPU-seconds in two of the browser files alone (measured back to
  * back), which a full run on two cores pays for pictures nobody opens.
  */
