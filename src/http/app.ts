@@ -132,7 +132,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // long (a payout past its provider deadline answered in 2.5 s instead of 1.2; a provider's
   // callback timed out). Start-up pays for it instead (docs/operations.md, "Start-up time and
   // memory"). GRAPHQL_PRELOAD=false leaves it to the first /graphql request: for instances that
-  // serve REST only, and the test suite's gateway processes that never ask GraphQL.
+  // serve REST only, and the test suite's gateway processes (those that ask GraphQL load it then).
   if (options.graphqlPreload ?? true) await yoga();
   // Live updates' SSE responses never finish by themselves: complete them when the server closes.
   app.addHook('preClose', async () => endLiveStreams(options.ctx));
