@@ -4,7 +4,7 @@
  * this origin) and under the pages' strict Content-Security-Policy. "Try it out" calls the API.
  */
 import type { Page } from 'playwright-core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { recordOutsideRequests, useGatewayWithBrowser } from '../support/browser.js';
 
 const session = useGatewayWithBrowser();
@@ -19,14 +19,18 @@ interface DocsVisit {
   cspViolations: string[];
 }
 
-const pages: Page[] = [];
+/** Pages of one test, closed after it, and of the whole file (the shared visit below), closed after the file. */
+const pages = { test: [] as Page[], file: [] as Page[] };
 afterEach(async () => {
-  await Promise.all(pages.splice(0).map((page) => page.close()));
+  await Promise.all(pages.test.splice(0).map((page) => page.close()));
+});
+afterAll(async () => {
+  await Promise.all(pages.file.splice(0).map((page) => page.close()));
 });
 
-async function visitDocs(path: string): Promise<DocsVisit> {
+async function visitDocs(path: string, lifetime: keyof typeof pages = 'test'): Promise<DocsVisit> {
   const page = await session.browser.newPage();
-  pages.push(page);
+  pages[lifetime].push(page);
   const requests: string[] = [];
   page.on('request', (request) => requests.push(request.url()));
   const outside = recordOutsideRequests(page, session.gateway.url);
@@ -59,9 +63,21 @@ async function expandOperation(page: Page, tag: string, operationId: string) {
   return block;
 }
 
+/**
+ * One visit of /docs for the tests that read it or expand an operation of their own: Swagger UI
+ * costs Chromium about 2.5 s of CPU per page load on the 2-core machine (this file paid ~23 CPU-s
+ * for eight loads, four now). Its requests, outside requests and CSP violations are everything the
+ * page did since it loaded, so a test that checks them checks what the tests before it did too.
+ * The test that follows its link to v1 goes last of them: it leaves the page on v1.
+ */
+let v2: DocsVisit;
+beforeAll(async () => {
+  v2 = await visitDocs('/docs', 'file');
+});
+
 describe('API docs', () => {
   it('render every REST v2 operation from openapi/v2.yaml, with nothing loaded from elsewhere', async () => {
-    const { page, requests, outside, cspViolations } = await visitDocs('/docs');
+    const { page, requests, outside, cspViolations } = v2;
     expect(await listedPaths(page)).toEqual(
       expect.arrayContaining([
         '/transactions',
@@ -81,7 +97,7 @@ describe('API docs', () => {
   });
 
   it('show POST /transactions with its request and response examples', async () => {
-    const { page, outside } = await visitDocs('/docs');
+    const { page, outside } = v2;
     const block = await expandOperation(page, 'Transactions', 'createTransaction');
     const request = block.locator('.opblock-section-request-body');
     await request.getByText('"Bissap 1 L"').first().waitFor();
@@ -103,14 +119,22 @@ describe('API docs', () => {
   });
 
   it('say how to obtain an API key: from the operator, with the operator CLI', async () => {
-    const { page } = await visitDocs('/docs');
+    const { page } = v2;
     const info = page.locator('.information-container');
     await info.getByRole('heading', { name: 'Getting an API key' }).waitFor();
     await info.getByText('npx gateway key create --org', { exact: false }).first().waitFor();
   });
 
+  it('let "Try it out" call the API from the page', async () => {
+    const { page } = v2;
+    const block = await expandOperation(page, 'Accounts', 'getAccountStats');
+    await block.getByRole('button', { name: 'Try it out' }).click();
+    await block.getByRole('button', { name: 'Execute' }).click();
+    // No key given: the gateway itself answers, 401 in the API's error shape.
+    await block.locator('.live-responses-table').getByText('Invalid API key').first().waitFor();
+  });
   it('link to the deprecated REST v1 reference, which renders every v1 operation marked deprecated', async () => {
-    const { page, requests, outside, cspViolations } = await visitDocs('/docs');
+    const { page, requests, outside, cspViolations } = v2;
     await page.getByRole('navigation', { name: 'API versions' }).getByRole('link', { name: 'REST v1 (deprecated)' }).click();
     await page.waitForURL(`${session.gateway.url}/docs/v1`);
     await page.locator('.opblock').first().waitFor();
@@ -146,14 +170,5 @@ describe('API docs', () => {
     await page.waitForURL(`${session.gateway.url}/docs`);
     await page.locator('#operations-Transactions-createTransaction').waitFor();
     expect(outside).toEqual([]);
-  });
-
-  it('let "Try it out" call the API from the page', async () => {
-    const { page } = await visitDocs('/docs');
-    const block = await expandOperation(page, 'Accounts', 'getAccountStats');
-    await block.getByRole('button', { name: 'Try it out' }).click();
-    await block.getByRole('button', { name: 'Execute' }).click();
-    // No key given: the gateway itself answers, 401 in the API's error shape.
-    await block.locator('.live-responses-table').getByText('Invalid API key').first().waitFor();
   });
 });
