@@ -90,8 +90,9 @@ function packagesLeftOutOfTheBundle() {
 /**
  * dist/main.js, what `npm start` runs, as one bundle of our code and most dependencies (the
  * file-by-file build above stays for the CLI and anything else loaded by path). A start opens
- * about 70 JavaScript files instead of about 540 (strace, GraphQL preloaded): 1.31-1.55 -> 0.86-1.04 s of CPU from
- * `node dist/main.js` to /healthz (docs/development.md, twelfth session). What main.ts imports
+ * about 70 JavaScript files instead of about 540 (strace, GraphQL preloaded); from `node
+ * dist/main.js` to /healthz, 3.1-3.9 -> 1.7-2.4 s of CPU with npm start's flags, 1.42-1.78 ->
+ * 0.95-1.17 with the suite's (docs/development.md, twelfth session). What main.ts imports
  * lazily (GraphQL, migrations, Redis, PGlite) stays lazy: dist/chunks/, loaded when first asked.
  * `require` is defined for the CommonJS dependencies inside (esbuild's ESM output has none).
  */

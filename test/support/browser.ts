@@ -75,9 +75,9 @@ const ARTIFACTS_DIR = join(fileURLToPath(new URL('../..', import.meta.url)), 'te
 
 /**
  * A full-page screenshot kept as a test artifact (its path returned) when TEST_SCREENSHOTS=1
- * (`TEST_SCREENSHOTS=1 npx vitest run test/e2e/*.browser.test.ts`); otherwise nothing. Nothing asserts on them, and full-page
- * shots cost Chromium about 10 CPU-seconds in two of the browser files alone (measured back to
- * back), which a full run on two cores pays for pictures nobody opens.
+ * (`TEST_SCREENSHOTS=1 npx vitest run test/e2e/*.browser.test.ts`); otherwise nothing. Nothing
+ * asserts on them, and full-page shots cost Chromium about 10 CPU-seconds in two of the browser
+ * files alone (measured back to back), which a full run on two cores pays for pictures nobody opens.
  */
 export async function saveScreenshot(page: Page, folder: string, name: string): Promise<string | undefined> {
   if (process.env.TEST_SCREENSHOTS !== '1') return undefined;
