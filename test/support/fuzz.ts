@@ -435,17 +435,23 @@ async function changeCounter(client: pg.Client): Promise<string> {
   return `${rows[0]!.last_value}:${rows[0]!.is_called}`;
 }
 
-async function installChangeCounter(client: pg.Client): Promise<void> {
+/** The gateway's tables, by name: every table but the migrations log. */
+async function gatewayTables(client: pg.Client): Promise<{ name: string }[]> {
   const { rows } = await client.query<{ name: string }>(
-    `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' AND table_name <> '_prisma_migrations'`,
+    `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' AND table_name <> '_prisma_migrations' ORDER BY table_name`,
   );
-  await client.query(`CREATE SEQUENCE test_fingerprint_changes;
-CREATE FUNCTION test_fingerprint_changed() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM nextval('test_fingerprint_changes'); RETURN NULL; END $$;
+  return rows;
+}
+
+async function installChangeCounter(client: pg.Client): Promise<void> {
+  const rows = await gatewayTables(client);
+  await client.query(`CREATE SEQUENCE IF NOT EXISTS test_fingerprint_changes;
+CREATE OR REPLACE FUNCTION test_fingerprint_changed() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM nextval('test_fingerprint_changes'); RETURN NULL; END $$;
 ${rows
   .map(
     ({
       name,
-    }) => `CREATE TRIGGER test_fingerprint_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON "${name}" FOR EACH STATEMENT EXECUTE FUNCTION test_fingerprint_changed();
+    }) => `CREATE OR REPLACE TRIGGER test_fingerprint_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON "${name}" FOR EACH STATEMENT EXECUTE FUNCTION test_fingerprint_changed();
 ALTER TABLE "${name}" ENABLE ALWAYS TRIGGER test_fingerprint_changed;`,
   )
   .join('\n')}`);
@@ -463,25 +469,21 @@ function fingerprintSql(client: pg.Client, except: readonly string[]): Promise<s
   const key = except.join(',');
   let sql = byExclusion.get(key);
   if (!sql) {
-    sql = client
-      .query<{ name: string }>(
-        `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' AND table_name <> '_prisma_migrations' ORDER BY table_name`,
-      )
-      .then((tables) =>
-        tables.rows
-          .filter(({ name }) => !except.includes(name))
-          .map(
-            ({ name }) =>
-              `SELECT '${name}' AS t, count(*) AS n, md5(coalesce(string_agg((to_jsonb(x) - 'lastUsedAt')::text, '|' ORDER BY (to_jsonb(x) - 'lastUsedAt')::text), '')) AS h FROM "${name}" x`,
-          )
-          .join(' UNION ALL '),
-      );
+    sql = gatewayTables(client).then((tables) =>
+      tables
+        .filter(({ name }) => !except.includes(name))
+        .map(
+          ({ name }) =>
+            `SELECT '${name}' AS t, count(*) AS n, md5(coalesce(string_agg((to_jsonb(x) - 'lastUsedAt')::text, '|' ORDER BY (to_jsonb(x) - 'lastUsedAt')::text), '')) AS h FROM "${name}" x`,
+        )
+        .join(' UNION ALL '),
+    );
     byExclusion.set(key, sql);
   }
   return sql;
 }
 
-/** A connection for fingerprints, to the test gateway's own database (one per database: it installs the change counter). */
+/** A connection for fingerprints, to the test gateway's own database; it installs the change counter there (again is harmless). */
 export async function fingerprintClient(databaseUrl: string): Promise<pg.Client> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();

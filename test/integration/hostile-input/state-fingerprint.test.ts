@@ -72,3 +72,18 @@ it('keeps one fingerprint per exclusion list', async () => {
   expect(withoutOrganizations).not.toContain('Organization:');
   expect(await stateFingerprint(fingerprints)).toBe(whole);
 });
+
+it('installs the counter once per database, whichever client comes second', async () => {
+  const second = await fingerprintClient(clone.url);
+  try {
+    const before = await stateFingerprint(second);
+    await insertOrganization('Keur Cheikh');
+    expect(await stateFingerprint(second)).not.toBe(before);
+    const triggers = await writer.query(
+      `SELECT count(*)::int AS n FROM pg_trigger WHERE tgname = 'test_fingerprint_changed' AND tgrelid = '"Organization"'::regclass`,
+    );
+    expect(triggers.rows[0].n).toBe(1);
+  } finally {
+    await second.end();
+  }
+});
