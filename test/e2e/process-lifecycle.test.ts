@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { CreateApiKeyDocument, CreateOrganizationDocument } from '../support/graphql/generated.js';
 import type { TypedBody } from '../support/graphql/typed.js';
+import { freePorts } from '../support/processes.js';
 
 const ADMIN_TOKEN = `gw_op_lifecycle_${Math.random().toString(36).slice(2)}`;
 let child: ChildProcess;
@@ -22,16 +23,6 @@ let output = '';
 let dataDir: string;
 let base: string;
 let exitCode: Promise<number | null>;
-
-async function freePort(): Promise<number> {
-  const { createServer } = await import('node:net');
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 async function waitFor(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -44,7 +35,7 @@ async function waitFor(check: () => Promise<boolean>, timeoutMs: number): Promis
 
 beforeAll(async () => {
   dataDir = await mkdtemp(path.join(tmpdir(), 'gateway-lifecycle-'));
-  const [port, checkoutPort] = [await freePort(), await freePort()];
+  const [port, checkoutPort] = (await freePorts(2)) as [number, number];
   base = `http://127.0.0.1:${port}`;
   const env: NodeJS.ProcessEnv = {
     ...process.env,

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { useGateway } from '../support/gateway.js';
-import { freePort, waitFor } from '../support/processes.js';
+import { freePorts, waitFor } from '../support/processes.js';
 
 const scripts = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts;
 const gateway = useGateway();
@@ -51,7 +51,7 @@ describe('npm run serve', () => {
   });
 
   it('starts the real gateway from the built dist/', async () => {
-    const [port, checkoutPort] = [await freePort(), await freePort()];
+    const [port, checkoutPort] = (await freePorts(2)) as [number, number];
     const dataDir = await mkdtemp(path.join(tmpdir(), 'gateway-serve-data-'));
     cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
     const env: NodeJS.ProcessEnv = {

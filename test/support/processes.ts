@@ -1,6 +1,6 @@
 /** Real gateway processes for end-to-end tests: free ports, spawning, waiting, output capture. */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import { createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { buildSync } from 'esbuild';
 
@@ -50,13 +50,30 @@ export const TEST_PROCESS_SETTINGS = { LOG_LEVEL: 'warn', GRAPHQL_PRELOAD: 'fals
 export const TEST_NODE_FLAGS = ['--enable-source-maps', '--liftoff-only'] as const;
 
 export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
+  const [port] = await freePorts(1);
+  return port!;
+}
+
+/**
+ * `count` distinct ports free right now. Every listener stays open until all are known: a port
+ * closed before the next listen(0) can come back from it (seen in a full run: a gateway told
+ * to listen on one port twice, "PORT and CHECKOUT_PORT must differ").
+ */
+export async function freePorts(count: number): Promise<number[]> {
+  const servers: Server[] = [];
+  try {
+    for (let i = 0; i < count; i++) {
+      const server = createServer();
+      servers.push(server);
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(0, '127.0.0.1', () => resolve());
+      });
+    }
+    return servers.map((server) => (server.address() as { port: number }).port);
+  } finally {
+    await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+  }
 }
 
 export async function waitFor(check: () => Promise<boolean>, timeoutMs: number, describe: () => string = () => ''): Promise<void> {
@@ -101,7 +118,7 @@ export async function startGatewayProcess(env: Record<string, string>, nodeArgs:
 const LISTENING_BANNER = 'Gateway API ';
 
 async function startGatewayProcessOnce(env: Record<string, string>, nodeArgs: string[]): Promise<GatewayProcess> {
-  const [port, checkoutPort] = [await freePort(), await freePort()];
+  const [port, checkoutPort] = (await freePorts(2)) as [number, number];
   const withPorts = Object.fromEntries(
     Object.entries(env).map(([name, value]) => [name, value.replaceAll('{CHECKOUT_PORT}', String(checkoutPort)).replaceAll('{PORT}', String(port))]),
   );

@@ -15,7 +15,7 @@ import pg from 'pg';
 import { inject } from 'vitest';
 import { TEST_POSTGRES_URL } from './env.js';
 import { PG_BIN as BIN, asServerUser, serverFolder, serverOptions as fastServerOptions, stopNow } from './postgresServer.js';
-import { freePort } from './processes.js';
+import { freePorts } from './processes.js';
 
 const run = promisify(execFile);
 
@@ -47,7 +47,7 @@ async function query<Row extends pg.QueryResultRow>(url: string, sql: string): P
 
 export async function startStreamingReplica(): Promise<StreamingReplica> {
   const dir = serverFolder('gateway-replica-');
-  const [primaryPort, replicaPort] = [await freePort(), await freePort()];
+  const [primaryPort, replicaPort] = (await freePorts(2)) as [number, number];
   const primaryData = join(dir, 'primary');
   const replicaData = join(dir, 'replica');
   const stopAll = (mode: 'fast' | 'immediate') =>
