@@ -15,6 +15,7 @@ import type { OperationOptions, PersonInput } from '../inputs.js';
 import { MAXIMUM_AMOUNT, MINIMUM_AMOUNT_EXCLUSIVE, UNVERIFIED_MONTHLY_LIMIT, startOfUtcMonth } from '../money.js';
 import { ensureAccounts } from '../organizations/organizations.js';
 import { parsePaymentMethod } from '../paymentMethods.js';
+import { isTransientDatabaseError } from '../providerFlow.js';
 import { normalizePhone } from '../phones.js';
 import { switchStates, type SwitchStates } from '../organizations/switches.js';
 import { MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH, optionalBoundedText } from '../text.js';
@@ -165,6 +166,10 @@ function validTransaction(ctx: GatewayContext, organization: Organization, input
 
 async function prepareAccounts(ctx: GatewayContext, tx: DbTransaction, organizationId: string): Promise<void> {
   await ensureAccounts(tx, organizationId).catch((error: unknown) => {
+    // The database link failing under the request (a session terminated, a failover) is not the
+    // accounts' fault: it stays the retryable 503 with Retry-After every surface gives it
+    // (rest/errors.ts), which a client retries with its key. Seen in faults/postgres-terminated.
+    if (isTransientDatabaseError(error)) throw error;
     ctx.log.error({ err: error, organizationId }, 'could not prepare merchant accounts');
     throw new DomainError('merchant_account_unavailable');
   });

@@ -234,3 +234,34 @@ describe('when the merchant account cannot be prepared', () => {
     }
   });
 });
+
+describe('when the database session ends while the merchant account is prepared', () => {
+  // Seen under load in faults/postgres-terminated: a terminated session was answered as if the
+  // accounts could not be made (503 without Retry-After), so a client had no sign to retry.
+  it('answers the retryable 503 with Retry-After, writes nothing, and a retry with the same key creates the transaction', async () => {
+    const { organization, key } = await gateway.merchant();
+    await gateway.ctx.db.account.deleteMany({ where: { organizationId: organization.id } });
+    // The session inserting the accounts is terminated under the insert (as pg_terminate_backend
+    // from outside does it): the statement fails with 57P01 and the connection closes.
+    await gateway.ctx.db.$executeRawUnsafe(`
+      CREATE FUNCTION end_own_session() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN PERFORM pg_terminate_backend(pg_backend_pid()); PERFORM pg_sleep(1); RETURN NEW; END $$`);
+    await gateway.ctx.db.$executeRawUnsafe(`CREATE TRIGGER end_own_session BEFORE INSERT ON "Account" FOR EACH ROW EXECUTE FUNCTION end_own_session()`);
+    const headers = { 'idempotency-key': 'accounts-session-ended' };
+    let response;
+    try {
+      response = await gateway.rest('POST', '/api/v2/transactions', { key, body: transactionBody(), headers });
+    } finally {
+      await gateway.ctx.db.$executeRawUnsafe('DROP TRIGGER end_own_session ON "Account"');
+      await gateway.ctx.db.$executeRawUnsafe('DROP FUNCTION end_own_session()');
+    }
+    expect(response.status).toBe(503);
+    expect(response.body).toEqual({ error: 'The service is temporarily unavailable, please try again shortly' });
+    expect(response.headers.get('retry-after')).toBe('1');
+    expect(await gateway.ctx.db.transaction.count({ where: { organizationId: organization.id } })).toBe(0);
+
+    const retried = await gateway.rest('POST', '/api/v2/transactions', { key, body: transactionBody(), headers });
+    expect(retried.status).toBe(200);
+    expect(await gateway.ctx.db.transaction.count({ where: { organizationId: organization.id } })).toBe(1);
+  });
+});
