@@ -2,6 +2,8 @@
  * The breaker in front of Redis coordination: opens after consecutive failures, fails fast while
  * open, lets one probe through after the cool-down, closes on the probe's success.
  */
+import { spawn } from 'node:child_process';
+import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { CircuitBreaker, CoordinatorUnavailableError, type BreakerState } from '../../src/infra/redis/circuitBreaker.js';
 
@@ -101,6 +103,34 @@ describe('circuit breaker', () => {
     await expect(breaker.run(() => new Promise(() => undefined))).rejects.toBeInstanceOf(CoordinatorUnavailableError);
     expect(Date.now() - started).toBeLessThan(1_000);
     expect(breaker.state).toBe('open');
+  });
+
+  it('an answer already received when a busy process reaches the deadline wins over it', async () => {
+    // A server in another process (as Redis is) answers at once, while this process is blocked
+    // past the deadline (as a loaded gateway's event loop is): Node runs due timers before it
+    // reads its sockets, so the answer is there when the deadline is looked at.
+    const server = spawn(process.execPath, [
+      '-e',
+      "require('net').createServer((s) => s.on('data', () => s.write('pong'))).listen(0, '127.0.0.1', function () { console.log(this.address().port) })",
+    ]);
+    try {
+      const port = Number(await new Promise<string>((resolve) => server.stdout.once('data', (data) => resolve(String(data)))));
+      const client = connect(port, '127.0.0.1');
+      await new Promise((resolve) => client.once('connect', resolve));
+      const { breaker } = setup({ now: Date.now, failureThreshold: 1, timeoutMs: 20 });
+      const answer = breaker.run(() => {
+        const pong = new Promise<string>((resolve) => client.once('data', (data) => resolve(String(data))));
+        client.write('ping');
+        const blockedUntil = Date.now() + 150; // the reply arrives during this; the deadline passes
+        while (Date.now() < blockedUntil);
+        return pong;
+      });
+      await expect(answer).resolves.toBe('pong');
+      expect(breaker.state).toBe('closed');
+      client.destroy();
+    } finally {
+      server.kill();
+    }
   });
 
   it('passes the deadline to the work', async () => {

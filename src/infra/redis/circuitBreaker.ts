@@ -85,7 +85,13 @@ export class CircuitBreaker {
     const { timeoutMs } = this.#options;
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => reject(new CoordinatorUnavailableError(`coordinator did not answer within ${timeoutMs} ms`)), timeoutMs);
+      // The verdict waits one turn of the event loop (setImmediate runs after the I/O phase): a
+      // process busy past the deadline runs its due timers BEFORE it reads the sockets, so an
+      // answer already received would otherwise lose to its own deadline. Under a loaded machine
+      // that sent rate-limit hits to the local fallback although Redis had counted them (2 x 100
+      // allowed instead of 100: faults/rate-limit-two-instances, seen in a full run).
+      const giveUp = () => reject(new CoordinatorUnavailableError(`coordinator did not answer within ${timeoutMs} ms`));
+      timer = setTimeout(() => setImmediate(giveUp), timeoutMs);
     });
     const call = work(this.#options.now() + timeoutMs);
     call.catch(() => undefined); // a late rejection after the deadline won must not go unhandled
