@@ -38,3 +38,10 @@ declare module 'vitest' {
     templateDatabase: string;
   }
 }
+
+/**
+ * The environment variable naming the test run (its main process's pid) in every gateway process a
+ * test starts (test/support/processes.ts): set by the global setup, passed on by each worker, and
+ * the run's teardown ends any such process still running.
+ */
+export const GATEWAY_PROCESS_OF_RUN = 'GATEWAY_TEST_PROCESS_OF_RUN';

@@ -14,7 +14,7 @@ import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { openDatabase } from '../../src/infra/prisma/database.js';
 import { applyMigrations } from '../../src/infra/prisma/migrate.js';
-import { TEMPLATE_PREFIX, TEST_DATABASE_PATTERN, TEST_POSTGRES_URL, THROWAWAY_SERVER, databaseUrl } from './env.js';
+import { GATEWAY_PROCESS_OF_RUN, TEMPLATE_PREFIX, TEST_DATABASE_PATTERN, TEST_POSTGRES_URL, THROWAWAY_SERVER, databaseUrl } from './env.js';
 import { startPostgresServer } from './postgresServer.js';
 
 const run = promisify(execFile);
@@ -123,8 +123,37 @@ async function runDatabaseServer(): Promise<{ adminUrl: string; stop: () => Prom
   return { adminUrl: server.adminUrl, stop: server.stop };
 }
 
+/**
+ * Ends the gateway processes of this run still running at its end (found by the variable each
+ * carries, in /proc). A file whose clean-up did not run (a hook that timed out, a worker ended
+ * under it) once left one running for an hour, its jobs polling PostgreSQL on the CPU of every
+ * later run; a worker's own exit handlers do not run when the pool ends it with a signal.
+ */
+async function endLeftoverGatewayProcesses(runPid: number): Promise<void> {
+  const marker = `${GATEWAY_PROCESS_OF_RUN}=${runPid}\0`;
+  const ended: number[] = [];
+  for (const entry of await readdir('/proc').catch(() => [] as string[])) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid) || pid === process.pid) continue;
+    const environment = await readFile(`/proc/${pid}/environ`, 'latin1').catch(() => '');
+    if (!environment.includes(marker)) continue;
+    // The workers carry the variable too (forked with this environment): only gateways go.
+    const argv = (await readFile(`/proc/${pid}/cmdline`, 'latin1').catch(() => '')).split('\0');
+    if (!argv.some((arg) => arg.endsWith('dist/main.js'))) continue;
+    try {
+      process.kill(pid, 'SIGKILL');
+      ended.push(pid);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  if (ended.length > 0) console.warn(`test run: ended ${ended.length} gateway process(es) a test left running (pids ${ended.join(', ')})`);
+}
+
 export async function setup(project: TestProject): Promise<() => Promise<void>> {
   const runPid = process.pid;
+  // Passed on to every gateway process a test starts (workers are forked after this, with this environment).
+  process.env[GATEWAY_PROCESS_OF_RUN] = String(runPid);
   // Process tests run what `npm start` runs: the compiled dist/ of the sources under test.
   const built = run(process.execPath, ['scripts/build.mjs', '--quiet']);
   const server = await runDatabaseServer();
@@ -138,6 +167,7 @@ export async function setup(project: TestProject): Promise<() => Promise<void>> 
   project.provide('testRunPid', runPid);
   project.provide('templateDatabase', template);
   return async () => {
+    await endLeftoverGatewayProcesses(runPid);
     if (server) await server.stop();
     else await withAdmin(adminUrl, (admin) => dropTestDatabases(admin, runPid));
   };

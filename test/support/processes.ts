@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { buildSync } from 'esbuild';
+import { GATEWAY_PROCESS_OF_RUN } from './env.js';
 
 /**
  * Preloads written in TypeScript (the crash hooks) as plain JavaScript, compiled once per worker:
@@ -128,6 +129,8 @@ async function startGatewayProcessOnce(env: Record<string, string>, nodeArgs: st
     CHECKOUT_PORT: String(checkoutPort),
     ...TEST_PROCESS_SETTINGS,
     ...withPorts,
+    // Marks it as this run's: the run's teardown ends any still running (globalSetup.ts).
+    [GATEWAY_PROCESS_OF_RUN]: process.env[GATEWAY_PROCESS_OF_RUN] ?? '',
   };
   for (const name of ['DATABASE_URL', 'REDIS_URL'] as const) if (!(name in env)) delete childEnv[name];
   const args = nodeArgs.map((arg) => (arg.endsWith('.ts') ? compiledPreload(arg) : arg));
@@ -143,7 +146,7 @@ async function startGatewayProcessOnce(env: Record<string, string>, nodeArgs: st
     child.on('exit', (code, signal) => resolve({ code, signal })),
   );
   const url = `http://127.0.0.1:${port}`;
-  await Promise.race([
+  const answering = Promise.race([
     waitFor(
       // Its banner first (printed once both its servers listen): a /healthz answer alone may come
       // from another test's gateway that took the port found free before this one bound it, and
@@ -156,6 +159,11 @@ async function startGatewayProcessOnce(env: Record<string, string>, nodeArgs: st
       throw new Error(`gateway exited (${code ?? signal}) before answering:\n${output}`);
     }),
   ]);
+  // A process that never answered is not left running (and holding its ports) for anyone.
+  await answering.catch((error: unknown) => {
+    child.kill('SIGKILL');
+    throw error;
+  });
   return {
     child,
     url,
