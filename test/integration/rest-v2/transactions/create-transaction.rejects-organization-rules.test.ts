@@ -248,13 +248,11 @@ describe('when the database session ends while the merchant account is prepared'
       BEGIN PERFORM pg_terminate_backend(pg_backend_pid()); PERFORM pg_sleep(1); RETURN NEW; END $$`);
     await gateway.ctx.db.$executeRawUnsafe(`CREATE TRIGGER end_own_session BEFORE INSERT ON "Account" FOR EACH ROW EXECUTE FUNCTION end_own_session()`);
     const headers = { 'idempotency-key': 'accounts-session-ended' };
-    let response;
-    try {
-      response = await gateway.rest('POST', '/api/v2/transactions', { key, body: transactionBody(), headers });
-    } finally {
+    const dropTrigger = async () => {
       await gateway.ctx.db.$executeRawUnsafe('DROP TRIGGER end_own_session ON "Account"');
       await gateway.ctx.db.$executeRawUnsafe('DROP FUNCTION end_own_session()');
-    }
+    };
+    const response = await gateway.rest('POST', '/api/v2/transactions', { key, body: transactionBody(), headers }).finally(dropTrigger);
     expect(response.status).toBe(503);
     expect(response.body).toEqual({ error: 'The service is temporarily unavailable, please try again shortly' });
     expect(response.headers.get('retry-after')).toBe('1');
