@@ -22,6 +22,8 @@ let child: ChildProcess;
 let output = '';
 let dataDir: string;
 let base: string;
+let port: number;
+let checkoutPort: number;
 let exitCode: Promise<number | null>;
 
 async function waitFor(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
@@ -33,9 +35,31 @@ async function waitFor(check: () => Promise<boolean>, timeoutMs: number): Promis
   throw new Error(`timed out; output so far:\n${output}`);
 }
 
+/**
+ * Resolves once everything the client wrote was handed to the kernel (`sent`) and the gateway's
+ * side of the connection from `clientPort` has nothing left unread (its receive queue in
+ * /proc/net/tcp is empty): the gateway has read the request's headers.
+ */
+async function readByServer(serverPort: number, clientPort: number, sent: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const hex = (value: number) => value.toString(16).toUpperCase().padStart(4, '0');
+  const local = `:${hex(serverPort)}`;
+  const remote = `:${hex(clientPort)}`;
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const row = (await readFile('/proc/net/tcp', 'utf8'))
+      .split('\n')
+      .map((line) => line.trim().split(/\s+/))
+      .find(([, localAddress, remoteAddress]) => localAddress?.endsWith(local) && remoteAddress?.endsWith(remote));
+    // Field 4 is "tx_queue:rx_queue" in hex.
+    if (sent() && row && Number.parseInt(row[4]!.split(':')[1]!, 16) === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`the gateway did not read the request within ${timeoutMs} ms`);
+}
+
 beforeAll(async () => {
   dataDir = await mkdtemp(path.join(tmpdir(), 'gateway-lifecycle-'));
-  const [port, checkoutPort] = (await freePorts(2)) as [number, number];
+  [port, checkoutPort] = (await freePorts(2)) as [number, number];
   base = `http://127.0.0.1:${port}`;
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -134,10 +158,19 @@ describe('the gateway process', () => {
       );
       req.on('error', reject);
       req.write('{"method_of_payment": ["wave"],');
-      setTimeout(() => {
-        child.kill('SIGTERM');
-        setTimeout(() => req.end('"products": []}'), 300);
-      }, 200);
+      // The signal only once the gateway has read what was sent (so the request is in flight): a
+      // fixed 200 ms was not always enough on a loaded machine, and a request the gateway first
+      // sees while closing is rightly answered 503 (a fresh-clone CI run).
+      req.once('socket', (socket) =>
+        socket.once(
+          'connect',
+          () =>
+            void readByServer(port, socket.localPort!, () => socket.writableLength === 0 && socket.bytesWritten > 0).then(() => {
+              child.kill('SIGTERM');
+              setTimeout(() => req.end('"products": []}'), 300);
+            }, reject),
+        ),
+      );
     });
     expect(await response).toBe(401);
     expect(await exitCode).toBe(0);
