@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { CreateApiKeyDocument, CreateOrganizationDocument } from '../support/graphql/generated.js';
 import type { TypedBody } from '../support/graphql/typed.js';
-import { freePorts } from '../support/processes.js';
+import { freePorts, waitFor } from '../support/processes.js';
 
 const ADMIN_TOKEN = `gw_op_lifecycle_${Math.random().toString(36).slice(2)}`;
 let child: ChildProcess;
@@ -25,15 +25,6 @@ let base: string;
 let port: number;
 let checkoutPort: number;
 let exitCode: Promise<number | null>;
-
-async function waitFor(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check().catch(() => false)) return;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`timed out; output so far:\n${output}`);
-}
 
 /**
  * Resolves once everything the client wrote was handed to the kernel (`sent`) and the gateway's
@@ -76,7 +67,11 @@ beforeAll(async () => {
   exitCode = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
   // The banner too: /healthz can answer before main.ts prints it (once both servers listen), and
   // the first test read the output in that gap once (a full run).
-  await waitFor(async () => output.includes('Gateway API ') && (await fetch(`${base}/healthz`)).ok, 60_000);
+  await waitFor(
+    async () => output.includes('Gateway API ') && (await fetch(`${base}/healthz`)).ok,
+    60_000,
+    () => output,
+  );
 }, 90_000);
 
 afterAll(async () => {
@@ -124,7 +119,11 @@ describe('the gateway process', () => {
     expect(kept.headers.get('x-request-id')).toBe('5f0c9a1e2b3d4c5e6f708192a3b4c5d6');
     const replaced = await fetch(`${base}/api/v2/transactions`, { headers: { 'x-request-id': 'bad id <script>' } });
     expect(replaced.headers.get('x-request-id')).not.toContain('<script>');
-    await waitFor(async () => output.includes('"reqId":"5f0c9a1e2b3d4c5e6f708192a3b4c5d6"'), 5_000);
+    await waitFor(
+      async () => output.includes('"reqId":"5f0c9a1e2b3d4c5e6f708192a3b4c5d6"'),
+      5_000,
+      () => output,
+    );
     const logLine = output.split('\n').find((line) => line.includes('"reqId":"5f0c9a1e2b3d4c5e6f708192a3b4c5d6"'));
     expect(() => JSON.parse(logLine ?? '')).not.toThrow();
   });

@@ -3,7 +3,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { buildSync } from 'esbuild';
-import { GATEWAY_PROCESS_OF_RUN } from './env.js';
 
 /**
  * Preloads written in TypeScript (the crash hooks) as plain JavaScript, compiled once per worker:
@@ -124,13 +123,12 @@ async function startGatewayProcessOnce(env: Record<string, string>, nodeArgs: st
     Object.entries(env).map(([name, value]) => [name, value.replaceAll('{CHECKOUT_PORT}', String(checkoutPort)).replaceAll('{PORT}', String(port))]),
   );
   const childEnv: NodeJS.ProcessEnv = {
+    // With the run's GATEWAY_TEST_PROCESS_OF_RUN (env.ts): the run's teardown ends it if a test does not.
     ...process.env,
     PORT: String(port),
     CHECKOUT_PORT: String(checkoutPort),
     ...TEST_PROCESS_SETTINGS,
     ...withPorts,
-    // Marks it as this run's: the run's teardown ends any still running (globalSetup.ts).
-    [GATEWAY_PROCESS_OF_RUN]: process.env[GATEWAY_PROCESS_OF_RUN] ?? '',
   };
   for (const name of ['DATABASE_URL', 'REDIS_URL'] as const) if (!(name in env)) delete childEnv[name];
   const args = nodeArgs.map((arg) => (arg.endsWith('.ts') ? compiledPreload(arg) : arg));

@@ -214,24 +214,33 @@ describe('POST /api/v2/transactions and the operator kill switch', () => {
   });
 });
 
+/**
+ * Runs `work` while every insert into "Account" first runs `body` (PL/pgSQL, this file's own
+ * database), then takes the trigger away again. The organisation's accounts are deleted first, so
+ * its next transaction has to make them.
+ */
+async function whileAccountInsertsRun<T>(organizationId: string, name: string, body: string, work: () => Promise<T>): Promise<T> {
+  await gateway.ctx.db.account.deleteMany({ where: { organizationId } });
+  await gateway.ctx.db.$executeRawUnsafe(`CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN ${body} END $$`);
+  await gateway.ctx.db.$executeRawUnsafe(`CREATE TRIGGER ${name} BEFORE INSERT ON "Account" FOR EACH ROW EXECUTE FUNCTION ${name}()`);
+  try {
+    return await work();
+  } finally {
+    await gateway.ctx.db.$executeRawUnsafe(`DROP TRIGGER ${name} ON "Account"`);
+    await gateway.ctx.db.$executeRawUnsafe(`DROP FUNCTION ${name}()`);
+  }
+}
+
 describe('when the merchant account cannot be prepared', () => {
   it('answers 503 "Unable to prepare merchant account, please try again shortly" and writes nothing', async () => {
     const { organization, key } = await gateway.merchant();
-    await gateway.ctx.db.account.deleteMany({ where: { organizationId: organization.id } });
-    // Make the database refuse new accounts for this organisation (this file's own database).
-    await gateway.ctx.db.$executeRawUnsafe(`
-      CREATE FUNCTION refuse_accounts() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN RAISE EXCEPTION 'accounts are read-only in this test'; END $$`);
-    await gateway.ctx.db.$executeRawUnsafe(`CREATE TRIGGER refuse_accounts BEFORE INSERT ON "Account" FOR EACH ROW EXECUTE FUNCTION refuse_accounts()`);
-    try {
-      const response = await gateway.rest('POST', '/api/v2/transactions', { key, body: transactionBody() });
-      expect(response.status).toBe(503);
-      expect(response.body).toEqual({ error: 'Unable to prepare merchant account, please try again shortly' });
-      expect(await gateway.ctx.db.transaction.count({ where: { organizationId: organization.id } })).toBe(0);
-    } finally {
-      await gateway.ctx.db.$executeRawUnsafe('DROP TRIGGER refuse_accounts ON "Account"');
-      await gateway.ctx.db.$executeRawUnsafe('DROP FUNCTION refuse_accounts()');
-    }
+    // The database refuses new accounts for this organisation.
+    const response = await whileAccountInsertsRun(organization.id, 'refuse_accounts', `RAISE EXCEPTION 'accounts are read-only in this test';`, () =>
+      gateway.rest('POST', '/api/v2/transactions', { key, body: transactionBody() }),
+    );
+    expect(response.status).toBe(503);
+    expect(response.body).toEqual({ error: 'Unable to prepare merchant account, please try again shortly' });
+    expect(await gateway.ctx.db.transaction.count({ where: { organizationId: organization.id } })).toBe(0);
   });
 });
 
@@ -240,19 +249,15 @@ describe('when the database session ends while the merchant account is prepared'
   // accounts could not be made (503 without Retry-After), so a client had no sign to retry.
   it('answers the retryable 503 with Retry-After, writes nothing, and a retry with the same key creates the transaction', async () => {
     const { organization, key } = await gateway.merchant();
-    await gateway.ctx.db.account.deleteMany({ where: { organizationId: organization.id } });
+    const headers = { 'idempotency-key': 'accounts-session-ended' };
     // The session inserting the accounts is terminated under the insert (as pg_terminate_backend
     // from outside does it): the statement fails with 57P01 and the connection closes.
-    await gateway.ctx.db.$executeRawUnsafe(`
-      CREATE FUNCTION end_own_session() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN PERFORM pg_terminate_backend(pg_backend_pid()); PERFORM pg_sleep(1); RETURN NEW; END $$`);
-    await gateway.ctx.db.$executeRawUnsafe(`CREATE TRIGGER end_own_session BEFORE INSERT ON "Account" FOR EACH ROW EXECUTE FUNCTION end_own_session()`);
-    const headers = { 'idempotency-key': 'accounts-session-ended' };
-    const dropTrigger = async () => {
-      await gateway.ctx.db.$executeRawUnsafe('DROP TRIGGER end_own_session ON "Account"');
-      await gateway.ctx.db.$executeRawUnsafe('DROP FUNCTION end_own_session()');
-    };
-    const response = await gateway.rest('POST', '/api/v2/transactions', { key, body: transactionBody(), headers }).finally(dropTrigger);
+    const response = await whileAccountInsertsRun(
+      organization.id,
+      'end_own_session',
+      'PERFORM pg_terminate_backend(pg_backend_pid()); PERFORM pg_sleep(1); RETURN NEW;',
+      () => gateway.rest('POST', '/api/v2/transactions', { key, body: transactionBody(), headers }),
+    );
     expect(response.status).toBe(503);
     expect(response.body).toEqual({ error: 'The service is temporarily unavailable, please try again shortly' });
     expect(response.headers.get('retry-after')).toBe('1');
