@@ -19,6 +19,12 @@ export interface Config {
   replica: { url: string; maxLagMs: number; checkIntervalMs: number } | undefined;
   dataDir: string;
   redisUrl: string | undefined;
+  /**
+   * REDIS_KEY_PREFIX (default `gw:`): the start of every key and pub/sub channel this deployment
+   * uses, so deployments sharing one Redis (staging beside production) keep apart. Every instance
+   * of one deployment must use the same.
+   */
+  redisKeyPrefix: string;
   adminToken: string | undefined;
   /** enabled: false only when RATE_LIMIT_ENABLED says so (a proxy in front enforces the limit). */
   rateLimit: { max: number; windowMs: number; enabled: boolean };
@@ -216,6 +222,16 @@ function orangeMoney(env: Env, publicUrl: string): OrangeMoneyConfig | undefined
   };
 }
 
+/**
+ * Keys are names, not data: printable ASCII without spaces, short enough that a key stays small
+ * (it prefixes every rate-limit window and schedule entry).
+ */
+function redisKeyPrefix(env: Env): string {
+  const prefix = env.REDIS_KEY_PREFIX ?? 'gw:';
+  if (!/^[\x21-\x7e]{1,64}$/.test(prefix)) throw new StartupError('REDIS_KEY_PREFIX must be 1 to 64 printable characters without spaces (e.g. gw:staging:)');
+  return prefix;
+}
+
 /** WEBHOOK_TIMEOUT_MS unset: how long a receiver has to answer a delivery (gateway listen gives a forward as long). */
 export const DEFAULT_WEBHOOK_TIMEOUT_MS = 5_000;
 
@@ -239,6 +255,7 @@ export function loadConfig(env: Env = process.env): Config {
     replica: replica(env, primaryUrl),
     dataDir: dataDirOf(env),
     redisUrl: env.REDIS_URL || undefined,
+    redisKeyPrefix: redisKeyPrefix(env),
     adminToken: env.GATEWAY_ADMIN_TOKEN || undefined,
     rateLimit: {
       max: integer(env, 'RATE_LIMIT_MAX', 100, 1),

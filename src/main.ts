@@ -86,6 +86,7 @@ async function main(): Promise<void> {
   const coordination = config.redisUrl
     ? (await import('./infra/redis/coordination.js')).createRedisCoordination({
         url: config.redisUrl,
+        keyPrefix: config.redisKeyPrefix,
         rateLimit: config.rateLimit,
         onError: (err) => log.warn({ err }, 'redis error'),
       })

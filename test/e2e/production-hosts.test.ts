@@ -9,14 +9,13 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_REDIS_URL } from '../support/env.js';
 import { transactionBody, useGateway } from '../support/gateway.js';
-import { freePort, startGatewayProcess, type GatewayProcess } from '../support/processes.js';
+import { freePort, ownRedisKeyPrefix, startGatewayProcess, type GatewayProcess } from '../support/processes.js';
 import { killLeftovers, looksLikeStackFrame, runGatewayUntilExit, stderrLines } from './startup-processes.js';
 
-const REDIS_URL = `${TEST_REDIS_URL.replace(/\/\d+$/, '')}/15`;
+const REDIS_KEY_PREFIX = ownRedisKeyPrefix('production-hosts');
 const ADMIN_TOKEN = 'gw_op_production_hosts_shared_0123456789';
 const WEBHOOK_KEY = 'production hosts test: the webhook secret key every host shares';
 const gateway = useGateway();
@@ -32,7 +31,8 @@ async function hostFolder(): Promise<string> {
 
 const hostEnv = async (overrides: Record<string, string> = {}) => ({
   DATABASE_URL: gateway.databaseUrl,
-  REDIS_URL,
+  REDIS_URL: TEST_REDIS_URL,
+  REDIS_KEY_PREFIX,
   GATEWAY_DATA_DIR: await hostFolder(),
   GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
   WEBHOOK_SECRET_KEY: WEBHOOK_KEY,
@@ -58,9 +58,6 @@ async function refusedStart(env: Record<string, string>): Promise<string> {
 
 let hostA: GatewayProcess & { checkoutUrl: string };
 beforeAll(async () => {
-  const redis = new Redis(REDIS_URL);
-  await redis.flushdb();
-  await redis.quit();
   hostA = await startHost();
 }, 60_000);
 afterAll(async () => {

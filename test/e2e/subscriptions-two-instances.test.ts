@@ -4,17 +4,17 @@
  * answer on A to the event on B, measured); a payout sent through A reaches an operator watching B.
  */
 import { print } from 'graphql';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_REDIS_URL } from '../support/env.js';
 import { TEST_WEBHOOK_SERVER_KEY, transactionBody, useGateway } from '../support/gateway.js';
 import { SandboxPayDocument, type SandboxPayMutationVariables } from '../support/graphql/generated.js';
 import { fundedMerchant, payoutBody } from '../support/payouts.js';
-import { startGatewayProcess, type GatewayProcess } from '../support/processes.js';
+import { ownRedisKeyPrefix, startGatewayProcess, type GatewayProcess } from '../support/processes.js';
 import { PAYOUT_STATUS_CHANGED, TRANSACTION_STATUS_CHANGED, subscribe } from '../support/sse.js';
 
 const ADMIN_TOKEN = 'gw_op_subscriptions_two_instances_0123456789';
-/** Redis keys of their own (pub/sub channels are server-wide, but events carry random organisations). */
-const REDIS_URL = `${TEST_REDIS_URL.replace(/\/\d+$/, '')}/9`;
+const REDIS_KEY_PREFIX = ownRedisKeyPrefix('subscriptions-two-instances');
 /** docs/graphql.md#live-updates: delivered within a second of the change across every instance sharing Redis. */
 const WITHIN_MS = 1_000;
 const PAYMENTS = 5;
@@ -27,7 +27,8 @@ beforeAll(async () => {
   // GraphQL loaded before listening, as production's default does (the other process tests load it when first asked).
   const env = {
     DATABASE_URL: gateway.databaseUrl,
-    REDIS_URL,
+    REDIS_URL: TEST_REDIS_URL,
+    REDIS_KEY_PREFIX,
     GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
     WEBHOOK_SECRET_KEY: TEST_WEBHOOK_SERVER_KEY,
     GRAPHQL_PRELOAD: 'true',
@@ -87,6 +88,18 @@ describe('two gateway processes sharing PostgreSQL and Redis', () => {
       expect(event.receivedAt - answeredAt).toBeLessThan(WITHIN_MS);
     } finally {
       live.close();
+    }
+  });
+
+  it('keep their keys and channels under REDIS_KEY_PREFIX', async () => {
+    const redis = new Redis(TEST_REDIS_URL);
+    try {
+      // The rate-limit windows of the requests above, counted for both instances under the prefix.
+      expect(await redis.keys(`${REDIS_KEY_PREFIX}rl:*`)).toContain(`${REDIS_KEY_PREFIX}rl:rl:POST /graphql:127.0.0.1`);
+      const channels = await redis.pubsub('CHANNELS', `${REDIS_KEY_PREFIX}*`);
+      expect(channels).toContain(`${REDIS_KEY_PREFIX}invalidations`);
+    } finally {
+      redis.disconnect();
     }
   });
 });

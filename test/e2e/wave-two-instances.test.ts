@@ -5,31 +5,28 @@
  * lost are settled by whichever instance's reconciler asks first (Wave is asked, never sent the
  * payout again), and `gateway reconcile --method wave` then finds the ledger and Wave's books alike.
  */
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
 import { TEST_REDIS_URL } from '../support/env.js';
 import { TEST_WEBHOOK_SERVER_KEY, transactionBody, useGateway, type TestGateway } from '../support/gateway.js';
 import { fundedMerchant, payoutBody } from '../support/payouts.js';
-import { startGatewayProcess, type GatewayProcess } from '../support/processes.js';
+import { ownRedisKeyPrefix, startGatewayProcess, type GatewayProcess } from '../support/processes.js';
 import { throughTlsProxy } from '../support/providers/wave.js';
 import { startWaveSimulator, type WaveSimulator } from '../support/providers/waveSimulator.js';
 import { eventually } from '../support/webhookReceiver.js';
 
-const REDIS_URL = `${TEST_REDIS_URL.replace(/\/\d+$/, '')}/8`;
+const REDIS_KEY_PREFIX = ownRedisKeyPrefix('wave-two-instances');
 const ADMIN_TOKEN = 'gw_op_wave_two_instances_0123456789ab';
 const gateway = useGateway();
 const instances: GatewayProcess[] = [];
 let wave: WaveSimulator;
 
 beforeAll(async () => {
-  const redis = new Redis(REDIS_URL);
-  await redis.flushdb();
-  await redis.quit();
   wave = await startWaveSimulator();
   const env = {
     DATABASE_URL: gateway.databaseUrl,
-    REDIS_URL,
+    REDIS_URL: TEST_REDIS_URL,
+    REDIS_KEY_PREFIX,
     GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
     WEBHOOK_SECRET_KEY: TEST_WEBHOOK_SERVER_KEY,
     WAVE_API_KEY: wave.apiKey,

@@ -5,28 +5,21 @@
  * process counts in its /metrics add up to what the receiver got. Complements the in-process
  * test (integration/webhooks/instances-and-redis), which forces both instances to take part.
  */
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_REDIS_URL } from '../support/env.js';
 import { TEST_WEBHOOK_SERVER_KEY, useGateway } from '../support/gateway.js';
-import { startGatewayProcess, type GatewayProcess } from '../support/processes.js';
+import { ownRedisKeyPrefix, startGatewayProcess, type GatewayProcess } from '../support/processes.js';
 import { eventually, startWebhookReceiver, type WebhookReceiver } from '../support/webhookReceiver.js';
 import { merchantWithWebhook, paidTransaction } from '../support/webhooks.js';
 
-/**
- * The processes' Redis keys use the production prefix: a logical database of their own keeps them
- * from another test's (emptied first: a run that was stopped may have left a schedule).
- */
-const REDIS_URL = `${TEST_REDIS_URL.replace(/\/\d+$/, '')}/7`;
+/** Keys of their own on the shared Redis: no other test's schedule, none left by a stopped run. */
+const REDIS_KEY_PREFIX = ownRedisKeyPrefix('webhook-two-processes');
 const PAYMENTS = 20;
 const gateway = useGateway({ webhooks: { allowPrivateUrls: true } });
 const processes: GatewayProcess[] = [];
 let receiver: WebhookReceiver;
 
 beforeAll(async () => {
-  const redis = new Redis(REDIS_URL);
-  await redis.flushdb();
-  await redis.quit();
   receiver = await startWebhookReceiver();
 });
 afterAll(async () => {
@@ -37,7 +30,8 @@ afterAll(async () => {
 const startInstance = async () => {
   const started = await startGatewayProcess({
     DATABASE_URL: gateway.databaseUrl,
-    REDIS_URL,
+    REDIS_URL: TEST_REDIS_URL,
+    REDIS_KEY_PREFIX,
     GATEWAY_ADMIN_TOKEN: 'gw_op_webhook_two_processes_0123456789',
     WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
     WEBHOOK_SECRET_KEY: TEST_WEBHOOK_SERVER_KEY,

@@ -1,5 +1,6 @@
 /** Real gateway processes for end-to-end tests: free ports, spawning, waiting, output capture. */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { buildSync } from 'esbuild';
@@ -48,6 +49,15 @@ export const TEST_PROCESS_SETTINGS = { LOG_LEVEL: 'warn', GRAPHQL_PRELOAD: 'fals
  * `npm start` keeps V8's defaults.
  */
 export const TEST_NODE_FLAGS = ['--enable-source-maps', '--liftoff-only'] as const;
+
+/**
+ * REDIS_KEY_PREFIX for the gateway processes of one test file (or fault cluster): keys and pub/sub
+ * channels of their own on the machine's Redis, empty when they start. Files run in parallel; with
+ * the default `gw:` two files' processes counted each other's requests against one rate limit
+ * (127.0.0.1 to one endpoint: a 429 in a run with four workers) and a file that emptied "its"
+ * logical database emptied another's.
+ */
+export const ownRedisKeyPrefix = (label: string): string => `test:${label}:${randomBytes(4).toString('hex')}:`;
 
 export async function freePort(): Promise<number> {
   const [port] = await freePorts(1);

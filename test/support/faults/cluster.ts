@@ -15,7 +15,7 @@ import pg from 'pg';
 import { afterAll } from 'vitest';
 import { TEST_POSTGRES_URL, TEST_REDIS_URL } from '../env.js';
 import { TEST_WEBHOOK_SERVER_KEY, useGateway, type GatewayOptions, type TestGateway } from '../gateway.js';
-import { freePort, startGatewayProcess, waitFor, type GatewayProcess } from '../processes.js';
+import { freePort, ownRedisKeyPrefix, startGatewayProcess, waitFor, type GatewayProcess } from '../processes.js';
 
 export const FAULT_ADMIN_TOKEN = 'gw_op_fault_suite_token_0123456789abcdef';
 
@@ -86,22 +86,15 @@ export function useCluster(options: ClusterOptions = {}): Cluster {
   const gateway = useGateway({ webhooks: { allowPrivateUrls: true }, ...options.gateway });
   const instances: Instance[] = [];
   let redis: RedisServer | null = null;
-  // A logical database of its own on the shared Redis (emptied on first use), or our own server.
-  const sharedRedisUrl = `${TEST_REDIS_URL.replace(/\/\d+$/, '')}/${9 + Math.floor(Math.random() * 6)}`;
-  let redisUrl = sharedRedisUrl;
+  // Keys of its own on the machine's Redis (see ownRedisKeyPrefix), or a server of its own.
+  const redisKeyPrefix = ownRedisKeyPrefix('fault');
+  let redisUrl = TEST_REDIS_URL;
   let prepared: Promise<void> | null = null;
   const prepare = () =>
     (prepared ??= (async () => {
-      if (options.ownRedis) {
-        redis = await startRedisServer();
-        redisUrl = redis.url;
-      } else {
-        const client = new Redis(sharedRedisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
-        client.on('error', () => undefined);
-        await client.connect();
-        await client.flushdb();
-        client.disconnect();
-      }
+      if (!options.ownRedis) return;
+      redis = await startRedisServer();
+      redisUrl = redis.url;
     })());
 
   afterAll(async () => {
@@ -124,6 +117,7 @@ export function useCluster(options: ClusterOptions = {}): Cluster {
           ...FAULT_ENV,
           DATABASE_URL: withApplicationName(gateway.databaseUrl, name),
           REDIS_URL: redisUrl,
+          REDIS_KEY_PREFIX: redisKeyPrefix,
           ...options.env,
           ...startOptions.env,
         },
