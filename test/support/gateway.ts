@@ -116,6 +116,25 @@ export const TEST_WEBHOOK_SERVER_KEY = 'test webhook secret key: not a secret, t
 export const TEST_WEBHOOK_SECRET_KEY = deriveWebhookSecretKey(TEST_WEBHOOK_SERVER_KEY);
 
 /**
+ * The worker's one connection to the server's `postgres` database, for CREATE DATABASE: a
+ * connection per clone cost the server a backend's start and exit (~30 ms of CPU with the kernel's
+ * share, measured with perf) about 220 times a run. Opened again if the server ends it.
+ */
+let adminConnection: Promise<{ client: pg.Client; strategy: string }> | undefined;
+function workerAdminConnection(): Promise<{ client: pg.Client; strategy: string }> {
+  adminConnection ??= (async () => {
+    const client = new pg.Client({ connectionString: TEST_POSTGRES_URL, application_name: 'gateway_test_clone' });
+    const forget = () => (adminConnection = undefined);
+    client.on('error', forget).on('end', forget);
+    await client.connect();
+    const version = Number((await client.query('SHOW server_version_num')).rows[0].server_version_num);
+    return { client, strategy: version >= 150_000 ? ' STRATEGY FILE_COPY' : '' };
+  })();
+  adminConnection.catch(() => (adminConnection = undefined));
+  return adminConnection;
+}
+
+/**
  * A database of its own, cloned from the run's migrated template (milliseconds, not a migration).
  * As a copy of the template's files (STRATEGY FILE_COPY, the only way before PostgreSQL 15), not
  * PostgreSQL 15's default of writing every page through the WAL: a clone and its drop cost the
@@ -125,20 +144,14 @@ export const TEST_WEBHOOK_SECRET_KEY = deriveWebhookSecretKey(TEST_WEBHOOK_SERVE
 export async function cloneTemplateDatabase(): Promise<{ name: string; url: string; drop: () => Promise<void> }> {
   const runPid = inject('testRunPid');
   const name = fileDatabaseOf(runPid, randomBytes(6).toString('hex'));
-  const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
-  await admin.connect();
-  const strategy = Number((await admin.query('SHOW server_version_num')).rows[0].server_version_num) >= 150_000 ? ' STRATEGY FILE_COPY' : '';
+  const { client: admin, strategy } = await workerAdminConnection();
   await admin.query(`CREATE DATABASE "${name}" TEMPLATE "${inject('templateDatabase')}"${strategy}`);
-  await admin.end();
   return {
     name,
     url: databaseUrl(name),
     drop: async () => {
       if (onThrowawayServer()) return; // the whole server goes at the end of the run
-      const client = new pg.Client({ connectionString: TEST_POSTGRES_URL });
-      await client.connect();
-      await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await client.end();
+      await (await workerAdminConnection()).client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
     },
   };
 }

@@ -86,17 +86,34 @@ describe('concurrent payouts of one organisation', () => {
 
   it('a payout whose provider call outlasts the lease’s life keeps it: its request renews it, the others get 409 throughout', async () => {
     const { organization, key } = await fundedMerchant(gateway, { balance: 100_000 });
-    // A life of 150 ms against a 600 ms call: without renewal the lease would lapse four times over.
-    gateway.ctx.settings.payoutLockTtlMs = 150;
-    const started = Date.now();
-    const first = postPayout(gateway, key, payoutBody({ amount: 10_000 }));
-    const others: number[] = [];
-    for (const at of [200, 350, 500]) {
-      await new Promise((resolve) => setTimeout(resolve, Math.max(0, started + at - Date.now())));
-      others.push((await postPayout(gateway, key, payoutBody({ amount: 10_001 + others.length }))).status);
-    }
-    expect((await first).status).toBe(200);
-    expect(others).toEqual([409, 409, 409]);
+    // A life of 600 ms against a provider call held until the third probe (~2.1 s): without renewal
+    // the lease would lapse three times over. A life long enough for a loaded machine: a renewal
+    // (every quarter of a life) that a stalled event loop delays past the whole life loses the lease
+    // by design (src/domain/leases.ts), and 150 ms lost it in a full run on two cores.
+    gateway.ctx.settings.payoutLockTtlMs = 600;
+    let releaseCall!: () => void;
+    const callHeld = new Promise<void>((resolve) => (releaseCall = resolve));
+    const sandbox = gateway.ctx.provider;
+    let calls = 0;
+    const provider = countingProvider(sandbox, {
+      // The first payout's call only: a probe let through (the defect) answers at once.
+      payout: async (request) => {
+        if (++calls === 1) await callHeld;
+        return sandbox.payout(request);
+      },
+    });
+    await withProvider(gateway, provider, async () => {
+      const started = Date.now();
+      const first = postPayout(gateway, key, payoutBody({ amount: 10_000 }));
+      const others: number[] = [];
+      for (const at of [700, 1_400, 2_100]) {
+        await new Promise((resolve) => setTimeout(resolve, Math.max(0, started + at - Date.now())));
+        others.push((await postPayout(gateway, key, payoutBody({ amount: 10_001 + others.length }))).status);
+      }
+      releaseCall();
+      expect((await first).status).toBe(200);
+      expect(others).toEqual([409, 409, 409]);
+    });
     // Once the request ended (released, renewals stopped), the next payout goes at once.
     expect((await postPayout(gateway, key, payoutBody({ amount: 10_005 }))).status).toBe(200);
     expect(await gateway.ctx.db.payout.count({ where: { organizationId: organization.id } })).toBe(2);
