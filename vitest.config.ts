@@ -32,12 +32,13 @@ export default defineConfig({
     exclude: fastLoop ? [...configDefaults.exclude, ...NEEDS_PROCESSES] : configDefaults.exclude,
     globalSetup: ['test/support/globalSetup.ts'],
     // Each test file gets its own database cloned from a migrated template, so files run in
-    // parallel safely. Three workers on two cores: a third of a worker's time is spent waiting on
+    // parallel safely. Four workers on two cores: a worker spends part of its time waiting on
     // other processes (gateways killed and restarted, claims running out, PostgreSQL, Chromium),
-    // and the third fills it (measured: docs/development.md).
+    // and the others fill it. With three the machine was idle ~44 CPU-seconds of a run, with four
+    // ~14, and a run took 232-247 s instead of 250-257 (docs/development.md, fifteenth session).
     pool: 'forks',
     isolate: false,
-    maxWorkers: 3,
+    maxWorkers: 4,
     sequence: { sequencer: LongestFirstSequencer },
     // How long each file held its worker, for the sequencer's list (scripts/test-durations.mjs).
     reporters: ['default', './test/support/fileDurations.ts'],
