@@ -14,6 +14,7 @@ import { webhookDispatch } from './webhookDispatch.js';
 import { exportScenario } from './exportScenario.js';
 import { payoutBatchScenario } from './payoutBatchScenario.js';
 import { graphScenario } from './graphScenario.js';
+import { dashboardFirstPageScenario } from './dashboardFirstPageScenario.js';
 import { operatorTokenScenario } from './operatorTokenScenario.js';
 import { providerTransportScenario } from './providerTransportScenario.js';
 import { subscriptionScenario } from './subscriptionScenario.js';
@@ -260,6 +261,8 @@ export const SCENARIOS: AnyScenario[] = [
   // Issue 28: the one provider transport's overhead per call (a Wave payout to a local answering
   // server), against the same call as a bare fetch; 1 ms at p99 is small beside any real provider's round trip.
   providerTransportScenario({ name: 'provider transport: Wave payout call (transport vs bare fetch)', calls: 2_000, maxAddedP99Ms: 1 }),
+  // Issue 31: the dashboard's first page in Chromium from an empty cache, against the same bytes from a bare server.
+  dashboardFirstPageScenario({ name: 'dashboard first page, cold cache (Chromium, 360 px)', loads: 15, maxP50Ms: 1_000 }),
   // Issue 19: 1,000 SSE subscribers of one organisation, 100 payments at 5/s; delay from commit to each subscriber.
   subscriptionScenario({
     name: 'live updates: 1,000 SSE subscribers, 100 payments at 5/s',

