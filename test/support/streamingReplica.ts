@@ -8,7 +8,7 @@
  * `close()` stops both and removes the folder; so does the process's exit, if a run is cut short.
  */
 import { execFile } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
@@ -35,6 +35,32 @@ export interface StreamingReplica {
 /** Small and fast: a throwaway pair needs neither durability nor memory. */
 const serverOptions = (port: number, dir: string) => fastServerOptions(port, dir, '-c shared_buffers=16MB -c max_connections=40 -c wal_level=replica');
 
+/**
+ * Starts the server of `data` on a port found free just before, logging to `log`. A port found
+ * free can be taken by another test's listener before the server binds it (seen in a full run with
+ * four workers: "could not start server", the replica started seconds after its port was chosen):
+ * then it tries another port, at most three times. Any other failure says what the server logged.
+ */
+async function startOnFreePort(data: string, dir: string, log: string): Promise<number> {
+  for (let attempt = 1; ; attempt++) {
+    const [port] = (await freePorts(1)) as [number];
+    try {
+      await asServerUser('pg_ctl', ['-D', data, '-w', '-s', '-l', log, '-o', serverOptions(port, dir), 'start']);
+      return port;
+    } catch (error) {
+      const logged = (() => {
+        try {
+          return readFileSync(log, 'utf8');
+        } catch {
+          return '';
+        }
+      })();
+      if (attempt < 3 && /could not bind|Address already in use/i.test(logged)) continue;
+      throw new Error(`${String(error)}\n${data}'s server log:\n${logged.split('\n').slice(-15).join('\n')}`);
+    }
+  }
+}
+
 async function query<Row extends pg.QueryResultRow>(url: string, sql: string): Promise<Row[]> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
@@ -47,7 +73,6 @@ async function query<Row extends pg.QueryResultRow>(url: string, sql: string): P
 
 export async function startStreamingReplica(): Promise<StreamingReplica> {
   const dir = serverFolder('gateway-replica-');
-  const [primaryPort, replicaPort] = (await freePorts(2)) as [number, number];
   const primaryData = join(dir, 'primary');
   const replicaData = join(dir, 'replica');
   const stopAll = (mode: 'fast' | 'immediate') =>
@@ -66,7 +91,7 @@ export async function startStreamingReplica(): Promise<StreamingReplica> {
 
   try {
     await asServerUser('initdb', ['-D', primaryData, '-A', 'trust', '-U', 'postgres', '-N', '--no-instructions', '-E', 'UTF8']);
-    await asServerUser('pg_ctl', ['-D', primaryData, '-w', '-s', '-l', join(dir, 'primary.log'), '-o', serverOptions(primaryPort, dir), 'start']);
+    const primaryPort = await startOnFreePort(primaryData, dir, join(dir, 'primary.log'));
     const primaryAdmin = `postgresql://postgres@127.0.0.1:${primaryPort}/postgres`;
     await query(primaryAdmin, 'CREATE DATABASE gateway');
     const primaryUrl = `postgresql://postgres@127.0.0.1:${primaryPort}/gateway`;
@@ -96,7 +121,7 @@ export async function startStreamingReplica(): Promise<StreamingReplica> {
       '-c',
       'fast',
     ]);
-    await asServerUser('pg_ctl', ['-D', replicaData, '-w', '-s', '-l', join(dir, 'replica.log'), '-o', serverOptions(replicaPort, dir), 'start']);
+    const replicaPort = await startOnFreePort(replicaData, dir, join(dir, 'replica.log'));
     const replicaUrl = `postgresql://postgres@127.0.0.1:${replicaPort}/gateway`;
     const [standby] = await query<{ standby: boolean }>(replicaUrl, 'SELECT pg_is_in_recovery() AS standby');
     if (!standby?.standby) throw new Error('the replica started, but not as a standby');
