@@ -13,6 +13,7 @@
  */
 import { introspectionFromSchema, type GraphQLSchema } from 'graphql';
 import type { GraphiQLOptions } from 'graphql-yoga';
+import { loadOnce } from '../domain/loadOnce.js';
 
 // The examples are GraphQL documents codegen reads too (codegen.ts): the tests run them as typed
 // documents with the principal each one is for, so an example that stops working fails a test.
@@ -106,13 +107,14 @@ function tokenlessAnswers(endpoint: string, introspection: string): string {
  * page view: a production process may never serve the page.
  */
 export function graphiqlRenderer(schema: GraphQLSchema, endpoint: string): (options: GraphiQLOptions) => Promise<string> {
-  let page: Promise<{ render: (options: GraphiQLOptions) => string; script: string }> | undefined;
-  return async (options) => {
-    page ??= import('@graphql-yoga/render-graphiql').then((module) => ({
+  const page = loadOnce(() =>
+    import('@graphql-yoga/render-graphiql').then((module) => ({
       render: module.renderGraphiQL,
       script: tokenlessAnswers(endpoint, JSON.stringify(introspectionFromSchema(schema)).replace(/</g, '\\u003c')),
-    }));
-    const { render, script } = await page;
+    })),
+  );
+  return async (options) => {
+    const { render, script } = await page();
     return render(options).replace('<head>', `<head>${script}`);
   };
 }

@@ -29,6 +29,7 @@ import { registerWebhookMetrics } from '../webhooks/metrics.js';
 import { enforceRateLimitOn } from '../edge/rateLimit.js';
 import { registerExports } from '../rest/exports/routes.js';
 import { registerProviderNotificationRoutes } from './providerNotifications.js';
+import { loadOnce } from '../domain/loadOnce.js';
 
 export interface AppOptions {
   ctx: GatewayContext;
@@ -199,8 +200,7 @@ type GraphQLServer = ReturnType<typeof createYoga>;
  * One instance per app, made once.
  */
 function graphqlServer(options: AppOptions): () => Promise<GraphQLServer> {
-  let server: Promise<GraphQLServer> | undefined;
-  return () => (server ??= import('../graphql/yoga.js').then(({ createYoga }) => createYoga({ ctx: options.ctx, adminToken: options.adminToken })));
+  return loadOnce(() => import('../graphql/yoga.js').then(({ createYoga }) => createYoga({ ctx: options.ctx, adminToken: options.adminToken })));
 }
 
 /** A REST surface's routes, and its contract as JSON at `<root>/openapi.json` (with the surface's headers). */

@@ -7,20 +7,19 @@
  * memory that a gateway nobody signs in to (an API-only deployment, the bench's idle RSS row) need
  * not carry.
  */
-type Argon2 = typeof import('@node-rs/argon2');
-let argon2: Promise<Argon2> | undefined;
-const loadArgon2 = (): Promise<Argon2> => (argon2 ??= import('@node-rs/argon2'));
+import { loadOnce } from '../loadOnce.js';
+
+const loadArgon2 = loadOnce(() => import('@node-rs/argon2'));
 
 export const hashPassword = async (password: string): Promise<string> => (await loadArgon2()).hash(password);
 
-let dummyHash: Promise<string> | undefined;
+const dummyHash = loadOnce(() => hashPassword('not a password of anyone: equal work for unknown emails'));
 
 /** Verifies `password` against `stored`, or against a dummy hash when there is no account (always false then). */
 export async function verifyPassword(stored: string | null, password: string): Promise<boolean> {
   const { verify } = await loadArgon2();
   if (stored === null) {
-    dummyHash ??= hashPassword('not a password of anyone: equal work for unknown emails');
-    await verify(await dummyHash, password).catch(() => false);
+    await verify(await dummyHash(), password).catch(() => false);
     return false;
   }
   return verify(stored, password).catch(() => false);

@@ -17,24 +17,20 @@ import * as engineBindings from '@prisma/schema-engine-wasm/schema_engine_bg';
 import type { MigrationList, SchemaEngine } from '@prisma/schema-engine-wasm';
 
 import { MIGRATIONS_DIR, SCHEMA_PATH } from './migrationsFolder.js';
+import { loadOnce } from '../../domain/loadOnce.js';
 
 export { MIGRATIONS_DIR };
 
-let wasmReady: Promise<void> | undefined;
-
 /** Instantiates the engine's WASM once per process, wiring its JS glue as the import module. */
-function loadEngineWasm(): Promise<void> {
-  wasmReady ??= (async () => {
-    const require = createRequire(import.meta.url);
-    const wasmPath = path.join(path.dirname(require.resolve('@prisma/schema-engine-wasm/schema_engine_bg')), 'schema_engine_bg.wasm');
-    const { instance } = await WebAssembly.instantiate(await readFile(wasmPath), {
-      './schema_engine_bg.js': withUnrefTimers(engineBindings as unknown as WebAssembly.ModuleImports),
-    });
-    engineBindings.__wbg_set_wasm(instance.exports);
-    (instance.exports.__wbindgen_start as () => void)();
-  })();
-  return wasmReady;
-}
+const loadEngineWasm = loadOnce(async (): Promise<void> => {
+  const require = createRequire(import.meta.url);
+  const wasmPath = path.join(path.dirname(require.resolve('@prisma/schema-engine-wasm/schema_engine_bg')), 'schema_engine_bg.wasm');
+  const { instance } = await WebAssembly.instantiate(await readFile(wasmPath), {
+    './schema_engine_bg.js': withUnrefTimers(engineBindings as unknown as WebAssembly.ModuleImports),
+  });
+  engineBindings.__wbg_set_wasm(instance.exports);
+  (instance.exports.__wbindgen_start as () => void)();
+});
 
 /**
  * The engine's JS glue, with its timers unref'd: after a migration the engine leaves a ~10 s timer

@@ -44,6 +44,7 @@ import {
   statusOf,
 } from './records/orangeMoney.js';
 import { withoutPhoneNumbers } from './withoutPhoneNumbers.js';
+import { loadOnce } from '../../domain/loadOnce.js';
 
 export interface OrangeMoneySettings {
   /** ORANGE_MONEY_API_URL: https://api.orange-sonatel.com (production) or the sandbox. */
@@ -313,17 +314,12 @@ export function createOrangeMoneyProvider(settings: OrangeMoneySettings, deps: O
   // -------------------------------------------------------------------------------------------
   // Cash in (payouts and refunds)
 
-  let publicKey: Promise<string> | undefined;
-  const partnerPublicKey = (signal?: AbortSignal): Promise<string> => {
-    publicKey ??= (async () => {
-      const body = ok(await api('GET', '/api/account/v1/publicKeys', { ...(signal && { signal }) }), 'Orange Money public key') as { key?: unknown };
-      if (typeof body?.key !== 'string') throw new ProviderUnavailable('Orange Money gave no public key');
-      return pemOf(body.key);
-    })();
-    // A failed fetch is not kept: the next cash in asks again.
-    publicKey.catch(() => (publicKey = undefined));
-    return publicKey;
-  };
+  // A failed fetch is not kept: the next cash in asks again.
+  const partnerPublicKey = loadOnce(async (signal?: AbortSignal): Promise<string> => {
+    const body = ok(await api('GET', '/api/account/v1/publicKeys', { ...(signal && { signal }) }), 'Orange Money public key') as { key?: unknown };
+    if (typeof body?.key !== 'string') throw new ProviderUnavailable('Orange Money gave no public key');
+    return pemOf(body.key);
+  });
 
   const cashIn = async (kind: 'refund' | 'payout', request: ProviderRequest, msisdn: string, metadata?: Record<string, string>): Promise<ProviderAnswer> => {
     const partner = settings.partner;
@@ -349,7 +345,7 @@ export function createOrangeMoneyProvider(settings: OrangeMoneySettings, deps: O
       ...(request.signal && { signal: request.signal }),
     });
     // 4003: the PIN was encrypted with a key Orange has since revoked; the next cash in fetches the new one.
-    if ((answer.body as { code?: unknown } | undefined)?.code === '4003') publicKey = undefined;
+    if ((answer.body as { code?: unknown } | undefined)?.code === '4003') partnerPublicKey.forget();
     // Refused (a 4xx: Orange read the request and did nothing; e.g. code 2000, no such account): a
     // definite failure with its reason, funds returned. A 409 could mean the reference exists: unknown.
     if (answer.refused && answer.status !== 409) return { status: 'failed', providerReference: '', reason: orangeRefusalReason(answer.status, answer.body) };
