@@ -13,6 +13,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser } from 'playwright-core';
+import { sequentialFigures } from './load.js';
 import type { BacklogContext, BacklogScenario, Figures, Row } from './shapes.js';
 
 export interface DashboardFirstPageScenarioOptions {
@@ -84,24 +85,7 @@ async function coldLoad(browser: Browser, url: string): Promise<number> {
 }
 
 const round2 = (value: number) => Math.round(value * 100) / 100;
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
-
-function figuresOf(durations: number[]): Figures {
-  const sorted = [...durations].sort((a, b) => a - b);
-  const totalMs = sorted.reduce((sum, ms) => sum + ms, 0);
-  return {
-    reqPerSec: round2(sorted.length / Math.max(totalMs / 1000, 1e-6)),
-    p50: round2(percentile(sorted, 0.5)),
-    p99: round2(percentile(sorted, 0.99)),
-    requests: sorted.length,
-    failedAnswers: 0,
-    errors: 0,
-    timeouts: 0,
-    statusCodes: {},
-    rssMaxMB: null,
-    cpuMsPerRequest: null,
-  };
-}
+const figuresOf = (durations: number[]): Figures => sequentialFigures(durations, { failedAnswers: 0, statusCodes: {}, cpuMsPerRequest: null });
 
 export function dashboardFirstPageScenario(options: DashboardFirstPageScenarioOptions): BacklogScenario {
   const floorName = 'the same bytes from a bare node:http server';

@@ -80,7 +80,28 @@ function send(agent: http.Agent, target: LoadTarget, request: BenchRequest): Pro
   });
 }
 
-const percentile = (sorted: number[], p: number): number => Math.round((sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0) * 100) / 100;
+/** The value at share `p` of sorted milliseconds, to 0.01 ms. */
+export const percentile = (sorted: number[], p: number): number =>
+  Math.round((sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0) * 100) / 100;
+
+/**
+ * Figures of calls made one at a time (a transport's calls, a browser's page loads): p50 and p99
+ * of their durations, and how many fit in a second back to back. Answers and CPU are the caller's.
+ */
+export function sequentialFigures(durations: number[], answers: Pick<Figures, 'failedAnswers' | 'statusCodes' | 'cpuMsPerRequest'>): Figures {
+  const sorted = [...durations].sort((a, b) => a - b);
+  const totalMs = sorted.reduce((sum, ms) => sum + ms, 0);
+  return {
+    reqPerSec: Math.round((sorted.length / Math.max(totalMs / 1000, 1e-6)) * 100) / 100,
+    p50: percentile(sorted, 0.5),
+    p99: percentile(sorted, 0.99),
+    requests: sorted.length,
+    errors: 0,
+    timeouts: 0,
+    rssMaxMB: null,
+    ...answers,
+  };
+}
 
 /**
  * One request at a time, taking turns between `targets` (the first target alternates each turn),

@@ -13,6 +13,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createProviderTransport } from '../src/infra/providers/transport.js';
+import { sequentialFigures } from './load.js';
 import type { BacklogScenario, Figures, Row } from './shapes.js';
 
 export interface ProviderTransportScenarioOptions {
@@ -83,24 +84,13 @@ async function timed(side: Side | null, call: () => Promise<number>): Promise<vo
 }
 
 const round2 = (value: number) => Math.round(value * 100) / 100;
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
 
-function figuresOf(side: Side): Figures {
-  const sorted = [...side.durations].sort((a, b) => a - b);
-  const totalMs = sorted.reduce((sum, ms) => sum + ms, 0);
-  return {
-    reqPerSec: Math.round(sorted.length / Math.max(totalMs / 1000, 1e-6)),
-    p50: round2(percentile(sorted, 0.5)),
-    p99: round2(percentile(sorted, 0.99)),
-    requests: sorted.length,
+const figuresOf = (side: Side): Figures =>
+  sequentialFigures(side.durations, {
     failedAnswers: side.failed,
-    errors: 0,
-    timeouts: 0,
     statusCodes: side.statusCodes,
-    rssMaxMB: null,
-    cpuMsPerRequest: round2(side.cpuMicros / 1000 / Math.max(sorted.length, 1)),
-  };
-}
+    cpuMsPerRequest: round2(side.cpuMicros / 1000 / Math.max(side.durations.length, 1)),
+  });
 
 export function providerTransportScenario(options: ProviderTransportScenarioOptions): BacklogScenario {
   const floorName = 'the same call as a bare fetch + json()';

@@ -15,6 +15,7 @@
  */
 import { request as httpRequest } from 'node:http';
 import { Redis } from 'ioredis';
+import { percentile } from './load.js';
 import { cpuMs, sampleRss } from './processes.js';
 import { BENCH_ADMIN_TOKEN } from './servers.js';
 import { REDIS_URL } from './settings.js';
@@ -35,7 +36,6 @@ const STRAGGLER_WAIT_MS = 3_000;
 /** Subscriptions opened at once while connecting (a burst of 1,000 TCP handshakes helps nobody). */
 const OPENING_CONCURRENCY = 50;
 
-const percentile = (sorted: number[], p: number): number => Math.round((sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0) * 100) / 100;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The delays seen by every subscriber: one entry per (event, subscriber). */
