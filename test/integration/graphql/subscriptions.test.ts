@@ -15,8 +15,15 @@ import { PAYOUT_BATCH_PROGRESS, PAYOUT_BATCH_STATUS_CHANGED, PAYOUT_STATUS_CHANG
 
 const gateway = useGateway({ redis: true });
 
-/** Delivery bound of the live updates' contract (docs/graphql.md#live-updates). */
+/** Delivery bound of the live updates' contract (docs/graphql.md#live-updates), asserted once on a single payment below. */
 const WITHIN_MS = 1_000;
+/**
+ * How long the other tests wait for an event they expect. Their files share two cores with three
+ * others, and a status event after a burst of work (a batch's last item) once came later than a
+ * second; how fast events arrive under load is the bench's to measure ("live updates: 1,000 SSE
+ * subscribers", p99 <= 1 s), what arrives and in which order is these tests'.
+ */
+const EVENT_WAIT_MS = 5_000;
 
 describe('transactionStatusChanged', () => {
   it('tells a merchant of its transaction paid, within a second of the payment’s answer', async () => {
@@ -42,20 +49,20 @@ describe('transactionStatusChanged', () => {
     try {
       const held = await pendingTransaction(gateway, key, { isEscrow: true });
       await sandboxPay(gateway, held);
-      expect((await live.next(WITHIN_MS)).payload.data.transactionStatusChanged).toMatchObject({ orderId: held, status: 'paid_and_blocked' });
+      expect((await live.next(EVENT_WAIT_MS)).payload.data.transactionStatusChanged).toMatchObject({ orderId: held, status: 'paid_and_blocked' });
       await graphqlDataTyped(gateway, ReleaseEscrowDocument, { orderId: held });
-      expect((await live.next(WITHIN_MS)).payload.data.transactionStatusChanged).toMatchObject({ orderId: held, status: 'paid' });
+      expect((await live.next(EVENT_WAIT_MS)).payload.data.transactionStatusChanged).toMatchObject({ orderId: held, status: 'paid' });
 
       const cancelled = await pendingTransaction(gateway, key);
       expect((await gateway.rest('DELETE', `/api/v2/transactions/${cancelled}`, { key })).status).toBe(200);
-      expect((await live.next(WITHIN_MS)).payload.data.transactionStatusChanged).toMatchObject({ orderId: cancelled, status: 'cancelled' });
+      expect((await live.next(EVENT_WAIT_MS)).payload.data.transactionStatusChanged).toMatchObject({ orderId: cancelled, status: 'cancelled' });
 
       const refunded = await pendingTransaction(gateway, key);
       await sandboxPay(gateway, refunded);
-      expect((await live.next(WITHIN_MS)).payload.data.transactionStatusChanged).toMatchObject({ orderId: refunded, status: 'paid' });
+      expect((await live.next(EVENT_WAIT_MS)).payload.data.transactionStatusChanged).toMatchObject({ orderId: refunded, status: 'paid' });
       const refund = await gateway.rest('GET', `/api/v2/refund/${refunded}`, { key });
       expect(refund.status, JSON.stringify(refund.body)).toBe(200);
-      expect((await live.next(WITHIN_MS)).payload.data.transactionStatusChanged).toMatchObject({ orderId: refunded, status: 'refunded' });
+      expect((await live.next(EVENT_WAIT_MS)).payload.data.transactionStatusChanged).toMatchObject({ orderId: refunded, status: 'refunded' });
     } finally {
       live.close();
     }
@@ -73,7 +80,7 @@ describe('transactionStatusChanged', () => {
     }
 
     const refused = await subscribe(gateway.url, TRANSACTION_STATUS_CHANGED, { organizationId: theirs.organization.id }, mine.key);
-    const event = await refused.next(WITHIN_MS);
+    const event = await refused.next(EVENT_WAIT_MS);
     expect(event.payload.data ?? null).toBeNull();
     expect(event.payload.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
     refused.close();
@@ -82,7 +89,7 @@ describe('transactionStatusChanged', () => {
   it('refuses a key whose scope may not list transactions (payout)', async () => {
     const { key } = await gateway.merchant({ scope: 'payout' });
     const refused = await subscribe(gateway.url, TRANSACTION_STATUS_CHANGED, {}, key);
-    const event = await refused.next(WITHIN_MS);
+    const event = await refused.next(EVENT_WAIT_MS);
     expect(event.payload.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
     refused.close();
   });
@@ -97,14 +104,14 @@ describe('transactionStatusChanged', () => {
       const b = await pendingTransaction(gateway, second.key);
       await sandboxPay(gateway, a);
       await sandboxPay(gateway, b);
-      const seen = [await everyone.next(WITHIN_MS), await everyone.next(WITHIN_MS)].map((event) => event.payload.data.transactionStatusChanged);
+      const seen = [await everyone.next(EVENT_WAIT_MS), await everyone.next(EVENT_WAIT_MS)].map((event) => event.payload.data.transactionStatusChanged);
       expect(seen.map((change) => [change.organizationId, change.orderId, change.status]).sort()).toEqual(
         [
           [first.organization.id, a, 'paid'],
           [second.organization.id, b, 'paid'],
         ].sort(),
       );
-      expect((await onlySecond.next(WITHIN_MS)).payload.data.transactionStatusChanged).toMatchObject({ orderId: b, status: 'paid' });
+      expect((await onlySecond.next(EVENT_WAIT_MS)).payload.data.transactionStatusChanged).toMatchObject({ orderId: b, status: 'paid' });
       expect(await onlySecond.quiet(300)).toEqual([]);
     } finally {
       everyone.close();
@@ -126,16 +133,16 @@ describe('payoutStatusChanged', () => {
     try {
       const completed = await postPayout(gateway, key);
       expect(completed.status, JSON.stringify(completed.body)).toBe(200);
-      expect((await live.next(WITHIN_MS)).payload.data.payoutStatusChanged).toMatchObject({ organizationId: organization.id, status: 'completed' });
+      expect((await live.next(EVENT_WAIT_MS)).payload.data.payoutStatusChanged).toMatchObject({ organizationId: organization.id, status: 'completed' });
 
       await postPayout(gateway, key, payoutBody({ recipient: { first_name: 'A', last_name: 'B', phone: PHONES.fails } }));
-      expect((await live.next(WITHIN_MS)).payload.data.payoutStatusChanged).toMatchObject({ status: 'failed' });
+      expect((await live.next(EVENT_WAIT_MS)).payload.data.payoutStatusChanged).toMatchObject({ status: 'failed' });
 
       const large = await postPayout(gateway, key, payoutBody({ amount: 2_500_000 }));
       expect(large.status, JSON.stringify(large.body)).toBe(200);
       const { rejectPayout } = await graphqlDataTyped(gateway, RejectPayoutWithReasonDocument, { orderId: large.body._id ?? large.body.order_id });
       expect(rejectPayout.status).toBe('cancelled');
-      expect((await live.next(WITHIN_MS)).payload.data.payoutStatusChanged).toMatchObject({ orderId: rejectPayout.orderId, status: 'cancelled' });
+      expect((await live.next(EVENT_WAIT_MS)).payload.data.payoutStatusChanged).toMatchObject({ orderId: rejectPayout.orderId, status: 'cancelled' });
     } finally {
       live.close();
     }
@@ -150,15 +157,15 @@ describe('payoutStatusChanged', () => {
       const idempotencyKey = `live-${Date.now()}`;
       const sent = await postPayout(gateway, key, payoutBody(), idempotencyKey);
       expect(sent.status, JSON.stringify(sent.body)).toBe(200);
-      expect((await payouts.next(WITHIN_MS)).payload.data.payoutStatusChanged).toMatchObject({ status: 'completed' });
+      expect((await payouts.next(EVENT_WAIT_MS)).payload.data.payoutStatusChanged).toMatchObject({ status: 'completed' });
       expect((await postPayout(gateway, key, payoutBody(), idempotencyKey)).headers.get('idempotent-replayed')).toBe('true');
 
       const orderId = await pendingTransaction(gateway, checkoutKey);
       await sandboxPay(gateway, orderId);
-      expect((await transactions.next(WITHIN_MS)).payload.data.transactionStatusChanged).toMatchObject({ orderId, status: 'paid' });
+      expect((await transactions.next(EVENT_WAIT_MS)).payload.data.transactionStatusChanged).toMatchObject({ orderId, status: 'paid' });
       const refund = await gateway.rest('GET', `/api/v2/refund/${orderId}`, { key: checkoutKey, headers: { 'idempotency-key': `${idempotencyKey}-refund` } });
       expect(refund.status, JSON.stringify(refund.body)).toBe(200);
-      expect((await transactions.next(WITHIN_MS)).payload.data.transactionStatusChanged).toMatchObject({ orderId, status: 'refunded' });
+      expect((await transactions.next(EVENT_WAIT_MS)).payload.data.transactionStatusChanged).toMatchObject({ orderId, status: 'refunded' });
 
       expect(await payouts.quiet(300)).toEqual([]);
       expect(await transactions.quiet(0)).toEqual([]);
@@ -203,25 +210,25 @@ describe('payoutBatchStatusChanged and payoutBatchProgress', () => {
     const progress = await subscribe(gateway.url, PAYOUT_BATCH_PROGRESS, { id: batchId }, key);
     try {
       // The batch at once, as it is.
-      expect((await progress.next(WITHIN_MS)).payload.data.payoutBatchProgress).toEqual({
+      expect((await progress.next(EVENT_WAIT_MS)).payload.data.payoutBatchProgress).toEqual({
         id: batchId,
         status: 'draft',
         validCount: 4,
         counts: { queued: 4, pending: 0, completed: 0, failed: 0, cancelled: 0 },
       });
       expect((await gateway.rest('POST', `/api/v2/payout-batches/${batchId}/start`, { key })).status).toBe(200);
-      expect((await statuses.next(WITHIN_MS)).payload.data.payoutBatchStatusChanged).toMatchObject({
+      expect((await statuses.next(EVENT_WAIT_MS)).payload.data.payoutBatchStatusChanged).toMatchObject({
         batchId,
         organizationId: organization.id,
         status: 'running',
       });
-      expect((await progress.next(WITHIN_MS)).payload.data.payoutBatchProgress).toMatchObject({ status: 'running', counts: { queued: 4 } });
+      expect((await progress.next(EVENT_WAIT_MS)).payload.data.payoutBatchProgress).toMatchObject({ status: 'running', counts: { queued: 4 } });
 
       await runUntilFinished();
-      expect((await statuses.next(WITHIN_MS)).payload.data.payoutBatchStatusChanged).toMatchObject({ batchId, status: 'completed' });
+      expect((await statuses.next(EVENT_WAIT_MS)).payload.data.payoutBatchStatusChanged).toMatchObject({ batchId, status: 'completed' });
       // Each item answered moved it (changes closer than 200 ms apart are folded into one read); the last read is the end, and the stream completes.
       const seen: any[] = [];
-      for (let next = await progress.next(WITHIN_MS).catch(() => null); next; next = await progress.next(WITHIN_MS).catch(() => null))
+      for (let next = await progress.next(EVENT_WAIT_MS).catch(() => null); next; next = await progress.next(EVENT_WAIT_MS).catch(() => null))
         seen.push(next.payload.data.payoutBatchProgress);
       expect(progress.ended, 'the stream completed after the end').toBe(true);
       expect(seen.at(-1)).toEqual({
@@ -244,16 +251,16 @@ describe('payoutBatchStatusChanged and payoutBatchProgress', () => {
     const batchId = await draftBatch(key, 1);
     expect((await gateway.rest('POST', `/api/v2/payout-batches/${batchId}/cancel`, { key })).status).toBe(200);
     const ended = await subscribe(gateway.url, PAYOUT_BATCH_PROGRESS, { id: batchId }, key);
-    expect((await ended.next(WITHIN_MS)).payload.data.payoutBatchProgress).toMatchObject({ status: 'cancelled', counts: { cancelled: 1 } });
-    await expect.poll(() => ended.ended, { timeout: WITHIN_MS }).toBe(true);
+    expect((await ended.next(EVENT_WAIT_MS)).payload.data.payoutBatchProgress).toMatchObject({ status: 'cancelled', counts: { cancelled: 1 } });
+    await expect.poll(() => ended.ended, { timeout: EVENT_WAIT_MS }).toBe(true);
 
     const other = await fundedMerchant(gateway);
     const foreign = await subscribe(gateway.url, PAYOUT_BATCH_PROGRESS, { id: batchId }, other.key);
     const checkout = await subscribe(gateway.url, PAYOUT_BATCH_PROGRESS, { id: batchId }, await gateway.createKey(other.organization.id, 'checkout'));
     try {
-      const notFound = foreign.body ?? (await foreign.next(WITHIN_MS)).payload;
+      const notFound = foreign.body ?? (await foreign.next(EVENT_WAIT_MS)).payload;
       expect(notFound.errors?.[0]).toMatchObject({ message: 'Payout batch not found', extensions: { code: 'PAYOUT_BATCH_NOT_FOUND' } });
-      const refused = checkout.body ?? (await checkout.next(WITHIN_MS)).payload;
+      const refused = checkout.body ?? (await checkout.next(EVENT_WAIT_MS)).payload;
       expect(refused.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
     } finally {
       foreign.close();
