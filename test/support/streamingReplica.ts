@@ -8,14 +8,15 @@
  * `close()` stops both and removes the folder; so does the process's exit, if a run is cut short.
  */
 import { execFile } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { TEST_POSTGRES_URL } from './env.js';
 import { PG_BIN as BIN, asServerUser, serverFolder, serverOptions as fastServerOptions, stopNow } from './postgresServer.js';
-import { freePorts } from './processes.js';
+import { freePort } from './processes.js';
 
 const run = promisify(execFile);
 
@@ -43,18 +44,14 @@ const serverOptions = (port: number, dir: string) => fastServerOptions(port, dir
  */
 async function startOnFreePort(data: string, dir: string, log: string): Promise<number> {
   for (let attempt = 1; ; attempt++) {
-    const [port] = (await freePorts(1)) as [number];
+    const port = await freePort();
+    const loggedBefore = (await readFile(log, 'utf8').catch(() => '')).length;
     try {
       await asServerUser('pg_ctl', ['-D', data, '-w', '-s', '-l', log, '-o', serverOptions(port, dir), 'start']);
       return port;
     } catch (error) {
-      const logged = (() => {
-        try {
-          return readFileSync(log, 'utf8');
-        } catch {
-          return '';
-        }
-      })();
+      // What this attempt logged (the log file is appended to by every attempt).
+      const logged = (await readFile(log, 'utf8').catch(() => '')).slice(loggedBefore);
       if (attempt < 3 && /could not bind|Address already in use/i.test(logged)) continue;
       throw new Error(`${String(error)}\n${data}'s server log:\n${logged.split('\n').slice(-15).join('\n')}`);
     }
