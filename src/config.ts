@@ -25,6 +25,8 @@ export interface Config {
    * of one deployment must use the same.
    */
   redisKeyPrefix: string;
+  /** REDIS_CALL_TIMEOUT_MS: the deadline of every coordination call (DEFAULT_REDIS_CALL_TIMEOUT_MS). */
+  redisCallTimeoutMs: number;
   adminToken: string | undefined;
   /** enabled: false only when RATE_LIMIT_ENABLED says so (a proxy in front enforces the limit). */
   rateLimit: { max: number; windowMs: number; enabled: boolean };
@@ -232,6 +234,19 @@ function redisKeyPrefix(env: Env): string {
   return prefix;
 }
 
+/**
+ * Deadline of every Redis coordination call (rate-limit hit, scheduler, ping), waiting for a
+ * connection included. Redis answers these in well under 1 ms on a LAN, and a busy gateway's event
+ * loop may read the reply tens of ms late: 150 ms leaves wide margin for both, so a healthy Redis
+ * never trips it, while a stuck one costs a request at most 150 ms, and only the few requests before
+ * the breaker opens (after that, calls fail in microseconds). REDIS_CALL_TIMEOUT_MS changes it: a
+ * Redis farther away, or hosts whose CPU is shared with heavy neighbours (a test run), need more;
+ * past it a call counts as failed and the instance limits requests alone (docs/architecture.md).
+ */
+export const DEFAULT_REDIS_CALL_TIMEOUT_MS = 150;
+/** The longest REDIS_CALL_TIMEOUT_MS: every request may wait this long when Redis stalls. */
+const MAX_REDIS_CALL_TIMEOUT_MS = 5_000;
+
 /** WEBHOOK_TIMEOUT_MS unset: how long a receiver has to answer a delivery (gateway listen gives a forward as long). */
 export const DEFAULT_WEBHOOK_TIMEOUT_MS = 5_000;
 
@@ -256,6 +271,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir: dataDirOf(env),
     redisUrl: env.REDIS_URL || undefined,
     redisKeyPrefix: redisKeyPrefix(env),
+    redisCallTimeoutMs: integer(env, 'REDIS_CALL_TIMEOUT_MS', DEFAULT_REDIS_CALL_TIMEOUT_MS, 10, MAX_REDIS_CALL_TIMEOUT_MS),
     adminToken: env.GATEWAY_ADMIN_TOKEN || undefined,
     rateLimit: {
       max: integer(env, 'RATE_LIMIT_MAX', 100, 1),

@@ -87,6 +87,7 @@ async function main(): Promise<void> {
     ? (await import('./infra/redis/coordination.js')).createRedisCoordination({
         url: config.redisUrl,
         keyPrefix: config.redisKeyPrefix,
+        callTimeoutMs: config.redisCallTimeoutMs,
         rateLimit: config.rateLimit,
         onError: (err) => log.warn({ err }, 'redis error'),
       })

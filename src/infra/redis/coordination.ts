@@ -17,17 +17,10 @@ import { INVALIDATE_ALL, type Coordination, type RateLimitDecision, type RateLim
 import { slidingWindowRateLimiter } from '../local/coordination.js';
 import { leasedRateLimiter } from './leasedRateLimiter.js';
 import { CircuitBreaker, CoordinatorUnavailableError } from './circuitBreaker.js';
+import { DEFAULT_REDIS_CALL_TIMEOUT_MS } from '../../config.js';
 
 export { CoordinatorUnavailableError } from './circuitBreaker.js';
 
-/**
- * Deadline of every coordination call (rate-limit hit, scheduler, ping), waiting for a
- * connection included. Redis answers these in well under 1 ms on a LAN, and a busy gateway's event
- * loop may read the reply tens of ms late: 150 ms leaves wide margin for both, so a healthy Redis
- * never trips it, while a stuck one costs a request at most 150 ms, and only the few requests before
- * the breaker opens (after that, calls fail in microseconds).
- */
-const CALL_TIMEOUT_MS = 150;
 /**
  * Consecutive failures that open the breaker: one lost reply or slow moment does not, a real
  * outage does within 3 calls (at most ~0.5 s of requests paying the timeout, usually nothing: a
@@ -45,7 +38,7 @@ const RECONNECT_MAX_DELAY_MS = 1_000;
 /** A host that drops packets (rather than refusing) fails its connection attempt after this. */
 const CONNECT_TIMEOUT_MS = 1_000;
 /**
- * ioredis's own bound on a sent command. Callers already gave up at CALL_TIMEOUT_MS; this makes the
+ * ioredis's own bound on a sent command. Callers already gave up at the call deadline; this makes the
  * command's promise settle too, and is generous because it also bounds the INFO ready check on connect.
  */
 const COMMAND_TIMEOUT_MS = 1_000;
@@ -152,9 +145,12 @@ export function createRedisCoordination(options: {
    * next outage after a recovery is reported at once. Failed calls reject on their own.
    */
   onError?: (err: Error) => void;
+  /** Deadline of every call, waiting for a connection included (REDIS_CALL_TIMEOUT_MS). */
+  callTimeoutMs?: number;
 }): Coordination {
   const prefix = options.keyPrefix ?? 'gw:';
   const { max, windowMs } = options.rateLimit;
+  const callTimeoutMs = options.callTimeoutMs ?? DEFAULT_REDIS_CALL_TIMEOUT_MS;
 
   const redis = new Redis(options.url, {
     // No offline queue: a command sent while disconnected fails at once instead of waiting for a
@@ -166,7 +162,7 @@ export function createRedisCoordination(options: {
     // the reconnect (same staleness; and with 0 the queue is flushed on every close).
     maxRetriesPerRequest: 0,
     autoResendUnfulfilledCommands: false,
-    commandTimeout: COMMAND_TIMEOUT_MS,
+    commandTimeout: Math.max(COMMAND_TIMEOUT_MS, callTimeoutMs),
     connectTimeout: CONNECT_TIMEOUT_MS,
     // Always a number: ioredis never gives up reconnecting in the background, so coordination resumes
     // by itself when Redis returns, without a restart.
@@ -323,7 +319,7 @@ export function createRedisCoordination(options: {
   const breaker = new CircuitBreaker({
     failureThreshold: BREAKER_FAILURE_THRESHOLD,
     coolDownMs: BREAKER_COOL_DOWN_MS,
-    timeoutMs: CALL_TIMEOUT_MS,
+    timeoutMs: callTimeoutMs,
     // An error reply (WRONGTYPE, a script error...) means Redis answered: it is reachable.
     isFailure: (error) => !(error instanceof ReplyError),
   });

@@ -95,10 +95,20 @@ async function serve(coordination: Coordination, log: GatewayContext['log']): Pr
   };
 }
 
+/** REDIS_CALL_TIMEOUT_MS for a Redis that is up, where a test is not about the deadline. */
+const HEALTHY_REDIS_DEADLINE_MS = 2_000;
+
 describe('Redis at a closed port', () => {
   it('requests answer as fast as with a healthy Redis, limited by the instance alone with one warning; /readyz says the coordinator is down', async () => {
     const rateLimit = { max: 1_000, windowMs: 60_000 };
-    const healthy = createRedisCoordination({ url: TEST_REDIS_URL, keyPrefix: `test:outage:${randomBytes(4).toString('hex')}:`, rateLimit });
+    // The healthy side is the reference, not the subject: it gets a deadline a loaded test machine
+    // cannot miss (a worker's event loop held past 150 ms once read a reply late and warned).
+    const healthy = createRedisCoordination({
+      url: TEST_REDIS_URL,
+      keyPrefix: `test:outage:${randomBytes(4).toString('hex')}:`,
+      rateLimit,
+      callTimeoutMs: HEALTHY_REDIS_DEADLINE_MS,
+    });
     const errors: Error[] = [];
     const dead = createRedisCoordination({ url: `redis://127.0.0.1:${await freePort()}`, rateLimit, onError: (err) => errors.push(err) });
     const healthyLog = recorder();
@@ -191,26 +201,35 @@ describe('sign-in throttling with Redis at a closed port', () => {
 });
 
 describe('a Redis that accepts connections but never answers', () => {
-  it('bounds each call by its deadline, then the breaker fails calls at once', async () => {
+  /** A server that takes connections and reads their commands, and never answers one. */
+  async function silentRedis(): Promise<{ url: string; close: () => Promise<void> }> {
     const sockets: net.Socket[] = [];
     const silent = net.createServer((socket) => {
-      sockets.push(socket); // reads the commands, answers nothing
+      sockets.push(socket);
     });
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    const c = createRedisCoordination({
+    return {
       url: `redis://127.0.0.1:${(silent.address() as AddressInfo).port}`,
-      rateLimit: { max: 10, windowMs: 60_000 },
-      onError: () => undefined,
-    });
+      close: async () => {
+        for (const socket of sockets) socket.destroy();
+        await new Promise<void>((resolve) => silent.close(() => resolve()));
+      },
+    };
+  }
+
+  const timed = async (work: () => Promise<unknown>) => {
+    const started = performance.now();
+    const outcome: { value?: unknown; error?: unknown } = await work().then(
+      (value) => ({ value }),
+      (error: unknown) => ({ error }),
+    );
+    return { ...outcome, ms: performance.now() - started };
+  };
+
+  it('bounds each call by its deadline, then the breaker fails calls at once', async () => {
+    const silent = await silentRedis();
+    const c = createRedisCoordination({ url: silent.url, rateLimit: { max: 10, windowMs: 60_000 }, onError: () => undefined });
     try {
-      const timed = async (work: () => Promise<unknown>) => {
-        const started = performance.now();
-        const outcome: { value?: unknown; error?: unknown } = await work().then(
-          (value) => ({ value }),
-          (error: unknown) => ({ error }),
-        );
-        return { ...outcome, ms: performance.now() - started };
-      };
       // The first calls each wait their deadline (150 ms), no longer; the limiter then decides alone.
       for (let i = 0; i < 3; i++) {
         const { value, ms } = await timed(() => c.rateLimiter.hit('k'));
@@ -230,8 +249,21 @@ describe('a Redis that accepts connections but never answers', () => {
       expect(ping.ms).toBeLessThan(FAILS_AT_ONCE_MS);
     } finally {
       await c.health.close();
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => silent.close(() => resolve()));
+      await silent.close();
+    }
+  });
+
+  it('waits the deadline it was given (REDIS_CALL_TIMEOUT_MS), not the default', async () => {
+    const silent = await silentRedis();
+    const c = createRedisCoordination({ url: silent.url, rateLimit: { max: 10, windowMs: 60_000 }, onError: () => undefined, callTimeoutMs: 700 });
+    try {
+      const { value, ms } = await timed(() => c.rateLimiter.hit('k'));
+      expect(value).toMatchObject({ allowed: true, local: true });
+      expect(ms).toBeGreaterThanOrEqual(650);
+      expect(ms).toBeLessThan(1_500);
+    } finally {
+      await c.health.close();
+      await silent.close();
     }
   });
 });
