@@ -32,15 +32,14 @@ export default defineConfig({
     exclude: fastLoop ? [...configDefaults.exclude, ...NEEDS_PROCESSES] : configDefaults.exclude,
     globalSetup: ['test/support/globalSetup.ts'],
     // Each test file gets its own database cloned from a migrated template, so files run in
-    // parallel safely. Three workers on two cores: a worker spends part of its time waiting on
+    // parallel safely. Four workers on two cores: a worker spends much of its time waiting on
     // other processes (gateways killed and restarted, claims running out, PostgreSQL, Chromium),
-    // and the third fills it. Four were ~10-15 s faster (idle ~14 CPU-s a run instead of ~44) but
-    // load the machine past what the coordination's 150 ms Redis deadline tolerates: a healthy
-    // Redis answered late and the tests that say it never does failed (docs/development.md,
-    // fifteenth session). Back to four once those deadlines are the tests' to set.
+    // and the others fill it (idle ~14 CPU-s a run with four, ~44 with three). The load that puts
+    // on the machine can hold an event loop past the Redis call deadline's 150 ms: the tests that
+    // need a healthy Redis to answer in time give it a longer one (REDIS_CALL_TIMEOUT_MS).
     pool: 'forks',
     isolate: false,
-    maxWorkers: 3,
+    maxWorkers: 4,
     sequence: { sequencer: LongestFirstSequencer },
     // How long each file held its worker, for the sequencer's list (scripts/test-durations.mjs).
     reporters: ['default', './test/support/fileDurations.ts'],
