@@ -38,6 +38,12 @@ export default defineConfig({
     // on the machine can hold an event loop past the Redis call deadline's 150 ms: the tests that
     // need a healthy Redis to answer in time give it a longer one (REDIS_CALL_TIMEOUT_MS).
     pool: 'forks',
+    // As for the gateway processes the tests start (TEST_NODE_FLAGS, test/support/processes.ts):
+    // V8 keeps WebAssembly on its baseline compiler. The workers instantiate Prisma's query
+    // compiler and, for embedded tests, PGlite, and tiering them up cost more than a run earns
+    // back: the fast loop took 87-90 s and 156-162 busy CPU-seconds with it against 93-95 s and
+    // 173-178 without (docs/development.md, sixteenth session). The results are the same.
+    execArgv: ['--liftoff-only'],
     isolate: false,
     maxWorkers: 4,
     sequence: { sequencer: LongestFirstSequencer },
