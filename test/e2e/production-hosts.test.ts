@@ -12,7 +12,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_REDIS_URL } from '../support/env.js';
 import { transactionBody, useGateway } from '../support/gateway.js';
-import { freePort, ownRedisKeyPrefix, startGatewayProcess, type GatewayProcess } from '../support/processes.js';
+import { ownRedisKeyPrefix, startGatewayProcess, type GatewayProcess } from '../support/processes.js';
 import { killLeftovers, looksLikeStackFrame, runGatewayUntilExit, stderrLines } from './startup-processes.js';
 
 const REDIS_KEY_PREFIX = ownRedisKeyPrefix('production-hosts');
@@ -39,11 +39,14 @@ const hostEnv = async (overrides: Record<string, string> = {}) => ({
   ...overrides,
 });
 
-async function startHost(overrides: Record<string, string> = {}): Promise<GatewayProcess & { checkoutUrl: string }> {
-  const checkoutPort = await freePort();
-  const started = await startGatewayProcess(await hostEnv({ CHECKOUT_PORT: String(checkoutPort), ...overrides }));
+/**
+ * A host on ports the harness chooses (and chooses again if another process takes one first: a
+ * port this file chose itself was once taken before the host bound it).
+ */
+async function startHost(overrides: Record<string, string> = {}): Promise<GatewayProcess> {
+  const started = await startGatewayProcess(await hostEnv(overrides));
   processes.push(started);
-  return { ...started, checkoutUrl: `http://127.0.0.1:${checkoutPort}` };
+  return started;
 }
 
 /** A refused start: exit code 1 and exactly one line on stderr, no stack. */
@@ -56,7 +59,7 @@ async function refusedStart(env: Record<string, string>): Promise<string> {
   return lines[0]!;
 }
 
-let hostA: GatewayProcess & { checkoutUrl: string };
+let hostA: GatewayProcess;
 beforeAll(async () => {
   hostA = await startHost();
 }, 60_000);

@@ -98,6 +98,8 @@ export async function waitFor(check: () => Promise<boolean>, timeoutMs: number, 
 export interface GatewayProcess {
   child: ChildProcess;
   url: string;
+  /** Where its checkout server listens. */
+  checkoutUrl: string;
   output: () => string;
   /** Resolves with the exit code, or the signal that ended the process. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
@@ -175,6 +177,7 @@ async function startGatewayProcessOnce(env: Record<string, string>, nodeArgs: st
   return {
     child,
     url,
+    checkoutUrl: `http://127.0.0.1:${checkoutPort}`,
     output: () => output,
     exited,
     stop: async () => {
