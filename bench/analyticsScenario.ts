@@ -11,7 +11,7 @@
  */
 import pg from 'pg';
 import { benchDatabaseUrl } from './database.js';
-import { combine, isValid, measure } from './load.js';
+import { combine, comparedWithFloor, isValid, measure } from './load.js';
 import { BENCH_ADMIN_TOKEN } from './servers.js';
 import { LOAD } from './settings.js';
 import type { BacklogContext, BacklogScenario, Figures, LatencyTarget, RequestFactory, Row } from './shapes.js';
@@ -138,7 +138,6 @@ export function analyticsScenario(options: AnalyticsScenarioOptions): BacklogSce
         const gatewayFigures = combine(gatewayRounds);
         const floor = combine(floorRounds);
         log(`  baseline ${floorName}: ${floor.reqPerSec} req/s, p99 ${floor.p99} ms`);
-        const round2 = (value: number) => Math.round(value * 100) / 100;
         const invalid = [
           !isValid(gatewayFigures) &&
             `gateway: ${gatewayFigures.failedAnswers} failed answers ${JSON.stringify(gatewayFigures.statusCodes)}, ${gatewayFigures.errors} errors, ${gatewayFigures.timeouts} timeouts`,
@@ -151,9 +150,7 @@ export function analyticsScenario(options: AnalyticsScenarioOptions): BacklogSce
           baseline: floorName,
           gateway: gatewayFigures,
           floor,
-          ratioReqPerSec: round2(gatewayFigures.reqPerSec / Math.max(floor.reqPerSec, 1)),
-          ratioP99: round2(gatewayFigures.p99 / Math.max(floor.p99, 0.01)),
-          addedP99Ms: round2(gatewayFigures.p99 - floor.p99),
+          ...comparedWithFloor(gatewayFigures, floor),
           target: `p99 <=${options.target.maxMs} ms`,
           met: !invalid && gatewayFigures.p99 <= options.target.maxMs,
           ...(invalid && { invalid }),

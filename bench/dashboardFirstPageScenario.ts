@@ -13,7 +13,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser } from 'playwright-core';
-import { sequentialFigures } from './load.js';
+import { comparedWithFloor, sequentialFigures } from './load.js';
 import type { BacklogContext, BacklogScenario, Figures, Row } from './shapes.js';
 
 export interface DashboardFirstPageScenarioOptions {
@@ -84,7 +84,6 @@ async function coldLoad(browser: Browser, url: string): Promise<number> {
   }
 }
 
-const round2 = (value: number) => Math.round(value * 100) / 100;
 const figuresOf = (durations: number[]): Figures => sequentialFigures(durations, { failedAnswers: 0, statusCodes: {}, cpuMsPerRequest: null });
 
 export function dashboardFirstPageScenario(options: DashboardFirstPageScenarioOptions): BacklogScenario {
@@ -121,9 +120,7 @@ export function dashboardFirstPageScenario(options: DashboardFirstPageScenarioOp
           baseline: floorName,
           gateway: gatewayFigures,
           floor: floorFigures,
-          ratioReqPerSec: round2(gatewayFigures.reqPerSec / Math.max(floorFigures.reqPerSec, 1e-6)),
-          ratioP99: round2(gatewayFigures.p99 / Math.max(floorFigures.p99, 0.01)),
-          addedP99Ms: round2(gatewayFigures.p99 - floorFigures.p99),
+          ...comparedWithFloor(gatewayFigures, floorFigures),
           target: `p50 <=${options.maxP50Ms} ms`,
           met: gatewayFigures.p50 <= options.maxP50Ms,
         };

@@ -80,6 +80,21 @@ function send(agent: http.Agent, target: LoadTarget, request: BenchRequest): Pro
   });
 }
 
+/** Rounded to hundredths, as a row's ratios are. */
+export const round2 = (value: number): number => Math.round(value * 100) / 100;
+
+/** How a row's gateway compares with its floor: req/s and p99 as ratios to the floor's, and the p99 it adds. */
+export function comparedWithFloor(
+  gateway: Pick<Figures, 'reqPerSec' | 'p99'>,
+  floor: Pick<Figures, 'reqPerSec' | 'p99'>,
+): { ratioReqPerSec: number; ratioP99: number; addedP99Ms: number } {
+  return {
+    ratioReqPerSec: round2(gateway.reqPerSec / Math.max(floor.reqPerSec, 1e-6)),
+    ratioP99: round2(gateway.p99 / Math.max(floor.p99, 0.01)),
+    addedP99Ms: round2(gateway.p99 - floor.p99),
+  };
+}
+
 /** The value at share `p` of sorted milliseconds, to 0.01 ms. */
 export const percentile = (sorted: number[], p: number): number =>
   Math.round((sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0) * 100) / 100;

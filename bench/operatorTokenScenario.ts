@@ -10,7 +10,7 @@
  *
  * The analyst token is issued through GraphQL by the bootstrap admin before, and revoked after.
  */
-import { combine, isValid, measurePaired, type LoadTarget } from './load.js';
+import { combine, comparedWithFloor, isValid, measurePaired, type LoadTarget } from './load.js';
 import { BENCH_ADMIN_TOKEN } from './servers.js';
 import { LOAD } from './settings.js';
 import type { BacklogContext, BacklogScenario, Figures, RequestFactory, Row } from './shapes.js';
@@ -62,8 +62,7 @@ export function operatorTokenScenario(options: OperatorTokenScenarioOptions): Ba
         log(
           `  baseline ${floorName}: ${floor.reqPerSec} req/s, p50 ${floor.p50} ms, p99 ${floor.p99} ms; issued token: p50 ${withToken.p50} ms, p99 ${withToken.p99} ms`,
         );
-        const round2 = (value: number) => Math.round(value * 100) / 100;
-        const addedP99Ms = round2(withToken.p99 - floor.p99);
+        const compared = comparedWithFloor(withToken, floor);
         const invalid = [
           !isValid(withToken) && `issued token: ${withToken.failedAnswers} failed answers ${JSON.stringify(withToken.statusCodes)}, ${withToken.errors} errors`,
           !isValid(floor) && `bootstrap token: ${floor.failedAnswers} failed answers ${JSON.stringify(floor.statusCodes)}, ${floor.errors} errors`,
@@ -75,11 +74,9 @@ export function operatorTokenScenario(options: OperatorTokenScenarioOptions): Ba
           baseline: floorName,
           gateway: withToken,
           floor,
-          ratioReqPerSec: round2(withToken.reqPerSec / Math.max(floor.reqPerSec, 1)),
-          ratioP99: round2(withToken.p99 / Math.max(floor.p99, 0.01)),
-          addedP99Ms,
+          ...compared,
           target: `p99 +<=${options.maxAddedP99Ms} ms`,
-          met: !invalid && addedP99Ms <= options.maxAddedP99Ms,
+          met: !invalid && compared.addedP99Ms <= options.maxAddedP99Ms,
           ...(invalid && { invalid }),
         };
       } finally {

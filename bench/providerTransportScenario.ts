@@ -13,7 +13,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createProviderTransport } from '../src/infra/providers/transport.js';
-import { sequentialFigures } from './load.js';
+import { comparedWithFloor, round2, sequentialFigures } from './load.js';
 import type { BacklogScenario, Figures, Row } from './shapes.js';
 
 export interface ProviderTransportScenarioOptions {
@@ -83,8 +83,6 @@ async function timed(side: Side | null, call: () => Promise<number>): Promise<vo
   if (status !== 200) side.failed += 1;
 }
 
-const round2 = (value: number) => Math.round(value * 100) / 100;
-
 const figuresOf = (side: Side): Figures =>
   sequentialFigures(side.durations, {
     failedAnswers: side.failed,
@@ -137,7 +135,7 @@ export function providerTransportScenario(options: ProviderTransportScenarioOpti
         log(
           `  baseline ${floorName}: p50 ${floorFigures.p50} ms, p99 ${floorFigures.p99} ms, ${floorFigures.cpuMsPerRequest} ms CPU/call; transport: p50 ${transportFigures.p50} ms, p99 ${transportFigures.p99} ms, ${transportFigures.cpuMsPerRequest} ms CPU/call`,
         );
-        const addedP99Ms = round2(transportFigures.p99 - floorFigures.p99);
+        const compared = comparedWithFloor(transportFigures, floorFigures);
         const invalid = [
           transportFigures.failedAnswers > 0 &&
             `transport: ${transportFigures.failedAnswers} calls not accepted ${JSON.stringify(transportFigures.statusCodes)}`,
@@ -150,11 +148,9 @@ export function providerTransportScenario(options: ProviderTransportScenarioOpti
           baseline: floorName,
           gateway: transportFigures,
           floor: floorFigures,
-          ratioReqPerSec: round2(transportFigures.reqPerSec / Math.max(floorFigures.reqPerSec, 1)),
-          ratioP99: round2(transportFigures.p99 / Math.max(floorFigures.p99, 0.01)),
-          addedP99Ms,
+          ...compared,
           target: `p99 +<=${options.maxAddedP99Ms} ms`,
-          met: !invalid && addedP99Ms <= options.maxAddedP99Ms,
+          met: !invalid && compared.addedP99Ms <= options.maxAddedP99Ms,
           ...(invalid && { invalid }),
         };
       } finally {

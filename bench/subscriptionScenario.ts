@@ -15,7 +15,7 @@
  */
 import { request as httpRequest } from 'node:http';
 import { Redis } from 'ioredis';
-import { percentile } from './load.js';
+import { comparedWithFloor, percentile } from './load.js';
 import { cpuMs, sampleRss } from './processes.js';
 import { BENCH_ADMIN_TOKEN } from './servers.js';
 import { REDIS_URL } from './settings.js';
@@ -210,7 +210,6 @@ export function subscriptionScenario(options: SubscriptionScenarioOptions): Back
 
         const floor = await redisFloor(options);
         log(`  baseline ${floorName}: p50 ${floor.p50} ms, p99 ${floor.p99} ms`);
-        const round2 = (value: number) => Math.round(value * 100) / 100;
         const invalid = [
           (gatewayFigures.failedAnswers > 0 || errors > 0) && `gateway: ${gatewayFigures.failedAnswers} deliveries missed of ${expected}, ${errors} errors`,
           floor.failedAnswers > 0 && `baseline: ${floor.failedAnswers} deliveries missed`,
@@ -222,9 +221,7 @@ export function subscriptionScenario(options: SubscriptionScenarioOptions): Back
           baseline: floorName,
           gateway: gatewayFigures,
           floor,
-          ratioReqPerSec: round2(gatewayFigures.reqPerSec / Math.max(floor.reqPerSec, 1)),
-          ratioP99: round2(gatewayFigures.p99 / Math.max(floor.p99, 0.01)),
-          addedP99Ms: round2(gatewayFigures.p99 - floor.p99),
+          ...comparedWithFloor(gatewayFigures, floor),
           target: `p99 <=${options.target.maxMs} ms`,
           met: !invalid && gatewayFigures.p99 <= options.target.maxMs,
           ...(invalid && { invalid }),
