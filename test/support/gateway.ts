@@ -17,6 +17,7 @@ import { systemClock, type GatewayContext, type WebhookSettings } from '../../sr
 import { SwitchCache } from '../../src/domain/organizations/switches.js';
 import type { Coordination } from '../../src/domain/ports.js';
 import { createApiKey, createOrganization, updateOrganization } from '../../src/domain/operations.js';
+import { loadOnce } from '../../src/domain/loadOnce.js';
 import type { CreateOrganizationInput } from '../../src/domain/organizations/createOrganization.js';
 import type { UpdateOrganizationInput } from '../../src/domain/organizations/updateOrganization.js';
 import type { OrganizationRecord } from '../../src/domain/organizations/store.js';
@@ -120,19 +121,14 @@ export const TEST_WEBHOOK_SECRET_KEY = deriveWebhookSecretKey(TEST_WEBHOOK_SERVE
  * connection per clone cost the server a backend's start and exit (~30 ms of CPU with the kernel's
  * share, measured with perf) about 220 times a run. Opened again if the server ends it.
  */
-let adminConnection: Promise<{ client: pg.Client; strategy: string }> | undefined;
-function workerAdminConnection(): Promise<{ client: pg.Client; strategy: string }> {
-  adminConnection ??= (async () => {
-    const client = new pg.Client({ connectionString: TEST_POSTGRES_URL, application_name: 'gateway_test_clone' });
-    const forget = () => (adminConnection = undefined);
-    client.on('error', forget).on('end', forget);
-    await client.connect();
-    const version = Number((await client.query('SHOW server_version_num')).rows[0].server_version_num);
-    return { client, strategy: version >= 150_000 ? ' STRATEGY FILE_COPY' : '' };
-  })();
-  adminConnection.catch(() => (adminConnection = undefined));
-  return adminConnection;
-}
+const workerAdminConnection = loadOnce(async (): Promise<{ client: pg.Client; strategy: string }> => {
+  const client = new pg.Client({ connectionString: TEST_POSTGRES_URL, application_name: 'gateway_test_clone' });
+  const forget = () => workerAdminConnection.forget();
+  client.on('error', forget).on('end', forget);
+  await client.connect();
+  const version = Number((await client.query('SHOW server_version_num')).rows[0].server_version_num);
+  return { client, strategy: version >= 150_000 ? ' STRATEGY FILE_COPY' : '' };
+});
 
 /**
  * A database of its own, cloned from the run's migrated template (milliseconds, not a migration).

@@ -62,15 +62,24 @@ JOIN pg_class c ON c.relname = i.indexname AND c.relkind = 'i'
 WHERE i.schemaname = current_schema() AND i.tablename IN ('Transaction', 'TransactionProduct')
   AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = c.oid)`;
 
-/** Builds the indexes, `workers` at a time (each build sorts in memory: maintenance_work_mem). */
-async function buildIndexes(url: string, definitions: string[], workers: number): Promise<void> {
+/**
+ * Runs `work` on every item, `sessions` database sessions at once, each readied by `prepare` and
+ * taking the next item left when it is done with one.
+ */
+async function inSessions<T>(
+  url: string,
+  items: T[],
+  sessions: number,
+  prepare: (client: pg.Client) => Promise<unknown>,
+  work: (client: pg.Client, item: T) => Promise<unknown>,
+): Promise<void> {
   let next = 0;
-  const builder = () =>
+  const session = () =>
     withSession(url, async (client) => {
-      await client.query(`SET maintenance_work_mem = '256MB'`);
-      for (let definition = definitions[next++]; definition; definition = definitions[next++]) await client.query(definition);
+      await prepare(client);
+      for (let item = items[next++]; item !== undefined; item = items[next++]) await work(client, item);
     });
-  await Promise.all(Array.from({ length: workers }, builder));
+  await Promise.all(Array.from({ length: sessions }, session));
 }
 
 /** Seeds (the organisation must exist) and analyses; returns how long each part took. */
@@ -84,20 +93,21 @@ export async function seedTransactions(options: SeedTransactionsOptions): Promis
     for (const index of indexes) await client.query(`DROP INDEX "${index.indexname}"`);
     return indexes.map((index) => index.indexdef);
   });
-  let next = 0;
-  const worker = () =>
-    withSession(url, async (client) => {
-      await prepareSeedSession(client);
-      for (let range = chunks[next++]; range; range = chunks[next++]) {
-        await client.query(INSERT_TRANSACTIONS_SQL, [organizationId, range[0], range[1], rows, end.toISOString(), spanDays]);
-      }
-    });
-  await Promise.all(Array.from({ length: workers }, worker));
+  await inSessions(url, chunks, workers, prepareSeedSession, (client, [first, last]) =>
+    client.query(INSERT_TRANSACTIONS_SQL, [organizationId, first, last, rows, end.toISOString(), spanDays]),
+  );
   const products = await withSession(url, async (client) => {
     await prepareSeedSession(client);
     return (await client.query(INSERT_PRODUCTS_SQL, productRows)).rowCount ?? 0;
   });
-  await buildIndexes(url, secondary, workers);
+  // Each build sorts in memory (maintenance_work_mem), the builds `workers` at a time.
+  await inSessions(
+    url,
+    secondary,
+    workers,
+    (client) => client.query(`SET maintenance_work_mem = '256MB'`),
+    (client, definition) => client.query(definition),
+  );
   const insertMs = performance.now() - started;
   await withSession(url, (client) => client.query(`VACUUM (ANALYZE) "Transaction", "TransactionProduct"`));
   return { insertMs, vacuumMs: performance.now() - started - insertMs, products };
