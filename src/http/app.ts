@@ -305,16 +305,20 @@ function answerClientError(this: FastifyInstance, error: Error & { code?: string
   const path = packet?.toString('latin1', 0, 2048).split('\r\n', 1)[0]?.split(' ')[1] ?? '';
   const { body, headers = {} } = errorBodyFor(path, { status, message, code: 'invalid_request' });
   const text = typeof body === 'string' ? body : JSON.stringify(body);
+  // Every answer has an id a merchant can quote to support, this one too (fastify made none: no
+  // request exists). A fresh one: the client's X-Request-Id is among the headers node refused.
+  const requestId = randomUUID();
   const extra = Object.entries(headers)
     .filter(([name]) => name.toLowerCase() !== 'content-type')
     .map(([name, value]) => `${name}: ${value}\r\n`)
     .join('');
   if (socket.writable) {
     socket.write(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\n${extra}Connection: close\r\n\r\n${text}`,
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\n` +
+        `X-Request-Id: ${requestId}\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n${extra}Connection: close\r\n\r\n${text}`,
     );
     // No request object exists for it: logged here, its path redacted as every URL is.
-    this.log.info({ req: { url: path }, res: { statusCode: status }, reason: error.code }, 'request completed');
+    this.log.info({ reqId: requestId, req: { url: path }, res: { statusCode: status }, reason: error.code }, 'request completed');
   }
   socket.destroy();
 }

@@ -93,6 +93,8 @@ describe('the HTTP layer refuses in each surface’s own shape', () => {
       const answer = await exchange(request(surface.path).replace('@key', key));
       expect(answer.status, answer.raw.slice(0, 300)).toBe(status);
       surface.shape(answer.body);
+      // An id to quote to support, as on every answer, though no request object ever existed.
+      expect(answer.raw).toMatch(/\r\nX-Request-Id: [0-9a-f-]{36}\r\n/i);
       expect(await stateFingerprint(client)).toBe(before);
     });
 
