@@ -293,6 +293,14 @@ export function signOrangeMoneyNotification(secret: string, rawBody: string, tim
   return `t=${timestamp},v1=${digest}`;
 }
 
+/**
+ * The RSA key pair whose public half GET /api/account/v1/publicKeys hands out, to encrypt the
+ * partner PIN: one per test process, as Sonatel publishes one platform key rather than one per
+ * partner. Generating a 2048-bit pair costs ~0.1-0.3 s of CPU, which every simulator start paid.
+ */
+let pinKey: { publicKey: KeyObject; privateKey: KeyObject } | undefined;
+const sonatelPinKey = () => (pinKey ??= generateKeyPairSync('rsa', { modulusLength: 2048 }));
+
 export async function startOrangeMoneySimulator(options: OrangeMoneySimulatorOptions = {}): Promise<OrangeMoneySimulator> {
   const clientId = options.clientId ?? `om-client-${randomUUID()}`;
   const clientSecret = options.clientSecret ?? randomBytes(24).toString('base64url');
@@ -302,7 +310,7 @@ export async function startOrangeMoneySimulator(options: OrangeMoneySimulatorOpt
   const webhookSecret = options.webhookSecret ?? randomBytes(32).toString('hex');
   const tokenTtlSeconds = options.tokenTtlSeconds ?? 299;
   const retryDelays = options.notificationRetryDelaysMs ?? [200, 1_000, 3_000];
-  const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const { publicKey, privateKey } = sonatelPinKey();
   const keyId = randomUUID();
 
   const tokens = new Map<string, number>();
