@@ -37,14 +37,18 @@ export default defineConfig({
     // and the others fill it (idle ~14 CPU-s a run with four, ~44 with three). The load that puts
     // on the machine can hold an event loop past the Redis call deadline's 150 ms: the tests that
     // need a healthy Redis to answer in time give it a longer one (REDIS_CALL_TIMEOUT_MS).
-    pool: 'forks',
-    // As for the gateway processes the tests start (TEST_NODE_FLAGS, test/support/processes.ts):
-    // V8 keeps WebAssembly on its baseline compiler. The workers instantiate Prisma's query
-    // compiler and, for embedded tests, PGlite, and tiering them up cost more than a run earns
-    // back: the fast loop took 87-90 s and 156-162 busy CPU-seconds with it against 93-95 s and
-    // 173-178 without (docs/development.md, sixteenth session). The results are the same.
-    execArgv: ['--liftoff-only'],
+    //
+    // Threads rather than forked processes: the fast loop took 150-153 busy CPU-seconds against
+    // 160-164 (84-85 s against 88-90; docs/development.md, seventeenth session), the whole suite
+    // 212 s against 217-235. The threads share one process, so V8 flags come from the npm scripts'
+    // `node --liftoff-only`: WebAssembly stays on its baseline compiler, as in the gateway
+    // processes the tests start (TEST_NODE_FLAGS) — the workers instantiate Prisma's query
+    // compiler and PGlite, and tiering them up cost more than a run earns back.
+    pool: 'threads',
     isolate: false,
+    // Transformed modules kept on disk between runs (node_modules/.experimental-vitest-cache,
+    // keyed by each file's content): a second fast loop skips ~10 s of transforms and imports.
+    experimental: { fsModuleCache: true },
     maxWorkers: 4,
     sequence: { sequencer: LongestFirstSequencer },
     // How long each file held its worker, for the sequencer's list (scripts/test-durations.mjs).

@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:net';
 import path from 'node:path';
+import { threadId } from 'node:worker_threads';
 import { buildSync } from 'esbuild';
 
 /**
@@ -15,7 +16,8 @@ const compiledPreloads = new Map<string, string>();
 export function compiledPreload(file: string): string {
   let compiled = compiledPreloads.get(file);
   if (!compiled) {
-    compiled = path.resolve('node_modules/.cache/test-preloads', `${process.pid}-${path.basename(file, '.ts')}.mjs`);
+    // Named by thread too: the test workers are threads of one process, each compiling its own.
+    compiled = path.resolve('node_modules/.cache/test-preloads', `${process.pid}-${threadId}-${path.basename(file, '.ts')}.mjs`);
     buildSync({
       entryPoints: [file],
       outfile: compiled,
