@@ -13,6 +13,7 @@ import { TOTP_PERIOD_SECONDS, totpCodeAt } from '../../src/domain/users/secondFa
 import { ConfirmTwoFactorEnrolmentDocument, InviteMemberDocument, StartTwoFactorEnrolmentDocument } from './graphql/generated.js';
 import { graphqlTyped, type TypedBody } from './graphql/typed.js';
 import type { TestGateway } from './gateway.js';
+import { httpRequest } from './http.js';
 
 export const PASSWORD = 'correct horse battery staple';
 
@@ -43,14 +44,14 @@ export class DashboardBrowser {
     if (this.cookie) headers.cookie = `theme=dark; gateway_session=${this.cookie}`;
     const csrf = options.csrf === undefined ? this.csrfToken : options.csrf;
     if (csrf) headers['x-csrf-token'] = csrf;
-    const response = await fetch(`${this.gateway.url}${path}`, {
+    const response = await httpRequest(`${this.gateway.url}${path}`, {
       method,
       headers,
       body: options.body === undefined ? undefined : JSON.stringify(options.body),
     });
     const set = sessionCookieSet(response.headers);
     if (set !== undefined) this.cookie = set || undefined;
-    const text = await response.text();
+    const text = response.text;
     let body: any = text;
     try {
       body = text ? JSON.parse(text) : undefined;

@@ -4,6 +4,7 @@
  */
 import fc from 'fast-check';
 import pg from 'pg';
+import { httpRequest } from './http.js';
 
 /** mulberry32: a tiny seeded generator. */
 export function seededRandom(seed: number): () => number {
@@ -396,8 +397,8 @@ export async function sendRaw(
   const headers: Record<string, string> = { ...init.headers };
   if (init.contentType !== undefined) headers['content-type'] = init.contentType;
   const withBody = init.body !== undefined && method !== 'GET' && method !== 'HEAD';
-  const response = await fetch(url, { method, headers, body: withBody ? new Uint8Array(init.body!) : undefined });
-  const text = await response.text();
+  const response = await httpRequest(url, { method, headers, body: withBody ? init.body : undefined });
+  const text = response.text;
   let body: unknown;
   try {
     body = JSON.parse(text);

@@ -35,6 +35,7 @@ import { deriveWebhookSecretKey } from '../../src/domain/webhooks/secrets.js';
 import { DEFAULT_WEBHOOK_RULES } from '../../src/domain/webhooks/settings.js';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { TEST_POSTGRES_URL, TEST_REDIS_URL, databaseUrl, fileDatabaseOf, onThrowawayServer } from './env.js';
+import { httpRequest } from './http.js';
 
 export interface HttpResult<T = any> {
   status: number;
@@ -219,8 +220,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<TestGa
   const createKey = async (organizationId: string, scope: string) => (await createApiKey(ctx, operator, organizationId, scope)).secret;
 
   const request = async (method: string, path: string, init: { headers: Record<string, string>; body?: string }) => {
-    const response = await fetch(`${url}${path}`, { method, headers: init.headers, body: init.body });
-    const text = await response.text();
+    const response = await httpRequest(`${url}${path}`, { method, headers: init.headers, body: init.body });
+    const text = response.text;
     let body: unknown = text;
     try {
       body = text ? JSON.parse(text) : undefined;

@@ -45,6 +45,7 @@ import { subscribe } from '../../support/sse.js';
 import { pendingTransaction, sandboxPay } from '../../support/accounts.js';
 import { fundedMerchant, payoutBody, postPayout } from '../../support/payouts.js';
 import { signedIn } from '../../support/dashboard.js';
+import { httpRequest } from '../../support/http.js';
 
 const gateway = useGateway({ webhooks: { allowPrivateUrls: true } });
 // Raw query text: every operation is built from the schema itself, so no typed document could list them.
@@ -83,12 +84,12 @@ interface Principal {
 /** A GraphQL request as the principal: its bearer token, or its session's cookie and CSRF token. */
 async function graphqlAs(principal: Principal, query: string, variables: Record<string, unknown>): Promise<{ status: number; body: any }> {
   if (!principal.headers) return gateway.graphql(query, variables, principal.token);
-  const response = await fetch(`${gateway.url}/graphql`, {
+  const response = await httpRequest(`${gateway.url}/graphql`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...principal.headers },
     body: JSON.stringify({ query, variables }),
   });
-  return { status: response.status, body: await response.json() };
+  return { status: response.status, body: JSON.parse(response.text) };
 }
 
 let organization: OrganizationRecord;
