@@ -43,9 +43,13 @@ async function markPaid(orderId: string, method: 'wave' | 'orange_money', status
 describe('GET /api/v2/transactions orders and paginates', () => {
   it('lists newest first in the full shape, 20 per page by default, with the pagination object', async () => {
     const { key } = await merchant();
-    const created: string[] = [];
-    for (let index = 0; index < 21; index += 1) created.push((await createOk(gateway, key, { products: oneProduct(100 + index) })).order_id);
-    const newestFirst = [...created].reverse();
+    const created: { order_id: string; created_at: string }[] = [];
+    for (let index = 0; index < 21; index += 1) created.push(await createOk(gateway, key, { products: oneProduct(100 + index) }));
+    // Newest first by created_at, to the millisecond; two made in the same millisecond (it happens
+    // when requests take under one) come by order_id, descending, as the list's ORDER BY says.
+    const newestFirst = [...created]
+      .sort((a, b) => Date.parse(b.created_at) - Date.parse(a.created_at) || (a.order_id < b.order_id ? 1 : -1))
+      .map((transaction) => transaction.order_id);
 
     const first = await list(key);
     expect(first.status).toBe(200);
