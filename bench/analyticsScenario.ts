@@ -11,7 +11,7 @@
  */
 import pg from 'pg';
 import { benchDatabaseUrl } from './database.js';
-import { combine, comparedWithFloor, isValid, measure } from './load.js';
+import { combine, comparedWithFloor, isValid, measure, percentile } from './load.js';
 import { BENCH_ADMIN_TOKEN } from './servers.js';
 import { LOAD } from './settings.js';
 import type { BacklogContext, BacklogScenario, Figures, LatencyTarget, RequestFactory, Row } from './shapes.js';
@@ -48,8 +48,6 @@ function lastWholeDays(days: number): { from: Date; to: Date } {
   const to = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
   return { from: new Date(to.getTime() - days * DAY_MS), to };
 }
-
-const percentile = (sorted: number[], p: number): number => Math.round((sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0) * 100) / 100;
 
 /** `connections` sessions sending FLOOR_SQL back to back for `seconds`: the floor's figures. */
 async function bareSql(pool: pg.Pool, connections: number, seconds: number, range: { from: Date; to: Date }): Promise<Figures> {

@@ -96,8 +96,7 @@ export function comparedWithFloor(
 }
 
 /** The value at share `p` of sorted milliseconds, to 0.01 ms. */
-export const percentile = (sorted: number[], p: number): number =>
-  Math.round((sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0) * 100) / 100;
+export const percentile = (sorted: number[], p: number): number => round2(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0);
 
 /**
  * Figures of calls made one at a time (a transport's calls, a browser's page loads): p50 and p99
@@ -107,7 +106,7 @@ export function sequentialFigures(durations: number[], answers: Pick<Figures, 'f
   const sorted = [...durations].sort((a, b) => a - b);
   const totalMs = sorted.reduce((sum, ms) => sum + ms, 0);
   return {
-    reqPerSec: Math.round((sorted.length / Math.max(totalMs / 1000, 1e-6)) * 100) / 100,
+    reqPerSec: round2(sorted.length / Math.max(totalMs / 1000, 1e-6)),
     p50: percentile(sorted, 0.5),
     p99: percentile(sorted, 0.99),
     requests: sorted.length,
