@@ -59,3 +59,13 @@ export async function graphqlRefusal(gateway: TestGateway, query: string, variab
   expect(response.body.data ?? null).toBeNull();
   return { httpStatus: response.status, ...response.body.errors[0] };
 }
+
+/**
+ * Ids in the order every list gives them: newest first by creation time, to the millisecond, then
+ * by id, descending (the stores' ORDER BY "createdAt" DESC, id DESC). Rows made one after another
+ * can share a millisecond, so a test expects this rather than the order it made them in.
+ */
+export function newestFirstIds<T>(rows: readonly T[], createdAt: (row: T) => string | Date, id: (row: T) => string): string[] {
+  const time = (row: T) => new Date(createdAt(row)).getTime();
+  return [...rows].sort((a, b) => time(b) - time(a) || (id(a) < id(b) ? 1 : -1)).map(id);
+}

@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../../src/domain/access/auth.js';
 import { useGateway } from '../../support/gateway.js';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
-import { graphqlData } from '../../support/assertions.js';
+import { graphqlData, newestFirstIds } from '../../support/assertions.js';
 import {
   type ApiScope,
   ApiKeysDocument,
@@ -50,12 +50,13 @@ async function createNamed(names: string[]) {
   return created;
 }
 
-/**
- * The ids in the list's order: newest first by createdAt, to the millisecond, then by id,
- * descending (organisations made in one millisecond, which a fast machine does, come that way).
- */
-const newestFirstIds = (organizations: { id: string; createdAt: Date }[]): string[] =>
-  [...organizations].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : -1)).map((organization) => organization.id);
+/** The organisations' ids in the list's order. */
+const newestFirst = (organizations: { id: string; createdAt: Date }[]): string[] =>
+  newestFirstIds(
+    organizations,
+    (o) => o.createdAt,
+    (o) => o.id,
+  );
 
 describe('organizations', () => {
   it('lists organisations newest first with their accounts, as organization(id) shows each', async () => {
@@ -64,7 +65,7 @@ describe('organizations', () => {
     const page = await list({ search: tag });
 
     expect(page.pagination).toEqual({ page: 1, limit: 20, totalCount: 3, totalPages: 1 });
-    expect(page.organizations.map((o: { id: string }) => o.id)).toEqual(newestFirstIds([first!, second!, third!]));
+    expect(page.organizations.map((o: { id: string }) => o.id)).toEqual(newestFirst([first!, second!, third!]));
     const single = (await read(OrganizationDocument, { id: second!.id })).organization;
     expect(page.organizations.find((o: { id: string }) => o.id === second!.id)).toEqual(single);
     expect(single.accounts.map((account: { name: string }) => account.name).sort()).toEqual(['escrow', 'main']);
@@ -78,7 +79,7 @@ describe('organizations', () => {
     expect(pages.map((page) => page.pagination)).toEqual([1, 2, 3, 4].map((page) => ({ page, limit: 2, totalCount: 5, totalPages: 3 })));
     expect(pages.map((page) => page.organizations.length)).toEqual([2, 2, 1, 0]);
     const ids = pages.flatMap((page) => page.organizations.map((o: { id: string }) => o.id));
-    expect(ids).toEqual(newestFirstIds(created));
+    expect(ids).toEqual(newestFirst(created));
 
     expect((await list({ search: tag, limit: 500 })).pagination).toEqual({ page: 1, limit: 100, totalCount: 5, totalPages: 1 });
   });

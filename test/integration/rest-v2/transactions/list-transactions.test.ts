@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useGateway, type TestGateway } from '../../../support/gateway.js';
-import { expectSomeError } from '../../../support/assertions.js';
+import { expectSomeError, newestFirstIds } from '../../../support/assertions.js';
 import { createOk, oneProduct } from './helpers.js';
 
 const gateway = useGateway();
@@ -45,11 +45,11 @@ describe('GET /api/v2/transactions orders and paginates', () => {
     const { key } = await merchant();
     const created: { order_id: string; created_at: string }[] = [];
     for (let index = 0; index < 21; index += 1) created.push(await createOk(gateway, key, { products: oneProduct(100 + index) }));
-    // Newest first by created_at, to the millisecond; two made in the same millisecond (it happens
-    // when requests take under one) come by order_id, descending, as the list's ORDER BY says.
-    const newestFirst = [...created]
-      .sort((a, b) => Date.parse(b.created_at) - Date.parse(a.created_at) || (a.order_id < b.order_id ? 1 : -1))
-      .map((transaction) => transaction.order_id);
+    const newestFirst = newestFirstIds(
+      created,
+      (transaction) => transaction.created_at,
+      (transaction) => transaction.order_id,
+    );
 
     const first = await list(key);
     expect(first.status).toBe(200);
