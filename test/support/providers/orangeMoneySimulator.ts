@@ -295,9 +295,10 @@ export function signOrangeMoneyNotification(secret: string, rawBody: string, tim
 
 /**
  * The RSA key pair whose public half GET /api/account/v1/publicKeys hands out, to encrypt the
- * partner PIN: one per test worker (a module's state; the workers are threads), as Sonatel
- * publishes one platform key rather than one per partner. Generating a 2048-bit pair costs
- * ~0.1-0.3 s of CPU, which every simulator start paid.
+ * partner PIN: one per test worker (a module's state; the workers are threads). The OpenAPI
+ * (v1.1.0) gives that endpoint no argument naming a partner and says nothing of rotation, and no
+ * test needs two simulators to hold different keys. Generating a 2048-bit pair costs ~0.1-0.3 s
+ * of CPU, which every simulator start paid.
  */
 let pinKey: { publicKey: KeyObject; privateKey: KeyObject } | undefined;
 const sonatelPinKey = () => (pinKey ??= generateKeyPairSync('rsa', { modulusLength: 2048 }));
