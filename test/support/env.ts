@@ -16,6 +16,11 @@ export const TEST_DATABASE_PATTERN = /^gateway_test_(\d+)_/;
  * migrations have not changed clones it at once instead of migrating (about 8 s saved per run).
  */
 export const TEMPLATE_PREFIX = 'gateway_tpl_';
+/**
+ * The 1,000,000-transaction database (test/support/seedTransactions.ts seededDatabase), named after
+ * the migrations and the seed's code like the template, and kept like it.
+ */
+export const SEEDED_PREFIX = 'gateway_seed_';
 export const fileDatabaseOf = (runPid: number, suffix: string): string => `gateway_test_${runPid}_f_${suffix}`;
 
 /**
@@ -36,6 +41,7 @@ declare module 'vitest' {
   export interface ProvidedContext {
     testRunPid: number;
     templateDatabase: string;
+    seededDatabase: string;
   }
 }
 

@@ -7,15 +7,16 @@
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readdir, readFile } from 'node:fs/promises';
+import { existsSync, rmSync } from 'node:fs';
+import { mkdir, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { openDatabase } from '../../src/infra/prisma/database.js';
 import { applyMigrations } from '../../src/infra/prisma/migrate.js';
-import { GATEWAY_PROCESS_OF_RUN, TEMPLATE_PREFIX, TEST_DATABASE_PATTERN, TEST_POSTGRES_URL, THROWAWAY_SERVER, databaseUrl } from './env.js';
-import { startPostgresServer } from './postgresServer.js';
+import { GATEWAY_PROCESS_OF_RUN, SEEDED_PREFIX, TEMPLATE_PREFIX, TEST_DATABASE_PATTERN, TEST_POSTGRES_URL, THROWAWAY_SERVER, databaseUrl } from './env.js';
+import { PG_BIN, startPostgresServer, type PostgresServer } from './postgresServer.js';
 
 const run = promisify(execFile);
 
@@ -64,6 +65,52 @@ async function migrationsHash(): Promise<string> {
   return hash.digest('hex').slice(0, 16);
 }
 
+/** What the seeded database is made by, besides the migrations: its name changes with them. */
+const SEED_SOURCES = ['bench/seedSql.ts', 'test/support/seedTransactions.ts'];
+
+const shortHash = async (parts: (string | Buffer)[]): Promise<string> => {
+  const hash = createHash('sha256');
+  for (const part of parts) hash.update(part).update('\0');
+  return hash.digest('hex').slice(0, 16);
+};
+
+/**
+ * Where a throwaway server's cluster is kept between runs (test/support/postgresServer.ts
+ * stopAndSave): a copy taken at the end of a run that made the seeded database, with it and the
+ * migrated template in it. The next runs start from a copy of it (~0.3 s for its ~510 MB in
+ * /dev/shm) instead of initdb, the template's migrations and the seed (1,000,000 transactions:
+ * ~14 CPU-seconds of PostgreSQL on a quiet day, the fast loop's largest single piece of work).
+ * Named after the server's version and the seeded database's name; other ones are removed.
+ */
+const SNAPSHOTS = path.resolve('node_modules/.cache/gateway-test-cluster');
+
+const snapshotFolder = async (seeded: string): Promise<string> => {
+  const { stdout: version } = await run(path.join(PG_BIN, 'postgres'), ['--version']);
+  return path.join(SNAPSHOTS, await shortHash([version, seeded]));
+};
+
+/** Keeps the cluster for the next runs, when this run made the seeded database and no copy has it yet. */
+async function saveForNextRuns(server: PostgresServer, adminUrl: string, seeded: string, runPid: number): Promise<boolean> {
+  // CI starts from a fresh clone every time: a copy would never be used.
+  if (server.fromSnapshot || process.env.CI) return false;
+  const started = performance.now();
+  const target = await snapshotFolder(seeded);
+  if (existsSync(target)) return false;
+  const made = await withAdmin(adminUrl, async (admin) => {
+    if (!(await databasesLike(admin, seeded)).includes(seeded)) return false;
+    await dropTestDatabases(admin, runPid);
+    return true;
+  });
+  if (!made) return false;
+  await mkdir(SNAPSHOTS, { recursive: true });
+  for (const other of await readdir(SNAPSHOTS)) rmSync(path.join(SNAPSHOTS, other), { recursive: true, force: true });
+  await server.stopAndSave(target);
+  console.info(
+    `test run: kept its PostgreSQL cluster for the next runs (${path.relative(process.cwd(), target)}, ${((performance.now() - started) / 1000).toFixed(1)} s)`,
+  );
+  return true;
+}
+
 /**
  * Templates of other migration sets kept: a concurrent run on another checkout (a branch with one
  * more migration) may be cloning its template right now, so only the oldest beyond these go.
@@ -110,17 +157,18 @@ async function ensureTemplate(admin: pg.Client, adminUrl: string, template: stri
 
 /**
  * The run's PostgreSQL: TEST_DATABASE_URL's server when it is set (its template kept between runs),
- * otherwise a throwaway server of the run's own (test/support/postgresServer.ts), whose template is
- * migrated afresh (a few seconds, beside the build) and which is simply stopped at the end.
+ * otherwise a throwaway server of the run's own (test/support/postgresServer.ts): a copy of the
+ * cluster an earlier run kept (SNAPSHOTS above), or a new one whose template is migrated afresh (a
+ * few seconds, beside the build). It is stopped at the end, and kept when it is worth keeping.
  */
-async function runDatabaseServer(): Promise<{ adminUrl: string; stop: () => Promise<void> } | null> {
+async function runDatabaseServer(snapshot: string): Promise<PostgresServer | null> {
   if (process.env.TEST_DATABASE_URL) return null;
-  const server = await startPostgresServer();
+  const server = await startPostgresServer({ snapshot: existsSync(snapshot) ? snapshot : undefined });
   // Read by the workers and the processes they spawn (test/support/env.ts): vitest forks its
   // workers after the global setup, with this process's environment.
   process.env.TEST_DATABASE_URL = server.adminUrl;
   process.env[THROWAWAY_SERVER] = '1';
-  return { adminUrl: server.adminUrl, stop: server.stop };
+  return server;
 }
 
 /**
@@ -156,19 +204,27 @@ export async function setup(project: TestProject): Promise<() => Promise<void>> 
   process.env[GATEWAY_PROCESS_OF_RUN] = String(runPid);
   // Process tests run what `npm start` runs: the compiled dist/ of the sources under test.
   const built = run(process.execPath, ['scripts/build.mjs', '--quiet']);
-  const server = await runDatabaseServer();
+  const migrations = await migrationsHash();
+  const template = `${TEMPLATE_PREFIX}${migrations}`;
+  const seeded = `${SEEDED_PREFIX}${await shortHash([migrations, ...(await Promise.all(SEED_SOURCES.map((file) => readFile(file))))])}`;
+  const server = await runDatabaseServer(await snapshotFolder(seeded));
   const adminUrl = server?.adminUrl ?? TEST_POSTGRES_URL;
-  const template = `${TEMPLATE_PREFIX}${await migrationsHash()}`;
   await withAdmin(adminUrl, async (admin) => {
     if (!server) await dropTestDatabases(admin);
     await ensureTemplate(admin, adminUrl, template, runPid);
+    // Seeded databases of other migrations or seeds: each is ~500 MB. One in use (a run on
+    // another checkout, on a shared server) refuses to go and is left for a later run.
+    for (const other of await databasesLike(admin, SEEDED_PREFIX)) {
+      if (other !== seeded) await admin.query(`DROP DATABASE IF EXISTS "${other}"`).catch(() => undefined);
+    }
   });
   await built;
   project.provide('testRunPid', runPid);
   project.provide('templateDatabase', template);
+  project.provide('seededDatabase', seeded);
   return async () => {
     await endLeftoverGatewayProcesses(runPid);
-    if (server) await server.stop();
-    else await withAdmin(adminUrl, (admin) => dropTestDatabases(admin, runPid));
+    if (!server) await withAdmin(adminUrl, (admin) => dropTestDatabases(admin, runPid));
+    else if (!(await saveForNextRuns(server, adminUrl, seeded, runPid))) await server.stop();
   };
 }

@@ -11,7 +11,7 @@
  * run as the `postgres` OS user when the tests run as root (initdb refuses root).
  */
 import { execFile, execFileSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -62,14 +62,26 @@ export interface PostgresServer {
   /** The `postgres` database of the server: the admin connection. */
   adminUrl: string;
   port: number;
+  /** Whether the server started from a saved copy of a cluster (see `snapshot` below) rather than initdb. */
+  fromSnapshot: boolean;
   stop(): Promise<void>;
+  /**
+   * Stops the server cleanly (a checkpoint: nothing left to replay) and saves a copy of its data
+   * folder at `target` for later runs to start from; then it is gone like stop()'s.
+   */
+  stopAndSave(target: string): Promise<void>;
 }
+
+/** A folder copied whole, owners and modes kept (`cp -a`: the server user's files stay its own). */
+const copyFolder = (from: string, to: string) => run('cp', ['-a', from, to]);
 
 /**
  * Starts a server for the test run: up to 300 connections (two workers' gateways, gateway
- * processes, fault clusters), the folder removed when it stops or the process exits.
+ * processes, fault clusters), the folder removed when it stops or the process exits. With
+ * `snapshot` (a data folder an earlier run saved with stopAndSave), the cluster is a copy of it,
+ * with the databases it held, instead of a new one from initdb.
  */
-export async function startPostgresServer(): Promise<PostgresServer> {
+export async function startPostgresServer(options: { snapshot?: string } = {}): Promise<PostgresServer> {
   const dir = serverFolder('gateway-test-pg-');
   const data = join(dir, 'data');
   const port = await freePort();
@@ -78,25 +90,52 @@ export async function startPostgresServer(): Promise<PostgresServer> {
     rmSync(dir, { recursive: true, force: true });
   };
   process.once('exit', onExit);
-  const stop = async () => {
+  const stopWith = async (mode: 'immediate' | 'fast') => {
     process.removeListener('exit', onExit);
-    await asServerUser('pg_ctl', ['-D', data, '-s', '-m', 'immediate', 'stop']).catch(() => undefined);
+    await asServerUser('pg_ctl', ['-D', data, '-s', '-m', mode, 'stop']).catch(() => undefined);
+  };
+  const stop = async () => {
+    await stopWith('immediate');
     rmSync(dir, { recursive: true, force: true });
   };
+  let fromSnapshot = false;
   try {
-    await asServerUser('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '-N', '--no-instructions', '-E', 'UTF8']);
+    if (options.snapshot)
+      fromSnapshot = await copyFolder(options.snapshot, data).then(
+        () => true,
+        () => false, // being replaced by another run right now: make a new cluster instead
+      );
+    if (!fromSnapshot) {
+      rmSync(data, { recursive: true, force: true });
+      await asServerUser('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '-N', '--no-instructions', '-E', 'UTF8']);
+    }
     // Commits stop waiting for the WAL flush too (the streaming-replica pair keeps it: its standby's
-    // lag is what those tests measure).
-    const options = serverOptions(port, dir, '-c synchronous_commit=off -c max_connections=300 -c shared_buffers=128MB');
-    await asServerUser('pg_ctl', ['-D', data, '-w', '-s', '-l', join(dir, 'server.log'), '-o', options, 'start']);
+    // lag is what those tests measure). WAL segments a checkpoint no longer needs are removed, not
+    // kept for reuse: a saved copy holds the cluster's data, not the seed's ~560 MB of old WAL.
+    const serverSettings = serverOptions(port, dir, '-c synchronous_commit=off -c max_connections=300 -c shared_buffers=128MB -c wal_recycle=off');
+    await asServerUser('pg_ctl', ['-D', data, '-w', '-s', '-l', join(dir, 'server.log'), '-o', serverSettings, 'start']);
   } catch (error) {
     await stop();
     throw error;
   }
+  const stopAndSave = async (target: string) => {
+    await stopWith('fast');
+    // Copied beside the target, then renamed into place: a run starting meanwhile sees no
+    // snapshot or a whole one.
+    const partial = `${target}.partial-${process.pid}`;
+    rmSync(partial, { recursive: true, force: true });
+    try {
+      await copyFolder(data, partial);
+      renameSync(partial, target);
+    } catch {
+      rmSync(partial, { recursive: true, force: true }); // another run saved the same one first
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
   // Reached through its Unix socket (pg and so Prisma's adapter take `?host=<folder>`; the port
   // names the socket file), not TCP on 127.0.0.1: every query's write through the loopback TCP
   // stack was the workers' largest native cost, and the fast loop took 66.6-66.8 s and 118-119
   // busy CPU-seconds this way against 74.8-76.3 and 131-135 (the whole suite 184 s against 198).
   // The server still listens on 127.0.0.1:port for whoever needs TCP (the fault tests' proxies).
-  return { adminUrl: `postgresql://postgres@127.0.0.1:${port}/postgres?host=${encodeURIComponent(dir)}`, port, stop };
+  return { adminUrl: `postgresql://postgres@127.0.0.1:${port}/postgres?host=${encodeURIComponent(dir)}`, port, fromSnapshot, stop, stopAndSave };
 }

@@ -9,8 +9,11 @@
  * million scattered inserts into each. Measured at 1,000,000 rows on the dev machine: 10.0 s and
  * 16 CPU-seconds against 12.1 s and 20 (constraint indexes, the primary keys, stay).
  */
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { INSERT_PRODUCTS_SQL, INSERT_TRANSACTIONS_SQL, prepareSeedSession } from '../../bench/seedSql.js';
+import { TEST_POSTGRES_URL, databaseUrl } from './env.js';
+import { cloneTemplateDatabase } from './gateway.js';
 
 export interface SeedTransactionsOptions {
   url: string;
@@ -111,4 +114,72 @@ export async function seedTransactions(options: SeedTransactionsOptions): Promis
   const insertMs = performance.now() - started;
   await withSession(url, (client) => client.query(`VACUUM (ANALYZE) "Transaction", "TransactionProduct"`));
   return { insertMs, vacuumMs: performance.now() - started - insertMs, products };
+}
+
+/** What a seeded database holds, written in its comment (COMMENT ON DATABASE) when it is made. */
+interface SeedRecord {
+  organizationId: string;
+  rows: number;
+  spanDays: number;
+  /** The newest created_at, ISO. */
+  end: string;
+  productRows: [number, number];
+}
+
+export interface SeededDatabase {
+  url: string;
+  organizationId: string;
+  end: Date;
+  /** How long the seed took, when this call made it; undefined when it was found made. */
+  timing?: SeedTiming;
+}
+
+const readRecord = async (admin: pg.Client, name: string): Promise<SeedRecord | undefined> => {
+  const about = (
+    await admin.query<{ about: string | null }>(`SELECT shobj_description(oid, 'pg_database') AS about FROM pg_database WHERE datname = $1`, [name])
+  ).rows[0]?.about;
+  try {
+    return about ? (JSON.parse(about) as SeedRecord) : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * The database `name` (test/support/globalSetup.ts names it after the migrations and the seed's
+ * code): `rows` transactions of one organisation, seeded by seedTransactions above and analysed.
+ * Made from the migrated template the first time; found made when the run's cluster is a copy of
+ * an earlier run's that made it (globalSetup keeps one), or on a server TEST_DATABASE_URL names.
+ * A database whose record differs from the shape asked for is made again. Callers only read it.
+ */
+export async function seededDatabase(options: {
+  name: string;
+  rows: number;
+  spanDays: number;
+  /** The transactions that get their products, given the newest created_at. */
+  productRowsFor: (end: Date) => [number, number];
+}): Promise<SeededDatabase> {
+  const { name, rows, spanDays, productRowsFor } = options;
+  return withSession(TEST_POSTGRES_URL, async (admin) => {
+    const found = await readRecord(admin, name);
+    if (found && found.rows === rows && found.spanDays === spanDays) {
+      const end = new Date(found.end);
+      if (productRowsFor(end).join() === found.productRows.join()) return { url: databaseUrl(name), organizationId: found.organizationId, end };
+    }
+    const clone = await cloneTemplateDatabase();
+    const organizationId = randomUUID();
+    const end = new Date(Math.floor(Date.now() / 1000) * 1000);
+    const productRows = productRowsFor(end);
+    await withSession(clone.url, (client) =>
+      client.query(`INSERT INTO "Organization" (id, name, verified, "businessSector", "updatedAt") VALUES ($1, 'Big shop', true, 'retail', now())`, [
+        organizationId,
+      ]),
+    );
+    const timing = await seedTransactions({ url: clone.url, organizationId, rows, end, spanDays, productRows });
+    const record: SeedRecord = { organizationId, rows, spanDays, end: end.toISOString(), productRows };
+    await admin.query(`COMMENT ON DATABASE "${clone.name}" IS ${admin.escapeLiteral(JSON.stringify(record))}`);
+    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await admin.query(`ALTER DATABASE "${clone.name}" RENAME TO "${name}"`);
+    return { url: databaseUrl(name), organizationId, end, timing };
+  });
 }
