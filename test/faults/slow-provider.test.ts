@@ -21,10 +21,14 @@ import {
   type FaultMerchant,
 } from '../support/faults/money.js';
 
-const LATENCY_MS = 1_500;
+const LATENCY_MS = 4_000;
 const PROVIDER_TIMEOUT_MS = 300;
-/** A request answers by its deadline, well before the provider does. */
-const ANSWER_WITHIN_MS = 1_200;
+/**
+ * A request answers by its deadline, well before the provider does. The room between the two is
+ * for a loaded machine: on a slow day (the whole suite 8 minutes) a first payout answered in
+ * 2.6 s, which said nothing about waiting for a provider that took 1.5 s then; it takes 4 s now.
+ */
+const ANSWER_WITHIN_MS = 3_000;
 const SETTLED_WITHIN_MS = 15_000;
 
 const cluster = useCluster({
