@@ -168,14 +168,21 @@ describe('apiKeys', () => {
     const response = await graphqlTyped(gateway, ApiKeysDocument, { organizationId: organization.id }, gateway.adminToken);
     expect(response.status).toBe(200);
     const keys = response.body.data!.apiKeys;
-    expect(keys.map((key: { id: string }) => key.id)).toEqual(issued.map((key) => key.apiKey.id).reverse());
-    expect(keys.map((key: { scope: string; revoked: boolean }) => [key.scope, key.revoked])).toEqual([
-      ['payout', false],
-      ['read', true],
+    // Newest first as the store orders them: keys made in one millisecond list by id.
+    const expected = newestFirstIds(
+      issued.map((entry) => entry.apiKey),
+      (key) => key.createdAt,
+      (key) => key.id,
+    );
+    expect(keys.map((key: { id: string }) => key.id)).toEqual(expected);
+    const listed = (id: string) => keys.find((key: { id: string }) => key.id === id)!;
+    expect(issued.map((entry) => [listed(entry.apiKey.id).scope, listed(entry.apiKey.id).revoked])).toEqual([
       ['checkout', false],
+      ['read', true],
+      ['payout', false],
     ]);
-    expect(keys[1]!.revokedAt).toEqual(expect.any(String));
-    expect(keys[0]).toMatchObject({ organizationId: organization.id, revokedAt: null, prefix: issued[2]!.key.slice(0, 14) });
+    expect(listed(issued[1]!.apiKey.id).revokedAt).toEqual(expect.any(String));
+    expect(listed(issued[2]!.apiKey.id)).toMatchObject({ organizationId: organization.id, revokedAt: null, prefix: issued[2]!.key.slice(0, 14) });
 
     const text = JSON.stringify(response.body);
     for (const { key } of issued) {
