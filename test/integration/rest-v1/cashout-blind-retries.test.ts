@@ -179,6 +179,15 @@ describe("v1 cashout under the SDKs' blind retries (3 more tries, 1 s / 2 s / 4 
   });
 });
 
+/**
+ * The timeline these two tests rely on: attempt 1 gives up at PATIENCE; attempt 2 goes 1 s later,
+ * while the wallet still holds the first call (WALLET_LATENCY), and has until 0.2 s before the
+ * wallet answers to be told 409; attempt 3 goes 2 s after that, about 1 s after the wallet
+ * answered. The patience was 0.5 s (latency 2.5 s) until a loaded day's 409 took longer than that.
+ */
+const CLIENT_PATIENCE_MS = 800;
+const WALLET_LATENCY_MS = 2_800;
+
 describe("v1 cashout against a wallet slower than the client's patience (SANDBOX_LATENCY_MS)", () => {
   let slow: TestGateway | undefined;
   afterEach(async () => {
@@ -186,13 +195,16 @@ describe("v1 cashout against a wallet slower than the client's patience (SANDBOX
     slow = undefined;
   });
 
-  it('the client gives up after 0.5 s, retries on the SDK schedule while the first is still sending: one payout, the retry gets its answer', async () => {
-    slow = await startGateway({ sandboxLatencyMs: 2_500 });
+  it('the client gives up after 0.8 s, retries on the SDK schedule while the first is still sending: one payout, the retry gets its answer', async () => {
+    slow = await startGateway({ sandboxLatencyMs: WALLET_LATENCY_MS });
     const { organization, key } = await fundedMerchant(slow, { balance: 50_000 });
-    const attempts = await callLikeTheSdk(cashout(slow, key, 'wave', { full_name: 'Awa Diop', amount: 10_000, phone_number: PHONES.succeeds }), 500);
+    const attempts = await callLikeTheSdk(
+      cashout(slow, key, 'wave', { full_name: 'Awa Diop', amount: 10_000, phone_number: PHONES.succeeds }),
+      CLIENT_PATIENCE_MS,
+    );
 
-    // Attempt 1 abandoned mid-call; attempt 2 (t ~ 1.5 s) finds it still running: 409; attempt 3
-    // (t ~ 3.5 s) gets the first one's answer, replayed.
+    // Attempt 1 abandoned mid-call; attempt 2 (t ~ 1.8 s) finds it still running: 409; attempt 3
+    // (t ~ 3.9 s) gets the first one's answer, replayed.
     expect(attempts.map((attempt) => attempt.status)).toEqual(['gave up', 409, 200]);
     expect((attempts[1]!.body as { Detail: string }).Detail).toMatch(/^An identical cashout .* is still being processed/);
     expect(attempts[2]).toMatchObject({ replayed: 'true', body: { phone_number: PHONES.succeeds, amount: 10_000, full_name: 'Awa Diop', status: 'done' } });
@@ -202,9 +214,12 @@ describe("v1 cashout against a wallet slower than the client's patience (SANDBOX
   }, 30_000);
 
   it('a failing wallet, slow too: every attempt of the schedule, one payout attempt, funds returned', async () => {
-    slow = await startGateway({ sandboxLatencyMs: 2_500 });
+    slow = await startGateway({ sandboxLatencyMs: WALLET_LATENCY_MS });
     const { organization, key } = await fundedMerchant(slow, { balance: 50_000 });
-    const attempts = await callLikeTheSdk(cashout(slow, key, 'orange-money', { full_name: 'Awa Diop', amount: 10_000, phone_number: PHONES.fails }), 500);
+    const attempts = await callLikeTheSdk(
+      cashout(slow, key, 'orange-money', { full_name: 'Awa Diop', amount: 10_000, phone_number: PHONES.fails }),
+      CLIENT_PATIENCE_MS,
+    );
 
     expect(attempts.map((attempt) => attempt.status)).toEqual(['gave up', 409, 500, 500]);
     expect(attempts.slice(2).map((attempt) => attempt.replayed)).toEqual(['true', 'true']);
