@@ -160,7 +160,7 @@ describe('organization', () => {
 describe('apiKeys', () => {
   it('lists the keys newest first, revoked ones included, metadata only (never the key or its digest)', async () => {
     const organization = await gateway.createOrganization();
-    const issued: { key: string; apiKey: { id: string } }[] = [];
+    const issued: { key: string; apiKey: { id: string; createdAt: string } }[] = [];
     for (const scope of ['checkout', 'read', 'payout'] as ApiScope[])
       issued.push((await read(CreateApiKeyDocument, { organizationId: organization.id, scope })).createApiKey);
     await read(RevokeApiKeyDocument, { id: issued[1]!.apiKey.id });
