@@ -53,26 +53,25 @@ async function dropTestDatabases(admin: pg.Client, runPid?: number): Promise<voi
   }
 }
 
-/** A short hash of every migration's SQL, in order: the template's name. */
-async function migrationsHash(): Promise<string> {
-  const hash = createHash('sha256');
-  for (const entry of (await readdir(MIGRATIONS, { withFileTypes: true }))
-    .filter((e) => e.isDirectory())
-    .map((e) => e.name)
-    .sort()) {
-    hash.update(entry).update(await readFile(path.join(MIGRATIONS, entry, 'migration.sql')));
-  }
-  return hash.digest('hex').slice(0, 16);
-}
-
-/** What the seeded database is made by, besides the migrations: its name changes with them. */
-const SEED_SOURCES = ['bench/seedSql.ts', 'test/support/seedTransactions.ts'];
-
-const shortHash = async (parts: (string | Buffer)[]): Promise<string> => {
+/** 16 hex digits of a SHA-256 over `parts`, each closed by a NUL: a name that changes with them. */
+const shortHash = (parts: (string | Buffer)[]): string => {
   const hash = createHash('sha256');
   for (const part of parts) hash.update(part).update('\0');
   return hash.digest('hex').slice(0, 16);
 };
+
+/** A short hash of every migration's name and SQL, in order: the template's name. */
+async function migrationsHash(): Promise<string> {
+  const names = (await readdir(MIGRATIONS, { withFileTypes: true }))
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
+  const sql = await Promise.all(names.map((name) => readFile(path.join(MIGRATIONS, name, 'migration.sql'))));
+  return shortHash(names.flatMap((name, index) => [name, sql[index]!]));
+}
+
+/** What the seeded database is made by, besides the migrations: its name changes with them. */
+const SEED_SOURCES = ['bench/seedSql.ts', 'test/support/seedTransactions.ts'];
 
 /**
  * Where a throwaway server's cluster is kept between runs (test/support/postgresServer.ts
@@ -86,7 +85,7 @@ const SNAPSHOTS = path.resolve('node_modules/.cache/gateway-test-cluster');
 
 const snapshotFolder = async (seeded: string): Promise<string> => {
   const { stdout: version } = await run(path.join(PG_BIN, 'postgres'), ['--version']);
-  return path.join(SNAPSHOTS, await shortHash([version, seeded]));
+  return path.join(SNAPSHOTS, shortHash([version, seeded]));
 };
 
 /** Keeps the cluster for the next runs, when this run made the seeded database and no copy has it yet. */
@@ -206,7 +205,7 @@ export async function setup(project: TestProject): Promise<() => Promise<void>> 
   const built = run(process.execPath, ['scripts/build.mjs', '--quiet']);
   const migrations = await migrationsHash();
   const template = `${TEMPLATE_PREFIX}${migrations}`;
-  const seeded = `${SEEDED_PREFIX}${await shortHash([migrations, ...(await Promise.all(SEED_SOURCES.map((file) => readFile(file))))])}`;
+  const seeded = `${SEEDED_PREFIX}${shortHash([migrations, ...(await Promise.all(SEED_SOURCES.map((file) => readFile(file))))])}`;
   const server = await runDatabaseServer(await snapshotFolder(seeded));
   const adminUrl = server?.adminUrl ?? TEST_POSTGRES_URL;
   await withAdmin(adminUrl, async (admin) => {

@@ -90,9 +90,13 @@ export async function startPostgresServer(options: { snapshot?: string } = {}): 
     rmSync(dir, { recursive: true, force: true });
   };
   process.once('exit', onExit);
-  const stopWith = async (mode: 'immediate' | 'fast') => {
+  /** Stops the server; says whether pg_ctl saw it stop (false: it was not running, or still is). */
+  const stopWith = async (mode: 'immediate' | 'fast'): Promise<boolean> => {
     process.removeListener('exit', onExit);
-    await asServerUser('pg_ctl', ['-D', data, '-s', '-m', mode, 'stop']).catch(() => undefined);
+    return asServerUser('pg_ctl', ['-D', data, '-s', '-m', mode, 'stop']).then(
+      () => true,
+      () => false,
+    );
   };
   const stop = async () => {
     await stopWith('immediate');
@@ -119,16 +123,21 @@ export async function startPostgresServer(options: { snapshot?: string } = {}): 
     throw error;
   }
   const stopAndSave = async (target: string) => {
-    await stopWith('fast');
-    // Copied beside the target, then renamed into place: a run starting meanwhile sees no
-    // snapshot or a whole one.
-    const partial = `${target}.partial-${process.pid}`;
-    rmSync(partial, { recursive: true, force: true });
-    try {
-      await copyFolder(data, partial);
-      renameSync(partial, target);
-    } catch {
-      rmSync(partial, { recursive: true, force: true }); // another run saved the same one first
+    // Only a cleanly stopped cluster is copied: one still running (or stopped half-way) would be
+    // a copy later runs start from for as long as its name holds.
+    if (await stopWith('fast')) {
+      // Copied beside the target, then renamed into place: a run starting meanwhile sees no
+      // snapshot or a whole one.
+      const partial = `${target}.partial-${process.pid}`;
+      rmSync(partial, { recursive: true, force: true });
+      try {
+        await copyFolder(data, partial);
+        renameSync(partial, target);
+      } catch {
+        rmSync(partial, { recursive: true, force: true }); // another run saved the same one first
+      }
+    } else {
+      await stopWith('immediate');
     }
     rmSync(dir, { recursive: true, force: true });
   };

@@ -161,11 +161,14 @@ export async function seededDatabase(options: {
 }): Promise<SeededDatabase> {
   const { name, rows, spanDays, productRowsFor } = options;
   return withSession(TEST_POSTGRES_URL, async (admin) => {
+    const matching = (record: SeedRecord | undefined): SeededDatabase | undefined => {
+      if (!record || record.rows !== rows || record.spanDays !== spanDays) return undefined;
+      const end = new Date(record.end);
+      return productRowsFor(end).join() === record.productRows.join() ? { url: databaseUrl(name), organizationId: record.organizationId, end } : undefined;
+    };
     const found = await readRecord(admin, name);
-    if (found && found.rows === rows && found.spanDays === spanDays) {
-      const end = new Date(found.end);
-      if (productRowsFor(end).join() === found.productRows.join()) return { url: databaseUrl(name), organizationId: found.organizationId, end };
-    }
+    const made = matching(found);
+    if (made) return made;
     const clone = await cloneTemplateDatabase();
     const organizationId = randomUUID();
     const end = new Date(Math.floor(Date.now() / 1000) * 1000);
@@ -178,8 +181,17 @@ export async function seededDatabase(options: {
     const timing = await seedTransactions({ url: clone.url, organizationId, rows, end, spanDays, productRows });
     const record: SeedRecord = { organizationId, rows, spanDays, end: end.toISOString(), productRows };
     await admin.query(`COMMENT ON DATABASE "${clone.name}" IS ${admin.escapeLiteral(JSON.stringify(record))}`);
-    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-    await admin.query(`ALTER DATABASE "${clone.name}" RENAME TO "${name}"`);
+    // One made for another shape goes; one that is not there may be made meanwhile by a run
+    // sharing this server (TEST_DATABASE_URL): then that one is used, and this copy dropped.
+    if (found) await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    try {
+      await admin.query(`ALTER DATABASE "${clone.name}" RENAME TO "${name}"`);
+    } catch (error) {
+      await admin.query(`DROP DATABASE IF EXISTS "${clone.name}" WITH (FORCE)`);
+      const theirs = matching(await readRecord(admin, name));
+      if (!theirs) throw error;
+      return theirs;
+    }
     return { url: databaseUrl(name), organizationId, end, timing };
   });
 }
