@@ -12,7 +12,14 @@ import { useGateway } from '../../support/gateway.js';
 import { expectBalancedLedger } from '../../support/ledger.js';
 import { PHONES, expectPayout, fundedMerchant, mainBalance, payoutBody, postPayout } from '../../support/payouts.js';
 
-const gateway = useGateway({ embedded: true, sandboxLatencyMs: 400 });
+/**
+ * Every provider call takes this long: long enough that the concurrent payouts of the lock test
+ * reach the lock while the first still holds it. 400 ms was not, on a loaded day (a fresh-clone
+ * CI run of 9 minutes): a second payout began after the first had finished, and was sent.
+ */
+const PROVIDER_LATENCY_MS = 1_500;
+
+const gateway = useGateway({ embedded: true, sandboxLatencyMs: PROVIDER_LATENCY_MS });
 
 describe('payouts on the embedded database', () => {
   it('send, fail with funds returned, time out then reconcile, and replay by key', async () => {
@@ -49,7 +56,7 @@ describe('payouts on the embedded database', () => {
   it('one payout per organisation at a time (in-process lock): concurrent ones get 409', async () => {
     const { organization, key } = await fundedMerchant(gateway);
     // The others start once the first holds the lock and waits on the provider (its row is
-    // written first), so they overlap it however slow the machine is.
+    // written first), so they overlap it unless they take PROVIDER_LATENCY_MS to reach the lock.
     const first = postPayout(gateway, key);
     for (let tries = 0; tries < 400 && (await gateway.ctx.db.payout.count({ where: { organizationId: organization.id } })) === 0; tries += 1) {
       await new Promise((resolve) => setTimeout(resolve, 5));
