@@ -72,21 +72,6 @@ describe("v1 cashout under the SDKs' blind retries (3 more tries, 1 s / 2 s / 4 
     gateway.ctx.clock = systemClock;
   });
 
-  it('a wallet that refuses: four attempts, one payout sent; every retry replays the first 500, funds returned once', async () => {
-    const { organization, key } = await fundedMerchant(gateway, { balance: 50_000 });
-    const attempts = await callLikeTheSdk(cashout(gateway, key, 'wave', { full_name: 'Awa Diop', amount: 10_000, phone_number: PHONES.fails }));
-
-    expect(attempts.map((attempt) => attempt.status)).toEqual([500, 500, 500, 500]);
-    // The retries really followed the schedule (about 0, 1, 3 and 7 s).
-    expect(attempts[3]!.at).toBeGreaterThanOrEqual(7_000);
-    expect(attempts.map((attempt) => attempt.replayed)).toEqual([null, 'true', 'true', 'true']);
-    expect(new Set(attempts.map((attempt) => JSON.stringify(attempt.body))).size).toBe(1);
-    expect((attempts[0]!.body as { Detail: string }).Detail).toMatch(/^Failed to withdraw/);
-    expect(await payoutsOf(gateway, organization.id)).toEqual([{ status: 'failed', amount: 10_000n, recipientPhone: PHONES.fails }]);
-    expect(await mainBalance(gateway, organization.id)).toBe(50_000n);
-    await expectBalancedLedger(gateway.ctx.db);
-  }, 20_000);
-
   it('across a 5-minute bucket boundary: a retry 1 s later, in the next bucket, still replays the first payout', async () => {
     const { organization, key } = await fundedMerchant(gateway, { balance: 50_000 });
     const boundary = (Math.floor(Date.now() / REPEAT_REFUSED_MS) + 1) * REPEAT_REFUSED_MS;
@@ -177,55 +162,6 @@ describe("v1 cashout under the SDKs' blind retries (3 more tries, 1 s / 2 s / 4 
     expect((await withKey('order-1')).headers.get('idempotent-replayed')).toBe('true');
     expect(await payoutsOf(gateway, organization.id)).toHaveLength(2);
   });
-});
-
-/**
- * The timeline these two tests rely on: attempt 1 gives up at PATIENCE; attempt 2 goes 1 s later,
- * while the wallet still holds the first call (WALLET_LATENCY), and has until 0.2 s before the
- * wallet answers to be told 409; attempt 3 goes 2 s after that, about 1 s after the wallet
- * answered. The patience was 0.5 s (latency 2.5 s) until a loaded day's 409 took longer than that.
- */
-const CLIENT_PATIENCE_MS = 800;
-const WALLET_LATENCY_MS = 2_800;
-
-describe("v1 cashout against a wallet slower than the client's patience (SANDBOX_LATENCY_MS)", () => {
-  let slow: TestGateway | undefined;
-  afterEach(async () => {
-    await slow?.close();
-    slow = undefined;
-  });
-
-  it('the client gives up after 0.8 s, retries on the SDK schedule while the first is still sending: one payout, the retry gets its answer', async () => {
-    slow = await startGateway({ sandboxLatencyMs: WALLET_LATENCY_MS });
-    const { organization, key } = await fundedMerchant(slow, { balance: 50_000 });
-    const attempts = await callLikeTheSdk(
-      cashout(slow, key, 'wave', { full_name: 'Awa Diop', amount: 10_000, phone_number: PHONES.succeeds }),
-      CLIENT_PATIENCE_MS,
-    );
-
-    // Attempt 1 abandoned mid-call; attempt 2 (t ~ 1.8 s) finds it still running: 409; attempt 3
-    // (t ~ 3.9 s) gets the first one's answer, replayed.
-    expect(attempts.map((attempt) => attempt.status)).toEqual(['gave up', 409, 200]);
-    expect((attempts[1]!.body as { Detail: string }).Detail).toMatch(/^An identical cashout .* is still being processed/);
-    expect(attempts[2]).toMatchObject({ replayed: 'true', body: { phone_number: PHONES.succeeds, amount: 10_000, full_name: 'Awa Diop', status: 'done' } });
-    expect(await payoutsOf(slow, organization.id)).toEqual([{ status: 'completed', amount: 10_000n, recipientPhone: PHONES.succeeds }]);
-    expect(await mainBalance(slow, organization.id)).toBe(50_000n - 10_000n - BigInt(feeOf(10_000)));
-    await expectBalancedLedger(slow.ctx.db);
-  }, 30_000);
-
-  it('a failing wallet, slow too: every attempt of the schedule, one payout attempt, funds returned', async () => {
-    slow = await startGateway({ sandboxLatencyMs: WALLET_LATENCY_MS });
-    const { organization, key } = await fundedMerchant(slow, { balance: 50_000 });
-    const attempts = await callLikeTheSdk(
-      cashout(slow, key, 'orange-money', { full_name: 'Awa Diop', amount: 10_000, phone_number: PHONES.fails }),
-      CLIENT_PATIENCE_MS,
-    );
-
-    expect(attempts.map((attempt) => attempt.status)).toEqual(['gave up', 409, 500, 500]);
-    expect(attempts.slice(2).map((attempt) => attempt.replayed)).toEqual(['true', 'true']);
-    expect(await payoutsOf(slow, organization.id)).toEqual([{ status: 'failed', amount: 10_000n, recipientPhone: PHONES.fails }]);
-    expect(await mainBalance(slow, organization.id)).toBe(50_000n);
-  }, 30_000);
 
   it('a refusal before money moved (insufficient balance) is not replayed: after a top-up the same cashout is sent, once', async () => {
     const { organization, key } = await fundedMerchant(gateway, { balance: 1_000 });
@@ -251,4 +187,73 @@ describe("v1 cashout against a wallet slower than the client's patience (SANDBOX
     expect(second.headers.get('idempotent-replayed')).toBeNull();
     expect(await payoutsOf(gateway, organization.id)).toHaveLength(2);
   });
+});
+
+/**
+ * The timeline these two tests rely on: attempt 1 gives up at PATIENCE; attempt 2 goes 1 s later,
+ * while the wallet still holds the first call (WALLET_LATENCY), and has until 0.2 s before the
+ * wallet answers to be told 409; attempt 3 goes 2 s after that, about 1 s after the wallet
+ * answered. The patience was 0.5 s (latency 2.5 s) until a loaded day's 409 took longer than that.
+ */
+const CLIENT_PATIENCE_MS = 800;
+const WALLET_LATENCY_MS = 2_800;
+
+// Three tests follow the SDKs' whole schedule, 7-8 s of sleeps each: they run at the same time (on
+// the file's gateway, whose clock no other test touches meanwhile, and on slow gateways of their
+// own), so the file holds its worker ~10 s instead of ~20.
+describe("v1 cashout through the SDKs' whole retry schedule", () => {
+  it.concurrent('a wallet that refuses: four attempts, one payout sent; every retry replays the first 500, funds returned once', async () => {
+    const { organization, key } = await fundedMerchant(gateway, { balance: 50_000 });
+    const attempts = await callLikeTheSdk(cashout(gateway, key, 'wave', { full_name: 'Awa Diop', amount: 10_000, phone_number: PHONES.fails }));
+
+    expect(attempts.map((attempt) => attempt.status)).toEqual([500, 500, 500, 500]);
+    // The retries really followed the schedule (about 0, 1, 3 and 7 s).
+    expect(attempts[3]!.at).toBeGreaterThanOrEqual(7_000);
+    expect(attempts.map((attempt) => attempt.replayed)).toEqual([null, 'true', 'true', 'true']);
+    expect(new Set(attempts.map((attempt) => JSON.stringify(attempt.body))).size).toBe(1);
+    expect((attempts[0]!.body as { Detail: string }).Detail).toMatch(/^Failed to withdraw/);
+    expect(await payoutsOf(gateway, organization.id)).toEqual([{ status: 'failed', amount: 10_000n, recipientPhone: PHONES.fails }]);
+    expect(await mainBalance(gateway, organization.id)).toBe(50_000n);
+    await expectBalancedLedger(gateway.ctx.db);
+  }, 20_000);
+
+  it.concurrent('the client gives up after 0.8 s, retries on the SDK schedule while the first is still sending: one payout, the retry gets its answer', async () => {
+    const slow = await startGateway({ sandboxLatencyMs: WALLET_LATENCY_MS });
+    try {
+      const { organization, key } = await fundedMerchant(slow, { balance: 50_000 });
+      const attempts = await callLikeTheSdk(
+        cashout(slow, key, 'wave', { full_name: 'Awa Diop', amount: 10_000, phone_number: PHONES.succeeds }),
+        CLIENT_PATIENCE_MS,
+      );
+
+      // Attempt 1 abandoned mid-call; attempt 2 (t ~ 1.8 s) finds it still running: 409; attempt 3
+      // (t ~ 3.9 s) gets the first one's answer, replayed.
+      expect(attempts.map((attempt) => attempt.status)).toEqual(['gave up', 409, 200]);
+      expect((attempts[1]!.body as { Detail: string }).Detail).toMatch(/^An identical cashout .* is still being processed/);
+      expect(attempts[2]).toMatchObject({ replayed: 'true', body: { phone_number: PHONES.succeeds, amount: 10_000, full_name: 'Awa Diop', status: 'done' } });
+      expect(await payoutsOf(slow, organization.id)).toEqual([{ status: 'completed', amount: 10_000n, recipientPhone: PHONES.succeeds }]);
+      expect(await mainBalance(slow, organization.id)).toBe(50_000n - 10_000n - BigInt(feeOf(10_000)));
+      await expectBalancedLedger(slow.ctx.db);
+    } finally {
+      await slow.close();
+    }
+  }, 30_000);
+
+  it.concurrent('a failing wallet, slow too: every attempt of the schedule, one payout attempt, funds returned', async () => {
+    const slow = await startGateway({ sandboxLatencyMs: WALLET_LATENCY_MS });
+    try {
+      const { organization, key } = await fundedMerchant(slow, { balance: 50_000 });
+      const attempts = await callLikeTheSdk(
+        cashout(slow, key, 'orange-money', { full_name: 'Awa Diop', amount: 10_000, phone_number: PHONES.fails }),
+        CLIENT_PATIENCE_MS,
+      );
+
+      expect(attempts.map((attempt) => attempt.status)).toEqual(['gave up', 409, 500, 500]);
+      expect(attempts.slice(2).map((attempt) => attempt.replayed)).toEqual(['true', 'true']);
+      expect(await payoutsOf(slow, organization.id)).toEqual([{ status: 'failed', amount: 10_000n, recipientPhone: PHONES.fails }]);
+      expect(await mainBalance(slow, organization.id)).toBe(50_000n);
+    } finally {
+      await slow.close();
+    }
+  }, 30_000);
 });
