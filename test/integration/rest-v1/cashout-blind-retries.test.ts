@@ -198,6 +198,26 @@ describe("v1 cashout under the SDKs' blind retries (3 more tries, 1 s / 2 s / 4 
 const CLIENT_PATIENCE_MS = 800;
 const WALLET_LATENCY_MS = 2_800;
 
+/**
+ * One SDK call of 10,000 XOF to `phone` from a merchant holding 50,000, on a gateway of its own
+ * whose wallet answers after WALLET_LATENCY_MS, by a client that gives up after CLIENT_PATIENCE_MS;
+ * `check` reads the attempts and the gateway before it closes.
+ */
+async function onSlowWallet(
+  route: 'wave' | 'orange-money',
+  phone: string,
+  check: (slow: TestGateway, organizationId: string, attempts: Attempt[]) => Promise<void>,
+): Promise<void> {
+  const slow = await startGateway({ sandboxLatencyMs: WALLET_LATENCY_MS });
+  try {
+    const { organization, key } = await fundedMerchant(slow, { balance: 50_000 });
+    const attempts = await callLikeTheSdk(cashout(slow, key, route, { full_name: 'Awa Diop', amount: 10_000, phone_number: phone }), CLIENT_PATIENCE_MS);
+    await check(slow, organization.id, attempts);
+  } finally {
+    await slow.close();
+  }
+}
+
 // Three tests follow the SDKs' whole schedule, 7-8 s of sleeps each: they run at the same time (on
 // the file's gateway, whose clock no other test touches meanwhile, and on slow gateways of their
 // own), so the file holds its worker ~10 s instead of ~20.
@@ -218,42 +238,24 @@ describe("v1 cashout through the SDKs' whole retry schedule", () => {
   }, 20_000);
 
   it.concurrent('the client gives up after 0.8 s, retries on the SDK schedule while the first is still sending: one payout, the retry gets its answer', async () => {
-    const slow = await startGateway({ sandboxLatencyMs: WALLET_LATENCY_MS });
-    try {
-      const { organization, key } = await fundedMerchant(slow, { balance: 50_000 });
-      const attempts = await callLikeTheSdk(
-        cashout(slow, key, 'wave', { full_name: 'Awa Diop', amount: 10_000, phone_number: PHONES.succeeds }),
-        CLIENT_PATIENCE_MS,
-      );
-
+    await onSlowWallet('wave', PHONES.succeeds, async (slow, organizationId, attempts) => {
       // Attempt 1 abandoned mid-call; attempt 2 (t ~ 1.8 s) finds it still running: 409; attempt 3
       // (t ~ 3.9 s) gets the first one's answer, replayed.
       expect(attempts.map((attempt) => attempt.status)).toEqual(['gave up', 409, 200]);
       expect((attempts[1]!.body as { Detail: string }).Detail).toMatch(/^An identical cashout .* is still being processed/);
       expect(attempts[2]).toMatchObject({ replayed: 'true', body: { phone_number: PHONES.succeeds, amount: 10_000, full_name: 'Awa Diop', status: 'done' } });
-      expect(await payoutsOf(slow, organization.id)).toEqual([{ status: 'completed', amount: 10_000n, recipientPhone: PHONES.succeeds }]);
-      expect(await mainBalance(slow, organization.id)).toBe(50_000n - 10_000n - BigInt(feeOf(10_000)));
+      expect(await payoutsOf(slow, organizationId)).toEqual([{ status: 'completed', amount: 10_000n, recipientPhone: PHONES.succeeds }]);
+      expect(await mainBalance(slow, organizationId)).toBe(50_000n - 10_000n - BigInt(feeOf(10_000)));
       await expectBalancedLedger(slow.ctx.db);
-    } finally {
-      await slow.close();
-    }
+    });
   }, 30_000);
 
   it.concurrent('a failing wallet, slow too: every attempt of the schedule, one payout attempt, funds returned', async () => {
-    const slow = await startGateway({ sandboxLatencyMs: WALLET_LATENCY_MS });
-    try {
-      const { organization, key } = await fundedMerchant(slow, { balance: 50_000 });
-      const attempts = await callLikeTheSdk(
-        cashout(slow, key, 'orange-money', { full_name: 'Awa Diop', amount: 10_000, phone_number: PHONES.fails }),
-        CLIENT_PATIENCE_MS,
-      );
-
+    await onSlowWallet('orange-money', PHONES.fails, async (slow, organizationId, attempts) => {
       expect(attempts.map((attempt) => attempt.status)).toEqual(['gave up', 409, 500, 500]);
       expect(attempts.slice(2).map((attempt) => attempt.replayed)).toEqual(['true', 'true']);
-      expect(await payoutsOf(slow, organization.id)).toEqual([{ status: 'failed', amount: 10_000n, recipientPhone: PHONES.fails }]);
-      expect(await mainBalance(slow, organization.id)).toBe(50_000n);
-    } finally {
-      await slow.close();
-    }
+      expect(await payoutsOf(slow, organizationId)).toEqual([{ status: 'failed', amount: 10_000n, recipientPhone: PHONES.fails }]);
+      expect(await mainBalance(slow, organizationId)).toBe(50_000n);
+    });
   }, 30_000);
 });
