@@ -44,6 +44,18 @@ export interface GatewaySettings {
    * throttling is never off. Default on.
    */
   apiRateLimit?: boolean;
+  /**
+   * argon2id's cost for dashboard passwords (default users/passwords.ts's OWASP minimum; no variable sets it).
+   * The in-process test gateways lower it, as Rails' has_secure_password drops bcrypt to its minimum
+   * cost in tests: ~150 sign-ins a run, 20 ms of CPU each at OWASP's cost.
+   */
+  passwordHashCost?: PasswordHashCost;
+}
+
+/** argon2id's memory (KiB) and passes (users/passwords.ts). */
+export interface PasswordHashCost {
+  memoryCost: number;
+  timeCost: number;
 }
 
 /**

@@ -22,7 +22,7 @@ export async function acceptInvitation(ctx: GatewayContext, input: AcceptInvitat
   const invitation = digest ? await readUsableInvitation(ctx.db, digest, now) : null;
   if (!invitation) throw new DomainError('invitation_invalid');
   // Hashed before the transaction: argon2's ~50 ms should not hold row locks.
-  const passwordHash = await hashPassword(password);
+  const passwordHash = await hashPassword(password, ctx.settings.passwordHashCost);
   await ctx.db.$transaction(async (tx) => {
     if (!(await claimInvitation(tx, invitation.id, now))) throw new DomainError('invitation_invalid');
     const existing = await readUserByEmail(tx, invitation.email);

@@ -36,7 +36,7 @@ export async function signIn(ctx: GatewayContext, input: SignInInput): Promise<{
   await throttleSignIn(ctx, typed.slice(0, 320), input.clientAddress);
   const email = safeEmail(typed);
   const user = email ? await readActiveUserByEmail(ctx.db, email) : null;
-  const valid = (await verifyPassword(user?.passwordHash ?? null, password ?? '')) && password !== null;
+  const valid = (await verifyPassword(user?.passwordHash ?? null, password ?? '', ctx.settings.passwordHashCost)) && password !== null;
   const now = ctx.clock.now();
   if (!user || !valid) {
     if (user) {
