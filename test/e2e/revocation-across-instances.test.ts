@@ -30,8 +30,13 @@ import { freePort, startGatewayProcess, waitFor, type GatewayProcess } from '../
 const ADMIN_TOKEN = 'gw_op_revocation_across_instances_0123456789';
 /** How late B may still accept a revoked key when it cannot hear Redis: the trust window, plus a busy 2-core machine's margin. */
 const REFUSED_WITHIN_MS = SUBSCRIPTION_TRUST_MS + 1_000;
-/** How long a revoke may take when Redis is frozen: its publish is bounded (PUBLISH_TIMEOUT_MS = 1 s). */
-const REVOKE_ANSWERS_WITHIN_MS = 2_500;
+/**
+ * How long a revoke may take when Redis is frozen: its publish is bounded (PUBLISH_TIMEOUT_MS = 1 s).
+ * A revoke that waited for Redis would never answer here (Redis runs again only after it did), so
+ * any bound well under the test's timeout proves the wait is bounded; 2.5 s was exceeded (2.65 s)
+ * by a CI-like run on a machine at 2.5 times its usual CPU cost.
+ */
+const REVOKE_ANSWERS_WITHIN_MS = 4_000;
 
 const gateway = useGateway();
 let redisPort: number;
@@ -155,6 +160,8 @@ describe('revoking a key on one of two instances', () => {
     } finally {
       redis!.kill('SIGCONT');
       frozen = false;
+      // Even when an assertion above failed: the next test starts with Redis answering again.
+      await waitFor(pingRedis, 5_000);
     }
 
     // Redis back: B hears again, still refuses the revoked key, and trusts its cache for the others.
@@ -238,6 +245,8 @@ describe('revoking an issued operator token on one of two instances', () => {
     } finally {
       redis!.kill('SIGCONT');
       frozen = false;
+      // Even when an assertion above failed: the next test starts with Redis answering again.
+      await waitFor(pingRedis, 5_000);
     }
 
     // Redis back: B hears again, still refuses the revoked token, and trusts its cache for the others.
