@@ -113,13 +113,13 @@ export interface GatewayOptions {
   sharedDatabaseUrl?: string;
 }
 
-/** The server key of test gateways: one for all, so two "instances" of one deployment agree. */
 /**
  * argon2id at its smallest (8 KiB, one pass: ~0.5 ms against ~20 ms), for the passwords of the
  * in-process gateways' users; the gateway processes and production keep OWASP's minimum.
  */
 const TEST_PASSWORD_HASH_COST = { memoryCost: 8, timeCost: 1 };
 
+/** The server key of test gateways: one for all, so two "instances" of one deployment agree. */
 export const TEST_WEBHOOK_SERVER_KEY = 'test webhook secret key: not a secret, tests only';
 export const TEST_WEBHOOK_SECRET_KEY = deriveWebhookSecretKey(TEST_WEBHOOK_SERVER_KEY);
 

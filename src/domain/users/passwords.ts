@@ -27,6 +27,8 @@ function dummyHashOf(cost: PasswordHashCost): Promise<string> {
   if (!hash) {
     hash = hashPassword('not a password of anyone: equal work for unknown emails', cost);
     dummyHashes.set(key, hash);
+    // A failed hash (the binding could not load) is made again by the next sign-in, as loadOnce does.
+    hash.catch(() => dummyHashes.delete(key));
   }
   return hash;
 }
